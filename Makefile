@@ -1,0 +1,52 @@
+# Set-up from nothing: every target creates .venv and installs the pinned
+# dependencies when they are missing or when envs/requirements.txt changed.
+SHELL := /bin/bash
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.plmfair-installed
+CORES ?= all
+# The shared reference-data folder doubles as a download mirror when it exists
+# (development and CI machines have no internet). Override with MIRROR=/path.
+# --config takes every following word, so it always comes last.
+MIRROR ?= $(firstword $(wildcard ../shared/data))
+MIRROR_ARG := $(if $(MIRROR),--config mirror=$(abspath $(MIRROR)),)
+SNAKEMAKE := $(VENV)/bin/snakemake
+SMK_FLAGS ?=
+
+.PHONY: setup run ingest demo test lint bench clean-demo
+
+setup: $(STAMP)
+
+$(STAMP): envs/requirements.txt pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r envs/requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+## Run the whole workflow on the default configuration (the papers' models).
+run: $(STAMP)
+	$(SNAKEMAKE) --cores $(CORES) $(SMK_FLAGS) $(MIRROR_ARG)
+
+## Only download and ingest the data sets (no models needed).
+ingest: $(STAMP)
+	$(SNAKEMAKE) ingest --cores $(CORES) $(SMK_FLAGS) $(MIRROR_ARG)
+
+## The offline demo: synthetic data and tiny random-weight models built by the workflow.
+demo: $(STAMP)
+	$(SNAKEMAKE) --cores $(CORES) --directory .test --snakefile Snakefile \
+	  --configfile .test/config/config.yaml $(SMK_FLAGS)
+
+test: $(STAMP)
+	$(PY) -m pytest $(PYTEST_FLAGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks
+	$(SNAKEMAKE) --lint --configfile .test/config/config.yaml --directory .test --snakefile Snakefile
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_crows_pairs.py
+
+clean-demo:
+	rm -rf .test/results .test/resources .test/.snakemake

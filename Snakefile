@@ -1,0 +1,42 @@
+# plmfair: fairness of pretrained language models across groups and languages.
+#
+# Path convention (relative to the working directory, `--directory` for the demo):
+#   resources/downloads/{file}                    verified downloads (mirror or URL)
+#   resources/models/{model}/                      tiny models built by the workflow
+#   results/data/<dataset>/....parquet             ingested data
+#   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage
+#   results/tables/<table>.{csv,md,tex}            tables for people
+#   results/figures/<figure>.{png,pdf}             figures (also in the Snakemake report)
+#   results/logs/<stage>/...log, results/benchmarks/<stage>/...tsv
+from pathlib import Path
+
+from snakemake.utils import min_version
+
+from plmfair.config import validate_config
+from plmfair.errors import ConfigError
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+try:
+    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+except ConfigError as exc:
+    raise SystemExit(f"plmfair: {exc}") from None
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/download.smk"
+include: "workflow/rules/ingest.smk"
+include: "workflow/rules/models.smk"
+
+
+rule all:
+    input:
+        get_final_outputs(),
+    default_target: True

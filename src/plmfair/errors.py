@@ -1,0 +1,17 @@
+"""Errors that speak to the user: which file, row or key, what was expected, what to do."""
+
+
+class PlmfairError(Exception):
+    """Base class of every error the workflow raises on purpose."""
+
+
+class DataError(PlmfairError):
+    """An input file is missing, malformed or does not match its declared checksum."""
+
+
+class ConfigError(PlmfairError):
+    """A configuration value is missing or inconsistent."""
+
+
+class ModelError(PlmfairError):
+    """A model cannot be found, loaded or used for the requested task."""

@@ -1,0 +1,118 @@
+"""Atomic writing of Parquet, CSV, text and JSON outputs.
+
+Every writer writes to a temporary file in the destination folder and renames it
+into place only when the write succeeded, so a failed job never leaves a file that
+looks valid. Parquet files carry their column documentation in the schema metadata
+(key ``plmfair.schema``) and optional run metadata (key ``plmfair.meta``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from plmfair.errors import DataError
+
+SCHEMA_KEY = b"plmfair.schema"
+META_KEY = b"plmfair.meta"
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` on success, delete it on error."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_parquet(
+    df: pd.DataFrame,
+    path: str | os.PathLike,
+    *,
+    schema_doc: Mapping[str, str] | None = None,
+    meta: Mapping | None = None,
+) -> None:
+    """Write ``df`` to ``path`` atomically, with column docs and run metadata in the file.
+
+    ``schema_doc`` maps every column to a one-line description; a column without one
+    (or a description without a column) is a programming error caught here.
+    """
+    if schema_doc is not None:
+        missing = [c for c in df.columns if c not in schema_doc]
+        extra = [c for c in schema_doc if c not in df.columns]
+        if missing or extra:
+            raise ValueError(
+                f"schema documentation for {path} does not match its columns: "
+                f"undocumented {missing}, documented but absent {extra}"
+            )
+    table = pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    if schema_doc is not None:
+        metadata[SCHEMA_KEY] = json.dumps(dict(schema_doc), ensure_ascii=False).encode()
+    if meta is not None:
+        metadata[META_KEY] = json.dumps(dict(meta), ensure_ascii=False, default=str).encode()
+    table = table.replace_schema_metadata(metadata)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None) -> pd.DataFrame:
+    """Read a Parquet output, naming the file and the missing columns when it is not as expected."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: file not found; run the workflow stage that writes it first")
+    try:
+        df = pq.read_table(path).to_pandas()
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise DataError(f"{path}: not a readable Parquet file ({exc}); delete it and rerun") from exc
+    if columns is not None:
+        absent = [c for c in columns if c not in df.columns]
+        if absent:
+            raise DataError(f"{path}: missing columns {absent}; it was written by another version, rerun its stage")
+    return df
+
+
+def read_parquet_meta(path: str | os.PathLike) -> dict:
+    """The run metadata stored with :func:`write_parquet` (empty when none)."""
+    md = pq.read_schema(path).metadata or {}
+    return json.loads(md[META_KEY]) if META_KEY in md else {}
+
+
+def read_schema_doc(path: str | os.PathLike) -> dict:
+    """The column documentation stored with :func:`write_parquet` (empty when none)."""
+    md = pq.read_schema(path).metadata or {}
+    return json.loads(md[SCHEMA_KEY]) if SCHEMA_KEY in md else {}
+
+
+def write_text(text: str, path: str | os.PathLike) -> None:
+    """Write ``text`` (UTF-8) atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:
+    """Write a CSV table atomically (no index unless asked)."""
+    kwargs.setdefault("index", False)
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, **kwargs)
+
+
+def write_json(obj, path: str | os.PathLike) -> None:
+    """Write JSON atomically, indented, UTF-8."""
+    write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n", path)

@@ -1,0 +1,47 @@
+import copy
+
+import pytest
+import yaml
+
+from plmfair.config import validate_config
+from plmfair.errors import ConfigError
+
+
+@pytest.fixture()
+def default_config(repo):
+    with open(repo / "config" / "config.yaml") as fh:
+        return yaml.safe_load(fh)
+
+
+@pytest.fixture()
+def schema(repo):
+    return repo / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def test_default_and_demo_configs_validate(repo, default_config, schema):
+    cfg = validate_config(default_config, schema)
+    assert cfg["models"]["xlmr_base"]["uncased"] is False  # default filled in
+    with open(repo / ".test" / "config" / "config.yaml") as fh:
+        validate_config(yaml.safe_load(fh), schema)
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: c.update(unknown_key=1), "config error at (top level): Additional properties are not allowed ('unknown_key'"),
+        (lambda c: c["models"]["xlmr_base"].update(family="mllm"), "config error at models.xlmr_base.family: 'mllm' is not one of"),
+        (lambda c: c["datasets"]["crows_pairs"]["fr"].update(sha256="abc"), "config error at datasets.crows_pairs.fr.sha256"),
+        (lambda c: c["mozart"]["models"].append("gpt9"), "config error at mozart.models.3: model 'gpt9' is not declared"),
+        (lambda c: c["crows_pairs"]["models"].append("mt5_base"), "needs a masked LM"),
+        (lambda c: c["crows_pairs"]["datasets"].append("de"), "data set 'de' is not declared"),
+        (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"), "downloads need distinct file names"),
+    ],
+)
+def test_config_errors_are_one_line_naming_the_key(default_config, schema, mutate, message):
+    cfg = copy.deepcopy(default_config)
+    mutate(cfg)
+    with pytest.raises(ConfigError) as err:
+        validate_config(cfg, schema)
+    text = str(err.value)
+    assert message in text
+    assert "\n" not in text

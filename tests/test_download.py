@@ -1,0 +1,49 @@
+import hashlib
+
+import pytest
+
+from plmfair.download import fetch, find_in_mirror, sha256_of
+from plmfair.errors import DataError
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_fetch_from_mirror_verified(tmp_path):
+    mirror = tmp_path / "mirror" / "sub"
+    mirror.mkdir(parents=True)
+    (mirror / "a.csv").write_bytes(b"hello")
+    dest = tmp_path / "out" / "a.csv"
+    fetch(filename="a.csv", url=None, sha256=_sha(b"hello"), dest=dest, mirror=tmp_path / "mirror")
+    assert dest.read_bytes() == b"hello"
+    assert sha256_of(dest) == _sha(b"hello")
+
+
+def test_checksum_mismatch_leaves_nothing(tmp_path):
+    (tmp_path / "a.csv").write_bytes(b"tampered")
+    dest = tmp_path / "out" / "a.csv"
+    with pytest.raises(DataError, match="checksum mismatch for a.csv") as err:
+        fetch(filename="a.csv", url=None, sha256=_sha(b"hello"), dest=dest, mirror=tmp_path)
+    assert "update its sha256" in str(err.value)
+    assert not dest.exists()
+    assert list((tmp_path / "out").iterdir()) == []  # no temporary file left either
+
+
+def test_no_network_no_mirror_names_file_and_remedy(tmp_path):
+    dest = tmp_path / "a.csv"
+    # port 9 on loopback: refused at once, like an offline machine
+    with pytest.raises(DataError) as err:
+        fetch(filename="a.csv", url="http://127.0.0.1:9/a.csv", sha256=_sha(b"x"), dest=dest, mirror=None, timeout=5)
+    msg = str(err.value)
+    assert "could not fetch a.csv" in msg and "mirror" in msg
+    assert not dest.exists()
+
+
+def test_missing_mirror_folder_and_unverified_warning(tmp_path, caplog):
+    with pytest.raises(DataError, match="mirror folder .* does not exist"):
+        find_in_mirror(tmp_path / "nope", "a.csv")
+    (tmp_path / "a.csv").write_bytes(b"data")
+    with caplog.at_level("WARNING"):
+        fetch(filename="a.csv", url=None, sha256=None, dest=tmp_path / "o" / "a.csv", mirror=tmp_path)
+    assert "UNVERIFIED: a.csv" in caplog.text

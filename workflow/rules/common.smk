@@ -1,0 +1,82 @@
+# Input functions and wildcard constraints shared by the stage files.
+import re
+
+from plmfair.config import download_entries
+from plmfair.models import specs_from_config
+
+MODEL_SPECS = specs_from_config(config)
+DOWNLOADS = {entry["file"]: entry for entry in download_entries(config).values()}
+CROWS_SETS = config["datasets"].get("crows_pairs", {})
+BUILT_MODELS = {name: entry for name, entry in config["models"].items() if "build" in entry}
+
+for _name, _entry in BUILT_MODELS.items():
+    if _entry.get("path") != f"resources/models/{_name}":
+        raise SystemExit(
+            f"plmfair: config error at models.{_name}.path: a model with `build` must have "
+            f"path: resources/models/{_name} (where the workflow builds it)"
+        )
+
+
+def _alternatives(names):
+    return "|".join(re.escape(n) for n in sorted(names)) or "(?!)"
+
+
+wildcard_constraints:
+    file=_alternatives(DOWNLOADS),
+    dataset=_alternatives(CROWS_SETS),
+    built_model=_alternatives(BUILT_MODELS),
+
+
+def get_download_url(wildcards):
+    return DOWNLOADS[wildcards.file].get("url")
+
+
+def get_download_sha256(wildcards):
+    return DOWNLOADS[wildcards.file].get("sha256")
+
+
+def get_mozart_archive():
+    return f"resources/downloads/{config['datasets']['mozart']['file']}"
+
+
+def get_crows_pairs_raw(wildcards):
+    return f"resources/downloads/{CROWS_SETS[wildcards.dataset]['file']}"
+
+
+def get_crows_pairs_format(wildcards):
+    return CROWS_SETS[wildcards.dataset]["format"]
+
+
+def get_crows_pairs_lang(wildcards):
+    return CROWS_SETS[wildcards.dataset]["lang"]
+
+
+def get_ingested_crows_pairs():
+    return {name: f"results/data/crows_pairs/{name}.parquet" for name in CROWS_SETS}
+
+
+def get_mozart_annotations():
+    return ["results/data/mozart/annotations.parquet"] if "mozart" in config["datasets"] else []
+
+
+def get_tiny_model_corpus():
+    """The demo text a tiny model's tokenizer is trained on: every ingested sentence."""
+    return get_mozart_annotations() + list(get_ingested_crows_pairs().values())
+
+
+def get_ingest_outputs():
+    return get_tiny_model_corpus() + ["results/tables/data_summary.csv"]
+
+
+def get_tiny_model_build(wildcards):
+    return BUILT_MODELS[wildcards.built_model]["build"]
+
+
+def get_model_files(wildcards):
+    """A model built by the workflow is an input of the jobs that use it; others load by id or path."""
+    name = wildcards.model
+    return [f"resources/models/{name}"] if name in BUILT_MODELS else []
+
+
+def get_final_outputs():
+    return get_ingest_outputs()

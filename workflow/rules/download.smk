@@ -1,0 +1,16 @@
+rule download:
+    output:
+        file="resources/downloads/{file}",
+    params:
+        url=get_download_url,
+        sha256=get_download_sha256,
+        mirror=config["mirror"],
+    log:
+        "results/logs/download/{file}.log",
+    resources:
+        mem_mb=500,
+        runtime=30,
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/download.py"

@@ -1,0 +1,59 @@
+rule ingest_mozart:
+    input:
+        archive=get_mozart_archive(),
+    output:
+        annotations="results/data/mozart/annotations.parquet",
+    params:
+        languages=config["datasets"].get("mozart", {}).get("languages", []),
+    log:
+        "results/logs/ingest/mozart.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/ingest_mozart.py"
+
+
+rule ingest_crows_pairs:
+    input:
+        raw=get_crows_pairs_raw,
+    output:
+        pairs="results/data/crows_pairs/{dataset}.parquet",
+    params:
+        fmt=get_crows_pairs_format,
+        lang=get_crows_pairs_lang,
+    log:
+        "results/logs/ingest/crows_pairs_{dataset}.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/ingest_crows_pairs.py"
+
+
+rule data_summary:
+    input:
+        mozart=get_mozart_annotations(),
+        crows_pairs=list(get_ingested_crows_pairs().values()),
+    output:
+        csv="results/tables/data_summary.csv",
+    params:
+        crows_pairs=list(CROWS_SETS),
+    log:
+        "results/logs/tables/data_summary.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/data_summary.py"
+
+
+rule ingest:
+    input:
+        get_ingest_outputs(),

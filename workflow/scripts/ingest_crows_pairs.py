@@ -1,0 +1,12 @@
+"""A CrowS-Pairs file to one Parquet row per pair."""
+
+from plmfair.data import CROWS_SCHEMA, read_crows_pairs
+from plmfair.io import write_parquet
+from plmfair.logs import configure_logging
+
+configure_logging(snakemake)
+write_parquet(
+    read_crows_pairs(snakemake.input.raw, fmt=snakemake.params.fmt, lang=snakemake.params.lang),
+    snakemake.output.pairs,
+    schema_doc=CROWS_SCHEMA,
+)
