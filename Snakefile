@@ -34,6 +34,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/models.smk"
+include: "workflow/rules/crows_pairs.smk"
 
 
 rule all:

@@ -25,6 +25,7 @@ wildcard_constraints:
     file=_alternatives(DOWNLOADS),
     dataset=_alternatives(CROWS_SETS),
     built_model=_alternatives(BUILT_MODELS),
+    model=_alternatives(MODEL_SPECS),
 
 
 def get_download_url(wildcards):
@@ -78,5 +79,37 @@ def get_model_files(wildcards):
     return [f"resources/models/{name}"] if name in BUILT_MODELS else []
 
 
+
+
+def get_model_entry(wildcards):
+    """The model's config entry: a change of id, path, revision or casing reruns its jobs."""
+    return {"name": wildcards.model, **config["models"][wildcards.model]}
+
+
+def get_crows_pairs_jobs():
+    """(dataset, model) pairs to score: each model on the data sets whose language it covers."""
+    study = config["crows_pairs"]
+    return [
+        (ds, m)
+        for ds in study["datasets"]
+        for m in study["models"]
+        if MODEL_SPECS[m].runs_on(CROWS_SETS[ds]["lang"])
+    ]
+
+
+def get_crows_pairs_scores():
+    return [f"results/crows_pairs/{ds}/{m}.parquet" for ds, m in get_crows_pairs_jobs()]
+
+
+def get_crows_pairs_outputs():
+    if not get_crows_pairs_jobs():
+        return []
+    return [
+        "results/crows_pairs/summary.parquet",
+        "results/tables/crows_pairs.csv",
+        "results/figures/crows_pairs.png",
+    ]
+
+
 def get_final_outputs():
-    return get_ingest_outputs()
+    return get_ingest_outputs() + get_crows_pairs_outputs()

@@ -1,0 +1,14 @@
+"""Scores, intervals and tests per (data set, model); McNemar tests between models."""
+
+from plmfair.crows_pairs import MCNEMAR_SCHEMA, SUMMARY_SCHEMA, summarise_runs
+from plmfair.io import write_parquet
+from plmfair.logs import configure_logging
+
+configure_logging(snakemake)
+summary, mcnemar = summarise_runs(
+    dict(zip(map(tuple, snakemake.params.jobs), snakemake.input.scores, strict=True)),
+    langs=snakemake.params.langs,
+    alpha=snakemake.params.alpha,
+)
+write_parquet(summary, snakemake.output.summary, schema_doc=SUMMARY_SCHEMA)
+write_parquet(mcnemar, snakemake.output.mcnemar, schema_doc=MCNEMAR_SCHEMA)
