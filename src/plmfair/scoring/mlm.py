@@ -146,9 +146,11 @@ def target_log_probs(
     """log P(targets[i] | sequences[i]) at positions[i], for every masked copy (log-softmax in float32)."""
     out = [0.0] * len(sequences)
     for idx, logits in query_logits(model, sequences, positions, **kwargs):
-        logp = torch.log_softmax(logits, dim=-1)
-        tgt = torch.as_tensor([targets[i] for i in idx], device=logp.device)
-        vals = logp[torch.arange(len(idx), device=logp.device), tgt].tolist()
+        # logit[target] - logsumexp(logits) is log_softmax at the target without materialising
+        # a second [batch, vocabulary] tensor.
+        tgt = torch.as_tensor([targets[i] for i in idx], device=logits.device)
+        picked = logits[torch.arange(len(idx), device=logits.device), tgt]
+        vals = (picked - torch.logsumexp(logits, dim=-1)).tolist()
         for i, v in zip(idx, vals, strict=True):
             out[i] = v
     return out

@@ -1,0 +1,168 @@
+"""Benchmark: batched head-only CrowS-Pairs scoring against the plain per-copy loop.
+
+Builds a BERT-shaped random model (default 4 layers, hidden 256, 120,000-row output
+vocabulary) with a WordPiece tokenizer trained on the French pairs, scores the same
+pairs with the plain loop of Nangia et al.'s metric.py (one masked copy per forward pass,
+full vocabulary projection at every position) and with plmfair's scorer, checks that both
+give the same scores, and prints pairs/s, the ratio, and the achieved GFLOP/s against the
+machine's measured matrix-multiply rate.
+
+    python benchmarks/bench_crows_pairs.py [--pairs 200] [--device cpu|cuda] [--precision-effect]
+
+Data: the French CrowS-Pairs file from $PLMFAIR_SHARED_DATA or ../shared/data when there,
+else the demo pairs (repeated).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from plmfair.crows_pairs import score_pairs, shared_positions
+from plmfair.data import read_crows_pairs
+from plmfair.tiny_models import build_tiny_model
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def french_pairs(n: int):
+    cands = [os.environ.get("PLMFAIR_SHARED_DATA"), REPO.parent / "shared" / "data"]
+    for c in cands:
+        if c and (Path(c) / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv").exists():
+            df = read_crows_pairs(Path(c) / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv", fmt="inria", lang="fr")
+            return df.dropna(subset=["sent_more", "sent_less"]).head(n).reset_index(drop=True), "real French CrowS-Pairs"
+    df = read_crows_pairs(REPO / ".test" / "data" / "crows_pairs_demo_fr.csv", fmt="inria", lang="fr").dropna()
+    reps = (n + len(df) - 1) // len(df)
+    import pandas as pd
+
+    df = pd.concat([df] * reps, ignore_index=True).head(n)
+    df["pair_id"] = [str(i) for i in range(len(df))]
+    return df, "demo French pairs (real data not found)"
+
+
+def plain_loop(model, tokenizer, pairs) -> list[tuple[float, float]]:
+    """metric.py's loop: a forward pass of the full model per masked copy."""
+    mask_id = tokenizer.mask_token_id
+    out = []
+    with torch.inference_mode():
+        for _, p in pairs.iterrows():
+            s1, s2 = (p.sent_more, p.sent_less) if p.stereo_antistereo == "stereo" else (p.sent_less, p.sent_more)
+            ids1 = tokenizer.encode(s1.lower(), return_tensors="pt").to(model.device)
+            ids2 = tokenizer.encode(s2.lower(), return_tensors="pt").to(model.device)
+            t1, t2 = shared_positions(ids1[0].tolist(), ids2[0].tolist())
+            sc = [0.0, 0.0]
+            for i in range(1, len(t1) - 1):
+                for k, (ids, t) in enumerate(((ids1, t1), (ids2, t2))):
+                    masked = ids.clone()
+                    masked[0, t[i]] = mask_id
+                    logits = model(masked).logits[0, t[i]]
+                    sc[k] += torch.log_softmax(logits.float(), dim=0)[ids[0, t[i]]].item()
+            r1, r2 = round(sc[0], 3), round(sc[1], 3)
+            out.append((r1, r2) if p.stereo_antistereo == "stereo" else (r2, r1))
+    return out
+
+
+def matmul_gflops(device: torch.device, n: int = 2048, reps: int = 10) -> float:
+    a = torch.randn(n, n, device=device)
+    b = torch.randn(n, n, device=device)
+    for _ in range(2):
+        a @ b
+    sync(device)
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        a @ b
+    sync(device)
+    return 2 * n**3 * reps / (time.perf_counter() - t0) / 1e9
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def flops_fast(model, tokenizer, pairs) -> float:
+    """Arithmetic of the head-only path: the encoder over every masked copy, the head at one position each."""
+    cfg = model.config
+    h, layers, inter, vocab = cfg.hidden_size, cfg.num_hidden_layers, cfg.intermediate_size, cfg.vocab_size
+    total = 0.0
+    for _, p in pairs.iterrows():
+        ids1 = tokenizer(p.sent_more.lower())["input_ids"]
+        ids2 = tokenizer(p.sent_less.lower())["input_ids"]
+        t1, _ = shared_positions(ids1, ids2)
+        copies = max(0, len(t1) - 2)
+        for L in (len(ids1), len(ids2)):
+            per_layer = L * (8 * h * h + 4 * h * inter) + 4 * L * L * h
+            total += copies * (layers * per_layer + 2 * h * h + 2 * h * vocab)
+    return total
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pairs", type=int, default=200)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--vocab", type=int, default=120_000)
+    ap.add_argument("--token-budget", type=int, default=8192)
+    ap.add_argument("--skip-plain", action="store_true", help="time only the fast path")
+    ap.add_argument("--precision-effect", action="store_true", help="also compare bf16 with fp32 on the same pairs")
+    args = ap.parse_args()
+
+    device = torch.device(args.device)
+    torch.set_grad_enabled(False)
+    pairs, source = french_pairs(args.pairs)
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    with tempfile.TemporaryDirectory() as tmp:
+        texts = pairs["sent_more"].tolist() + pairs["sent_less"].tolist()
+        build_tiny_model("bert", texts, tmp, vocab_size=8000, hidden_size=32, num_layers=1)
+        tokenizer = AutoTokenizer.from_pretrained(tmp)
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig(
+        vocab_size=args.vocab, hidden_size=args.hidden, num_hidden_layers=args.layers,
+        num_attention_heads=max(1, args.hidden // 64), intermediate_size=4 * args.hidden, max_position_embeddings=512,
+    )).eval().to(device)
+    print(f"device: {device} ({torch.cuda.get_device_name(device) if device.type == 'cuda' else f'{torch.get_num_threads()} threads'})")
+    print(f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab:,}; data: {len(pairs)} {source}")
+    peak = matmul_gflops(device)
+    print(f"matrix-multiply rate (fp32 2048x2048): {peak:,.1f} GFLOP/s")
+
+    def fast():
+        sync(device)
+        t0 = time.perf_counter()
+        out = score_pairs(pairs, model, tokenizer, model_name="bench", uncased=True, token_budget=args.token_budget)
+        sync(device)
+        return out, time.perf_counter() - t0
+
+    score_pairs(pairs.head(4), model, tokenizer, model_name="warm-up", uncased=True)
+    fast_out, t_fast = fast()
+    flops = flops_fast(model, tokenizer, pairs)
+    print(f"plmfair batched head-only: {t_fast:8.2f} s  {len(pairs) / t_fast:9.2f} pairs/s  "
+          f"{flops / t_fast / 1e9:8.1f} GFLOP/s ({100 * flops / t_fast / 1e9 / peak:.0f}% of the matmul rate)")
+    if not args.skip_plain:
+        sync(device)
+        t0 = time.perf_counter()
+        ref = plain_loop(model, tokenizer, pairs)
+        sync(device)
+        t_plain = time.perf_counter() - t0
+        print(f"plain per-copy loop:       {t_plain:8.2f} s  {len(pairs) / t_plain:9.2f} pairs/s")
+        print(f"speed-up: {t_plain / t_fast:.1f}x")
+        diff = max(max(abs(a - r[0]), abs(b - r[1])) for a, b, r in zip(fast_out.sent_more_score, fast_out.sent_less_score, ref, strict=True))
+        print(f"largest score difference against the plain loop: {diff:.4f}")
+    if args.precision_effect:
+        model16 = model.to(torch.bfloat16)
+        out16 = score_pairs(pairs, model16, tokenizer, model_name="bench-bf16", uncased=True, token_budget=args.token_budget)
+        d = (out16[["sent_more_score", "sent_less_score"]] - fast_out[["sent_more_score", "sent_less_score"]]).abs().max().max()
+        flips = int((out16["biased"] != fast_out["biased"]).sum() + (out16["neutral"] != fast_out["neutral"]).sum())
+        print(f"bf16 vs fp32: largest score difference {d:.3f}, outcomes flipped {flips} of {len(pairs)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plmfair.crows_pairs import compare_models
+from plmfair.stats import binomial_summary, bonferroni, mcnemar_exact
+
+
+def test_binomial_hand_computed():
+    # 8 of 10: P(X >= 8) = (45 + 10 + 1) / 1024; two-sided doubles it
+    s = binomial_summary(8, 10)
+    assert s.p_value == pytest.approx(2 * 56 / 1024)
+    assert s.proportion == 0.8 and s.ci_low < 0.8 < s.ci_high
+    assert math.isnan(binomial_summary(0, 0).p_value)
+
+
+def test_bonferroni_caps_and_keeps_nan():
+    np.testing.assert_allclose(bonferroni([0.01, 0.4, float("nan")]), [0.02, 0.8, float("nan")])
+    assert bonferroni([0.6, 0.7]).tolist() == [1.0, 1.0]
+
+
+def test_mcnemar_exact_hand_computed():
+    a = [True, True, True, False, False, True]
+    b = [False, False, False, True, False, True]
+    res = mcnemar_exact(a, b)
+    # b = 3 discordant one way, c = 1 the other: p = 2 * P(X <= 1 | n=4) = 2 * 5/16
+    assert (res.b, res.c) == (3, 1) and res.p_value == pytest.approx(10 / 16)
+    assert mcnemar_exact([True], [True]).p_value == 1.0
+    with pytest.raises(ValueError):
+        mcnemar_exact([True], [True, False])
+
+
+def test_compare_models_uses_pairs_scored_by_both():
+    def frame(biased, status):
+        return pd.DataFrame({"pair_id": ["a", "b", "c", "d"], "biased": biased, "status": status})
+
+    out = compare_models(
+        {
+            "m1": frame([True, True, False, True], ["ok", "ok", "ok", "ok"]),
+            "m2": frame([False, False, False, True], ["ok", "ok", "ok", "skipped_missing"]),
+        },
+        dataset="fr",
+    )
+    row = out.iloc[0]
+    assert row["n"] == 3 and row["a_only"] == 2 and row["b_only"] == 0
+    assert row["p_value"] == pytest.approx(0.5) and row["score_a"] == pytest.approx(200 / 3)
