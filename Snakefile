@@ -35,6 +35,7 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/crows_pairs.smk"
+include: "workflow/rules/mozart.smk"
 
 
 rule all:

@@ -60,3 +60,26 @@ def test_bad_config_value_stops_with_one_line(repo, tmp_path):
     proc = snakemake(repo, tmp_path, "--config", "mirror=x", "crows_pairs={'datasets': ['nope']}", "--dry-run", check=False)
     assert proc.returncode != 0
     assert "config error at crows_pairs.datasets.0: data set 'nope' is not declared" in proc.stdout + proc.stderr
+
+
+def test_demo_crows_pairs_outputs(demo_run):
+    scores = read_parquet(demo_run / "results/crows_pairs/demo_fr/tiny_bert.parquet")
+    assert set(scores["status"]) >= {"ok", "skipped_missing", "skipped_identical"}
+    table = pd.read_csv(demo_run / "results/tables/crows_pairs.csv")
+    assert table.iloc[:5, 0].tolist() == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (s)", "Pairs skipped"]
+    for ext in ("md", "tex"):
+        assert (demo_run / f"results/tables/crows_pairs.{ext}").stat().st_size > 0
+        assert (demo_run / f"results/tables/crows_pairs_origin.{ext}").stat().st_size > 0
+    assert (demo_run / "results/figures/crows_pairs.pdf").exists()
+
+
+def test_demo_mozart_chain_all_three_families(demo_run):
+    metrics = read_parquet(demo_run / "results/mozart/metrics.parquet")
+    assert set(metrics["model"]) == {"tiny_bert", "tiny_xlmr", "tiny_mt5"}
+    assert set(metrics["group"]) == {"MN", "FN", "MNN", "FNN", "all"}
+    assert metrics.loc[(metrics["lang"] == "de") & (metrics["group"] == "all"), "n_empty"].eq(1).all()
+    preds = read_parquet(demo_run / "results/mozart/predictions/tiny_mt5/fr.parquet")
+    assert preds.groupby("s_id")["rank"].max().max() <= 20
+    for name in ("table2_p_at_1", "table3_spearman", "table4_p_at_5", "table5_kendall"):
+        assert (demo_run / f"results/tables/mozart_{name}_tiny_xlmr.tex").exists()
+    assert (demo_run / "results/figures/mozart_mrr.png").exists()

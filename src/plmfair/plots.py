@@ -46,3 +46,35 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         ax.legend(fontsize=8, ncol=min(4, len(models)))
     fig.tight_layout()
     save_figure(fig, png, pdf)
+
+
+GROUP_COLOURS = {"MN": "#1f77b4", "FN": "#d62728", "MNN": "#9ecae1", "FNN": "#fc9272"}
+
+
+def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+    """Figure 1 of the MozArt paper: MRR per group per language, each language's mean as a
+    horizontal line, the best-off (▲) and worst-off (▼) group of each language marked."""
+    models = list(dict.fromkeys(metrics["model"]))
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.8), squeeze=False, sharey=True)
+    groups = list(GROUP_COLOURS)
+    for ax, model in zip(axes[0], models, strict=True):
+        m = metrics[(metrics["model"] == model) & metrics["group"].isin(groups)]
+        langs = [lang for lang in ("en", "es", "de", "fr") if lang in set(m["lang"])]
+        for x, lang in enumerate(langs):
+            g = m[m["lang"] == lang].set_index("group").reindex(groups)
+            offsets = np.linspace(-0.3, 0.3, len(groups))
+            for off, grp in zip(offsets, groups, strict=True):
+                ax.bar(x + off, g.loc[grp, "mrr"], width=0.6 / len(groups), color=GROUP_COLOURS[grp],
+                       label=grp if x == 0 else None)
+            ax.hlines(g["mrr"].mean(), x - 0.4, x + 0.4, colors="black", lw=1.2)
+            if g["mrr"].notna().any():
+                best, worst = g["mrr"].idxmax(), g["mrr"].idxmin()
+                for grp, sym in ((best, "▲"), (worst, "▼")):
+                    ax.annotate(sym, (x + offsets[groups.index(grp)], g.loc[grp, "mrr"]), ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(range(len(langs)))
+        ax.set_xticklabels([lang.upper() for lang in langs])
+        ax.set_title(model)
+    axes[0, 0].set_ylabel("MRR over the top 5 (%)")
+    axes[0, 0].legend(fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, png, pdf)

@@ -26,6 +26,7 @@ wildcard_constraints:
     dataset=_alternatives(CROWS_SETS),
     built_model=_alternatives(BUILT_MODELS),
     model=_alternatives(MODEL_SPECS),
+    lang="[a-z]{2,3}",
 
 
 def get_download_url(wildcards):
@@ -112,4 +113,42 @@ def get_crows_pairs_outputs():
 
 
 def get_final_outputs():
-    return get_ingest_outputs() + get_crows_pairs_outputs()
+    return get_ingest_outputs() + get_crows_pairs_outputs() + get_mozart_outputs()
+
+
+def get_mozart_langs():
+    return config["datasets"].get("mozart", {}).get("languages", []) if config["mozart"]["models"] else []
+
+
+def get_mozart_runs():
+    """(model, lang) pairs of the MozArt study."""
+    return [
+        (m, lang)
+        for m in config["mozart"]["models"]
+        for lang in get_mozart_langs()
+        if MODEL_SPECS[m].runs_on(lang)
+    ]
+
+
+def get_mozart_run_files(kind):
+    return [f"results/mozart/{kind}/{m}/{lang}.parquet" for m, lang in get_mozart_runs()]
+
+
+def get_mozart_table_files():
+    """Tables 2-5 per model: {"model|metric": {"csv": ..., "md": ..., "tex": ...}}."""
+    names = {"p_at_1": "table2_p_at_1", "spearman_rho": "table3_spearman", "p_at_5": "table4_p_at_5", "kendall_tau": "table5_kendall"}
+    return {
+        f"{m}|{metric}": {ext: f"results/tables/mozart_{name}_{m}.{ext}" for ext in ("csv", "md", "tex")}
+        for m in config["mozart"]["models"]
+        for metric, name in names.items()
+    }
+
+
+def get_mozart_table_outputs():
+    return [path for files in get_mozart_table_files().values() for path in files.values()]
+
+
+def get_mozart_outputs():
+    if not get_mozart_runs():
+        return []
+    return ["results/mozart/metrics.parquet", "results/tables/mozart_disparity.csv", "results/figures/mozart_mrr.png"] + get_mozart_table_outputs()

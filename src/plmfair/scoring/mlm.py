@@ -169,3 +169,56 @@ def pad_token_id(tokenizer) -> int:
         if cand is not None:
             return int(cand)
     return 0
+
+
+def word_start_rule(tokenizer) -> str:
+    """How the tokenizer marks words: ``wordpiece`` (continuations start with ``##``),
+    ``metaspace`` (word starts carry ``▁``: SentencePiece, XLM-R, mT5), ``bytelevel`` (word
+    starts carry ``Ġ``: RoBERTa), ``suffix`` (word ends carry ``</w>``: FlauBERT)."""
+    model = tokenizer.backend_tokenizer.model
+    kind = type(model).__name__
+    if kind == "WordPiece":
+        return "wordpiece"
+    vocab = tokenizer.get_vocab()
+    if any(t.startswith("▁") for t in vocab):
+        return "metaspace"
+    if any(t.startswith("Ġ") for t in vocab):
+        return "bytelevel"
+    if any(t.endswith("</w>") for t in vocab):
+        return "suffix"
+    raise ModelError(f"cannot tell word boundaries of a {kind} tokenizer (no ##, ▁, Ġ or </w> markers)")
+
+
+def whole_word_vocabulary(tokenizer) -> dict[int, str]:
+    """Token id -> surface form, for the tokens that are whole words by themselves.
+
+    Dropped: special tokens, subword continuations (``##x`` in WordPiece; pieces without
+    the word marker in SentencePiece and byte-level BPE) and tokens with no letter. The
+    word marker is stripped from the surface form. For end-of-word BPE (FlauBERT) a
+    token ending in ``</w>`` counts as a word.
+    """
+    rule = word_start_rule(tokenizer)
+    special = set(tokenizer.all_special_ids)
+    out: dict[int, str] = {}
+    for token, tid in tokenizer.get_vocab().items():
+        if tid in special:
+            continue
+        if rule == "wordpiece":
+            if token.startswith("##"):
+                continue
+            surface = token
+        elif rule == "metaspace":
+            if not token.startswith("▁"):
+                continue
+            surface = token[1:]
+        elif rule == "bytelevel":
+            if not token.startswith("Ġ"):
+                continue
+            surface = tokenizer.convert_tokens_to_string([token]).strip()
+        else:
+            if not token.endswith("</w>"):
+                continue
+            surface = token[: -len("</w>")]
+        if surface and any(ch.isalpha() for ch in surface) and all(ch.isalpha() or ch in "-'’" for ch in surface):
+            out[tid] = surface
+    return out

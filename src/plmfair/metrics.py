@@ -1,0 +1,107 @@
+"""Cloze metrics of the MozArt study, per model x language x annotator group.
+
+Definitions (the paper leaves the correlations unspecified; these are ours):
+
+- P@k: percentage of the group's annotations whose answer matches one of the model's top k
+  whole-word candidates for that sentence (one count per annotation, as the paper's
+  denominators show: 20 hits of 150 annotations is its 13.3).
+- MRR: mean over the group's annotations of 1/rank of the answer among the top 5 candidates,
+  0 when absent, in percent.
+- Spearman rho and Kendall tau-b: over the group's annotations, the pairs (number of annotators
+  of the group who gave that answer to that sentence, the model's log-probability of that
+  answer in the gap).
+- sigma_gd (equation 1 of the paper): population standard deviation (divide by G) of a metric
+  across the four groups for a language, or across the four languages for a group.
+
+Answers are matched after :func:`normalise` (Unicode NFC, trimming, lower-casing, then the
+model tokenizer's own normalizer, so mBERT uncased's accent-less predictions match accented
+answers). Empty answers are excluded and counted.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+GROUPS = ("MN", "FN", "MNN", "FNN")
+
+METRICS_SCHEMA = {
+    "model": "model short name",
+    "lang": "language",
+    "group": "MN, FN, MNN, FNN or all",
+    "n": "annotations with a non-empty answer",
+    "n_empty": "annotations excluded because the answer is empty",
+    "p_at_1": "percentage of annotations whose answer is the top candidate",
+    "p_at_5": "percentage of annotations whose answer is among the top 5 candidates",
+    "mrr": "mean reciprocal rank of the answer among the top 5 (0 when absent), percent",
+    "spearman_rho": "Spearman rho of (group answer count, model log-probability of the answer)",
+    "spearman_p": "two-sided p-value of spearman_rho",
+    "kendall_tau": "Kendall tau-b of the same pairs",
+    "kendall_p": "two-sided p-value of kendall_tau",
+}
+
+
+def base_normalise(text: str) -> str:
+    """NFC, trimmed, lower-cased."""
+    return unicodedata.normalize("NFC", str(text)).strip().lower()
+
+
+def tokenizer_normaliser(tokenizer) -> Callable[[str], str]:
+    """The model tokenizer's own normalizer (identity when it has none)."""
+    norm = getattr(getattr(tokenizer, "backend_tokenizer", None), "normalizer", None)
+    if norm is None:
+        return lambda s: s
+    return norm.normalize_str
+
+
+def normalise(text: str, tokenizer_norm: Callable[[str], str] | None = None) -> str:
+    s = base_normalise(text)
+    if tokenizer_norm is not None:
+        s = base_normalise(tokenizer_norm(s))
+    return s
+
+
+def answer_ranks(answers_norm: Sequence[str], candidates_norm: Sequence[str]) -> list[int | None]:
+    """1-based rank of each answer among the candidates (first match), None when absent."""
+    first: dict[str, int] = {}
+    for r, c in enumerate(candidates_norm, start=1):
+        first.setdefault(c, r)
+    return [first.get(a) for a in answers_norm]
+
+
+def group_metrics(annotations: pd.DataFrame) -> dict:
+    """Metrics over a set of annotations with columns ``rank`` (None when absent), ``count``
+    (annotators of the group with this answer for this sentence) and ``logprob``."""
+    n = len(annotations)
+    if n == 0:
+        nan = float("nan")
+        return {"n": 0, "p_at_1": nan, "p_at_5": nan, "mrr": nan, "spearman_rho": nan, "spearman_p": nan,
+                "kendall_tau": nan, "kendall_p": nan}
+    rank = annotations["rank"].astype("float64")
+    p1 = 100 * float((rank == 1).sum()) / n
+    p5 = 100 * float((rank <= 5).sum()) / n
+    rr = np.where(rank <= 5, 1.0 / rank, 0.0)
+    rr = np.nan_to_num(rr, nan=0.0)
+    out = {"n": n, "p_at_1": p1, "p_at_5": p5, "mrr": 100 * float(rr.mean())}
+    x, y = annotations["count"].to_numpy(float), annotations["logprob"].to_numpy(float)
+    ok = ~np.isnan(y)
+    if ok.sum() >= 3 and np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0:
+        rho = stats.spearmanr(x[ok], y[ok])
+        tau = stats.kendalltau(x[ok], y[ok], variant="b")
+        out.update(spearman_rho=float(rho.statistic), spearman_p=float(rho.pvalue),
+                   kendall_tau=float(tau.statistic), kendall_p=float(tau.pvalue))
+    else:
+        out.update(spearman_rho=math.nan, spearman_p=math.nan, kendall_tau=math.nan, kendall_p=math.nan)
+    return out
+
+
+def sigma_gd(values: Sequence[float]) -> float:
+    """Group disparity: population standard deviation (divide by G), equation (1) of the paper."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    return float(np.sqrt(np.mean((v - v.mean()) ** 2))) if len(v) else math.nan

@@ -1,0 +1,108 @@
+"""Golden tests: every MozArt metric on a small table computed by hand."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from plmfair.metrics import answer_ranks, group_metrics, normalise, sigma_gd
+from plmfair.mozart import compute_metrics, paper_table
+
+
+def test_normalise_nfc_trim_lower_and_tokenizer_norm():
+    decomposed = "E\u0301lan "  # E + combining acute
+    assert normalise(decomposed) == "élan"
+    strip_accents = lambda s: s.replace("é", "e")  # noqa: E731 - stands in for mBERT's normalizer
+    assert normalise(" Élan", strip_accents) == "elan"
+
+
+def test_answer_ranks_first_match():
+    assert answer_ranks(["b", "z", "a"], ["a", "b", "b", "c"]) == [2, None, 1]
+
+
+def test_group_metrics_hand_computed():
+    # 5 annotations; ranks 1, 2, None, 6 (outside top 5), 1
+    ann = pd.DataFrame({
+        "rank": [1, 2, None, 6, 1],
+        "count": [2, 1, 1, 1, 2],
+        "logprob": [-1.0, -2.0, -5.0, -4.0, -1.0],
+    })
+    m = group_metrics(ann)
+    assert m["n"] == 5
+    assert m["p_at_1"] == pytest.approx(40.0)  # 2 of 5
+    assert m["p_at_5"] == pytest.approx(60.0)  # 3 of 5
+    assert m["mrr"] == pytest.approx(100 * (1 + 0.5 + 0 + 0 + 1) / 5)  # 50.0
+    # Spearman by hand: count ranks (2,1,1,1,2) -> (4.5,2,2,2,4.5); logprob ranks (4.5,3,1,2,4.5)
+    x = [4.5, 2, 2, 2, 4.5]
+    y = [4.5, 3, 1, 2, 4.5]
+    mx, my = sum(x) / 5, sum(y) / 5
+    cov = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    rho = cov / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
+    assert m["spearman_rho"] == pytest.approx(rho)
+    # Kendall tau-b by hand: pairs of the 5 items
+    xs, ys = [2, 1, 1, 1, 2], [-1.0, -2.0, -5.0, -4.0, -1.0]
+    conc = disc = tx = ty = 0
+    for i in range(5):
+        for j in range(i + 1, 5):
+            dx, dy = xs[i] - xs[j], ys[i] - ys[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                tx += 1
+            elif dy == 0:
+                ty += 1
+            elif dx * dy > 0:
+                conc += 1
+            else:
+                disc += 1
+    tau_b = (conc - disc) / math.sqrt((conc + disc + tx) * (conc + disc + ty))
+    assert m["kendall_tau"] == pytest.approx(tau_b)
+
+
+def test_paper_denominator_example():
+    # 20 hits of 150 annotations is the paper's 13.3
+    ann = pd.DataFrame({"rank": [1] * 20 + [None] * 130, "count": 1, "logprob": -1.0})
+    assert round(group_metrics(ann)["p_at_1"], 1) == 13.3
+
+
+def test_sigma_gd_population():
+    assert sigma_gd([10, 20, 30, 40]) == pytest.approx(math.sqrt(125))  # ddof = 0
+    assert sigma_gd([5, float("nan"), 5]) == 0.0
+
+
+def test_compute_metrics_end_to_end_small():
+    ann = pd.DataFrame({
+        "lang": "fr", "s_id": ["1", "1", "1", "2", "2", "2"],
+        "answer": ["Élan", "élan", "bond", "chat", "chien", ""],
+        "group": ["MN", "MN", "FN", "MN", "FN", "FN"],
+    })
+    preds = pd.DataFrame({
+        "s_id": ["1", "1", "2", "2"], "rank": [1, 2, 1, 2],
+        "candidate": ["elan", "saut", "chien", "chat"], "candidate_norm": ["elan", "saut", "chien", "chat"],
+        "logprob": [-1.0, -2.0, -1.0, -2.0],
+    })
+    scores = pd.DataFrame({
+        "s_id": ["1", "1", "1", "2", "2"], "answer": ["Élan", "élan", "bond", "chat", "chien"],
+        "answer_norm": ["elan", "elan", "bond", "chat", "chien"], "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0],
+    })
+    m = compute_metrics(ann, preds, scores, model="m", lang="fr").set_index("group")
+    # MN: Élan (rank 1), élan (rank 1), chat (rank 2) -> P@1 2/3, MRR (1 + 1 + .5)/3
+    assert m.loc["MN", "p_at_1"] == pytest.approx(200 / 3)
+    assert m.loc["MN", "mrr"] == pytest.approx(100 * 2.5 / 3)
+    # FN: bond (absent), chien (rank 1); the empty answer is excluded and counted
+    assert m.loc["FN", "n"] == 2 and m.loc["FN", "n_empty"] == 1 and m.loc["FN", "p_at_5"] == 50.0
+    assert m.loc["all", "n"] == 5 and m.loc["all", "n_empty"] == 1
+
+
+def test_paper_table_layout_and_sigma():
+    rows = []
+    for lang, vals in {"en": [10, 20, 30, 40], "es": [5, 5, 5, 5], "de": [0, 10, 0, 10], "fr": [1, 2, 3, 4]}.items():
+        for g, v in zip(["MN", "FN", "MNN", "FNN"], vals):
+            rows.append({"model": "m", "lang": lang, "group": g, "p_at_1": float(v)})
+    t = paper_table(pd.DataFrame(rows), model="m", metric="p_at_1")
+    assert t["group"].tolist() == ["MN", "FN", "MNN", "FNN", "mean (σ_gd)"]
+    assert list(t.columns) == ["group", "EN‡", "ES", "DE", "FR", "mean (σ_gd)"]
+    assert t.loc[0, "EN‡"] == "10.0†"  # worst-off group in English
+    assert t.loc[4, "EN‡"] == f"25.0 ({math.sqrt(125):.1f})"
+    # MN row: values 10, 5, 0, 1 -> mean 4.0, population sd over languages
+    assert t.loc[0, "mean (σ_gd)"] == f"4.0 ({sigma_gd([10, 5, 0, 1]):.1f})"

@@ -1,0 +1,125 @@
+"""MozArt scoring on tiny models: whole-word filters, single-word seq2seq spans, answer scores, bad input."""
+
+import pandas as pd
+import pytest
+
+from plmfair.errors import DataError, ModelError
+from plmfair.mozart import (
+    answer_scores_mlm,
+    answer_scores_seq2seq,
+    cloze_sentences,
+    predict_mlm,
+    predict_seq2seq,
+)
+from plmfair.scoring.mlm import whole_word_vocabulary, word_start_rule
+from plmfair.scoring.seq2seq import span_vocabulary
+from plmfair.tiny_models import build_tiny_model
+
+TEXTS = [
+    "Les membres de la commission se sont réunis lundi.",
+    "Nous devons adopter les nouvelles règles rapidement.",
+    "C'est un rapport très important et très utile.",
+    "The members of the committee met on Monday.",
+    "Die Mitglieder des Ausschusses trafen sich am Montag.",
+] * 4
+SENTS = pd.DataFrame({
+    "s_id": ["1", "2"],
+    "text": ["Les [MASK] de la commission se sont réunis.", "Nous devons [MASK] les règles."],
+})
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    from transformers import AutoModelForMaskedLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+    out = {}
+    for kind in ("bert", "xlmr", "mt5"):
+        path = build_tiny_model(kind, TEXTS, tmp_path_factory.mktemp(kind), vocab_size=200, seed=3)
+        cls = AutoModelForSeq2SeqLM if kind == "mt5" else AutoModelForMaskedLM
+        out[kind] = (cls.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path))
+    return out
+
+
+def test_whole_word_filter_wordpiece(models):
+    _, tok = models["bert"]
+    assert word_start_rule(tok) == "wordpiece"
+    words = whole_word_vocabulary(tok)
+    vocab = tok.get_vocab()
+    assert all(not vocab_token.startswith("##") for vocab_token, i in vocab.items() if i in words)
+    assert not set(words) & set(tok.all_special_ids)
+    assert all(any(c.isalpha() for c in w) for w in words.values())
+    assert "." not in words.values()
+
+
+def test_whole_word_filter_sentencepiece(models):
+    _, tok = models["xlmr"]
+    assert word_start_rule(tok) == "metaspace"
+    words = whole_word_vocabulary(tok)
+    inv = {i: t for t, i in tok.get_vocab().items()}
+    assert words and all(inv[i].startswith("▁") and not w.startswith("▁") for i, w in words.items())
+
+
+@pytest.mark.parametrize("kind", ["bert", "xlmr"])
+def test_predict_mlm_candidates_are_whole_words(models, kind):
+    model, tok = models[kind]
+    preds = predict_mlm(SENTS, model, tok, model_name=kind, uncased=kind == "bert", k=10)
+    words = set(whole_word_vocabulary(tok).values())
+    assert set(preds["candidate"]) <= words
+    assert preds.groupby("s_id")["rank"].apply(list).tolist() == [list(range(1, 11))] * 2
+    assert preds.groupby("s_id")["logprob"].apply(lambda s: s.is_monotonic_decreasing).all()
+
+
+def test_seq2seq_spans_are_single_words(models):
+    model, tok = models["mt5"]
+    preds = predict_seq2seq(SENTS, model, tok, model_name="mt5", uncased=False, k=15)
+    assert len(preds) == 30
+    vocab = span_vocabulary(tok, model.get_output_embeddings().weight.shape[0], "mt5")
+    for word in preds["candidate"]:
+        assert word and " " not in word  # no word boundary inside the span
+        pieces = tok(word, add_special_tokens=False)["input_ids"]
+        assert bool(vocab.start[pieces[0]])
+    assert preds.groupby("s_id")["logprob"].apply(lambda s: s.is_monotonic_decreasing).all()
+
+
+def test_seq2seq_answer_score_matches_its_prediction(models):
+    model, tok = models["mt5"]
+    preds = predict_seq2seq(SENTS.iloc[:1], model, tok, model_name="mt5", uncased=False, k=3)
+    best = preds.iloc[0]
+    answers = pd.DataFrame({"s_id": ["1"], "text": [SENTS.text[0]], "answer": [best["candidate"]]})
+    scores = answer_scores_seq2seq(answers, model, tok, model_name="mt5", uncased=False)
+    # the tokenizer may split the surface form differently from the beam; when it does not, scores agree
+    if tok(best["candidate"], add_special_tokens=False)["input_ids"] == tok.convert_tokens_to_ids(
+        tok.tokenize(best["candidate"])
+    ):
+        assert scores.loc[0, "logprob"] == pytest.approx(best["logprob"], abs=1e-4)
+
+
+def test_answer_scores_mlm_multi_piece_and_multiword(models):
+    model, tok = models["bert"]
+    answers = pd.DataFrame({
+        "s_id": ["1", "1", "2"],
+        "text": [SENTS.text[0], SENTS.text[0], SENTS.text[1]],
+        "answer": ["membres", "Commissionnaires spéciaux", "adopter"],
+    })
+    s = answer_scores_mlm(answers, model, tok, model_name="bert", uncased=True)
+    assert s["multiword"].tolist() == [False, True, False]
+    assert (s["n_pieces"] >= 1).all() and s.loc[1, "n_pieces"] > 1
+    assert (s["logprob"] < 0).all()
+    assert s.loc[0, "answer_norm"] == "membres"
+
+
+def test_one_mask_per_sentence_required():
+    ann = pd.DataFrame({"lang": ["en", "en"], "s_id": ["7", "8"], "text": ["No gap here.", "Two [MASK] [MASK]."]})
+    with pytest.raises(DataError, match="language en, s_id 7: the sentence has 0"):
+        cloze_sentences(ann, "en")
+    with pytest.raises(DataError, match="s_id 8: the sentence has 2"):
+        cloze_sentences(ann.iloc[[1]], "en")
+
+
+def test_models_without_mask_or_sentinels_are_named(models):
+    model, tok = models["mt5"]
+    with pytest.raises(ModelError, match="model 'mt5' has no mask token"):
+        predict_mlm(SENTS, model, tok, model_name="mt5", uncased=False)
+    bert_model, bert_tok = models["bert"]
+    with pytest.raises(ModelError, match="model 'bert' has no sentinel tokens"):
+        predict_seq2seq(SENTS, bert_model, bert_tok, model_name="bert", uncased=False)

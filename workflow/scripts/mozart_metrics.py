@@ -1,0 +1,18 @@
+"""P@1, P@5, MRR and correlations per model x language x group."""
+
+from plmfair.io import read_parquet, write_parquet
+from plmfair.logs import configure_logging
+from plmfair.metrics import METRICS_SCHEMA
+from plmfair.mozart import metrics_for_runs
+
+configure_logging(snakemake)
+write_parquet(
+    metrics_for_runs(
+        read_parquet(snakemake.input.annotations),
+        runs=[tuple(r) for r in snakemake.params.runs],
+        predictions=snakemake.input.predictions,
+        answer_scores=snakemake.input.answer_scores,
+    ),
+    snakemake.output.metrics,
+    schema_doc=METRICS_SCHEMA,
+)

@@ -1,0 +1,20 @@
+"""Predictions and answer log-probabilities of one model on one MozArt language."""
+
+from plmfair.io import read_parquet, write_parquet
+from plmfair.logs import configure_logging
+from plmfair.models import model_spec
+from plmfair.mozart import ANSWER_SCHEMA, PREDICTION_SCHEMA, run_cloze_scoring
+
+configure_logging(snakemake)
+entry = dict(snakemake.params.model)
+predictions, answer_scores, meta = run_cloze_scoring(
+    read_parquet(snakemake.input.annotations),
+    model_spec(entry.pop("name"), entry),
+    lang=snakemake.wildcards.lang,
+    k=snakemake.params.top_k,
+    num_beams=snakemake.params.num_beams,
+    precision=snakemake.params.precision,
+    token_budget=int(snakemake.resources.token_budget),
+)
+write_parquet(predictions, snakemake.output.predictions, schema_doc=PREDICTION_SCHEMA, meta=meta)
+write_parquet(answer_scores, snakemake.output.answer_scores, schema_doc=ANSWER_SCHEMA, meta=meta)
