@@ -36,7 +36,7 @@ def test_group_metrics_hand_computed():
     x = [4.5, 2, 2, 2, 4.5]
     y = [4.5, 3, 1, 2, 4.5]
     mx, my = sum(x) / 5, sum(y) / 5
-    cov = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    cov = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
     rho = cov / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
     assert m["spearman_rho"] == pytest.approx(rho)
     # Kendall tau-b by hand: pairs of the 5 items
@@ -97,7 +97,7 @@ def test_compute_metrics_end_to_end_small():
 def test_paper_table_layout_and_sigma():
     rows = []
     for lang, vals in {"en": [10, 20, 30, 40], "es": [5, 5, 5, 5], "de": [0, 10, 0, 10], "fr": [1, 2, 3, 4]}.items():
-        for g, v in zip(["MN", "FN", "MNN", "FNN"], vals):
+        for g, v in zip(["MN", "FN", "MNN", "FNN"], vals, strict=True):
             rows.append({"model": "m", "lang": lang, "group": g, "p_at_1": float(v)})
     t = paper_table(pd.DataFrame(rows), model="m", metric="p_at_1")
     assert t["group"].tolist() == ["MN", "FN", "MNN", "FNN", "mean (σ_gd)"]
