@@ -18,6 +18,7 @@ import torch
 from plmfair.errors import DataError
 from plmfair.metrics import (
     GROUPS,
+    METRICS_SCHEMA,
     answer_ranks,
     group_metrics,
     normalise,
@@ -246,8 +247,6 @@ def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer
         g = g.assign(count=g.groupby(["s_id", "answer_norm"])["answer_norm"].transform("size"))
         n_empty = int(empty.sum()) if group == "all" else int((annotations.loc[empty[empty].index, "group"] == group).sum())
         rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty})
-    from plmfair.metrics import METRICS_SCHEMA
-
     return pd.DataFrame(rows)[list(METRICS_SCHEMA)]
 
 
