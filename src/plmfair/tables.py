@@ -11,7 +11,7 @@ from plmfair.io import write_csv, write_text
 
 
 def _fmt(value, digits: int) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         return f"{value:.{digits}f}"

@@ -1,0 +1,114 @@
+"""Tokens and POS with spaCy pipelines built here (no downloads), corpus files and their errors."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import tarfile
+import zipfile
+
+import pytest
+
+from plmfair.data import read_text_lines
+from plmfair.errors import ConfigError, DataError
+from plmfair.io import read_parquet_meta, write_parquet
+from plmfair.pos import (
+    TOKENS_SCHEMA,
+    build_lexicon_pipeline,
+    load_pipeline,
+    read_lexicon,
+    tag_corpus_file,
+    tag_lines,
+)
+
+
+@pytest.fixture(scope="module")
+def fr_pipeline(tmp_path_factory):
+    path = tmp_path_factory.mktemp("spacy") / "fr"
+    entries = [{"word": "chien", "upos": "NOUN"}, {"word": "dort", "upos": "VERB"}, {"word": "le", "upos": "DET"},
+               {"word": "aujourd'hui", "upos": "ADV", "dep": "advmod"}]
+    build_lexicon_pipeline("fr", entries, path)
+    return path
+
+
+def test_missing_pipeline_stops_with_the_download_command():
+    with pytest.raises(ConfigError, match=r"python -m spacy download xx_notthere_sm"):
+        load_pipeline("xx_notthere_sm", "xx")
+
+
+def test_raw_text_is_tokenized_by_the_language_rules(fr_pipeline):
+    nlp = load_pipeline(fr_pipeline, "fr")
+    tokens, empties = tag_lines(nlp, ["Le chien dort aujourd'hui."])
+    assert empties == []
+    assert tokens["text"].tolist() == ["Le", "chien", "dort", "aujourd'hui", "."]
+    assert tokens["upos"].tolist() == ["DET", "NOUN", "VERB", "ADV", ""]
+    assert tokens["dep"].tolist()[3] == "advmod"
+    assert tokens["whitespace"].tolist() == [" ", " ", " ", "", ""]
+    assert tokens["is_alpha"].tolist() == [True, True, True, False, False]
+    assert list(tokens.columns) == list(TOKENS_SCHEMA)
+
+
+def test_pretokenized_lines_keep_their_tokens(fr_pipeline):
+    nlp = load_pipeline(fr_pipeline, "fr")
+    tokens, _ = tag_lines(nlp, ["le chien dort aujourd ' hui ."], tokenized=True)
+    assert tokens["text"].tolist() == ["le", "chien", "dort", "aujourd", "'", "hui", "."]
+    assert tokens["token"].tolist() == list(range(7))
+
+
+def test_empty_line_error_or_counted_skip(fr_pipeline):
+    nlp = load_pipeline(fr_pipeline, "fr")
+    with pytest.raises(DataError, match=r"corpus.fr line 2: empty sentence \(2 empty line\(s\) in all\)"):
+        tag_lines(nlp, ["le chien", "  ", "dort", ""], source="corpus.fr")
+    tokens, empties = tag_lines(nlp, ["le chien", "  ", "dort", ""], source="corpus.fr", empty="skip")
+    assert empties == [2, 4] and sorted(set(tokens["line"])) == [1, 3]
+
+
+def test_read_lexicon_rejects_malformed_rows(tmp_path):
+    path = tmp_path / "lex.tsv"
+    path.write_text("chien\tNOUN\ndort\n")
+    with pytest.raises(DataError, match=r"lex.tsv line 2: expected `word<TAB>UPOS\[<TAB>dep\]`"):
+        read_lexicon(path)
+
+
+def _tar(path, members):
+    with tarfile.open(path, "w:gz") as tf:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+
+
+def test_corpus_lines_from_plain_gzip_tar_and_zip(tmp_path):
+    body = b"eins\nzwei\x0bmit Steuerzeichen\r\ndrei\n"
+    (tmp_path / "c.de").write_bytes(body)
+    with gzip.open(tmp_path / "c.de.gz", "wb") as fh:
+        fh.write(body)
+    _tar(tmp_path / "dev.tgz", {"dev/test2006.de": body})
+    with zipfile.ZipFile(tmp_path / "dev.zip", "w") as zf:
+        zf.writestr("dev/test2006.de", body)
+    expected = ["eins", "zwei\x0bmit Steuerzeichen", "drei"]  # a vertical tab does not split a line
+    assert read_text_lines(tmp_path / "c.de")[0] == expected
+    assert read_text_lines(tmp_path / "c.de.gz")[0] == expected
+    lines, source = read_text_lines(tmp_path / "dev.tgz", "dev/test2006.de")
+    assert lines == expected and source.endswith("dev.tgz:dev/test2006.de")
+    assert read_text_lines(tmp_path / "dev.zip", "dev/test2006.de")[0] == expected
+
+
+def test_missing_member_and_bad_encoding_are_named(tmp_path):
+    _tar(tmp_path / "dev.tgz", {"dev/test2006.de": b"x\n", "other/test2006.en": b"y\n"})
+    with pytest.raises(DataError, match=r"no member 'test2006.en'; members with that file name: \['other/test2006.en'\]"):
+        read_text_lines(tmp_path / "dev.tgz", "test2006.en")
+    (tmp_path / "latin1.fr").write_bytes("ligne un\nl'\xe9t\xe9\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"latin1.fr line 2: not valid UTF-8"):
+        read_text_lines(tmp_path / "latin1.fr")
+
+
+def test_tag_corpus_file_records_lines_and_source(fr_pipeline, tmp_path):
+    (tmp_path / "c.fr").write_text("le chien dort\n\nle chien\n")
+    tokens, meta = tag_corpus_file(tmp_path / "c.fr", lang="fr", pipeline=fr_pipeline, empty="skip")
+    assert meta["n_lines"] == 3 and meta["n_empty"] == 1 and meta["empty_lines"] == [2]
+    write_parquet(tokens, tmp_path / "t.parquet", schema_doc=TOKENS_SCHEMA, meta=meta)
+    assert read_parquet_meta(tmp_path / "t.parquet")["source"].endswith("c.fr")
+    (tmp_path / "empty.fr").write_text("")
+    with pytest.raises(DataError, match="empty.fr: the corpus file is empty"):
+        tag_corpus_file(tmp_path / "empty.fr", lang="fr", pipeline=fr_pipeline)
