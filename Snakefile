@@ -3,6 +3,7 @@
 # Path convention (relative to the working directory, `--directory` for the demo):
 #   resources/downloads/{file}                    verified downloads (mirror or URL)
 #   resources/models/{model}/                      tiny models built by the workflow
+#   resources/spacy/{lang}/                        lookup spaCy pipelines built for the demo
 #   results/data/<dataset>/....parquet             ingested data
 #   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage
 #   results/tables/<table>.{csv,md,tex}            tables for people
@@ -36,6 +37,7 @@ include: "workflow/rules/ingest.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/crows_pairs.smk"
 include: "workflow/rules/mozart.smk"
+include: "workflow/rules/cloze.smk"
 
 
 rule all:

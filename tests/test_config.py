@@ -21,8 +21,19 @@ def schema(repo):
 def test_default_and_demo_configs_validate(repo, default_config, schema):
     cfg = validate_config(default_config, schema)
     assert cfg["models"]["xlmr_base"]["uncased"] is False  # default filled in
+    # the four WMT06 texts are members of one archive: one download, several config entries
+    text = cfg["cloze"]["corpora"]["wmt06_test2006"]["text"]
+    assert {e["file"] for e in text.values()} == {"wmt13-dev.tgz"} and text["fr"]["member"] == "dev/test2006.fr"
+    assert cfg["cloze"]["filters"]["same_pos"] is False and cfg["cloze"]["empty_lines"] == "error"
     with open(repo / ".test" / "config" / "config.yaml") as fh:
         validate_config(yaml.safe_load(fh), schema)
+
+
+def test_cloze_section_defaults_when_absent(default_config, schema):
+    cfg = copy.deepcopy(default_config)
+    del cfg["cloze"]
+    cfg = validate_config(cfg, schema)
+    assert cfg["cloze"]["corpora"] == {} and cfg["cloze"]["sample"] == {"n": 100, "seed": 2022}
 
 
 @pytest.mark.parametrize(
@@ -35,6 +46,15 @@ def test_default_and_demo_configs_validate(repo, default_config, schema):
         (lambda c: c["crows_pairs"]["models"].append("mt5_base"), "needs a masked LM"),
         (lambda c: c["crows_pairs"]["datasets"].append("de"), "data set 'de' is not declared"),
         (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"), "downloads need distinct file names"),
+        (lambda c: c["cloze"]["corpora"]["wmt06_test2006"]["text"]["de"].update(url="https://elsewhere/dev.tgz"),
+         "config error at cloze.corpora.wmt06_test2006.text.de.file: 'wmt13-dev.tgz' is also the file of"),
+        (lambda c: c["cloze"]["spacy"].pop("de"), "config error at cloze.spacy: no spaCy pipeline for 'de'"),
+        (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(pivot="it"), "cloze.corpora.wmt06_test2006.pivot: 'it'"),
+        (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(alignments={"en": {"file": "a.align"}}),
+         "config error at cloze.corpora.wmt06_test2006.alignments.en: not a language of the corpus"),
+        (lambda c: c["cloze"]["sample"].update(n=30), "config error at cloze.sample.n: 30 quadruples cannot be balanced"),
+        (lambda c: c["cloze"]["models"].append("bloom"), "config error at cloze.models.3: model 'bloom' is not declared"),
+        (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
     ],
 )
 def test_config_errors_are_one_line_naming_the_key(default_config, schema, mutate, message):

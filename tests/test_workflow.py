@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from plmfair.io import read_parquet
+from plmfair.io import read_parquet, read_parquet_meta
 
 BIN = Path(sys.executable).parent
 
@@ -83,3 +83,24 @@ def test_demo_mozart_chain_all_three_families(demo_run):
     for name in ("table2_p_at_1", "table3_spearman", "table4_p_at_5", "table5_kendall"):
         assert (demo_run / f"results/tables/mozart_{name}_tiny_xlmr.tex").exists()
     assert (demo_run / "results/figures/mozart_mrr.png").exists()
+
+
+def test_demo_cloze_construction_feeds_scoring(demo_run):
+    sentences = read_parquet(demo_run / "results/cloze/demo/sentences.parquet")
+    assert len(sentences) == 8 * 4 and sentences["text"].str.count(r"\[MASK\]").eq(1).all()
+    tokens = {lang: read_parquet(demo_run / f"results/cloze/demo/tokens/{lang}.parquet") for lang in ("en", "de", "es", "fr")}
+    for _, row in sentences.iterrows():
+        tok = tokens[row["lang"]]
+        word = tok[(tok["line"] == row["line"]) & (tok["token"] == row["token"])]
+        assert word["text"].item() == row["true_mask"] and word["upos"].item() in {"NOUN", "VERB", "ADJ", "ADV"}
+    # French went through eflomal with the extra text, German and Spanish through the gold files
+    fr_meta = read_parquet_meta(demo_run / "results/cloze/demo/alignments/fr.parquet")
+    assert fr_meta["alignment_source"] == "eflomal" and fr_meta["extra_lines"] == 3000
+    assert read_parquet_meta(demo_run / "results/cloze/demo/alignments/de.parquet")["alignment_source"].endswith(".align")
+    table = pd.read_csv(demo_run / "results/tables/cloze_construction.csv")
+    assert table.loc[table["step"] == "sampled", ["en", "de", "es", "fr", "all"]].eq(8).all(axis=None)
+    assert sorted(p.name for p in (demo_run / "results/cloze/demo/sheets/es").iterdir()) == [
+        "batch_001.csv", "batch_002.csv", "batch_003.csv"]
+    for model in ("tiny_bert", "tiny_mt5"):
+        preds = read_parquet(demo_run / f"results/cloze/demo/predictions/{model}/de.parquet")
+        assert set(preds["s_id"]) == set(sentences["s_id"]) and preds["rank"].max() <= 10

@@ -58,14 +58,54 @@ def check_references(config: dict) -> None:
                 f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
                 f"datasets.crows_pairs (declared: {sorted(crows_sets)})"
             )
-    files: dict[str, str] = {}
+    _check_cloze(config)
+    files: dict[str, tuple[str, dict]] = {}
     for where, entry in download_entries(config).items():
         if entry["file"] in files:
+            other_where, other = files[entry["file"]]
+            # several members of one archive name the same file: fine when it is the same download
+            if (entry.get("url"), entry.get("sha256")) != (other.get("url"), other.get("sha256")):
+                raise ConfigError(
+                    f"config error at {where}.file: {entry['file']!r} is also the file of {other_where} with another "
+                    f"url or sha256; downloads need distinct file names"
+                )
+            continue
+        files[entry["file"]] = (where, entry)
+
+
+def _check_cloze(config: dict) -> None:
+    cloze = config.get("cloze", {})
+    models = config.get("models", {})
+    spacy = cloze.get("spacy", {})
+    for i, name in enumerate(cloze.get("models", [])):
+        if name not in models:
             raise ConfigError(
-                f"config error at {where}.file: {entry['file']!r} is also the file of {files[entry['file']]}; "
-                f"downloads need distinct file names"
+                f"config error at cloze.models.{i}: model {name!r} is not declared under `models` (declared: {sorted(models)})"
             )
-        files[entry["file"]] = where
+    classes = len(cloze.get("filters", {}).get("pos", ["NOUN", "VERB", "ADJ", "ADV"]))
+    n = cloze.get("sample", {}).get("n", 100)
+    if cloze.get("corpora") and n % classes:
+        raise ConfigError(
+            f"config error at cloze.sample.n: {n} quadruples cannot be balanced across {classes} POS classes; "
+            f"use a multiple of {classes}"
+        )
+    for name, corpus in cloze.get("corpora", {}).items():
+        where = f"cloze.corpora.{name}"
+        langs = list(corpus["text"])
+        pivot = corpus.get("pivot", "en")
+        if pivot not in langs:
+            raise ConfigError(f"config error at {where}.pivot: {pivot!r} is not one of the text languages {langs}")
+        for key in ("alignments", "align_extra", "answers"):
+            for lang in corpus.get(key, {}):
+                if lang not in langs or (key != "answers" and lang == pivot):
+                    allowed = [x for x in langs if key == "answers" or x != pivot]
+                    raise ConfigError(f"config error at {where}.{key}.{lang}: not a language of the corpus ({allowed})")
+        for lang in langs:
+            if lang not in spacy:
+                raise ConfigError(
+                    f"config error at cloze.spacy: no spaCy pipeline for {lang!r} (used by {where}); add "
+                    f"`{lang}: <pipeline name>` (for example {lang}_core_news_sm)"
+                )
 
 
 def download_entries(config: dict) -> dict[str, dict]:
@@ -76,4 +116,15 @@ def download_entries(config: dict) -> dict[str, dict]:
         out["datasets.mozart"] = ds["mozart"]
     for name, entry in ds.get("crows_pairs", {}).items():
         out[f"datasets.crows_pairs.{name}"] = entry
+    for name, corpus in config.get("cloze", {}).get("corpora", {}).items():
+        where = f"cloze.corpora.{name}"
+        for key in ("text", "alignments", "answers"):
+            for lang, entry in corpus.get(key, {}).items():
+                out[f"{where}.{key}.{lang}"] = entry
+        for lang, pair in corpus.get("align_extra", {}).items():
+            for side, entry in pair.items():
+                out[f"{where}.align_extra.{lang}.{side}"] = entry
+    for lang, entry in config.get("cloze", {}).get("spacy", {}).items():
+        if isinstance(entry, dict):
+            out[f"cloze.spacy.{lang}.lexicon"] = entry["lexicon"]
     return out

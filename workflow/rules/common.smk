@@ -7,6 +7,9 @@ from plmfair.models import specs_from_config
 MODEL_SPECS = specs_from_config(config)
 DOWNLOADS = {entry["file"]: entry for entry in download_entries(config).values()}
 CROWS_SETS = config["datasets"].get("crows_pairs", {})
+CLOZE = config["cloze"]
+CLOZE_CORPORA = CLOZE["corpora"]
+SPACY = CLOZE["spacy"]
 BUILT_MODELS = {name: entry for name, entry in config["models"].items() if "build" in entry}
 
 for _name, _entry in BUILT_MODELS.items():
@@ -26,6 +29,7 @@ wildcard_constraints:
     dataset=_alternatives(CROWS_SETS),
     built_model=_alternatives(BUILT_MODELS),
     model=_alternatives(MODEL_SPECS),
+    corpus=_alternatives(CLOZE_CORPORA),
     lang="[a-z]{2,3}",
 
 
@@ -113,7 +117,7 @@ def get_crows_pairs_outputs():
 
 
 def get_final_outputs():
-    return get_ingest_outputs() + get_crows_pairs_outputs() + get_mozart_outputs()
+    return get_ingest_outputs() + get_crows_pairs_outputs() + get_mozart_outputs() + get_cloze_outputs()
 
 
 def get_mozart_langs():
@@ -152,3 +156,129 @@ def get_mozart_outputs():
     if not get_mozart_runs():
         return []
     return ["results/mozart/metrics.parquet", "results/tables/mozart_disparity.csv", "results/figures/mozart_mrr.png"] + get_mozart_table_outputs()
+
+
+def _download(entry):
+    return f"resources/downloads/{entry['file']}"
+
+
+def get_cloze_langs(corpus):
+    """The corpus languages, pivot first."""
+    entry = CLOZE_CORPORA[corpus]
+    return [entry["pivot"]] + [lang for lang in entry["text"] if lang != entry["pivot"]]
+
+
+def get_cloze_pivot(wildcards):
+    return {"pivot": CLOZE_CORPORA[wildcards.corpus]["pivot"], "langs": get_cloze_langs(wildcards.corpus)}
+
+
+def get_cloze_text(wildcards):
+    return _download(CLOZE_CORPORA[wildcards.corpus]["text"][wildcards.lang])
+
+
+def get_cloze_text_member(wildcards):
+    return CLOZE_CORPORA[wildcards.corpus]["text"][wildcards.lang]["member"]
+
+
+def get_cloze_tokenized(wildcards):
+    return CLOZE_CORPORA[wildcards.corpus]["tokenized"]
+
+
+def _spacy_pipeline(lang):
+    """A built lookup pipeline lives at resources/spacy/{lang}; otherwise the name or path from config."""
+    return f"resources/spacy/{lang}" if isinstance(SPACY[lang], dict) else SPACY[lang]
+
+
+def _spacy_files(langs):
+    return [f"resources/spacy/{lang}" for lang in langs if isinstance(SPACY[lang], dict)]
+
+
+def get_spacy_pipeline(wildcards):
+    return _spacy_pipeline(wildcards.lang)
+
+
+def get_spacy_pipeline_files(wildcards):
+    return _spacy_files([wildcards.lang])
+
+
+def get_spacy_lexicon(wildcards):
+    return _download(SPACY[wildcards.lang]["lexicon"])
+
+
+def get_cloze_align_inputs(wildcards):
+    """Both languages' tokens, and the Pharaoh file or the extra text (with the pipelines that tokenize it)."""
+    corpus, lang = wildcards.corpus, wildcards.lang
+    entry = CLOZE_CORPORA[corpus]
+    pivot = entry["pivot"]
+    inputs = {
+        "pivot_tokens": f"results/cloze/{corpus}/tokens/{pivot}.parquet",
+        "tokens": f"results/cloze/{corpus}/tokens/{lang}.parquet",
+    }
+    if lang in entry["alignments"]:
+        inputs["pharaoh"] = _download(entry["alignments"][lang])
+    elif lang in entry["align_extra"]:
+        inputs["extra_pivot"] = _download(entry["align_extra"][lang]["pivot"])
+        inputs["extra_text"] = _download(entry["align_extra"][lang]["text"])
+        inputs["pipelines"] = [] if entry["tokenized"] else _spacy_files([pivot, lang])
+    return inputs
+
+
+def get_cloze_align_params(wildcards):
+    """Only what the chosen alignment route uses, so that other settings do not rerun it."""
+    corpus, lang = wildcards.corpus, wildcards.lang
+    entry = CLOZE_CORPORA[corpus]
+    pivot = entry["pivot"]
+    settings = {"langs": [pivot, lang]}
+    if lang in entry["alignments"]:
+        settings["pharaoh_member"] = entry["alignments"][lang]["member"]
+        return settings
+    settings.update(symmetrisation=CLOZE["symmetrisation"], eflomal_options=dict(CLOZE["eflomal"]))
+    if lang in entry["align_extra"]:
+        extra = entry["align_extra"][lang]
+        settings.update(
+            extra_members=[extra["pivot"]["member"], extra["text"]["member"]],
+            extra_lines=entry["align_extra_lines"],
+            tokenized=entry["tokenized"],
+            pipelines=[_spacy_pipeline(pivot), _spacy_pipeline(lang)],
+        )
+    return settings
+
+
+def get_cloze_token_files(wildcards):
+    return [f"results/cloze/{wildcards.corpus}/tokens/{lang}.parquet" for lang in get_cloze_langs(wildcards.corpus)]
+
+
+def get_cloze_alignment_files(wildcards):
+    return [f"results/cloze/{wildcards.corpus}/alignments/{lang}.parquet" for lang in get_cloze_langs(wildcards.corpus)[1:]]
+
+
+def get_cloze_count_files():
+    return [f"results/cloze/{corpus}/construction.parquet" for corpus in CLOZE_CORPORA]
+
+
+def get_cloze_answer_files(wildcards):
+    return [_download(entry) for entry in CLOZE_CORPORA[wildcards.corpus]["answers"].values()]
+
+
+def get_cloze_answer_params(wildcards):
+    return {lang: _download(entry) for lang, entry in CLOZE_CORPORA[wildcards.corpus]["answers"].items()}
+
+
+def get_cloze_outputs():
+    """Per corpus: sentences, annotation sheets, ingested answers, and each model's predictions."""
+    if not CLOZE_CORPORA:
+        return []
+    out = ["results/tables/cloze_construction.csv"]
+    for corpus, entry in CLOZE_CORPORA.items():
+        langs = get_cloze_langs(corpus)
+        out.append(f"results/cloze/{corpus}/sentences.parquet")
+        out += [f"results/cloze/{corpus}/sheets/{lang}" for lang in langs]
+        if entry["answers"]:
+            out.append(f"results/data/cloze/{corpus}/annotations.parquet")
+        out += [
+            f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet"
+            for m in CLOZE["models"]
+            for lang in langs
+            if MODEL_SPECS[m].runs_on(lang)
+        ]
+    return out

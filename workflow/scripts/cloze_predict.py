@@ -1,0 +1,20 @@
+"""Whole-word predictions of one model for one language of a constructed cloze set (no answers yet)."""
+
+from plmfair.io import read_parquet, write_parquet
+from plmfair.logs import configure_logging
+from plmfair.models import model_spec
+from plmfair.mozart import PREDICTION_SCHEMA, run_cloze_scoring
+
+configure_logging(snakemake)
+entry = dict(snakemake.params.model)
+predictions, _, meta = run_cloze_scoring(
+    read_parquet(snakemake.input.sentences),
+    model_spec(entry.pop("name"), entry),
+    lang=snakemake.wildcards.lang,
+    k=snakemake.params.top_k,
+    num_beams=snakemake.params.num_beams,
+    precision=snakemake.params.precision,
+    token_budget=int(snakemake.resources.token_budget),
+    with_answers=False,
+)
+write_parquet(predictions, snakemake.output.predictions, schema_doc=PREDICTION_SCHEMA, meta=meta)

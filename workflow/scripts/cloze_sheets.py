@@ -1,0 +1,13 @@
+"""Annotation sheets (CSV, batches of sentences) for one language of a constructed cloze set."""
+
+from plmfair.cloze import write_annotation_sheets
+from plmfair.io import read_parquet
+from plmfair.logs import configure_logging
+
+configure_logging(snakemake)
+write_annotation_sheets(
+    read_parquet(snakemake.input.sentences),
+    lang=snakemake.wildcards.lang,
+    out_dir=snakemake.output.sheets,
+    batch_size=snakemake.params.batch_size,
+)

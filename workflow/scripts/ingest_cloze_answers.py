@@ -1,0 +1,13 @@
+"""Human answers (MozArt JSONL) to a constructed cloze set, one row per annotation."""
+
+from plmfair.cloze import ingest_answers
+from plmfair.data import MOZART_SCHEMA
+from plmfair.io import read_parquet, write_parquet
+from plmfair.logs import configure_logging
+
+configure_logging(snakemake)
+write_parquet(
+    ingest_answers(read_parquet(snakemake.input.sentences), dict(snakemake.params.answers)),
+    snakemake.output.annotations,
+    schema_doc=MOZART_SCHEMA,
+)
