@@ -104,7 +104,7 @@ def flops_fast(model, tokenizer, pairs) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--pairs", type=int, default=200)
+    ap.add_argument("--pairs", type=int, default=200, help="first N French pairs (1677 = the whole set)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--hidden", type=int, default=256)
@@ -164,8 +164,14 @@ def main() -> int:
         model16 = model.to(torch.bfloat16)
         out16 = score_pairs(pairs, model16, tokenizer, model_name="bench-bf16", uncased=True, token_budget=args.token_budget)
         d = (out16[["sent_more_score", "sent_less_score"]] - fast_out[["sent_more_score", "sent_less_score"]]).abs().max().max()
-        flips = int((out16["biased"] != fast_out["biased"]).sum() + (out16["neutral"] != fast_out["neutral"]).sum())
-        print(f"bf16 vs fp32: largest score difference {d:.3f}, outcomes flipped {flips} of {len(pairs)}")
+        # a pair's outcome: more stereotyping sentence preferred (1), neutral (0), or not (-1)
+        def outcome(df):
+            return (df["sent_more_score"] > df["sent_less_score"]).astype(int) - (
+                df["sent_more_score"] < df["sent_less_score"]).astype(int)
+
+        scored = (out16["status"] == "ok") & (fast_out["status"] == "ok")
+        flips = int((outcome(out16)[scored] != outcome(fast_out)[scored]).sum())
+        print(f"bf16 vs fp32: largest score difference {d:.3f}, outcomes flipped {flips} of {int(scored.sum())} scored pairs")
     return 0
 
 

@@ -14,13 +14,14 @@ from plmfair.io import read_parquet, read_parquet_meta
 BIN = Path(sys.executable).parent
 
 
-def snakemake(repo: Path, workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(repo: Path, workdir: Path, *args: str, check: bool = True, configfile: Path | None = None,
+              mirror: Path | None = None) -> subprocess.CompletedProcess:
     cmd = [
         str(BIN / "snakemake"),
         "--snakefile", str(repo / "Snakefile"),
         "--directory", str(workdir),
-        "--configfile", str(repo / ".test" / "config" / "config.yaml"),
-        "--config", f"mirror={repo / '.test' / 'data'}",
+        "--configfile", str(configfile or repo / ".test" / "config" / "config.yaml"),
+        "--config", f"mirror={mirror or repo / '.test' / 'data'}",
         "--cores", "2",
         *args,
     ]
@@ -104,3 +105,31 @@ def test_demo_cloze_construction_feeds_scoring(demo_run):
     for model in ("tiny_bert", "tiny_mt5"):
         preds = read_parquet(demo_run / f"results/cloze/demo/predictions/{model}/de.parquet")
         assert set(preds["s_id"]) == set(sentences["s_id"]) and preds["rank"].max() <= 10
+
+
+def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
+    """Answers in MozArt's JSONL format, returned for the constructed sentences, go through the workflow."""
+    import json
+    import shutil
+
+    import yaml
+
+    sentences = read_parquet(demo_run / "results/cloze/demo/sentences.parquet")
+    es = sentences[sentences["lang"] == "es"]
+    mirror = tmp_path / "mirror"
+    shutil.copytree(repo / ".test" / "data", mirror)
+    lines = [json.dumps({"s_id": s, "text": t, "mask": "perro", "u_id": f"u{i}", "male": i % 2, "female": 1 - i % 2,
+                         "native": 1, "nonnative": 0}) for i, (s, t) in enumerate(zip(es["s_id"], es["text"], strict=True))]
+    (mirror / "cloze_answers_es.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with open(repo / ".test" / "config" / "config.yaml") as fh:
+        cfg = yaml.safe_load(fh)
+    cfg["cloze"]["corpora"]["demo"]["answers"] = {"es": {"file": "cloze_answers_es.jsonl"}}
+    configfile = tmp_path / "with_answers.yaml"
+    configfile.write_text(yaml.safe_dump(cfg, allow_unicode=True))
+    # only the new answers are missing: mtime triggers keep the rest of the demo as it is
+    proc = snakemake(repo, demo_run, "results/data/cloze/demo/annotations.parquet", "--rerun-triggers", "mtime",
+                     configfile=configfile, mirror=mirror)
+    assert "UNVERIFIED: cloze_answers_es.jsonl" in proc.stdout + proc.stderr
+    ann = read_parquet(demo_run / "results/data/cloze/demo/annotations.parquet")
+    assert len(ann) == len(es) and set(ann["group"]) == {"MN", "FN"}
+    assert ann["true_mask"].tolist() == es["true_mask"].tolist()

@@ -102,5 +102,5 @@ def fetch(
                 f"The file was not kept. Replace the source file or, if the upstream file changed on purpose, "
                 f"update its sha256 in the config."
             )
-    log.info("%s verified (sha256 %s)", dest, actual)
+    log.info("%s %s (sha256 %s)", dest, "kept UNVERIFIED" if sha256 is None else "verified", actual)
     return dest
