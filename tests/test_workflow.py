@@ -100,7 +100,7 @@ def test_demo_cloze_construction_feeds_scoring(demo_run):
     assert read_parquet_meta(demo_run / "results/cloze/demo/alignments/de.parquet")["alignment_source"].endswith(".align")
     table = pd.read_csv(demo_run / "results/tables/cloze_construction.csv")
     assert table.loc[table["step"] == "sampled", ["en", "de", "es", "fr", "all"]].eq(8).all(axis=None)
-    assert sorted(p.name for p in (demo_run / "results/cloze/demo/sheets/es").iterdir()) == [
+    assert sorted(p.name for p in (demo_run / "results/cloze/demo/sheets/es").glob("*.csv")) == [
         "batch_001.csv", "batch_002.csv", "batch_003.csv"]
     for model in ("tiny_bert", "tiny_mt5"):
         preds = read_parquet(demo_run / f"results/cloze/demo/predictions/{model}/de.parquet")
