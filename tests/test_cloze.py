@@ -16,6 +16,7 @@ from plmfair.cloze import (
     construct,
     construction_table,
     ingest_answers,
+    verify_sentences,
     write_annotation_sheets,
 )
 from plmfair.data import read_text_lines
@@ -266,3 +267,14 @@ def test_answers_in_mozart_jsonl_are_ingested_and_checked(demo_corpus, tmp_path)
     bad_text.write_text(_answer(fr["s_id"], "autre [MASK] .", "x") + "\n")
     with pytest.raises(DataError, match=f"s_id {fr['s_id']} has text 'autre"):
         ingest_answers(sentences, {"fr": bad_text})
+
+
+def test_verify_sentences_catches_a_broken_quadruple(demo_corpus):
+    tokens, aligns, _ = demo_corpus
+    sentences, _ = _construct(demo_corpus)
+    verify_sentences(sentences, tokens, aligns, pivot="en", pos=["NOUN", "VERB", "ADJ", "ADV"])
+    broken = sentences.copy()
+    i = broken.index[broken["lang"] == "de"][0]
+    broken.loc[i, "token"] = 0  # the determiner: wrong word, wrong POS, not the aligned token
+    with pytest.raises(AssertionError, match=rf"invalid sentence {broken.loc[i, 's_id']} \(de\)"):
+        verify_sentences(broken, tokens, aligns, pivot="en", pos=["NOUN", "VERB", "ADJ", "ADV"])

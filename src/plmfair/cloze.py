@@ -267,6 +267,32 @@ def cloze_sentences_from_sample(sample: pd.DataFrame, tokens: Mapping[str, pd.Da
                      | {"line": "int64", "token": "int64"})
 
 
+def verify_sentences(sentences: pd.DataFrame, tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame],
+                     *, pivot: str, pos: Sequence[str]) -> None:
+    """Check every quadruple against its inputs before it is written: one [MASK] per sentence, the
+    masked word is the token named, an allowed POS in every language, and one-to-one aligned with
+    the pivot word. A failure here is a bug, reported with the s_id."""
+    tok_index = {lang: t.set_index(["line", "token"]) for lang, t in tokens.items()}
+    for s_id, quad in sentences.groupby("s_id", sort=False):
+        line = int(quad["line"].iloc[0])
+        piv = int(quad.loc[quad["lang"] == pivot, "token"].iloc[0])
+        for lang, tok, text, word in zip(quad["lang"], quad["token"], quad["text"], quad["true_mask"], strict=True):
+            t = tok_index[lang].loc[(line, int(tok))]
+            problems = []
+            if text.count(MASK) != 1:
+                problems.append(f"{text.count(MASK)} masks")
+            if t["text"] != word or t["upos"] not in pos:
+                problems.append(f"token {tok} is {t['text']!r}/{t['upos']}, expected {word!r} with a POS in {list(pos)}")
+            if lang != pivot:
+                links = alignments[lang]
+                links = links[links["line"] == line]
+                if set(links.loc[links["pivot_token"] == piv, "token"]) != {tok} or set(
+                        links.loc[links["token"] == tok, "pivot_token"]) != {piv}:
+                    problems.append(f"token {tok} is not aligned one-to-one with pivot token {piv}")
+            if problems:
+                raise AssertionError(f"cloze construction produced an invalid sentence {s_id} ({lang}): {'; '.join(problems)}")
+
+
 def check_parallel(n_lines: Mapping[str, int], sources: Mapping[str, str]) -> int:
     """All languages must have the same number of lines; the common count."""
     counts = set(n_lines.values())
@@ -286,6 +312,7 @@ def construct(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.Da
     cand, counts = candidate_words(tokens, alignments, pivot=pivot, n_lines=n_lines, corpus=corpus, filters=f)
     sample = balanced_sample(cand, n=n, classes=list(f["pos"]), seed=seed, corpus=corpus, pivot=pivot)
     sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
+    verify_sentences(sentences, tokens, alignments, pivot=pivot, pos=f["pos"])
     langs = [pivot] + [lang for lang in tokens if lang != pivot]
     extra = [{"corpus": corpus, "step": "sampled", "unit": "sentences",
               "description": f"balanced sample, seed {seed}: {n // len(f['pos'])} per class of {list(f['pos'])}",
