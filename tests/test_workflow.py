@@ -127,9 +127,15 @@ def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
     configfile = tmp_path / "with_answers.yaml"
     configfile.write_text(yaml.safe_dump(cfg, allow_unicode=True))
     # only the new answers are missing: mtime triggers keep the rest of the demo as it is
-    proc = snakemake(repo, demo_run, "results/data/cloze/demo/annotations.parquet", "--rerun-triggers", "mtime",
+    proc = snakemake(repo, demo_run, "results/cloze/demo/metrics.parquet", "--rerun-triggers", "mtime",
                      configfile=configfile, mirror=mirror)
     assert "UNVERIFIED: cloze_answers_es.jsonl" in proc.stdout + proc.stderr
     ann = read_parquet(demo_run / "results/data/cloze/demo/annotations.parquet")
     assert len(ann) == len(es) and set(ann["group"]) == {"MN", "FN"}
     assert ann["true_mask"].tolist() == es["true_mask"].tolist()
+    # and on to MozArt's metrics per model and group, for the language with answers
+    metrics = read_parquet(demo_run / "results/cloze/demo/metrics.parquet")
+    assert set(metrics["model"]) == {"tiny_bert", "tiny_mt5"} and set(metrics["lang"]) == {"es"}
+    by_group = metrics[metrics["model"] == "tiny_bert"].set_index("group")["n"]
+    assert by_group["all"] == len(es) and by_group["MN"] + by_group["FN"] == len(es) and by_group["MNN"] == 0
+    assert (demo_run / "results/tables/cloze_demo_disparity.csv").exists()

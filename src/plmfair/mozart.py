@@ -198,18 +198,19 @@ def _answer_frame(answers, totals, n_pieces, norm) -> pd.DataFrame:
 
 def run_cloze_scoring(annotations: pd.DataFrame, spec, *, lang: str, k: int, precision: str = "fp32",
                       num_beams: int | None = None, token_budget: int = 8192, with_answers: bool = True,
-                      device: str = "auto"):
-    """Load the model; return (predictions, answer scores or None, run metadata) for one language."""
+                      with_predictions: bool = True, device: str = "auto"):
+    """Load the model; return (predictions or None, answer scores or None, run metadata) for one language."""
     from plmfair.models import load_model, pick_device
 
     dev = pick_device(device)
     model, tokenizer = load_model(spec, device=dev, precision=precision)
     sentences = cloze_sentences(annotations, lang)
     t0 = time.perf_counter()
-    if spec.family == "mlm":
+    preds = None
+    if with_predictions and spec.family == "mlm":
         preds = predict_mlm(sentences, model, tokenizer, model_name=spec.name, uncased=spec.uncased, k=k,
                             token_budget=token_budget, progress=True)
-    else:
+    elif with_predictions:
         preds = predict_seq2seq(sentences, model, tokenizer, model_name=spec.name, uncased=spec.uncased, k=k,
                                 num_beams=num_beams, progress=True)
     scores = None
@@ -248,6 +249,16 @@ def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer
         n_empty = int(empty.sum()) if group == "all" else int((annotations.loc[empty[empty].index, "group"] == group).sum())
         rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty})
     return pd.DataFrame(rows)[list(METRICS_SCHEMA)]
+
+
+def metrics_and_disparity(annotations_path, *, runs, predictions, answer_scores) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Metrics of every run (:data:`METRICS_SCHEMA`) and their sigma_gd table, for a constructed cloze
+    set with human answers."""
+    from plmfair.io import read_parquet
+
+    metrics = metrics_for_runs(read_parquet(annotations_path), runs=runs, predictions=predictions,
+                               answer_scores=answer_scores)
+    return metrics, disparity_table(metrics)
 
 
 def metrics_for_runs(annotations: pd.DataFrame, *, runs, predictions, answer_scores) -> pd.DataFrame:

@@ -163,3 +163,50 @@ rule cloze_predict:
         "../../envs/models.yaml"
     script:
         "../scripts/cloze_predict.py"
+
+
+rule cloze_score_answers:
+    input:
+        annotations="results/data/cloze/{corpus}/annotations.parquet",
+        model=get_model_files,
+    output:
+        answer_scores="results/cloze/{corpus}/answer_scores/{model}/{lang}.parquet",
+    params:
+        model=get_model_entry,
+        precision=config["mozart"]["precision"],
+    log:
+        "results/logs/cloze/{corpus}/answer_scores_{model}_{lang}.log",
+    benchmark:
+        "results/benchmarks/cloze/{corpus}/answer_scores_{model}_{lang}.tsv"
+    resources:
+        mem_mb=16000,
+        runtime=120,
+        gpu=1,
+        token_budget=8192,
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/cloze_score_answers.py"
+
+
+rule cloze_metrics:
+    input:
+        annotations="results/data/cloze/{corpus}/annotations.parquet",
+        predictions=get_cloze_metric_files("predictions"),
+        answer_scores=get_cloze_metric_files("answer_scores"),
+    output:
+        metrics="results/cloze/{corpus}/metrics.parquet",
+        disparity="results/tables/cloze_{corpus}_disparity.csv",
+    params:
+        runs=get_cloze_metric_runs,
+    log:
+        "results/logs/cloze/{corpus}/metrics.log",
+    benchmark:
+        "results/benchmarks/cloze/{corpus}/metrics.tsv"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_metrics.py"

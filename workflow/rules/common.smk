@@ -264,6 +264,19 @@ def get_cloze_answer_params(wildcards):
     return {lang: _download(entry) for lang, entry in CLOZE_CORPORA[wildcards.corpus]["answers"].items()}
 
 
+def get_cloze_metric_runs(wildcards):
+    """(model, lang) pairs of a constructed set that has answers in that language."""
+    answers = CLOZE_CORPORA[wildcards.corpus]["answers"]
+    return [(m, lang) for m in CLOZE["models"] for lang in answers if MODEL_SPECS[m].runs_on(lang)]
+
+
+def get_cloze_metric_files(kind):
+    def files(wildcards):
+        return [f"results/cloze/{wildcards.corpus}/{kind}/{m}/{lang}.parquet" for m, lang in get_cloze_metric_runs(wildcards)]
+
+    return files
+
+
 def get_cloze_outputs():
     """Per corpus: sentences, annotation sheets, ingested answers, and each model's predictions."""
     if not CLOZE_CORPORA:
@@ -275,6 +288,8 @@ def get_cloze_outputs():
         out += [f"results/cloze/{corpus}/sheets/{lang}" for lang in langs]
         if entry["answers"]:
             out.append(f"results/data/cloze/{corpus}/annotations.parquet")
+            if CLOZE["models"]:
+                out += [f"results/cloze/{corpus}/metrics.parquet", f"results/tables/cloze_{corpus}_disparity.csv"]
         out += [
             f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet"
             for m in CLOZE["models"]

@@ -1,0 +1,19 @@
+"""Log-probability of every human answer to a constructed cloze set, for one model and language."""
+
+from plmfair.io import read_parquet, write_parquet
+from plmfair.logs import configure_logging
+from plmfair.models import model_spec
+from plmfair.mozart import ANSWER_SCHEMA, run_cloze_scoring
+
+configure_logging(snakemake)
+entry = dict(snakemake.params.model)
+_, answer_scores, meta = run_cloze_scoring(
+    read_parquet(snakemake.input.annotations),
+    model_spec(entry.pop("name"), entry),
+    lang=snakemake.wildcards.lang,
+    k=1,
+    precision=snakemake.params.precision,
+    token_budget=int(snakemake.resources.token_budget),
+    with_predictions=False,
+)
+write_parquet(answer_scores, snakemake.output.answer_scores, schema_doc=ANSWER_SCHEMA, meta=meta)
