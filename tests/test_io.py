@@ -2,7 +2,14 @@ import pandas as pd
 import pytest
 
 from plmfair.errors import DataError
-from plmfair.io import atomic_path, read_parquet, read_parquet_meta, read_schema_doc, write_parquet
+from plmfair.io import (
+    atomic_dir,
+    atomic_path,
+    read_parquet,
+    read_parquet_meta,
+    read_schema_doc,
+    write_parquet,
+)
 
 
 def test_parquet_roundtrip_with_docs_and_meta(tmp_path):
@@ -39,3 +46,18 @@ def test_read_parquet_errors(tmp_path):
     write_parquet(pd.DataFrame({"a": [1]}), tmp_path / "ok.parquet")
     with pytest.raises(DataError, match="missing columns \\['z'\\]"):
         read_parquet(tmp_path / "ok.parquet", columns=["a", "z"])
+
+
+def test_atomic_dir_replaces_on_success_and_keeps_the_old_folder_on_failure(tmp_path):
+    out = tmp_path / "sheets"
+    with atomic_dir(out) as tmp:
+        (tmp / "a.csv").write_text("1")
+    assert [p.name for p in out.iterdir()] == ["a.csv"]
+    with pytest.raises(RuntimeError), atomic_dir(out) as tmp:
+        (tmp / "b.csv").write_text("half")
+        raise RuntimeError("job failed")
+    assert [p.name for p in out.iterdir()] == ["a.csv"]
+    assert [p.name for p in tmp_path.iterdir()] == ["sheets"]  # no temporary folder left
+    with atomic_dir(out) as tmp:
+        (tmp / "c.csv").write_text("2")
+    assert [p.name for p in out.iterdir()] == ["c.csv"]

@@ -339,33 +339,21 @@ def write_annotation_sheets(sentences: pd.DataFrame, *, lang: str, out_dir: str 
     Answers come back in the MozArt JSONL format (one line per annotator and sentence with
     s_id, text, mask, u_id and the demographic flags) and are read by :func:`ingest_answers`.
     """
-    import shutil
-    import tempfile
-
-    from plmfair.io import write_csv
+    from plmfair.io import atomic_dir, write_csv
 
     sents = sentences[sentences["lang"] == lang].reset_index(drop=True)
     if sents.empty:
         raise DataError(f"no constructed sentences for language {lang!r}")
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     paths = []
-    try:
-        n_batches = math.ceil(len(sents) / batch_size)
-        for b in range(n_batches):
+    with atomic_dir(out_dir) as tmp:
+        for b in range(math.ceil(len(sents) / batch_size)):
             chunk = sents.iloc[b * batch_size:(b + 1) * batch_size]
             sheet = pd.DataFrame({"batch": b + 1, "s_id": chunk["s_id"], "lang": lang, "text": chunk["text"],
                                   "mask": ""})
             name = f"batch_{b + 1:03d}.csv"
             write_csv(sheet, tmp / name)
             paths.append(out_dir / name)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(tmp, out_dir)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
     return paths
 
 

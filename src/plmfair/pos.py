@@ -137,10 +137,9 @@ def read_lexicon(path: str | os.PathLike) -> list[dict]:
 def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os.PathLike) -> None:
     """Write a lookup pipeline: spaCy's rule-based tokenizer for ``lang`` plus an attribute ruler
     that sets POS (and DEP) of the listed words, matched lower-cased; others stay untagged."""
-    import shutil
-    import tempfile
-
     import spacy
+
+    from plmfair.io import atomic_dir
 
     nlp = spacy.blank(lang)
     ruler = nlp.add_pipe("attribute_ruler")
@@ -149,17 +148,8 @@ def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os
         if e.get("dep"):
             attrs["DEP"] = e["dep"]
         ruler.add([[{"LOWER": e["word"].lower()}]], attrs)
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
+    with atomic_dir(out_dir) as tmp:
         nlp.to_disk(tmp)
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(tmp, out_dir)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
 
 
 def tag_corpus_file(path: str | os.PathLike, *, lang: str, pipeline: str | os.PathLike, member: str | None = None,

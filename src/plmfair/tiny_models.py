@@ -31,6 +31,8 @@ from tokenizers import (
     trainers,
 )
 
+from plmfair.io import atomic_dir
+
 log = logging.getLogger(__name__)
 
 TINY_KINDS = ("bert", "xlmr", "roberta", "albert", "flaubert", "mt5")
@@ -206,9 +208,9 @@ def build_tiny_model(
             tie_word_embeddings=False,
         ))
     model.eval()
-    out.mkdir(parents=True, exist_ok=True)
-    hf_tok.save_pretrained(out)
-    model.save_pretrained(out, safe_serialization=True)
+    with atomic_dir(out) as tmp:
+        hf_tok.save_pretrained(tmp)
+        model.save_pretrained(tmp, safe_serialization=True)
     log.info("built tiny %s model in %s (vocabulary %d)", kind, out, len(hf_tok))
     return out
 
