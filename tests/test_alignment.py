@@ -87,7 +87,7 @@ def test_align_files_checks_line_counts_and_reads_pharaoh(tmp_path):
                               langs=("en", "de"))
     assert links.values.tolist() == [[1, 0, 0], [1, 1, 1], [2, 0, 0], [2, 2, 1]]
     assert meta["alignment_source"].endswith("en-de.align")
-    with pytest.raises(DataError, match=r"corpus.en has 2 line\(s\) and corpus.fr has 1"):
+    with pytest.raises(DataError, match=r"different line counts \(corpus.en: 2, corpus.fr: 1\)"):
         align_files(tmp_path / "en.parquet", tmp_path / "fr.parquet", pharaoh=tmp_path / "en-de.align")
     (tmp_path / "bad.align").write_text("0-0 1-1\n0-0 2-2\n")
     with pytest.raises(DataError, match=r"bad.align line 2: link 2-2 is out of range"):

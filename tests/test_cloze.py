@@ -12,14 +12,13 @@ from plmfair.cloze import (
     MASK,
     balanced_sample,
     candidate_words,
-    check_parallel,
     construct,
     construction_table,
     ingest_answers,
     verify_sentences,
     write_annotation_sheets,
 )
-from plmfair.data import read_text_lines
+from plmfair.data import check_parallel, read_text_lines
 from plmfair.errors import DataError
 from plmfair.pos import build_lexicon_pipeline, load_pipeline, read_lexicon, tag_lines
 

@@ -206,16 +206,12 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, *, p
                 tokenized: bool = False, symmetrisation: str = "intersection",
                 eflomal_options: dict | None = None) -> tuple[pd.DataFrame, dict]:
     """Alignments of one language to the pivot from the two tokens files (see :func:`align_corpus`)."""
-    from plmfair.data import read_text_lines
+    from plmfair.data import check_parallel, read_text_lines
     from plmfair.io import read_parquet, read_parquet_meta
 
     p_meta, t_meta = read_parquet_meta(pivot_tokens), read_parquet_meta(tokens)
-    n_p, n_t = p_meta["n_lines"], t_meta["n_lines"]
-    if n_p != n_t:
-        raise DataError(
-            f"{p_meta['source']} has {n_p} line(s) and {t_meta['source']} has {n_t}; the corpus files must be "
-            f"parallel line by line (line i the same sentence in every language)"
-        )
+    n_p = check_parallel({"pivot": p_meta["n_lines"], "other": t_meta["n_lines"]},
+                         {"pivot": p_meta["source"], "other": t_meta["source"]})
     pharaoh_lines = pharaoh_source = None
     if pharaoh is not None:
         pharaoh_lines, pharaoh_source = read_text_lines(pharaoh, pharaoh_member)

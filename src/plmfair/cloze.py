@@ -293,18 +293,6 @@ def verify_sentences(sentences: pd.DataFrame, tokens: Mapping[str, pd.DataFrame]
                 raise AssertionError(f"cloze construction produced an invalid sentence {s_id} ({lang}): {'; '.join(problems)}")
 
 
-def check_parallel(n_lines: Mapping[str, int], sources: Mapping[str, str]) -> int:
-    """All languages must have the same number of lines; the common count."""
-    counts = set(n_lines.values())
-    if len(counts) != 1:
-        detail = ", ".join(f"{sources[lang]}: {n}" for lang, n in n_lines.items())
-        raise DataError(
-            f"the parallel corpus files have different line counts ({detail}); line i must be the same sentence in "
-            f"every language, so fix or re-extract the files"
-        )
-    return counts.pop()
-
-
 def construct(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str, n_lines: int,
               corpus: str, filters: Mapping | None, n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Sentences (:data:`SENTENCES_SCHEMA`) and counts (:data:`CONSTRUCTION_SCHEMA`) of one corpus."""
@@ -384,6 +372,7 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
                     pivot: str, corpus: str, filters: Mapping | None, n: int, seed: int
                     ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """:func:`construct` from the tokens and alignments files of one corpus; also the run metadata."""
+    from plmfair.data import check_parallel
     from plmfair.io import read_parquet, read_parquet_meta
 
     metas = {lang: read_parquet_meta(p) for lang, p in token_files.items()}

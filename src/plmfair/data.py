@@ -39,7 +39,7 @@ import math
 import os
 import re
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -403,3 +403,15 @@ def _no_member(path, member, names) -> str:
     near = [n for n in names if n.rsplit("/", 1)[-1] == base][:5]
     hint = f"; members with that file name: {near}" if near else ""
     return f"{path}: the archive has no member {member!r}{hint}; fix the `member` key in the config"
+
+
+def check_parallel(n_lines: Mapping[str, int], sources: Mapping[str, str]) -> int:
+    """All languages must have the same number of lines; the common count."""
+    counts = set(n_lines.values())
+    if len(counts) != 1:
+        detail = ", ".join(f"{sources[lang]}: {n}" for lang, n in n_lines.items())
+        raise DataError(
+            f"the parallel corpus files have different line counts ({detail}); line i must be the same sentence in "
+            f"every language, so fix or re-extract the files"
+        )
+    return counts.pop()
