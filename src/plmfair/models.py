@@ -72,6 +72,13 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
     )
 
 
+def spec_from_entry(entry: dict) -> ModelSpec:
+    """A :class:`ModelSpec` from a scoring rule's ``model`` parameter: the ``models.<name>`` entry
+    with its ``name`` added (``get_model_entry`` in ``common.smk``)."""
+    entry = dict(entry)
+    return model_spec(entry.pop("name"), entry)
+
+
 def pick_device(requested: str = "auto") -> torch.device:
     """``auto``: the GPU when there is one, else the CPU."""
     if requested == "auto":

@@ -2,14 +2,13 @@
 
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.models import model_spec
+from plmfair.models import spec_from_entry
 from plmfair.mozart import ANSWER_SCHEMA, run_cloze_scoring
 
 configure_logging(snakemake)
-entry = dict(snakemake.params.model)
 _, answer_scores, meta = run_cloze_scoring(
     read_parquet(snakemake.input.annotations),
-    model_spec(entry.pop("name"), entry),
+    spec_from_entry(snakemake.params.model),
     lang=snakemake.wildcards.lang,
     k=1,
     precision=snakemake.params.precision,

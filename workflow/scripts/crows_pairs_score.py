@@ -3,13 +3,12 @@
 from plmfair.crows_pairs import PAIR_SCHEMA, run_scoring
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.models import model_spec
+from plmfair.models import spec_from_entry
 
 configure_logging(snakemake)
-entry = dict(snakemake.params.model)
 scores, meta = run_scoring(
     read_parquet(snakemake.input.pairs),
-    model_spec(entry.pop("name"), entry),
+    spec_from_entry(snakemake.params.model),
     protocol=snakemake.params.protocol,
     precision=snakemake.params.precision,
     too_long=snakemake.params.too_long,
