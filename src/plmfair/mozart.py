@@ -196,11 +196,15 @@ def _answer_frame(answers, totals, n_pieces, norm) -> pd.DataFrame:
     return df.astype({"answer_norm": "string"})
 
 
-def run_cloze_scoring(annotations: pd.DataFrame, spec, *, lang: str, k: int, precision: str = "fp32",
+def run_cloze_scoring(annotations: pd.DataFrame, spec, *, lang: str, k: int | None = None, precision: str = "fp32",
                       num_beams: int | None = None, token_budget: int = 8192, with_answers: bool = True,
                       with_predictions: bool = True, device: str = "auto"):
-    """Load the model; return (predictions or None, answer scores or None, run metadata) for one language."""
+    """Load the model; return (predictions or None, answer scores or None, run metadata) for one language.
+    ``k`` (candidates per sentence) is needed only with predictions."""
     from plmfair.models import load_model, pick_device
+
+    if with_predictions and k is None:
+        raise ValueError("run_cloze_scoring: predictions need k, the number of candidates to keep")
 
     dev = pick_device(device)
     model, tokenizer = load_model(spec, device=dev, precision=precision)

@@ -10,7 +10,6 @@ _, answer_scores, meta = run_cloze_scoring(
     read_parquet(snakemake.input.annotations),
     spec_from_entry(snakemake.params.model),
     lang=snakemake.wildcards.lang,
-    k=1,
     precision=snakemake.params.precision,
     token_budget=int(snakemake.resources.token_budget),
     with_predictions=False,
