@@ -82,6 +82,10 @@ DEFAULT_FILTERS = {
 }
 
 
+def _pivot_first(tokens: Mapping[str, pd.DataFrame], pivot: str) -> list[str]:
+    return [pivot] + [lang for lang in tokens if lang != pivot]
+
+
 def _dep_matches(dep: pd.Series, labels: Sequence[str]) -> pd.Series:
     labels = set(labels)
     base = dep.str.split(":").str[0]
@@ -114,7 +118,7 @@ def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str,
     (:data:`plmfair.alignment.ALIGNMENT_SCHEMA`).
     """
     f = {**DEFAULT_FILTERS, **(filters or {})}
-    langs = [pivot] + [lang for lang in tokens if lang != pivot]
+    langs = _pivot_first(tokens, pivot)
     missing = [lang for lang in langs[1:] if lang not in alignments]
     if missing:
         raise DataError(f"corpus {corpus}: no alignments for {missing}")
@@ -144,21 +148,16 @@ def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str,
     record("length", "sentences", f"{lo} to {hi} tokens in every language", per, int(keep.sum()))
     lines_kept = set(all_lines[keep.to_numpy()])
 
-    cand = tokens[pivot].loc[tokens[pivot]["line"].isin(lines_kept)].rename(columns={"token": f"token_{pivot}"})
-    cand = cand.rename(columns={c: f"{c}_{pivot}" for c in ("text", "whitespace", "upos", "dep", "head", "like_num",
-                                                             "is_punct", "is_alpha")})
-    cand = cand.reset_index(drop=True)
-    for lang in langs:
+    def with_mwe(lang):
         tok = tokens[lang].assign(in_mwe=_in_mwe(tokens[lang], f["mwe_deps"]))
-        if lang == pivot:
-            cand = cand.merge(tok[["line", "token", "in_mwe"]].rename(columns={"token": f"token_{pivot}",
-                                                                                "in_mwe": f"in_mwe_{pivot}"}),
-                              on=["line", f"token_{pivot}"], how="left")
-            continue
+        return tok.rename(columns={c: f"{c}_{lang}" for c in tok.columns if c != "line"})
+
+    cand = with_mwe(pivot)
+    cand = cand[cand["line"].isin(lines_kept)].reset_index(drop=True)
+    for lang in langs[1:]:
         links = _one_to_one(alignments[lang]).rename(columns={"pivot_token": f"token_{pivot}", "token": f"token_{lang}"})
         cand = cand.merge(links, on=["line", f"token_{pivot}"], how="left")
-        attrs = tok.rename(columns={c: f"{c}_{lang}" for c in tok.columns if c != "line"})
-        cand = cand.merge(attrs, on=["line", f"token_{lang}"], how="left")
+        cand = cand.merge(with_mwe(lang), on=["line", f"token_{lang}"], how="left")
     record("candidates", "words", "pivot-language tokens of the kept lines",
            {lang: len(cand) for lang in langs}, len(cand))
 
@@ -253,7 +252,7 @@ def masked_text(tokens: pd.DataFrame, line: int, token: int) -> tuple[str, str]:
 def cloze_sentences_from_sample(sample: pd.DataFrame, tokens: Mapping[str, pd.DataFrame], *, pivot: str,
                                 corpus: str) -> pd.DataFrame:
     """One row per language and sampled line (:data:`SENTENCES_SCHEMA`)."""
-    langs = [pivot] + [lang for lang in tokens if lang != pivot]
+    langs = _pivot_first(tokens, pivot)
     rows = []
     for _, cand in sample.iterrows():
         line = int(cand["line"])
@@ -301,7 +300,7 @@ def construct(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.Da
     sample = balanced_sample(cand, n=n, classes=list(f["pos"]), seed=seed, corpus=corpus, pivot=pivot)
     sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
     verify_sentences(sentences, tokens, alignments, pivot=pivot, pos=f["pos"])
-    langs = [pivot] + [lang for lang in tokens if lang != pivot]
+    langs = _pivot_first(tokens, pivot)
     extra = [{"corpus": corpus, "step": "sampled", "unit": "sentences",
               "description": f"balanced sample, seed {seed}: {n // len(f['pos'])} per class of {list(f['pos'])}",
               "lang": lang, "count": len(sample)} for lang in [*langs, "all"]]
