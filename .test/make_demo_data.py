@@ -167,7 +167,7 @@ def main() -> None:
     fr_rows[7][2] = ""  # a missing sentence, as in the real French file
     fr_rows[11][2] = fr_rows[11][1]  # an identical pair, reported and skipped by scoring
     write_csv(OUT / "crows_pairs_demo_fr.csv", ["", "sent_more", "sent_less", "stereo_antistereo", "bias_type"], fr_rows, "\t")
-    for f in sorted(OUT.iterdir()):
+    for f in sorted(p for p in OUT.iterdir() if p.is_file()):
         print(hashlib.sha256(f.read_bytes()).hexdigest(), f.name)
 
 

@@ -24,8 +24,10 @@ from pathlib import Path
 
 import torch
 
-from plmfair.crows_pairs import score_pairs, shared_positions
+from plmfair.crows_pairs import score_pairs
 from plmfair.data import read_crows_pairs
+from plmfair.scoring.masking import shared_positions
+from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.tiny_models import build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -136,11 +138,12 @@ def main() -> int:
     def fast():
         sync(device)
         t0 = time.perf_counter()
-        out = score_pairs(pairs, model, tokenizer, model_name="bench", uncased=True, token_budget=args.token_budget)
+        out = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name="bench", uncased=True,
+                                                token_budget=args.token_budget))
         sync(device)
         return out, time.perf_counter() - t0
 
-    score_pairs(pairs.head(4), model, tokenizer, model_name="warm-up", uncased=True)
+    score_pairs(pairs.head(4), MaskedLMScorer(model, tokenizer, name="warm-up", uncased=True))
     fast_out, t_fast = fast()
     flops = flops_fast(model, tokenizer, pairs)
     print(f"plmfair batched head-only: {t_fast:8.2f} s  {len(pairs) / t_fast:9.2f} pairs/s  "
@@ -162,7 +165,8 @@ def main() -> int:
         print(f"largest score difference against the plain loop: {diff:.4f}")
     if args.precision_effect:
         model16 = model.to(torch.bfloat16)
-        out16 = score_pairs(pairs, model16, tokenizer, model_name="bench-bf16", uncased=True, token_budget=args.token_budget)
+        out16 = score_pairs(pairs, MaskedLMScorer(model16, tokenizer, name="bench-bf16", uncased=True,
+                                                  token_budget=args.token_budget))
         d = (out16[["sent_more_score", "sent_less_score"]] - fast_out[["sent_more_score", "sent_less_score"]]).abs().max().max()
         # a pair's outcome: more stereotyping sentence preferred (1), neutral (0), or not (-1)
         def outcome(df):

@@ -9,18 +9,17 @@ import pytest
 
 from plmfair.alignment import links_frame, parse_pharaoh
 from plmfair.cloze import (
-    MASK,
     balanced_sample,
     candidate_words,
     construct,
-    construction_table,
     ingest_answers,
     verify_sentences,
     write_annotation_sheets,
 )
-from plmfair.data import check_parallel, read_text_lines
+from plmfair.data import MASK, check_parallel, read_text_lines
 from plmfair.errors import DataError
 from plmfair.pos import build_lexicon_pipeline, load_pipeline, read_lexicon, tag_lines
+from plmfair.tables import construction_table
 
 LANGS = ("en", "de", "es", "fr")
 

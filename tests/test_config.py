@@ -42,8 +42,11 @@ def test_cloze_section_defaults_when_absent(default_config, schema):
         (lambda c: c.update(unknown_key=1), "config error at (top level): Additional properties are not allowed ('unknown_key'"),
         (lambda c: c["models"]["xlmr_base"].update(family="mllm"), "config error at models.xlmr_base.family: 'mllm' is not one of"),
         (lambda c: c["datasets"]["crows_pairs"]["fr"].update(sha256="abc"), "config error at datasets.crows_pairs.fr.sha256"),
-        (lambda c: c["mozart"]["models"].append("gpt9"), "config error at mozart.models.3: model 'gpt9' is not declared"),
-        (lambda c: c["crows_pairs"]["models"].append("mt5_base"), "needs a masked LM"),
+        (lambda c: c["mozart"].update(models=["xlmr_base", "gpt9"]),
+         "config error at mozart.models.1: model 'gpt9' is not declared"),
+        (lambda c: c["crows_pairs"].update(models=["mt5_base"]),
+         "config error at crows_pairs.models.0: 'mt5_base' is a seq2seq model; the crows_pairs study scores the "
+         "families ['causal', 'mlm']"),
         (lambda c: c["crows_pairs"]["datasets"].append("de"), "data set 'de' is not declared"),
         (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"), "downloads need distinct file names"),
         (lambda c: c["cloze"]["corpora"]["wmt06_test2006"]["text"]["de"].update(url="https://elsewhere/dev.tgz"),
@@ -53,7 +56,7 @@ def test_cloze_section_defaults_when_absent(default_config, schema):
         (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(alignments={"en": {"file": "a.align"}}),
          "config error at cloze.corpora.wmt06_test2006.alignments.en: not a language of the corpus"),
         (lambda c: c["cloze"]["sample"].update(n=30), "config error at cloze.sample.n: 30 quadruples cannot be balanced"),
-        (lambda c: c["cloze"]["models"].append("bloom"), "config error at cloze.models.3: model 'bloom' is not declared"),
+        (lambda c: c["cloze"].update(models=["bloom"]), "config error at cloze.models.0: model 'bloom' is not declared"),
         (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
     ],
 )

@@ -8,8 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from plmfair.crows_pairs import score_pairs, shared_positions, summarise_pairs, table4, table5
+from plmfair.crows_pairs import score_pairs, summarise_pairs
 from plmfair.errors import ModelError
+from plmfair.scoring.masking import shared_positions
+from plmfair.scoring.mlm import MaskedLMScorer
+from plmfair.tables import table4, table5
 from plmfair.tiny_models import build_tiny_model
 
 FR = [
@@ -85,7 +88,7 @@ def test_agrees_with_plain_reference_pair_by_pair(tiny, uncased):
     kind, model, tokenizer = tiny
     pairs = pairs_frame(FR + EN)
     # a tiny budget forces many batches of mixed lengths through the padding path
-    out = score_pairs(pairs, model, tokenizer, model_name=kind, uncased=uncased, token_budget=64)
+    out = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=uncased, token_budget=64))
     for (_, pair), (_, got) in zip(pairs.iterrows(), out.iterrows(), strict=True):
         stereo = pair["stereo_antistereo"] == "stereo"
         sent1, sent2 = (pair["sent_more"], pair["sent_less"]) if stereo else (pair["sent_less"], pair["sent_more"])
@@ -99,15 +102,15 @@ def test_agrees_with_plain_reference_pair_by_pair(tiny, uncased):
 def test_batching_does_not_change_scores(tiny):
     kind, model, tokenizer = tiny
     pairs = pairs_frame(FR)
-    a = score_pairs(pairs, model, tokenizer, model_name=kind, uncased=False, token_budget=16)
-    b = score_pairs(pairs, model, tokenizer, model_name=kind, uncased=False, token_budget=100_000)
+    a = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False, token_budget=16))
+    b = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False, token_budget=100_000))
     assert (a["sent_more_score"] - b["sent_more_score"]).abs().max() <= 1e-3
     assert (a["n_masked_more"] == b["n_masked_more"]).all()
 
 
 def test_masked_counts_follow_shared_tokens(tiny):
     kind, model, tokenizer = tiny
-    out = score_pairs(pairs_frame(FR[:1], ["stereo"]), model, tokenizer, model_name=kind, uncased=False)
+    out = score_pairs(pairs_frame(FR[:1], ["stereo"]), MaskedLMScorer(model, tokenizer, name=kind, uncased=False))
     ids_more = tokenizer(FR[0][0])["input_ids"]
     ids_less = tokenizer(FR[0][1])["input_ids"]
     t1, _ = shared_positions(ids_more, ids_less)
@@ -121,9 +124,9 @@ def test_uncased_lowercases_before_tokenizing(tmp_path):
     model, tok = AutoModelForMaskedLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
     upper = pairs_frame([("WOMEN DON'T KNOW HOW TO DRIVE.", "MEN DON'T KNOW HOW TO DRIVE.")], ["stereo"])
     lower = pairs_frame([("women don't know how to drive.", "men don't know how to drive.")], ["stereo"])
-    a = score_pairs(upper, model, tok, model_name="r", uncased=True)
-    b = score_pairs(lower, model, tok, model_name="r", uncased=False)
-    c = score_pairs(upper, model, tok, model_name="r", uncased=False)
+    a = score_pairs(upper, MaskedLMScorer(model, tok, name="r", uncased=True))
+    b = score_pairs(lower, MaskedLMScorer(model, tok, name="r", uncased=False))
+    c = score_pairs(upper, MaskedLMScorer(model, tok, name="r", uncased=False))
     assert a.loc[0, "sent_more_score"] == b.loc[0, "sent_more_score"]
     assert a.loc[0, "sent_more_score"] != c.loc[0, "sent_more_score"]
 
@@ -134,19 +137,19 @@ def test_bad_pairs_are_kept_with_a_status(tiny, caplog):
     rows = [FR[0], (FR[1][0], None), ("  ", "x"), (FR[2][0], FR[2][0]), (long + " a.", long + " b.")]
     pairs = pairs_frame(rows, ["stereo"] * len(rows))
     with caplog.at_level("WARNING"):
-        out = score_pairs(pairs, model, tokenizer, model_name=kind, uncased=False)
+        out = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False))
     assert out["status"].tolist() == ["ok", "skipped_missing", "skipped_empty", "skipped_identical", "skipped_too_long"]
     assert out.loc[1:, "sent_more_score"].isna().all() and not out.loc[1:, "biased"].any()
     assert "pair 3: skipped_identical" in caplog.text
-    trunc = score_pairs(pairs.iloc[[4]], model, tokenizer, model_name=kind, uncased=False, too_long="truncate")
+    trunc = score_pairs(pairs.iloc[[4]], MaskedLMScorer(model, tokenizer, name=kind, uncased=False), too_long="truncate")
     assert trunc.loc[0, "status"] == "truncated" and trunc.loc[0, "n_masked_more"] > 0
 
 
 def test_variants(tiny):
     kind, model, tokenizer = tiny
     pairs = pairs_frame(FR[:2], ["stereo", "stereo"])
-    allt = score_pairs(pairs, model, tokenizer, model_name=kind, uncased=False, protocol="all_tokens")
-    l2r = score_pairs(pairs, model, tokenizer, model_name=kind, uncased=False, protocol="within_word_l2r")
+    allt = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False), protocol="all_tokens")
+    l2r = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False), protocol="within_word_l2r")
     n_content = len([t for t in tokenizer(FR[0][0])["input_ids"] if t not in tokenizer.all_special_ids])
     assert allt.loc[0, "n_masked_more"] == l2r.loc[0, "n_masked_more"] == n_content
     # a word of one token scores the same under both; multi-token words differ
@@ -166,7 +169,7 @@ def test_model_without_mask_token_is_named(tiny):
         mask_token_id = None
 
     with pytest.raises(ModelError, match="model 'nomask' has no mask token"):
-        score_pairs(pairs_frame(FR[:1]), model, NoMask(), model_name="nomask", uncased=False)
+        score_pairs(pairs_frame(FR[:1]), MaskedLMScorer(model, NoMask(), name="nomask", uncased=False))
 
 
 # --- scores and tables on hand-made outcomes -------------------------------------------

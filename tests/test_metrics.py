@@ -5,8 +5,8 @@ import math
 import pandas as pd
 import pytest
 
-from plmfair.metrics import answer_ranks, group_metrics, normalise, sigma_gd
-from plmfair.mozart import compute_metrics, paper_table
+from plmfair.metrics import answer_ranks, compute_metrics, group_metrics, normalise, sigma_gd
+from plmfair.tables import paper_table
 
 
 def test_normalise_nfc_trim_lower_and_tokenizer_norm():

@@ -4,15 +4,10 @@ import pandas as pd
 import pytest
 
 from plmfair.errors import DataError, ModelError
-from plmfair.mozart import (
-    answer_scores_mlm,
-    answer_scores_seq2seq,
-    cloze_sentences,
-    predict_mlm,
-    predict_seq2seq,
-)
-from plmfair.scoring.mlm import whole_word_vocabulary, word_start_rule
-from plmfair.scoring.seq2seq import span_vocabulary
+from plmfair.mozart import cloze_sentences, predict, score_answers
+from plmfair.scoring.mlm import MaskedLMScorer
+from plmfair.scoring.pieces import whole_word_vocabulary, word_start_rule
+from plmfair.scoring.seq2seq import Seq2SeqScorer, span_vocabulary
 from plmfair.tiny_models import build_tiny_model
 
 TEXTS = [
@@ -62,7 +57,7 @@ def test_whole_word_filter_sentencepiece(models):
 @pytest.mark.parametrize("kind", ["bert", "xlmr"])
 def test_predict_mlm_candidates_are_whole_words(models, kind):
     model, tok = models[kind]
-    preds = predict_mlm(SENTS, model, tok, model_name=kind, uncased=kind == "bert", k=10)
+    preds = predict(SENTS, MaskedLMScorer(model, tok, name=kind, uncased=kind == "bert"), k=10)
     words = set(whole_word_vocabulary(tok).values())
     assert set(preds["candidate"]) <= words
     assert preds.groupby("s_id")["rank"].apply(list).tolist() == [list(range(1, 11))] * 2
@@ -71,7 +66,7 @@ def test_predict_mlm_candidates_are_whole_words(models, kind):
 
 def test_seq2seq_spans_are_single_words(models):
     model, tok = models["mt5"]
-    preds = predict_seq2seq(SENTS, model, tok, model_name="mt5", uncased=False, k=15)
+    preds = predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=15)
     assert len(preds) == 30
     vocab = span_vocabulary(tok, model.get_output_embeddings().weight.shape[0], "mt5")
     for word in preds["candidate"]:
@@ -83,10 +78,10 @@ def test_seq2seq_spans_are_single_words(models):
 
 def test_seq2seq_answer_score_matches_its_prediction(models):
     model, tok = models["mt5"]
-    preds = predict_seq2seq(SENTS.iloc[:1], model, tok, model_name="mt5", uncased=False, k=3)
+    preds = predict(SENTS.iloc[:1], Seq2SeqScorer(model, tok, name="mt5"), k=3)
     best = preds.iloc[0]
     answers = pd.DataFrame({"s_id": ["1"], "text": [SENTS.text[0]], "answer": [best["candidate"]]})
-    scores = answer_scores_seq2seq(answers, model, tok, model_name="mt5", uncased=False)
+    scores = score_answers(answers, Seq2SeqScorer(model, tok, name="mt5"))
     # the tokenizer may split the surface form differently from the beam; when it does not, scores agree
     if tok(best["candidate"], add_special_tokens=False)["input_ids"] == tok.convert_tokens_to_ids(
         tok.tokenize(best["candidate"])
@@ -101,7 +96,7 @@ def test_answer_scores_mlm_multi_piece_and_multiword(models):
         "text": [SENTS.text[0], SENTS.text[0], SENTS.text[1]],
         "answer": ["membres", "Commissionnaires spéciaux", "adopter"],
     })
-    s = answer_scores_mlm(answers, model, tok, model_name="bert", uncased=True)
+    s = score_answers(answers, MaskedLMScorer(model, tok, name="bert", uncased=True))
     assert s["multiword"].tolist() == [False, True, False]
     assert (s["n_pieces"] >= 1).all() and s.loc[1, "n_pieces"] > 1
     assert (s["logprob"] < 0).all()
@@ -119,7 +114,7 @@ def test_one_mask_per_sentence_required():
 def test_models_without_mask_or_sentinels_are_named(models):
     model, tok = models["mt5"]
     with pytest.raises(ModelError, match="model 'mt5' has no mask token"):
-        predict_mlm(SENTS, model, tok, model_name="mt5", uncased=False)
+        predict(SENTS, MaskedLMScorer(model, tok, name="mt5"))
     bert_model, bert_tok = models["bert"]
     with pytest.raises(ModelError, match="model 'bert' has no sentinel tokens"):
-        predict_seq2seq(SENTS, bert_model, bert_tok, model_name="bert", uncased=False)
+        predict(SENTS, Seq2SeqScorer(bert_model, bert_tok, name="bert"))

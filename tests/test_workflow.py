@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,17 +18,18 @@ BIN = Path(sys.executable).parent
 
 
 def snakemake(repo: Path, workdir: Path, *args: str, check: bool = True, configfile: Path | None = None,
-              mirror: Path | None = None) -> subprocess.CompletedProcess:
+              extra_configfiles: tuple[Path, ...] = (), mirror: Path | None = None,
+              env: dict | None = None) -> subprocess.CompletedProcess:
     cmd = [
         str(BIN / "snakemake"),
         "--snakefile", str(repo / "Snakefile"),
         "--directory", str(workdir),
-        "--configfile", str(configfile or repo / ".test" / "config" / "config.yaml"),
+        "--configfile", str(configfile or repo / ".test" / "config" / "config.yaml"), *map(str, extra_configfiles),
         "--config", f"mirror={mirror or repo / '.test' / 'data'}",
         "--cores", "2",
         *args,
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
     return proc
@@ -76,7 +80,7 @@ def test_demo_crows_pairs_outputs(demo_run):
 
 def test_demo_mozart_chain_all_three_families(demo_run):
     metrics = read_parquet(demo_run / "results/mozart/metrics.parquet")
-    assert set(metrics["model"]) == {"tiny_bert", "tiny_xlmr", "tiny_mt5"}
+    assert set(metrics["model"]) == {"tiny_bert", "tiny_xlmr", "tiny_mt5", "tiny_gpt2", "tiny_llama"}
     assert set(metrics["group"]) == {"MN", "FN", "MNN", "FNN", "all"}
     assert metrics.loc[(metrics["lang"] == "de") & (metrics["group"] == "all"), "n_empty"].eq(1).all()
     preds = read_parquet(demo_run / "results/mozart/predictions/tiny_mt5/fr.parquet")
@@ -135,7 +139,62 @@ def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
     assert ann["true_mask"].tolist() == es["true_mask"].tolist()
     # and on to MozArt's metrics per model and group, for the language with answers
     metrics = read_parquet(demo_run / "results/cloze/demo/metrics.parquet")
-    assert set(metrics["model"]) == {"tiny_bert", "tiny_mt5"} and set(metrics["lang"]) == {"es"}
+    assert set(metrics["model"]) == {"tiny_bert", "tiny_mt5", "tiny_gpt2"} and set(metrics["lang"]) == {"es"}
     by_group = metrics[metrics["model"] == "tiny_bert"].set_index("group")["n"]
     assert by_group["all"] == len(es) and by_group["MN"] + by_group["FN"] == len(es) and by_group["MNN"] == 0
     assert (demo_run / "results/tables/cloze_demo_disparity.csv").exists()
+
+
+def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, set[str]]:
+    """Rule -> the wildcards of every job a dry run plans ('' for a job without wildcards)."""
+    jobs: dict[str, set[str]] = {}
+    for block in re.split(r"\n(?=\[[^\]]+\]\nrule )", proc.stdout):
+        rule = re.search(r"^rule (\w+):", block, flags=re.M)
+        if rule:
+            wildcards = re.search(r"^    wildcards: (.*)$", block, flags=re.M)
+            jobs.setdefault(rule.group(1), set()).add(wildcards.group(1) if wildcards else "")
+    return jobs
+
+
+def test_demo_scores_causal_models_in_every_study(demo_run):
+    summary = read_parquet(demo_run / "results/crows_pairs/summary.parquet")
+    metric = summary[summary["subset"] == "metric"].set_index(["dataset", "model"])
+    assert metric.loc[("demo_fr", "tiny_gpt2"), "protocol"] == "sentence_log_likelihood"
+    assert metric.loc[("demo_fr", "tiny_bert"), "protocol"] == "nangia"
+    metrics = read_parquet(demo_run / "results/mozart/metrics.parquet")
+    assert {"tiny_gpt2", "tiny_llama"} <= set(metrics["model"])  # every declared model that fits
+    preds = read_parquet(demo_run / "results/cloze/demo/predictions/tiny_gpt2/es.parquet")
+    assert read_parquet_meta(demo_run / "results/cloze/demo/predictions/tiny_gpt2/es.parquet")["model_family"] == "causal"
+    assert preds.groupby("s_id")["logprob"].apply(lambda s: s.is_monotonic_decreasing).all()
+
+
+def test_params_rerun_exactly_what_they_change(repo, demo_run, tmp_path):
+    beams = tmp_path / "beams.yaml"
+    beams.write_text("mozart:\n  num_beams: 3\ncloze:\n  num_beams: 5\n")
+    jobs = planned_jobs(snakemake(repo, demo_run, "--dry-run", extra_configfiles=(beams,)))
+    # beam settings rerun the beam-search families' jobs only, never a masked LM's
+    assert {re.search(r"model=(\w+)", w).group(1) for w in jobs["mozart_score"]} == {"tiny_mt5", "tiny_gpt2",
+                                                                                     "tiny_llama"}
+    assert {re.search(r"model=(\w+)", w).group(1) for w in jobs["cloze_predict"]} == {"tiny_mt5", "tiny_gpt2"}
+    assert "crows_pairs_score" not in jobs and "download" not in jobs
+    # the mirror is where files are looked up, not what they are: moving it reruns nothing
+    moved = tmp_path / "moved_mirror"
+    shutil.copytree(repo / ".test" / "data", moved)
+    proc = snakemake(repo, demo_run, "--dry-run", mirror=moved)
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_dag_is_built_without_torch(repo, tmp_path):
+    """`snakemake -n` and `--lint` on the default configuration with torch and transformers unimportable."""
+    blocked = tmp_path / "blocked"
+    for name in ("torch", "transformers"):
+        (blocked / name).mkdir(parents=True)
+        (blocked / name / "__init__.py").write_text(f"raise ImportError('{name} is blocked for this test')\n")
+    env = {**os.environ, "PYTHONPATH": str(blocked)}
+    proc = snakemake(repo, tmp_path / "work", "--dry-run", configfile=repo / "config" / "config.yaml", env=env)
+    jobs = planned_jobs(proc)
+    assert {"crows_pairs_score", "mozart_score", "cloze_predict"} <= set(jobs)
+    assert any("model=gpt2" in w for w in jobs["crows_pairs_score"])
+    lint = snakemake(repo, tmp_path / "work", "--lint", configfile=repo / "config" / "config.yaml", env=env,
+                     check=False)
+    assert lint.returncode == 0, lint.stdout + lint.stderr

@@ -28,8 +28,8 @@ Outputs:
 ``results/cloze/{corpus}/sentences.parquet`` (:data:`SENTENCES_SCHEMA`), one row per
 language and sampled line, shaped like the MozArt sentences;
 ``results/cloze/{corpus}/construction.parquet`` (:data:`CONSTRUCTION_SCHEMA`), the count
-left after each filter, per language, and ``results/tables/cloze_construction.csv``
-(all corpora).
+left after each filter, per language, rendered for all corpora as
+``results/tables/cloze_construction.csv`` by :func:`plmfair.tables.write_construction_table`.
 """
 
 from __future__ import annotations
@@ -43,11 +43,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from plmfair.data import MASK
 from plmfair.errors import DataError
 
 log = logging.getLogger(__name__)
-
-MASK = "[MASK]"
 
 SENTENCES_SCHEMA = {
     "lang": "ISO 639-1 code of the sentence",
@@ -309,16 +308,6 @@ def construct(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.Da
     return sentences, counts
 
 
-def construction_table(counts: pd.DataFrame) -> pd.DataFrame:
-    """Wide table for people: one row per corpus and step, one column per language and 'all'."""
-    order = list(dict.fromkeys(counts["lang"]))
-    wide = counts.pivot_table(index=["corpus", "step", "unit", "description"], columns="lang", values="count",
-                              aggfunc="first", sort=False)
-    wide = wide.reindex(columns=[c for c in order if c in wide.columns])
-    wide.columns.name = None
-    return wide.reset_index()
-
-
 def write_annotation_sheets(sentences: pd.DataFrame, *, lang: str, out_dir: str | os.PathLike,
                             batch_size: int = 10) -> list[Path]:
     """CSV sheets of ``batch_size`` sentences for annotators: batch, s_id, text, mask (left empty).
@@ -385,19 +374,3 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
             "sources": {lang: m["source"] for lang, m in metas.items()},
             "alignments": {lang: read_parquet_meta(p) for lang, p in alignment_files.items()}}
     return sentences, counts, meta
-
-
-def write_construction_table(count_files: Sequence[str | os.PathLike], *, csv: str, md: str, tex: str) -> None:
-    """``results/tables/cloze_construction.{csv,md,tex}``: what each filter leaves, per corpus and language."""
-    from plmfair.io import read_parquet
-    from plmfair.tables import write_table
-
-    counts = pd.concat([read_parquet(p) for p in count_files], ignore_index=True)
-    write_table(
-        construction_table(counts), csv=csv, md=md, tex=tex, digits=0,
-        caption="Cloze construction: what is left after each filter, applied in order. Sentence steps count lines; "
-                "word steps count pivot-language words with their aligned counterparts. A language column counts what "
-                "passes the step in that language among what passed every earlier step in all languages; 'all' what "
-                "passes in all of them.",
-        label="tab:cloze_construction",
-    )

@@ -1,7 +1,8 @@
-"""Configuration checks: the JSON schema (through ``snakemake.utils.validate``) and cross-references.
+"""Configuration checks: the JSON schema (through ``snakemake.utils.validate``), then the
+cross-references of :func:`plmfair.plan.check_config`; and the list of declared downloads.
 
 Every problem is reported as one line that names the key: ``config error at
-models.xlmr_base.family: 'mllm' is not one of ['mlm', 'seq2seq']``.
+models.xlmr_base.family: 'mllm' is not one of ['causal', 'mlm', 'seq2seq']``.
 """
 
 from __future__ import annotations
@@ -32,80 +33,10 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
             raise ConfigError(f"config error: {exc}") from exc
         best = jsonschema.exceptions.best_match(errors)
         raise ConfigError(f"config error at {_key_path(best)}: {best.message}") from None
-    check_references(config)
+    from plmfair.plan import check_config
+
+    check_config(config)
     return config
-
-
-def check_references(config: dict) -> None:
-    """Names used by the studies must be declared, and of a family the study can use."""
-    models = config.get("models", {})
-    crows_sets = config.get("datasets", {}).get("crows_pairs", {})
-    for study in ("mozart", "crows_pairs"):
-        for i, name in enumerate(config.get(study, {}).get("models", [])):
-            if name not in models:
-                raise ConfigError(
-                    f"config error at {study}.models.{i}: model {name!r} is not declared under `models` "
-                    f"(declared: {sorted(models)})"
-                )
-            if study == "crows_pairs" and models[name]["family"] != "mlm":
-                raise ConfigError(
-                    f"config error at crows_pairs.models.{i}: {name!r} is a {models[name]['family']} model; "
-                    f"the CrowS-Pairs protocol needs a masked LM (family: mlm)"
-                )
-    for i, name in enumerate(config.get("crows_pairs", {}).get("datasets", [])):
-        if name not in crows_sets:
-            raise ConfigError(
-                f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
-                f"datasets.crows_pairs (declared: {sorted(crows_sets)})"
-            )
-    _check_cloze(config)
-    files: dict[str, tuple[str, dict]] = {}
-    for where, entry in download_entries(config).items():
-        if entry["file"] in files:
-            other_where, other = files[entry["file"]]
-            # several members of one archive name the same file: fine when it is the same download
-            if (entry.get("url"), entry.get("sha256")) != (other.get("url"), other.get("sha256")):
-                raise ConfigError(
-                    f"config error at {where}.file: {entry['file']!r} is also the file of {other_where} with another "
-                    f"url or sha256; downloads need distinct file names"
-                )
-            continue
-        files[entry["file"]] = (where, entry)
-
-
-def _check_cloze(config: dict) -> None:
-    cloze = config.get("cloze", {})
-    models = config.get("models", {})
-    spacy = cloze.get("spacy", {})
-    for i, name in enumerate(cloze.get("models", [])):
-        if name not in models:
-            raise ConfigError(
-                f"config error at cloze.models.{i}: model {name!r} is not declared under `models` (declared: {sorted(models)})"
-            )
-    classes = len(cloze.get("filters", {}).get("pos", ["NOUN", "VERB", "ADJ", "ADV"]))
-    n = cloze.get("sample", {}).get("n", 100)
-    if cloze.get("corpora") and n % classes:
-        raise ConfigError(
-            f"config error at cloze.sample.n: {n} quadruples cannot be balanced across {classes} POS classes; "
-            f"use a multiple of {classes}"
-        )
-    for name, corpus in cloze.get("corpora", {}).items():
-        where = f"cloze.corpora.{name}"
-        langs = list(corpus["text"])
-        pivot = corpus.get("pivot", "en")
-        if pivot not in langs:
-            raise ConfigError(f"config error at {where}.pivot: {pivot!r} is not one of the text languages {langs}")
-        for key in ("alignments", "align_extra", "answers"):
-            for lang in corpus.get(key, {}):
-                if lang not in langs or (key != "answers" and lang == pivot):
-                    allowed = [x for x in langs if key == "answers" or x != pivot]
-                    raise ConfigError(f"config error at {where}.{key}.{lang}: not a language of the corpus ({allowed})")
-        for lang in langs:
-            if lang not in spacy:
-                raise ConfigError(
-                    f"config error at cloze.spacy: no spaCy pipeline for {lang!r} (used by {where}); add "
-                    f"`{lang}: <pipeline name>` (for example {lang}_core_news_sm)"
-                )
 
 
 def download_entries(config: dict) -> dict[str, dict]:

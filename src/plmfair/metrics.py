@@ -14,12 +14,15 @@ Definitions (the paper leaves the correlations unspecified; these are ours):
   across the four groups for a language, or across the four languages for a group.
 
 Answers are matched after :func:`normalise` (Unicode NFC, trimming, lower-casing, then the
-model tokenizer's own normalizer, so mBERT uncased's accent-less predictions match accented
-answers). Empty answers are excluded and counted.
+model tokenizer's own normalizer, :meth:`plmfair.scoring.base.Scorer.normaliser`, so mBERT
+uncased's accent-less predictions match accented answers). Empty answers are excluded and
+counted. :func:`compute_metrics` gives the metrics of one model and language per group,
+:func:`disparity_table` the sigma_gd of every metric.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -28,7 +31,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-GROUPS = ("MN", "FN", "MNN", "FNN")
+from plmfair.data import GROUPS
+from plmfair.errors import DataError
+
+log = logging.getLogger(__name__)
 
 METRICS_SCHEMA = {
     "model": "model short name",
@@ -49,14 +55,6 @@ METRICS_SCHEMA = {
 def base_normalise(text: str) -> str:
     """NFC, trimmed, lower-cased."""
     return unicodedata.normalize("NFC", str(text)).strip().lower()
-
-
-def tokenizer_normaliser(tokenizer) -> Callable[[str], str]:
-    """The model tokenizer's own normalizer (identity when it has none)."""
-    norm = getattr(getattr(tokenizer, "backend_tokenizer", None), "normalizer", None)
-    if norm is None:
-        return lambda s: s
-    return norm.normalize_str
 
 
 def normalise(text: str, tokenizer_norm: Callable[[str], str] | None = None) -> str:
@@ -105,3 +103,42 @@ def sigma_gd(values: Sequence[float]) -> float:
     v = np.asarray(values, dtype=float)
     v = v[~np.isnan(v)]
     return float(np.sqrt(np.mean((v - v.mean()) ** 2))) if len(v) else math.nan
+
+
+def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *,
+                    model: str, lang: str) -> pd.DataFrame:
+    """Metrics of one model on one language, per group and for all annotators (:data:`METRICS_SCHEMA`)."""
+    ann = annotations[annotations["lang"] == lang]
+    empty = ann["answer"] == ""
+    if empty.any():
+        log.warning("%s: %d empty answer(s) excluded", lang, int(empty.sum()))
+    ann = ann[~empty].merge(answer_scores[["s_id", "answer", "answer_norm", "logprob"]], on=["s_id", "answer"],
+                            how="left", validate="many_to_one")
+    missing = ann["answer_norm"].isna()
+    if missing.any():
+        first = ann.loc[missing].iloc[0]
+        raise DataError(f"{model}/{lang}: no answer score for s_id {first['s_id']} answer {first['answer']!r}; rerun its answer scoring")
+    top5 = predictions[predictions["rank"] <= 5].sort_values(["s_id", "rank"])
+    cands = top5.groupby("s_id")["candidate_norm"].apply(list).to_dict()
+    ann["rank"] = [answer_ranks([a], cands.get(s, []))[0] for s, a in zip(ann["s_id"], ann["answer_norm"], strict=True)]
+    rows = []
+    for group in (*GROUPS, "all"):
+        g = ann if group == "all" else ann[ann["group"] == group]
+        g = g.assign(count=g.groupby(["s_id", "answer_norm"])["answer_norm"].transform("size"))
+        n_empty = int(empty.sum()) if group == "all" else int((annotations.loc[empty[empty].index, "group"] == group).sum())
+        rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty})
+    return pd.DataFrame(rows)[list(METRICS_SCHEMA)]
+
+
+def disparity_table(metrics: pd.DataFrame) -> pd.DataFrame:
+    """sigma_gd of every metric: across groups per (model, language) and across languages per (model, group)."""
+    rows = []
+    m = metrics[metrics["group"].isin(GROUPS)]
+    for metric in ("p_at_1", "p_at_5", "mrr", "spearman_rho", "kendall_tau"):
+        for (model, lang), g in m.groupby(["model", "lang"], sort=False):
+            rows.append({"model": model, "metric": metric, "across": "groups", "lang": lang, "group": "",
+                         "sigma_gd": sigma_gd(g[metric].to_numpy())})
+        for (model, group), g in m.groupby(["model", "group"], sort=False):
+            rows.append({"model": model, "metric": metric, "across": "languages", "lang": "", "group": group,
+                         "sigma_gd": sigma_gd(g[metric].to_numpy())})
+    return pd.DataFrame(rows)

@@ -4,15 +4,18 @@
   with the Wilson score interval (scipy ``binomtest`` and ``proportion_ci(method="wilson")``).
 - :func:`bonferroni`: Bonferroni adjustment, min(1, p x m).
 - :func:`mcnemar_exact`: exact McNemar test on paired binary outcomes: the two-sided binomial
-  test of b against b + c discordant pairs with p = 0.5.
+  test of b against b + c discordant pairs with p = 0.5; :func:`paired_mcnemar` runs it for
+  every two conditions on the items they share (joined on item id).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 
@@ -63,3 +66,27 @@ def mcnemar_exact(first: Sequence[bool], second: Sequence[bool]) -> McNemar:
     c = int(np.sum(~a & b_))
     p = 1.0 if b + c == 0 else float(stats.binomtest(b, b + c, 0.5, alternative="two-sided").pvalue)
     return McNemar(b, c, p)
+
+
+def paired_mcnemar(outcomes: Mapping[str, pd.Series]) -> pd.DataFrame:
+    """Exact McNemar test for every two conditions (sorted by name) on the items both have.
+
+    ``outcomes`` maps a condition (a model, a language) to a boolean Series indexed by item
+    id. Columns: a, b, n (shared items), score_a, score_b (percent of True on those items),
+    a_only, b_only (discordant items), p_value, p_adjusted (Bonferroni across the rows).
+    """
+    rows = []
+    for a, b in combinations(sorted(outcomes), 2):
+        sa, sb = outcomes[a], outcomes[b]
+        ids = sa.index[sa.index.isin(sb.index)]
+        ba, bb = sa.loc[ids].to_numpy(dtype=bool), sb.loc[ids].to_numpy(dtype=bool)
+        res = mcnemar_exact(ba, bb)
+        n = len(ids)
+        rows.append({
+            "a": a, "b": b, "n": n,
+            "score_a": 100 * ba.mean() if n else float("nan"), "score_b": 100 * bb.mean() if n else float("nan"),
+            "a_only": res.b, "b_only": res.c, "p_value": res.p_value,
+        })
+    out = pd.DataFrame(rows, columns=["a", "b", "n", "score_a", "score_b", "a_only", "b_only", "p_value"])
+    out["p_adjusted"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
+    return out

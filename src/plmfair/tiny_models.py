@@ -9,8 +9,11 @@ what they exercise is every code path the real models take.
 Kinds: ``bert`` (WordPiece, uncased and accent-stripping like mBERT uncased),
 ``xlmr`` (SentencePiece-style Unigram with the ``▁`` word marker, like XLM-R and
 CamemBERT), ``roberta`` (byte-level BPE), ``albert`` (Unigram, lower-cased),
-``flaubert`` (BPE with ``</w>`` word ends, ``<special1>`` mask) and ``mt5``
-(Unigram seq2seq with ``<extra_id_N>`` sentinels).
+``flaubert`` (BPE with ``</w>`` word ends, ``<special1>`` mask), ``mt5``
+(Unigram seq2seq with ``<extra_id_N>`` sentinels), and two decoder-only LMs: ``gpt2``
+(byte-level BPE whose one special token ``<|endoftext|>`` is BOS, EOS and padding) and
+``llama`` (SentencePiece-style BPE with the ``▁`` marker on the first word too, BOS ``<s>``
+added by the tokenizer, no padding token).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from plmfair.io import atomic_dir
 
 log = logging.getLogger(__name__)
 
-TINY_KINDS = ("bert", "xlmr", "roberta", "albert", "flaubert", "mt5")
+TINY_KINDS = ("bert", "xlmr", "roberta", "albert", "flaubert", "mt5", "gpt2", "llama")
 N_SENTINELS = 100
 
 
@@ -74,7 +77,8 @@ def _train_unigram(texts: list[str], vocab_size: int, specials: list[str], *, lo
     return tok
 
 
-def _train_bytelevel_bpe(texts: list[str], vocab_size: int) -> Tokenizer:
+def _train_bytelevel_bpe(texts: list[str], vocab_size: int,
+                         specials: tuple[str, ...] = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")) -> Tokenizer:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -82,11 +86,25 @@ def _train_bytelevel_bpe(texts: list[str], vocab_size: int) -> Tokenizer:
         texts,
         trainers.BpeTrainer(
             vocab_size=vocab_size,
-            special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+            special_tokens=list(specials),
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         ),
     )
-    tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>")))
+    if "<s>" in specials:
+        tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")),
+                                                          ("<s>", tok.token_to_id("<s>")))
+    return tok
+
+
+def _train_metaspace_bpe(texts: list[str], vocab_size: int) -> Tokenizer:
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    tok.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>", "<s>", "</s>"]))
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
+    )
     return tok
 
 
@@ -189,6 +207,27 @@ def build_tiny_model(
             max_position_embeddings=max_length, causal=False, bos_index=hf_tok.bos_token_id,
             eos_index=hf_tok.eos_token_id, pad_index=hf_tok.pad_token_id, unk_index=hf_tok.unk_token_id,
             mask_index=hf_tok.mask_token_id, pad_token_id=hf_tok.pad_token_id, mask_token_id=hf_tok.mask_token_id,
+        ))
+    elif kind == "gpt2":
+        tok = _train_bytelevel_bpe(texts, vocab_size, specials=("<|endoftext|>",))
+        hf_tok = tf.PreTrainedTokenizerFast(
+            tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>",
+            **common,
+        )
+        end = hf_tok.eos_token_id
+        model = tf.GPT2LMHeadModel(tf.GPT2Config(
+            vocab_size=len(hf_tok), n_positions=max_length, n_embd=hidden_size, n_layer=num_layers, n_head=num_heads,
+            n_inner=inter, bos_token_id=end, eos_token_id=end,
+        ))
+    elif kind == "llama":
+        tok = _train_metaspace_bpe(texts, vocab_size)
+        hf_tok = tf.PreTrainedTokenizerFast(
+            tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>", **common,
+        )
+        model = tf.LlamaForCausalLM(tf.LlamaConfig(
+            vocab_size=len(hf_tok), hidden_size=hidden_size, intermediate_size=inter, num_hidden_layers=num_layers,
+            num_attention_heads=num_heads, num_key_value_heads=num_heads, max_position_embeddings=max_length,
+            bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id, tie_word_embeddings=False,
         ))
     else:  # mt5
         sentinels = [f"<extra_id_{i}>" for i in range(N_SENTINELS)]

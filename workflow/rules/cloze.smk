@@ -148,8 +148,8 @@ rule cloze_predict:
     params:
         model=get_model_entry,
         top_k=config["cloze"]["top_k"],
-        num_beams=config["mozart"]["num_beams"],
-        precision=config["mozart"]["precision"],
+        num_beams=get_cloze_num_beams,
+        precision=config["cloze"]["precision"],
     log:
         "results/logs/cloze/{corpus}/predict_{model}_{lang}.log",
     benchmark:
@@ -173,7 +173,7 @@ rule cloze_score_answers:
         answer_scores="results/cloze/{corpus}/answer_scores/{model}/{lang}.parquet",
     params:
         model=get_model_entry,
-        precision=config["mozart"]["precision"],
+        precision=config["cloze"]["precision"],
     log:
         "results/logs/cloze/{corpus}/answer_scores_{model}_{lang}.log",
     benchmark:
@@ -192,13 +192,13 @@ rule cloze_score_answers:
 rule cloze_metrics:
     input:
         annotations="results/data/cloze/{corpus}/annotations.parquet",
-        predictions=get_cloze_metric_files("predictions"),
-        answer_scores=get_cloze_metric_files("answer_scores"),
+        predictions=get_cloze_answer_run_files("predictions"),
+        answer_scores=get_cloze_answer_run_files("answer_scores"),
     output:
         metrics="results/cloze/{corpus}/metrics.parquet",
         disparity="results/tables/cloze_{corpus}_disparity.csv",
     params:
-        runs=get_cloze_metric_runs,
+        runs=get_cloze_answer_runs,
     log:
         "results/logs/cloze/{corpus}/metrics.log",
     benchmark:

@@ -1,23 +1,17 @@
-# Input functions and wildcard constraints shared by the stage files.
+# Input functions and wildcard constraints shared by the stage files: thin path wrappers
+# over plmfair.plan, which decides which jobs exist (torch-free, tested directly).
 import re
 
+from plmfair import plan
 from plmfair.config import download_entries
-from plmfair.models import specs_from_config
 
-MODEL_SPECS = specs_from_config(config)
+MODEL_SPECS = plan.model_specs(config)
 DOWNLOADS = {entry["file"]: entry for entry in download_entries(config).values()}
-CROWS_SETS = config["datasets"].get("crows_pairs", {})
+CROWS_SETS = plan.crows_pairs_sets(config)
 CLOZE = config["cloze"]
-CLOZE_CORPORA = CLOZE["corpora"]
+CLOZE_CORPORA = plan.cloze_corpora(config)
 SPACY = CLOZE["spacy"]
-BUILT_MODELS = {name: entry for name, entry in config["models"].items() if "build" in entry}
-
-for _name, _entry in BUILT_MODELS.items():
-    if _entry.get("path") != f"resources/models/{_name}":
-        raise SystemExit(
-            f"plmfair: config error at models.{_name}.path: a model with `build` must have "
-            f"path: resources/models/{_name} (where the workflow builds it)"
-        )
+BUILT_MODELS = plan.built_models(config)
 
 
 def _alternatives(names):
@@ -33,6 +27,10 @@ wildcard_constraints:
     lang="[a-z]{2,3}",
 
 
+def _download(entry):
+    return f"resources/downloads/{entry['file']}"
+
+
 def get_download_url(wildcards):
     return DOWNLOADS[wildcards.file].get("url")
 
@@ -42,11 +40,11 @@ def get_download_sha256(wildcards):
 
 
 def get_mozart_archive():
-    return f"resources/downloads/{config['datasets']['mozart']['file']}"
+    return _download(config["datasets"]["mozart"])
 
 
 def get_crows_pairs_raw(wildcards):
-    return f"resources/downloads/{CROWS_SETS[wildcards.dataset]['file']}"
+    return _download(CROWS_SETS[wildcards.dataset])
 
 
 def get_crows_pairs_format(wildcards):
@@ -84,30 +82,21 @@ def get_model_files(wildcards):
     return [f"resources/models/{name}"] if name in BUILT_MODELS else []
 
 
-
-
 def get_model_entry(wildcards):
     """The model's config entry: a change of id, path, revision or casing reruns its jobs."""
     return {"name": wildcards.model, **config["models"][wildcards.model]}
 
 
-def get_crows_pairs_jobs():
-    """(dataset, model) pairs to score: each model on the data sets whose language it covers."""
-    study = config["crows_pairs"]
-    return [
-        (ds, m)
-        for ds in study["datasets"]
-        for m in study["models"]
-        if MODEL_SPECS[m].runs_on(CROWS_SETS[ds]["lang"])
-    ]
+def get_crows_pairs_protocol(wildcards):
+    return plan.crows_pairs_protocol(config, wildcards.model)
 
 
 def get_crows_pairs_scores():
-    return [f"results/crows_pairs/{ds}/{m}.parquet" for ds, m in get_crows_pairs_jobs()]
+    return [f"results/crows_pairs/{ds}/{m}.parquet" for ds, m in plan.crows_pairs_jobs(config)]
 
 
 def get_crows_pairs_outputs():
-    if not get_crows_pairs_jobs():
+    if not plan.crows_pairs_jobs(config):
         return []
     return [
         "results/crows_pairs/summary.parquet",
@@ -120,31 +109,19 @@ def get_final_outputs():
     return get_ingest_outputs() + get_crows_pairs_outputs() + get_mozart_outputs() + get_cloze_outputs()
 
 
-def get_mozart_langs():
-    return config["datasets"].get("mozart", {}).get("languages", []) if config["mozart"]["models"] else []
-
-
-def get_mozart_runs():
-    """(model, lang) pairs of the MozArt study."""
-    return [
-        (m, lang)
-        for m in config["mozart"]["models"]
-        for lang in get_mozart_langs()
-        if MODEL_SPECS[m].runs_on(lang)
-    ]
+def get_mozart_num_beams(wildcards):
+    return plan.num_beams(config, "mozart", wildcards.model)
 
 
 def get_mozart_run_files(kind):
-    return [f"results/mozart/{kind}/{m}/{lang}.parquet" for m, lang in get_mozart_runs()]
+    return [f"results/mozart/{kind}/{m}/{lang}.parquet" for m, lang in plan.mozart_runs(config)]
 
 
 def get_mozart_table_files():
     """Tables 2-5 per model: {"model|metric": {"csv": ..., "md": ..., "tex": ...}}."""
-    names = {"p_at_1": "table2_p_at_1", "spearman_rho": "table3_spearman", "p_at_5": "table4_p_at_5", "kendall_tau": "table5_kendall"}
     return {
         f"{m}|{metric}": {ext: f"results/tables/mozart_{name}_{m}.{ext}" for ext in ("csv", "md", "tex")}
-        for m in config["mozart"]["models"]
-        for metric, name in names.items()
+        for m, metric, name in plan.mozart_tables(config)
     }
 
 
@@ -153,23 +130,17 @@ def get_mozart_table_outputs():
 
 
 def get_mozart_outputs():
-    if not get_mozart_runs():
+    if not plan.mozart_runs(config):
         return []
-    return ["results/mozart/metrics.parquet", "results/tables/mozart_disparity.csv", "results/figures/mozart_mrr.png"] + get_mozart_table_outputs()
-
-
-def _download(entry):
-    return f"resources/downloads/{entry['file']}"
-
-
-def get_cloze_langs(corpus):
-    """The corpus languages, pivot first."""
-    entry = CLOZE_CORPORA[corpus]
-    return [entry["pivot"]] + [lang for lang in entry["text"] if lang != entry["pivot"]]
+    return [
+        "results/mozart/metrics.parquet",
+        "results/tables/mozart_disparity.csv",
+        "results/figures/mozart_mrr.png",
+    ] + get_mozart_table_outputs()
 
 
 def get_cloze_pivot(wildcards):
-    return {"pivot": CLOZE_CORPORA[wildcards.corpus]["pivot"], "langs": get_cloze_langs(wildcards.corpus)}
+    return {"pivot": CLOZE_CORPORA[wildcards.corpus]["pivot"], "langs": plan.cloze_langs(config, wildcards.corpus)}
 
 
 def get_cloze_text(wildcards):
@@ -245,11 +216,14 @@ def get_cloze_align_params(wildcards):
 
 
 def get_cloze_token_files(wildcards):
-    return [f"results/cloze/{wildcards.corpus}/tokens/{lang}.parquet" for lang in get_cloze_langs(wildcards.corpus)]
+    return [f"results/cloze/{wildcards.corpus}/tokens/{lang}.parquet" for lang in plan.cloze_langs(config, wildcards.corpus)]
 
 
 def get_cloze_alignment_files(wildcards):
-    return [f"results/cloze/{wildcards.corpus}/alignments/{lang}.parquet" for lang in get_cloze_langs(wildcards.corpus)[1:]]
+    return [
+        f"results/cloze/{wildcards.corpus}/alignments/{lang}.parquet"
+        for lang in plan.cloze_langs(config, wildcards.corpus)[1:]
+    ]
 
 
 def get_cloze_count_files():
@@ -264,36 +238,35 @@ def get_cloze_answer_params(wildcards):
     return {lang: _download(entry) for lang, entry in CLOZE_CORPORA[wildcards.corpus]["answers"].items()}
 
 
-def get_cloze_metric_runs(wildcards):
-    """(model, lang) pairs of a constructed set that has answers in that language."""
-    answers = CLOZE_CORPORA[wildcards.corpus]["answers"]
-    return [(m, lang) for m in CLOZE["models"] for lang in answers if MODEL_SPECS[m].runs_on(lang)]
+def get_cloze_num_beams(wildcards):
+    return plan.num_beams(config, "cloze", wildcards.model)
 
 
-def get_cloze_metric_files(kind):
+def get_cloze_answer_runs(wildcards):
+    return plan.cloze_answer_runs(config, wildcards.corpus)
+
+
+def get_cloze_answer_run_files(kind):
     def files(wildcards):
-        return [f"results/cloze/{wildcards.corpus}/{kind}/{m}/{lang}.parquet" for m, lang in get_cloze_metric_runs(wildcards)]
+        return [
+            f"results/cloze/{wildcards.corpus}/{kind}/{m}/{lang}.parquet"
+            for m, lang in plan.cloze_answer_runs(config, wildcards.corpus)
+        ]
 
     return files
 
 
 def get_cloze_outputs():
-    """Per corpus: sentences, annotation sheets, ingested answers, and each model's predictions."""
+    """Per corpus: sentences, annotation sheets, each model's predictions, and with answers their metrics."""
     if not CLOZE_CORPORA:
         return []
     out = ["results/tables/cloze_construction.csv"]
     for corpus, entry in CLOZE_CORPORA.items():
-        langs = get_cloze_langs(corpus)
         out.append(f"results/cloze/{corpus}/sentences.parquet")
-        out += [f"results/cloze/{corpus}/sheets/{lang}" for lang in langs]
+        out += [f"results/cloze/{corpus}/sheets/{lang}" for lang in plan.cloze_langs(config, corpus)]
         if entry["answers"]:
             out.append(f"results/data/cloze/{corpus}/annotations.parquet")
-            if CLOZE["models"]:
+            if plan.cloze_answer_runs(config, corpus):
                 out += [f"results/cloze/{corpus}/metrics.parquet", f"results/tables/cloze_{corpus}_disparity.csv"]
-        out += [
-            f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet"
-            for m in CLOZE["models"]
-            for lang in langs
-            if MODEL_SPECS[m].runs_on(lang)
-        ]
+        out += [f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet" for m, lang in plan.cloze_prediction_runs(config, corpus)]
     return out

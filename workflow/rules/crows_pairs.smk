@@ -6,7 +6,7 @@ rule crows_pairs_score:
         scores="results/crows_pairs/{dataset}/{model}.parquet",
     params:
         model=get_model_entry,
-        protocol=config["crows_pairs"]["protocol"],
+        protocol=get_crows_pairs_protocol,
         precision=config["crows_pairs"]["precision"],
         too_long=config["crows_pairs"]["too_long"],
     log:
@@ -32,7 +32,7 @@ rule crows_pairs_summary:
         summary="results/crows_pairs/summary.parquet",
         mcnemar="results/crows_pairs/mcnemar.parquet",
     params:
-        jobs=get_crows_pairs_jobs(),
+        jobs=plan.crows_pairs_jobs(config),
         langs={name: entry["lang"] for name, entry in CROWS_SETS.items()},
         alpha=config["crows_pairs"]["alpha"],
     log:

@@ -4,7 +4,6 @@ rule download:
     params:
         url=get_download_url,
         sha256=get_download_sha256,
-        mirror=config["mirror"],
     log:
         "results/logs/download/{file}.log",
     resources:

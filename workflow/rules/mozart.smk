@@ -8,7 +8,7 @@ rule mozart_score:
     params:
         model=get_model_entry,
         top_k=config["mozart"]["top_k"],
-        num_beams=config["mozart"]["num_beams"],
+        num_beams=get_mozart_num_beams,
         precision=config["mozart"]["precision"],
     log:
         "results/logs/mozart/score_{model}_{lang}.log",
@@ -33,7 +33,7 @@ rule mozart_metrics:
     output:
         metrics="results/mozart/metrics.parquet",
     params:
-        runs=get_mozart_runs(),
+        runs=plan.mozart_runs(config),
     log:
         "results/logs/mozart/metrics.log",
     benchmark:

@@ -4,4 +4,8 @@ from plmfair.logs import configure_logging
 from plmfair.pos import build_lexicon_pipeline, read_lexicon
 
 configure_logging(snakemake)
-build_lexicon_pipeline(snakemake.params.lang, read_lexicon(snakemake.input.lexicon), snakemake.output.pipeline)
+build_lexicon_pipeline(
+    lang=snakemake.params.lang,
+    entries=read_lexicon(path=snakemake.input.lexicon),
+    out_dir=snakemake.output.pipeline,
+)

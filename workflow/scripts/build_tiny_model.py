@@ -4,10 +4,15 @@ from plmfair.logs import configure_logging
 from plmfair.tiny_models import build_tiny_model, corpus_texts
 
 configure_logging(snakemake)
-build = dict(snakemake.params.build)
+build = snakemake.params.build
 build_tiny_model(
-    build.pop("kind"),
-    corpus_texts(snakemake.input.corpus),
-    snakemake.output.model,
-    **build,
+    kind=build["kind"],
+    texts=corpus_texts(paths=snakemake.input.corpus),
+    out_dir=snakemake.output.model,
+    vocab_size=build["vocab_size"],
+    hidden_size=build["hidden_size"],
+    num_layers=build["num_layers"],
+    num_heads=build["num_heads"],
+    max_length=build["max_length"],
+    seed=build["seed"],
 )

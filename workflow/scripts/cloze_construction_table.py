@@ -1,7 +1,9 @@
 """Counts left after each cloze filter, per corpus and language."""
 
-from plmfair.cloze import write_construction_table
 from plmfair.logs import configure_logging
+from plmfair.tables import write_construction_table
 
 configure_logging(snakemake)
-write_construction_table(snakemake.input.counts, **dict(snakemake.output))
+write_construction_table(
+    count_files=snakemake.input.counts, csv=snakemake.output.csv, md=snakemake.output.md, tex=snakemake.output.tex
+)

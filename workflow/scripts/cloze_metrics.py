@@ -7,10 +7,10 @@ from plmfair.mozart import metrics_and_disparity
 
 configure_logging(snakemake)
 metrics, disparity = metrics_and_disparity(
-    snakemake.input.annotations,
+    annotations_path=snakemake.input.annotations,
     runs=[tuple(r) for r in snakemake.params.runs],
     predictions=snakemake.input.predictions,
     answer_scores=snakemake.input.answer_scores,
 )
-write_parquet(metrics, snakemake.output.metrics, schema_doc=METRICS_SCHEMA)
-write_csv(disparity, snakemake.output.disparity)
+write_parquet(df=metrics, path=snakemake.output.metrics, schema_doc=METRICS_SCHEMA)
+write_csv(df=disparity, path=snakemake.output.disparity)

@@ -7,8 +7,8 @@ from plmfair.mozart import PREDICTION_SCHEMA, run_cloze_scoring
 
 configure_logging(snakemake)
 predictions, _, meta = run_cloze_scoring(
-    read_parquet(snakemake.input.sentences),
-    spec_from_entry(snakemake.params.model),
+    annotations=read_parquet(path=snakemake.input.sentences),
+    spec=spec_from_entry(entry=snakemake.params.model),
     lang=snakemake.wildcards.lang,
     k=snakemake.params.top_k,
     num_beams=snakemake.params.num_beams,
@@ -16,4 +16,4 @@ predictions, _, meta = run_cloze_scoring(
     token_budget=int(snakemake.resources.token_budget),
     with_answers=False,
 )
-write_parquet(predictions, snakemake.output.predictions, schema_doc=PREDICTION_SCHEMA, meta=meta)
+write_parquet(df=predictions, path=snakemake.output.predictions, schema_doc=PREDICTION_SCHEMA, meta=meta)

@@ -7,11 +7,11 @@ from plmfair.mozart import ANSWER_SCHEMA, run_cloze_scoring
 
 configure_logging(snakemake)
 _, answer_scores, meta = run_cloze_scoring(
-    read_parquet(snakemake.input.annotations),
-    spec_from_entry(snakemake.params.model),
+    annotations=read_parquet(path=snakemake.input.annotations),
+    spec=spec_from_entry(entry=snakemake.params.model),
     lang=snakemake.wildcards.lang,
     precision=snakemake.params.precision,
     token_budget=int(snakemake.resources.token_budget),
     with_predictions=False,
 )
-write_parquet(answer_scores, snakemake.output.answer_scores, schema_doc=ANSWER_SCHEMA, meta=meta)
+write_parquet(df=answer_scores, path=snakemake.output.answer_scores, schema_doc=ANSWER_SCHEMA, meta=meta)

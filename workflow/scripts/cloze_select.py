@@ -5,14 +5,15 @@ from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
+langs = snakemake.params.pivot["langs"]
 sentences, counts, meta = construct_files(
-    dict(zip(snakemake.params.pivot["langs"], snakemake.input.tokens, strict=True)),
-    dict(zip(snakemake.params.pivot["langs"][1:], snakemake.input.alignments, strict=True)),
+    token_files=dict(zip(langs, snakemake.input.tokens, strict=True)),
+    alignment_files=dict(zip(langs[1:], snakemake.input.alignments, strict=True)),
     pivot=snakemake.params.pivot["pivot"],
     corpus=snakemake.wildcards.corpus,
     filters=snakemake.params.filters,
     n=snakemake.params.sample["n"],
     seed=snakemake.params.sample["seed"],
 )
-write_parquet(counts, snakemake.output.counts, schema_doc=CONSTRUCTION_SCHEMA, meta=meta)
-write_parquet(sentences, snakemake.output.sentences, schema_doc=SENTENCES_SCHEMA, meta=meta)
+write_parquet(df=counts, path=snakemake.output.counts, schema_doc=CONSTRUCTION_SCHEMA, meta=meta)
+write_parquet(df=sentences, path=snakemake.output.sentences, schema_doc=SENTENCES_SCHEMA, meta=meta)

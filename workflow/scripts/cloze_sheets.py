@@ -6,7 +6,7 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 write_annotation_sheets(
-    read_parquet(snakemake.input.sentences),
+    sentences=read_parquet(path=snakemake.input.sentences),
     lang=snakemake.wildcards.lang,
     out_dir=snakemake.output.sheets,
     batch_size=snakemake.params.batch_size,

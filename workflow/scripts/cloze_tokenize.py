@@ -6,11 +6,11 @@ from plmfair.pos import TOKENS_SCHEMA, tag_corpus_file
 
 configure_logging(snakemake)
 tokens, meta = tag_corpus_file(
-    snakemake.input.text,
+    path=snakemake.input.text,
     lang=snakemake.wildcards.lang,
     pipeline=snakemake.params.pipeline,
     member=snakemake.params.member,
     tokenized=snakemake.params.tokenized,
     empty=snakemake.params.empty_lines,
 )
-write_parquet(tokens, snakemake.output.tokens, schema_doc=TOKENS_SCHEMA, meta=meta)
+write_parquet(df=tokens, path=snakemake.output.tokens, schema_doc=TOKENS_SCHEMA, meta=meta)

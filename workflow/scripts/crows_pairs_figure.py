@@ -5,4 +5,6 @@ from plmfair.logs import configure_logging
 from plmfair.plots import crows_pairs_figure
 
 configure_logging(snakemake)
-crows_pairs_figure(read_parquet(snakemake.input.summary), snakemake.output.png, snakemake.output.pdf)
+crows_pairs_figure(
+    summary=read_parquet(path=snakemake.input.summary), png=snakemake.output.png, pdf=snakemake.output.pdf
+)

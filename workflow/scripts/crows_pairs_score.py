@@ -1,4 +1,4 @@
-"""Score one CrowS-Pairs data set with one masked LM."""
+"""Score one CrowS-Pairs data set with one masked or causal LM."""
 
 from plmfair.crows_pairs import PAIR_SCHEMA, run_scoring
 from plmfair.io import read_parquet, write_parquet
@@ -7,11 +7,11 @@ from plmfair.models import spec_from_entry
 
 configure_logging(snakemake)
 scores, meta = run_scoring(
-    read_parquet(snakemake.input.pairs),
-    spec_from_entry(snakemake.params.model),
+    pairs=read_parquet(path=snakemake.input.pairs),
+    spec=spec_from_entry(entry=snakemake.params.model),
     protocol=snakemake.params.protocol,
     precision=snakemake.params.precision,
     too_long=snakemake.params.too_long,
     token_budget=int(snakemake.resources.token_budget),
 )
-write_parquet(scores, snakemake.output.scores, schema_doc=PAIR_SCHEMA, meta=meta)
+write_parquet(df=scores, path=snakemake.output.scores, schema_doc=PAIR_SCHEMA, meta=meta)

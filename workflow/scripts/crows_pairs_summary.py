@@ -6,9 +6,9 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 summary, mcnemar = summarise_runs(
-    dict(zip(map(tuple, snakemake.params.jobs), snakemake.input.scores, strict=True)),
+    runs=dict(zip(map(tuple, snakemake.params.jobs), snakemake.input.scores, strict=True)),
     langs=snakemake.params.langs,
     alpha=snakemake.params.alpha,
 )
-write_parquet(summary, snakemake.output.summary, schema_doc=SUMMARY_SCHEMA)
-write_parquet(mcnemar, snakemake.output.mcnemar, schema_doc=MCNEMAR_SCHEMA)
+write_parquet(df=summary, path=snakemake.output.summary, schema_doc=SUMMARY_SCHEMA)
+write_parquet(df=mcnemar, path=snakemake.output.mcnemar, schema_doc=MCNEMAR_SCHEMA)

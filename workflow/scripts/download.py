@@ -4,10 +4,12 @@ from plmfair.download import fetch
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
+# The mirror is where to look, not what the file is: read from config, not a param, so that
+# moving the mirror folder reruns nothing.
 fetch(
     filename=snakemake.wildcards.file,
     url=snakemake.params.url,
     sha256=snakemake.params.sha256,
-    mirror=snakemake.params.mirror,
+    mirror=snakemake.config.get("mirror"),
     dest=snakemake.output.file,
 )

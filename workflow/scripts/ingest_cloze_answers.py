@@ -7,7 +7,9 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 write_parquet(
-    ingest_answers(read_parquet(snakemake.input.sentences), dict(snakemake.params.answers)),
-    snakemake.output.annotations,
+    df=ingest_answers(
+        sentences=read_parquet(path=snakemake.input.sentences), answer_files=dict(snakemake.params.answers)
+    ),
+    path=snakemake.output.annotations,
     schema_doc=MOZART_SCHEMA,
 )

@@ -6,7 +6,7 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 write_parquet(
-    read_crows_pairs(snakemake.input.raw, fmt=snakemake.params.fmt, lang=snakemake.params.lang),
-    snakemake.output.pairs,
+    df=read_crows_pairs(path=snakemake.input.raw, fmt=snakemake.params.fmt, lang=snakemake.params.lang),
+    path=snakemake.output.pairs,
     schema_doc=CROWS_SCHEMA,
 )

@@ -6,7 +6,7 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 write_parquet(
-    read_mozart_zip(snakemake.input.archive, snakemake.params.languages),
-    snakemake.output.annotations,
+    df=read_mozart_zip(path=snakemake.input.archive, languages=snakemake.params.languages),
+    path=snakemake.output.annotations,
     schema_doc=MOZART_SCHEMA,
 )

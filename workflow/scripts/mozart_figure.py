@@ -5,4 +5,6 @@ from plmfair.logs import configure_logging
 from plmfair.plots import mozart_mrr_figure
 
 configure_logging(snakemake)
-mozart_mrr_figure(read_parquet(snakemake.input.metrics), snakemake.output.png, snakemake.output.pdf)
+mozart_mrr_figure(
+    metrics=read_parquet(path=snakemake.input.metrics), png=snakemake.output.png, pdf=snakemake.output.pdf
+)

@@ -7,12 +7,12 @@ from plmfair.mozart import metrics_for_runs
 
 configure_logging(snakemake)
 write_parquet(
-    metrics_for_runs(
-        read_parquet(snakemake.input.annotations),
+    df=metrics_for_runs(
+        annotations=read_parquet(path=snakemake.input.annotations),
         runs=[tuple(r) for r in snakemake.params.runs],
         predictions=snakemake.input.predictions,
         answer_scores=snakemake.input.answer_scores,
     ),
-    snakemake.output.metrics,
+    path=snakemake.output.metrics,
     schema_doc=METRICS_SCHEMA,
 )

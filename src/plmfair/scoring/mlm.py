@@ -1,9 +1,9 @@
-"""Batched scoring of masked positions in masked language models.
+"""Masked language models: batched scoring of masked positions.
 
 The unit of work is a *masked copy*: a token sequence in which some positions hold
 the mask token, and one *query* position whose output distribution is wanted.
-Nangia et al.'s CrowS-Pairs protocol, all-token and within-word pseudo-log-likelihoods,
-and cloze predictions are all sets of masked copies.
+CrowS-Pairs protocols (:mod:`plmfair.scoring.masking`), answer scores (within-word
+left-to-right pseudo-log-likelihood) and gap predictions are all sets of masked copies.
 
 Two things make this fast without changing the numbers:
 
@@ -13,6 +13,10 @@ Two things make this fast without changing the numbers:
 - the encoder runs on the whole batch but the language-model head (the projection
   onto a 30k-250k vocabulary, most of the arithmetic of a plain loop) is applied only
   at the query positions.
+
+Gap predictions are the top-k tokens that are whole words (:mod:`plmfair.scoring.pieces`).
+An answer of several tokens fills the gap with as many masks and is scored by within-word
+left-to-right PLL (Kauf & Ivanova 2023): token j is scored with tokens j.. of the answer masked.
 """
 
 from __future__ import annotations
@@ -24,7 +28,18 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from plmfair.errors import ModelError
+from plmfair.errors import DataError, ModelError
+from plmfair.scoring.base import (
+    MinimalPair,
+    PairScore,
+    Scorer,
+    check_too_long,
+    length_batches,
+    progress_bar,
+    right_padded,
+)
+from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
+from plmfair.scoring.pieces import whole_word_vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -73,28 +88,6 @@ def split_mlm(model: nn.Module) -> MLMParts:
     return MLMParts(full_logits, lambda h: h, False)
 
 
-def length_batches(lengths: Sequence[int], token_budget: int) -> list[list[int]]:
-    """Indices grouped into batches of similar length whose padded size stays within ``token_budget``.
-
-    Indices are sorted by length (longest first, stable), so padding is small; a single
-    sequence longer than the budget gets a batch of its own.
-    """
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    batches: list[list[int]] = []
-    current: list[int] = []
-    width = 0
-    for i in order:
-        new_width = max(width, lengths[i])
-        if current and new_width * (len(current) + 1) > token_budget:
-            batches.append(current)
-            current, new_width = [], lengths[i]
-        current.append(i)
-        width = new_width
-    if current:
-        batches.append(current)
-    return batches
-
-
 def query_logits(
     model: nn.Module,
     sequences: Sequence[Sequence[int]],
@@ -112,20 +105,10 @@ def query_logits(
     parts = split_mlm(model)
     device = next(model.parameters()).device
     batches = length_batches([len(s) for s in sequences], token_budget)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(sequences), desc=desc, unit="copy", mininterval=2.0)
+    bar = progress_bar(progress, total=len(sequences), desc=desc, unit="copy")
     with torch.inference_mode():
         for idx in batches:
-            width = max(len(sequences[i]) for i in idx)
-            ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
-            att = torch.zeros((len(idx), width), dtype=torch.long)
-            for row, i in enumerate(idx):
-                ids[row, : len(sequences[i])] = torch.as_tensor(sequences[i])
-                att[row, : len(sequences[i])] = 1
-            ids, att = ids.to(device), att.to(device)
+            ids, att = right_padded(sequences, idx, pad_id=pad_id, device=device)
             pos = torch.as_tensor([positions[i] for i in idx], device=device)
             hidden = parts.encoder(ids, att)
             picked = hidden[torch.arange(len(idx), device=device), pos]
@@ -158,7 +141,7 @@ def target_log_probs(
 
 def mask_token_id(tokenizer, model_name: str) -> int:
     """The tokenizer's mask token id; a model without one cannot be scored as a masked LM."""
-    if tokenizer.mask_token is None or tokenizer.mask_token_id is None:
+    if getattr(tokenizer, "mask_token", None) is None or getattr(tokenizer, "mask_token_id", None) is None:
         raise ModelError(f"model {model_name!r} has no mask token; it cannot be scored as a masked LM (family: mlm)")
     return int(tokenizer.mask_token_id)
 
@@ -171,54 +154,125 @@ def pad_token_id(tokenizer) -> int:
     return 0
 
 
-def word_start_rule(tokenizer) -> str:
-    """How the tokenizer marks words: ``wordpiece`` (continuations start with ``##``),
-    ``metaspace`` (word starts carry ``▁``: SentencePiece, XLM-R, mT5), ``bytelevel`` (word
-    starts carry ``Ġ``: RoBERTa), ``suffix`` (word ends carry ``</w>``: FlauBERT)."""
-    model = tokenizer.backend_tokenizer.model
-    kind = type(model).__name__
-    if kind == "WordPiece":
-        return "wordpiece"
-    vocab = tokenizer.get_vocab()
-    if any(t.startswith("▁") for t in vocab):
-        return "metaspace"
-    if any(t.startswith("Ġ") for t in vocab):
-        return "bytelevel"
-    if any(t.endswith("</w>") for t in vocab):
-        return "suffix"
-    raise ModelError(f"cannot tell word boundaries of a {kind} tokenizer (no ##, ▁, Ġ or </w> markers)")
+@dataclass
+class _Copies:
+    """Masked copies of one sentence: (masked ids, query position, original token)."""
+
+    copies: list[tuple[list[int], int, int]]
 
 
-def whole_word_vocabulary(tokenizer) -> dict[int, str]:
-    """Token id -> surface form, for the tokens that are whole words by themselves.
+def _masked(ids: list[int], positions: Sequence[int], mask_id: int) -> list[int]:
+    masked = list(ids)
+    for p in positions:
+        masked[p] = mask_id
+    return masked
 
-    Dropped: special tokens, subword continuations (``##x`` in WordPiece; pieces without
-    the word marker in SentencePiece and byte-level BPE) and tokens with no letter. The
-    word marker is stripped from the surface form. For end-of-word BPE (FlauBERT) a
-    token ending in ``</w>`` counts as a word.
-    """
-    rule = word_start_rule(tokenizer)
-    special = set(tokenizer.all_special_ids)
-    out: dict[int, str] = {}
-    for token, tid in tokenizer.get_vocab().items():
-        if tid in special:
-            continue
-        if rule == "wordpiece":
-            if token.startswith("##"):
-                continue
-            surface = token
-        elif rule == "metaspace":
-            if not token.startswith("▁"):
-                continue
-            surface = token[1:]
-        elif rule == "bytelevel":
-            if not token.startswith("Ġ"):
-                continue
-            surface = tokenizer.convert_tokens_to_string([token]).strip()
-        else:
-            if not token.endswith("</w>"):
-                continue
-            surface = token[: -len("</w>")]
-        if surface and any(ch.isalpha() for ch in surface) and all(ch.isalpha() or ch in "-'’" for ch in surface):
-            out[tid] = surface
-    return out
+
+def _copies(ids: list[int], groups: list[list[int]], mask_id: int) -> _Copies:
+    """One masked copy per group: mask every position of the group, query its first."""
+    return _Copies([(_masked(ids, group, mask_id), group[0], ids[group[0]]) for group in groups])
+
+
+def _truncate(ids: list, max_len: int) -> list:
+    """Keep the first max_len - 1 entries and the final one (the closing special token)."""
+    return ids[: max_len - 1] + ids[-1:]
+
+
+class MaskedLMScorer(Scorer):
+    """Pseudo-log-likelihoods and gap predictions of a masked language model."""
+
+    family = "mlm"
+
+    def __init__(self, model, tokenizer, **kwargs):
+        super().__init__(model, tokenizer, **kwargs)
+        self.mask_id = mask_token_id(tokenizer, self.name)
+        self.pad_id = pad_token_id(tokenizer)
+
+    def _log_probs(self, copies: Sequence[_Copies], desc: str) -> list[float]:
+        """Sum of log P(original token) over each sentence's copies, batched across all of them."""
+        seqs, positions, targets, owner = [], [], [], []
+        for k, sent in enumerate(copies):
+            for masked, pos, tgt in sent.copies:
+                seqs.append(masked)
+                positions.append(pos)
+                targets.append(tgt)
+                owner.append(k)
+        logps = target_log_probs(self.model, seqs, positions, targets, pad_id=self.pad_id,
+                                 token_budget=self.token_budget, progress=self.progress, desc=desc)
+        totals = [0.0] * len(copies)
+        # Summation in the order of the copies, as the reference loop does, so float rounding matches.
+        for k, v in zip(owner, logps, strict=True):
+            totals[k] += v
+        return totals
+
+    def _tokenize(self, text: str) -> TokenizedSentence:
+        enc = self.tokenizer(self.prepare(text), add_special_tokens=True)
+        return TokenizedSentence(list(enc["input_ids"]), list(enc.word_ids()), frozenset(self.tokenizer.all_special_ids))
+
+    def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
+                        too_long: str = "skip") -> list[PairScore]:
+        if protocol not in MASKING_RULES:
+            raise ModelError(f"model {self.name!r}: unknown masking protocol {protocol!r}; known: {sorted(MASKING_RULES)}")
+        check_too_long(too_long)
+        rule = MASKING_RULES[protocol]
+        max_len = self.max_length()
+        results: list[PairScore | None] = [None] * len(pairs)
+        work: list[tuple[int, str, list[_Copies]]] = []
+        for i, pair in enumerate(pairs):
+            t1, t2 = self._tokenize(pair.more), self._tokenize(pair.less)
+            status = "ok"
+            if max(len(t1.ids), len(t2.ids)) > max_len:
+                if too_long == "skip":
+                    results[i] = PairScore(None, None, 0, 0, "skipped_too_long")
+                    continue
+                t1, t2 = (TokenizedSentence(_truncate(t.ids, max_len), _truncate(t.word_ids, max_len), t.special_ids)
+                          for t in (t1, t2))
+                status = "truncated"
+            g1, g2 = rule.groups(t1, t2, pair.stereo)
+            work.append((i, status, [_copies(t1.ids, g1, self.mask_id), _copies(t2.ids, g2, self.mask_id)]))
+        totals = self._log_probs([c for _, _, pair in work for c in pair], desc=f"{self.name} ({protocol})")
+        for j, (i, status, (c1, c2)) in enumerate(work):
+            s1, s2 = totals[2 * j], totals[2 * j + 1]
+            if rule.rounded:
+                s1, s2 = round(s1, 3), round(s2, 3)
+            results[i] = PairScore(s1, s2, len(c1.copies), len(c2.copies), status)
+        return results  # type: ignore[return-value]
+
+    def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+                    ) -> list[list[tuple[str, float]]]:
+        words = whole_word_vocabulary(self.tokenizer)
+        vocab_size = self.model.get_output_embeddings().weight.shape[0]
+        allowed = torch.zeros(vocab_size, dtype=torch.bool)
+        allowed[[i for i in words if i < vocab_size]] = True
+        seqs, positions = [], []
+        for text in texts:
+            left, right = self.split_gap(text)
+            ids = self.tokenizer(left + self.tokenizer.mask_token + right)["input_ids"]
+            seqs.append(ids)
+            positions.append(ids.index(self.mask_id))
+        out: list[list[tuple[str, float]]] = [[] for _ in texts]
+        for idx, logits in query_logits(self.model, seqs, positions, pad_id=self.pad_id,
+                                        token_budget=self.token_budget, progress=self.progress,
+                                        desc=f"{self.name} predictions"):
+            logp = torch.log_softmax(logits, dim=-1).masked_fill(~allowed.to(logits.device)[None, :], float("-inf"))
+            top = torch.topk(logp, min(k, int(allowed.sum())), dim=-1)
+            for row, i in enumerate(idx):
+                out[i] = [(words[tid], v) for v, tid in zip(top.values[row].tolist(), top.indices[row].tolist(),
+                                                             strict=True)]
+        return out
+
+    def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+        copies, n_pieces = [], []
+        for text, answer in items:
+            left, right = self.split_gap(text)
+            ans = self.prepare(answer)
+            enc = self.tokenizer(left + ans + right, return_offsets_mapping=True)
+            start, end = len(left), len(left) + len(ans)
+            span = [j for j, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
+            if not span:
+                raise DataError(f"model {self.name!r}: answer {answer!r} disappeared in tokenization of {text!r}")
+            ids = list(enc["input_ids"])
+            n_pieces.append(len(span))
+            copies.append(_Copies([(_masked(ids, span[j:], self.mask_id), pos, ids[pos]) for j, pos in enumerate(span)]))
+        totals = self._log_probs(copies, desc=f"{self.name} answers")
+        return list(zip(totals, n_pieces, strict=True))

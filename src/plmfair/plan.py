@@ -1,0 +1,214 @@
+"""The study plan: which jobs a configuration asks for, and the cross-checks of its keys.
+
+Torch-free, so Snakemake builds its DAG (``workflow/rules/common.smk`` wraps these
+functions in path functions) without importing a model library. Every function takes
+the validated config (defaults filled in by the JSON schema).
+
+Model lists. ``mozart.models``, ``crows_pairs.models`` and ``cloze.models`` default to
+every declared model that fits the study: its family can be scored on the study
+(:data:`plmfair.scoring.FAMILIES`) and its ``languages`` (empty = all) meet at least one
+language of the study's data. An explicit list wins; a model on it still runs only on
+the languages it covers.
+"""
+
+from __future__ import annotations
+
+from plmfair.errors import ConfigError
+from plmfair.models import ModelSpec, specs_from_config
+from plmfair.scoring import CAUSAL_PROTOCOL, FAMILIES, did_you_mean
+
+STUDIES = ("mozart", "crows_pairs", "cloze")
+# Which Family flag says that a family can be scored on a study.
+_STUDY_CAPABILITY = {"mozart": "cloze", "cloze": "cloze", "crows_pairs": "crows_pairs"}
+# Families whose gap predictions are a beam search (the num_beams key applies to them only).
+BEAM_FAMILIES = ("seq2seq", "causal")
+MOZART_TABLES = {"p_at_1": "table2_p_at_1", "spearman_rho": "table3_spearman", "p_at_5": "table4_p_at_5",
+                 "kendall_tau": "table5_kendall"}
+
+
+def model_specs(config: dict) -> dict[str, ModelSpec]:
+    return specs_from_config(config)
+
+
+def crows_pairs_sets(config: dict) -> dict[str, dict]:
+    """Declared CrowS-Pairs data sets by name."""
+    return config.get("datasets", {}).get("crows_pairs", {})
+
+
+def cloze_corpora(config: dict) -> dict[str, dict]:
+    return config.get("cloze", {}).get("corpora", {})
+
+
+def cloze_langs(config: dict, corpus: str) -> list[str]:
+    """The corpus languages, pivot first."""
+    entry = cloze_corpora(config)[corpus]
+    return [entry["pivot"]] + [lang for lang in entry["text"] if lang != entry["pivot"]]
+
+
+def study_languages(config: dict, study: str) -> list[str]:
+    """The data languages a study covers."""
+    if study == "mozart":
+        return list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
+    if study == "crows_pairs":
+        sets = crows_pairs_sets(config)
+        return list(dict.fromkeys(sets[ds]["lang"] for ds in config["crows_pairs"]["datasets"] if ds in sets))
+    return list(dict.fromkeys(lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)))
+
+
+def fits(spec: ModelSpec, study: str, langs: list[str]) -> bool:
+    """The model's family can be scored on the study and it covers one of ``langs``."""
+    return getattr(FAMILIES[spec.family], _STUDY_CAPABILITY[study]) and any(spec.runs_on(lang) for lang in langs)
+
+
+def study_models(config: dict, study: str) -> list[str]:
+    """The models of a study: its explicit list, else every declared model that fits it."""
+    explicit = config[study].get("models")
+    if explicit is not None:
+        return list(explicit)
+    langs = study_languages(config, study)
+    return [name for name, spec in model_specs(config).items() if fits(spec, study, langs)]
+
+
+def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
+    """(dataset, model) pairs to score: each model on the data sets whose language it covers."""
+    specs, sets = model_specs(config), crows_pairs_sets(config)
+    return [(ds, m) for ds in config["crows_pairs"]["datasets"] for m in study_models(config, "crows_pairs")
+            if specs[m].runs_on(sets[ds]["lang"])]
+
+
+def crows_pairs_protocol(config: dict, model: str) -> str:
+    """The protocol a model is scored with: the configured masking rule for masked LMs, the
+    whole-sentence log-likelihood for causal LMs."""
+    family = model_specs(config)[model].family
+    return CAUSAL_PROTOCOL if family == "causal" else config["crows_pairs"]["protocol"]
+
+
+def num_beams(config: dict, study: str, model: str) -> int | None:
+    """The study's ``num_beams`` for a model whose predictions are a beam search; None for others
+    (so that the setting does not rerun masked-LM jobs)."""
+    if model_specs(config)[model].family in BEAM_FAMILIES:
+        return config[study]["num_beams"]
+    return None
+
+
+def mozart_runs(config: dict) -> list[tuple[str, str]]:
+    """(model, lang) pairs of the MozArt study."""
+    specs = model_specs(config)
+    return [(m, lang) for m in study_models(config, "mozart") for lang in study_languages(config, "mozart")
+            if specs[m].runs_on(lang)]
+
+
+def mozart_tables(config: dict) -> list[tuple[str, str, str]]:
+    """(model, metric, table name) of Tables 2-5 for every model with a MozArt run."""
+    models = list(dict.fromkeys(m for m, _ in mozart_runs(config)))
+    return [(m, metric, name) for m in models for metric, name in MOZART_TABLES.items()]
+
+
+def cloze_prediction_runs(config: dict, corpus: str) -> list[tuple[str, str]]:
+    """(model, lang) pairs predicted on a constructed set."""
+    specs = model_specs(config)
+    return [(m, lang) for m in study_models(config, "cloze") for lang in cloze_langs(config, corpus)
+            if specs[m].runs_on(lang)]
+
+
+def cloze_answer_runs(config: dict, corpus: str) -> list[tuple[str, str]]:
+    """(model, lang) pairs of a constructed set that has answers in that language."""
+    answers = cloze_corpora(config)[corpus]["answers"]
+    return [(m, lang) for m, lang in cloze_prediction_runs(config, corpus) if lang in answers]
+
+
+def built_models(config: dict) -> dict[str, dict]:
+    """Models the workflow builds itself (``build:``), by name."""
+    return {name: entry for name, entry in config.get("models", {}).items() if "build" in entry}
+
+
+def known_languages(config: dict) -> list[str]:
+    """Every language some data set of the config is in."""
+    langs = list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
+    langs += [entry["lang"] for entry in crows_pairs_sets(config).values()]
+    langs += study_languages(config, "cloze")
+    return sorted(set(langs))
+
+
+def check_config(config: dict) -> None:
+    """Names used by the studies must be declared and fit the study; one line naming the key otherwise."""
+    specs = model_specs(config)
+    sets = crows_pairs_sets(config)
+    for i, name in enumerate(config["crows_pairs"]["datasets"]):
+        if name not in sets:
+            raise ConfigError(
+                f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
+                f"datasets.crows_pairs{did_you_mean(name, sets)} (declared: {sorted(sets)})"
+            )
+    for study in STUDIES:
+        for i, name in enumerate(config[study].get("models") or []):
+            where = f"config error at {study}.models.{i}"
+            if name not in specs:
+                raise ConfigError(f"{where}: model {name!r} is not declared under `models`{did_you_mean(name, specs)} "
+                                  f"(declared: {sorted(specs)})")
+            family = FAMILIES[specs[name].family]
+            if not getattr(family, _STUDY_CAPABILITY[study]):
+                able = sorted(f.name for f in FAMILIES.values() if getattr(f, _STUDY_CAPABILITY[study]))
+                raise ConfigError(f"{where}: {name!r} is a {family.name} model; the {study} study scores the families "
+                                  f"{able}")
+    known = known_languages(config)
+    for name, spec in specs.items():
+        for i, lang in enumerate(spec.languages):
+            if lang not in known:
+                raise ConfigError(
+                    f"config error at models.{name}.languages.{i}: {lang!r} is not a language of any data set"
+                    f"{did_you_mean(lang, known)} (languages of the data: {known})"
+                )
+    for name, entry in built_models(config).items():
+        if entry.get("path") != f"resources/models/{name}":
+            raise ConfigError(
+                f"config error at models.{name}.path: a model with `build` must have path: resources/models/{name} "
+                f"(where the workflow builds it)"
+            )
+    _check_cloze(config)
+    _check_downloads(config)
+
+
+def _check_cloze(config: dict) -> None:
+    cloze = config["cloze"]
+    classes = len(cloze["filters"]["pos"])
+    n = cloze["sample"]["n"]
+    if cloze["corpora"] and n % classes:
+        raise ConfigError(
+            f"config error at cloze.sample.n: {n} quadruples cannot be balanced across {classes} POS classes; "
+            f"use a multiple of {classes}"
+        )
+    for name, corpus in cloze["corpora"].items():
+        where = f"cloze.corpora.{name}"
+        langs = list(corpus["text"])
+        pivot = corpus["pivot"]
+        if pivot not in langs:
+            raise ConfigError(f"config error at {where}.pivot: {pivot!r} is not one of the text languages {langs}")
+        for key in ("alignments", "align_extra", "answers"):
+            for lang in corpus[key]:
+                if lang not in langs or (key != "answers" and lang == pivot):
+                    allowed = [x for x in langs if key == "answers" or x != pivot]
+                    raise ConfigError(f"config error at {where}.{key}.{lang}: not a language of the corpus ({allowed})")
+        for lang in langs:
+            if lang not in cloze["spacy"]:
+                raise ConfigError(
+                    f"config error at cloze.spacy: no spaCy pipeline for {lang!r} (used by {where}); add "
+                    f"`{lang}: <pipeline name>` (for example {lang}_core_news_sm)"
+                )
+
+
+def _check_downloads(config: dict) -> None:
+    """Entries naming the same file must be the same download (several members of one archive)."""
+    from plmfair.config import download_entries
+
+    files: dict[str, tuple[str, dict]] = {}
+    for where, entry in download_entries(config).items():
+        if entry["file"] in files:
+            other_where, other = files[entry["file"]]
+            if (entry.get("url"), entry.get("sha256")) != (other.get("url"), other.get("sha256")):
+                raise ConfigError(
+                    f"config error at {where}.file: {entry['file']!r} is also the file of {other_where} with another "
+                    f"url or sha256; downloads need distinct file names"
+                )
+            continue
+        files[entry["file"]] = (where, entry)

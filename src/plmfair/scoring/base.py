@@ -1,0 +1,179 @@
+"""The contract every model family implements, documented once.
+
+A :class:`Scorer` wraps one loaded model and its tokenizer (see
+:func:`plmfair.scoring.loader.load`) and answers the three questions the studies ask:
+
+- :meth:`Scorer.score_sentences` (CrowS-Pairs): the score of each sentence of a minimal
+  pair under a protocol;
+- :meth:`Scorer.predict_gap` (MozArt and constructed cloze sets): the top-k whole-word
+  candidates for the gap ``[MASK]`` of a sentence, with their log-probabilities;
+- :meth:`Scorer.score_answers` (the same studies): the log-probability of given answers
+  in the gap, and how many tokens each takes.
+
+Texts reach a scorer as the data has them (with the literal gap ``[MASK]`` for cloze
+sentences); a scorer lower-cases them first when its model is uncased. How a family turns
+these into forward passes (masked copies, span infilling, left-to-right likelihood) is
+its own business; batching is capped by ``token_budget`` (tokens per forward pass) so
+that a long input cannot run out of memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from plmfair.data import MASK
+from plmfair.errors import DataError
+
+log = logging.getLogger(__name__)
+
+TOO_LONG = ("skip", "truncate")
+
+
+@dataclass(frozen=True)
+class MinimalPair:
+    """A CrowS-Pairs pair: the more and the less stereotyping sentence, and whether the more
+    stereotyping one is stereotypical (``stereo``) or anti-stereotypical."""
+
+    more: str
+    less: str
+    stereo: bool
+
+
+@dataclass(frozen=True)
+class PairScore:
+    """The scores of the two sentences of a minimal pair.
+
+    ``n_more``/``n_less``: units scored per sentence (masked copies for masked LMs,
+    predicted tokens for causal LMs). ``status``: ``ok``, ``truncated`` (scored after
+    truncation to the model's maximum length) or ``skipped_too_long`` (scores None).
+    """
+
+    more: float | None
+    less: float | None
+    n_more: int
+    n_less: int
+    status: str
+
+
+class Scorer(ABC):
+    """One loaded model of one family, answering the studies' questions."""
+
+    family: ClassVar[str]
+
+    def __init__(self, model, tokenizer, *, name: str, uncased: bool = False, token_budget: int = 8192,
+                 progress: bool = False):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.name = name
+        self.uncased = uncased
+        self.token_budget = token_budget
+        self.progress = progress
+
+    def prepare(self, text: str) -> str:
+        """The text as the model reads it: lower-cased for uncased models (as Nangia et al. do)."""
+        return text.lower() if self.uncased else text
+
+    def split_gap(self, text: str) -> tuple[str, str]:
+        """The text left and right of the gap, prepared for the model."""
+        if text.count(MASK) != 1:
+            raise DataError(f"model {self.name!r}: expected exactly one {MASK} in {text!r}")
+        left, right = text.split(MASK)
+        return self.prepare(left), self.prepare(right)
+
+    def normaliser(self) -> Callable[[str], str]:
+        """The tokenizer's own normalizer (identity when it has none), for matching answers to candidates."""
+        norm = getattr(getattr(self.tokenizer, "backend_tokenizer", None), "normalizer", None)
+        if norm is None:
+            return lambda s: s
+        return norm.normalize_str
+
+    def max_length(self) -> int:
+        """The longest input the model accepts (position embeddings), capped by the tokenizer's limit."""
+        cfg = self.model.config
+        limits = []
+        for attr in ("max_position_embeddings", "n_positions"):
+            v = getattr(cfg, attr, None)
+            if isinstance(v, int) and v > 0:
+                # RoBERTa-style models reserve padding_idx + 1 positions.
+                offset = (cfg.pad_token_id + 1) if cfg.model_type in ("roberta", "xlm-roberta", "camembert") else 0
+                limits.append(v - offset)
+                break
+        tok_limit = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(tok_limit, int) and 0 < tok_limit < 1_000_000:
+            limits.append(tok_limit)
+        return min(limits) if limits else 512
+
+    @abstractmethod
+    def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
+                        too_long: str = "skip") -> list[PairScore]:
+        """Score both sentences of every minimal pair under ``protocol``.
+
+        The masking rule of masked LMs may depend on both sentences and the direction (Nangia
+        et al.'s does); other families score each sentence alone. A pair with a sentence
+        longer than the model accepts is skipped (``too_long='skip'``) or truncated
+        (``'truncate'``). Scores are rounded to 3 decimals when the protocol says so.
+        """
+
+    @abstractmethod
+    def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+                    ) -> list[list[tuple[str, float]]]:
+        """The ``k`` best whole-word candidates for the gap of each text, best first:
+        ``(surface form, log-probability)``. ``num_beams`` applies to families that search."""
+
+    @abstractmethod
+    def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+        """For each ``(text with the gap, answer)``: the log-probability of the answer in the
+        gap and the number of tokens the answer takes."""
+
+
+def length_batches(lengths: Sequence[int], token_budget: int) -> list[list[int]]:
+    """Indices grouped into batches of similar length whose padded size stays within ``token_budget``.
+
+    Indices are sorted by length (longest first, stable), so padding is small; a single
+    sequence longer than the budget gets a batch of its own.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    width = 0
+    for i in order:
+        new_width = max(width, lengths[i])
+        if current and new_width * (len(current) + 1) > token_budget:
+            batches.append(current)
+            current, new_width = [], lengths[i]
+        current.append(i)
+        width = new_width
+    if current:
+        batches.append(current)
+    return batches
+
+
+def right_padded(sequences: Sequence[Sequence[int]], idx: Sequence[int], *, pad_id: int, device):
+    """The sequences ``idx`` as one right-padded batch: (input ids, attention mask) on ``device``."""
+    import torch
+
+    width = max(len(sequences[i]) for i in idx)
+    ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
+    att = torch.zeros((len(idx), width), dtype=torch.long)
+    for row, i in enumerate(idx):
+        ids[row, : len(sequences[i])] = torch.as_tensor(sequences[i])
+        att[row, : len(sequences[i])] = 1
+    return ids.to(device), att.to(device)
+
+
+def check_too_long(too_long: str) -> None:
+    if too_long not in TOO_LONG:
+        raise ValueError(f"too_long must be one of {TOO_LONG}, got {too_long!r}")
+
+
+def progress_bar(enabled: bool, *, total: int, desc: str, unit: str):
+    """A tqdm bar when ``enabled``, else None."""
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, mininterval=2.0)

@@ -1,0 +1,164 @@
+"""Decoder-only (causal) language models: GPT-2, Llama, Qwen, Mistral.
+
+Sentence score (CrowS-Pairs, protocol ``sentence_log_likelihood``, the convention of
+lm-evaluation-harness's ``crows_pairs`` tasks): the sentence is tokenized without special
+tokens and scored after the tokenizer's BOS token (its EOS token when it has no BOS):
+log P(sentence) = sum over its tokens t_i of log P(t_i | BOS, t_1 .. t_{i-1}). Scores are
+rounded to 3 decimals and equal rounded scores are neutral, as under Nangia et al.'s protocol.
+
+Cloze gaps: a causal LM sees only the left context, so candidates are generated there
+and judged on the whole sentence. A beam search over word pieces constrained to one word
+(:mod:`plmfair.scoring.beam`; a word ends with any token that does not continue it)
+proposes ``k`` distinct words after the left context; each candidate is then re-ranked by
+the log-likelihood of the whole sentence with the word in the gap, which is the
+candidate's ``logprob``. An answer is scored by the same whole-sentence log-likelihood.
+
+Batches are right-padded with an attention mask and capped by the token budget and by
+:data:`LOGITS_BUDGET` (every position's vocabulary logits are needed); log-softmax in float32.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import torch
+
+from plmfair.errors import ModelError
+from plmfair.scoring import CAUSAL_PROTOCOL
+from plmfair.scoring.base import (
+    MinimalPair,
+    PairScore,
+    Scorer,
+    check_too_long,
+    length_batches,
+    progress_bar,
+    right_padded,
+)
+from plmfair.scoring.beam import single_word_beam_search
+from plmfair.scoring.pieces import marks_text_start, piece_classes
+
+log = logging.getLogger(__name__)
+
+# Logit entries (tokens x vocabulary) one forward pass may produce: 2^28 float32 values
+# are 1 GiB, i.e. about 5,000 tokens per pass with GPT-2's vocabulary, 1,700 with Qwen's.
+LOGITS_BUDGET = 2**28
+
+
+class CausalLMScorer(Scorer):
+    """Left-to-right log-likelihoods and gap predictions of a decoder-only LM."""
+
+    family = "causal"
+
+    def __init__(self, model, tokenizer, **kwargs):
+        super().__init__(model, tokenizer, **kwargs)
+        prefix = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+        if prefix is None:
+            raise ModelError(f"model {self.name!r}: its tokenizer has neither a BOS nor an EOS token to start a "
+                             f"sentence with; it cannot be scored as a causal LM")
+        self.prefix_id = int(prefix)
+        pad = next((t for t in (tokenizer.pad_token_id, tokenizer.eos_token_id) if t is not None), 0)
+        self.pad_id = int(pad)
+        self.device = next(model.parameters()).device
+        self.vocab_size = model.get_output_embeddings().weight.shape[0]
+
+    def _ids(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def sequence_log_likelihoods(self, sequences: Sequence[Sequence[int]], *, desc: str = "scoring") -> list[float]:
+        """sum_i log P(seq[i] | seq[:i]) for i >= 1, for each sequence (its first token is the prefix)."""
+        budget = max(1, min(self.token_budget, LOGITS_BUDGET // self.vocab_size))
+        out = [0.0] * len(sequences)
+        bar = progress_bar(self.progress, total=len(sequences), desc=desc, unit="sentence")
+        with torch.inference_mode():
+            for idx in length_batches([len(s) for s in sequences], budget):
+                ids, att = right_padded(sequences, idx, pad_id=self.pad_id, device=self.device)
+                logits = self.model(input_ids=ids, attention_mask=att).logits[:, :-1]
+                targets = ids[:, 1:]
+                picked = logits.gather(-1, targets[..., None]).squeeze(-1).float()
+                token_lp = (picked - torch.logsumexp(logits.float(), dim=-1)).tolist()
+                for row, i in enumerate(idx):
+                    # Python float summation in token order, as a plain per-token loop does.
+                    out[i] = sum(token_lp[row][: len(sequences[i]) - 1])
+                if bar is not None:
+                    bar.update(len(idx))
+        if bar is not None:
+            bar.close()
+        return out
+
+    def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
+                        too_long: str = "skip") -> list[PairScore]:
+        if protocol != CAUSAL_PROTOCOL:
+            raise ModelError(f"model {self.name!r} is a causal LM: its CrowS-Pairs protocol is {CAUSAL_PROTOCOL!r}, "
+                             f"not {protocol!r}")
+        check_too_long(too_long)
+        max_len = self.max_length()
+        results: list[PairScore | None] = [None] * len(pairs)
+        work: list[tuple[int, str, list[int], list[int]]] = []
+        for i, pair in enumerate(pairs):
+            s1 = [self.prefix_id] + self._ids(self.prepare(pair.more))
+            s2 = [self.prefix_id] + self._ids(self.prepare(pair.less))
+            status = "ok"
+            if max(len(s1), len(s2)) > max_len:
+                if too_long == "skip":
+                    results[i] = PairScore(None, None, 0, 0, "skipped_too_long")
+                    continue
+                s1, s2, status = s1[:max_len], s2[:max_len], "truncated"
+            work.append((i, status, s1, s2))
+        totals = self.sequence_log_likelihoods([s for _, _, s1, s2 in work for s in (s1, s2)],
+                                               desc=f"{self.name} ({protocol})")
+        for j, (i, status, s1, s2) in enumerate(work):
+            results[i] = PairScore(round(totals[2 * j], 3), round(totals[2 * j + 1], 3), len(s1) - 1, len(s2) - 1,
+                                   status)
+        return results  # type: ignore[return-value]
+
+    def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+                    ) -> list[list[tuple[str, float]]]:
+        pieces = piece_classes(self.tokenizer, self.vocab_size)
+        text_start_marked = marks_text_start(self.tokenizer)
+        bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
+        out = []
+        for text in texts:
+            left, right = self.split_gap(text)
+            words = self._candidate_words(left, pieces, text_start_marked, k=k, num_beams=num_beams)
+            lls = self.sequence_log_likelihoods([[self.prefix_id] + self._ids(left + w + right) for w in words])
+            out.append(sorted(zip(words, lls, strict=True), key=lambda x: -x[1])[:k])
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        return out
+
+    def _candidate_words(self, left: str, pieces, text_start_marked: bool, *, k: int,
+                         num_beams: int | None) -> list[str]:
+        """Distinct whole words the model proposes after ``left`` (best first)."""
+        context = left.rstrip()
+        if context:
+            marked = context != left  # white space before the gap: the word carries a start marker
+        else:
+            marked = text_start_marked
+        prefix = [self.prefix_id] + (self._ids(context) if context else [])
+
+        def next_log_probs(beams: list[list[int]]) -> torch.Tensor:
+            ids = torch.tensor([prefix + b for b in beams], device=self.device)
+            return torch.log_softmax(self.model(input_ids=ids).logits[:, -1].float(), dim=-1)
+
+        start = pieces.marked_start if marked else pieces.bare_start
+        if not bool(start.any()):
+            raise ModelError(f"model {self.name!r}: no vocabulary entry can start a word {'after white space' if marked else 'here'}"
+                             f"; its tokenizer cannot propose whole words for a gap")
+        spans = single_word_beam_search(next_log_probs, start=start, cont=pieces.cont, end=~pieces.cont, k=k,
+                                        num_beams=num_beams)
+        words = [self.tokenizer.decode(p).strip() for p, _ in spans]
+        return list(dict.fromkeys(w for w in words if w))
+
+    def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+        seqs, n_pieces = [], []
+        for text, answer in items:
+            left, right = self.split_gap(text)
+            ans = self.prepare(answer)
+            enc = self.tokenizer(left + ans + right, add_special_tokens=False, return_offsets_mapping=True)
+            start, end = len(left), len(left) + len(ans)
+            n_pieces.append(sum(1 for a, b in enc["offset_mapping"] if b > a and a < end and b > start))
+            seqs.append([self.prefix_id] + list(enc["input_ids"]))
+        return list(zip(self.sequence_log_likelihoods(seqs, desc=f"{self.name} answers"), n_pieces, strict=True))

@@ -1,0 +1,84 @@
+"""The scorer contract: the family registry, the one loader, and what every family answers."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from plmfair.errors import ConfigError, ModelError
+from plmfair.models import ModelSpec, model_spec
+from plmfair.scoring import FAMILIES, scorer_class
+from plmfair.scoring.base import MinimalPair, Scorer, length_batches
+from plmfair.scoring.loader import load
+from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
+from plmfair.tiny_models import build_tiny_model
+
+TEXTS = ["Les membres de la commission se sont réunis lundi.", "The members of the committee met on Monday."] * 5
+
+
+def test_every_family_has_a_scorer_of_that_family():
+    for name, family in FAMILIES.items():
+        cls = scorer_class(name)
+        assert issubclass(cls, Scorer) and cls.family == name
+        assert family.cloze  # every family fills cloze gaps
+
+
+def test_unknown_family_is_named_with_a_suggestion():
+    with pytest.raises(ConfigError, match=r"config error at models.gpt.family: unknown model family 'causl' "
+                                          r"\(did you mean 'causal'\?\)"):
+        model_spec("gpt", {"hf_id": "x/y", "family": "causl"})
+
+
+def test_length_batches_respect_the_budget():
+    lengths = [5, 12, 3, 12, 7, 40]
+    batches = length_batches(lengths, 24)
+    assert sorted(i for b in batches for i in b) == list(range(6))
+    assert batches[0] == [5]  # longer than the budget: a batch of its own
+    for b in batches[1:]:
+        assert max(lengths[i] for i in b) * len(b) <= 24
+
+
+def test_masking_rules_of_the_protocols():
+    special = frozenset({0, 9})
+    first = TokenizedSentence([0, 4, 5, 6, 9], [None, 0, 0, 1, None], special)
+    second = TokenizedSentence([0, 4, 7, 6, 9], [None, 0, 1, 2, None], special)
+    assert MASKING_RULES["nangia"].groups(first, second, True) == ([[1], [3]], [[1], [3]])
+    assert MASKING_RULES["all_tokens"].groups(first, second, True)[0] == [[1], [2], [3]]
+    # within a word, the tokens to the right are masked with the one scored
+    assert MASKING_RULES["within_word_l2r"].groups(first, second, False)[0] == [[1, 2], [2], [3]]
+    assert MASKING_RULES["nangia"].rounded and not MASKING_RULES["all_tokens"].rounded
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    return {kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=400) for kind in ("bert", "mt5", "gpt2")}
+
+
+@pytest.mark.parametrize("kind, family", [("bert", "mlm"), ("mt5", "seq2seq"), ("gpt2", "causal")])
+def test_one_loader_for_every_family(built, kind, family):
+    loaded = load(ModelSpec(name=kind, family=family, path=str(built[kind])), device="cpu")
+    scorer = loaded.scorer(token_budget=64, progress=False)
+    assert scorer.family == family and scorer.token_budget == 64 and not loaded.model.training
+    with loaded.stopwatch() as watch:
+        preds = scorer.predict_gap(["Les [MASK] de la commission."], k=3)
+    assert watch.seconds > 0 and len(preds[0]) == 3
+    meta = loaded.metadata(wall_time_s=watch.seconds)
+    assert meta["model_family"] == family and meta["precision"] == "fp32" and meta["device"] == "cpu"
+    assert {"torch", "transformers", "model_source"} <= set(meta)
+
+
+def test_seq2seq_has_no_crows_pairs_protocol(built):
+    scorer = load(ModelSpec(name="mt5", family="seq2seq", path=str(built["mt5"])), device="cpu").scorer()
+    assert not FAMILIES["seq2seq"].crows_pairs
+    with pytest.raises(ModelError, match="model 'mt5' is a seq2seq model; no CrowS-Pairs protocol"):
+        scorer.score_sentences([MinimalPair("a b", "a c", True)], protocol="nangia")
+
+
+def test_gap_must_be_one_mask(built):
+    from plmfair.errors import DataError
+
+    scorer = load(ModelSpec(name="gpt2", family="causal", path=str(built["gpt2"])), device="cpu").scorer()
+    with pytest.raises(DataError, match=r"model 'gpt2': expected exactly one \[MASK\] in 'no gap'"):
+        scorer.score_answers([("no gap", "x")])
+    assert pd.notna(scorer.score_answers([("a [MASK] b", "x")])[0][0])
