@@ -53,7 +53,7 @@ def test_demo_ingestion_outputs(demo_run):
     fr = read_parquet(demo_run / "results/data/crows_pairs/demo_fr.parquet")
     assert fr["sent_less"].isna().sum() == 1
     summary = pd.read_csv(demo_run / "results/tables/data_summary.csv")
-    assert set(summary["dataset"]) == {"mozart", "crows_pairs/demo_en", "crows_pairs/demo_fr"}
+    assert set(summary["dataset"]) == {"mozart", "crows_pairs/demo_en", "crows_pairs/demo_fr", "crows_pairs/demo_de"}
 
 
 def test_demo_rerun_is_a_noop(repo, demo_run):
@@ -161,6 +161,10 @@ def test_demo_scores_causal_models_in_every_study(demo_run):
     metric = summary[summary["subset"] == "metric"].set_index(["dataset", "model"])
     assert metric.loc[("demo_fr", "tiny_gpt2"), "protocol"] == "sentence_log_likelihood"
     assert metric.loc[("demo_fr", "tiny_bert"), "protocol"] == "nangia"
+    # the German file, read through its config entry: one dropped translation, counted as skipped
+    assert metric.loc[("demo_de", "tiny_llama"), "n_skipped"] == 1
+    de = read_parquet(demo_run / "results/data/crows_pairs/demo_de.parquet")
+    assert de["pair_id"].str.startswith("LA").sum() == 8 and de["bias_type"].notna().all()
     metrics = read_parquet(demo_run / "results/mozart/metrics.parquet")
     assert {"tiny_gpt2", "tiny_llama"} <= set(metrics["model"])  # every declared model that fits
     preds = read_parquet(demo_run / "results/cloze/demo/predictions/tiny_gpt2/es.parquet")

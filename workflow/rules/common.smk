@@ -47,12 +47,16 @@ def get_crows_pairs_raw(wildcards):
     return _download(CROWS_SETS[wildcards.dataset])
 
 
+def get_crows_pairs_reference(wildcards):
+    """The ingested data set whose directions a file without its own borrows (direction_from)."""
+    source = CROWS_SETS[wildcards.dataset].get("direction_from")
+    return [f"results/data/crows_pairs/{source}.parquet"] if source else []
+
+
 def get_crows_pairs_format(wildcards):
-    return CROWS_SETS[wildcards.dataset]["format"]
-
-
-def get_crows_pairs_lang(wildcards):
-    return CROWS_SETS[wildcards.dataset]["lang"]
+    """How to read the file: every key of its entry but the download fields."""
+    entry = CROWS_SETS[wildcards.dataset]
+    return {key: value for key, value in entry.items() if key not in ("file", "url", "sha256")}
 
 
 def get_ingested_crows_pairs():

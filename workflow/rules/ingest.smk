@@ -19,11 +19,11 @@ rule ingest_mozart:
 rule ingest_crows_pairs:
     input:
         raw=get_crows_pairs_raw,
+        reference=get_crows_pairs_reference,
     output:
         pairs="results/data/crows_pairs/{dataset}.parquet",
     params:
-        fmt=get_crows_pairs_format,
-        lang=get_crows_pairs_lang,
+        reading=get_crows_pairs_format,
     log:
         "results/logs/ingest/crows_pairs_{dataset}.log",
     resources:
