@@ -256,6 +256,7 @@ def build_tiny_model(
 
 def corpus_texts(paths: Iterable[str | os.PathLike]) -> list[str]:
     """Every sentence of ingested Parquet files (MozArt texts with answers filled in, CrowS-Pairs pairs)."""
+    from plmfair.data import MASK
     from plmfair.io import read_parquet
 
     texts: list[str] = []
@@ -264,6 +265,6 @@ def corpus_texts(paths: Iterable[str | os.PathLike]) -> list[str]:
         if "sent_more" in df.columns:
             texts += [t for col in ("sent_more", "sent_less") for t in df[col].dropna().tolist()]
         elif "text" in df.columns:
-            filled = [t.replace("[MASK]", a) for t, a in zip(df["text"], df["answer"], strict=True)]
+            filled = [t.replace(MASK, a) for t, a in zip(df["text"], df["answer"], strict=True)]
             texts += list(dict.fromkeys(filled))
     return texts
