@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from plmfair.crows_pairs import compare_models
-from plmfair.stats import binomial_summary, bonferroni, mcnemar_exact
+from plmfair.stats import binomial_summary, bonferroni, mcnemar_exact, sign_test, win_loss
 
 
 def test_binomial_hand_computed():
@@ -46,3 +46,23 @@ def test_compare_models_uses_pairs_scored_by_both():
     row = out.iloc[0]
     assert row["n"] == 3 and row["a_only"] == 2 and row["b_only"] == 0
     assert row["p_value"] == pytest.approx(0.5) and row["score_a"] == pytest.approx(200 / 3)
+
+
+def test_sign_test_hand_computed():
+    # 7 wins of 8 decisive: P(X >= 7) = (8 + 1) / 256; two-sided doubles it
+    two, one = sign_test(7, 1)
+    assert two == pytest.approx(18 / 256) and one == pytest.approx(9 / 256)
+    assert sign_test(1, 7)[1] == pytest.approx(1 - 1 / 256)  # a wins more: far from it
+    assert sign_test(0, 0) == (1.0, 1.0)
+
+
+def test_win_loss_means_per_unit_and_ties():
+    values = pd.DataFrame({
+        "unit": ["x", "x", "x", "y", "y", "z"],
+        "cond": ["a", "a", "b", "a", "b", "b"],
+        "v": [1.0, 0.0, 0.5, 0.2, 0.2, 1.0],
+    })
+    row = win_loss(values, unit=["unit"], condition="cond", value="v", pairs=[("a", "b")]).iloc[0]
+    # x: a's mean 0.5 ties b's 0.5; y: tie; z: only b
+    assert (row["n_units"], row["wins_a"], row["wins_b"], row["ties"]) == (2, 0, 0, 2)
+    assert row["p_two_sided"] == 1.0

@@ -105,27 +105,64 @@ def sigma_gd(values: Sequence[float]) -> float:
     return float(np.sqrt(np.mean((v - v.mean()) ** 2))) if len(v) else math.nan
 
 
-def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *,
-                    model: str, lang: str) -> pd.DataFrame:
-    """Metrics of one model on one language, per group and for all annotators (:data:`METRICS_SCHEMA`)."""
-    ann = annotations[annotations["lang"] == lang]
-    empty = ann["answer"] == ""
-    if empty.any():
-        log.warning("%s: %d empty answer(s) excluded", lang, int(empty.sum()))
-    ann = ann[~empty].merge(answer_scores[["s_id", "answer", "answer_norm", "logprob"]], on=["s_id", "answer"],
-                            how="left", validate="many_to_one")
+ANNOTATION_SCORES_SCHEMA = {
+    "model": "model short name",
+    "lang": "language",
+    "s_id": "sentence id",
+    "u_id": "annotator id",
+    "group": "annotator group (MN, FN, MNN, FNN)",
+    "answer": "the annotator's answer (trimmed; annotations with an empty answer are not scored)",
+    "answer_norm": "answer as matched against the candidates (see plmfair.metrics.normalise)",
+    "rank": "rank of the answer among the model's top 5 candidates (null when absent)",
+    "hit1": "1 when the answer is the model's top candidate, else 0",
+    "hit5": "1 when the answer is among the model's top 5 candidates, else 0",
+    "rr": "1 / rank within the top 5, else 0",
+    "logprob": "the model's log-probability of the answer in the gap",
+}
+
+
+def annotation_scores(annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *,
+                      model: str, lang: str) -> pd.DataFrame:
+    """One row per non-empty annotation of a language (:data:`ANNOTATION_SCORES_SCHEMA`): how the
+    model's top 5 ranks the annotator's answer. P@1, P@5 and MRR are 100 x the means of hit1,
+    hit5 and rr over a group's rows."""
+    ann = annotations[(annotations["lang"] == lang) & (annotations["answer"] != "")]
+    ann = ann.merge(answer_scores[["s_id", "answer", "answer_norm", "logprob"]], on=["s_id", "answer"], how="left",
+                    validate="many_to_one")
     missing = ann["answer_norm"].isna()
     if missing.any():
         first = ann.loc[missing].iloc[0]
         raise DataError(f"{model}/{lang}: no answer score for s_id {first['s_id']} answer {first['answer']!r}; rerun its answer scoring")
     top5 = predictions[predictions["rank"] <= 5].sort_values(["s_id", "rank"])
     cands = top5.groupby("s_id")["candidate_norm"].apply(list).to_dict()
-    ann["rank"] = [answer_ranks([a], cands.get(s, []))[0] for s, a in zip(ann["s_id"], ann["answer_norm"], strict=True)]
+    rank = pd.array([answer_ranks([a], cands.get(s, []))[0] for s, a in zip(ann["s_id"], ann["answer_norm"], strict=True)],
+                    dtype="Int64")
+    found = rank.to_numpy(dtype="float64", na_value=np.nan)
+    out = pd.DataFrame({
+        # u_id identifies the annotation; tables reduced to what the metrics need may lack it
+        "model": model, "lang": lang, "s_id": ann["s_id"].to_numpy(), "u_id": ann["u_id"].to_numpy() if "u_id" in ann else pd.NA,
+        "group": ann["group"].to_numpy(), "answer": ann["answer"].to_numpy(), "answer_norm": ann["answer_norm"].to_numpy(),
+        "rank": rank, "hit1": (found == 1).astype("int64"), "hit5": (found <= 5).astype("int64"),
+        "rr": np.where(found <= 5, 1.0 / found, 0.0), "logprob": ann["logprob"].to_numpy(dtype="float64"),
+    })
+    return out.astype({c: "string" for c in ("model", "lang", "s_id", "u_id", "group", "answer", "answer_norm")})
+
+
+def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *,
+                    model: str, lang: str, scores: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Metrics of one model on one language, per group and for all annotators (:data:`METRICS_SCHEMA`),
+    from its :func:`annotation_scores` (computed here unless given)."""
+    ann = annotations[annotations["lang"] == lang]
+    empty = ann["answer"] == ""
+    if empty.any():
+        log.warning("%s: %d empty answer(s) excluded", lang, int(empty.sum()))
+    if scores is None:
+        scores = annotation_scores(annotations, predictions, answer_scores, model=model, lang=lang)
     rows = []
     for group in (*GROUPS, "all"):
-        g = ann if group == "all" else ann[ann["group"] == group]
+        g = scores if group == "all" else scores[scores["group"] == group]
         g = g.assign(count=g.groupby(["s_id", "answer_norm"])["answer_norm"].transform("size"))
-        n_empty = int(empty.sum()) if group == "all" else int((annotations.loc[empty[empty].index, "group"] == group).sum())
+        n_empty = int(empty.sum()) if group == "all" else int((ann.loc[empty, "group"] == group).sum())
         rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty})
     return pd.DataFrame(rows)[list(METRICS_SCHEMA)]
 

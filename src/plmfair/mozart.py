@@ -109,29 +109,25 @@ def run_cloze_scoring(annotations: pd.DataFrame, spec, *, lang: str, k: int | No
             preds = predict(sentences, scorer, k=k, num_beams=num_beams)
         if with_answers:
             scores = score_answers(distinct_answers(annotations, lang), scorer)
+    lengths = [scorer.sentence_length(text) for text in sentences["text"]]
     meta = loaded.metadata(lang=lang, k=k, num_beams=num_beams if with_predictions else None,
-                           wall_time_s=round(watch.seconds, 3), n_sentences=len(sentences))
+                           wall_time_s=round(watch.seconds, 3), n_sentences=len(sentences),
+                           mean_tokens_per_sentence=sum(lengths) / len(lengths))
     return preds, scores, meta
 
 
-def metrics_for_runs(annotations: pd.DataFrame, *, runs, predictions, answer_scores) -> pd.DataFrame:
-    """Metrics of every (model, lang) run from its prediction and answer-score files."""
+def metrics_for_runs(annotations: pd.DataFrame, *, runs, predictions, answer_scores
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Metrics (:data:`~plmfair.metrics.METRICS_SCHEMA`) and annotation scores
+    (:data:`~plmfair.metrics.ANNOTATION_SCORES_SCHEMA`) of every (model, lang) run from its
+    prediction and answer-score files."""
     from plmfair.io import read_parquet
-    from plmfair.metrics import compute_metrics
+    from plmfair.metrics import annotation_scores, compute_metrics
 
-    frames = [
-        compute_metrics(annotations, read_parquet(p), read_parquet(a), model=model, lang=lang)
-        for (model, lang), p, a in zip(runs, predictions, answer_scores, strict=True)
-    ]
-    return pd.concat(frames, ignore_index=True)
-
-
-def metrics_and_disparity(annotations_path, *, runs, predictions, answer_scores) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Metrics of every run (:data:`~plmfair.metrics.METRICS_SCHEMA`) and their sigma_gd table, for a
-    constructed cloze set with human answers."""
-    from plmfair.io import read_parquet
-    from plmfair.metrics import disparity_table
-
-    metrics = metrics_for_runs(read_parquet(annotations_path), runs=runs, predictions=predictions,
-                               answer_scores=answer_scores)
-    return metrics, disparity_table(metrics)
+    metrics, scores = [], []
+    for (model, lang), p, a in zip(runs, predictions, answer_scores, strict=True):
+        preds, answers = read_parquet(p), read_parquet(a)
+        run_scores = annotation_scores(annotations, preds, answers, model=model, lang=lang)
+        metrics.append(compute_metrics(annotations, preds, answers, model=model, lang=lang, scores=run_scores))
+        scores.append(run_scores)
+    return pd.concat(metrics, ignore_index=True), pd.concat(scores, ignore_index=True)
