@@ -225,10 +225,13 @@ def test_tables_layout():
     ]
     summary = pd.concat(frames, ignore_index=True)
     t4 = table4(summary)
-    assert t4[""].tolist()[:5] == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (s)", "Pairs skipped"]
-    assert list(t4.columns) == ["", "fr n", "fr camembert", "fr flaubert"]
-    assert t4.loc[0, "fr camembert"] == "55.56" and t4.loc[0, "fr n"] == 10
-    assert t4.loc[3, "fr flaubert"] == "3.0" and t4.loc[4, "fr flaubert"] == "1"
+    assert t4[""].tolist()[:5] == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (mm:ss)",
+                                   "Pairs skipped"]
+    assert list(t4.columns) == ["", "fr n", "fr %", "fr camembert", "fr flaubert"]
+    assert t4.loc[0, "fr camembert"] == "55.56" and t4.loc[0, "fr n"] == 10 and t4.loc[0, "fr %"] == "100.0"
+    assert t4.loc[1, "fr %"] == "70.0"  # 7 of the 10 pairs are stereo
+    assert t4.loc[3, "fr flaubert"] == "00:03" and t4.loc[4, "fr flaubert"] == "1"
+    assert t4.loc[5, "fr %"] == "50.0"  # gender: 5 of 10
     assert t4[""].tolist()[5:] == ["gender", "age"]
     t5 = table5(summary)
     assert t5["pairs"].tolist() == ["native", "translated"] and t5.loc[0, "n"] == 3

@@ -5,7 +5,14 @@ import math
 import pandas as pd
 import pytest
 
-from plmfair.metrics import answer_ranks, compute_metrics, group_metrics, normalise, sigma_gd
+from plmfair.metrics import (
+    annotation_scores,
+    answer_ranks,
+    compute_metrics,
+    group_metrics,
+    normalise,
+    sigma_gd,
+)
 from plmfair.tables import paper_table
 
 
@@ -99,10 +106,55 @@ def test_paper_table_layout_and_sigma():
     for lang, vals in {"en": [10, 20, 30, 40], "es": [5, 5, 5, 5], "de": [0, 10, 0, 10], "fr": [1, 2, 3, 4]}.items():
         for g, v in zip(["MN", "FN", "MNN", "FNN"], vals, strict=True):
             rows.append({"model": "m", "lang": lang, "group": g, "p_at_1": float(v)})
+        # the language average is every annotation pooled, not the mean of the four groups
+        rows.append({"model": "m", "lang": lang, "group": "all", "p_at_1": float(sum(vals)) / 4 + 1})
     t = paper_table(pd.DataFrame(rows), model="m", metric="p_at_1")
-    assert t["group"].tolist() == ["MN", "FN", "MNN", "FNN", "mean (σ_gd)"]
+    # FNN varies most across languages (40, 5, 10, 4): the paper's red row
+    assert t["group"].tolist() == ["MN", "FN", "MNN", "FNN§", "All"]
     assert list(t.columns) == ["group", "EN‡", "ES", "DE", "FR", "mean (σ_gd)"]
     assert t.loc[0, "EN‡"] == "10.0†"  # worst-off group in English
-    assert t.loc[4, "EN‡"] == f"25.0 ({math.sqrt(125):.1f})"
+    assert t.loc[4, "EN‡"] == f"26.0 ({math.sqrt(125):.1f})"  # pooled value, sigma_gd across the groups
     # MN row: values 10, 5, 0, 1 -> mean 4.0, population sd over languages
     assert t.loc[0, "mean (σ_gd)"] == f"4.0 ({sigma_gd([10, 5, 0, 1]):.1f})"
+    assert t.loc[4, "mean (σ_gd)"] == f"{(26 + 6 + 6 + 3.5) / 4:.1f} ({sigma_gd([26, 6, 6, 3.5]):.1f})"
+
+
+def test_paper_correlation_tables_carry_p_values():
+    rows = [{"model": "m", "lang": "en", "group": g, "spearman_rho": r, "spearman_p": p}
+            for g, r, p in (("MN", 0.30, 0.001), ("FN", 0.10, 0.2), ("MNN", 0.25, 0.04), ("FNN", 0.05, 0.6),
+                            ("all", 0.2, 0.0001))]
+    t = paper_table(pd.DataFrame(rows), model="m", metric="spearman_rho", alpha=0.05).set_index("group")
+    # one language: no disparity across languages to mark
+    assert list(t.index) == ["MN", "FN", "MNN", "FNN", "All"] and list(t.columns)[0] == "EN"
+    assert t.loc["MN", "EN"] == "30.0 (.001)"
+    assert t.loc["FN", "EN"] == "10.0° (.200)"  # not significant at 0.05
+    assert t.loc["FNN", "EN"] == "5.0° (.600)†"
+    assert t.loc["All", "EN"] == f"20.0 (.000) ({sigma_gd([30, 10, 25, 5]):.1f})"
+
+
+def test_metrics_are_means_of_the_annotation_scores():
+    ann = pd.DataFrame({
+        "lang": "fr", "s_id": ["1", "1", "1", "2", "2", "2", "2"], "u_id": ["a", "b", "c", "a", "b", "c", "d"],
+        "answer": ["Élan", "élan", "bond", "chat", "chien", "", "souris"],
+        "group": ["MN", "MN", "FN", "MN", "FN", "FN", "MNN"],
+    })
+    preds = pd.DataFrame({
+        "s_id": ["1"] * 6 + ["2"] * 2, "rank": [1, 2, 3, 4, 5, 6, 1, 2],
+        "candidate_norm": ["elan", "saut", "a", "b", "c", "bond", "chien", "chat"],
+    })
+    scores = pd.DataFrame({
+        "s_id": ["1", "1", "1", "2", "2", "2"], "answer": ["Élan", "élan", "bond", "chat", "chien", "souris"],
+        "answer_norm": ["elan", "elan", "bond", "chat", "chien", "souris"], "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0, -3],
+    })
+    per_annotation = annotation_scores(ann, preds, scores, model="m", lang="fr")
+    assert len(per_annotation) == 6  # the empty answer is not scored
+    by_u = per_annotation.set_index(["s_id", "u_id"])
+    assert pd.isna(by_u.loc[("1", "c"), "rank"])  # bond is 6th: outside the top 5
+    assert by_u.loc[("2", "a"), "rank"] == 2 and by_u.loc[("2", "a"), "rr"] == 0.5
+    metrics = compute_metrics(ann, preds, scores, model="m", lang="fr").set_index("group")
+    for group in ("MN", "FN", "MNN", "all"):
+        rows = per_annotation if group == "all" else per_annotation[per_annotation["group"] == group]
+        assert metrics.loc[group, "p_at_1"] == pytest.approx(100 * rows["hit1"].mean())
+        assert metrics.loc[group, "p_at_5"] == pytest.approx(100 * rows["hit5"].mean())
+        assert metrics.loc[group, "mrr"] == pytest.approx(100 * rows["rr"].mean())
+        assert metrics.loc[group, "n"] == len(rows)

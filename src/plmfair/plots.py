@@ -78,3 +78,59 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
     axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, png, pdf)
+
+
+# Okabe & Ito's colour-blind-safe palette.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+
+def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, title: str,
+                          alpha: float = 0.05) -> None:
+    """Forest plot of mixed-model effects of the compared condition (group or data set terms,
+    not the intercept nor the language controls) with 95% intervals: one row of panels per
+    model, one column per metric, a line per language x term; filled and starred where
+    p < alpha, hollow where not, "not converged" where the fit did not converge."""
+    terms = effects[effects["term"].str.startswith(("group[", "dataset["))].copy()
+    if "metric" not in terms.columns:
+        terms["metric"] = "score margin"
+    terms["label"] = (terms["lang"] + " · " if "lang" in terms.columns else "") + terms["term"]
+    models = list(dict.fromkeys(terms["model"])) or [""]
+    metrics = list(dict.fromkeys(terms["metric"])) or [""]
+    kinds = sorted(set(terms["term"]))
+    colour = {t: OKABE_ITO[i % len(OKABE_ITO)] for i, t in enumerate(kinds)}
+    heights = [max(1, terms.loc[terms["model"] == m, "label"].nunique()) for m in models]
+    # each model on its own scale: CrowS-Pairs margins are in each model's own units
+    fig, axes = plt.subplots(len(models), len(metrics), squeeze=False,
+                             figsize=(4.8 * len(metrics) + 1.5, 1.2 + 0.3 * sum(heights) + 0.4 * len(models)),
+                             gridspec_kw={"height_ratios": heights})
+    for row, model in enumerate(models):
+        sub = terms[terms["model"] == model]
+        labels = list(dict.fromkeys(sub["label"]))
+        y = {label: i for i, label in enumerate(reversed(labels))}
+        for col, metric in enumerate(metrics):
+            ax = axes[row, col]
+            for _, r in sub[sub["metric"] == metric].iterrows():
+                yi = y[r["label"]]
+                if not r["converged"] or pd.isna(r["estimate"]) or pd.isna(r["ci_low"]):
+                    ax.annotate("not converged", (0.02, yi), xycoords=("axes fraction", "data"), fontsize=7,
+                                color="grey", va="center")
+                    continue
+                significant = r["p_value"] < alpha
+                ax.errorbar(r["estimate"], yi, xerr=[[r["estimate"] - r["ci_low"]], [r["ci_high"] - r["estimate"]]],
+                            fmt="o", ms=5, capsize=2, color=colour[r["term"]],
+                            markerfacecolor=colour[r["term"]] if significant else "white")
+                if significant:
+                    ax.annotate("*", (r["ci_high"], yi), xytext=(3, -3), textcoords="offset points", fontsize=10)
+            ax.axvline(0, color="grey", lw=1, ls="--")
+            ax.set_ylim(-0.6, len(labels) - 0.4)
+            ax.set_yticks(list(y.values()))
+            ax.set_yticklabels(list(y.keys()) if col == 0 else [], fontsize=8)
+            if row == 0:
+                ax.set_title(metric, fontsize=10)
+            if col == 0:
+                ax.set_ylabel(model, fontsize=9)
+        for col in range(len(metrics)):
+            axes[-1, col].set_xlabel("effect against the reference (95% CI)")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    save_figure(fig, png, pdf)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -78,29 +78,38 @@ def _cell(row) -> str:
     return f"{row['score']:.2f}" + ("*" if row["significant"] else "")
 
 
+def mm_ss(seconds: float) -> str:
+    """A duration as the paper prints run times: minutes and seconds, ``13:05``."""
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes:02d}:{secs:02d}"
+
+
 def table4(summary: pd.DataFrame) -> pd.DataFrame:
-    """Table 4 of Névéol et al. (2022): rows metric/stereo/anti-stereo score, run time, then each
-    bias type; per data set an ``n`` column and one column per model. ``*``: adjusted p < alpha."""
+    """Table 4 of Névéol et al. (2022): rows metric/stereo/anti-stereo score, run time (mm:ss),
+    pairs skipped, then each bias type; per data set an ``n`` column, a ``%`` column (the
+    row's share of the data set's pairs) and one column per model. ``*``: adjusted p < alpha.
+    The paper's ``DCF`` row is not defined in its text and is left out."""
     datasets = list(dict.fromkeys(summary["dataset"]))
     row_keys = [("overall", "metric"), ("direction", "stereo"), ("direction", "antistereo"), ("runtime", ""),
                 ("skipped", "")]
     present = set(summary.loc[summary["subset_kind"] == "bias_type", "subset"])
     row_keys += [("bias_type", bt) for bt in BIAS_TYPES if bt in present]
-    labels = {"runtime": "Run time (s)", "skipped": "Pairs skipped"}
+    labels = {"runtime": "Run time (mm:ss)", "skipped": "Pairs skipped"}
     table: dict[str, list] = {"": [labels.get(k, ROW_LABELS.get(s, s)) for k, s in row_keys]}
     for ds in datasets:
         sub = summary[summary["dataset"] == ds]
         first = sub[sub["model"] == sub["model"].iloc[0]].set_index(["subset_kind", "subset"])
-        table[f"{ds} n"] = [
-            "" if k in labels else (int(first.loc[(k, s), "n_pairs"]) if (k, s) in first.index else "")
-            for k, s in row_keys
-        ]
+        total = first.loc[("overall", "metric"), "n_pairs"]
+        sizes = [None if k in labels or (k, s) not in first.index else int(first.loc[(k, s), "n_pairs"])
+                 for k, s in row_keys]
+        table[f"{ds} n"] = ["" if n is None else n for n in sizes]
+        table[f"{ds} %"] = ["" if n is None else f"{100 * n / total:.1f}" for n in sizes]
         for model in dict.fromkeys(sub["model"]):
             m = sub[sub["model"] == model].set_index(["subset_kind", "subset"])
             col = []
             for k, s in row_keys:
                 if k == "runtime":
-                    col.append(f"{m['wall_time_s'].iloc[0]:.1f}")
+                    col.append(mm_ss(m["wall_time_s"].iloc[0]))
                 elif k == "skipped":
                     col.append(str(int(m.loc[("overall", "metric"), "n_skipped"])))
                 else:
@@ -144,58 +153,126 @@ TABLES = {"p_at_1": "Table 2 (P@1)", "spearman_rho": "Table 3 (Spearman)", "p_at
 LANG_ORDER = ("en", "es", "de", "fr")
 
 
-def paper_table(metrics: pd.DataFrame, *, model: str, metric: str) -> pd.DataFrame:
-    """One of Tables 2-5 for one model: rows MN FN MNN FNN (+ Avg for correlations), columns per
-    language, each row's mean with sigma_gd across languages, a last row of each column's mean
-    with sigma_gd across groups. † marks the worst-off group of a language; ‡ the language with
-    the highest disparity."""
-    m = metrics[(metrics["model"] == model) & metrics["group"].isin(GROUPS)]
-    langs = [lang for lang in LANG_ORDER if lang in set(m["lang"])] + sorted(set(m["lang"]) - set(LANG_ORDER))
-    grid = m.pivot(index="group", columns="lang", values=metric).reindex(index=list(GROUPS), columns=langs)
+CORRELATION_P = {"spearman_rho": "spearman_p", "kendall_tau": "kendall_p"}
+
+
+def _most_disparate(sigmas: Mapping[str, float]) -> set[str]:
+    """The keys with the highest sigma_gd (ties all kept); none when every sigma is the same."""
+    values = {k: v for k, v in sigmas.items() if not pd.isna(v)}
+    if len(set(values.values())) < 2:
+        return set()
+    top = max(values.values())
+    return {k for k, v in values.items() if v == top}
+
+
+def _lang_order(langs) -> list[str]:
+    langs = set(langs)
+    return [lang for lang in LANG_ORDER if lang in langs] + sorted(langs - set(LANG_ORDER))
+
+
+def paper_table(metrics: pd.DataFrame, *, model: str, metric: str, alpha: float = 0.05) -> pd.DataFrame:
+    """One of Tables 2-5 of the MozArt paper for one model.
+
+    Rows MN, FN, MNN, FNN and All; one column per language, then each row's mean with its
+    sigma_gd across languages. A group's cell is the metric over that group's annotations; the
+    All row is the metric over every annotation of the language pooled (the paper's language
+    average: mBERT's German P@1 10.8 = 65/600, not the mean of the four groups), with the
+    sigma_gd of the four groups in parentheses. Correlations are x 100 and carry their
+    p-value, ``34.5 (.012)``, ``°`` when p >= alpha. Marks: † the worst-off group of a
+    language, ‡ the language with the highest sigma_gd across groups, § the group with the
+    highest sigma_gd across languages (the paper's red row); ties are all marked, and nothing
+    is marked when every sigma_gd is the same (a single language)."""
+    m = metrics[metrics["model"] == model]
+    langs = _lang_order(m["lang"])
     scale = 1.0 if metric in ("p_at_1", "p_at_5", "mrr") else 100.0
-    grid = grid * scale
-    col_sigma = {lang: sigma_gd(grid[lang].to_numpy()) for lang in langs}
-    worst_lang = max(col_sigma, key=lambda lang: -1 if pd.isna(col_sigma[lang]) else col_sigma[lang])
+    grid = m.pivot(index="group", columns="lang", values=metric).reindex(index=[*GROUPS, "all"], columns=langs) * scale
+    p_col = CORRELATION_P.get(metric)
+    pvals = m.pivot(index="group", columns="lang", values=p_col).reindex(index=grid.index, columns=langs) if p_col else None
+    groups = grid.loc[list(GROUPS)]
+    col_sigma = {lang: sigma_gd(groups[lang].to_numpy()) for lang in langs}
+    row_sigma = {g: sigma_gd(groups.loc[g].to_numpy()) for g in GROUPS}
+    most_lang, red_rows = _most_disparate(col_sigma), _most_disparate(row_sigma)
+    columns = {lang: lang.upper() + ("‡" if lang in most_lang else "") for lang in langs}
+
+    def cell(group, lang):
+        v = grid.at[group, lang]
+        if pd.isna(v):
+            return ""
+        text = f"{v:.1f}"
+        if pvals is not None:
+            p = pvals.at[group, lang]
+            text += ("°" if pd.isna(p) or p >= alpha else "") + ("" if pd.isna(p) else f" ({p:.3f})".replace("0.", "."))
+        if group in GROUPS and v == groups[lang].min():
+            text += "†"
+        return text
+
     rows = []
     for group in GROUPS:
-        vals = grid.loc[group]
-        row = {"group": group}
-        for lang in langs:
-            cell = "" if pd.isna(vals[lang]) else f"{vals[lang]:.1f}"
-            if cell and vals[lang] == grid[lang].min():
-                cell += "†"
-            row[lang.upper() + ("‡" if lang == worst_lang else "")] = cell
-        row["mean (σ_gd)"] = f"{vals.mean():.1f} ({sigma_gd(vals.to_numpy()):.1f})"
+        row = {"group": group + ("§" if group in red_rows else "")}
+        row.update({columns[lang]: cell(group, lang) for lang in langs})
+        row["mean (σ_gd)"] = f"{groups.loc[group].mean():.1f} ({row_sigma[group]:.1f})"
         rows.append(row)
-    if metric in ("spearman_rho", "kendall_tau"):
-        avg = {"group": "Avg"}
-        for lang in langs:
-            avg[lang.upper() + ("‡" if lang == worst_lang else "")] = f"{grid[lang].mean():.1f}"
-        avg["mean (σ_gd)"] = ""
-        rows.append(avg)
-    last = {"group": "mean (σ_gd)"}
-    for lang in langs:
-        last[lang.upper() + ("‡" if lang == worst_lang else "")] = f"{grid[lang].mean():.1f} ({col_sigma[lang]:.1f})"
-    last["mean (σ_gd)"] = ""
-    rows.append(last)
+    pooled = {"group": "All"}
+    pooled.update({columns[lang]: cell("all", lang) + f" ({col_sigma[lang]:.1f})" for lang in langs})
+    pooled["mean (σ_gd)"] = f"{grid.loc['all'].mean():.1f} ({sigma_gd(grid.loc['all'].to_numpy()):.1f})"
+    rows.append(pooled)
     return pd.DataFrame(rows)
 
 
-def write_paper_tables(metrics_path, *, out_dir_files: dict[str, dict[str, str]], disparity_csv: str) -> None:
+def mozart_table1(annotations: pd.DataFrame, tokens_per_sentence: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """Table 1 of the MozArt paper: per language, sentences, annotations and annotators, and the
+    mean number of tokens per sentence in each model's tokenizer (WordPiece, SentencePiece, BPE)."""
+    langs = _lang_order(annotations["lang"])
+    by_lang = annotations.groupby("lang")
+    rows = [
+        {"": "Sentences", **{lang.upper(): str(by_lang["s_id"].nunique()[lang]) for lang in langs}},
+        {"": "Annotations", **{lang.upper(): str(by_lang.size()[lang]) for lang in langs}},
+        {"": "Annotators", **{lang.upper(): str(by_lang["u_id"].nunique()[lang]) for lang in langs}},
+    ]
+    for model, per_lang in tokens_per_sentence.items():
+        rows.append({"": f"Tokens per sentence ({model})",
+                     **{lang.upper(): f"{per_lang[lang]:.1f}" if lang in per_lang else "" for lang in langs}})
+    return pd.DataFrame(rows)
+
+
+def write_paper_tables(metrics_path, *, out_dir_files: dict[str, dict[str, str]], disparity_csv: str,
+                       alpha: float = 0.05) -> None:
     """Tables 2-5 for every model (CSV, Markdown, LaTeX) and the sigma_gd table."""
     from plmfair.metrics import disparity_table
 
     metrics = read_parquet(metrics_path)
     for key, files in out_dir_files.items():
         model, metric = key.split("|")
+        correlation = metric in CORRELATION_P
         write_table(
-            paper_table(metrics, model=model, metric=metric), **files,
-            caption=f"MozArt {TABLES[metric]} for {model}: rows are annotator groups (M/F x native/non-native), "
-                    f"cells in percent (correlations x 100); each row and column mean with its group disparity sigma_gd in parentheses; "
-                    f"† worst-off group of a language, ‡ language with the highest disparity.",
+            paper_table(metrics, model=model, metric=metric, alpha=alpha), **files,
+            caption=f"MozArt {TABLES[metric]} for {model}: rows are annotator groups (M/F x native/non-native) and "
+                    f"All, every annotation of the language pooled; cells in percent"
+                    f"{' (correlations x 100, p-value in parentheses, ° not significant at ' + str(alpha) + ')' if correlation else ''}; "
+                    f"each group's mean across languages with its disparity sigma_gd in parentheses, and under All the "
+                    f"sigma_gd across the four groups; † worst-off group of a language, ‡ language with the highest "
+                    f"disparity, § group with the highest disparity across languages.",
             label=f"tab:mozart_{metric}_{model}", digits=1,
         )
     write_csv(disparity_table(metrics), disparity_csv)
+
+
+def write_mozart_table1(annotations_path, prediction_paths: Sequence[str | os.PathLike], *, csv: str, md: str,
+                        tex: str) -> None:
+    """Table 1 from the annotations and the token counts recorded with each model's predictions."""
+    from plmfair.io import read_parquet_meta
+
+    tokens: dict[str, dict[str, float]] = {}
+    for path in prediction_paths:
+        meta = read_parquet_meta(path)
+        tokens.setdefault(meta["model"], {})[meta["lang"]] = meta["mean_tokens_per_sentence"]
+    write_table(
+        mozart_table1(read_parquet(annotations_path), tokens), csv=csv, md=md, tex=tex, digits=1,
+        caption="MozArt Table 1: sentences, annotations and annotators per language, and the mean number of tokens "
+                "per sentence in each model's tokenizer (the text left and right of the gap, no special tokens, the "
+                "gap counted as one token).",
+        label="tab:mozart_table1",
+    )
 
 
 def construction_table(counts: pd.DataFrame) -> pd.DataFrame:
@@ -218,4 +295,59 @@ def write_construction_table(count_files: Sequence[str | os.PathLike], *, csv: s
                 "passes the step in that language among what passed every earlier step in all languages; 'all' what "
                 "passes in all of them.",
         label="tab:cloze_construction",
+    )
+
+
+def winloss_table(winloss: pd.DataFrame, *, a: str, b: str, n: str) -> pd.DataFrame:
+    """Win/loss comparisons for people: who is compared with whom on how many shared examples,
+    wins-losses-ties, the sign-test p-values and ``*`` where the Bonferroni-adjusted p < alpha."""
+    keys = [c for c in ("model", "lang", "metric") if c in winloss.columns]
+    out = winloss[keys].copy()
+    out["comparison"] = winloss[a] + " vs " + winloss[b]
+    out["n"] = winloss[n]
+    out["wins-losses-ties"] = [f"{w}-{lo}-{t}" for w, lo, t in zip(winloss["wins_a"], winloss["wins_b"],
+                                                                      winloss["ties"], strict=True)]
+    out["p"] = winloss["p_two_sided"]
+    out["p (first wins more)"] = winloss["p_one_sided"]
+    out["p Bonferroni"] = [("" if pd.isna(p) else f"{p:.3f}") + ("*" if sig else "")
+                           for p, sig in zip(winloss["p_bonferroni"], winloss["significant"], strict=True)]
+    return out.reset_index(drop=True)
+
+
+def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
+    """Mixed-model fixed effects for people: estimate with its 95% interval and p-value; fits that
+    did not converge are marked rather than dropped."""
+    keys = [c for c in ("model", "lang", "metric") if c in effects.columns]
+    out = effects[[*keys, "term", "reference"]].copy()
+    out["estimate"] = effects["estimate"]
+    out["95% CI"] = [("" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]")
+                     for lo, hi in zip(effects["ci_low"], effects["ci_high"], strict=True)]
+    out["p"] = effects["p_value"]
+    out["n"] = effects["n_obs"]
+    out["converged"] = ["yes" if c else "no" for c in effects["converged"]]
+    return out.reset_index(drop=True)
+
+
+def write_analysis_tables(winloss_path, effects_path, *, winloss_files: Mapping[str, str],
+                          effects_files: Mapping[str, str], conditions: str, examples: str, label: str,
+                          alpha: float = 0.05) -> None:
+    """Win/loss and mixed-effects tables (CSV, Markdown, LaTeX) of a group or language comparison.
+    ``conditions``/``examples`` name what is compared on what (``group``/``sentences``,
+    ``dataset``/``pairs``)."""
+    winloss, effects = read_parquet(winloss_path), read_parquet(effects_path)
+    n = {"sentences": "n_sentences", "pairs": "n_pairs"}[examples]
+    write_table(
+        winloss_table(winloss, a=f"{conditions}_a", b=f"{conditions}_b", n=n), **winloss_files, digits=3,
+        caption=f"Win/loss of every two {conditions}s on the {examples} both have: on each, the {conditions}s' mean "
+                f"scores are compared; p: exact binomial sign test of the wins among wins and losses (two-sided, and "
+                f"one-sided for the first {conditions} winning more); * Bonferroni-adjusted p < {alpha} over the "
+                f"comparisons of a model{' and metric' if 'metric' in winloss.columns else ''}.",
+        label=f"tab:{label}_winloss",
+    )
+    write_table(
+        effects_table(effects), **effects_files, digits=3,
+        caption=f"Linear mixed model of the score with the {conditions} as a fixed effect (treatment coding against "
+                f"the reference) and a random intercept per {examples[:-1]} (REML); estimates with 95% intervals and "
+                f"Wald p-values; fits that did not converge are kept and marked.",
+        label=f"tab:{label}_effects",
     )

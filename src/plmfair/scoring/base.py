@@ -84,6 +84,12 @@ class Scorer(ABC):
         left, right = text.split(MASK)
         return self.prepare(left), self.prepare(right)
 
+    def sentence_length(self, text: str) -> int:
+        """Tokens of a cloze sentence in the model's tokenizer: the text left and right of the gap,
+        no special tokens, the gap counted as one token (MozArt's Table 1)."""
+        left, right = self.split_gap(text)
+        return len(self.tokenizer.tokenize(left.strip())) + 1 + len(self.tokenizer.tokenize(right.strip()))
+
     def normaliser(self) -> Callable[[str], str]:
         """The tokenizer's own normalizer (identity when it has none), for matching answers to candidates."""
         norm = getattr(getattr(self.tokenizer, "backend_tokenizer", None), "normalizer", None)
