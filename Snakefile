@@ -38,6 +38,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/crows_pairs.smk"
 include: "workflow/rules/mozart.smk"
 include: "workflow/rules/cloze.smk"
+include: "workflow/rules/disparity.smk"
 
 
 rule all:

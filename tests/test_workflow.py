@@ -71,7 +71,8 @@ def test_demo_crows_pairs_outputs(demo_run):
     scores = read_parquet(demo_run / "results/crows_pairs/demo_fr/tiny_bert.parquet")
     assert set(scores["status"]) >= {"ok", "skipped_missing", "skipped_identical"}
     table = pd.read_csv(demo_run / "results/tables/crows_pairs.csv")
-    assert table.iloc[:5, 0].tolist() == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (s)", "Pairs skipped"]
+    assert table.iloc[:5, 0].tolist() == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (mm:ss)",
+                                         "Pairs skipped"]
     for ext in ("md", "tex"):
         assert (demo_run / f"results/tables/crows_pairs.{ext}").stat().st_size > 0
         assert (demo_run / f"results/tables/crows_pairs_origin.{ext}").stat().st_size > 0
@@ -131,7 +132,8 @@ def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
     configfile = tmp_path / "with_answers.yaml"
     configfile.write_text(yaml.safe_dump(cfg, allow_unicode=True))
     # only the new answers are missing: mtime triggers keep the rest of the demo as it is
-    proc = snakemake(repo, demo_run, "results/cloze/demo/metrics.parquet", "--rerun-triggers", "mtime",
+    proc = snakemake(repo, demo_run, "results/cloze/demo/metrics.parquet", "results/cloze/demo/group_winloss.parquet",
+                     "results/figures/cloze_demo_group_effects.png", "--rerun-triggers", "mtime",
                      configfile=configfile, mirror=mirror)
     assert "UNVERIFIED: cloze_answers_es.jsonl" in proc.stdout + proc.stderr
     ann = read_parquet(demo_run / "results/data/cloze/demo/annotations.parquet")
@@ -143,6 +145,11 @@ def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
     by_group = metrics[metrics["model"] == "tiny_bert"].set_index("group")["n"]
     assert by_group["all"] == len(es) and by_group["MN"] + by_group["FN"] == len(es) and by_group["MNN"] == 0
     assert (demo_run / "results/tables/cloze_demo_disparity.csv").exists()
+    # and on to the group tests, as for MozArt
+    wl = read_parquet(demo_run / "results/cloze/demo/group_winloss.parquet")
+    mn_fn = wl[(wl["group_a"] == "MN") & (wl["group_b"] == "FN") & (wl["lang"] == "es")]
+    assert set(mn_fn["model"]) == {"tiny_bert", "tiny_mt5", "tiny_gpt2"}
+    assert (demo_run / "results/figures/cloze_demo_group_effects.pdf").exists()
 
 
 def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, set[str]]:
@@ -202,3 +209,26 @@ def test_dag_is_built_without_torch(repo, tmp_path):
     lint = snakemake(repo, tmp_path / "work", "--lint", configfile=repo / "config" / "config.yaml", env=env,
                      check=False)
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_demo_group_and_language_tests(demo_run):
+    scores = read_parquet(demo_run / "results/mozart/annotation_scores.parquet")
+    metrics = read_parquet(demo_run / "results/mozart/metrics.parquet").set_index(["model", "lang", "group"])
+    # the metrics are the means of the annotation scores
+    for (model, lang), g in scores.groupby(["model", "lang"]):
+        assert metrics.loc[(model, lang, "all"), "mrr"] == pytest.approx(100 * g["rr"].mean())
+        assert metrics.loc[(model, lang, "all"), "n"] == len(g)
+    wl = read_parquet(demo_run / "results/mozart/group_winloss.parquet")
+    # 6 pairs of groups x (4 languages + pooled) x 2 metrics per model
+    assert wl.groupby("model").size().eq(6 * 5 * 2).all()
+    effects = read_parquet(demo_run / "results/mozart/group_effects.parquet")
+    assert {"Intercept", "group[T.FN]", "group[T.MNN]", "group[T.FNN]", "lang[T.es]"} <= set(effects["term"])
+    table1 = pd.read_csv(demo_run / "results/tables/mozart_table1.csv")
+    assert table1.iloc[:3, 0].tolist() == ["Sentences", "Annotations", "Annotators"] and table1.loc[1, "EN"] == 48
+    assert "Tokens per sentence (tiny_llama)" in set(table1.iloc[:, 0])
+    lw = read_parquet(demo_run / "results/crows_pairs/language_winloss.parquet")
+    assert set(lw["model"]) == {"tiny_bert", "tiny_xlmr", "tiny_gpt2", "tiny_llama"} and len(lw) == 4 * 3
+    le = read_parquet(demo_run / "results/crows_pairs/language_effects.parquet")
+    assert set(le.loc[le["term"] != "Intercept", "term"]) == {"dataset[T.demo_fr]", "dataset[T.demo_de]"}
+    for name in ("mozart_group_winloss.md", "mozart_group_effects.tex", "crows_pairs_language_winloss.md"):
+        assert (demo_run / "results/tables" / name).stat().st_size > 0

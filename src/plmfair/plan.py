@@ -76,6 +76,13 @@ def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
             if specs[m].runs_on(sets[ds]["lang"])]
 
 
+def crows_pairs_language_jobs(config: dict) -> list[tuple[str, str]]:
+    """The CrowS-Pairs jobs of the models run on two or more data sets: those compared across languages."""
+    jobs = crows_pairs_jobs(config)
+    models = [m for _, m in jobs]
+    return [(ds, m) for ds, m in jobs if models.count(m) > 1]
+
+
 def crows_pairs_protocol(config: dict, model: str) -> str:
     """The protocol a model is scored with: the configured masking rule for masked LMs, the
     whole-sentence log-likelihood for causal LMs."""

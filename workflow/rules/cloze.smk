@@ -196,6 +196,7 @@ rule cloze_metrics:
         answer_scores=get_cloze_answer_run_files("answer_scores"),
     output:
         metrics="results/cloze/{corpus}/metrics.parquet",
+        annotation_scores="results/cloze/{corpus}/annotation_scores.parquet",
         disparity="results/tables/cloze_{corpus}_disparity.csv",
     params:
         runs=get_cloze_answer_runs,

@@ -25,6 +25,8 @@ wildcard_constraints:
     model=_alternatives(MODEL_SPECS),
     corpus=_alternatives(CLOZE_CORPORA),
     lang="[a-z]{2,3}",
+    cloze_set=f"mozart|cloze/({_alternatives(CLOZE_CORPORA)})",
+    set_name=f"mozart|cloze_({_alternatives(CLOZE_CORPORA)})",
 
 
 def _download(entry):
@@ -109,8 +111,36 @@ def get_crows_pairs_outputs():
     ]
 
 
+def get_crows_pairs_language_scores():
+    return [f"results/crows_pairs/{ds}/{m}.parquet" for ds, m in plan.crows_pairs_language_jobs(config)]
+
+
+def get_crows_pairs_language_outputs():
+    """Data sets compared on shared pairs, when a model ran on two or more."""
+    if not plan.crows_pairs_language_jobs(config):
+        return []
+    return ["results/tables/crows_pairs_language_winloss.csv", "results/figures/crows_pairs_language_effects.png"]
+
+
+def _group_analysis_outputs(cloze_set, set_name):
+    """Annotation scores, win/loss and effects of the annotator groups of a cloze set, their tables and figure."""
+    return [
+        f"results/{cloze_set}/annotation_scores.parquet",
+        f"results/tables/{set_name}_group_winloss.csv",
+        f"results/tables/{set_name}_group_effects.csv",
+        f"results/figures/{set_name}_group_effects.png",
+    ]
+
+
+def get_group_analysis_files(wildcards):
+    name = wildcards.set_name
+    cloze_set = "mozart" if name == "mozart" else f"cloze/{name.removeprefix('cloze_')}"
+    return {kind: f"results/{cloze_set}/group_{kind}.parquet" for kind in ("winloss", "effects")}
+
+
 def get_final_outputs():
-    return get_ingest_outputs() + get_crows_pairs_outputs() + get_mozart_outputs() + get_cloze_outputs()
+    return (get_ingest_outputs() + get_crows_pairs_outputs() + get_crows_pairs_language_outputs()
+            + get_mozart_outputs() + get_cloze_outputs())
 
 
 def get_mozart_num_beams(wildcards):
@@ -139,8 +169,9 @@ def get_mozart_outputs():
     return [
         "results/mozart/metrics.parquet",
         "results/tables/mozart_disparity.csv",
+        "results/tables/mozart_table1.csv",
         "results/figures/mozart_mrr.png",
-    ] + get_mozart_table_outputs()
+    ] + get_mozart_table_outputs() + _group_analysis_outputs("mozart", "mozart")
 
 
 def get_cloze_pivot(wildcards):
@@ -272,5 +303,6 @@ def get_cloze_outputs():
             out.append(f"results/data/cloze/{corpus}/annotations.parquet")
             if plan.cloze_answer_runs(config, corpus):
                 out += [f"results/cloze/{corpus}/metrics.parquet", f"results/tables/cloze_{corpus}_disparity.csv"]
+                out += _group_analysis_outputs(f"cloze/{corpus}", f"cloze_{corpus}")
         out += [f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet" for m, lang in plan.cloze_prediction_runs(config, corpus)]
     return out

@@ -32,6 +32,7 @@ rule mozart_metrics:
         answer_scores=get_mozart_run_files("answer_scores"),
     output:
         metrics="results/mozart/metrics.parquet",
+        annotation_scores="results/mozart/annotation_scores.parquet",
     params:
         runs=plan.mozart_runs(config),
     log:
@@ -55,6 +56,7 @@ rule mozart_tables:
         disparity="results/tables/mozart_disparity.csv",
     params:
         files=get_mozart_table_files(),
+        alpha=config["analysis"]["alpha"],
     log:
         "results/logs/tables/mozart.log",
     resources:
@@ -86,3 +88,22 @@ rule mozart_figure:
         "../../envs/stats.yaml"
     script:
         "../scripts/mozart_figure.py"
+
+
+rule mozart_table1:
+    input:
+        annotations="results/data/mozart/annotations.parquet",
+        predictions=get_mozart_run_files("predictions"),
+    output:
+        csv="results/tables/mozart_table1.csv",
+        md="results/tables/mozart_table1.md",
+        tex="results/tables/mozart_table1.tex",
+    log:
+        "results/logs/tables/mozart_table1.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/mozart_table1.py"

@@ -8,4 +8,5 @@ write_paper_tables(
     metrics_path=snakemake.input.metrics,
     out_dir_files=snakemake.params.files,
     disparity_csv=snakemake.output.disparity,
+    alpha=snakemake.params.alpha,
 )

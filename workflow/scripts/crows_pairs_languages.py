@@ -1,0 +1,26 @@
+"""CrowS-Pairs data sets (languages) compared on the pairs they share, per model."""
+
+from plmfair.disparity import (
+    LANGUAGE_EFFECTS_SCHEMA,
+    LANGUAGE_WINLOSS_SCHEMA,
+    language_effects,
+    language_winloss,
+)
+from plmfair.io import read_parquet, write_parquet
+from plmfair.logs import configure_logging
+
+configure_logging(snakemake)
+per_pair = {
+    tuple(job): read_parquet(path=path)
+    for job, path in zip(snakemake.params.jobs, snakemake.input.scores, strict=True)
+}
+write_parquet(
+    df=language_winloss(per_pair=per_pair, langs=snakemake.params.langs, alpha=snakemake.params.alpha),
+    path=snakemake.output.winloss,
+    schema_doc=LANGUAGE_WINLOSS_SCHEMA,
+)
+write_parquet(
+    df=language_effects(per_pair=per_pair, langs=snakemake.params.langs),
+    path=snakemake.output.effects,
+    schema_doc=LANGUAGE_EFFECTS_SCHEMA,
+)

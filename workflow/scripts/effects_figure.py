@@ -1,0 +1,14 @@
+"""Forest plot of the mixed-model effects of a group or language comparison."""
+
+from plmfair.io import read_parquet
+from plmfair.logs import configure_logging
+from plmfair.plots import effects_forest_figure
+
+configure_logging(snakemake)
+effects_forest_figure(
+    effects=read_parquet(path=snakemake.input.effects),
+    png=snakemake.output.png,
+    pdf=snakemake.output.pdf,
+    title=snakemake.params.title,
+    alpha=snakemake.params.alpha,
+)
