@@ -3,13 +3,16 @@
 An entry has ``hf_id`` (a Hugging Face id) or ``path`` (a local folder), ``family`` (a
 name registered in :data:`plmfair.scoring.FAMILIES`: ``mlm``, ``seq2seq`` or ``causal``),
 optional ``revision``, ``uncased`` (lower-case input first, as the CrowS-Pairs protocol
-does for uncased models) and ``languages`` (the data languages it is evaluated on; empty
-= all). Loading is :func:`plmfair.scoring.loader.load`.
+does for uncased models), ``languages`` (the data languages it is evaluated on; empty
+= all) and ``allow_pickle`` (accept PyTorch pickle weights). Loading is
+:func:`plmfair.scoring.loader.load`.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from plmfair.errors import ConfigError
 from plmfair.scoring import get_family
@@ -26,6 +29,7 @@ class ModelSpec:
     revision: str | None = None
     uncased: bool = False
     languages: tuple[str, ...] = field(default_factory=tuple)
+    allow_pickle: bool = False
 
     @property
     def source(self) -> str:
@@ -48,8 +52,11 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
     """Validate one ``models.<name>`` entry and turn it into a :class:`ModelSpec`."""
     if not isinstance(entry, dict):
         raise ConfigError(f"models.{name}: expected a mapping with hf_id or path, family, ...")
-    if bool(entry.get("hf_id")) == bool(entry.get("path")):
-        raise ConfigError(f"models.{name}: give exactly one of `hf_id` (a Hugging Face id) or `path` (a local folder)")
+    if entry.get("hf_id") and entry.get("path"):
+        raise ConfigError(f"config error at models.{name}: it has both hf_id and path; give one of them: hf_id "
+                          f"(a Hugging Face id) or path (a local folder)")
+    if not entry.get("hf_id") and not entry.get("path"):
+        raise ConfigError(f"config error at models.{name}: give hf_id (a Hugging Face id) or path (a local folder)")
     family = get_family(entry.get("family"), where=f"models.{name}.family").name
     return ModelSpec(
         name=name,
@@ -59,6 +66,7 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         revision=entry.get("revision"),
         uncased=bool(entry.get("uncased", False)),
         languages=tuple(entry.get("languages") or ()),
+        allow_pickle=bool(entry.get("allow_pickle", False)),
     )
 
 
@@ -72,3 +80,21 @@ def spec_from_entry(entry: dict) -> ModelSpec:
 def specs_from_config(config: dict) -> dict[str, ModelSpec]:
     """Every ``models`` entry of the config as a spec."""
     return {name: model_spec(name, entry) for name, entry in (config.get("models") or {}).items()}
+
+
+def model_files(folder: str | os.PathLike) -> list[Path]:
+    """The files of a model folder, sorted (Snakemake's and hidden bookkeeping files left out)."""
+    root = Path(folder)
+    return sorted(p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in
+                                                                           p.relative_to(root).parts))
+
+
+def folder_manifest(folder: str | os.PathLike) -> dict:
+    """What a local model is: every file of its folder with its size and SHA-256. A scoring job
+    depends on this manifest, so replacing the weights reruns exactly that model's jobs."""
+    from plmfair.download import sha256_of
+
+    root = Path(folder)
+    return {"folder": str(root), "files": [
+        {"file": str(p.relative_to(root)), "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in model_files(root)
+    ]}

@@ -32,6 +32,7 @@ class Family:
     module: str
     scorer: str
     auto_class: str
+    auto_mapping: str  # transformers' model_type -> class table of auto_class
     crows_pairs: bool
     cloze: bool
     description: str
@@ -40,12 +41,15 @@ class Family:
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
-        Family("mlm", "plmfair.scoring.mlm", "MaskedLMScorer", "AutoModelForMaskedLM", crows_pairs=True, cloze=True,
+        Family("mlm", "plmfair.scoring.mlm", "MaskedLMScorer", "AutoModelForMaskedLM",
+               "MODEL_FOR_MASKED_LM_MAPPING_NAMES", crows_pairs=True, cloze=True,
                description="masked language model (BERT, RoBERTa, XLM-R, ALBERT, CamemBERT, FlauBERT)"),
-        Family("seq2seq", "plmfair.scoring.seq2seq", "Seq2SeqScorer", "AutoModelForSeq2SeqLM", crows_pairs=False,
-               cloze=True, description="span-infilling encoder-decoder with sentinel tokens (mT5)"),
-        Family("causal", "plmfair.scoring.causal", "CausalLMScorer", "AutoModelForCausalLM", crows_pairs=True,
-               cloze=True, description="decoder-only language model (GPT-2, Llama, Qwen, Mistral)"),
+        Family("seq2seq", "plmfair.scoring.seq2seq", "Seq2SeqScorer", "AutoModelForSeq2SeqLM",
+               "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", crows_pairs=False, cloze=True,
+               description="span-infilling encoder-decoder with sentinel tokens (mT5)"),
+        Family("causal", "plmfair.scoring.causal", "CausalLMScorer", "AutoModelForCausalLM",
+               "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", crows_pairs=True, cloze=True,
+               description="decoder-only language model (GPT-2, Llama, Qwen, Mistral)"),
     )
 }
 

@@ -7,8 +7,11 @@ precision asked for), its tokenizer, and :meth:`LoadedModel.scorer`, the family'
 :meth:`LoadedModel.metadata` is the run metadata every result file carries.
 
 Models load through the transformers Auto class of their family with
-``trust_remote_code=False``; safetensors weights are preferred and PyTorch pickles are
-used only when a model has no other.
+``trust_remote_code=False``. Before any weight is read, a local folder must hold
+config.json and safetensors weights, and the checkpoint's architecture must be one the
+family loads (else the error names the family that fits). PyTorch pickles load only with
+``allow_pickle: true``. Weights must cover the model: a missing tensor, which transformers
+would fill with random values, stops the run.
 """
 
 from __future__ import annotations
@@ -46,28 +49,86 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+OFFLINE_HINT = ("Without network access, download it elsewhere (`hf download {id} --local-dir DIR`), copy DIR here "
+                "and set models.{name}.path: DIR in your config")
+
+
+def check_local_folder(spec: ModelSpec) -> None:
+    """A local model folder must exist and hold config.json and safetensors weights (pickles only
+    with ``allow_pickle``)."""
+    folder = Path(spec.path)
+    where = f"model {spec.name!r}: local folder {folder}"
+    if not folder.is_dir():
+        raise ModelError(f"{where} does not exist; build or download the model there, or set models.{spec.name}.path "
+                         f"to the folder holding its config.json and weights")
+    if not (folder / "config.json").is_file():
+        raise ModelError(f"{where} has no config.json; a model folder holds config.json, the tokenizer files and "
+                         f"*.safetensors weights, as save_pretrained writes them; fix models.{spec.name}.path")
+    files = [f.name for f in folder.iterdir() if f.is_file()]
+    if any(f.endswith(".safetensors") for f in files):
+        return
+    pickles = sorted(f for f in files if f.endswith(PICKLE_SUFFIXES))
+    if not pickles:
+        raise ModelError(f"{where} has no weights (*.safetensors); copy the model's weights there")
+    if not spec.allow_pickle:
+        raise ModelError(f"{where} has PyTorch pickle weights only ({', '.join(pickles)}); plmfair loads safetensors "
+                         f"only, because unpickling a file can run code. Convert them to safetensors, or, if you trust "
+                         f"the file, set models.{spec.name}.allow_pickle: true")
+
+
+def check_family(spec: ModelSpec) -> None:
+    """The checkpoint's architecture must be one the family's Auto class loads; otherwise say which family fits."""
+    from transformers import AutoConfig
+    from transformers.models.auto import modeling_auto
+
+    from plmfair.scoring import FAMILIES
+
+    try:
+        config = AutoConfig.from_pretrained(spec.source, revision=spec.revision, trust_remote_code=False)
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"model {spec.name!r} ({spec.source}): its config.json cannot be read ({_first_line(exc)}). "
+                         + OFFLINE_HINT.format(id=spec.hf_id or spec.source, name=spec.name)) from None
+    model_type = config.model_type
+    fits = [f.name for f in FAMILIES.values() if model_type in getattr(modeling_auto, f.auto_mapping)]
+    if spec.family in fits:
+        return
+    arch = ", ".join(getattr(config, "architectures", None) or [model_type])
+    hint = (f"it fits family {' or '.join(fits)}: set models.{spec.name}.family: {fits[0]}" if fits
+            else f"no plmfair family ({', '.join(FAMILIES)}) can score it")
+    raise ModelError(f"model {spec.name!r} ({spec.source}) is a {model_type} model ({arch}), which family "
+                     f"{spec.family!r} cannot load; {hint}")
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
 def _from_pretrained(cls, spec: ModelSpec, **kwargs):
-    source = spec.source
-    if spec.path and not Path(spec.path).is_dir():
-        raise ModelError(
-            f"model {spec.name!r}: local path {spec.path} does not exist; build or download the model there, "
-            f"or set models.{spec.name}.path to the folder holding its config.json and weights"
-        )
+    """``cls.from_pretrained`` for the spec: safetensors only (pickles with ``allow_pickle``), and
+    every load error as one line naming the model."""
+    from safetensors import SafetensorError
+
     common = {"revision": spec.revision, "trust_remote_code": False}
     try:
-        return cls.from_pretrained(source, use_safetensors=True, **common, **kwargs)
-    except (OSError, ValueError) as first:
-        if "safetensors" in str(first).lower() or "model.safetensors" in str(first):
-            log.warning("model %s has no safetensors weights; loading its PyTorch weights instead", spec.name)
-            try:
-                return cls.from_pretrained(source, use_safetensors=False, **common, **kwargs)
-            except (OSError, ValueError) as second:
-                first = second
-        raise ModelError(
-            f"model {spec.name!r} ({source}) could not be loaded: {first}. Without network access, download it "
-            f"elsewhere (e.g. `huggingface-cli download {spec.hf_id or source} --local-dir DIR`), copy DIR here "
-            f"and set models.{spec.name}.path: DIR in your config"
-        ) from first
+        try:
+            return cls.from_pretrained(spec.source, use_safetensors=True, **common, **kwargs)
+        except (OSError, ValueError) as exc:
+            if "safetensors" not in str(exc).lower():
+                raise
+            if not spec.allow_pickle:
+                raise ModelError(
+                    f"model {spec.name!r} ({spec.source}) has no safetensors weights; plmfair loads safetensors only, "
+                    f"because unpickling a file can run code. Convert them, or, if you trust the file, set "
+                    f"models.{spec.name}.allow_pickle: true") from None
+            log.warning("model %s: loading its PyTorch pickle weights (allow_pickle: true)", spec.name)
+            return cls.from_pretrained(spec.source, use_safetensors=False, **common, **kwargs)
+    except SafetensorError as exc:
+        raise ModelError(f"model {spec.name!r} ({spec.source}): its weights cannot be read ({_first_line(exc)}); the "
+                         f"file is truncated or corrupt: download or build the model again") from None
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"model {spec.name!r} ({spec.source}) could not be loaded: {_first_line(exc)}. "
+                         + OFFLINE_HINT.format(id=spec.hf_id or spec.source, name=spec.name)) from None
 
 
 def load_tokenizer(spec: ModelSpec):
@@ -75,6 +136,27 @@ def load_tokenizer(spec: ModelSpec):
     from transformers import AutoTokenizer
 
     return _from_pretrained(AutoTokenizer, spec)
+
+
+def load_weights(cls, spec: ModelSpec, **kwargs):
+    """The model with its weights, which must cover it: a tensor missing from the checkpoint would be
+    filled with random values (a folder with the encoder only, a classifier given as a masked LM),
+    so it stops the run. Unexpected tensors (a pretraining head the scoring does not use, such as
+    BERT's next-sentence head) are logged."""
+    model, info = _from_pretrained(cls, spec, output_loading_info=True, **kwargs)
+    missing = sorted(info.get("missing_keys") or [])
+    mismatched = sorted(str(k[0]) if isinstance(k, tuple) else str(k) for k in info.get("mismatched_keys") or [])
+    if missing or mismatched:
+        problem = (f"lacks {len(missing)} tensor(s) the {type(model).__name__} needs ({', '.join(missing[:8])}"
+                   f"{', ...' if len(missing) > 8 else ''})" if missing
+                   else f"has tensors of the wrong shape ({', '.join(mismatched[:8])})")
+        raise ModelError(f"model {spec.name!r} ({spec.source}): the checkpoint {problem}; transformers would fill them "
+                         f"with random weights. Give a checkpoint of the whole {spec.family} model (with its language "
+                         f"modelling head)")
+    if info.get("unexpected_keys"):
+        log.info("model %s: %d checkpoint tensor(s) not used by %s (%s)", spec.name, len(info["unexpected_keys"]),
+                 type(model).__name__, ", ".join(sorted(info["unexpected_keys"])[:5]))
+    return model
 
 
 class Stopwatch:
@@ -122,16 +204,20 @@ class LoadedModel:
 
 
 def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str = "fp32") -> LoadedModel:
-    """Load the model and tokenizer of ``spec`` in eval mode on ``device`` with ``precision``."""
+    """Load the model and tokenizer of ``spec`` in eval mode on ``device`` with ``precision``,
+    after checking the local folder, the family and the weights (every problem one line)."""
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
     if precision not in DTYPES:
         raise ConfigError(f"precision must be one of {sorted(DTYPES)}, got {precision!r}")
     dev = pick_device(device) if isinstance(device, str) else device
+    if spec.path:
+        check_local_folder(spec)
+    check_family(spec)
     cls = getattr(transformers, get_family(spec.family).auto_class)
     tokenizer = load_tokenizer(spec)
-    model = _from_pretrained(cls, spec, dtype=DTYPES[precision])
+    model = load_weights(cls, spec, dtype=DTYPES[precision])
     model.to(dev)
     model.eval()
     return LoadedModel(spec, model, tokenizer, dev, precision)
