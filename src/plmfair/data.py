@@ -143,7 +143,7 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
 
     ``source`` names the file in error messages; blank lines are skipped.
     """
-    rows = []
+    rows, row_lines = [], []
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -187,6 +187,7 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
                 "time_taken": None if time_taken is None else float(time_taken),
             }
         )
+        row_lines.append(lineno)
     if not rows:
         raise DataError(f"{source}: no annotations (the file is empty); check that the download is complete")
     texts: dict[str, str] = {}
@@ -195,6 +196,13 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
             raise DataError(f"{source}: s_id and text may not be null (s_id={r['s_id']!r})")
         if texts.setdefault(r["s_id"], r["text"]) != r["text"]:
             raise DataError(f"{source}: s_id {r['s_id']} has two different texts; each sentence id must have one text")
+    seen: dict[tuple[str, str], int] = {}
+    for lineno, r in zip(row_lines, rows, strict=True):
+        key = (r["u_id"], r["s_id"])
+        if key in seen:
+            raise DataError(f"{source} line {lineno}: annotator {r['u_id']} answered sentence {r['s_id']} already on "
+                            f"line {seen[key]}; each annotator answers a sentence once: remove one of the two lines")
+        seen[key] = lineno
     return rows
 
 

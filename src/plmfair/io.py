@@ -9,6 +9,7 @@ looks valid. Parquet files carry their column documentation in the schema metada
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import shutil
@@ -26,16 +27,38 @@ SCHEMA_KEY = b"plmfair.schema"
 META_KEY = b"plmfair.meta"
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _remove_leftovers(path: Path) -> None:
+    """Temporary files or folders a killed writer left beside ``path`` (Snakemake's lock keeps
+    two runs from writing the same output at once)."""
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*"):
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it onto ``path`` on success, delete it on error."""
+    """Yield a temporary path beside ``path``; rename it onto ``path`` on success, delete it on error.
+
+    The file gets the usual permissions (0644 under umask 022; ``mkstemp`` alone makes 0600),
+    and temporary files a killed write left for ``path`` are removed first.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
@@ -45,12 +68,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 @contextlib.contextmanager
 def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary folder beside ``path``; on success it replaces ``path`` (and whatever was
-    there), on error it is deleted, so a failed job never leaves a folder that looks complete."""
+    there), on error it is deleted, so a failed job never leaves a folder that looks complete.
+    The folder gets the usual permissions (0755 under umask 022)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(path)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)

@@ -9,8 +9,9 @@ import sys
 def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | None = None) -> None:
     """Log to the rule's ``log[0]`` (or ``path``) and to stderr; route uncaught exceptions there too.
 
-    Plmfair's own errors are logged as one line (they already say what to do);
-    anything else is logged with its traceback.
+    Plmfair's own errors are logged as one line (they already say what to do) and print no
+    traceback; anything else is logged with its traceback. The process exits with status 1
+    either way.
     """
     if path is None and snakemake is not None and len(snakemake.log) > 0:
         path = str(snakemake.log[0])
@@ -29,9 +30,9 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
     def _excepthook(exc_type, exc, tb):
         log = logging.getLogger("plmfair")
         if issubclass(exc_type, PlmfairError):
+            # already says which file, row or key and what to do: one line, no traceback
             log.error("%s", exc)
-        else:
-            log.error("Uncaught exception", exc_info=(exc_type, exc, tb))
-        sys.__excepthook__(exc_type, exc, tb)
+            return
+        log.error("Uncaught exception", exc_info=(exc_type, exc, tb))
 
     sys.excepthook = _excepthook
