@@ -13,6 +13,8 @@ the languages it covers.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from plmfair.errors import ConfigError
 from plmfair.models import ModelSpec, specs_from_config
 from plmfair.scoring import CAUSAL_PROTOCOL, FAMILIES, did_you_mean
@@ -30,13 +32,64 @@ def model_specs(config: dict) -> dict[str, ModelSpec]:
     return specs_from_config(config)
 
 
+def enabled(config: dict, study: str) -> bool:
+    """A study is on unless ``<study>.enabled: false`` (which, unlike an emptied mapping, survives
+    Snakemake's merge of a user's --configfile into the defaults)."""
+    return bool(config.get(study, {}).get("enabled", True))
+
+
 def crows_pairs_sets(config: dict) -> dict[str, dict]:
     """Declared CrowS-Pairs data sets by name."""
     return config.get("datasets", {}).get("crows_pairs", {})
 
 
+def crows_pairs_ingested(config: dict) -> list[str]:
+    """The CrowS-Pairs data sets to download and ingest: those scored, and those they take
+    directions from."""
+    if not enabled(config, "crows_pairs"):
+        return []
+    sets = crows_pairs_sets(config)
+    out = list(config["crows_pairs"]["datasets"])
+    for name in out:  # grows while following direction_from
+        source = sets.get(name, {}).get("direction_from")
+        if source and source not in out:
+            out.append(source)
+    return out
+
+
+def mozart_ingested(config: dict) -> bool:
+    return enabled(config, "mozart") and "mozart" in config.get("datasets", {})
+
+
 def cloze_corpora(config: dict) -> dict[str, dict]:
-    return config.get("cloze", {}).get("corpora", {})
+    """The constructed-set corpora in use (the study and the corpus not switched off)."""
+    if not enabled(config, "cloze"):
+        return {}
+    return {name: entry for name, entry in config.get("cloze", {}).get("corpora", {}).items()
+            if entry.get("enabled", True)}
+
+
+def active_downloads(config: dict) -> dict[str, dict]:
+    """The declared downloads the enabled studies use, keyed by config location."""
+    from plmfair.config import download_entries
+
+    corpora = cloze_corpora(config)
+    crows = set(crows_pairs_ingested(config))
+    lexicon_langs = {lang for name in corpora for lang in cloze_langs(config, name)}
+    out = {}
+    for where, entry in download_entries(config).items():
+        parts = where.split(".")
+        if where == "datasets.mozart":
+            keep = mozart_ingested(config)
+        elif parts[:2] == ["datasets", "crows_pairs"]:
+            keep = parts[2] in crows
+        elif parts[:2] == ["cloze", "corpora"]:
+            keep = parts[2] in corpora
+        else:  # cloze.spacy.<lang>.lexicon
+            keep = parts[2] in lexicon_langs
+        if keep:
+            out[where] = entry
+    return out
 
 
 def cloze_langs(config: dict, corpus: str) -> list[str]:
@@ -48,6 +101,8 @@ def cloze_langs(config: dict, corpus: str) -> list[str]:
 def study_languages(config: dict, study: str) -> list[str]:
     """The data languages a study covers."""
     if study == "mozart":
+        if not mozart_ingested(config):
+            return []
         return list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
     if study == "crows_pairs":
         sets = crows_pairs_sets(config)
@@ -61,7 +116,10 @@ def fits(spec: ModelSpec, study: str, langs: list[str]) -> bool:
 
 
 def study_models(config: dict, study: str) -> list[str]:
-    """The models of a study: its explicit list, else every declared model that fits it."""
+    """The models of a study: none when it is switched off, else its explicit list, else every
+    declared model that fits it."""
+    if not enabled(config, study):
+        return []
     explicit = config[study].get("models")
     if explicit is not None:
         return list(explicit)
@@ -71,6 +129,8 @@ def study_models(config: dict, study: str) -> list[str]:
 
 def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
     """(dataset, model) pairs to score: each model on the data sets whose language it covers."""
+    if not enabled(config, "crows_pairs"):
+        return []
     specs, sets = model_specs(config), crows_pairs_sets(config)
     return [(ds, m) for ds in config["crows_pairs"]["datasets"] for m in study_models(config, "crows_pairs")
             if specs[m].runs_on(sets[ds]["lang"])]
@@ -166,6 +226,10 @@ def check_config(config: dict) -> None:
                     f"config error at models.{name}.languages.{i}: {lang!r} is not a language of any data set"
                     f"{did_you_mean(lang, known)} (languages of the data: {known})"
                 )
+    for name, spec in specs.items():
+        if spec.path and name not in built_models(config) and not Path(spec.path).is_dir():
+            raise ConfigError(f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
+                              f"start from the working directory {Path.cwd()}); give the folder holding the model")
     for name, entry in built_models(config).items():
         if entry.get("path") != f"resources/models/{name}":
             raise ConfigError(
@@ -205,11 +269,16 @@ def _check_cloze(config: dict) -> None:
 
 
 def _check_downloads(config: dict) -> None:
-    """Entries naming the same file must be the same download (several members of one archive)."""
+    """A download is a plain file name; entries naming the same file must be the same download
+    (several members of one archive)."""
     from plmfair.config import download_entries
 
     files: dict[str, tuple[str, dict]] = {}
     for where, entry in download_entries(config).items():
+        name = entry["file"]
+        if name in (".", "..") or "/" in name or "\\" in name:
+            raise ConfigError(f"config error at {where}.file: {name!r} is not a plain file name; give the name the file "
+                              f"is stored under in resources/downloads/ and in the mirror (no folder, no '..')")
         if entry["file"] in files:
             other_where, other = files[entry["file"]]
             if (entry.get("url"), entry.get("sha256")) != (other.get("url"), other.get("sha256")):

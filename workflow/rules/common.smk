@@ -3,10 +3,10 @@
 import re
 
 from plmfair import plan
-from plmfair.config import download_entries
+from plmfair.models import model_files
 
 MODEL_SPECS = plan.model_specs(config)
-DOWNLOADS = {entry["file"]: entry for entry in download_entries(config).values()}
+DOWNLOADS = {entry["file"]: entry for entry in plan.active_downloads(config).values()}
 CROWS_SETS = plan.crows_pairs_sets(config)
 CLOZE = config["cloze"]
 CLOZE_CORPORA = plan.cloze_corpora(config)
@@ -42,7 +42,7 @@ def get_download_sha256(wildcards):
 
 
 def get_mozart_archive():
-    return _download(config["datasets"]["mozart"])
+    return _download(config["datasets"]["mozart"]) if "mozart" in config["datasets"] else []
 
 
 def get_crows_pairs_raw(wildcards):
@@ -62,11 +62,11 @@ def get_crows_pairs_format(wildcards):
 
 
 def get_ingested_crows_pairs():
-    return {name: f"results/data/crows_pairs/{name}.parquet" for name in CROWS_SETS}
+    return {name: f"results/data/crows_pairs/{name}.parquet" for name in plan.crows_pairs_ingested(config)}
 
 
 def get_mozart_annotations():
-    return ["results/data/mozart/annotations.parquet"] if "mozart" in config["datasets"] else []
+    return ["results/data/mozart/annotations.parquet"] if plan.mozart_ingested(config) else []
 
 
 def get_tiny_model_corpus():
@@ -83,9 +83,20 @@ def get_tiny_model_build(wildcards):
 
 
 def get_model_files(wildcards):
-    """A model built by the workflow is an input of the jobs that use it; others load by id or path."""
-    name = wildcards.model
-    return [f"resources/models/{name}"] if name in BUILT_MODELS else []
+    """A local model (built here or given by path) is an input of its jobs through the manifest of its
+    files, so replacing its weights reruns exactly its jobs; a Hub id is not a local file."""
+    return [f"resources/manifests/{wildcards.model}.json"] if MODEL_SPECS[wildcards.model].path else []
+
+
+def get_local_model_folder(wildcards):
+    return MODEL_SPECS[wildcards.model].path
+
+
+def get_local_model_files(wildcards):
+    """A built model: the folder it is built in. A model given by path: every file in its folder."""
+    if wildcards.model in BUILT_MODELS:
+        return [f"resources/models/{wildcards.model}"]
+    return [str(p) for p in model_files(MODEL_SPECS[wildcards.model].path)]
 
 
 def get_model_entry(wildcards):

@@ -42,7 +42,7 @@ rule data_summary:
     output:
         csv="results/tables/data_summary.csv",
     params:
-        crows_pairs=list(CROWS_SETS),
+        crows_pairs=list(get_ingested_crows_pairs()),
     log:
         "results/logs/tables/data_summary.log",
     resources:

@@ -14,3 +14,21 @@ rule build_tiny_model:
         "../../envs/models.yaml"
     script:
         "../scripts/build_tiny_model.py"
+
+
+rule model_manifest:
+    input:
+        files=get_local_model_files,
+    output:
+        manifest="resources/manifests/{model}.json",
+    params:
+        folder=get_local_model_folder,
+    log:
+        "results/logs/models/manifest_{model}.log",
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/model_manifest.py"
