@@ -14,11 +14,19 @@ CamemBERT), ``roberta`` (byte-level BPE), ``albert`` (Unigram, lower-cased),
 (byte-level BPE whose one special token ``<|endoftext|>`` is BOS, EOS and padding) and
 ``llama`` (SentencePiece-style BPE with the ``▁`` marker on the first word too, BOS ``<s>``
 added by the tokenizer, no padding token).
+
+A build is reproducible: the same text gives the same files. The weights are drawn from a
+seeded generator; the tokenizers are trained with byte-level or Metaspace BPE, whose
+training is deterministic, and the WordPiece and Unigram vocabularies take their pieces
+from such a BPE run (the ``tokenizers`` WordPiece and Unigram trainers break ties in hash
+map order, so two runs differ). The FlauBERT-style suffix BPE trainer is not reproducible
+either; that kind is used by tests that compare two implementations on one build only.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -50,30 +58,54 @@ def _template(tok: Tokenizer, bos: str, eos: str) -> None:
     )
 
 
+def _bpe_pieces(texts: list[str], vocab_size: int, normalizer, pre_tokenizer) -> tuple[list[str], Tokenizer]:
+    """The vocabulary a plain BPE run learns on ``texts`` (in the order learnt: the alphabet, then
+    the merges), and that BPE tokenizer. Plain BPE training is reproducible run to run; the
+    WordPiece and Unigram trainers of ``tokenizers`` are not (their ties and sums follow a hash
+    map's order), so those two kinds take their pieces from here."""
+    bpe = Tokenizer(models.BPE())
+    bpe.normalizer = normalizer
+    bpe.pre_tokenizer = pre_tokenizer
+    bpe.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False))
+    vocab = bpe.get_vocab()
+    return sorted(vocab, key=vocab.get), bpe
+
+
 def _train_wordpiece(texts: list[str], vocab_size: int) -> Tokenizer:
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=True)
+    """A WordPiece tokenizer (BERT uncased) whose pieces, word-initial and ``##`` continuations,
+    are those a BPE run learns on the text."""
+    normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=True)
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    pieces, _ = _bpe_pieces(texts, vocab_size, normalizer, pre_tokenizers.BertPreTokenizer())
+    vocab = list(specials)
+    for piece in pieces:
+        vocab += [piece, f"##{piece}"]
+    vocab = list(dict.fromkeys(vocab))[:vocab_size]
+    tok = Tokenizer(models.WordPiece({p: i for i, p in enumerate(vocab)}, unk_token="[UNK]"))
+    tok.normalizer = normalizer
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(
-        texts, trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
-    )
     _template(tok, "[CLS]", "[SEP]")
     tok.decoder = decoders.WordPiece()
     return tok
 
 
 def _train_unigram(texts: list[str], vocab_size: int, specials: list[str], *, lowercase: bool = False) -> Tokenizer:
-    tok = Tokenizer(models.Unigram())
-    norm = [normalizers.NFKC()]
-    if lowercase:
-        norm.append(normalizers.Lowercase())
-    tok.normalizer = normalizers.Sequence(norm)
-    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    """A SentencePiece-style Unigram tokenizer (``▁`` word marker): the pieces a BPE run learns on the
+    text, scored by the log of their relative frequency in the text as that BPE run splits it."""
+    from collections import Counter
+
+    norm = [normalizers.NFKC()] + ([normalizers.Lowercase()] if lowercase else [])
+    metaspace = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    pieces, bpe = _bpe_pieces(texts, vocab_size - len(specials), normalizers.Sequence(norm), metaspace)
+    counts = Counter(t for enc in bpe.encode_batch(texts) for t in enc.tokens)
+    total = sum(counts.values()) + len(pieces)
     unk = "<unk>" if "<unk>" in specials else "[UNK]"
-    tok.train_from_iterator(
-        texts, trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=specials, unk_token=unk, shrinking_factor=0.75)
-    )
+    vocab = [(sp, 0.0) for sp in specials] + [(p, math.log((counts[p] + 1) / total)) for p in pieces]
+    tok = Tokenizer(models.Unigram(vocab, unk_id=specials.index(unk)))
+    tok.normalizer = normalizers.Sequence(norm)
+    tok.pre_tokenizer = metaspace
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.add_special_tokens(specials)
     return tok
 
 
