@@ -95,11 +95,11 @@ def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_lo
 
 
 def run_scoring(pairs: pd.DataFrame, spec, *, protocol: str, precision: str, too_long: str, token_budget: int,
-                device: str = "auto", progress: bool = True) -> tuple[pd.DataFrame, dict]:
+                device: str = "auto", threads: int | None = None, progress: bool = True) -> tuple[pd.DataFrame, dict]:
     """Load the model of ``spec``, score ``pairs``; return the per-pair table and run metadata."""
     from plmfair.scoring.loader import load
 
-    loaded = load(spec, device=device, precision=precision)
+    loaded = load(spec, device=device, precision=precision, threads=threads)
     scorer = loaded.scorer(token_budget=token_budget, progress=progress)
     with loaded.stopwatch() as watch:
         out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long)
@@ -114,7 +114,9 @@ SUMMARY_SCHEMA = {
     "lang": "language of the data set",
     "model": "model short name",
     "model_source": "Hugging Face id or local path",
-    "model_revision": "revision loaded (null: default branch)",
+    "model_revision": "revision asked for in the config (null: default branch)",
+    "model_commit": "Hub commit the weights were fetched at (null: a local folder)",
+    "model_files_sha256": "SHA-256 over the model folder's files and their SHA-256 (resources/manifests/<model>.json)",
     "protocol": "scoring protocol",
     "precision": "fp32, bf16 or fp16",
     "device": "device the scoring ran on",
@@ -173,7 +175,8 @@ def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str
     out["significant"] = out["p_adjusted"] < alpha
     head = {
         "dataset": dataset, "lang": lang, "model": meta.get("model"), "model_source": meta.get("model_source"),
-        "model_revision": meta.get("model_revision"), "protocol": meta.get("protocol"),
+        "model_revision": meta.get("model_revision"), "model_commit": meta.get("model_commit"),
+        "model_files_sha256": meta.get("model_files_sha256"), "protocol": meta.get("protocol"),
         "precision": meta.get("precision"), "device": meta.get("device"), "wall_time_s": meta.get("wall_time_s"),
     }
     for col, value in reversed(head.items()):

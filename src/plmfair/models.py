@@ -6,12 +6,19 @@ optional ``revision``, ``uncased`` (lower-case input first, as the CrowS-Pairs p
 does for uncased models), ``languages`` (the data languages it is evaluated on; empty
 = all) and ``allow_pickle`` (accept PyTorch pickle weights). Loading is
 :func:`plmfair.scoring.loader.load`.
+
+A scoring job loads every model from a local folder named by the model's manifest
+(:func:`folder_manifest`): a ``path`` model's own folder, or ``resources/models/<name>``
+where the workflow built it or fetched its ``hf_id`` (:mod:`plmfair.hub`). The manifest's
+commit and digest go into every result.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plmfair.errors import ConfigError
@@ -30,10 +37,19 @@ class ModelSpec:
     uncased: bool = False
     languages: tuple[str, ...] = field(default_factory=tuple)
     allow_pickle: bool = False
+    # set from the manifest in a scoring job: the folder loaded, the Hub commit, the files' digest
+    local_dir: str | None = None
+    commit: str | None = None
+    files_sha256: str | None = None
 
     @property
     def source(self) -> str:
-        return self.path if self.path else self.hf_id  # type: ignore[return-value]
+        """What is loaded: the local folder when there is one, else the Hub id."""
+        return self.local_dir or self.path or self.hf_id  # type: ignore[return-value]
+
+    @property
+    def is_local(self) -> bool:
+        return bool(self.local_dir or self.path)
 
     def runs_on(self, lang: str) -> bool:
         return not self.languages or lang in self.languages
@@ -41,8 +57,10 @@ class ModelSpec:
     def metadata(self) -> dict:
         return {
             "model": self.name,
-            "model_source": self.source,
+            "model_source": self.hf_id or self.path,
             "model_revision": self.revision,
+            "model_commit": self.commit,
+            "model_files_sha256": self.files_sha256,
             "model_family": self.family,
             "model_uncased": self.uncased,
         }
@@ -70,11 +88,18 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
     )
 
 
-def spec_from_entry(entry: dict) -> ModelSpec:
-    """A :class:`ModelSpec` from a scoring rule's ``model`` parameter: the ``models.<name>`` entry
-    with its ``name`` added (``get_model_entry`` in ``common.smk``)."""
+def spec_from_entry(entry: dict, manifest: str | os.PathLike | None = None) -> ModelSpec:
+    """A :class:`ModelSpec` from a scoring rule's ``model`` parameter (the ``models.<name>`` entry
+    with its ``name`` added, ``get_model_entry`` in ``common.smk``), loading from the folder of
+    its ``manifest`` (the rule's model input) when given."""
     entry = dict(entry)
-    return model_spec(entry.pop("name"), entry)
+    spec = model_spec(entry.pop("name"), entry)
+    if manifest is None:
+        return spec
+    with open(manifest, encoding="utf-8") as fh:
+        record = json.load(fh)
+    return replace(spec, local_dir=record["folder"], commit=record.get("source", {}).get("commit"),
+                   files_sha256=record["sha256"])
 
 
 def specs_from_config(config: dict) -> dict[str, ModelSpec]:
@@ -90,11 +115,16 @@ def model_files(folder: str | os.PathLike) -> list[Path]:
 
 
 def folder_manifest(folder: str | os.PathLike) -> dict:
-    """What a local model is: every file of its folder with its size and SHA-256. A scoring job
+    """What a local model is: every file of its folder with its size and SHA-256, one digest of
+    them all, and where a fetched folder came from (Hub id, revision, commit). A scoring job
     depends on this manifest, so replacing the weights reruns exactly that model's jobs."""
     from plmfair.download import sha256_of
+    from plmfair.hub import source_record
 
     root = Path(folder)
-    return {"folder": str(root), "files": [
-        {"file": str(p.relative_to(root)), "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in model_files(root)
-    ]}
+    files = [{"file": p.relative_to(root).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
+             for p in model_files(root)]
+    if not files:
+        raise ConfigError(f"model folder {root} holds no files")
+    digest = hashlib.sha256("".join(f"{f['file']}\t{f['sha256']}\n" for f in files).encode()).hexdigest()
+    return {"folder": str(root), "sha256": digest, "source": source_record(root), "files": files}

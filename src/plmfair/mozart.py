@@ -93,14 +93,14 @@ def score_answers(answers: pd.DataFrame, scorer) -> pd.DataFrame:
 
 def run_cloze_scoring(annotations: pd.DataFrame, spec, *, lang: str, k: int | None = None, precision: str = "fp32",
                       num_beams: int | None = None, token_budget: int = 8192, with_answers: bool = True,
-                      with_predictions: bool = True, device: str = "auto"):
+                      with_predictions: bool = True, device: str = "auto", threads: int | None = None):
     """Load the model; return (predictions or None, answer scores or None, run metadata) for one language.
     ``k`` (candidates per sentence) is needed only with predictions."""
     from plmfair.scoring.loader import load
 
     if with_predictions and k is None:
         raise ValueError("run_cloze_scoring: predictions need k, the number of candidates to keep")
-    loaded = load(spec, device=device, precision=precision)
+    loaded = load(spec, device=device, precision=precision, threads=threads)
     scorer = loaded.scorer(token_budget=token_budget)
     sentences = cloze_sentences(annotations, lang)
     preds = scores = None

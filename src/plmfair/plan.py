@@ -98,6 +98,15 @@ def cloze_langs(config: dict, corpus: str) -> list[str]:
     return [entry["pivot"]] + [lang for lang in entry["text"] if lang != entry["pivot"]]
 
 
+def spacy_packages(config: dict) -> dict[str, str]:
+    """The spaCy pipelines the enabled cloze corpora need as installed packages, by language
+    (a path or a lexicon entry in ``cloze.spacy`` is not a package)."""
+    spacy_cfg = config.get("cloze", {}).get("spacy", {})
+    langs = {lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)}
+    return {lang: spacy_cfg[lang] for lang in sorted(langs)
+            if isinstance(spacy_cfg.get(lang), str) and "/" not in spacy_cfg[lang] and "\\" not in spacy_cfg[lang]}
+
+
 def study_languages(config: dict, study: str) -> list[str]:
     """The data languages a study covers."""
     if study == "mozart":
@@ -187,6 +196,19 @@ def cloze_answer_runs(config: dict, corpus: str) -> list[tuple[str, str]]:
 def built_models(config: dict) -> dict[str, dict]:
     """Models the workflow builds itself (``build:``), by name."""
     return {name: entry for name, entry in config.get("models", {}).items() if "build" in entry}
+
+
+def hub_models(config: dict) -> dict[str, dict]:
+    """Models the workflow fetches from the Hub (``hf_id``) into ``resources/models/<name>``, by name."""
+    return {name: entry for name, entry in config.get("models", {}).items() if entry.get("hf_id")}
+
+
+def model_folder(config: dict, name: str) -> str:
+    """The folder a model's jobs load it from: ``resources/models/<name>`` for a model the workflow
+    builds or fetches, else its ``path``."""
+    if name in built_models(config) or name in hub_models(config):
+        return f"resources/models/{name}"
+    return config["models"][name]["path"]
 
 
 def known_languages(config: dict) -> list[str]:

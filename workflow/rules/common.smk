@@ -12,6 +12,7 @@ CLOZE = config["cloze"]
 CLOZE_CORPORA = plan.cloze_corpora(config)
 SPACY = CLOZE["spacy"]
 BUILT_MODELS = plan.built_models(config)
+HUB_MODELS = plan.hub_models(config)
 
 
 def _alternatives(names):
@@ -22,6 +23,7 @@ wildcard_constraints:
     file=_alternatives(DOWNLOADS),
     dataset=_alternatives(CROWS_SETS),
     built_model=_alternatives(BUILT_MODELS),
+    hub_model=_alternatives(HUB_MODELS),
     model=_alternatives(MODEL_SPECS),
     corpus=_alternatives(CLOZE_CORPORA),
     lang="[a-z]{2,3}",
@@ -83,20 +85,29 @@ def get_tiny_model_build(wildcards):
 
 
 def get_model_files(wildcards):
-    """A local model (built here or given by path) is an input of its jobs through the manifest of its
-    files, so replacing its weights reruns exactly its jobs; a Hub id is not a local file."""
-    return [f"resources/manifests/{wildcards.model}.json"] if MODEL_SPECS[wildcards.model].path else []
+    """Every model is an input of its jobs through the manifest of its folder's files, so replacing
+    its weights (or fetching another commit) reruns exactly its jobs."""
+    return f"resources/manifests/{wildcards.model}.json"
 
 
 def get_local_model_folder(wildcards):
-    return MODEL_SPECS[wildcards.model].path
+    return plan.model_folder(config, wildcards.model)
 
 
 def get_local_model_files(wildcards):
-    """A built model: the folder it is built in. A model given by path: every file in its folder."""
-    if wildcards.model in BUILT_MODELS:
-        return [f"resources/models/{wildcards.model}"]
-    return [str(p) for p in model_files(MODEL_SPECS[wildcards.model].path)]
+    """A model built or fetched by the workflow: that rule's folder (workflow-managed: other weights
+    come from a new revision, new build settings or a path). A model given by path: every file in its
+    folder, so that replacing one reruns the model's jobs."""
+    folder = plan.model_folder(config, wildcards.model)
+    if wildcards.model in BUILT_MODELS or wildcards.model in HUB_MODELS:
+        return [folder]
+    return [str(p) for p in model_files(folder)]
+
+
+def get_hub_model(wildcards):
+    entry = HUB_MODELS[wildcards.hub_model]
+    return {"hf_id": entry["hf_id"], "revision": entry.get("revision"),
+            "allow_pickle": entry.get("allow_pickle", False)}
 
 
 def get_model_entry(wildcards):

@@ -32,3 +32,20 @@ rule model_manifest:
         "../../envs/data.yaml"
     script:
         "../scripts/model_manifest.py"
+
+
+rule fetch_model:
+    output:
+        model=directory("resources/models/{hub_model}"),
+    params:
+        hub=get_hub_model,
+    log:
+        "results/logs/models/fetch_{hub_model}.log",
+    retries: 3
+    resources:
+        mem_mb=1000,
+        runtime=120,
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/fetch_model.py"

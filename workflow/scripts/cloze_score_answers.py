@@ -8,10 +8,11 @@ from plmfair.mozart import ANSWER_SCHEMA, run_cloze_scoring
 configure_logging(snakemake)
 _, answer_scores, meta = run_cloze_scoring(
     annotations=read_parquet(path=snakemake.input.annotations),
-    spec=spec_from_entry(entry=snakemake.params.model),
+    spec=spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model),
     lang=snakemake.wildcards.lang,
     precision=snakemake.params.precision,
     token_budget=int(snakemake.resources.token_budget),
+    threads=snakemake.threads,
     with_predictions=False,
 )
 write_parquet(df=answer_scores, path=snakemake.output.answer_scores, schema_doc=ANSWER_SCHEMA, meta=meta)

@@ -8,10 +8,11 @@ from plmfair.models import spec_from_entry
 configure_logging(snakemake)
 scores, meta = run_scoring(
     pairs=read_parquet(path=snakemake.input.pairs),
-    spec=spec_from_entry(entry=snakemake.params.model),
+    spec=spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model),
     protocol=snakemake.params.protocol,
     precision=snakemake.params.precision,
     too_long=snakemake.params.too_long,
     token_budget=int(snakemake.resources.token_budget),
+    threads=snakemake.threads,
 )
 write_parquet(df=scores, path=snakemake.output.scores, schema_doc=PAIR_SCHEMA, meta=meta)

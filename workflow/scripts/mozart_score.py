@@ -8,12 +8,13 @@ from plmfair.mozart import ANSWER_SCHEMA, PREDICTION_SCHEMA, run_cloze_scoring
 configure_logging(snakemake)
 predictions, answer_scores, meta = run_cloze_scoring(
     annotations=read_parquet(path=snakemake.input.annotations),
-    spec=spec_from_entry(entry=snakemake.params.model),
+    spec=spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model),
     lang=snakemake.wildcards.lang,
     k=snakemake.params.top_k,
     num_beams=snakemake.params.num_beams,
     precision=snakemake.params.precision,
     token_budget=int(snakemake.resources.token_budget),
+    threads=snakemake.threads,
 )
 write_parquet(df=predictions, path=snakemake.output.predictions, schema_doc=PREDICTION_SCHEMA, meta=meta)
 write_parquet(df=answer_scores, path=snakemake.output.answer_scores, schema_doc=ANSWER_SCHEMA, meta=meta)

@@ -33,10 +33,14 @@ DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
 def pick_device(requested: str = "auto") -> torch.device:
-    """``auto``: the GPU when there is one, else the CPU."""
-    if requested == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(requested)
+    """``auto``: the visible GPU with the most free memory (so that jobs started side by side on a
+    workstation with several GPUs spread over them), else the CPU."""
+    if requested != "auto":
+        return torch.device(requested)
+    if not torch.cuda.is_available():
+        return torch.device("cpu")
+    free = [torch.cuda.mem_get_info(i)[0] for i in range(torch.cuda.device_count())]
+    return torch.device("cuda", free.index(max(free)))
 
 
 def device_name(device: torch.device) -> str:
@@ -57,7 +61,7 @@ OFFLINE_HINT = ("Without network access, download it elsewhere (`hf download {id
 def check_local_folder(spec: ModelSpec) -> None:
     """A local model folder must exist and hold config.json and safetensors weights (pickles only
     with ``allow_pickle``)."""
-    folder = Path(spec.path)
+    folder = Path(spec.source)
     where = f"model {spec.name!r}: local folder {folder}"
     if not folder.is_dir():
         raise ModelError(f"{where} does not exist; build or download the model there, or set models.{spec.name}.path "
@@ -85,7 +89,7 @@ def check_family(spec: ModelSpec) -> None:
     from plmfair.scoring import FAMILIES
 
     try:
-        config = AutoConfig.from_pretrained(spec.source, revision=spec.revision, trust_remote_code=False)
+        config = AutoConfig.from_pretrained(spec.source, **_where_from(spec))
     except (OSError, ValueError) as exc:
         raise ModelError(f"model {spec.name!r} ({spec.source}): its config.json cannot be read ({_first_line(exc)}). "
                          + OFFLINE_HINT.format(id=spec.hf_id or spec.source, name=spec.name)) from None
@@ -104,12 +108,19 @@ def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
+def _where_from(spec: ModelSpec) -> dict:
+    """A local folder is read as it is (never a download); a Hub id at its revision."""
+    if spec.is_local:
+        return {"local_files_only": True, "trust_remote_code": False}
+    return {"revision": spec.revision, "trust_remote_code": False}
+
+
 def _from_pretrained(cls, spec: ModelSpec, **kwargs):
     """``cls.from_pretrained`` for the spec: safetensors only (pickles with ``allow_pickle``), and
     every load error as one line naming the model."""
     from safetensors import SafetensorError
 
-    common = {"revision": spec.revision, "trust_remote_code": False}
+    common = _where_from(spec)
     try:
         try:
             return cls.from_pretrained(spec.source, use_safetensors=True, **common, **kwargs)
@@ -200,19 +211,23 @@ class LoadedModel:
         import transformers
 
         return {**self.spec.metadata(), "precision": self.precision, "device": device_name(self.device),
-                "torch": torch.__version__, "transformers": transformers.__version__, **extra}
+                "threads": torch.get_num_threads(), "torch": torch.__version__, "transformers": transformers.__version__, **extra}
 
 
-def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str = "fp32") -> LoadedModel:
+def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str = "fp32",
+         threads: int | None = None) -> LoadedModel:
     """Load the model and tokenizer of ``spec`` in eval mode on ``device`` with ``precision``,
-    after checking the local folder, the family and the weights (every problem one line)."""
+    after checking the local folder, the family and the weights (every problem one line).
+    ``threads``: the CPU threads torch may use (the job's ``threads:``; None: torch's default)."""
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
     if precision not in DTYPES:
         raise ConfigError(f"precision must be one of {sorted(DTYPES)}, got {precision!r}")
+    if threads:
+        torch.set_num_threads(int(threads))
     dev = pick_device(device) if isinstance(device, str) else device
-    if spec.path:
+    if spec.is_local:
         check_local_folder(spec)
     check_family(spec)
     cls = getattr(transformers, get_family(spec.family).auto_class)
