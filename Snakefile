@@ -2,7 +2,8 @@
 #
 # Path convention (relative to the working directory, `--directory` for the demo):
 #   resources/downloads/{file}                    verified downloads (mirror or URL)
-#   resources/models/{model}/                      tiny models built by the workflow
+#   resources/models/{model}/                      models built (demo) or fetched from the Hub
+#   resources/manifests/{model}.json               each model folder's files, sizes and SHA-256
 #   resources/spacy/{lang}/                        lookup spaCy pipelines built for the demo
 #   results/data/<dataset>/....parquet             ingested data
 #   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage
@@ -39,6 +40,29 @@ include: "workflow/rules/crows_pairs.smk"
 include: "workflow/rules/mozart.smk"
 include: "workflow/rules/cloze.smk"
 include: "workflow/rules/disparity.smk"
+
+
+# Downloads and fetches (network: the login node of a cluster), manifests, tables and figures
+# run where Snakemake runs; everything else may be submitted to a cluster.
+localrules:
+    all,
+    ingest,
+    download,
+    fetch_model,
+    model_manifest,
+    build_spacy_pipeline,
+    data_summary,
+    crows_pairs_tables,
+    crows_pairs_figure,
+    crows_pairs_language_tables,
+    crows_pairs_language_figure,
+    mozart_tables,
+    mozart_figure,
+    mozart_table1,
+    group_tables,
+    group_figure,
+    cloze_construction_table,
+    cloze_sheets,
 
 
 rule all:

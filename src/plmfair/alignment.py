@@ -17,6 +17,7 @@ only when its inputs change, and the sample drawn from it is reproducible from a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -117,15 +118,32 @@ def symmetrise(fwd: Links, rev: Links, method: str = "intersection") -> Links:
     raise ValueError(f"unknown symmetrisation {method!r}; one of {SYMMETRISATIONS}")
 
 
+@contextlib.contextmanager
+def _omp_threads(threads: int | None):
+    """OMP_NUM_THREADS for a child process started inside the block."""
+    old = os.environ.get("OMP_NUM_THREADS")
+    if threads:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = old
+
+
 def _eflomal_token(tok: str) -> str:
     # eflomal splits on white space: keep one token per spaCy token, white-space tokens included
     return "".join(tok.split()) or "<sp>"
 
 
 def run_eflomal(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], *, model: int = 3,
-                rel_iterations: float = 1.0, n_samplers: int = 3) -> tuple[list[Links], list[Links]]:
+                rel_iterations: float = 1.0, n_samplers: int = 3,
+                threads: int | None = None) -> tuple[list[Links], list[Links]]:
     """Align tokenized sentence pairs with eflomal in both directions; (forward, reverse) links, each
-    written as (source, target) pairs."""
+    written as (source, target) pairs. ``threads``: OpenMP threads of the eflomal binary (its
+    samplers run in parallel; None: OpenMP's default)."""
     try:
         import eflomal
     except ImportError as exc:
@@ -139,7 +157,9 @@ def run_eflomal(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], *, m
         fwd_path, rev_path = os.path.join(tmp, "fwd"), os.path.join(tmp, "rev")
         src_lines = [" ".join(_eflomal_token(t) for t in s) + "\n" for s in src]
         tgt_lines = [" ".join(_eflomal_token(t) for t in s) + "\n" for s in tgt]
-        aligner.align(src_lines, tgt_lines, links_filename_fwd=fwd_path, links_filename_rev=rev_path, quiet=True)
+        with _omp_threads(threads):
+            aligner.align(src_lines, tgt_lines, links_filename_fwd=fwd_path, links_filename_rev=rev_path,
+                          quiet=True)
         with open(fwd_path, encoding="utf-8") as fh:
             fwd = parse_pharaoh(fh.read().splitlines(), source="eflomal forward links")
         with open(rev_path, encoding="utf-8") as fh:

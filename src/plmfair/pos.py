@@ -70,13 +70,19 @@ def load_pipeline(name: str | os.PathLike, lang: str):
     return nlp
 
 
+# below this many lines, starting worker processes costs more than it saves
+MIN_LINES_PER_PROCESS = 5000
+
+
 def tag_lines(nlp, lines: Sequence[str], *, tokenized: bool = False, source: str = "<text>",
-              empty: str = "error", batch_size: int = 256) -> tuple[pd.DataFrame, list[int]]:
+              empty: str = "error", batch_size: int = 256, n_process: int = 1) -> tuple[pd.DataFrame, list[int]]:
     """Tokens of every line (:data:`TOKENS_SCHEMA`) and the 1-based numbers of empty lines.
 
     ``tokenized``: the lines are already tokenized with single spaces (as word alignments
     usually are); the pipeline then tags those tokens unchanged. ``empty``: ``error``
     stops at the first empty line, ``skip`` keeps it with no tokens and counts it.
+    ``n_process``: spaCy worker processes (the job's threads), used for large inputs only
+    (:data:`MIN_LINES_PER_PROCESS` lines per process).
     """
     from spacy.tokens import Doc
 
@@ -92,7 +98,9 @@ def tag_lines(nlp, lines: Sequence[str], *, tokenized: bool = False, source: str
     else:
         docs_in = (text.strip() for _, text in keep)
     cols: dict[str, list] = {k: [] for k in TOKENS_SCHEMA}
-    for (lineno, _), doc in zip(keep, nlp.pipe(docs_in, batch_size=batch_size), strict=True):
+    n_process = max(1, min(n_process, len(keep) // MIN_LINES_PER_PROCESS))
+    docs = nlp.pipe(docs_in, batch_size=batch_size, n_process=n_process)
+    for (lineno, _), doc in zip(keep, docs, strict=True):
         for tok in doc:
             cols["line"].append(lineno)
             cols["token"].append(tok.i)
@@ -153,7 +161,7 @@ def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os
 
 
 def tag_corpus_file(path: str | os.PathLike, *, lang: str, pipeline: str | os.PathLike, member: str | None = None,
-                    tokenized: bool = False, empty: str = "error") -> tuple[pd.DataFrame, dict]:
+                    tokenized: bool = False, empty: str = "error", n_process: int = 1) -> tuple[pd.DataFrame, dict]:
     """Tokens of one language's corpus file and the run metadata (source, line counts, pipeline)."""
     from plmfair.data import read_text_lines
 
@@ -161,7 +169,7 @@ def tag_corpus_file(path: str | os.PathLike, *, lang: str, pipeline: str | os.Pa
     if not lines:
         raise DataError(f"{source}: the corpus file is empty; check the download or the `member` in the config")
     nlp = load_pipeline(pipeline, lang)
-    tokens, empties = tag_lines(nlp, lines, tokenized=tokenized, source=source, empty=empty)
+    tokens, empties = tag_lines(nlp, lines, tokenized=tokenized, source=source, empty=empty, n_process=n_process)
     if empties:
         log.warning("%s: %d empty line(s) skipped (first: line %d)", source, len(empties), empties[0])
     meta = {"source": source, "lang": lang, "n_lines": len(lines), "n_empty": len(empties),

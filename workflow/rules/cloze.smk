@@ -11,7 +11,7 @@ rule build_spacy_pipeline:
         mem_mb=1000,
         runtime=10,
     conda:
-        "../../envs/data.yaml"
+        "../../envs/cloze.yaml"
     script:
         "../scripts/build_spacy_pipeline.py"
 
@@ -31,11 +31,12 @@ rule cloze_tokenize:
         "results/logs/cloze/{corpus}/tokenize_{lang}.log",
     benchmark:
         "results/benchmarks/cloze/{corpus}/tokenize_{lang}.tsv"
+    threads: 4
     resources:
         mem_mb=4000,
         runtime=60,
     conda:
-        "../../envs/data.yaml"
+        "../../envs/cloze.yaml"
     script:
         "../scripts/cloze_tokenize.py"
 
@@ -51,11 +52,12 @@ rule cloze_align:
         "results/logs/cloze/{corpus}/align_{lang}.log",
     benchmark:
         "results/benchmarks/cloze/{corpus}/align_{lang}.tsv"
+    threads: 4
     resources:
         mem_mb=8000,
         runtime=120,
     conda:
-        "../../envs/data.yaml"
+        "../../envs/cloze.yaml"
     script:
         "../scripts/cloze_align.py"
 
@@ -154,6 +156,9 @@ rule cloze_predict:
         "results/logs/cloze/{corpus}/predict_{model}_{lang}.log",
     benchmark:
         "results/benchmarks/cloze/{corpus}/predict_{model}_{lang}.tsv"
+    threads: 4
+    group:
+        "score_{model}"
     resources:
         mem_mb=16000,
         runtime=120,
@@ -178,6 +183,9 @@ rule cloze_score_answers:
         "results/logs/cloze/{corpus}/answer_scores_{model}_{lang}.log",
     benchmark:
         "results/benchmarks/cloze/{corpus}/answer_scores_{model}_{lang}.tsv"
+    threads: 4
+    group:
+        "score_{model}"
     resources:
         mem_mb=16000,
         runtime=120,

@@ -13,6 +13,9 @@ rule crows_pairs_score:
         "results/logs/crows_pairs/{dataset}/{model}.log",
     benchmark:
         "results/benchmarks/crows_pairs/{dataset}/{model}.tsv"
+    threads: 4
+    group:
+        "score_{model}"
     resources:
         mem_mb=16000,
         runtime=120,

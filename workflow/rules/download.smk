@@ -6,6 +6,7 @@ rule download:
         sha256=get_download_sha256,
     log:
         "results/logs/download/{file}.log",
+    retries: 3
     resources:
         mem_mb=500,
         runtime=30,

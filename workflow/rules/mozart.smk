@@ -14,6 +14,9 @@ rule mozart_score:
         "results/logs/mozart/score_{model}_{lang}.log",
     benchmark:
         "results/benchmarks/mozart/score_{model}_{lang}.tsv"
+    threads: 4
+    group:
+        "score_{model}"
     resources:
         mem_mb=16000,
         runtime=120,

@@ -20,6 +20,6 @@ links, meta = align_files(
     langs=settings["langs"],
     tokenized=settings.get("tokenized", False),
     symmetrisation=settings.get("symmetrisation", "intersection"),
-    eflomal_options=settings.get("eflomal_options"),
+    eflomal_options={**settings.get("eflomal_options", {}), "threads": snakemake.threads},
 )
 write_parquet(df=links, path=snakemake.output.alignments, schema_doc=ALIGNMENT_SCHEMA, meta=meta)

@@ -12,5 +12,6 @@ tokens, meta = tag_corpus_file(
     member=snakemake.params.member,
     tokenized=snakemake.params.tokenized,
     empty=snakemake.params.empty_lines,
+    n_process=snakemake.threads,
 )
 write_parquet(df=tokens, path=snakemake.output.tokens, schema_doc=TOKENS_SCHEMA, meta=meta)
