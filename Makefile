@@ -13,8 +13,11 @@ MIRROR ?= $(firstword $(wildcard ../shared/data))
 MIRROR_ARG := $(if $(MIRROR),--config mirror=$(abspath $(MIRROR)),)
 SNAKEMAKE := $(VENV)/bin/snakemake
 SMK_FLAGS ?=
+# Your own configuration, merged over config/config.yaml: make run CONFIGFILE=my.yaml
+CONFIGFILE ?=
+CONFIG_ARG := $(if $(CONFIGFILE),--configfile $(CONFIGFILE),)
 
-.PHONY: setup run ingest demo test lint bench clean-demo
+.PHONY: setup run ingest demo test test-cluster lint bench clean-demo
 
 setup: $(STAMP)
 
@@ -25,9 +28,11 @@ $(STAMP): envs/requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-## Run the whole workflow on the default configuration (the papers' models).
+## Run the whole workflow on the default configuration (the papers' models), after
+## installing the spaCy pipelines the configuration names (offline: the command to run).
 run: $(STAMP)
-	$(SNAKEMAKE) --cores $(CORES) $(SMK_FLAGS) $(MIRROR_ARG)
+	$(PY) -m plmfair.pipelines config/config.yaml $(CONFIGFILE)
+	$(SNAKEMAKE) --cores $(CORES) $(CONFIG_ARG) $(SMK_FLAGS) $(MIRROR_ARG)
 
 ## Only download and ingest the data sets (no models needed).
 ingest: $(STAMP)
@@ -41,6 +46,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_FLAGS)
 
+## The demo submitted through profiles/slurm to a single-node SLURM brought up here (root).
+test-cluster: $(STAMP)
+	VENV_BIN=$(abspath $(VENV))/bin bash tests/cluster/run.sh
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks
 	$(SNAKEMAKE) --lint --configfile .test/config/config.yaml --directory .test --snakefile Snakefile
@@ -49,4 +58,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_crows_pairs.py
 
 clean-demo:
-	rm -rf .test/results .test/resources .test/.snakemake
+	rm -rf .test/results .test/resources .test/.snakemake .test/cluster
