@@ -144,3 +144,60 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
     with open(repo / "config" / "config.yaml") as fh:
         cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
     assert proc.stdout.split() == [str(len(plan.crows_pairs_jobs(cfg))), str(len(plan.mozart_runs(cfg)))]
+
+
+def test_hub_models_are_fetched_into_resources_and_path_models_stay_where_they_are(config):
+    config = copy.deepcopy(config)
+    config["models"]["mine"] = {"path": "/data/mine", "family": "mlm"}
+    hub = plan.hub_models(config)
+    assert "mbert" in hub and "mine" not in hub
+    assert plan.model_folder(config, "mbert") == "resources/models/mbert"
+    assert plan.model_folder(config, "mine") == "/data/mine"
+
+
+def test_spacy_packages_of_enabled_corpora_only(repo):
+    with open(repo / "config" / "config.yaml") as fh:
+        config = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+    assert plan.spacy_packages(config) == {"de": "de_core_news_sm", "en": "en_core_web_sm", "es": "es_core_news_sm",
+                                           "fr": "fr_core_news_sm"}
+    off = copy.deepcopy(config)
+    off["cloze"]["enabled"] = False
+    assert plan.spacy_packages(off) == {}
+    local = copy.deepcopy(config)
+    local["cloze"]["spacy"]["de"] = "/models/de_pipeline"
+    assert "de" not in plan.spacy_packages(local)
+
+
+def test_missing_pipelines_are_installed_and_offline_gives_the_command():
+    from plmfair.pipelines import install_pipelines
+
+    asked = []
+    assert install_pipelines({"xx": "xx_no_such_pipeline"}, download=lambda n: asked.append(n) or True) == [
+        "xx_no_such_pipeline"]
+    assert asked == ["xx_no_such_pipeline"]
+    with pytest.raises(ConfigError, match="Where there is network, run: python -m spacy download xx_no_such_pipeline"):
+        install_pipelines({"xx": "xx_no_such_pipeline"}, download=lambda n: False)
+
+
+def test_conda_envs_install_plmfair_extras_at_the_pins_of_the_requirements(repo):
+    import tomllib
+
+    extras = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    pins = dict(line.split("==") for line in (repo / "envs" / "requirements.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    pins = {name.lower().replace("_", "-"): version for name, version in pins.items()}
+    conda_names = {"pytorch": "torch", "pyyaml": "pyyaml"}
+    used = set()
+    for env in sorted((repo / "envs").glob("*.yaml")):
+        deps = yaml.safe_load(env.read_text())["dependencies"]
+        pip = next(d["pip"] for d in deps if isinstance(d, dict))
+        extra = [p for p in pip if p.startswith("..")]
+        assert len(extra) == 1, f"{env.name}: installs plmfair once, with its extra"
+        name = extra[0].removeprefix("..[").removesuffix("]")
+        assert name in extras, f"{env.name}: extra {name!r} is not in pyproject.toml"
+        used.add(name)
+        for dep in [d for d in deps if isinstance(d, str) and "=" in d and not d.startswith("python=")]:
+            pkg, version = dep.split("=")
+            pkg = conda_names.get(pkg, pkg).replace("_", "-")
+            assert pins.get(pkg) == version, f"{env.name}: {dep} differs from envs/requirements.txt ({pins.get(pkg)})"
+    assert used == {"hub", "models", "cloze", "stats"}
