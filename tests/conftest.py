@@ -38,3 +38,16 @@ def shared_data() -> Path:
     if SHARED_DATA is None:
         pytest.skip("real data not available: set PLMFAIR_SHARED_DATA or place it at ../shared/data")
     return SHARED_DATA
+
+
+def dry_run_jobs(stdout: str) -> list[tuple[str, str]]:
+    """(rule, wildcards) of every job a Snakemake dry run plans ('' for a job without wildcards);
+    rules, localrules and the members of group jobs (printed indented) alike."""
+    jobs: list[tuple[str, str]] = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith(("rule ", "localrule ")) and line.endswith(":"):
+            jobs.append((line.split()[1].rstrip(":"), ""))
+        elif line.startswith("wildcards:") and jobs and not jobs[-1][1]:
+            jobs[-1] = (jobs[-1][0], line.removeprefix("wildcards:").strip())
+    return jobs

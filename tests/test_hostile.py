@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 import torch
 import yaml
+from conftest import dry_run_jobs
 from safetensors.torch import load_file, save_file
 
 from plmfair.alignment import parse_pharaoh
@@ -401,15 +402,7 @@ def planned_jobs(cmd: list[str]) -> list[str]:
     """'rule wildcards' of every job a dry run plans."""
     proc = subprocess.run([*cmd, "--dry-run"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    jobs, rule = [], None
-    for line in proc.stdout.splitlines():
-        line = line.strip()
-        if line.startswith(("rule ", "localrule ")) and line.endswith(":"):
-            rule = line.split()[1].rstrip(":")
-            jobs.append(rule)
-        elif line.startswith("wildcards:") and rule:
-            jobs[-1] = f"{rule} {line.removeprefix('wildcards:').strip()}"
-    return jobs
+    return [f"{rule} {wildcards}".strip() for rule, wildcards in dry_run_jobs(proc.stdout)]
 
 
 def test_replacing_a_local_models_weights_reruns_exactly_its_jobs(repo, tiny, tmp_path):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import dry_run_jobs
 
 from plmfair.io import read_parquet, read_parquet_meta
 
@@ -153,13 +154,10 @@ def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
 
 
 def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, set[str]]:
-    """Rule -> the wildcards of every job a dry run plans ('' for a job without wildcards)."""
+    """Rule -> the wildcards of every job a dry run plans."""
     jobs: dict[str, set[str]] = {}
-    for block in re.split(r"\n(?=\[[^\]]+\]\nrule )", proc.stdout):
-        rule = re.search(r"^rule (\w+):", block, flags=re.M)
-        if rule:
-            wildcards = re.search(r"^    wildcards: (.*)$", block, flags=re.M)
-            jobs.setdefault(rule.group(1), set()).add(wildcards.group(1) if wildcards else "")
+    for rule, wildcards in dry_run_jobs(proc.stdout):
+        jobs.setdefault(rule, set()).add(wildcards)
     return jobs
 
 
