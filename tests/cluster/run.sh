@@ -76,7 +76,7 @@ chmod 0400 "$T/munge.key"
 munged --force --key-file="$T/munge.key" --socket="$T/munge.socket" --pid-file="$T/munged.pid" \
   --log-file="$T/munged.log" --seed-file="$T/munged.seed"
 
-# a node that advertises two GPUs (a count without device files), so that the scoring jobs'
+# a node that advertises one GPU (/dev/null as its device file), so that the scoring jobs'
 # --gpus=1 is scheduled as on a GPU cluster; the jobs themselves find no CUDA and use the CPU
 mkdir -p "$CONF_DIR" "$T/state" "$T/spool"
 cat > "$CONF_DIR/slurm.conf" <<CONF
@@ -108,14 +108,14 @@ MinJobAge=600
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 GresTypes=gpu
-NodeName=$HOST CPUs=16 RealMemory=64000 Gres=gpu:2 State=UNKNOWN
+NodeName=$HOST CPUs=16 RealMemory=64000 Gres=gpu:1 State=UNKNOWN
 PartitionName=plmfair Nodes=$HOST Default=YES MaxTime=INFINITE State=UP
 CONF
 WROTE_CONF+=("$CONF_DIR/slurm.conf")
 cat > "$CONF_DIR/gres.conf" <<CONF
 # written by plmfair tests/cluster/run.sh; removed when the test ends
 AutoDetect=off
-NodeName=$HOST Name=gpu File=/dev/null Count=2
+NodeName=$HOST Name=gpu File=/dev/null Count=1
 CONF
 WROTE_CONF+=("$CONF_DIR/gres.conf")
 
