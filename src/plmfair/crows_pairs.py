@@ -173,15 +173,12 @@ def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str
     bt_rows = out["subset_kind"] == "bias_type"
     out.loc[bt_rows, "p_adjusted"] = bonferroni(out.loc[bt_rows, "p_value"].to_numpy())
     out["significant"] = out["p_adjusted"] < alpha
-    head = {
-        "dataset": dataset, "lang": lang, "model": meta.get("model"), "model_source": meta.get("model_source"),
-        "model_revision": meta.get("model_revision"), "model_commit": meta.get("model_commit"),
-        "model_files_sha256": meta.get("model_files_sha256"), "protocol": meta.get("protocol"),
-        "precision": meta.get("precision"), "device": meta.get("device"), "wall_time_s": meta.get("wall_time_s"),
-    }
-    for col, value in reversed(head.items()):
-        out.insert(0, col, value)
-    return out[list(SUMMARY_SCHEMA)]
+    # the run's columns (those before subset_kind in the schema) come from the run metadata
+    columns = list(SUMMARY_SCHEMA)
+    for col in columns[:columns.index("subset_kind")]:
+        out[col] = meta.get(col)
+    out["dataset"], out["lang"] = dataset, lang
+    return out[columns]
 
 
 MCNEMAR_SCHEMA = {
