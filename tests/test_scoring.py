@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import torch
 
 from plmfair.errors import ConfigError, ModelError
 from plmfair.models import ModelSpec, model_spec
 from plmfair.scoring import FAMILIES, scorer_class
-from plmfair.scoring.base import MinimalPair, Scorer, length_batches
-from plmfair.scoring.loader import load
+from plmfair.scoring.base import MinimalPair, Scorer, length_batches, right_padded
+from plmfair.scoring.loader import default_token_budget, load
 from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
 from plmfair.tiny_models import build_tiny_model
 
@@ -36,6 +37,21 @@ def test_length_batches_respect_the_budget():
     assert batches[0] == [5]  # longer than the budget: a batch of its own
     for b in batches[1:]:
         assert max(lengths[i] for i in b) * len(b) <= 24
+
+
+def test_right_padded_batch_and_mask():
+    ids, att = right_padded([[5, 6, 7], [8], [9, 9]], [0, 2, 1], pad_id=0, device="cpu")
+    assert ids.tolist() == [[5, 6, 7], [9, 9, 0], [8, 0, 0]]
+    assert att.tolist() == [[1, 1, 1], [1, 1, 0], [1, 0, 0]]
+    assert ids.dtype == att.dtype == torch.long
+
+
+def test_token_budget_defaults_per_device(built):
+    assert default_token_budget(torch.device("cpu")) == 8192
+    assert default_token_budget(torch.device("cuda", 0)) == 16384  # measured on an H100 (README, Speed)
+    loaded = load(ModelSpec(name="bert", family="mlm", path=str(built["bert"])), device="cpu")
+    assert loaded.scorer(progress=False).token_budget == 8192  # 0 / unset: the device's default
+    assert loaded.scorer(token_budget=512, progress=False).token_budget == 512
 
 
 def test_masking_rules_of_the_protocols():

@@ -92,7 +92,7 @@ def score_answers(answers: pd.DataFrame, scorer) -> pd.DataFrame:
 
 
 def run_cloze_scoring(annotations: pd.DataFrame, spec, *, lang: str, k: int | None = None, precision: str = "fp32",
-                      num_beams: int | None = None, token_budget: int = 8192, with_answers: bool = True,
+                      num_beams: int | None = None, token_budget: int = 0, with_answers: bool = True,
                       with_predictions: bool = True, device: str = "auto", threads: int | None = None):
     """Load the model; return (predictions or None, answer scores or None, run metadata) for one language.
     ``k`` (candidates per sentence) is needed only with predictions."""

@@ -163,7 +163,7 @@ rule cloze_predict:
         mem_mb=16000,
         runtime=120,
         gpu=1,
-        token_budget=8192,
+        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"
     script:
@@ -190,7 +190,7 @@ rule cloze_score_answers:
         mem_mb=16000,
         runtime=120,
         gpu=1,
-        token_budget=8192,
+        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"
     script:

@@ -21,7 +21,7 @@ rule crows_pairs_score:
         runtime=120,
         gpu=1,
         # Tokens per forward pass (batch size x padded length); raise it on a large GPU.
-        token_budget=8192,
+        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"
     script:

@@ -21,7 +21,7 @@ rule mozart_score:
         mem_mb=16000,
         runtime=120,
         gpu=1,
-        token_budget=8192,
+        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"
     script:

@@ -158,17 +158,28 @@ def length_batches(lengths: Sequence[int], token_budget: int) -> list[list[int]]
     return batches
 
 
+def to_device(values, device, dtype=None):
+    """``values`` (a tensor or nested lists) as a tensor on ``device``. On CUDA the host copy is
+    page-locked and the transfer asynchronous, so the host can prepare the next batch while the
+    GPU still runs this one."""
+    import torch
+
+    host = torch.as_tensor(values, dtype=dtype)
+    if torch.device(device).type != "cuda":
+        return host.to(device)
+    return host.pin_memory().to(device, non_blocking=True)
+
+
 def right_padded(sequences: Sequence[Sequence[int]], idx: Sequence[int], *, pad_id: int, device):
     """The sequences ``idx`` as one right-padded batch: (input ids, attention mask) on ``device``."""
     import torch
 
-    width = max(len(sequences[i]) for i in idx)
-    ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
-    att = torch.zeros((len(idx), width), dtype=torch.long)
-    for row, i in enumerate(idx):
-        ids[row, : len(sequences[i])] = torch.as_tensor(sequences[i])
-        att[row, : len(sequences[i])] = 1
-    return ids.to(device), att.to(device)
+    lengths = [len(sequences[i]) for i in idx]
+    width = max(lengths)
+    # one conversion of the padded rows: a tensor per row costs more than the forward pass on a GPU
+    ids = [list(sequences[i]) + [pad_id] * (width - n) for i, n in zip(idx, lengths, strict=True)]
+    att = (torch.arange(width)[None, :] < torch.as_tensor(lengths)[:, None]).long()
+    return to_device(ids, device, torch.long), to_device(att, device)
 
 
 def check_too_long(too_long: str) -> None:

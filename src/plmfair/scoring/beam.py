@@ -36,10 +36,9 @@ def single_word_beam_search(next_log_probs: NextLogProbs, *, start: torch.Tensor
             device = lp.device
             base = torch.tensor([s for _, s in beams], device=device)[:, None]
             if step > 0:
-                end_mask = end.to(device)
-                for i, (b, s) in enumerate(beams):
-                    end_lp = torch.logsumexp(lp[i, end_mask], dim=0).item()
-                    finished.append((b, s + end_lp))
+                # every open beam ended here, in one reduction and one copy to the host
+                end_lps = torch.logsumexp(lp[:, end.to(device)], dim=1).tolist()
+                finished.extend((b, s + e) for (b, s), e in zip(beams, end_lps, strict=True))
             allowed = (start if step == 0 else cont).to(device)
             scores = (base + lp).masked_fill(~allowed[None, :], float("-inf"))
             flat = scores.view(-1)

@@ -170,6 +170,15 @@ def load_weights(cls, spec: ModelSpec, **kwargs):
     return model
 
 
+def default_token_budget(device: torch.device) -> int:
+    """Tokens per forward pass when the job does not set ``resources: token_budget``.
+
+    Measured on an H100 with base-size models over the 1,677 French CrowS-Pairs (README, Speed):
+    16,384 was 12% faster than 8,192, 32,768 no faster again and 65,536 slower; the scores were
+    the same at every budget. On a CPU larger batches only cost memory."""
+    return 16384 if device.type == "cuda" else 8192
+
+
 class Stopwatch:
     """Wall time of a block, with CUDA synchronised before the start and the end readings."""
 
@@ -197,10 +206,12 @@ class LoadedModel:
     device: torch.device
     precision: str
 
-    def scorer(self, *, token_budget: int = 8192, progress: bool = True):
-        """The family's :class:`~plmfair.scoring.base.Scorer` for this model."""
+    def scorer(self, *, token_budget: int = 0, progress: bool = True):
+        """The family's :class:`~plmfair.scoring.base.Scorer` for this model; ``token_budget`` 0:
+        the device's default (:func:`default_token_budget`)."""
         return scorer_class(self.spec.family)(self.model, self.tokenizer, name=self.spec.name,
-                                              uncased=self.spec.uncased, token_budget=token_budget,
+                                              uncased=self.spec.uncased,
+                                              token_budget=token_budget or default_token_budget(self.device),
                                               progress=progress)
 
     def stopwatch(self) -> Stopwatch:

@@ -37,6 +37,7 @@ from plmfair.scoring.base import (
     length_batches,
     progress_bar,
     right_padded,
+    to_device,
 )
 from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
 from plmfair.scoring.pieces import whole_word_vocabulary
@@ -109,7 +110,7 @@ def query_logits(
     with torch.inference_mode():
         for idx in batches:
             ids, att = right_padded(sequences, idx, pad_id=pad_id, device=device)
-            pos = torch.as_tensor([positions[i] for i in idx], device=device)
+            pos = to_device([positions[i] for i in idx], device)
             hidden = parts.encoder(ids, att)
             picked = hidden[torch.arange(len(idx), device=device), pos]
             yield idx, parts.head(picked).float()
@@ -127,15 +128,21 @@ def target_log_probs(
     **kwargs,
 ) -> list[float]:
     """log P(targets[i] | sequences[i]) at positions[i], for every masked copy (log-softmax in float32)."""
-    out = [0.0] * len(sequences)
+    order: list[int] = []
+    chunks: list[torch.Tensor] = []
     for idx, logits in query_logits(model, sequences, positions, **kwargs):
         # logit[target] - logsumexp(logits) is log_softmax at the target without materialising
         # a second [batch, vocabulary] tensor.
-        tgt = torch.as_tensor([targets[i] for i in idx], device=logits.device)
+        tgt = to_device([targets[i] for i in idx], logits.device)
         picked = logits[torch.arange(len(idx), device=logits.device), tgt]
-        vals = (picked - torch.logsumexp(logits, dim=-1)).tolist()
-        for i, v in zip(idx, vals, strict=True):
-            out[i] = v
+        chunks.append(picked - torch.logsumexp(logits, dim=-1))
+        order.extend(idx)
+    out = [0.0] * len(sequences)
+    # One copy to the host at the end: reading each batch's values would make the host wait
+    # for the GPU after every batch instead of queuing the next one.
+    vals = torch.cat(chunks).tolist() if chunks else []
+    for i, v in zip(order, vals, strict=True):
+        out[i] = v
     return out
 
 
