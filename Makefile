@@ -17,7 +17,7 @@ SMK_FLAGS ?=
 CONFIGFILE ?=
 CONFIG_ARG := $(if $(CONFIGFILE),--configfile $(CONFIGFILE),)
 
-.PHONY: setup run ingest demo test test-cluster lint bench clean-demo
+.PHONY: setup run ingest demo test test-cluster lint bench bench-predict clean-demo
 
 setup: $(STAMP)
 
@@ -54,8 +54,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks
 	$(SNAKEMAKE) --lint --configfile .test/config/config.yaml --directory .test --snakefile Snakefile
 
+## Benchmarks; arguments through BENCH_ARGS, e.g. make bench BENCH_ARGS="--shape bert-base --pairs 1677"
 bench: $(STAMP)
-	$(PY) benchmarks/bench_crows_pairs.py
+	$(PY) benchmarks/bench_crows_pairs.py $(BENCH_ARGS)
+
+bench-predict: $(STAMP)
+	$(PY) benchmarks/bench_gap_prediction.py $(BENCH_ARGS)
 
 clean-demo:
 	rm -rf .test/results .test/resources .test/.snakemake .test/cluster

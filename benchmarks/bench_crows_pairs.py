@@ -7,7 +7,12 @@ full vocabulary projection at every position) and with plmfair's scorer, checks 
 give the same scores, and prints pairs/s, the ratio, and the achieved GFLOP/s against the
 machine's measured matrix-multiply rate.
 
-    python benchmarks/bench_crows_pairs.py [--pairs 200] [--device cpu|cuda] [--precision-effect]
+    python benchmarks/bench_crows_pairs.py [--pairs 200] [--device cpu|cuda] [--shape small|bert-base|xlmr-base]
+        [--precision-effect] [--budgets 8192,32768] [--profile]
+
+--shape bert-base is BERT-base (12 layers, hidden 768, 120,000-row vocabulary, as FlauBERT's and
+mBERT's are about); xlmr-base the same encoder with XLM-R's 250,002-row vocabulary (the
+arithmetic of XLM-R-base: its RoBERTa encoder and BERT's differ only in position offsets).
 
 Data: the French CrowS-Pairs file from $PLMFAIR_SHARED_DATA or ../shared/data when there,
 else the demo pairs (repeated).
@@ -16,7 +21,9 @@ else the demo pairs (repeated).
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import sys
 import tempfile
 import time
@@ -70,7 +77,15 @@ def plain_loop(model, tokenizer, pairs) -> list[tuple[float, float]]:
     return out
 
 
+SHAPES = {  # layers, hidden, vocabulary
+    "small": (4, 256, 120_000),
+    "bert-base": (12, 768, 120_000),
+    "xlmr-base": (12, 768, 250_002),
+}
+
+
 def matmul_gflops(device: torch.device, n: int = 2048, reps: int = 10) -> float:
+    """fp32 matrix-multiply rate, TF32 off as in the scorer's fp32 runs."""
     a = torch.randn(n, n, device=device)
     b = torch.randn(n, n, device=device)
     for _ in range(2):
@@ -108,13 +123,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", type=int, default=200, help="first N French pairs (1677 = the whole set)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--layers", type=int, default=4)
-    ap.add_argument("--hidden", type=int, default=256)
-    ap.add_argument("--vocab", type=int, default=120_000)
+    ap.add_argument("--shape", choices=sorted(SHAPES), default="small",
+                    help="model shape preset; --layers/--hidden/--vocab override it")
+    ap.add_argument("--layers", type=int)
+    ap.add_argument("--hidden", type=int)
+    ap.add_argument("--vocab", type=int)
     ap.add_argument("--token-budget", type=int, default=8192)
+    ap.add_argument("--budgets", default="",
+                    help="comma-separated token budgets to time as well, each checked against --token-budget's scores")
     ap.add_argument("--skip-plain", action="store_true", help="time only the fast path")
     ap.add_argument("--precision-effect", action="store_true", help="also compare bf16 with fp32 on the same pairs")
+    ap.add_argument("--profile", action="store_true", help="print where the fast path spends its time (cProfile)")
     args = ap.parse_args()
+    layers, hidden, vocab = SHAPES[args.shape]
+    args.layers, args.hidden, args.vocab = args.layers or layers, args.hidden or hidden, args.vocab or vocab
 
     device = torch.device(args.device)
     torch.set_grad_enabled(False)
@@ -131,23 +153,39 @@ def main() -> int:
         num_attention_heads=max(1, args.hidden // 64), intermediate_size=4 * args.hidden, max_position_embeddings=512,
     )).eval().to(device)
     print(f"device: {device} ({torch.cuda.get_device_name(device) if device.type == 'cuda' else f'{torch.get_num_threads()} threads'})")
-    print(f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab:,}; data: {len(pairs)} {source}")
-    peak = matmul_gflops(device)
-    print(f"matrix-multiply rate (fp32 2048x2048): {peak:,.1f} GFLOP/s")
+    print(f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab:,}, "
+          f"attention {model.config._attn_implementation}; data: {len(pairs)} {source}")
+    n = 4096 if device.type == "cuda" else 2048
+    peak = matmul_gflops(device, n=n)
+    print(f"matrix-multiply rate (fp32 {n}x{n}): {peak:,.1f} GFLOP/s")
+    flops = flops_fast(model, tokenizer, pairs)
 
-    def fast():
+    def fast(budget: int):
         sync(device)
         t0 = time.perf_counter()
-        out = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name="bench", uncased=True,
-                                                token_budget=args.token_budget))
+        out = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name="bench", uncased=True, token_budget=budget))
         sync(device)
         return out, time.perf_counter() - t0
 
+    def report(label: str, t: float) -> None:
+        print(f"{label:<34}{t:8.2f} s  {len(pairs) / t:9.2f} pairs/s  "
+              f"{flops / t / 1e9:8.1f} GFLOP/s ({100 * flops / t / 1e9 / peak:.0f}% of the matmul rate)")
+
     score_pairs(pairs.head(4), MaskedLMScorer(model, tokenizer, name="warm-up", uncased=True))
-    fast_out, t_fast = fast()
-    flops = flops_fast(model, tokenizer, pairs)
-    print(f"plmfair batched head-only: {t_fast:8.2f} s  {len(pairs) / t_fast:9.2f} pairs/s  "
-          f"{flops / t_fast / 1e9:8.1f} GFLOP/s ({100 * flops / t_fast / 1e9 / peak:.0f}% of the matmul rate)")
+    fast_out, t_fast = fast(args.token_budget)
+    report(f"plmfair (token budget {args.token_budget})", t_fast)
+    for budget in (int(b) for b in args.budgets.split(",") if b):
+        other, t = fast(budget)
+        changed = int((other[["sent_more_score", "sent_less_score"]].fillna(0)
+                       != fast_out[["sent_more_score", "sent_less_score"]].fillna(0)).any(axis=1).sum())
+        report(f"plmfair (token budget {budget})", t)
+        print(f"  pairs whose rounded scores differ from budget {args.token_budget}'s: {changed}")
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.enable()
+        fast(args.token_budget)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(12)
     if not args.skip_plain:
         sync(device)
         t0 = time.perf_counter()

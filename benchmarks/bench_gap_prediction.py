@@ -1,0 +1,123 @@
+"""Benchmark: MozArt gap prediction and answer scoring, timed as the scoring jobs time them.
+
+Builds random-weight models of the papers' shapes with tokenizers trained on the MozArt
+sentences (random weights give the same arithmetic as trained ones; the candidates are
+meaningless), then runs the project's scorers on every MozArt sentence of the chosen
+languages: the top-k whole-word predictions (mT5: single-word constrained beam search
+with ``--beams`` beams) and the scores of every distinct answer. Time is measured with the
+jobs' own stopwatch (CUDA synchronised at both ends), one language at a time.
+
+    python benchmarks/bench_gap_prediction.py [--models mt5-base,mbert-base] [--beams 100] [--k 100]
+        [--sentences N] [--device cpu|cuda]
+
+Data: MozArt's four JSON-lines files from $PLMFAIR_SHARED_DATA or ../shared/data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import torch
+
+from plmfair.data import read_mozart_jsonl
+from plmfair.mozart import cloze_sentences, distinct_answers, predict, score_answers
+from plmfair.scoring import scorer_class
+from plmfair.scoring.loader import Stopwatch, device_name, pick_device
+from plmfair.tiny_models import build_tiny_model
+
+REPO = Path(__file__).resolve().parents[1]
+LANGS = ("en", "es", "de", "fr")
+
+# kind of tokenizer, family, and the configuration overrides of the papers' models
+SHAPES = {
+    "mt5-base": ("mt5", "seq2seq", {"d_model": 768, "d_ff": 2048, "d_kv": 64, "num_layers": 12,
+                                     "num_decoder_layers": 12, "num_heads": 12, "vocab_size": 250_112,
+                                     "tie_word_embeddings": False}),
+    "mbert-base": ("bert", "mlm", {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                                   "intermediate_size": 3072, "vocab_size": 105_879}),
+    "xlmr-base": ("xlmr", "mlm", {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                                  "intermediate_size": 3072, "vocab_size": 250_002}),
+}
+
+
+def mozart(langs) -> pd.DataFrame:
+    for cand in (os.environ.get("PLMFAIR_SHARED_DATA"), REPO.parent / "shared" / "data"):
+        if cand and (Path(cand) / "mozart" / "en_data_with_annotations.jsonl").exists():
+            return pd.concat([read_mozart_jsonl(Path(cand) / "mozart" / f"{lang}_data_with_annotations.jsonl", lang)
+                              for lang in langs], ignore_index=True)
+    raise SystemExit("MozArt data not found: set PLMFAIR_SHARED_DATA to the folder holding mozart/")
+
+
+def build(shape: str, texts: list[str], device: torch.device):
+    """The tokenizer of a tiny model of the shape's kind and a random model of the full shape."""
+    import transformers as tf
+
+    kind, family, overrides = SHAPES[shape]
+    with tempfile.TemporaryDirectory() as tmp:
+        build_tiny_model(kind, texts, tmp, vocab_size=8000, hidden_size=32, num_layers=1)
+        tokenizer = tf.AutoTokenizer.from_pretrained(tmp)
+        config = tf.AutoConfig.from_pretrained(tmp)
+    for key, value in overrides.items():
+        setattr(config, key, value)
+    auto = tf.AutoModelForSeq2SeqLM if family == "seq2seq" else tf.AutoModelForMaskedLM
+    torch.manual_seed(0)
+    model = auto.from_config(config)
+    if family == "seq2seq":  # one embedding table for encoder and decoder, as in mT5 (582M parameters)
+        model.encoder.set_input_embeddings(model.shared)
+        model.decoder.set_input_embeddings(model.shared)
+    model = model.eval().to(device)
+    return scorer_class(family)(model, tokenizer, name=shape, uncased=kind == "bert"), model
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", default="mt5-base,mbert-base", help=f"comma-separated, of {sorted(SHAPES)}")
+    ap.add_argument("--beams", type=int, default=100, help="beam width of the seq2seq search (MozArt: 100)")
+    ap.add_argument("--k", type=int, default=100, help="candidates kept per sentence")
+    ap.add_argument("--sentences", type=int, default=0, help="first N sentences per language (0: all)")
+    ap.add_argument("--langs", default=",".join(LANGS))
+    ap.add_argument("--device", default="auto")
+    args = ap.parse_args()
+
+    device = pick_device(args.device)
+    torch.set_grad_enabled(False)
+    langs = args.langs.split(",")
+    annotations = mozart(langs)
+    texts = annotations["text"].drop_duplicates().str.replace("[MASK]", "", regex=False).tolist()
+    print(f"device: {device_name(device)}")
+    for shape in args.models.split(","):
+        scorer, model = build(shape, texts, device)
+        n_params = sum(p.numel() for p in model.parameters())
+        print(f"\n{shape}: {n_params / 1e6:,.0f}M parameters, family {scorer.family}, "
+              f"{args.beams if scorer.family == 'seq2seq' else '-'} beams, k={args.k}")
+        predict(cloze_sentences(annotations, langs[0]).head(2), scorer, k=args.k, num_beams=args.beams)  # warm-up
+        total_s = total_n = 0.0
+        for lang in langs:
+            sentences = cloze_sentences(annotations, lang)
+            answers = distinct_answers(annotations, lang)
+            if args.sentences:
+                sentences = sentences.head(args.sentences)
+                answers = answers[answers["s_id"].isin(sentences["s_id"])]
+            with Stopwatch(device) as pred:
+                predict(sentences, scorer, k=args.k, num_beams=args.beams)
+            with Stopwatch(device) as ans:
+                score_answers(answers, scorer)
+            total_s += pred.seconds + ans.seconds
+            total_n += len(sentences)
+            print(f"  {lang}: {len(sentences)} sentences predicted in {pred.seconds:7.2f} s "
+                  f"({len(sentences) / pred.seconds:7.1f}/s); {len(answers)} answers scored in {ans.seconds:6.2f} s")
+        print(f"  all: {int(total_n)} sentences, {total_s:.1f} s for predictions and answers "
+              f"({total_n / total_s:.1f} sentences/s)")
+        del scorer, model
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
