@@ -40,6 +40,7 @@ include: "workflow/rules/crows_pairs.smk"
 include: "workflow/rules/mozart.smk"
 include: "workflow/rules/cloze.smk"
 include: "workflow/rules/disparity.smk"
+include: "workflow/rules/breakdowns.smk"
 
 
 # Downloads and fetches (network: the login node of a cluster), manifests, tables and figures
@@ -61,6 +62,8 @@ localrules:
     mozart_table1,
     group_tables,
     group_figure,
+    cloze_breakdown_figure,
+    crows_pairs_breakdown_figure,
     cloze_construction_table,
     cloze_sheets,
 

@@ -160,7 +160,7 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
         top = native.sort_values(["s_id", "k", "norm"], ascending=[True, False, True]).groupby("s_id").head(5)
         preds = top.assign(rank=top.groupby("s_id").cumcount() + 1, candidate_norm=top["norm"])
         answers = a[["s_id", "answer", "norm"]].drop_duplicates(["s_id", "answer"]).rename(columns={"norm": "answer_norm"})
-        parts.append(annotation_scores(ann, preds, answers.assign(logprob=0.0), model="oracle", lang=lang))
+        parts.append(annotation_scores(ann, preds, answers.assign(logprob=0.0, n_pieces=1), model="oracle", lang=lang))
     scores = pd.concat(parts, ignore_index=True)
 
     # annotation scores, by hand: the answer's position among the sentence's top 5

@@ -91,6 +91,7 @@ def test_compute_metrics_end_to_end_small():
     scores = pd.DataFrame({
         "s_id": ["1", "1", "1", "2", "2"], "answer": ["Élan", "élan", "bond", "chat", "chien"],
         "answer_norm": ["elan", "elan", "bond", "chat", "chien"], "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0],
+        "n_pieces": [1, 1, 1, 1, 2],
     })
     m = compute_metrics(ann, preds, scores, model="m", lang="fr").set_index("group")
     # MN: Élan (rank 1), élan (rank 1), chat (rank 2) -> P@1 2/3, MRR (1 + 1 + .5)/3
@@ -145,6 +146,7 @@ def test_metrics_are_means_of_the_annotation_scores():
     scores = pd.DataFrame({
         "s_id": ["1", "1", "1", "2", "2", "2"], "answer": ["Élan", "élan", "bond", "chat", "chien", "souris"],
         "answer_norm": ["elan", "elan", "bond", "chat", "chien", "souris"], "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0, -3],
+        "n_pieces": [1, 1, 1, 1, 2, 3],
     })
     per_annotation = annotation_scores(ann, preds, scores, model="m", lang="fr")
     assert len(per_annotation) == 6  # the empty answer is not scored

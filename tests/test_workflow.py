@@ -209,6 +209,22 @@ def test_dag_is_built_without_torch(repo, tmp_path):
     assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
+def test_demo_breakdowns_partition_the_scores(demo_run):
+    scores = read_parquet(demo_run / "results/mozart/annotation_scores.parquet")
+    bd = read_parquet(demo_run / "results/mozart/breakdowns.parquet")
+    assert set(bd["attribute"]) == {"pos", "length", "agreement", "answer_pieces", "multiword"}
+    # every attribute's buckets hold each (model, language)'s annotations once
+    sums = bd[(bd["group"] == "all") & (bd["lang"] != "all")].groupby(["model", "lang", "attribute"])["n"].sum()
+    sizes = scores.groupby(["model", "lang"]).size()
+    for (model, lang, _), n in sums.items():
+        assert n == sizes[(model, lang)]
+    cp = read_parquet(demo_run / "results/crows_pairs/breakdowns.parquet")
+    assert set(cp["attribute"]) == {"length", "differing_tokens", "origin", "bias_type"}
+    assert ((cp["ci_low"] <= cp["score"]) & (cp["score"] <= cp["ci_high"])).all()
+    for name in ("mozart_breakdowns", "crows_pairs_breakdowns"):
+        assert (demo_run / f"results/figures/{name}.png").stat().st_size > 0
+
+
 def test_demo_group_and_language_tests(demo_run):
     scores = read_parquet(demo_run / "results/mozart/annotation_scores.parquet")
     metrics = read_parquet(demo_run / "results/mozart/metrics.parquet").set_index(["model", "lang", "group"])

@@ -118,6 +118,7 @@ ANNOTATION_SCORES_SCHEMA = {
     "hit5": "1 when the answer is among the model's top 5 candidates, else 0",
     "rr": "1 / rank within the top 5, else 0",
     "logprob": "the model's log-probability of the answer in the gap",
+    "n_pieces": "tokens the answer takes in the model's tokenizer",
 }
 
 
@@ -127,7 +128,7 @@ def annotation_scores(annotations: pd.DataFrame, predictions: pd.DataFrame, answ
     model's top 5 ranks the annotator's answer. P@1, P@5 and MRR are 100 x the means of hit1,
     hit5 and rr over a group's rows."""
     ann = annotations[(annotations["lang"] == lang) & (annotations["answer"] != "")]
-    ann = ann.merge(answer_scores[["s_id", "answer", "answer_norm", "logprob"]], on=["s_id", "answer"], how="left",
+    ann = ann.merge(answer_scores[["s_id", "answer", "answer_norm", "logprob", "n_pieces"]], on=["s_id", "answer"], how="left",
                     validate="many_to_one")
     missing = ann["answer_norm"].isna()
     if missing.any():
@@ -144,6 +145,7 @@ def annotation_scores(annotations: pd.DataFrame, predictions: pd.DataFrame, answ
         "group": ann["group"].to_numpy(), "answer": ann["answer"].to_numpy(), "answer_norm": ann["answer_norm"].to_numpy(),
         "rank": rank, "hit1": (found == 1).astype("int64"), "hit5": (found <= 5).astype("int64"),
         "rr": np.where(found <= 5, 1.0 / found, 0.0), "logprob": ann["logprob"].to_numpy(dtype="float64"),
+        "n_pieces": ann["n_pieces"].to_numpy(dtype="int64"),
     })
     return out.astype({c: "string" for c in ("model", "lang", "s_id", "u_id", "group", "answer", "answer_norm")})
 

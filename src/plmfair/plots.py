@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import matplotlib
 
@@ -12,6 +13,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from plmfair.io import atomic_path  # noqa: E402
+
+# Okabe & Ito's colour-blind-safe palette.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+# the annotator groups: natives in dark blue / vermillion, non-natives in the light tones of the same hues
+GROUP_COLOURS = {"MN": "#0072B2", "FN": "#D55E00", "MNN": "#56B4E9", "FNN": "#E69F00"}
 
 
 def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
@@ -36,19 +42,18 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         for j, model in enumerate(models):
             m = sub[sub["model"] == model].set_index("subset").reindex(cats)
             err = np.vstack([m["score"] - m["ci_low"], m["ci_high"] - m["score"]])
-            ax.errorbar(x - 0.4 + width * (j + 0.5), m["score"], yerr=err, fmt="o", capsize=2, ms=4, label=model)
+            ax.errorbar(x - 0.4 + width * (j + 0.5), m["score"], yerr=err, fmt="o", capsize=2, ms=4, label=model,
+                        color=OKABE_ITO[j % len(OKABE_ITO)])
         ax.axhline(50, color="grey", lw=1, ls="--")
         ax.set_xticks(x)
         ax.set_xticklabels(cats, rotation=30, ha="right")
-        ax.set_ylabel("% pairs preferring the more stereotyping sentence")
         ax.set_ylim(0, 100)
         ax.set_title(f"CrowS-Pairs: {ds}")
         ax.legend(fontsize=8, ncol=min(4, len(models)))
+    # one label for the whole column: a label per panel runs into the panel below
+    fig.supylabel("% of pairs preferring the more stereotyping sentence")
     fig.tight_layout()
     save_figure(fig, png, pdf)
-
-
-GROUP_COLOURS = {"MN": "#1f77b4", "FN": "#d62728", "MNN": "#9ecae1", "FNN": "#fc9272"}
 
 
 def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
@@ -59,7 +64,7 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
     groups = list(GROUP_COLOURS)
     for ax, model in zip(axes[0], models, strict=True):
         m = metrics[(metrics["model"] == model) & metrics["group"].isin(groups)]
-        langs = [lang for lang in ("en", "es", "de", "fr") if lang in set(m["lang"])]
+        langs = list(dict.fromkeys(m["lang"]))  # the data's languages, in the data's order
         for x, lang in enumerate(langs):
             g = m[m["lang"] == lang].set_index("group").reindex(groups)
             offsets = np.linspace(-0.3, 0.3, len(groups))
@@ -78,10 +83,6 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
     axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, png, pdf)
-
-
-# Okabe & Ito's colour-blind-safe palette.
-OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
 
 def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, title: str,
@@ -133,4 +134,56 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
             axes[-1, col].set_xlabel("effect against the reference (95% CI)")
     fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.98))
+    save_figure(fig, png, pdf)
+
+
+def breakdown_heatmap(table: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, value: str,
+                      columns: str, panels: str, title: str, value_label: str,
+                      attribute_order: Sequence[str], column_order: Sequence[str] | None = None,
+                      shared_rows: bool = False) -> None:
+    """Heatmap of ``value`` (0-100) per attribute bucket (rows, attribute by attribute in
+    ``attribute_order``, buckets in their order) x ``columns`` (in ``column_order``, else as
+    they come), one panel per ``panels``; every cell shows its value and n. Panels have their
+    own rows, or with ``shared_rows`` every panel has every row (buckets common to all panels)."""
+    names = list(dict.fromkeys(table[panels]))
+    present = list(dict.fromkeys(table[columns]))
+    cols = [c for c in column_order if c in present] if column_order is not None else present
+    rank = {a: i for i, a in enumerate(attribute_order)}
+    per_panel = []
+    for name in names:
+        sub = table[table[panels] == name]
+        rows = ((table if shared_rows else sub)[["attribute", "bucket", "bucket_order"]].drop_duplicates()
+                .assign(a=lambda d: d["attribute"].map(rank))
+                .sort_values(["a", "bucket_order", "bucket"], kind="stable"))
+        cells = sub.set_index(["attribute", "bucket", columns])
+        per_panel.append((name, cells, list(zip(rows["attribute"], rows["bucket"], strict=True))))
+    n_rows = max(len(rows) for _, _, rows in per_panel)
+    same_rows = all(rows == per_panel[0][2] for _, _, rows in per_panel)  # then only the first panel is labelled
+    label_width = 2.4 if same_rows else 2.4 * len(names)
+    # constrained layout keeps the row labels of a panel clear of its neighbour and of the colour bar
+    fig, axes = plt.subplots(1, len(names), figsize=(0.8 * len(cols) * len(names) + label_width + 1.2,
+                                                     0.34 * n_rows + 1.8), squeeze=False, layout="constrained")
+    cmap = plt.get_cmap("viridis")  # perceptually uniform and colour-blind safe
+    for ax, (name, sub, rows) in zip(axes[0], per_panel, strict=True):
+        vals = np.full((len(rows), len(cols)), np.nan)
+        ns = np.zeros((len(rows), len(cols)), dtype=int)
+        for i, (a, b) in enumerate(rows):
+            for j, c in enumerate(cols):
+                if (a, b, c) in sub.index:
+                    vals[i, j] = sub.loc[(a, b, c), value]
+                    ns[i, j] = sub.loc[(a, b, c), "n"]
+        im = ax.imshow(vals, aspect="auto", cmap=cmap, vmin=0, vmax=100)
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                v = vals[i, j]
+                text = f"n={ns[i, j]}" if np.isnan(v) else f"{v:.0f}\nn={ns[i, j]}"
+                ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
+                        color="black" if not np.isnan(v) and v >= 60 else ("grey" if np.isnan(v) else "white"))
+        ax.set_xticks(range(len(cols)))
+        ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=8)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([f"{a}: {b}" for a, b in rows] if ax is axes[0, 0] or not same_rows else [], fontsize=8)
+        ax.set_title(str(name), fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label=value_label)
     save_figure(fig, png, pdf)

@@ -123,6 +123,15 @@ def get_crows_pairs_scores():
     return [f"results/crows_pairs/{ds}/{m}.parquet" for ds, m in plan.crows_pairs_jobs(config)]
 
 
+def crows_pairs_scored_datasets():
+    return list(dict.fromkeys(ds for ds, _ in plan.crows_pairs_jobs(config)))
+
+
+def get_crows_pairs_breakdown_pairs():
+    """The ingested pairs of every scored data set, in the order of crows_pairs_scored_datasets()."""
+    return [f"results/data/crows_pairs/{ds}.parquet" for ds in crows_pairs_scored_datasets()]
+
+
 def get_crows_pairs_outputs():
     if not plan.crows_pairs_jobs(config):
         return []
@@ -130,6 +139,8 @@ def get_crows_pairs_outputs():
         "results/crows_pairs/summary.parquet",
         "results/tables/crows_pairs.csv",
         "results/figures/crows_pairs.png",
+        "results/crows_pairs/breakdowns.parquet",
+        "results/figures/crows_pairs_breakdowns.png",
     ]
 
 
@@ -145,19 +156,36 @@ def get_crows_pairs_language_outputs():
 
 
 def _group_analysis_outputs(cloze_set, set_name):
-    """Annotation scores, win/loss and effects of the annotator groups of a cloze set, their tables and figure."""
+    """Annotation scores, win/loss and effects of the annotator groups of a cloze set, their tables
+    and figure, and the set's breakdowns with their heatmap."""
     return [
         f"results/{cloze_set}/annotation_scores.parquet",
         f"results/tables/{set_name}_group_winloss.csv",
         f"results/tables/{set_name}_group_effects.csv",
         f"results/figures/{set_name}_group_effects.png",
+        f"results/{cloze_set}/breakdowns.parquet",
+        f"results/figures/{set_name}_breakdowns.png",
     ]
 
 
+def _cloze_set(set_name):
+    return "mozart" if set_name == "mozart" else f"cloze/{set_name.removeprefix('cloze_')}"
+
+
 def get_group_analysis_files(wildcards):
-    name = wildcards.set_name
-    cloze_set = "mozart" if name == "mozart" else f"cloze/{name.removeprefix('cloze_')}"
+    cloze_set = _cloze_set(wildcards.set_name)
     return {kind: f"results/{cloze_set}/group_{kind}.parquet" for kind in ("winloss", "effects")}
+
+
+def get_cloze_breakdowns(wildcards):
+    return f"results/{_cloze_set(wildcards.set_name)}/breakdowns.parquet"
+
+
+def get_cloze_set_annotations(wildcards):
+    """The answers of a cloze set: MozArt's, or those ingested for a constructed set."""
+    if wildcards.cloze_set == "mozart":
+        return "results/data/mozart/annotations.parquet"
+    return f"results/data/{wildcards.cloze_set}/annotations.parquet"
 
 
 def get_final_outputs():

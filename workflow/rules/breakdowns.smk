@@ -1,0 +1,87 @@
+# Results broken down by attributes of the examples (plmfair.breakdowns): cloze sets with
+# answers ({cloze_set} = mozart or cloze/<corpus>, {set_name} = mozart or cloze_<corpus>) and
+# the CrowS-Pairs runs; a heatmap of each.
+
+
+rule cloze_breakdowns:
+    input:
+        scores="results/{cloze_set}/annotation_scores.parquet",
+        annotations=get_cloze_set_annotations,
+    output:
+        breakdowns="results/{cloze_set}/breakdowns.parquet",
+    log:
+        "results/logs/{cloze_set}/breakdowns.log",
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_breakdowns.py"
+
+
+rule cloze_breakdown_figure:
+    input:
+        breakdowns=get_cloze_breakdowns,
+    output:
+        png=report(
+            "results/figures/{set_name}_breakdowns.png",
+            caption="../report/cloze_breakdowns.rst",
+            category="Breakdowns",
+            labels={"figure": "{set_name}: MRR by attribute bucket and group"},
+        ),
+        pdf="results/figures/{set_name}_breakdowns.pdf",
+    params:
+        title="{set_name}: MRR over the top 5 (%) by attribute bucket, all languages",
+    log:
+        "results/logs/figures/{set_name}_breakdowns.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_breakdown_figure.py"
+
+
+rule crows_pairs_breakdowns:
+    input:
+        scores=get_crows_pairs_scores(),
+        pairs=get_crows_pairs_breakdown_pairs(),
+    output:
+        breakdowns="results/crows_pairs/breakdowns.parquet",
+    params:
+        jobs=plan.crows_pairs_jobs(config),
+        datasets=crows_pairs_scored_datasets(),
+        langs={name: entry["lang"] for name, entry in CROWS_SETS.items()},
+    log:
+        "results/logs/crows_pairs/breakdowns.log",
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/crows_pairs_breakdowns.py"
+
+
+rule crows_pairs_breakdown_figure:
+    input:
+        breakdowns="results/crows_pairs/breakdowns.parquet",
+    output:
+        png=report(
+            "results/figures/crows_pairs_breakdowns.png",
+            caption="../report/crows_pairs_breakdowns.rst",
+            category="Breakdowns",
+            labels={"figure": "CrowS-Pairs: score by attribute bucket and model"},
+        ),
+        pdf="results/figures/crows_pairs_breakdowns.pdf",
+    log:
+        "results/logs/figures/crows_pairs_breakdowns.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/crows_pairs_breakdown_figure.py"

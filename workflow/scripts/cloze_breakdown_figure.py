@@ -1,0 +1,23 @@
+"""Heatmap of a cloze set's MRR per attribute bucket x annotator group, one panel per model."""
+
+from plmfair.breakdowns import CLOZE_ATTRIBUTES
+from plmfair.data import GROUPS
+from plmfair.io import read_parquet
+from plmfair.logs import configure_logging
+from plmfair.plots import breakdown_heatmap
+
+configure_logging(snakemake)
+table = read_parquet(path=snakemake.input.breakdowns)
+breakdown_heatmap(
+    table=table[table["lang"] == "all"],
+    png=snakemake.output.png,
+    pdf=snakemake.output.pdf,
+    value="mrr",
+    columns="group",
+    panels="model",
+    title=snakemake.params.title,
+    attribute_order=CLOZE_ATTRIBUTES,
+    column_order=(*GROUPS, "all"),
+    shared_rows=True,
+    value_label="MRR over the top 5 (%)",
+)

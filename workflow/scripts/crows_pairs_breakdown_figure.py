@@ -1,0 +1,19 @@
+"""Heatmap of the CrowS-Pairs score per attribute bucket x model, one panel per data set."""
+
+from plmfair.breakdowns import CROWS_ATTRIBUTES
+from plmfair.io import read_parquet
+from plmfair.logs import configure_logging
+from plmfair.plots import breakdown_heatmap
+
+configure_logging(snakemake)
+breakdown_heatmap(
+    table=read_parquet(path=snakemake.input.breakdowns),
+    png=snakemake.output.png,
+    pdf=snakemake.output.pdf,
+    value="score",
+    columns="model",
+    panels="dataset",
+    title="CrowS-Pairs: % of pairs preferring the more stereotyping sentence, by attribute bucket",
+    attribute_order=CROWS_ATTRIBUTES,
+    value_label="score (%)",
+)
