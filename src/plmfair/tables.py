@@ -28,37 +28,42 @@ def _fmt(value, digits: int) -> str:
     return str(value)
 
 
+def _formatted(df: pd.DataFrame, digits: int) -> pd.DataFrame:
+    """Every cell as the text the tables print (floats with ``digits`` decimals, missing as '')."""
+    return pd.DataFrame({str(c): [_fmt(v, digits) for v in df[c]] for c in df.columns}, index=range(len(df)))
+
+
 def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
-    """A GitHub-flavoured Markdown table (first column left-aligned, the rest right-aligned)."""
-    header = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_fmt(v, digits).replace("|", "\\|") for v in row) + " |")
-    return "\n".join(lines) + "\n"
+    """A GitHub-flavoured Markdown table (first column left-aligned, the rest right-aligned),
+    rendered by pandas (``DataFrame.to_markdown``, i.e. tabulate's pipe format)."""
+    cells = _formatted(df, digits).map(lambda v: v.replace("|", "\\|"))
+    align = ("left",) + ("right",) * (len(df.columns) - 1)
+    return cells.to_markdown(index=False, tablefmt="pipe", colalign=align, disable_numparse=True) + "\n"
 
 
-_LATEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
+# Characters the tables use that pdfLaTeX does not know as text, after Styler's own escaping
+# of the special characters (& % $ # _ { } ~ ^ \).
+_LATEX_SYMBOLS = {"σ": r"$\sigma$", "†": r"\dag{}", "‡": r"\ddag{}", "▲": r"$\blacktriangle$",
+                  "▼": r"$\blacktriangledown$", "≤": r"$\leq$", "≥": r"$\geq$", "–": "--"}
 
 
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in str(text))
+def _escape_caption(text: str) -> str:
+    """LaTeX-escape a caption (Styler escapes cells and headers, not the caption it is given)."""
+    specials = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(specials.get(ch, ch) for ch in text)
 
 
 def to_latex(df: pd.DataFrame, *, digits: int = 2, caption: str = "", label: str = "") -> str:
-    """A booktabs LaTeX table."""
-    cols = "l" + "r" * (len(df.columns) - 1)
-    out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
-    out.append(" & ".join(latex_escape(c) for c in df.columns) + r" \\")
-    out.append(r"\midrule")
-    for row in df.itertuples(index=False):
-        out.append(" & ".join(latex_escape(_fmt(v, digits)) for v in row) + r" \\")
-    out += [r"\bottomrule", r"\end{tabular}"]
-    if caption:
-        out.append(rf"\caption{{{latex_escape(caption)}}}")
-    if label:
-        out.append(rf"\label{{{label}}}")
-    out.append(r"\end{table}")
-    return "\n".join(out) + "\n"
+    """A booktabs LaTeX table rendered by pandas (``Styler.to_latex``), cells and headers escaped."""
+    styler = (_formatted(df, digits).style.hide(axis="index")
+              .format(escape="latex").format_index(escape="latex", axis=1))
+    tex = styler.to_latex(column_format="l" + "r" * (len(df.columns) - 1), hrules=True, position="t",
+                          position_float="centering", environment="table",
+                          caption=_escape_caption(caption) if caption else None, label=label or None)
+    for symbol, command in _LATEX_SYMBOLS.items():
+        tex = tex.replace(symbol, command)
+    return tex
 
 
 def write_table(df: pd.DataFrame, *, csv: str | os.PathLike, md: str | os.PathLike, tex: str | os.PathLike,
