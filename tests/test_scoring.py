@@ -98,3 +98,35 @@ def test_gap_must_be_one_mask(built):
     with pytest.raises(DataError, match=r"model 'gpt2': expected exactly one \[MASK\] in 'no gap'"):
         scorer.score_answers([("no gap", "x")])
     assert pd.notna(scorer.score_answers([("a [MASK] b", "x")])[0][0])
+
+
+def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, built):
+    """A model made with transformers alone (not the project's builder): the table's parameter count,
+    layers, hidden size and vocabulary are those transformers reports for it."""
+    import shutil
+
+    import transformers as tf
+
+    from plmfair.io import read_parquet, write_parquet
+    from plmfair.tables import write_models_table
+
+    folder = tmp_path / "outside"
+    shutil.copytree(built["bert"], folder)
+    tokenizer = tf.AutoTokenizer.from_pretrained(folder)
+    outside = tf.BertForMaskedLM(tf.BertConfig(vocab_size=len(tokenizer), hidden_size=48, num_hidden_layers=3,
+                                               num_attention_heads=4, intermediate_size=96, max_position_embeddings=64))
+    outside.save_pretrained(folder)
+    meta = load(ModelSpec(name="outside", family="mlm", path=str(folder), uncased=True, languages=("fr", "en"),
+                          licence="Apache-2.0"), device="cpu").metadata()
+    run = tmp_path / "run.parquet"
+    write_parquet(pd.DataFrame({"x": [1]}), run, schema_doc={"x": "a value"}, meta=meta)
+    write_models_table([run], parquet=str(tmp_path / "models.parquet"), csv=str(tmp_path / "models.csv"),
+                       md=str(tmp_path / "models.md"), tex=str(tmp_path / "models.tex"))
+    row = read_parquet(tmp_path / "models.parquet").iloc[0]
+    assert row["model_parameters"] == outside.num_parameters()
+    assert (row["model_layers"], row["model_hidden_size"], row["model_vocab_size"]) == (3, 48, len(tokenizer))
+    assert row["model_tokenizer"] == "WordPiece" and row["model_max_length"] == 64
+    assert row["model_languages"] == "fr,en" and row["model_licence"] == "Apache-2.0" and row["model_family"] == "mlm"
+    table = pd.read_csv(tmp_path / "models.csv")
+    assert table.loc[0, "Parameters"] == f"{outside.num_parameters():,}" and table.loc[0, "Uncased"] == "yes"
+    assert r"\caption{Models" in (tmp_path / "models.tex").read_text()

@@ -19,6 +19,7 @@ import logging
 import pandas as pd
 
 from plmfair.data import BIAS_TYPES
+from plmfair.models import MODEL_METADATA_SCHEMA
 from plmfair.scoring.base import MinimalPair
 
 log = logging.getLogger(__name__)
@@ -113,10 +114,7 @@ SUMMARY_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
     "lang": "language of the data set",
     "model": "model short name",
-    "model_source": "Hugging Face id or local path",
-    "model_revision": "revision asked for in the config (null: default branch)",
-    "model_commit": "Hub commit the weights were fetched at (null: a local folder)",
-    "model_files_sha256": "SHA-256 over the model folder's files and their SHA-256 (resources/manifests/<model>.json)",
+    **MODEL_METADATA_SCHEMA,
     "protocol": "scoring protocol",
     "precision": "fp32, bf16 or fp16",
     "device": "device the scoring ran on",

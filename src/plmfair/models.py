@@ -37,6 +37,8 @@ class ModelSpec:
     uncased: bool = False
     languages: tuple[str, ...] = field(default_factory=tuple)
     allow_pickle: bool = False
+    pretraining_data: str | None = None
+    licence: str | None = None
     # set from the manifest in a scoring job: the folder loaded, the Hub commit, the files' digest
     local_dir: str | None = None
     commit: str | None = None
@@ -55,6 +57,8 @@ class ModelSpec:
         return not self.languages or lang in self.languages
 
     def metadata(self) -> dict:
+        """What the config and the manifest say of the model (the ``model_*`` columns of
+        :data:`MODEL_METADATA_SCHEMA` that need no loaded weights)."""
         return {
             "model": self.name,
             "model_source": self.hf_id or self.path,
@@ -63,7 +67,36 @@ class ModelSpec:
             "model_files_sha256": self.files_sha256,
             "model_family": self.family,
             "model_uncased": self.uncased,
+            "model_languages": ",".join(self.languages),
+            "model_pretraining_data": self.pretraining_data,
+            "model_licence": self.licence,
         }
+
+
+# Model metadata next to every score (XTREME-R): the run metadata of every scoring output, the
+# columns of every summary Parquet and of results/tables/models.*.
+MODEL_METADATA_SCHEMA = {
+    "model_family": "mlm, seq2seq or causal",
+    "model_parameters": "parameters counted from the loaded weights (shared tensors once)",
+    "model_layers": "transformer layers (encoder + decoder for seq2seq models)",
+    "model_hidden_size": "hidden size",
+    "model_vocab_size": "rows of the output embedding (the vocabulary the model predicts over)",
+    "model_tokenizer": "tokenizer kind (WordPiece, Unigram, BPE, ...)",
+    "model_max_length": "longest input in tokens (position embeddings, capped by the tokenizer's limit)",
+    "model_uncased": "input lower-cased before tokenizing",
+    "model_languages": "languages the config lets the model run on, comma-separated (empty: all)",
+    "model_source": "Hugging Face id or local path",
+    "model_revision": "revision asked for in the config (null: default branch)",
+    "model_commit": "Hub commit the weights were fetched at (null: a local folder)",
+    "model_files_sha256": "SHA-256 over the model folder's files and their SHA-256 (resources/manifests/<model>.json)",
+    "model_pretraining_data": "free text from the config entry (pretraining_data)",
+    "model_licence": "free text from the config entry (licence)",
+}
+
+
+def model_metadata(run_meta: dict) -> dict:
+    """The :data:`MODEL_METADATA_SCHEMA` entries of a scoring output's run metadata (None where absent)."""
+    return {key: run_meta.get(key) for key in MODEL_METADATA_SCHEMA}
 
 
 def model_spec(name: str, entry: dict) -> ModelSpec:
@@ -84,6 +117,8 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         revision=entry.get("revision"),
         uncased=bool(entry.get("uncased", False)),
         languages=tuple(entry.get("languages") or ()),
+        pretraining_data=entry.get("pretraining_data"),
+        licence=entry.get("licence"),
         allow_pickle=bool(entry.get("allow_pickle", False)),
     )
 

@@ -118,16 +118,19 @@ def run_cloze_scoring(annotations: pd.DataFrame, spec, *, lang: str, k: int | No
 
 def metrics_for_runs(annotations: pd.DataFrame, *, runs, predictions, answer_scores
                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Metrics (:data:`~plmfair.metrics.METRICS_SCHEMA`) and annotation scores
+    """Metrics (:data:`~plmfair.metrics.METRICS_SCHEMA`, then the model's metadata,
+    :data:`~plmfair.models.MODEL_METADATA_SCHEMA`) and annotation scores
     (:data:`~plmfair.metrics.ANNOTATION_SCORES_SCHEMA`) of every (model, lang) run from its
     prediction and answer-score files."""
-    from plmfair.io import read_parquet
+    from plmfair.io import read_parquet, read_parquet_meta
     from plmfair.metrics import annotation_scores, compute_metrics
+    from plmfair.models import model_metadata
 
     metrics, scores = [], []
     for (model, lang), p, a in zip(runs, predictions, answer_scores, strict=True):
         preds, answers = read_parquet(p), read_parquet(a)
         run_scores = annotation_scores(annotations, preds, answers, model=model, lang=lang)
-        metrics.append(compute_metrics(annotations, preds, answers, model=model, lang=lang, scores=run_scores))
+        run_metrics = compute_metrics(annotations, preds, answers, model=model, lang=lang, scores=run_scores)
+        metrics.append(run_metrics.assign(**model_metadata(read_parquet_meta(a))))
         scores.append(run_scores)
     return pd.concat(metrics, ignore_index=True), pd.concat(scores, ignore_index=True)

@@ -4,7 +4,8 @@
   from the summary of :mod:`plmfair.crows_pairs`;
 - MozArt: Tables 2-5 (:func:`paper_table`) of Cabello Piqueras & Søgaard (2022) from the
   metrics of :mod:`plmfair.metrics`;
-- cloze construction: what each filter leaves (:func:`construction_table`).
+- cloze construction: what each filter leaves (:func:`construction_table`);
+- the models that ran, with their metadata (:func:`models_table`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -356,3 +358,83 @@ def write_analysis_tables(winloss_path, effects_path, *, winloss_files: Mapping[
                 f"Wald p-values; fits that did not converge are kept and marked.",
         label=f"tab:{label}_effects",
     )
+
+
+MODEL_TABLE_COLUMNS = {
+    "model": "Model", "model_family": "Family", "model_parameters": "Parameters", "model_layers": "Layers",
+    "model_hidden_size": "Hidden", "model_vocab_size": "Vocabulary", "model_tokenizer": "Tokenizer",
+    "model_max_length": "Max. length", "model_uncased": "Uncased", "model_languages": "Languages",
+    "model_source": "Source", "model_revision": "Revision", "model_commit": "Commit",
+    "model_pretraining_data": "Pretraining data", "model_licence": "Licence",
+}
+
+
+def _parameter_count(n) -> str:
+    """110.1M, 1.2B as papers print sizes; an exact count below a million (the demo's tiny models)."""
+    if pd.isna(n):
+        return ""
+    n = int(n)
+    if n >= 1_000_000_000:
+        return f"{n / 1e9:,.1f}B"
+    return f"{n / 1e6:,.1f}M" if n >= 1_000_000 else f"{n:,}"
+
+
+def models_table(models: pd.DataFrame) -> pd.DataFrame:
+    """The models that ran, one row each, for people: parameters in millions or billions, commits shortened."""
+    out = models[list(MODEL_TABLE_COLUMNS)].copy()
+    out["model_parameters"] = [_parameter_count(n) for n in out["model_parameters"]]
+    out["model_commit"] = [str(c)[:12] if pd.notna(c) and c else "" for c in out["model_commit"]]
+    out["model_languages"] = [v or "all" for v in out["model_languages"].fillna("")]
+    out["model_uncased"] = out["model_uncased"].map({True: "yes", False: "no"})
+    return out.rename(columns=MODEL_TABLE_COLUMNS)
+
+
+def write_models_table(run_files: Sequence[str | os.PathLike], *, parquet: str, csv: str, md: str, tex: str) -> None:
+    """``results/models.parquet`` (:data:`plmfair.models.MODEL_METADATA_SCHEMA` per model) and its table,
+    from the run metadata of one scoring output per model."""
+    from plmfair.io import read_parquet_meta, write_parquet
+    from plmfair.models import MODEL_METADATA_SCHEMA, model_metadata
+
+    rows = []
+    for path in run_files:
+        meta = read_parquet_meta(path)
+        rows.append({"model": meta.get("model"), **model_metadata(meta)})
+    models = pd.DataFrame(rows, columns=["model", *MODEL_METADATA_SCHEMA]).sort_values("model").reset_index(drop=True)
+    models = models.astype({"model_parameters": "Int64", "model_layers": "Int64", "model_hidden_size": "Int64",
+                            "model_vocab_size": "Int64", "model_max_length": "Int64"})
+    write_parquet(models, parquet, schema_doc={"model": "model short name", **MODEL_METADATA_SCHEMA})
+    write_table(models_table(models), csv=csv, md=md, tex=tex, label="tab:models",
+                caption="Models: family, size, tokenizer, where the weights come from, and what the config says of them.")
+
+
+def table_study(name: str) -> str:
+    """The study a table belongs to, from its file name: crows_pairs, mozart, cloze_<corpus>, models or data."""
+    for prefix in ("crows_pairs", "mozart", "models", "data"):
+        if name.startswith(prefix):
+            return prefix
+    if name.startswith("cloze_construction"):
+        return "cloze_construction"
+    if name.startswith("cloze_"):
+        return "_".join(name.split("_")[:2])
+    return "other"
+
+
+def write_report_tables(table_dir: str | os.PathLike, out_dir: str | os.PathLike) -> list[Path]:
+    """Every table of ``table_dir`` (its CSV, captioned by the first line of its Markdown twin) as an
+    HTML table in ``out_dir/<study>/<name>.html`` for the Snakemake report, rendered by pandas' Styler."""
+    from plmfair.io import atomic_dir
+
+    written = []
+    with atomic_dir(out_dir) as tmp:
+        for csv in sorted(Path(table_dir).glob("*.csv")):
+            df = pd.read_csv(csv, keep_default_na=False, na_values=[""])
+            md = csv.with_suffix(".md")
+            caption = md.read_text(encoding="utf-8").split("\n", 1)[0] if md.exists() else csv.stem
+            caption = "" if caption.startswith("|") else caption  # a table written without a caption
+            html = (df.style.hide(axis="index").format(precision=2, na_rep="").set_caption(caption or csv.stem)
+                    .set_table_attributes('class="table table-sm"').to_html())
+            target = Path(tmp) / table_study(csv.stem) / f"{csv.stem}.html"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(html, encoding="utf-8")
+            written.append(Path(out_dir) / target.relative_to(tmp))
+    return written

@@ -49,3 +49,48 @@ rule fetch_model:
         "../../envs/data.yaml"
     script:
         "../scripts/fetch_model.py"
+
+
+# Model metadata next to every score (XTREME-R): what the config says of each model that ran
+# and what its scoring job read off the loaded weights (parameters, layers, vocabulary, ...).
+rule models_table:
+    input:
+        runs=list(get_model_run_files().values()),
+    output:
+        models="results/models.parquet",
+        csv="results/tables/models.csv",
+        md="results/tables/models.md",
+        tex="results/tables/models.tex",
+    log:
+        "results/logs/tables/models.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/models_table.py"
+
+
+# Every table of results/tables as HTML for the Snakemake report (`make report`), grouped by study.
+rule report_tables:
+    input:
+        get_final_outputs(),
+    output:
+        tables=report(
+            directory("results/report_tables"),
+            patterns=["{study}/{name}.html"],
+            caption="../report/tables.rst",
+            category="Tables",
+            subcategory="{study}",
+            labels={"table": "{name}"},
+        ),
+    log:
+        "results/logs/tables/report_tables.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/report_tables.py"

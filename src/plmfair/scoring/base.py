@@ -98,20 +98,42 @@ class Scorer(ABC):
         return norm.normalize_str
 
     def max_length(self) -> int:
-        """The longest input the model accepts (position embeddings), capped by the tokenizer's limit."""
-        cfg = self.model.config
-        limits = []
-        for attr in ("max_position_embeddings", "n_positions"):
-            v = getattr(cfg, attr, None)
-            if isinstance(v, int) and v > 0:
-                # RoBERTa-style models reserve padding_idx + 1 positions.
-                offset = (cfg.pad_token_id + 1) if cfg.model_type in ("roberta", "xlm-roberta", "camembert") else 0
-                limits.append(v - offset)
-                break
-        tok_limit = getattr(self.tokenizer, "model_max_length", None)
-        if isinstance(tok_limit, int) and 0 < tok_limit < 1_000_000:
-            limits.append(tok_limit)
-        return min(limits) if limits else 512
+        """The longest input the model accepts (:func:`max_input_length`)."""
+        return max_input_length(self.model, self.tokenizer)
+
+    def word_vectors(self, items: Sequence[tuple[str, str]]):
+        """For each ``(text with the gap, word)``: the model's last-layer vector of the word put in
+        the gap, averaged over the word's tokens (float32 array ``[len(items), hidden]``); the vectors
+        the t-SNE maps of MozArt's appendix B project (:meth:`last_hidden` gives the layer)."""
+        import numpy as np
+        import torch
+
+        seqs, spans = [], []
+        for text, word in items:
+            left, right = self.split_gap(text)
+            w = self.prepare(word)
+            enc = self.tokenizer(left + w + right, return_offsets_mapping=True)
+            start, end = len(left), len(left) + len(w)
+            span = [j for j, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
+            if not span:
+                raise DataError(f"model {self.name!r}: word {word!r} disappeared in tokenization of {text!r}")
+            seqs.append(list(enc["input_ids"]))
+            spans.append(span)
+        pad = next((t for t in (self.tokenizer.pad_token_id, self.tokenizer.eos_token_id) if t is not None), 0)
+        device = next(self.model.parameters()).device
+        out: list = [None] * len(items)
+        with torch.inference_mode():
+            for idx in length_batches([len(s) for s in seqs], self.token_budget):
+                ids, att = right_padded(seqs, idx, pad_id=pad, device=device)
+                hidden = self.last_hidden(ids, att).float()
+                for row, i in enumerate(idx):
+                    out[i] = hidden[row, spans[i]].mean(dim=0).cpu().numpy()
+        return np.stack(out) if out else np.zeros((0, 0), dtype="float32")
+
+    @abstractmethod
+    def last_hidden(self, input_ids, attention_mask):
+        """The last layer's hidden states ``[batch, length, hidden]`` of a batch of token ids (the
+        encoder's for masked and seq2seq models, the decoder stack's for causal ones)."""
 
     @abstractmethod
     def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
@@ -134,6 +156,23 @@ class Scorer(ABC):
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """For each ``(text with the gap, answer)``: the log-probability of the answer in the
         gap and the number of tokens the answer takes."""
+
+
+def max_input_length(model, tokenizer) -> int:
+    """The longest input the model accepts (position embeddings), capped by the tokenizer's limit."""
+    cfg = model.config
+    limits = []
+    for attr in ("max_position_embeddings", "n_positions"):
+        v = getattr(cfg, attr, None)
+        if isinstance(v, int) and v > 0:
+            # RoBERTa-style models reserve padding_idx + 1 positions.
+            offset = (cfg.pad_token_id + 1) if cfg.model_type in ("roberta", "xlm-roberta", "camembert") else 0
+            limits.append(v - offset)
+            break
+    tok_limit = getattr(tokenizer, "model_max_length", None)
+    if isinstance(tok_limit, int) and 0 < tok_limit < 1_000_000:
+        limits.append(tok_limit)
+    return min(limits) if limits else 512
 
 
 def length_batches(lengths: Sequence[int], token_budget: int) -> list[list[int]]:

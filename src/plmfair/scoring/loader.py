@@ -170,6 +170,31 @@ def load_weights(cls, spec: ModelSpec, **kwargs):
     return model
 
 
+def architecture(model: torch.nn.Module, tokenizer) -> dict:
+    """The ``model_*`` facts of :data:`plmfair.models.MODEL_METADATA_SCHEMA` read off the loaded
+    model and tokenizer: parameters, layers, hidden size, vocabulary, tokenizer kind, maximum length."""
+    from plmfair.scoring.base import max_input_length
+
+    cfg = model.config
+
+    def first(*names):
+        return next((v for n in names if isinstance(v := getattr(cfg, n, None), int)), None)
+
+    layers = first("num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    if getattr(cfg, "is_encoder_decoder", False) and layers is not None:
+        layers += first("num_decoder_layers") or layers
+    out_emb = model.get_output_embeddings()
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    return {
+        "model_parameters": sum(p.numel() for p in model.parameters()),
+        "model_layers": layers,
+        "model_hidden_size": first("hidden_size", "d_model", "n_embd", "emb_dim", "dim"),
+        "model_vocab_size": int(out_emb.weight.shape[0]) if out_emb is not None else first("vocab_size", "n_words"),
+        "model_tokenizer": type(backend.model).__name__ if backend is not None else type(tokenizer).__name__,
+        "model_max_length": max_input_length(model, tokenizer),
+    }
+
+
 def default_token_budget(device: torch.device) -> int:
     """Tokens per forward pass when the job does not set ``resources: token_budget``.
 
@@ -221,7 +246,8 @@ class LoadedModel:
         """Run metadata: the model entry, precision, device, library versions and ``extra``."""
         import transformers
 
-        return {**self.spec.metadata(), "precision": self.precision, "device": device_name(self.device),
+        return {**self.spec.metadata(), **architecture(self.model, self.tokenizer),
+                "precision": self.precision, "device": device_name(self.device),
                 "threads": torch.get_num_threads(), "torch": torch.__version__, "transformers": transformers.__version__, **extra}
 
 
