@@ -187,3 +187,43 @@ def breakdown_heatmap(table: pd.DataFrame, png: str | os.PathLike, pdf: str | os
     fig.suptitle(title, fontsize=10)
     fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label=value_label)
     save_figure(fig, png, pdf)
+
+
+def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+    """MozArt's appendix B: one panel per (model, quadruple), points coloured by language, each
+    language's highest-scored prediction starred, annotators' answers with a black edge and the
+    answers given by two or more annotators labelled."""
+    models = list(dict.fromkeys(coordinates["model"]))
+    quads = list(dict.fromkeys(coordinates["s_id"]))
+    langs = list(dict.fromkeys(coordinates["lang"]))
+    colour = {lang: OKABE_ITO[i % len(OKABE_ITO)] for i, lang in enumerate(langs)}
+    fig, axes = plt.subplots(len(models), len(quads), figsize=(5.2 * len(quads), 4.6 * len(models)), squeeze=False,
+                             layout="constrained")
+    for r, model in enumerate(models):
+        for c, s_id in enumerate(quads):
+            ax = axes[r, c]
+            g = coordinates[(coordinates["model"] == model) & (coordinates["s_id"] == s_id)]
+            for lang in langs:
+                p = g[g["lang"] == lang]
+                answered = p["n_answers"] > 0
+                ax.scatter(p.loc[~answered, "x"], p.loc[~answered, "y"], s=6, color=colour[lang], alpha=0.45,
+                           linewidths=0)
+                ax.scatter(p.loc[answered, "x"], p.loc[answered, "y"], s=22, color=colour[lang], edgecolors="black",
+                           linewidths=0.8)
+                top = p[p["rank"] == 1]
+                ax.scatter(top["x"], top["y"], s=170, marker="*", color=colour[lang], edgecolors="black", linewidths=0.6)
+                for _, row in p[p["n_answers"] >= 2].iterrows():
+                    ax.annotate(str(row["candidate"]), (row["x"], row["y"]), fontsize=6, xytext=(3, 2),
+                                textcoords="offset points")
+            english = g.loc[g["lang"] == "en", "text"]
+            sentence = english.iloc[0] if len(english) else (g["text"].iloc[0] if len(g) else s_id)
+            ax.set_title(f"{model}: {sentence}", fontsize=8)
+            ax.set_xticks([])
+            ax.set_yticks([])
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], ls="", marker="o", color=colour[lang], label=lang.upper()) for lang in langs]
+    handles += [Line2D([], [], ls="", marker="*", ms=11, color="grey", markeredgecolor="black", label="top prediction"),
+                Line2D([], [], ls="", marker="o", color="grey", markeredgecolor="black", label="annotators' answer")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
+    save_figure(fig, png, pdf)

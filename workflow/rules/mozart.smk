@@ -78,7 +78,8 @@ rule mozart_figure:
         png=report(
             "results/figures/mozart_mrr.png",
             caption="../report/mozart_mrr.rst",
-            category="MozArt",
+            category="Cloze sets",
+            subcategory="mozart",
             labels={"figure": "MRR per group and language"},
         ),
         pdf="results/figures/mozart_mrr.pdf",
@@ -110,3 +111,64 @@ rule mozart_table1:
         "../../envs/stats.yaml"
     script:
         "../scripts/mozart_table1.py"
+
+
+# MozArt's appendix B: each model's top predictions for a few quadruples, in four languages,
+# as last-layer vectors (a scoring job), then projected together by t-SNE and drawn.
+rule mozart_tsne_vectors:
+    input:
+        annotations="results/data/mozart/annotations.parquet",
+        model=get_model_files,
+    output:
+        vectors="results/mozart/tsne/{model}.parquet",
+    params:
+        model=get_model_entry,
+        sentences=config["mozart"]["tsne"]["sentences"],
+        top_k=config["mozart"]["tsne"]["top_k"],
+        num_beams=get_mozart_num_beams,
+        precision=config["mozart"]["precision"],
+    log:
+        "results/logs/mozart/tsne_{model}.log",
+    benchmark:
+        "results/benchmarks/mozart/tsne_{model}.tsv"
+    threads: 4
+    group:
+        "score_{model}"
+    resources:
+        mem_mb=16000,
+        runtime=120,
+        gpu=1,
+        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/mozart_tsne_vectors.py"
+
+
+rule mozart_tsne:
+    input:
+        vectors=get_mozart_tsne_vectors(),
+    output:
+        coordinates="results/mozart/tsne.parquet",
+        png=report(
+            "results/figures/mozart_tsne.png",
+            caption="../report/mozart_tsne.rst",
+            category="Cloze sets",
+            subcategory="mozart",
+            labels={"figure": "t-SNE of each model's top predictions"},
+        ),
+        pdf="results/figures/mozart_tsne.pdf",
+    params:
+        perplexity=config["mozart"]["tsne"]["perplexity"],
+        seed=config["mozart"]["tsne"]["seed"],
+    log:
+        "results/logs/mozart/tsne.log",
+    benchmark:
+        "results/benchmarks/mozart/tsne.tsv"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/mozart_tsne.py"

@@ -62,6 +62,9 @@ class CausalLMScorer(Scorer):
         self.device = next(model.parameters()).device
         self.vocab_size = model.get_output_embeddings().weight.shape[0]
 
+    def last_hidden(self, input_ids, attention_mask):
+        return self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states[-1]
+
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 

@@ -195,6 +195,9 @@ class MaskedLMScorer(Scorer):
         self.mask_id = mask_token_id(tokenizer, self.name)
         self.pad_id = pad_token_id(tokenizer)
 
+    def last_hidden(self, input_ids, attention_mask):
+        return self.model.base_model(input_ids=input_ids, attention_mask=attention_mask)[0]
+
     def _log_probs(self, copies: Sequence[_Copies], desc: str) -> list[float]:
         """Sum of log P(original token) over each sentence's copies, batched across all of them."""
         seqs, positions, targets, owner = [], [], [], []

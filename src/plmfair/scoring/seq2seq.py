@@ -61,6 +61,9 @@ class Seq2SeqScorer(Scorer):
         left, right = self.split_gap(text)
         return self.tokenizer(left + SENTINEL + right, return_tensors="pt").to(self.device)
 
+    def last_hidden(self, input_ids, attention_mask):
+        return self.model.get_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
     def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str = "skip"
                         ) -> list[PairScore]:
         raise ModelError(f"model {self.name!r} is a seq2seq model; no CrowS-Pairs protocol is defined for span "
