@@ -17,7 +17,7 @@ SMK_FLAGS ?=
 CONFIGFILE ?=
 CONFIG_ARG := $(if $(CONFIGFILE),--configfile $(CONFIGFILE),)
 
-.PHONY: setup run ingest demo test test-cluster lint bench bench-predict clean-demo
+.PHONY: setup run report demo-report ingest demo test test-cluster lint bench bench-predict clean-demo
 
 setup: $(STAMP)
 
@@ -33,6 +33,17 @@ $(STAMP): envs/requirements.txt pyproject.toml
 run: $(STAMP)
 	$(PY) -m plmfair.pipelines config/config.yaml $(CONFIGFILE)
 	$(SNAKEMAKE) --cores $(CORES) $(CONFIG_ARG) $(SMK_FLAGS) $(MIRROR_ARG)
+
+## The Snakemake report (every figure and table, grouped by study) of the default configuration:
+## brings the results up to date first, then writes results/report.html.
+report: $(STAMP)
+	$(SNAKEMAKE) --cores $(CORES) $(CONFIG_ARG) $(SMK_FLAGS) $(MIRROR_ARG)
+	$(SNAKEMAKE) --report results/report.html $(CONFIG_ARG) $(MIRROR_ARG)
+
+## The same for the offline demo: .test/results/report.html
+demo-report: demo
+	$(SNAKEMAKE) --directory .test --snakefile Snakefile --configfile .test/config/config.yaml \
+	  --report results/report.html
 
 ## Only download and ingest the data sets (no models needed).
 ingest: $(STAMP)

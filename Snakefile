@@ -63,6 +63,8 @@ localrules:
     group_tables,
     group_figure,
     cloze_breakdown_figure,
+    models_table,
+    report_tables,
     crows_pairs_breakdown_figure,
     cloze_construction_table,
     cloze_sheets,
@@ -71,4 +73,5 @@ localrules:
 rule all:
     input:
         get_final_outputs(),
+        "results/report_tables",
     default_target: True

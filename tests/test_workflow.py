@@ -225,6 +225,36 @@ def test_demo_breakdowns_partition_the_scores(demo_run):
         assert (demo_run / f"results/figures/{name}.png").stat().st_size > 0
 
 
+def test_demo_report_holds_every_figure_and_table(demo_run, repo):
+    proc = subprocess.run([str(BIN / "snakemake"), "--snakefile", str(repo / "Snakefile"), "--directory", str(demo_run),
+                           "--configfile", str(demo_run / "config" / "config.yaml"), "--report", "results/report.html"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    html = (demo_run / "results" / "report.html").read_text(encoding="utf-8")
+    for figure in sorted((demo_run / "results" / "figures").glob("*.png")):
+        assert figure.name in html, figure.name
+    for table in sorted((demo_run / "results" / "tables").glob("*.csv")):
+        assert f"{table.stem}.html" in html, table.name
+    tables = sorted((demo_run / "results" / "report_tables").glob("*/*.html"))
+    assert {t.parent.name for t in tables} >= {"crows_pairs", "mozart", "models", "data"}
+    models = (demo_run / "results" / "report_tables" / "models" / "models.html").read_text(encoding="utf-8")
+    assert "<table" in models and "tiny_bert" in models and "WordPiece" in models
+
+
+def test_demo_models_table_and_tsne(demo_run):
+    models = read_parquet(demo_run / "results/models.parquet").set_index("model")
+    assert models["model_parameters"].gt(0).all() and set(models["model_family"]) == {"mlm", "seq2seq", "causal"}
+    summary = read_parquet(demo_run / "results/crows_pairs/summary.parquet")
+    metrics = read_parquet(demo_run / "results/mozart/metrics.parquet")
+    for frame in (summary, metrics):  # model metadata next to every score
+        for model, n in frame.groupby("model")["model_parameters"].first().items():
+            assert n == models.loc[model, "model_parameters"]
+    coords = read_parquet(demo_run / "results/mozart/tsne.parquet")
+    assert set(coords["s_id"]) == {"1", "5"} and set(coords["lang"]) == {"en", "es", "de", "fr"}
+    assert coords.groupby(["model", "s_id", "lang"]).size().le(40).all() and coords[["x", "y"]].notna().all().all()
+    assert (demo_run / "results/figures/mozart_tsne.png").stat().st_size > 0
+
+
 def test_demo_group_and_language_tests(demo_run):
     scores = read_parquet(demo_run / "results/mozart/annotation_scores.parquet")
     metrics = read_parquet(demo_run / "results/mozart/metrics.parquet").set_index(["model", "lang", "group"])

@@ -27,8 +27,9 @@ rule cloze_breakdown_figure:
         png=report(
             "results/figures/{set_name}_breakdowns.png",
             caption="../report/cloze_breakdowns.rst",
-            category="Breakdowns",
-            labels={"figure": "{set_name}: MRR by attribute bucket and group"},
+            category="Cloze sets",
+            subcategory="{set_name}",
+            labels={"figure": "MRR by attribute bucket and group"},
         ),
         pdf="results/figures/{set_name}_breakdowns.pdf",
     params:
@@ -72,8 +73,8 @@ rule crows_pairs_breakdown_figure:
         png=report(
             "results/figures/crows_pairs_breakdowns.png",
             caption="../report/crows_pairs_breakdowns.rst",
-            category="Breakdowns",
-            labels={"figure": "CrowS-Pairs: score by attribute bucket and model"},
+            category="CrowS-Pairs",
+            labels={"figure": "score by attribute bucket and model"},
         ),
         pdf="results/figures/crows_pairs_breakdowns.pdf",
     log:

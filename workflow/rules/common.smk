@@ -188,9 +188,26 @@ def get_cloze_set_annotations(wildcards):
     return f"results/data/{wildcards.cloze_set}/annotations.parquet"
 
 
+def get_model_run_files():
+    """One scoring output per model that runs (its run metadata holds the model's facts), by model."""
+    files = {}
+    for ds, m in plan.crows_pairs_jobs(config):
+        files.setdefault(m, f"results/crows_pairs/{ds}/{m}.parquet")
+    for m, lang in plan.mozart_runs(config):
+        files.setdefault(m, f"results/mozart/answer_scores/{m}/{lang}.parquet")
+    for corpus in CLOZE_CORPORA:
+        for m, lang in plan.cloze_prediction_runs(config, corpus):
+            files.setdefault(m, f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet")
+    return files
+
+
+def get_models_table_outputs():
+    return ["results/models.parquet", "results/tables/models.csv"] if get_model_run_files() else []
+
+
 def get_final_outputs():
     return (get_ingest_outputs() + get_crows_pairs_outputs() + get_crows_pairs_language_outputs()
-            + get_mozart_outputs() + get_cloze_outputs())
+            + get_mozart_outputs() + get_cloze_outputs() + get_models_table_outputs())
 
 
 def get_mozart_num_beams(wildcards):
@@ -213,15 +230,23 @@ def get_mozart_table_outputs():
     return [path for files in get_mozart_table_files().values() for path in files.values()]
 
 
+def get_mozart_tsne_vectors():
+    """One t-SNE vector file per MozArt model, when quadruples are configured for the maps."""
+    if not config["mozart"]["tsne"]["sentences"]:
+        return []
+    return [f"results/mozart/tsne/{m}.parquet" for m in dict.fromkeys(m for m, _ in plan.mozart_runs(config))]
+
+
 def get_mozart_outputs():
     if not plan.mozart_runs(config):
         return []
+    tsne = ["results/mozart/tsne.parquet", "results/figures/mozart_tsne.png"] if get_mozart_tsne_vectors() else []
     return [
         "results/mozart/metrics.parquet",
         "results/tables/mozart_disparity.csv",
         "results/tables/mozart_table1.csv",
         "results/figures/mozart_mrr.png",
-    ] + get_mozart_table_outputs() + _group_analysis_outputs("mozart", "mozart")
+    ] + get_mozart_table_outputs() + _group_analysis_outputs("mozart", "mozart") + tsne
 
 
 def get_cloze_pivot(wildcards):

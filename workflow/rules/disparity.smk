@@ -60,8 +60,9 @@ rule group_figure:
         png=report(
             "results/figures/{set_name}_group_effects.png",
             caption="../report/group_effects.rst",
-            category="Group disparity",
-            labels={"figure": "{set_name}: group effects"},
+            category="Cloze sets",
+            subcategory="{set_name}",
+            labels={"figure": "group effects"},
         ),
         pdf="results/figures/{set_name}_group_effects.pdf",
     params:
