@@ -32,7 +32,8 @@ def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
 def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """Score per bias type (and overall) per model with Wilson 95% intervals and a line at 50%."""
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(len(datasets), 1, figsize=(11, 3.6 * len(datasets)), squeeze=False)
+    fig, axes = plt.subplots(len(datasets), 1, figsize=(11, 3.6 * len(datasets) + 0.6), squeeze=False,
+                             layout="constrained")
     for ax, ds in zip(axes[:, 0], datasets, strict=True):
         sub = summary[(summary["dataset"] == ds) & summary["subset_kind"].isin(["overall", "bias_type"])]
         cats = list(dict.fromkeys(sub["subset"]))
@@ -49,10 +50,11 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         ax.set_xticklabels(cats, rotation=30, ha="right")
         ax.set_ylim(0, 100)
         ax.set_title(f"CrowS-Pairs: {ds}")
-        ax.legend(fontsize=8, ncol=min(4, len(models)))
-    # one label for the whole column: a label per panel runs into the panel below
+    # one label for the whole column (a label per panel runs into the panel below) and one
+    # legend below the panels (a legend inside a panel covers intervals)
     fig.supylabel("% of pairs preferring the more stereotyping sentence")
-    fig.tight_layout()
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(6, max(1, len(labels))), fontsize=8)
     save_figure(fig, png, pdf)
 
 
@@ -60,7 +62,8 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
     """Figure 1 of the MozArt paper: MRR per group per language, each language's mean as a
     horizontal line, the best-off (▲) and worst-off (▼) group of each language marked."""
     models = list(dict.fromkeys(metrics["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 3.8), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 4.2), squeeze=False, sharey=True,
+                             layout="constrained")
     groups = list(GROUP_COLOURS)
     for ax, model in zip(axes[0], models, strict=True):
         m = metrics[(metrics["model"] == model) & metrics["group"].isin(groups)]
@@ -80,8 +83,8 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
         ax.set_xticklabels([lang.upper() for lang in langs])
         ax.set_title(model)
     axes[0, 0].set_ylabel("MRR over the top 5 (%)")
-    axes[0, 0].legend(fontsize=8)
-    fig.tight_layout()
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8)
     save_figure(fig, png, pdf)
 
 
