@@ -51,3 +51,24 @@ def dry_run_jobs(stdout: str) -> list[tuple[str, str]]:
         elif line.startswith("wildcards:") and jobs and not jobs[-1][1]:
             jobs[-1] = (jobs[-1][0], line.removeprefix("wildcards:").strip())
     return jobs
+
+
+def oracle_mozart_scores(shared_data: Path, langs: list[str]):
+    """The real MozArt answers (with a ``norm`` column) and the annotation scores of a ranking known
+    in advance: each sentence's top 5 are the five answers native speakers gave most often."""
+    import pandas as pd
+
+    from plmfair.data import read_mozart_zip
+    from plmfair.metrics import annotation_scores, base_normalise
+
+    ann = read_mozart_zip(shared_data / "mozart" / "MozArt.zip", langs)
+    ann = ann.assign(norm=ann["answer"].map(base_normalise))
+    parts = []
+    for lang in langs:
+        a = ann[ann["lang"] == lang]
+        native = a[a["native"]].groupby(["s_id", "norm"]).size().rename("k").reset_index()
+        top = native.sort_values(["s_id", "k", "norm"], ascending=[True, False, True]).groupby("s_id").head(5)
+        preds = top.assign(rank=top.groupby("s_id").cumcount() + 1, candidate_norm=top["norm"])
+        answers = a[["s_id", "answer", "norm"]].drop_duplicates(["s_id", "answer"]).rename(columns={"norm": "answer_norm"})
+        parts.append(annotation_scores(ann, preds, answers.assign(logprob=0.0, n_pieces=1), model="oracle", lang=lang))
+    return ann, pd.concat(parts, ignore_index=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from conftest import oracle_mozart_scores
 
 from plmfair.breakdowns import (
     CLOZE_BREAKDOWN_SCHEMA,
@@ -102,20 +103,7 @@ def test_crows_breakdown_scores_and_wilson_intervals():
 def test_real_mozart_pos_and_agreement_recomputed_independently(shared_data):
     """A ranking known in advance (each sentence's top 5: the five answers native speakers gave
     most often) on the real answers; the POS and agreement cells are recomputed from the data."""
-    from plmfair.data import read_mozart_zip
-    from plmfair.metrics import annotation_scores, base_normalise
-
-    ann = read_mozart_zip(shared_data / "mozart" / "MozArt.zip", ["en", "es", "de", "fr"])
-    ann = ann.assign(norm=ann["answer"].map(base_normalise))
-    parts = []
-    for lang in ("en", "es", "de", "fr"):
-        a = ann[ann["lang"] == lang]
-        native = a[a["native"]].groupby(["s_id", "norm"]).size().rename("k").reset_index()
-        top = native.sort_values(["s_id", "k", "norm"], ascending=[True, False, True]).groupby("s_id").head(5)
-        preds = top.assign(rank=top.groupby("s_id").cumcount() + 1, candidate_norm=top["norm"])
-        answers = a[["s_id", "answer", "norm"]].drop_duplicates(["s_id", "answer"]).rename(columns={"norm": "answer_norm"})
-        parts.append(annotation_scores(ann, preds, answers.assign(logprob=0.0, n_pieces=1), model="oracle", lang=lang))
-    scores = pd.concat(parts, ignore_index=True)
+    ann, scores = oracle_mozart_scores(shared_data, ["en", "es", "de", "fr"])
     out = cloze_breakdowns(scores, ann).set_index(["lang", "group", "attribute", "bucket"])
 
     # by hand: join each scored annotation to its sentence's tag and agreement

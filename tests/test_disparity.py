@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import oracle_mozart_scores
 from scipy.stats import norm
 
 from plmfair.disparity import group_effects, group_winloss, language_effects, language_winloss
@@ -148,20 +149,7 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
     import statsmodels.formula.api as smf
     from scipy.stats import binomtest
 
-    from plmfair.data import read_mozart_zip
-    from plmfair.metrics import annotation_scores, base_normalise
-
-    ann = read_mozart_zip(shared_data / "mozart" / "MozArt.zip", ["en", "fr"])
-    ann = ann.assign(norm=ann["answer"].map(base_normalise))
-    parts = []
-    for lang in ("en", "fr"):
-        a = ann[ann["lang"] == lang]
-        native = a[a["native"]].groupby(["s_id", "norm"]).size().rename("k").reset_index()
-        top = native.sort_values(["s_id", "k", "norm"], ascending=[True, False, True]).groupby("s_id").head(5)
-        preds = top.assign(rank=top.groupby("s_id").cumcount() + 1, candidate_norm=top["norm"])
-        answers = a[["s_id", "answer", "norm"]].drop_duplicates(["s_id", "answer"]).rename(columns={"norm": "answer_norm"})
-        parts.append(annotation_scores(ann, preds, answers.assign(logprob=0.0, n_pieces=1), model="oracle", lang=lang))
-    scores = pd.concat(parts, ignore_index=True)
+    ann, scores = oracle_mozart_scores(shared_data, ["en", "fr"])
 
     # annotation scores, by hand: the answer's position among the sentence's top 5
     a = ann.set_index(["lang", "s_id", "u_id"])

@@ -421,4 +421,5 @@ def test_replacing_a_local_models_weights_reruns_exactly_its_jobs(repo, tiny, tm
     assert {job.split()[0] for job in jobs} <= {"model_manifest", "crows_pairs_score", "crows_pairs_summary",
                                                "crows_pairs_tables", "crows_pairs_figure", "crows_pairs_languages",
                                                "crows_pairs_language_tables", "crows_pairs_language_figure",
-                                               "crows_pairs_breakdowns", "crows_pairs_breakdown_figure", "all"}
+                                               "crows_pairs_breakdowns", "crows_pairs_breakdown_figure", "models_table",
+                                               "report_tables", "all"}

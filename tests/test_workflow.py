@@ -134,7 +134,8 @@ def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
     configfile.write_text(yaml.safe_dump(cfg, allow_unicode=True))
     # only the new answers are missing: mtime triggers keep the rest of the demo as it is
     proc = snakemake(repo, demo_run, "results/cloze/demo/metrics.parquet", "results/cloze/demo/group_winloss.parquet",
-                     "results/figures/cloze_demo_group_effects.png", "--rerun-triggers", "mtime",
+                     "results/figures/cloze_demo_group_effects.png", "results/cloze/demo/breakdowns.parquet",
+                     "results/figures/cloze_demo_breakdowns.png", "--rerun-triggers", "mtime",
                      configfile=configfile, mirror=mirror)
     assert "UNVERIFIED: cloze_answers_es.jsonl" in proc.stdout + proc.stderr
     ann = read_parquet(demo_run / "results/data/cloze/demo/annotations.parquet")
@@ -151,6 +152,11 @@ def test_demo_ingests_answers_to_a_constructed_set(repo, demo_run, tmp_path):
     mn_fn = wl[(wl["group_a"] == "MN") & (wl["group_b"] == "FN") & (wl["lang"] == "es")]
     assert set(mn_fn["model"]) == {"tiny_bert", "tiny_mt5", "tiny_gpt2"}
     assert (demo_run / "results/figures/cloze_demo_group_effects.pdf").exists()
+    # and the breakdowns, with the constructed set's own POS tags
+    bd = read_parquet(demo_run / "results/cloze/demo/breakdowns.parquet")
+    pos = bd[(bd["attribute"] == "pos") & (bd["group"] == "all") & (bd["lang"] == "es") & (bd["model"] == "tiny_bert")]
+    assert pos.set_index("bucket")["n"].to_dict() == es["tag"].value_counts().to_dict()
+    assert (demo_run / "results/figures/cloze_demo_breakdowns.pdf").exists()
 
 
 def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, set[str]]:

@@ -84,6 +84,16 @@ class Scorer(ABC):
         left, right = text.split(MASK)
         return self.prepare(left), self.prepare(right)
 
+    def filled(self, text: str, word: str, **tokenizer_kwargs):
+        """The text with ``word`` in its gap, tokenized with offsets (``tokenizer_kwargs`` passed
+        on), and the positions of the tokens that cover the word (empty if tokenization lost it)."""
+        left, right = self.split_gap(text)
+        word = self.prepare(word)
+        enc = self.tokenizer(left + word + right, return_offsets_mapping=True, **tokenizer_kwargs)
+        start, end = len(left), len(left) + len(word)
+        span = [j for j, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
+        return enc, span
+
     def sentence_length(self, text: str) -> int:
         """Tokens of a cloze sentence in the model's tokenizer: the text left and right of the gap,
         no special tokens, the gap counted as one token (MozArt's Table 1)."""
@@ -110,11 +120,7 @@ class Scorer(ABC):
 
         seqs, spans = [], []
         for text, word in items:
-            left, right = self.split_gap(text)
-            w = self.prepare(word)
-            enc = self.tokenizer(left + w + right, return_offsets_mapping=True)
-            start, end = len(left), len(left) + len(w)
-            span = [j for j, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
+            enc, span = self.filled(text, word)
             if not span:
                 raise DataError(f"model {self.name!r}: word {word!r} disappeared in tokenization of {text!r}")
             seqs.append(list(enc["input_ids"]))

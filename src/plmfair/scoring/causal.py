@@ -158,10 +158,7 @@ class CausalLMScorer(Scorer):
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         seqs, n_pieces = [], []
         for text, answer in items:
-            left, right = self.split_gap(text)
-            ans = self.prepare(answer)
-            enc = self.tokenizer(left + ans + right, add_special_tokens=False, return_offsets_mapping=True)
-            start, end = len(left), len(left) + len(ans)
-            n_pieces.append(sum(1 for a, b in enc["offset_mapping"] if b > a and a < end and b > start))
+            enc, span = self.filled(text, answer, add_special_tokens=False)
+            n_pieces.append(len(span))
             seqs.append([self.prefix_id] + list(enc["input_ids"]))
         return list(zip(self.sequence_log_likelihoods(seqs, desc=f"{self.name} answers"), n_pieces, strict=True))

@@ -274,11 +274,7 @@ class MaskedLMScorer(Scorer):
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         copies, n_pieces = [], []
         for text, answer in items:
-            left, right = self.split_gap(text)
-            ans = self.prepare(answer)
-            enc = self.tokenizer(left + ans + right, return_offsets_mapping=True)
-            start, end = len(left), len(left) + len(ans)
-            span = [j for j, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
+            enc, span = self.filled(text, answer)
             if not span:
                 raise DataError(f"model {self.name!r}: answer {answer!r} disappeared in tokenization of {text!r}")
             ids = list(enc["input_ids"])
