@@ -6,8 +6,9 @@ Cloze sets (MozArt and constructed sets with answers), one row per (model, langu
 
 - ``pos``: the universal POS tag of the masked word (the sentence's ``tag``);
 - ``length``: white-space tokens of the cloze sentence, the gap counted as one;
-- ``agreement``: share of the sentence's non-empty answers (all annotators, normalised as
-  the metrics match them: NFC, trimmed, lower-cased) equal to its most frequent answer;
+- ``agreement``: share of the sentence's non-empty answers (all annotators; NFC, trimmed and
+  lower-cased, the metrics' normalisation without any tokenizer's own, so that the buckets are
+  the same for every model) equal to its most frequent answer;
 - ``answer_pieces``: tokens the answer takes in the model's tokenizer (1, 2, 3+);
 - ``multiword``: whether the answer has more than one white-space separated word.
 
