@@ -125,15 +125,16 @@ class Scorer(ABC):
                 raise DataError(f"model {self.name!r}: word {word!r} disappeared in tokenization of {text!r}")
             seqs.append(list(enc["input_ids"]))
             spans.append(span)
-        pad = next((t for t in (self.tokenizer.pad_token_id, self.tokenizer.eos_token_id) if t is not None), 0)
         device = next(self.model.parameters()).device
         out: list = [None] * len(items)
         with torch.inference_mode():
             for idx in length_batches([len(s) for s in seqs], self.token_budget):
-                ids, att = right_padded(seqs, idx, pad_id=pad, device=device)
+                ids, att = right_padded(seqs, idx, pad_id=padding_id(self.tokenizer), device=device)
                 hidden = self.last_hidden(ids, att).float()
+                # one copy to the host per batch, not one per word
+                means = torch.stack([hidden[row, spans[i]].mean(dim=0) for row, i in enumerate(idx)]).cpu().numpy()
                 for row, i in enumerate(idx):
-                    out[i] = hidden[row, spans[i]].mean(dim=0).cpu().numpy()
+                    out[i] = means[row]
         return np.stack(out) if out else np.zeros((0, 0), dtype="float32")
 
     @abstractmethod
@@ -162,6 +163,13 @@ class Scorer(ABC):
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """For each ``(text with the gap, answer)``: the log-probability of the answer in the
         gap and the number of tokens the answer takes."""
+
+
+def padding_id(tokenizer) -> int:
+    """The id that pads a batch for models scored without a padding convention of their own: the
+    tokenizer's pad token, else its end-of-sequence token (GPT-2 has no pad), else 0. Padded
+    positions are masked, so the choice only has to be a valid id."""
+    return next((t for t in (tokenizer.pad_token_id, tokenizer.eos_token_id) if t is not None), 0)
 
 
 def max_input_length(model, tokenizer) -> int:

@@ -32,6 +32,7 @@ from plmfair.scoring.base import (
     Scorer,
     check_too_long,
     length_batches,
+    padding_id,
     progress_bar,
     right_padded,
 )
@@ -57,8 +58,7 @@ class CausalLMScorer(Scorer):
             raise ModelError(f"model {self.name!r}: its tokenizer has neither a BOS nor an EOS token to start a "
                              f"sentence with; it cannot be scored as a causal LM")
         self.prefix_id = int(prefix)
-        pad = next((t for t in (tokenizer.pad_token_id, tokenizer.eos_token_id) if t is not None), 0)
-        self.pad_id = int(pad)
+        self.pad_id = int(padding_id(tokenizer))
         self.device = next(model.parameters()).device
         self.vocab_size = model.get_output_embeddings().weight.shape[0]
 
