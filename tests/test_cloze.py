@@ -92,17 +92,20 @@ def test_counts_follow_the_filters_on_the_demo_corpus(demo_corpus):
     _, counts = _construct(demo_corpus)
     table = construction_table(counts)
     steps = table["step"].tolist()
-    assert steps == ["lines", "non_empty", "length", "candidates", "one_to_one", "pos", "not_excluded", "not_mwe",
-                     "letters_only", "sentences_with_candidate", "sampled"]
+    assert steps == ["lines", "non_empty", "length", "candidates", "one_to_one", "letters_only", "not_number",
+                     "examined_lines", "examined", "pos", "not_excluded", "not_mwe", "sentences_with_candidate",
+                     "sampled"]
     assert table.columns.tolist()[4:] == ["en", "de", "es", "fr", "all"]
     alls = table.set_index("step")["all"]
     assert alls["lines"] == 81
     # the too-short template (3 tokens) and the over-long line are dropped by the length bounds
     assert alls["length"] < alls["non_empty"]
     # word counts never grow; POS removes the determiners, punctuation, names and numbers
-    words = alls.loc["candidates":"letters_only"].tolist()
+    words = alls.loc["candidates":"not_mwe"].drop("examined_lines").tolist()
     assert all(x >= y for x, y in zip(words, words[1:], strict=False))
-    assert alls["pos"] < alls["one_to_one"]
+    assert alls["pos"] < alls["examined"]
+    # the demo's 73 lines with a candidate are all examined before the 2-per-class sample is full
+    assert alls["examined_lines"] == alls["length"] == 73
     # every German gold link is one-to-one; Spanish "a menudo" and the one-word verb for "gives up"
     # break one-to-one in Spanish and French
     one = table.set_index("step").loc["one_to_one"]
@@ -276,3 +279,78 @@ def test_verify_sentences_catches_a_broken_quadruple(demo_corpus):
     broken.loc[i, "token"] = 0  # the determiner: wrong word, wrong POS, not the aligned token
     with pytest.raises(AssertionError, match=rf"invalid sentence {broken.loc[i, 's_id']} \(de\)"):
         verify_sentences(broken, tokens, aligns, pivot="en", pos=["NOUN", "VERB", "ADJ", "ADV"])
+
+
+@pytest.fixture(scope="module")
+def demo_files(demo_data, tmp_path_factory):
+    """The demo corpus as the workflow stores it: tokens files (row groups of 10 lines) and alignments files."""
+    import plmfair.pos
+    from plmfair.alignment import ALIGNMENT_SCHEMA
+    from plmfair.io import write_parquet
+    from plmfair.pos import tokenize_corpus_file
+
+    root, out = demo_data / "cloze", tmp_path_factory.mktemp("demo_files")
+    pipelines, tokens, aligns = {}, {}, {}
+    saved, plmfair.pos.ROW_GROUP_LINES = plmfair.pos.ROW_GROUP_LINES, 10
+    try:
+        for lang in LANGS:
+            pipelines[lang] = out / f"nlp_{lang}"
+            build_lexicon_pipeline(lang, read_lexicon(root / f"lexicon_{lang}.tsv"), pipelines[lang])
+            tokens[lang] = out / f"tokens_{lang}.parquet"
+            tokenize_corpus_file(root / f"cloze_demo.{lang}", tokens[lang], lang=lang, pipeline=pipelines[lang],
+                                 tokenized=True)
+    finally:
+        plmfair.pos.ROW_GROUP_LINES = saved
+    for lang in LANGS[1:]:
+        aligns[lang] = out / f"align_{lang}.parquet"
+        links = links_frame(parse_pharaoh(read_text_lines(root / f"cloze_demo.en-{lang}.align")[0], source=lang))
+        write_parquet(links, aligns[lang], schema_doc=ALIGNMENT_SCHEMA)
+    return tokens, aligns, pipelines
+
+
+def _construct_files(demo_files, monkeypatch, *, row_group_lines=10, **kw):
+    import plmfair.pos
+    from plmfair.cloze import construct_files
+
+    monkeypatch.setattr(plmfair.pos, "ROW_GROUP_LINES", row_group_lines)
+    tokens, aligns, pipelines = demo_files
+    args = {"pivot": "en", "corpus": "demo", "filters": {"min_tokens": 4, "max_tokens": 30}, "n": 8, "seed": 7,
+            "pipelines": pipelines, "tokenized": True, **kw}
+    return construct_files(tokens, aligns, **args)
+
+
+def test_streaming_path_gives_todays_sentences_on_the_demo_corpus(demo_corpus, demo_files, monkeypatch):
+    """Row groups of 10 lines, 7 lines tagged at a time, only lines with a candidate tagged: the
+    same sentences as everything tagged and filtered in memory, and as the sample this project drew
+    before it streamed (the demo's sentences.parquet of commit d29bbce)."""
+    streamed, counts, meta = _construct_files(demo_files, monkeypatch, examine="all", batch_lines=7)
+    in_memory, counts_memory = _construct(demo_corpus, examine="all")
+    pd.testing.assert_frame_equal(streamed, in_memory)
+    pd.testing.assert_frame_equal(counts, counts_memory)
+    en = streamed[streamed["lang"] == "en"]
+    assert list(zip(en["s_id"], en["token"], en["true_mask"], strict=True)) == [
+        ("demo-19", 2, "works"), ("demo-24", 2, "dog"), ("demo-46", 1, "tired"), ("demo-50", 4, "here"),
+        ("demo-67", 3, "sings"), ("demo-70", 7, "always"), ("demo-74", 1, "small"), ("demo-80", 2, "teacher")]
+    assert set(meta["seconds"]) == {"filter", "tag", "sample"}
+
+
+def test_as_needed_sample_does_not_depend_on_how_many_lines_are_tagged_at_a_time(demo_corpus, demo_files, monkeypatch):
+    one_batch, counts_one, _ = _construct_files(demo_files, monkeypatch, n=4, batch_lines=1000)
+    small, counts_small, _ = _construct_files(demo_files, monkeypatch, row_group_lines=33, n=4, batch_lines=3)
+    in_memory, _ = _construct(demo_corpus, n=4, batch_lines=5)
+    pd.testing.assert_frame_equal(one_batch, small)
+    pd.testing.assert_frame_equal(one_batch, in_memory)
+    examined = {name: c.set_index(["step", "lang"]).loc[("examined_lines", "all"), "count"]
+                for name, c in (("one", counts_one), ("small", counts_small))}
+    # one per class is found within the first few lines of the walk: only those batches are tagged
+    assert examined["one"] == 73 and examined["small"] < 73 and examined["small"] % 3 == 0
+    lexical = counts_small.set_index(["step", "lang"])
+    assert lexical.loc[("not_number", "all"), "count"] == counts_one.set_index(["step", "lang"]).loc[
+        ("not_number", "all"), "count"]
+    assert one_batch[one_batch["lang"] == "en"]["pos_class"].value_counts().eq(1).all()
+
+
+def test_walk_reports_what_it_saw_when_a_class_runs_short(demo_corpus):
+    with pytest.raises(DataError, match=r"every line was examined and the balanced sample is still short of .*"
+                                        r"Lower cloze.sample.n"):
+        _construct(demo_corpus, n=400)

@@ -33,7 +33,7 @@ def test_cloze_section_defaults_when_absent(default_config, schema):
     cfg = copy.deepcopy(default_config)
     del cfg["cloze"]
     cfg = validate_config(cfg, schema)
-    assert cfg["cloze"]["corpora"] == {} and cfg["cloze"]["sample"] == {"n": 100, "seed": 2022}
+    assert cfg["cloze"]["corpora"] == {} and cfg["cloze"]["sample"] == {"n": 100, "seed": 2022, "examine": "as_needed"}
 
 
 @pytest.mark.parametrize(

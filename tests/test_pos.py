@@ -11,14 +11,16 @@ import pytest
 
 from plmfair.data import read_text_lines
 from plmfair.errors import ConfigError, DataError
-from plmfair.io import read_parquet_meta, write_parquet
+from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.pos import (
+    TAGS_SCHEMA,
     TOKENS_SCHEMA,
     build_lexicon_pipeline,
     load_pipeline,
     read_lexicon,
-    tag_corpus_file,
     tag_lines,
+    tag_tokens,
+    tokenize_corpus_file,
 )
 
 
@@ -45,7 +47,7 @@ def test_raw_text_is_tokenized_by_the_language_rules(fr_pipeline):
     assert tokens["dep"].tolist()[3] == "advmod"
     assert tokens["whitespace"].tolist() == [" ", " ", " ", "", ""]
     assert tokens["is_alpha"].tolist() == [True, True, True, False, False]
-    assert list(tokens.columns) == list(TOKENS_SCHEMA)
+    assert list(tokens.columns) == list(TOKENS_SCHEMA) + list(TAGS_SCHEMA)[2:]
 
 
 def test_pretokenized_lines_keep_their_tokens(fr_pipeline):
@@ -103,12 +105,35 @@ def test_missing_member_and_bad_encoding_are_named(tmp_path):
         read_text_lines(tmp_path / "latin1.fr")
 
 
-def test_tag_corpus_file_records_lines_and_source(fr_pipeline, tmp_path):
-    (tmp_path / "c.fr").write_text("le chien dort\n\nle chien\n")
-    tokens, meta = tag_corpus_file(tmp_path / "c.fr", lang="fr", pipeline=fr_pipeline, empty="skip")
-    assert meta["n_lines"] == 3 and meta["n_empty"] == 1 and meta["empty_lines"] == [2]
-    write_parquet(tokens, tmp_path / "t.parquet", schema_doc=TOKENS_SCHEMA, meta=meta)
+def test_tokenize_corpus_file_writes_row_groups_and_records_lines(fr_pipeline, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    import plmfair.pos
+
+    monkeypatch.setattr(plmfair.pos, "ROW_GROUP_LINES", 2)
+    (tmp_path / "c.fr").write_text("le chien dort\n\nle chien\nchien\ndort le chien\n")
+    meta = tokenize_corpus_file(tmp_path / "c.fr", tmp_path / "t.parquet", lang="fr", pipeline=fr_pipeline, empty="skip")
+    assert meta["n_lines"] == 5 and meta["n_empty"] == 1 and meta["empty_lines"] == [2]
     assert read_parquet_meta(tmp_path / "t.parquet")["source"].endswith("c.fr")
+    tokens = read_parquet(tmp_path / "t.parquet")
+    assert list(tokens.columns) == list(TOKENS_SCHEMA) and tokens["line"].tolist() == [1, 1, 1, 3, 3, 4, 5, 5, 5]
+    assert pq.ParquetFile(tmp_path / "t.parquet").num_row_groups == 3  # lines 1-2, 3-4, 5
     (tmp_path / "empty.fr").write_text("")
     with pytest.raises(DataError, match="empty.fr: the corpus file is empty"):
-        tag_corpus_file(tmp_path / "empty.fr", lang="fr", pipeline=fr_pipeline)
+        tokenize_corpus_file(tmp_path / "empty.fr", tmp_path / "e.parquet", lang="fr", pipeline=fr_pipeline)
+    assert not (tmp_path / "e.parquet").exists()
+
+
+def test_tagging_a_subset_of_lines_gives_the_tags_of_tagging_everything(fr_pipeline):
+    """The workflow tags only the lines it examines, from their tokens: the same tags as one full pass."""
+    nlp = load_pipeline(fr_pipeline, "fr")
+    lines = ["Le chien dort aujourd'hui.", "le chien", "Aujourd'hui le chien dort."]
+    full, _ = tag_lines(nlp, lines)
+    tokens = full[list(TOKENS_SCHEMA)]
+    part = tag_tokens(nlp, tokens[tokens["line"] == 3])
+    expected = full.loc[full["line"] == 3, list(TAGS_SCHEMA)].reset_index(drop=True)
+    assert part.equals(expected)
+    # tokens from another tokenizer: "chien dort" as one token
+    changed = tokens[tokens["line"] == 1].assign(text=lambda t: t["text"].replace({"chien": "chien dort"}))
+    with pytest.raises(DataError, match="line 1: the pipeline tokenizes the line differently"):
+        tag_tokens(nlp, changed)

@@ -45,6 +45,7 @@ import pandas as pd
 
 from plmfair.data import MASK
 from plmfair.errors import DataError
+from plmfair.pos import TAGS_SCHEMA
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +109,44 @@ def _one_to_one(links: pd.DataFrame) -> pd.DataFrame:
     return links[(p == 1) & (o == 1)]
 
 
-def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
-                    n_lines: int, corpus: str, filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every candidate that passes the filters, and the count table (:data:`CONSTRUCTION_SCHEMA`).
+def _counts_recorder(counts: list[dict], langs: Sequence[str], corpus: str):
+    def record(step, unit, desc, per_lang: Mapping[str, int | None], total: int):
+        for lang in langs:
+            counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": lang,
+                           "count": per_lang.get(lang)})
+        counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": "all",
+                       "count": total})
+    return record
 
-    ``tokens``: per language, a tokens table (:data:`plmfair.pos.TOKENS_SCHEMA`) over the same
-    ``n_lines`` lines; ``alignments``: per non-pivot language, links
-    (:data:`plmfair.alignment.ALIGNMENT_SCHEMA`).
+
+class _Steps:
+    """Filters applied in turn to a candidate table, each recording what it keeps."""
+
+    def __init__(self, cand: pd.DataFrame, langs: Sequence[str], record):
+        self.cand, self.langs, self.record = cand, langs, record
+
+    def apply(self, name, desc, test, *, also=None):
+        ok = {lang: test(lang) for lang in self.langs}
+        per_lang = {lang: (None if ok[lang] is None else int(ok[lang].sum())) for lang in self.langs}
+        both = pd.Series(True, index=self.cand.index)
+        for lang in self.langs:
+            if ok[lang] is not None:
+                both &= ok[lang]
+        if also is not None:
+            both &= also
+        self.cand = self.cand[both].reset_index(drop=True)
+        self.record(name, "words", desc, per_lang, len(self.cand))
+
+
+def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
+                       lines: Sequence[int], corpus: str, filters: Mapping | None = None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The candidates of ``lines`` that pass the filters needing no tagger (non_empty, length,
+    one_to_one, letters_only, the lexical part of not_excluded), and their counts.
+
+    ``tokens``: per language, a tokens table (:data:`plmfair.pos.TOKENS_SCHEMA`) holding at least
+    those lines; ``alignments``: per non-pivot language, links (:data:`plmfair.alignment.ALIGNMENT_SCHEMA`).
+    Every filter looks at one line only, so the counts of line ranges add up to the corpus's.
     """
     f = {**DEFAULT_FILTERS, **(filters or {})}
     langs = _pivot_first(tokens, pivot)
@@ -122,19 +154,12 @@ def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str,
     if missing:
         raise DataError(f"corpus {corpus}: no alignments for {missing}")
     counts: list[dict] = []
-
-    def record(step, unit, desc, per_lang: Mapping[str, int | None], total: int):
-        for lang in langs:
-            counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": lang,
-                           "count": per_lang.get(lang)})
-        counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": "all",
-                       "count": total})
-
-    all_lines = pd.Index(range(1, n_lines + 1))
-    record("lines", "sentences", "lines in the corpus files", {lang: n_lines for lang in langs}, n_lines)
+    record = _counts_recorder(counts, langs, corpus)
+    all_lines = pd.Index(lines)
+    record("lines", "sentences", "lines in the corpus files", {lang: len(all_lines) for lang in langs}, len(all_lines))
     lengths = {lang: tokens[lang].groupby("line").size().reindex(all_lines, fill_value=0) for lang in langs}
-    nonempty = {lang: lengths[lang] > 0 for lang in langs}
     keep = pd.Series(True, index=all_lines)
+    nonempty = {lang: lengths[lang] > 0 for lang in langs}
     for lang in langs:
         keep &= nonempty[lang]
     record("non_empty", "sentences", "text in every language", {lang: int(nonempty[lang].sum()) for lang in langs},
@@ -145,69 +170,112 @@ def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str,
     for lang in langs:
         keep &= in_bounds[lang]
     record("length", "sentences", f"{lo} to {hi} tokens in every language", per, int(keep.sum()))
-    lines_kept = set(all_lines[keep.to_numpy()])
+    lines_kept = all_lines[keep.to_numpy()]
 
-    def with_mwe(lang):
-        tok = tokens[lang].assign(in_mwe=_in_mwe(tokens[lang], f["mwe_deps"]))
+    def lexical(lang):
+        tok = tokens[lang][["line", "token", "text", "like_num", "is_punct"]]
         return tok.rename(columns={c: f"{c}_{lang}" for c in tok.columns if c != "line"})
 
-    cand = with_mwe(pivot)
+    cand = lexical(pivot)
     cand = cand[cand["line"].isin(lines_kept)].reset_index(drop=True)
     for lang in langs[1:]:
         links = _one_to_one(alignments[lang]).rename(columns={"pivot_token": f"token_{pivot}", "token": f"token_{lang}"})
         cand = cand.merge(links, on=["line", f"token_{pivot}"], how="left")
-        cand = cand.merge(with_mwe(lang), on=["line", f"token_{lang}"], how="left")
-    record("candidates", "words", "pivot-language tokens of the kept lines",
-           {lang: len(cand) for lang in langs}, len(cand))
+        cand = cand.merge(lexical(lang), on=["line", f"token_{lang}"], how="left")
+    record("candidates", "words", "pivot-language tokens of the kept lines", {lang: len(cand) for lang in langs},
+           len(cand))
+    steps = _Steps(cand, langs, record)
+    steps.apply("one_to_one", "aligned one-to-one with the pivot word in every language",
+                lambda lang: None if lang == pivot else steps.cand[f"token_{lang}"].notna())
+    if f["letters_only"]:
+        steps.apply("letters_only", "letters only in every language",
+                    lambda lang: steps.cand[f"text_{lang}"].astype(str).map(str.isalpha).astype(bool))
 
-    def step(name, desc, test):
-        nonlocal cand
-        ok = {lang: test(lang) for lang in langs}
-        per_lang = {lang: (None if ok[lang] is None else int(ok[lang].sum())) for lang in langs}
-        both = pd.Series(True, index=cand.index)
-        for lang in langs:
-            if ok[lang] is not None:
-                both &= ok[lang]
-        if name == "pos" and f["same_pos"]:
-            for lang in langs[1:]:
-                both &= cand[f"upos_{lang}"] == cand[f"upos_{pivot}"]
-        cand = cand[both].reset_index(drop=True)
-        record(name, "words", desc, per_lang, len(cand))
-
-    step("one_to_one", "aligned one-to-one with the pivot word in every language",
-         lambda lang: None if lang == pivot else cand[f"token_{lang}"].notna())
-    pos = list(f["pos"])
-    step("pos", f"POS in {pos} in every language" + (" (the same in all)" if f["same_pos"] else ""),
-         lambda lang: cand[f"upos_{lang}"].isin(pos))
-
-    def not_excluded(lang):
-        bad = cand[f"upos_{lang}"].isin(list(f["exclude_pos"])) | cand[f"is_punct_{lang}"].astype(bool)
+    def not_number(lang):
+        bad = steps.cand[f"is_punct_{lang}"].astype(bool)
         if f["exclude_numbers"]:
-            bad |= cand[f"like_num_{lang}"].astype(bool)
+            bad |= steps.cand[f"like_num_{lang}"].astype(bool)
         return ~bad
 
-    step("not_excluded", f"no POS in {list(f['exclude_pos'])}" + (", no number-like word" if f["exclude_numbers"] else ""),
-         not_excluded)
-    step("not_mwe", f"not in a multi-word expression (relations {list(f['mwe_deps'])})",
-         lambda lang: ~cand[f"in_mwe_{lang}"].astype(bool))
-    if f["letters_only"]:
-        step("letters_only", "letters only in every language",
-             lambda lang: cand[f"text_{lang}"].astype(str).map(str.isalpha).astype(bool))
+    steps.apply("not_number", "no punctuation" + (" or number-like word" if f["exclude_numbers"] else "")
+                + " (spaCy's is_punct/like_num)", not_number)
+    cand = steps.cand
+    for lang in langs[1:]:
+        cand[f"token_{lang}"] = cand[f"token_{lang}"].astype("int64")
+    return cand[["line"] + [f"{c}_{lang}" for lang in langs for c in ("token", "text")]], pd.DataFrame(counts)
+
+
+def tagged_candidates(cand: pd.DataFrame, tags: Mapping[str, pd.DataFrame], *, pivot: str, corpus: str,
+                      filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The lexical candidates (:func:`lexical_candidates`) of the tagged lines that pass the
+    filters needing POS and dependencies (pos, not_excluded, not_mwe), with ``upos_<lang>`` and
+    ``pos_class``, and their counts. ``tags``: per language, :data:`plmfair.pos.TAGS_SCHEMA`
+    rows of every token of the lines examined (candidates of other lines are dropped)."""
+    f = {**DEFAULT_FILTERS, **(filters or {})}
+    langs = _pivot_first(tags, pivot)
+    counts: list[dict] = []
+    record = _counts_recorder(counts, langs, corpus)
+    examined = tags[pivot]["line"].unique()
+    cand = cand[cand["line"].isin(examined)].reset_index(drop=True)
+    record("examined", "words", "candidates of the lines tagged and parsed", {lang: len(cand) for lang in langs},
+           len(cand))
+    for lang in langs:
+        tag = tags[lang].assign(in_mwe=_in_mwe(tags[lang], f["mwe_deps"]))[["line", "token", "upos", "in_mwe"]]
+        cand = cand.merge(tag.rename(columns={c: f"{c}_{lang}" for c in tag.columns if c != "line"}),
+                          on=["line", f"token_{lang}"], how="left", validate="many_to_one")
+    steps = _Steps(cand, langs, record)
+    pos = list(f["pos"])
+    same = None
+    if f["same_pos"]:
+        same = pd.Series(True, index=cand.index)
+        for lang in langs[1:]:
+            same &= cand[f"upos_{lang}"] == cand[f"upos_{pivot}"]
+    steps.apply("pos", f"POS in {pos} in every language" + (" (the same in all)" if f["same_pos"] else ""),
+                lambda lang: steps.cand[f"upos_{lang}"].isin(pos), also=same)
+    steps.apply("not_excluded", f"no POS in {list(f['exclude_pos'])}",
+                lambda lang: ~steps.cand[f"upos_{lang}"].isin(list(f["exclude_pos"])))
+    steps.apply("not_mwe", f"not in a multi-word expression (relations {list(f['mwe_deps'])})",
+                lambda lang: ~steps.cand[f"in_mwe_{lang}"].astype(bool))
+    cand = steps.cand
     n_sent = cand["line"].nunique()
     record("sentences_with_candidate", "sentences", "lines with at least one candidate",
            {lang: n_sent for lang in langs}, n_sent)
-    cand = cand.assign(pos_class=cand[f"upos_{pivot}"])
-    for lang in langs[1:]:
-        cand[f"token_{lang}"] = cand[f"token_{lang}"].astype("int64")
+    cand = cand.drop(columns=[f"in_mwe_{lang}" for lang in langs]).assign(pos_class=cand[f"upos_{pivot}"])
     return cand, pd.DataFrame(counts)
+
+
+def _add_counts(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Counts of line ranges summed per step and language (a step without a count stays without)."""
+    df = pd.concat(frames, ignore_index=True)
+    df["count"] = df["count"].astype("Int64")
+    keys = ["corpus", "step", "unit", "description", "lang"]
+    out = df.groupby(keys, sort=False, dropna=False)["count"].sum(min_count=1).reset_index()
+    return out.astype({"count": "Int64"})
+
+
+def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
+                    n_lines: int, corpus: str, filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every candidate that passes the filters, and the count table (:data:`CONSTRUCTION_SCHEMA`),
+    from tokens tagged in full (tokens with the :data:`plmfair.pos.TAGS_SCHEMA` columns, as
+    :func:`plmfair.pos.tag_lines` gives them) over lines 1..n_lines."""
+    lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
+                                         filters=filters)
+    tags = {lang: t[t["line"].isin(lexical["line"])][list(TAGS_SCHEMA)] for lang, t in tokens.items()}
+    cand, tagged = tagged_candidates(lexical, tags, pivot=pivot, corpus=corpus, filters=filters)
+    return cand, pd.concat([counts, tagged], ignore_index=True)
+
+
+def _per_class(n: int, classes: Sequence[str], corpus: str) -> int:
+    k, rest = divmod(n, len(classes))
+    if rest:
+        raise DataError(f"corpus {corpus}: sample size {n} cannot be split evenly across the POS classes {list(classes)}")
+    return k
 
 
 def balanced_sample(cand: pd.DataFrame, *, n: int, classes: Sequence[str], seed: int, corpus: str,
                     pivot: str) -> pd.DataFrame:
     """``n / len(classes)`` lines per POS class, one candidate each, no line twice, reproducible from ``seed``."""
-    k, rest = divmod(n, len(classes))
-    if rest:
-        raise DataError(f"corpus {corpus}: sample size {n} cannot be split evenly across the POS classes {list(classes)}")
+    k = _per_class(n, classes, corpus)
     rng = np.random.default_rng(seed)
     cand = cand.sort_values(["line", f"token_{pivot}"]).reset_index(drop=True)
     lines = {c: sorted(set(cand.loc[cand["pos_class"] == c, "line"])) for c in classes}
@@ -231,6 +299,113 @@ def balanced_sample(cand: pd.DataFrame, *, n: int, classes: Sequence[str], seed:
     out = pd.DataFrame(picked).sort_values("line").reset_index(drop=True)
     log.info("corpus %s: sampled %d quadruples (%s per class)", corpus, len(out), k)
     return out
+
+
+class SeededWalk:
+    """The ``as_needed`` sample: lines visited in a seeded random order, each taken for a POS
+    class it has a candidate of while that class still needs lines, until every class has
+    ``n / len(classes)``. Which class and which candidate a line gives are drawn from a
+    generator seeded by (seed, line), so the sample depends only on the seed and the
+    candidates, never on how many lines were tagged at a time."""
+
+    def __init__(self, *, n: int, classes: Sequence[str], seed: int, corpus: str, pivot: str):
+        self.k = _per_class(n, classes, corpus)
+        self.need = {c: self.k for c in classes}
+        self.seed, self.corpus, self.pivot = seed, corpus, pivot
+        self.picked: list[pd.Series] = []
+        self.seen = {c: 0 for c in classes}
+
+    def order(self, lines) -> list[int]:
+        return [int(x) for x in np.random.default_rng(self.seed).permutation(np.unique(np.asarray(lines, dtype="int64")))]
+
+    @property
+    def full(self) -> bool:
+        return all(v == 0 for v in self.need.values())
+
+    def take(self, cand: pd.DataFrame, lines: Sequence[int]) -> bool:
+        """Visit ``lines`` (in the walk's order) with their candidates; True once the sample is full."""
+        by_line = dict(tuple(cand.sort_values(["line", f"token_{self.pivot}"]).groupby("line", sort=False)))
+        for ln in lines:
+            options = by_line.get(ln)
+            if options is None:
+                continue
+            classes = sorted(c for c in set(options["pos_class"]) if c in self.need)
+            for c in classes:
+                self.seen[c] += 1
+            open_classes = [c for c in classes if self.need[c] > 0]
+            if not open_classes or self.full:
+                continue
+            rng = np.random.default_rng([self.seed, int(ln)])
+            c = open_classes[int(rng.integers(len(open_classes)))]
+            choice = options[options["pos_class"] == c]
+            self.picked.append(choice.iloc[int(rng.integers(len(choice)))])
+            self.need[c] -= 1
+        return self.full
+
+    def sample(self) -> pd.DataFrame:
+        if not self.full:
+            short = {c: self.k - v for c, v in self.need.items() if v}
+            raise DataError(
+                f"corpus {self.corpus}: every line was examined and the balanced sample is still short of {short} "
+                f"(needs {self.k} per class; lines with a candidate per class: {self.seen}). Lower cloze.sample.n, "
+                f"relax cloze.filters, or use a larger corpus"
+            )
+        out = pd.DataFrame(self.picked).sort_values("line").reset_index(drop=True)
+        log.info("corpus %s: sampled %d quadruples (%s per class)", self.corpus, len(out), self.k)
+        return out
+
+
+EXAMINE = ("as_needed", "all")
+
+
+def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str], corpus: str, filters: Mapping,
+                  n: int, seed: int, examine: str = "as_needed", batch_lines: int = 2000
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tag the lines with lexical candidates batch by batch and draw the sample; its counts.
+
+    ``tag(lines)`` returns, per language, the :data:`plmfair.pos.TAGS_SCHEMA` rows of those
+    lines. ``examine``: ``all`` tags every line and draws :func:`balanced_sample` from all the
+    candidates; ``as_needed`` tags lines in the :class:`SeededWalk` order only until the
+    sample is full (the counts from ``examined`` on are of the lines examined).
+    """
+    if examine not in EXAMINE:
+        raise DataError(f"cloze.sample.examine: {examine!r} is not one of {EXAMINE}")
+    classes = list(filters["pos"])
+    lines = sorted(int(x) for x in lexical["line"].unique())
+    if not lines:
+        raise DataError(f"corpus {corpus}: no line has a candidate after the lexical filters (length, one_to_one, "
+                        f"letters_only, not_number); see its construction table and relax cloze.filters")
+    by_line = lexical.set_index("line").sort_index()
+    counts, parts = [], []
+    walk = SeededWalk(n=n, classes=classes, seed=seed, corpus=corpus, pivot=pivot) if examine == "as_needed" else None
+    order = walk.order(lines) if walk else lines
+    n_examined = 0
+    for start in range(0, len(order), batch_lines):
+        batch = order[start:start + batch_lines]
+        cand, c = tagged_candidates(by_line.loc[sorted(batch)].reset_index(), tag(batch), pivot=pivot, corpus=corpus,
+                                    filters=filters)
+        counts.append(c)
+        n_examined += len(batch)
+        if walk is None:
+            parts.append(cand)
+        elif walk.take(cand, batch):
+            break
+    if walk is None:
+        sample = balanced_sample(pd.concat(parts, ignore_index=True), n=n, classes=classes, seed=seed, corpus=corpus,
+                                 pivot=pivot)
+        how = "balanced sample"
+    else:
+        sample = walk.sample()
+        how = "first lines of each class in a seeded random order"
+    k = n // len(classes)
+    desc_examined = (f"lines tagged and parsed: {'every' if walk is None else 'in seeded order until the sample was full, of'}"
+                     f" {len(lines)} with a candidate")
+    rows = [{"corpus": corpus, "step": "examined_lines", "unit": "sentences", "description": desc_examined,
+             "lang": lang, "count": n_examined} for lang in [*langs, "all"]]
+    rows += [{"corpus": corpus, "step": "sampled", "unit": "sentences",
+              "description": f"{how}, seed {seed}: {k} per class of {classes}", "lang": lang, "count": len(sample)}
+             for lang in [*langs, "all"]]
+    return sample, _add_counts([pd.DataFrame(rows[:len(rows) // 2]), *counts, pd.DataFrame(rows[len(rows) // 2:])])
 
 
 def masked_text(tokens: pd.DataFrame, line: int, token: int) -> tuple[str, str]:
@@ -292,20 +467,24 @@ def verify_sentences(sentences: pd.DataFrame, tokens: Mapping[str, pd.DataFrame]
 
 
 def construct(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str, n_lines: int,
-              corpus: str, filters: Mapping | None, n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Sentences (:data:`SENTENCES_SCHEMA`) and counts (:data:`CONSTRUCTION_SCHEMA`) of one corpus."""
+              corpus: str, filters: Mapping | None, n: int, seed: int, examine: str = "as_needed",
+              batch_lines: int = 2000) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Sentences (:data:`SENTENCES_SCHEMA`) and counts (:data:`CONSTRUCTION_SCHEMA`) of one corpus
+    held in memory, its tokens tagged in full (:func:`plmfair.pos.tag_lines`);
+    :func:`construct_files` is the same on files, tagging only the lines it examines."""
     f = {**DEFAULT_FILTERS, **(filters or {})}
-    cand, counts = candidate_words(tokens, alignments, pivot=pivot, n_lines=n_lines, corpus=corpus, filters=f)
-    sample = balanced_sample(cand, n=n, classes=list(f["pos"]), seed=seed, corpus=corpus, pivot=pivot)
+    langs = _pivot_first(tokens, pivot)
+    lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
+                                         filters=f)
+
+    def tag(lines):
+        return {lang: t.loc[t["line"].isin(lines), list(TAGS_SCHEMA)] for lang, t in tokens.items()}
+
+    sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
+                                     examine=examine, batch_lines=batch_lines)
     sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
     verify_sentences(sentences, tokens, alignments, pivot=pivot, pos=f["pos"])
-    langs = _pivot_first(tokens, pivot)
-    extra = [{"corpus": corpus, "step": "sampled", "unit": "sentences",
-              "description": f"balanced sample, seed {seed}: {n // len(f['pos'])} per class of {list(f['pos'])}",
-              "lang": lang, "count": len(sample)} for lang in [*langs, "all"]]
-    counts = pd.concat([counts, pd.DataFrame(extra)], ignore_index=True)
-    counts["count"] = counts["count"].astype("Int64")
-    return sentences, counts
+    return sentences, pd.concat([counts, selected], ignore_index=True).astype({"count": "Int64"})
 
 
 def write_annotation_sheets(sentences: pd.DataFrame, *, lang: str, out_dir: str | os.PathLike,
@@ -356,21 +535,72 @@ def ingest_answers(sentences: pd.DataFrame, answer_files: Mapping[str, str | os.
     return mozart_frame(pd.concat(frames, ignore_index=True).to_dict("records"))
 
 
+def _line_range_filter(start: int, stop: int) -> list:
+    return [("line", ">=", start), ("line", "<", stop)]
+
+
 def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_files: Mapping[str, str | os.PathLike], *,
-                    pivot: str, corpus: str, filters: Mapping | None, n: int, seed: int
+                    pivot: str, corpus: str, filters: Mapping | None, n: int, seed: int,
+                    pipelines: Mapping[str, str | os.PathLike], tokenized: bool = False, examine: str = "as_needed",
+                    join_counts: str | os.PathLike | None = None, batch_lines: int = 2000
                     ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """:func:`construct` from the tokens and alignments files of one corpus; also the run metadata."""
+    """:func:`construct` streamed from the tokens and alignments files of one corpus; also the run
+    metadata (with the seconds spent filtering, tagging and sampling).
+
+    The lexical filters run over one row group of lines (:data:`plmfair.pos.ROW_GROUP_LINES`)
+    at a time; only the lines the sample examines are read again, tagged and parsed
+    (:func:`plmfair.pos.tag_tokens`). Memory holds one range of lines and the candidates.
+    """
+    import time
+
     from plmfair.data import check_parallel
     from plmfair.io import read_parquet, read_parquet_meta
+    from plmfair.pos import ROW_GROUP_LINES, load_pipeline, tag_tokens
 
+    f = {**DEFAULT_FILTERS, **(filters or {})}
     metas = {lang: read_parquet_meta(p) for lang, p in token_files.items()}
     n_lines = check_parallel({lang: m["n_lines"] for lang, m in metas.items()},
                              {lang: m["source"] for lang, m in metas.items()})
-    tokens = {lang: read_parquet(p) for lang, p in token_files.items()}
-    aligns = {lang: read_parquet(p) for lang, p in alignment_files.items()}
-    sentences, counts = construct(tokens, aligns, pivot=pivot, n_lines=n_lines, corpus=corpus, filters=filters,
-                                  n=n, seed=seed)
-    meta = {"corpus": corpus, "pivot": pivot, "n": n, "seed": seed, "filters": {**DEFAULT_FILTERS, **(filters or {})},
+    langs = [pivot] + [lang for lang in token_files if lang != pivot]
+    seconds = {"filter": 0.0, "tag": 0.0, "sample": 0.0}
+    clock = time.perf_counter()
+    parts, counts = [], []
+    for start in range(1, n_lines + 1, ROW_GROUP_LINES):
+        stop = min(start + ROW_GROUP_LINES, n_lines + 1)
+        rows = _line_range_filter(start, stop)
+        toks = {lang: read_parquet(token_files[lang], filters=rows) for lang in langs}
+        links = {lang: read_parquet(p, filters=rows) for lang, p in alignment_files.items()}
+        cand, c = lexical_candidates(toks, links, pivot=pivot, lines=range(start, stop), corpus=corpus, filters=f)
+        parts.append(cand)
+        counts.append(c)
+    lexical = pd.concat(parts, ignore_index=True)
+    seconds["filter"] = time.perf_counter() - clock
+    nlps = {lang: load_pipeline(pipelines[lang], lang) for lang in langs}
+
+    def read_tokens(lines):
+        return {lang: read_parquet(token_files[lang], filters=[("line", "in", [int(x) for x in lines])]) for lang in langs}
+
+    def tag(lines):
+        t0 = time.perf_counter()
+        out = {lang: tag_tokens(nlps[lang], t, tokenized=tokenized, source=metas[lang]["source"])
+               for lang, t in read_tokens(lines).items()}
+        seconds["tag"] += time.perf_counter() - t0
+        return out
+
+    clock = time.perf_counter()
+    sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
+                                     examine=examine, batch_lines=batch_lines)
+    sampled = sorted(int(x) for x in sample["line"])
+    tokens = {lang: t.merge(tags, on=["line", "token"], validate="one_to_one")
+              for (lang, t), tags in zip(read_tokens(sampled).items(), tag(sampled).values(), strict=True)}
+    links = {lang: read_parquet(p, filters=[("line", "in", sampled)]) for lang, p in alignment_files.items()}
+    sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
+    verify_sentences(sentences, tokens, links, pivot=pivot, pos=f["pos"])
+    seconds["sample"] = time.perf_counter() - clock - seconds["tag"]
+    lead = [read_parquet(join_counts)] if join_counts else []
+    counts = pd.concat([*lead, _add_counts(counts), selected], ignore_index=True).astype({"count": "Int64"})
+    meta = {"corpus": corpus, "pivot": pivot, "n": n, "seed": seed, "examine": examine, "filters": f,
+            "n_lines": n_lines, "seconds": seconds,
             "sources": {lang: m["source"] for lang, m in metas.items()},
             "alignments": {lang: read_parquet_meta(p) for lang, p in alignment_files.items()}}
     return sentences, counts, meta

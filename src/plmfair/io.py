@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -98,31 +98,66 @@ def write_parquet(
     (or a description without a column) is a programming error caught here.
     """
     if schema_doc is not None:
-        missing = [c for c in df.columns if c not in schema_doc]
-        extra = [c for c in schema_doc if c not in df.columns]
-        if missing or extra:
-            raise ValueError(
-                f"schema documentation for {path} does not match its columns: "
-                f"undocumented {missing}, documented but absent {extra}"
-            )
+        _check_schema_doc(df.columns, schema_doc, path)
     table = pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False)
-    metadata = dict(table.schema.metadata or {})
-    if schema_doc is not None:
-        metadata[SCHEMA_KEY] = json.dumps(dict(schema_doc), ensure_ascii=False).encode()
-    if meta is not None:
-        metadata[META_KEY] = json.dumps(dict(meta), ensure_ascii=False, default=str).encode()
-    table = table.replace_schema_metadata(metadata)
+    table = table.replace_schema_metadata(_with_metadata(table.schema, schema_doc, meta).metadata)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp)
 
 
-def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None) -> pd.DataFrame:
-    """Read a Parquet output, naming the file and the missing columns when it is not as expected."""
+def _check_schema_doc(columns, schema_doc, path) -> None:
+    missing = [c for c in columns if c not in schema_doc]
+    extra = [c for c in schema_doc if c not in columns]
+    if missing or extra:
+        raise ValueError(
+            f"schema documentation for {path} does not match its columns: "
+            f"undocumented {missing}, documented but absent {extra}"
+        )
+
+
+def _with_metadata(schema: pa.Schema, schema_doc: Mapping[str, str] | None, meta: Mapping | None) -> pa.Schema:
+    metadata = dict(schema.metadata or {})
+    if schema_doc is not None:
+        metadata[SCHEMA_KEY] = json.dumps(dict(schema_doc), ensure_ascii=False).encode()
+    if meta is not None:
+        metadata[META_KEY] = json.dumps(dict(meta), ensure_ascii=False, default=str).encode()
+    return schema.with_metadata(metadata)
+
+
+def write_parquet_chunks(frames: Iterable[pd.DataFrame], path: str | os.PathLike, *,
+                         schema_doc: Mapping[str, str], meta: Mapping | None = None) -> int:
+    """Write data frames of the same columns as successive row groups of one Parquet file, atomically,
+    holding one frame in memory at a time (the first fixes the schema; at least one is needed).
+    Returns the number of rows written."""
+    rows = 0
+    writer = None
+    with atomic_path(path) as tmp:
+        try:
+            for df in frames:
+                table = pa.Table.from_pandas(df.reset_index(drop=True), preserve_index=False)
+                if writer is None:
+                    _check_schema_doc(df.columns, schema_doc, path)
+                    schema = _with_metadata(table.schema, schema_doc, meta)
+                    writer = pq.ParquetWriter(tmp, schema)
+                writer.write_table(table.cast(schema))
+                rows += len(df)
+            if writer is None:
+                raise ValueError(f"no data frame to write to {path}")
+        finally:
+            if writer is not None:
+                writer.close()
+    return rows
+
+
+def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None, filters=None) -> pd.DataFrame:
+    """Read a Parquet output, naming the file and the missing columns when it is not as expected.
+    ``filters``: pyarrow row filters (``[("line", "in", lines)]``), which skip row groups whose
+    statistics rule them out."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: file not found; run the workflow stage that writes it first")
     try:
-        df = pq.read_table(path).to_pandas()
+        df = pq.read_table(path, filters=filters).to_pandas()
     except Exception as exc:  # pyarrow raises several types for corrupt files
         raise DataError(f"{path}: not a readable Parquet file ({exc}); delete it and rerun") from exc
     if columns is not None:

@@ -1,4 +1,4 @@
-"""Filter the candidates of one corpus and draw the balanced cloze sample."""
+"""Filter the candidates of one corpus, tag the lines the sample examines, and draw the balanced sample."""
 
 from plmfair.cloze import CONSTRUCTION_SCHEMA, SENTENCES_SCHEMA, construct_files
 from plmfair.io import write_parquet
@@ -14,6 +14,10 @@ sentences, counts, meta = construct_files(
     filters=snakemake.params.filters,
     n=snakemake.params.sample["n"],
     seed=snakemake.params.sample["seed"],
+    examine=snakemake.params.sample["examine"],
+    pipelines=snakemake.params.pipelines,
+    tokenized=snakemake.params.tokenized,
+    join_counts=snakemake.input.join_counts or None,
 )
 write_parquet(df=counts, path=snakemake.output.counts, schema_doc=CONSTRUCTION_SCHEMA, meta=meta)
 write_parquet(df=sentences, path=snakemake.output.sentences, schema_doc=SENTENCES_SCHEMA, meta=meta)

@@ -1,17 +1,15 @@
-"""Tokens, universal POS and dependency relations of one language of a parallel corpus."""
+"""Tokens of one language of a parallel corpus (spaCy's tokenizer; tagging comes later, where needed)."""
 
-from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
-from plmfair.pos import TOKENS_SCHEMA, tag_corpus_file
+from plmfair.pos import tokenize_corpus_file
 
 configure_logging(snakemake)
-tokens, meta = tag_corpus_file(
+tokenize_corpus_file(
     path=snakemake.input.text,
+    out=snakemake.output.tokens,
     lang=snakemake.wildcards.lang,
     pipeline=snakemake.params.pipeline,
     member=snakemake.params.member,
     tokenized=snakemake.params.tokenized,
     empty=snakemake.params.empty_lines,
-    n_process=snakemake.threads,
 )
-write_parquet(df=tokens, path=snakemake.output.tokens, schema_doc=TOKENS_SCHEMA, meta=meta)
