@@ -52,9 +52,11 @@ def download_entries(config: dict) -> dict[str, dict]:
         for key in ("text", "alignments", "answers"):
             for lang, entry in corpus.get(key, {}).items():
                 out[f"{where}.{key}.{lang}"] = entry
-        for lang, pair in corpus.get("align_extra", {}).items():
-            for side, entry in pair.items():
-                out[f"{where}.align_extra.{lang}.{side}"] = entry
+        for key in ("align_extra", "bitexts", "gold_alignments"):
+            for name, group in corpus.get(key, {}).items():
+                for side, entry in group.items():
+                    if isinstance(entry, dict):
+                        out[f"{where}.{key}.{name}.{side}"] = entry
     for lang, entry in config.get("cloze", {}).get("spacy", {}).items():
         if isinstance(entry, dict):
             out[f"cloze.spacy.{lang}.lexicon"] = entry["lexicon"]

@@ -94,8 +94,13 @@ def active_downloads(config: dict) -> dict[str, dict]:
 
 def cloze_langs(config: dict, corpus: str) -> list[str]:
     """The corpus languages, pivot first."""
-    entry = cloze_corpora(config)[corpus]
-    return [entry["pivot"]] + [lang for lang in entry["text"] if lang != entry["pivot"]]
+    return corpus_langs(cloze_corpora(config)[corpus])
+
+
+def corpus_langs(entry: dict) -> list[str]:
+    """A corpus entry's languages, pivot first: of its text files, or its bitexts' and the pivot."""
+    langs = entry["bitexts"] if "bitexts" in entry else entry["text"]
+    return [entry["pivot"]] + [lang for lang in langs if lang != entry["pivot"]]
 
 
 def spacy_packages(config: dict) -> dict[str, str]:
@@ -273,10 +278,17 @@ def _check_cloze(config: dict) -> None:
         )
     for name, corpus in cloze["corpora"].items():
         where = f"cloze.corpora.{name}"
-        langs = list(corpus["text"])
         pivot = corpus["pivot"]
-        if pivot not in langs:
+        if "bitexts" in corpus and pivot in corpus["bitexts"]:
+            raise ConfigError(f"config error at {where}.bitexts.{pivot}: the pivot language has no bitext of its own; "
+                              f"give one bitext per other language")
+        langs = corpus_langs(corpus)
+        if pivot not in langs or ("text" in corpus and pivot not in corpus["text"]):
             raise ConfigError(f"config error at {where}.pivot: {pivot!r} is not one of the text languages {langs}")
+        for gold_name, gold in corpus["gold_alignments"].items():
+            if gold["lang"] not in langs or gold["lang"] == pivot:
+                raise ConfigError(f"config error at {where}.gold_alignments.{gold_name}.lang: {gold['lang']!r} is not "
+                                  f"a non-pivot language of the corpus ({langs[1:]})")
         for key in ("alignments", "align_extra", "answers"):
             for lang in corpus[key]:
                 if lang not in langs or (key != "answers" and lang == pivot):

@@ -46,7 +46,7 @@ def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
 # Characters the tables use that pdfLaTeX does not know as text, after Styler's own escaping
 # of the special characters (& % $ # _ { } ~ ^ \).
 _LATEX_SYMBOLS = {"σ": r"$\sigma$", "†": r"\dag{}", "‡": r"\ddag{}", "▲": r"$\blacktriangle$",
-                  "▼": r"$\blacktriangledown$", "≤": r"$\leq$", "≥": r"$\geq$", "–": "--"}
+                  "▼": r"$\blacktriangledown$", "≤": r"$\leq$", "≥": r"$\geq$", "–": "--", "∩": r"$\cap$"}
 
 
 def _escape_caption(text: str) -> str:
@@ -302,6 +302,29 @@ def write_construction_table(count_files: Sequence[str | os.PathLike], *, csv: s
                 "passes the step in that language among what passed every earlier step in all languages; 'all' what "
                 "passes in all of them.",
         label="tab:cloze_construction",
+    )
+
+
+def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
+    """One row per corpus, gold set, extra text and symmetrisation: links, precision, recall, AER."""
+    out = quality[["corpus", "gold", "lang", "extra", "extra_lines", "symmetrisation", "sentences", "predicted", "sure",
+                   "possible", "precision", "recall", "aer"]].rename(columns={
+        "extra_lines": "extra lines", "predicted": "|A|", "sure": "|S|", "possible": "|P|", "aer": "AER"})
+    return out.reset_index(drop=True)
+
+
+def write_alignment_quality_table(quality_files: Sequence[str | os.PathLike], *, csv: str, md: str, tex: str) -> None:
+    """``results/tables/alignment_quality.{csv,md,tex}``: what the one-to-one filter rests on."""
+    quality = pd.concat([read_parquet(p) for p in quality_files], ignore_index=True)
+    dropped = quality.groupby("gold")["dropped_gold_links"].first()
+    note = "".join(f" {n} link(s) of {g} fall outside their sentence and are left out." for g, n in dropped.items() if n)
+    write_table(
+        alignment_quality_table(quality), csv=csv, md=md, tex=tex, digits=3,
+        caption="Word alignment quality of the eflomal step on hand-made gold alignments: precision |A∩P|/|A|, recall "
+                "|A∩S|/|S| and alignment error rate 1 - (|A∩S| + |A∩P|)/(|A| + |S|) (Och & Ney 2003), per "
+                "symmetrisation, the gold sentences aligned alone (extra: none) or together with the corpus's own "
+                "lines (extra: corpus)." + note,
+        label="tab:alignment_quality",
     )
 
 

@@ -16,6 +16,29 @@ rule build_spacy_pipeline:
         "../scripts/build_spacy_pipeline.py"
 
 
+rule cloze_join_bitexts:
+    input:
+        unpack(get_cloze_bitext_files),
+    output:
+        joined="results/cloze/{corpus}/joined.parquet",
+        counts="results/cloze/{corpus}/join_counts.parquet",
+    params:
+        bitexts=get_cloze_bitext_members,
+        pivot=get_cloze_pivot,
+        duplicates=get_cloze_duplicates,
+    log:
+        "results/logs/cloze/{corpus}/join_bitexts.log",
+    benchmark:
+        "results/benchmarks/cloze/{corpus}/join_bitexts.tsv"
+    resources:
+        mem_mb=6000,
+        runtime=30,
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/cloze_join_bitexts.py"
+
+
 rule cloze_tokenize:
     input:
         text=get_cloze_text,
@@ -31,7 +54,6 @@ rule cloze_tokenize:
         "results/logs/cloze/{corpus}/tokenize_{lang}.log",
     benchmark:
         "results/benchmarks/cloze/{corpus}/tokenize_{lang}.tsv"
-    threads: 4
     resources:
         mem_mb=4000,
         runtime=60,
@@ -66,11 +88,15 @@ rule cloze_select:
     input:
         tokens=get_cloze_token_files,
         alignments=get_cloze_alignment_files,
+        join_counts=get_cloze_join_counts,
+        pipelines=get_cloze_pipeline_files,
     output:
         sentences="results/cloze/{corpus}/sentences.parquet",
         counts="results/cloze/{corpus}/construction.parquet",
     params:
         pivot=get_cloze_pivot,
+        pipelines=get_cloze_pipelines,
+        tokenized=get_cloze_tokenized,
         filters=config["cloze"]["filters"],
         sample=config["cloze"]["sample"],
     log:
@@ -79,11 +105,53 @@ rule cloze_select:
         "results/benchmarks/cloze/{corpus}/select.tsv"
     resources:
         mem_mb=4000,
-        runtime=30,
+        runtime=60,
+    conda:
+        "../../envs/cloze.yaml"
+    script:
+        "../scripts/cloze_select.py"
+
+
+rule cloze_alignment_quality:
+    input:
+        unpack(get_gold_alignment_inputs),
+    output:
+        quality="results/cloze/{corpus}/alignment_quality.parquet",
+        links="results/cloze/{corpus}/gold_alignment_links.parquet",
+    params:
+        gold=get_gold_alignment_params,
+        pivot=get_cloze_pivot,
+        eflomal_options=config["cloze"]["eflomal"],
+    log:
+        "results/logs/cloze/{corpus}/alignment_quality.log",
+    benchmark:
+        "results/benchmarks/cloze/{corpus}/alignment_quality.tsv"
+    threads: 4
+    resources:
+        mem_mb=8000,
+        runtime=120,
+    conda:
+        "../../envs/cloze.yaml"
+    script:
+        "../scripts/cloze_alignment_quality.py"
+
+
+rule alignment_quality_table:
+    input:
+        quality=get_alignment_quality_files(),
+    output:
+        csv="results/tables/alignment_quality.csv",
+        md="results/tables/alignment_quality.md",
+        tex="results/tables/alignment_quality.tex",
+    log:
+        "results/logs/tables/alignment_quality.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
     conda:
         "../../envs/data.yaml"
     script:
-        "../scripts/cloze_select.py"
+        "../scripts/alignment_quality_table.py"
 
 
 rule cloze_construction_table:

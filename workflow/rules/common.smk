@@ -254,11 +254,75 @@ def get_cloze_pivot(wildcards):
 
 
 def get_cloze_text(wildcards):
-    return _download(CLOZE_CORPORA[wildcards.corpus]["text"][wildcards.lang])
+    """A language's text file, or the corpus joined from its bitexts."""
+    entry = CLOZE_CORPORA[wildcards.corpus]
+    if "bitexts" in entry:
+        return f"results/cloze/{wildcards.corpus}/joined.parquet"
+    return _download(entry["text"][wildcards.lang])
 
 
 def get_cloze_text_member(wildcards):
-    return CLOZE_CORPORA[wildcards.corpus]["text"][wildcards.lang]["member"]
+    entry = CLOZE_CORPORA[wildcards.corpus]
+    return None if "bitexts" in entry else entry["text"][wildcards.lang]["member"]
+
+
+def get_cloze_bitext_files(wildcards):
+    bitexts = CLOZE_CORPORA[wildcards.corpus]["bitexts"]
+    return {f"{lang}_{side}": _download(pair[side]) for lang, pair in bitexts.items() for side in ("pivot", "text")}
+
+
+def get_cloze_bitext_members(wildcards):
+    """Per language, the archive members of its bitext's pivot and other side."""
+    bitexts = CLOZE_CORPORA[wildcards.corpus]["bitexts"]
+    return {lang: [pair["pivot"]["member"], pair["text"]["member"]] for lang, pair in bitexts.items()}
+
+
+def get_cloze_duplicates(wildcards):
+    return CLOZE_CORPORA[wildcards.corpus]["duplicates"]
+
+
+def get_cloze_join_counts(wildcards):
+    if "bitexts" in CLOZE_CORPORA[wildcards.corpus]:
+        return f"results/cloze/{wildcards.corpus}/join_counts.parquet"
+    return []
+
+
+def get_cloze_pipelines(wildcards):
+    return {lang: _spacy_pipeline(lang) for lang in plan.cloze_langs(config, wildcards.corpus)}
+
+
+def get_cloze_pipeline_files(wildcards):
+    return _spacy_files(plan.cloze_langs(config, wildcards.corpus))
+
+
+def _gold_files(gold):
+    return {key: gold[key] for key in ("sentences", "pivot_sentences", "links") if key in gold}
+
+
+def get_gold_alignment_inputs(wildcards):
+    """Every gold set's files, and the corpus tokens of its languages (the extra text of the eflomal run)."""
+    corpus = wildcards.corpus
+    golds = CLOZE_CORPORA[corpus]["gold_alignments"]
+    pivot = CLOZE_CORPORA[corpus]["pivot"]
+    inputs = {f"{name}__{key}": _download(entry) for name, gold in golds.items() for key, entry in _gold_files(gold).items()}
+    for lang in dict.fromkeys([pivot] + [gold["lang"] for gold in golds.values()]):
+        inputs[f"tokens__{lang}"] = f"results/cloze/{corpus}/tokens/{lang}.parquet"
+    return inputs
+
+
+def get_gold_alignment_params(wildcards):
+    """Each gold set's settings and archive members (its files come as inputs named <set>__<file>)."""
+    golds = CLOZE_CORPORA[wildcards.corpus]["gold_alignments"]
+    return {
+        name: {**{k: v for k, v in gold.items() if k not in ("sentences", "pivot_sentences", "links")},
+               "members": {key: entry["member"] for key, entry in _gold_files(gold).items()}}
+        for name, gold in golds.items()
+    }
+
+
+def get_alignment_quality_files():
+    return [f"results/cloze/{corpus}/alignment_quality.parquet" for corpus, entry in CLOZE_CORPORA.items()
+            if entry["gold_alignments"]]
 
 
 def get_cloze_tokenized(wildcards):
@@ -371,6 +435,8 @@ def get_cloze_outputs():
     if not CLOZE_CORPORA:
         return []
     out = ["results/tables/cloze_construction.csv"]
+    if get_alignment_quality_files():
+        out.append("results/tables/alignment_quality.csv")
     for corpus, entry in CLOZE_CORPORA.items():
         out.append(f"results/cloze/{corpus}/sentences.parquet")
         out += [f"results/cloze/{corpus}/sheets/{lang}" for lang in plan.cloze_langs(config, corpus)]
