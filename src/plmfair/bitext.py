@@ -129,8 +129,12 @@ _STEPS = {
 def _join_counts(per_bitext, langs, *, pivot, corpus, duplicates, n_joined) -> pd.DataFrame:
     rows = []
     for step, desc in _STEPS.items():
+        # one description per step (the table has a row per step); the pivot has no bitext of its own
+        desc = f"{desc}, in the language's bitext with {pivot}"
+        rows.append({"corpus": corpus, "step": step, "unit": "sentences", "description": desc, "lang": pivot,
+                     "count": None})
         for lang, counts in zip(langs, per_bitext, strict=True):
-            rows.append({"corpus": corpus, "step": step, "unit": "sentences", "description": f"{desc} ({pivot}-{lang})",
+            rows.append({"corpus": corpus, "step": step, "unit": "sentences", "description": desc,
                          "lang": lang, "count": counts[step]})
     policy = "first occurrence kept" if duplicates == "first" else "repeated sentences dropped"
     rows += [{"corpus": corpus, "step": "joined", "unit": "sentences",

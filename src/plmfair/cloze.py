@@ -398,14 +398,17 @@ def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str
         sample = walk.sample()
         how = "first lines of each class in a seeded random order"
     k = n // len(classes)
-    desc_examined = (f"lines tagged and parsed: {'every' if walk is None else 'in seeded order until the sample was full, of'}"
-                     f" {len(lines)} with a candidate")
-    rows = [{"corpus": corpus, "step": "examined_lines", "unit": "sentences", "description": desc_examined,
-             "lang": lang, "count": n_examined} for lang in [*langs, "all"]]
-    rows += [{"corpus": corpus, "step": "sampled", "unit": "sentences",
-              "description": f"{how}, seed {seed}: {k} per class of {classes}", "lang": lang, "count": len(sample)}
-             for lang in [*langs, "all"]]
-    return sample, _add_counts([pd.DataFrame(rows[:len(rows) // 2]), *counts, pd.DataFrame(rows[len(rows) // 2:])])
+    scope = "every" if walk is None else "in seeded order until the sample was full, of"
+    examined = _per_language_rows(corpus, "examined_lines", f"lines tagged and parsed: {scope} {len(lines)} with a candidate",
+                                  [*langs, "all"], n_examined)
+    sampled = _per_language_rows(corpus, "sampled", f"{how}, seed {seed}: {k} per class of {classes}", [*langs, "all"],
+                                 len(sample))
+    return sample, _add_counts([examined, *counts, sampled])
+
+
+def _per_language_rows(corpus: str, step: str, description: str, langs: Sequence[str], count: int) -> pd.DataFrame:
+    return pd.DataFrame([{"corpus": corpus, "step": step, "unit": "sentences", "description": description, "lang": lang,
+                          "count": count} for lang in langs])
 
 
 def masked_text(tokens: pd.DataFrame, line: int, token: int) -> tuple[str, str]:

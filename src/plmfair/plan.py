@@ -277,6 +277,8 @@ def _check_cloze(config: dict) -> None:
             f"use a multiple of {classes}"
         )
     for name, corpus in cloze["corpora"].items():
+        if not corpus.get("enabled", True):
+            continue
         where = f"cloze.corpora.{name}"
         pivot = corpus["pivot"]
         if "bitexts" in corpus and pivot in corpus["bitexts"]:

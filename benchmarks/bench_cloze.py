@@ -1,0 +1,165 @@
+"""Cloze construction at corpus scale: the workflow's own rules on a generated four-way corpus.
+
+    python benchmarks/bench_cloze.py --lines 10000 100000 [--spacy fr=fr_core_news_sm]
+
+For each size, writes a four-way corpus of that many lines as three X-English bitexts (text
+generated from the demo's four-language grammar, .test/make_cloze_corpus.py, adjectives before
+the noun everywhere, two to four clauses a line, about 24 tokens on average as in Europarl; no
+four-way Europarl text is available offline), then runs Snakemake on it up to the cloze sentences: bitext join,
+tokenize (4 languages), eflomal alignment (3 pairs), filter + tag/parse + sample. Prints per
+stage the seconds, lines/s and peak memory (Snakemake's benchmark files: max RSS of the job),
+the end-to-end wall time, and how time and memory grow between the sizes.
+
+Tagging uses the demo's lookup pipelines unless ``--spacy LANG=PIPELINE`` names a real one
+(``make bench-cloze`` uses fr_core_news_sm, tagger and parser, for French); with
+``sample.examine: as_needed`` only the lines the sample needs are tagged either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+LANGS = ("en", "de", "es", "fr")
+
+
+def _grammar():
+    spec = importlib.util.spec_from_file_location("make_cloze_corpus", REPO / ".test" / "make_cloze_corpus.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_corpus(out: Path, n_lines: int, seed: int = 0) -> None:
+    """``n_lines`` four-way lines as bitexts en-{de,es,fr}; lexicons beside them."""
+    g = _grammar()
+    # Adjectives before the noun in every language: on this artificial text eflomal's intersection
+    # leaves the demo's post-nominal Spanish and French adjectives unaligned, and a sample with
+    # no ADJ candidate would tag the whole corpus and then stop short (real Europarl has them).
+    g.TEMPLATES = [{lang: order.replace("D N A", "D A N") for lang, order in t.items()} for t in g.TEMPLATES]
+    rng = random.Random(seed)
+    sides = {lang: [] for lang in LANGS}
+    weights = [4, 1, 2, 1, 1, 0]  # no too-short template: lines of 2-4 clauses
+    for _ in range(n_lines):
+        clauses, _ = g.corpus(rng.randint(2, 4), rng, weights=weights)
+        for lang in LANGS:
+            sides[lang].append(" ".join(clauses[lang]))
+    for lang in LANGS[1:]:
+        (out / f"bench.{lang}-en.en").write_text("\n".join(sides["en"]) + "\n", encoding="utf-8")
+        (out / f"bench.{lang}-en.{lang}").write_text("\n".join(sides[lang]) + "\n", encoding="utf-8")
+    for lang in LANGS:
+        (out / f"lexicon_{lang}.tsv").write_text(
+            "".join("\t".join(r).rstrip("\t") + "\n" for r in g.lexicon(lang)), encoding="utf-8")
+
+
+def _entry(path: Path) -> dict:
+    return {"file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def write_config(data: Path, path: Path, *, spacy: dict[str, str], n: int) -> None:
+    cfg = {
+        "mirror": str(data),
+        "cloze": {
+            "corpora": {
+                "wmt06_europarl": {"enabled": False},
+                "wmt06_test2006": {"enabled": False},
+                "bench": {
+                    "pivot": "en",
+                    "bitexts": {lang: {"pivot": _entry(data / f"bench.{lang}-en.en"),
+                                       "text": _entry(data / f"bench.{lang}-en.{lang}")} for lang in LANGS[1:]},
+                },
+            },
+            "spacy": {lang: spacy.get(lang) or {"lexicon": _entry(data / f"lexicon_{lang}.tsv")} for lang in LANGS},
+            "sample": {"n": n, "seed": 2022, "examine": "as_needed"},
+        },
+    }
+    path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+
+
+STAGES = [("join", "join_bitexts.tsv"), ("tokenize", "tokenize_*.tsv"), ("align", "align_*.tsv"), ("select", "select.tsv")]
+
+
+def run_size(n_lines: int, *, work: Path, spacy: dict[str, str], cores: int, n: int) -> dict:
+    data, run = work / f"data_{n_lines}", work / f"run_{n_lines}"
+    data.mkdir(parents=True)
+    run.mkdir(parents=True)
+    write_corpus(data, n_lines)
+    write_config(data, run / "bench.yaml", spacy=spacy, n=n)
+    cmd = [sys.executable, "-m", "snakemake", "results/cloze/bench/sentences.parquet", "--cores", str(cores),
+           "--directory", str(run), "--snakefile", str(REPO / "Snakefile"), "--configfile", str(run / "bench.yaml")]
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if done.returncode:
+        sys.exit(f"snakemake failed for {n_lines} lines:\n{done.stderr[-4000:]}")
+    bench = run / "results" / "benchmarks" / "cloze" / "bench"
+    out = {"lines": n_lines, "wall_s": wall}
+    for stage, pattern in STAGES:
+        rows = pd.concat([pd.read_csv(p, sep="\t") for p in sorted(bench.glob(pattern))])
+        out[f"{stage}_s"] = float(rows["s"].sum())
+        out[f"{stage}_rss_mb"] = float(rows["max_rss"].max())
+    meta = json.loads(pq.read_schema(run / "results/cloze/bench/construction.parquet").metadata[b"plmfair.meta"])
+    for part, seconds in meta["seconds"].items():
+        out[f"select_{part}_s"] = seconds
+    counts = pd.read_parquet(run / "results/cloze/bench/construction.parquet").set_index(["step", "lang"])["count"]
+    out["four_way_lines"] = int(counts[("joined", "all")])
+    out["examined_lines"] = int(counts[("examined_lines", "all")])
+    return out
+
+
+def report(results: list[dict]) -> None:
+    print("\nper stage: seconds (lines/s), peak RSS of the job")
+    for r in results:
+        print(f"\n{r['lines']:,} four-way lines ({r['four_way_lines']:,} after the join), end to end {r['wall_s']:.0f} s "
+              f"(Snakemake included); the sample examined {r['examined_lines']:,} lines")
+        for stage, _ in STAGES:
+            s = r[f"{stage}_s"]
+            print(f"  {stage:<9} {s:8.1f} s {r['lines'] / s:10,.0f} lines/s   peak {r[f'{stage}_rss_mb']:7,.0f} MB")
+        print(f"    select = filter {r['select_filter_s']:.1f} s + tag/parse {r['select_tag_s']:.1f} s "
+              f"+ sample {r['select_sample_s']:.1f} s")
+    if len(results) > 1:
+        a, b = results[0], results[-1]
+        size = b["lines"] / a["lines"]
+        print(f"\ngrowth {a['lines']:,} -> {b['lines']:,} lines ({size:.0f}x):")
+        for stage, _ in STAGES:
+            print(f"  {stage:<9} time x{b[f'{stage}_s'] / a[f'{stage}_s']:.1f}   "
+                  f"peak memory x{b[f'{stage}_rss_mb'] / a[f'{stage}_rss_mb']:.1f}")
+        print(f"  end to end time x{b['wall_s'] / a['wall_s']:.1f} (linear would be x{size:.0f})")
+        per_line = b["wall_s"] / b["lines"]
+        print(f"  at that rate 350,000 lines take about {350_000 * per_line / 60:.1f} min")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lines", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--spacy", nargs="*", default=[], metavar="LANG=PIPELINE",
+                    help="a real spaCy pipeline for a language (others: the demo's lookup pipelines)")
+    ap.add_argument("--n", type=int, default=100, help="sentences sampled (cloze.sample.n)")
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)")
+    args = ap.parse_args()
+    spacy = dict(item.split("=", 1) for item in args.spacy)
+    with tempfile.TemporaryDirectory(prefix="plmfair-bench-cloze-") as tmp:
+        work = args.keep or Path(tmp)
+        results = []
+        for n_lines in args.lines:
+            print(f"building the cloze set from {n_lines:,} lines ...", flush=True)
+            results.append(run_size(n_lines, work=work, spacy=spacy, cores=args.cores, n=args.n))
+    report(results)
+
+
+if __name__ == "__main__":
+    main()
