@@ -301,20 +301,22 @@ class GoldAlignments:
 def parse_gold_links(lines: Sequence[str], *, fmt: str, source: str) -> tuple[list[Links], list[Links]]:
     """Sure and possible links per line, 0-based, in the file's own order. ``talp``: 1-based
     ``i-j`` sure and ``ipj`` possible links; ``pharaoh``: 0-based ``i-j``, every link sure."""
-    if fmt not in ("talp", "pharaoh"):
+    if fmt == "pharaoh":
+        sure_all = parse_pharaoh(lines, source=source)
+        return sure_all, [set(links) for links in sure_all]
+    if fmt != "talp":
         raise ValueError(f"unknown gold alignment format {fmt!r}")
-    base = 1 if fmt == "talp" else 0
     sure_all, possible_all = [], []
     for lineno, text in enumerate(lines, start=1):
         sure: Links = set()
         possible: Links = set()
         for item in text.split():
-            sep = "p" if fmt == "talp" and "p" in item else "-"
+            sep = "p" if "p" in item else "-"
             i_s, _, j_s = item.partition(sep)
-            if not i_s.isdigit() or not j_s.isdigit() or int(i_s) < base or int(j_s) < base:
-                raise DataError(f"{source} line {lineno}: malformed link {item!r}; expected "
-                                + ("1-based `i-j` (sure) or `ipj` (possible)" if fmt == "talp" else "0-based `i-j`"))
-            link = (int(i_s) - base, int(j_s) - base)
+            if not i_s.isdigit() or not j_s.isdigit() or int(i_s) < 1 or int(j_s) < 1:
+                raise DataError(f"{source} line {lineno}: malformed link {item!r}; expected 1-based `i-j` (sure) "
+                                f"or `ipj` (possible)")
+            link = (int(i_s) - 1, int(j_s) - 1)
             possible.add(link)
             if sep == "-":
                 sure.add(link)
@@ -412,6 +414,15 @@ def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot
     def lines(spec):
         return read_text_lines(spec["path"], spec.get("member"))
 
+    corpus_sentences: dict[str, list[list[str]]] = {}
+
+    def corpus_text(lang):
+        """The corpus's sentences in ``lang`` as token lists, read once however many gold sets use them."""
+        if lang not in corpus_sentences:
+            n_lines = read_parquet_meta(token_files[lang])["n_lines"]
+            corpus_sentences[lang] = sentence_tokens(read_parquet(token_files[lang]), n_lines)
+        return corpus_sentences[lang]
+
     qualities, all_links = [], []
     for name, g in gold_sets.items():
         lang = g["lang"]
@@ -421,11 +432,7 @@ def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot
         gold = gold_alignments(name, sentence_lines=sentence_lines, link_lines=link_lines, fmt=g.get("format", "talp"),
                                pivot_first=g.get("links_first") in (None, pivot), pivot_lines=pivot_lines,
                                source=f"{source} / {link_source}")
-        extra = None
-        if token_files is not None:
-            n_lines = read_parquet_meta(token_files[pivot])["n_lines"]
-            extra = (sentence_tokens(read_parquet(token_files[pivot]), n_lines),
-                     sentence_tokens(read_parquet(token_files[lang]), n_lines))
+        extra = None if token_files is None else (corpus_text(pivot), corpus_text(lang))
         quality, links = alignment_quality(gold, corpus=corpus, lang=lang, extra=extra, symmetrisations=symmetrisations,
                                            eflomal_options=eflomal_options, lowercase=g.get("lowercase", False))
         qualities.append(quality)

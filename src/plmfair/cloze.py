@@ -151,7 +151,7 @@ def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[s
                        lines: Sequence[int], corpus: str, filters: Mapping | None = None
                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The candidates of ``lines`` that pass the filters needing no tagger (non_empty, length,
-    one_to_one, letters_only, the lexical part of not_excluded), and their counts.
+    one_to_one, letters_only, not_number), and their counts.
 
     ``tokens``: per language, a tokens table (:data:`plmfair.pos.TOKENS_SCHEMA`) holding at least
     those lines; ``alignments``: per non-pivot language, links (:data:`plmfair.alignment.ALIGNMENT_SCHEMA`).
@@ -408,16 +408,14 @@ def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str
         how = "first lines of each class in a seeded random order"
     k = n // len(classes)
     scope = "every" if walk is None else "in seeded order until the sample was full, of"
-    examined = _per_language_rows(corpus, "examined_lines", f"lines tagged and parsed: {scope} {len(lines)} with a candidate",
-                                  [*langs, "all"], n_examined)
-    sampled = _per_language_rows(corpus, "sampled", f"{how}, seed {seed}: {k} per class of {classes}", [*langs, "all"],
-                                 len(sample))
-    return sample, _add_counts([examined, *counts, sampled])
-
-
-def _per_language_rows(corpus: str, step: str, description: str, langs: Sequence[str], count: int) -> pd.DataFrame:
-    return pd.DataFrame([{"corpus": corpus, "step": step, "unit": "sentences", "description": description, "lang": lang,
-                          "count": count} for lang in langs])
+    examined, sampled = [], []
+    _counts_recorder(examined, langs, corpus)(
+        "examined_lines", "sentences", f"lines tagged and parsed: {scope} {len(lines)} with a candidate",
+        dict.fromkeys(langs, n_examined), n_examined)
+    _counts_recorder(sampled, langs, corpus)(
+        "sampled", "sentences", f"{how}, seed {seed}: {k} per class of {classes}", dict.fromkeys(langs, len(sample)),
+        len(sample))
+    return sample, _add_counts([pd.DataFrame(examined), *counts, pd.DataFrame(sampled)])
 
 
 def masked_text(tokens: pd.DataFrame, line: int, token: int) -> tuple[str, str]:
@@ -592,19 +590,23 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
     def read_tokens(lines):
         return {lang: read_parquet(token_files[lang], filters=[("line", "in", [int(x) for x in lines])]) for lang in langs}
 
-    def tag(lines):
+    def tag_read(tokens):
         t0 = time.perf_counter()
         out = {lang: tag_tokens(nlps[lang], t, tokenized=tokenized, source=metas[lang]["source"])
-               for lang, t in read_tokens(lines).items()}
+               for lang, t in tokens.items()}
         seconds["tag"] += time.perf_counter() - t0
         return out
+
+    def tag(lines):
+        return tag_read(read_tokens(lines))
 
     clock = time.perf_counter()
     sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
                                      examine=examine, batch_lines=batch_lines)
     sampled = sorted(int(x) for x in sample["line"])
-    tokens = {lang: t.merge(tags, on=["line", "token"], validate="one_to_one")
-              for (lang, t), tags in zip(read_tokens(sampled).items(), tag(sampled).values(), strict=True)}
+    tokens = read_tokens(sampled)
+    tags = tag_read(tokens)
+    tokens = {lang: t.merge(tags[lang], on=["line", "token"], validate="one_to_one") for lang, t in tokens.items()}
     links = {lang: read_parquet(p, filters=[("line", "in", sampled)]) for lang, p in alignment_files.items()}
     sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
     verify_sentences(sentences, tokens, links, pivot=pivot, pos=f["pos"])

@@ -285,8 +285,9 @@ def _check_cloze(config: dict) -> None:
             raise ConfigError(f"config error at {where}.bitexts.{pivot}: the pivot language has no bitext of its own; "
                               f"give one bitext per other language")
         langs = corpus_langs(corpus)
-        if pivot not in langs or ("text" in corpus and pivot not in corpus["text"]):
-            raise ConfigError(f"config error at {where}.pivot: {pivot!r} is not one of the text languages {langs}")
+        if "text" in corpus and pivot not in corpus["text"]:
+            raise ConfigError(
+                f"config error at {where}.pivot: {pivot!r} is not one of the text languages {list(corpus['text'])}")
         for gold_name, gold in corpus["gold_alignments"].items():
             if gold["lang"] not in langs or gold["lang"] == pivot:
                 raise ConfigError(f"config error at {where}.gold_alignments.{gold_name}.lang: {gold['lang']!r} is not "

@@ -145,13 +145,13 @@ def tag_tokens(nlp, tokens: pd.DataFrame, *, tokenized: bool = False, source: st
     from spacy.tokens import Doc
 
     tokens = tokens.sort_values(["line", "token"])
-    lines = tokens.groupby("line", sort=True)
-    numbers = list(lines.groups)
-    words = [list(g) for _, g in lines["text"]]
+    words = tokens.groupby("line", sort=True)["text"].agg(list)
+    numbers = list(words.index)
     if tokenized:
         docs_in = (Doc(nlp.vocab, words=w) for w in words)
     else:
-        docs_in = ("".join(t + w for t, w in zip(g["text"], g["whitespace"], strict=True)) for _, g in lines)
+        texts = (tokens["text"] + tokens["whitespace"]).groupby(tokens["line"], sort=True).agg("".join)
+        docs_in = iter(texts)
     cols: dict[str, list] = {k: [] for k in TAGS_SCHEMA}
     with nlp.select_pipes(disable=[c for c in UNUSED_COMPONENTS if c in nlp.pipe_names]):
         for lineno, expected, doc in zip(numbers, words, nlp.pipe(docs_in, batch_size=batch_size), strict=True):
