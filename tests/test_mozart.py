@@ -6,8 +6,9 @@ import pytest
 from plmfair.errors import DataError, ModelError
 from plmfair.mozart import cloze_sentences, predict, score_answers
 from plmfair.scoring.mlm import MaskedLMScorer
-from plmfair.scoring.pieces import whole_word_vocabulary, word_start_rule
+from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.seq2seq import Seq2SeqScorer, span_vocabulary
+from plmfair.scoring.tokenization import word_start_rule
 from plmfair.tiny_models import build_tiny_model
 
 TEXTS = [

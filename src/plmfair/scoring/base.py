@@ -27,6 +27,7 @@ from typing import ClassVar
 
 from plmfair.data import MASK
 from plmfair.errors import DataError
+from plmfair.scoring.tokenization import filled_span, normaliser
 
 log = logging.getLogger(__name__)
 
@@ -84,15 +85,12 @@ class Scorer(ABC):
         left, right = text.split(MASK)
         return self.prepare(left), self.prepare(right)
 
-    def filled(self, text: str, word: str, **tokenizer_kwargs):
-        """The text with ``word`` in its gap, tokenized with offsets (``tokenizer_kwargs`` passed
-        on), and the positions of the tokens that cover the word (empty if tokenization lost it)."""
+    def filled(self, text: str, word: str, *, add_special_tokens: bool = True) -> tuple[list[int], list[int]]:
+        """The ids of the text with ``word`` in its gap, and the positions of the tokens that cover
+        the word (empty if tokenization lost it); for Rust-backed and Python tokenizers alike
+        (:func:`plmfair.scoring.tokenization.filled_span`)."""
         left, right = self.split_gap(text)
-        word = self.prepare(word)
-        enc = self.tokenizer(left + word + right, return_offsets_mapping=True, **tokenizer_kwargs)
-        start, end = len(left), len(left) + len(word)
-        span = [j for j, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < end and b > start]
-        return enc, span
+        return filled_span(self.tokenizer, left, self.prepare(word), right, add_special_tokens=add_special_tokens)
 
     def sentence_length(self, text: str) -> int:
         """Tokens of a cloze sentence in the model's tokenizer: the text left and right of the gap,
@@ -101,11 +99,9 @@ class Scorer(ABC):
         return len(self.tokenizer.tokenize(left.strip())) + 1 + len(self.tokenizer.tokenize(right.strip()))
 
     def normaliser(self) -> Callable[[str], str]:
-        """The tokenizer's own normalizer (identity when it has none), for matching answers to candidates."""
-        norm = getattr(getattr(self.tokenizer, "backend_tokenizer", None), "normalizer", None)
-        if norm is None:
-            return lambda s: s
-        return norm.normalize_str
+        """The tokenizer's own normalisation, for matching answers to candidates
+        (:func:`plmfair.scoring.tokenization.normaliser`)."""
+        return normaliser(self.tokenizer)
 
     def max_length(self) -> int:
         """The longest input the model accepts (:func:`max_input_length`)."""
@@ -120,12 +116,12 @@ class Scorer(ABC):
 
         seqs, spans = [], []
         for text, word in items:
-            enc, span = self.filled(text, word)
+            ids, span = self.filled(text, word)
             if not span:
                 raise DataError(f"model {self.name!r}: word {word!r} disappeared in tokenization of {text!r}")
-            seqs.append(list(enc["input_ids"]))
+            seqs.append(ids)
             spans.append(span)
-        device = next(self.model.parameters()).device
+        device = input_device(self.model)
         out: list = [None] * len(items)
         with torch.inference_mode():
             for idx in length_batches([len(s) for s in seqs], self.token_budget):
@@ -170,6 +166,16 @@ def padding_id(tokenizer) -> int:
     tokenizer's pad token, else its end-of-sequence token (GPT-2 has no pad), else 0. Padded
     positions are masked, so the choice only has to be a valid id."""
     return next((t for t in (tokenizer.pad_token_id, tokenizer.eos_token_id) if t is not None), 0)
+
+
+def input_device(model):
+    """Where a batch of token ids goes: the device of the input embeddings. For a model spread
+    over devices (``device_map``) that is its first shard; weights offloaded to disk compute on
+    the CPU."""
+    import torch
+
+    device = model.get_input_embeddings().weight.device
+    return torch.device("cpu") if device.type == "meta" else device
 
 
 def max_input_length(model, tokenizer) -> int:

@@ -31,6 +31,7 @@ from plmfair.scoring.base import (
     PairScore,
     Scorer,
     check_too_long,
+    input_device,
     length_batches,
     padding_id,
     progress_bar,
@@ -59,7 +60,7 @@ class CausalLMScorer(Scorer):
                              f"sentence with; it cannot be scored as a causal LM")
         self.prefix_id = int(prefix)
         self.pad_id = int(padding_id(tokenizer))
-        self.device = next(model.parameters()).device
+        self.device = input_device(model)
         self.vocab_size = model.get_output_embeddings().weight.shape[0]
 
     def last_hidden(self, input_ids, attention_mask):
@@ -158,7 +159,7 @@ class CausalLMScorer(Scorer):
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         seqs, n_pieces = [], []
         for text, answer in items:
-            enc, span = self.filled(text, answer, add_special_tokens=False)
+            ids, span = self.filled(text, answer, add_special_tokens=False)
             n_pieces.append(len(span))
-            seqs.append([self.prefix_id] + list(enc["input_ids"]))
+            seqs.append([self.prefix_id] + ids)
         return list(zip(self.sequence_log_likelihoods(seqs, desc=f"{self.name} answers"), n_pieces, strict=True))

@@ -34,6 +34,7 @@ from plmfair.scoring.base import (
     PairScore,
     Scorer,
     check_too_long,
+    input_device,
     length_batches,
     progress_bar,
     right_padded,
@@ -41,6 +42,7 @@ from plmfair.scoring.base import (
 )
 from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
 from plmfair.scoring.pieces import whole_word_vocabulary
+from plmfair.scoring.tokenization import encode_with_words
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +106,7 @@ def query_logits(
     if len(sequences) != len(positions):
         raise ValueError("one query position per sequence")
     parts = split_mlm(model)
-    device = next(model.parameters()).device
+    device = input_device(model)
     batches = length_batches([len(s) for s in sequences], token_budget)
     bar = progress_bar(progress, total=len(sequences), desc=desc, unit="copy")
     with torch.inference_mode():
@@ -112,7 +114,8 @@ def query_logits(
             ids, att = right_padded(sequences, idx, pad_id=pad_id, device=device)
             pos = to_device([positions[i] for i in idx], device)
             hidden = parts.encoder(ids, att)
-            picked = hidden[torch.arange(len(idx), device=device), pos]
+            # the last layer may sit on another device than the first (device_map)
+            picked = hidden[torch.arange(len(idx), device=hidden.device), pos.to(hidden.device)]
             yield idx, parts.head(picked).float()
             if bar is not None:
                 bar.update(len(idx))
@@ -216,8 +219,8 @@ class MaskedLMScorer(Scorer):
         return totals
 
     def _tokenize(self, text: str) -> TokenizedSentence:
-        enc = self.tokenizer(self.prepare(text), add_special_tokens=True)
-        return TokenizedSentence(list(enc["input_ids"]), list(enc.word_ids()), frozenset(self.tokenizer.all_special_ids))
+        ids, words = encode_with_words(self.tokenizer, self.prepare(text))
+        return TokenizedSentence(ids, words, frozenset(self.tokenizer.all_special_ids))
 
     def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:
@@ -274,10 +277,9 @@ class MaskedLMScorer(Scorer):
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         copies, n_pieces = [], []
         for text, answer in items:
-            enc, span = self.filled(text, answer)
+            ids, span = self.filled(text, answer)
             if not span:
                 raise DataError(f"model {self.name!r}: answer {answer!r} disappeared in tokenization of {text!r}")
-            ids = list(enc["input_ids"])
             n_pieces.append(len(span))
             copies.append(_Copies([(_masked(ids, span[j:], self.mask_id), pos, ids[pos]) for j, pos in enumerate(span)]))
         totals = self._log_probs(copies, desc=f"{self.name} answers")

@@ -1,6 +1,7 @@
 """Which vocabulary entries are whole words, start a word, or continue one.
 
-Tokenizers mark word boundaries in four ways (:func:`word_start_rule`): WordPiece marks
+Tokenizers mark word boundaries in four ways
+(:func:`plmfair.scoring.tokenization.word_start_rule`): WordPiece marks
 continuations (``##``); SentencePiece (XLM-R, mT5, Llama) and byte-level BPE (RoBERTa,
 GPT-2, Qwen) mark word starts (``▁``; ``Ġ``, a leading space once decoded); FlauBERT's
 BPE marks word ends (``</w>``). Masked LMs predict one token, so their candidates are the
@@ -16,26 +17,9 @@ from dataclasses import dataclass
 import torch
 
 from plmfair.errors import ModelError
+from plmfair.scoring.tokenization import word_start_rule
 
 WORD_CHARS = "-'’"
-
-
-def word_start_rule(tokenizer) -> str:
-    """How the tokenizer marks words: ``wordpiece`` (continuations start with ``##``),
-    ``metaspace`` (word starts carry ``▁``: SentencePiece, XLM-R, mT5), ``bytelevel`` (word
-    starts carry ``Ġ``: RoBERTa), ``suffix`` (word ends carry ``</w>``: FlauBERT)."""
-    model = tokenizer.backend_tokenizer.model
-    kind = type(model).__name__
-    if kind == "WordPiece":
-        return "wordpiece"
-    vocab = tokenizer.get_vocab()
-    if any(t.startswith("▁") for t in vocab):
-        return "metaspace"
-    if any(t.startswith("Ġ") for t in vocab):
-        return "bytelevel"
-    if any(t.endswith("</w>") for t in vocab):
-        return "suffix"
-    raise ModelError(f"cannot tell word boundaries of a {kind} tokenizer (no ##, ▁, Ġ or </w> markers)")
 
 
 def whole_word_vocabulary(tokenizer) -> dict[int, str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from plmfair.errors import ModelError
-from plmfair.scoring.base import MinimalPair, PairScore, Scorer, progress_bar
+from plmfair.scoring.base import MinimalPair, PairScore, Scorer, input_device, progress_bar
 from plmfair.scoring.beam import single_word_beam_search
 from plmfair.scoring.pieces import piece_classes
 
@@ -55,7 +55,7 @@ class Seq2SeqScorer(Scorer):
     def __init__(self, model, tokenizer, **kwargs):
         super().__init__(model, tokenizer, **kwargs)
         self.vocab = span_vocabulary(tokenizer, model.get_output_embeddings().weight.shape[0], self.name)
-        self.device = next(model.parameters()).device
+        self.device = input_device(model)
 
     def _encode(self, text: str):
         left, right = self.split_gap(text)
