@@ -200,7 +200,7 @@ def test_config_errors_name_the_key(repo, default_config, case):
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
-    return {kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=300) for kind in ("bert", "gpt2", "mt5")}
+    return {kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=300) for kind in ("bert", "xlmr", "gpt2", "mt5")}
 
 
 def variant(tiny, tmp_path, name, kind="bert"):
@@ -255,10 +255,36 @@ def test_classifier_given_as_masked_lm(tiny, tmp_path):
     load_fails(path, "the checkpoint lacks 6 tensor(s) the BertForMaskedLM needs")
 
 
-@pytest.mark.parametrize("kind, family, fits", [("gpt2", "mlm", "causal"), ("mt5", "mlm", "seq2seq"),
-                                                ("bert", "seq2seq", "mlm or causal")])
-def test_architecture_that_does_not_match_the_family(tiny, kind, family, fits):
-    load_fails(tiny[kind], f"which family {family!r} cannot load; it fits family {fits}", family=family)
+@pytest.mark.parametrize("kind, arch, family, fits", [
+    ("xlmr", "XLMRobertaForMaskedLM", "causal", "mlm"),  # XLM-R has a *ForCausalLM too: its model type passed
+    ("bert", "BertForMaskedLM", "causal", "mlm"), ("bert", "BertForMaskedLM", "seq2seq", "mlm"),
+    ("gpt2", "GPT2LMHeadModel", "mlm", "causal"), ("gpt2", "GPT2LMHeadModel", "seq2seq", "causal"),
+    ("mt5", "MT5ForConditionalGeneration", "mlm", "seq2seq"), ("mt5", "MT5ForConditionalGeneration", "causal", "seq2seq"),
+])
+def test_checkpoint_of_another_family_stops_before_scoring(tiny, kind, arch, family, fits):
+    load_fails(tiny[kind], f"is declared family {family!r} but its checkpoint is a {arch}; it is a {fits} model",
+               family=family)
+
+
+@pytest.mark.parametrize("config, families", [
+    ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]}, ["mlm"]),
+    ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForCausalLM"], "is_decoder": True}, ["causal"]),
+    ({"model_type": "flaubert", "architectures": ["FlaubertWithLMHeadModel"]}, ["mlm"]),
+    ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"], "causal": True}, ["causal"]),
+    ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"]}, ["mlm"]),
+    ({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}, ["causal"]),
+    ({"model_type": "mt5", "architectures": ["MT5ForConditionalGeneration"]}, ["seq2seq"]),
+    ({"model_type": "bert", "architectures": ["BertForPreTraining"]}, ["mlm"]),  # by its model type
+    ({"model_type": "camembert"}, ["mlm"]), ({"model_type": "gpt2"}, ["causal"]),
+    ({"model_type": "bert", "architectures": ["MyOwnForMaskedLM"]}, ["mlm"]),  # by its name
+])
+def test_family_is_read_off_the_checkpoint(config, families):
+    from transformers import AutoConfig
+
+    from plmfair.scoring.loader import checkpoint_families
+
+    fields = {k: v for k, v in config.items() if k != "model_type"}
+    assert checkpoint_families(AutoConfig.for_model(config["model_type"], **fields)) == families
 
 
 # --- cloze corpora --------------------------------------------------------------------------

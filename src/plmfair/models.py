@@ -4,8 +4,10 @@ An entry has ``hf_id`` (a Hugging Face id) or ``path`` (a local folder), ``famil
 name registered in :data:`plmfair.scoring.FAMILIES`: ``mlm``, ``seq2seq`` or ``causal``),
 optional ``revision``, ``uncased`` (lower-case input first, as the CrowS-Pairs protocol
 does for uncased models), ``languages`` (the data languages it is evaluated on; empty
-= all) and ``allow_pickle`` (accept PyTorch pickle weights). Loading is
-:func:`plmfair.scoring.loader.load`.
+= all), ``allow_pickle`` (accept PyTorch pickle weights), ``precision`` (this model's
+precision in every study, over the study's), ``device_map``/``max_memory`` (spread a model
+larger than one GPU over several devices, accelerate) and ``gpus`` (GPUs per scoring job).
+Loading is :func:`plmfair.scoring.loader.load`.
 
 A scoring job loads every model from a local folder named by the model's manifest
 (:func:`folder_manifest`): a ``path`` model's own folder, or ``resources/models/<name>``
@@ -37,6 +39,10 @@ class ModelSpec:
     uncased: bool = False
     languages: tuple[str, ...] = field(default_factory=tuple)
     allow_pickle: bool = False
+    precision: str | None = None
+    device_map: str | None = None
+    max_memory: dict | None = None
+    gpus: int = 1
     pretraining_data: str | None = None
     licence: str | None = None
     # set from the manifest in a scoring job: the folder loaded, the Hub commit, the files' digest
@@ -120,6 +126,10 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         pretraining_data=entry.get("pretraining_data"),
         licence=entry.get("licence"),
         allow_pickle=bool(entry.get("allow_pickle", False)),
+        precision=entry.get("precision"),
+        device_map=entry.get("device_map"),
+        max_memory={str(k): str(v) for k, v in entry["max_memory"].items()} if entry.get("max_memory") else None,
+        gpus=int(entry.get("gpus") or 1),
     )
 
 

@@ -164,6 +164,16 @@ def crows_pairs_protocol(config: dict, model: str) -> str:
     return CAUSAL_PROTOCOL if family == "causal" else config["crows_pairs"]["protocol"]
 
 
+def model_precision(config: dict, study: str, model: str) -> str:
+    """The precision a model is scored in on a study: its own ``precision``, else the study's."""
+    return config["models"][model].get("precision") or config[study]["precision"]
+
+
+def model_gpus(config: dict, model: str) -> int:
+    """GPUs each scoring job of a model asks for (``models.<name>.gpus``, default 1)."""
+    return int(config["models"][model].get("gpus") or 1)
+
+
 def num_beams(config: dict, study: str, model: str) -> int | None:
     """The study's ``num_beams`` for a model whose predictions are a beam search; None for others
     (so that the setting does not rerun masked-LM jobs)."""
@@ -196,6 +206,13 @@ def cloze_answer_runs(config: dict, corpus: str) -> list[tuple[str, str]]:
     """(model, lang) pairs of a constructed set that has answers in that language."""
     answers = cloze_corpora(config)[corpus]["answers"]
     return [(m, lang) for m, lang in cloze_prediction_runs(config, corpus) if lang in answers]
+
+
+def models_in_use(config: dict) -> list[str]:
+    """The models some job of the configuration scores, in config order."""
+    used = {m for _, m in crows_pairs_jobs(config)} | {m for m, _ in mozart_runs(config)}
+    used |= {m for corpus in cloze_corpora(config) for m, _ in cloze_prediction_runs(config, corpus)}
+    return [name for name in config.get("models", {}) if name in used]
 
 
 def built_models(config: dict) -> dict[str, dict]:

@@ -219,7 +219,7 @@ rule cloze_predict:
         model=get_model_entry,
         top_k=config["cloze"]["top_k"],
         num_beams=get_cloze_num_beams,
-        precision=config["cloze"]["precision"],
+        precision=get_model_precision("cloze"),
     log:
         "results/logs/cloze/{corpus}/predict_{model}_{lang}.log",
     benchmark:
@@ -230,7 +230,7 @@ rule cloze_predict:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=1,
+        gpu=get_model_gpus,
         token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"
@@ -246,7 +246,7 @@ rule cloze_score_answers:
         answer_scores="results/cloze/{corpus}/answer_scores/{model}/{lang}.parquet",
     params:
         model=get_model_entry,
-        precision=config["cloze"]["precision"],
+        precision=get_model_precision("cloze"),
     log:
         "results/logs/cloze/{corpus}/answer_scores_{model}_{lang}.log",
     benchmark:
@@ -257,7 +257,7 @@ rule cloze_score_answers:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=1,
+        gpu=get_model_gpus,
         token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"

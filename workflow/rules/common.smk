@@ -115,6 +115,19 @@ def get_model_entry(wildcards):
     return {"name": wildcards.model, **config["models"][wildcards.model]}
 
 
+def get_model_precision(study):
+    """The precision of a model's jobs of a study: the model's own, else the study's."""
+
+    def precision(wildcards):
+        return plan.model_precision(config, study, wildcards.model)
+
+    return precision
+
+
+def get_model_gpus(wildcards):
+    return plan.model_gpus(config, wildcards.model)
+
+
 def get_crows_pairs_protocol(wildcards):
     return plan.crows_pairs_protocol(config, wildcards.model)
 

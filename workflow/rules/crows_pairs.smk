@@ -7,7 +7,7 @@ rule crows_pairs_score:
     params:
         model=get_model_entry,
         protocol=get_crows_pairs_protocol,
-        precision=config["crows_pairs"]["precision"],
+        precision=get_model_precision("crows_pairs"),
         too_long=config["crows_pairs"]["too_long"],
     log:
         "results/logs/crows_pairs/{dataset}/{model}.log",
@@ -19,7 +19,7 @@ rule crows_pairs_score:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=1,
+        gpu=get_model_gpus,
         # Tokens per forward pass (batch size x padded length); raise it on a large GPU.
         token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:

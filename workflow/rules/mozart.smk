@@ -9,7 +9,7 @@ rule mozart_score:
         model=get_model_entry,
         top_k=config["mozart"]["top_k"],
         num_beams=get_mozart_num_beams,
-        precision=config["mozart"]["precision"],
+        precision=get_model_precision("mozart"),
     log:
         "results/logs/mozart/score_{model}_{lang}.log",
     benchmark:
@@ -20,7 +20,7 @@ rule mozart_score:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=1,
+        gpu=get_model_gpus,
         token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"
@@ -126,7 +126,7 @@ rule mozart_tsne_vectors:
         sentences=config["mozart"]["tsne"]["sentences"],
         top_k=config["mozart"]["tsne"]["top_k"],
         num_beams=get_mozart_num_beams,
-        precision=config["mozart"]["precision"],
+        precision=get_model_precision("mozart"),
     log:
         "results/logs/mozart/tsne_{model}.log",
     benchmark:
@@ -137,7 +137,7 @@ rule mozart_tsne_vectors:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=1,
+        gpu=get_model_gpus,
         token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
         "../../envs/models.yaml"

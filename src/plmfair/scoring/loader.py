@@ -17,6 +17,7 @@ would fill with random values, stops the run.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,8 @@ import torch
 from plmfair.errors import ConfigError, ModelError
 from plmfair.models import ModelSpec
 from plmfair.scoring import get_family, scorer_class
+from plmfair.scoring.base import input_device
+from plmfair.scoring.tokenization import check_tokenizer_packages, install_hint
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +84,53 @@ def check_local_folder(spec: ModelSpec) -> None:
                          f"the file, set models.{spec.name}.allow_pickle: true")
 
 
-def check_family(spec: ModelSpec) -> None:
-    """The checkpoint's architecture must be one the family's Auto class loads; otherwise say which family fits."""
-    from transformers import AutoConfig
+# T5-style span infilling (sentinel tokens): the model types whose *ForConditionalGeneration is seq2seq.
+SPAN_INFILLING_TYPES = ("t5", "mt5", "umt5", "longt5", "switch_transformers")
+
+
+def checkpoint_families(config) -> list[str]:
+    """The families a checkpoint is, read off what it is: the classes ``config.architectures``
+    names (``*ForMaskedLM`` is ``mlm``, ``*ForCausalLM``/``*LMHeadModel`` ``causal``, a T5 kind's
+    ``*ForConditionalGeneration`` ``seq2seq``, looked up in transformers' Auto tables), else its
+    ``model_type``. A class in two tables (XLM's and FlauBERT's ``*WithLMHeadModel``) is a masked
+    LM unless the config makes it causal; so is a model type without architectures that has both."""
     from transformers.models.auto import modeling_auto
+
+    from plmfair.scoring import FAMILIES
+
+    def tables(name: str, *, by_class: bool) -> list[str]:
+        out = []
+        for family in FAMILIES.values():
+            table = getattr(modeling_auto, family.auto_mapping)
+            if (name in table.values()) if by_class else (name in table):
+                out.append(family.name)
+        return out
+
+    def one(fits: list[str]) -> list[str]:
+        if len(fits) < 2:
+            return fits
+        if getattr(config, "causal", False) or getattr(config, "is_decoder", False):
+            return ["causal"] if "causal" in fits else fits[:1]
+        return ["mlm"] if "mlm" in fits else ["seq2seq"] if "seq2seq" in fits else fits[:1]
+
+    found: list[str] = []
+    for arch in getattr(config, "architectures", None) or []:
+        fits = one(tables(arch, by_class=True))
+        if not fits:  # a class the Auto tables do not list: its name says what it is
+            if arch.endswith("ForMaskedLM"):
+                fits = ["mlm"]
+            elif arch.endswith(("ForCausalLM", "LMHeadModel")):
+                fits = ["causal"]
+            elif arch.endswith("ForConditionalGeneration") and config.model_type in SPAN_INFILLING_TYPES:
+                fits = ["seq2seq"]
+        found += [f for f in fits if f not in found]
+    return found or one(tables(config.model_type, by_class=False))
+
+
+def check_family(spec: ModelSpec) -> None:
+    """The checkpoint must be of the declared family (:func:`checkpoint_families`); otherwise one line
+    naming the declared family and the one that fits, before any weight is read or score written."""
+    from transformers import AutoConfig
 
     from plmfair.scoring import FAMILIES
 
@@ -93,15 +139,14 @@ def check_family(spec: ModelSpec) -> None:
     except (OSError, ValueError) as exc:
         raise ModelError(f"model {spec.name!r} ({spec.source}): its config.json cannot be read ({_first_line(exc)}). "
                          + OFFLINE_HINT.format(id=spec.hf_id or spec.source, name=spec.name)) from None
-    model_type = config.model_type
-    fits = [f.name for f in FAMILIES.values() if model_type in getattr(modeling_auto, f.auto_mapping)]
+    fits = checkpoint_families(config)
     if spec.family in fits:
         return
-    arch = ", ".join(getattr(config, "architectures", None) or [model_type])
-    hint = (f"it fits family {' or '.join(fits)}: set models.{spec.name}.family: {fits[0]}" if fits
-            else f"no plmfair family ({', '.join(FAMILIES)}) can score it")
-    raise ModelError(f"model {spec.name!r} ({spec.source}) is a {model_type} model ({arch}), which family "
-                     f"{spec.family!r} cannot load; {hint}")
+    arch = ", ".join(getattr(config, "architectures", None) or [config.model_type])
+    hint = (f"it is a {fits[0]} model ({FAMILIES[fits[0]].description}): set models.{spec.name}.family: {fits[0]}"
+            if fits else f"no plmfair family ({', '.join(FAMILIES)}) can score it")
+    raise ModelError(f"model {spec.name!r} ({spec.source}) is declared family {spec.family!r} but its checkpoint is "
+                     f"a {arch}; {hint}")
 
 
 def _first_line(exc: Exception) -> str:
@@ -138,15 +183,41 @@ def _from_pretrained(cls, spec: ModelSpec, **kwargs):
         raise ModelError(f"model {spec.name!r} ({spec.source}): its weights cannot be read ({_first_line(exc)}); the "
                          f"file is truncated or corrupt: download or build the model again") from None
     except (OSError, ValueError) as exc:
+        package = _required_package(exc)
+        if package:
+            raise ModelError(f"model {spec.name!r} ({spec.source}): loading it needs {package}, not installed; run "
+                             f"{install_hint([package])}") from None
         raise ModelError(f"model {spec.name!r} ({spec.source}) could not be loaded: {_first_line(exc)}. "
                          + OFFLINE_HINT.format(id=spec.hf_id or spec.source, name=spec.name)) from None
 
 
+def _required_package(exc: Exception) -> str | None:
+    """The package an error says must be installed (transformers words it several ways), else None.
+    A bare SentencePiece file read without sentencepiece is reported as a missing ``tiktoken``: it
+    needs sentencepiece (and protobuf), not tiktoken."""
+    text = str(exc)
+    match = re.search(r"`?([\w.-]+)`? is required|[Yy]ou need to (?:install|have) ([\w.-]+)|pip install ([\w.-]+)", text)
+    if not match:
+        return None
+    package = next(g for g in match.groups() if g)
+    return "sentencepiece protobuf" if package == "tiktoken" else package
+
+
 def load_tokenizer(spec: ModelSpec):
-    """The model's tokenizer (fast, from its own files)."""
+    """The model's tokenizer from its own files: Rust-backed where transformers has one (a bare
+    SentencePiece ``.model`` file is converted, which needs sentencepiece and protobuf), else its
+    Python tokenizer (FlauBERT's needs sacremoses). A missing package is one line with the pip
+    command, checked before transformers gets to misname it."""
     from transformers import AutoTokenizer
 
-    return _from_pretrained(AutoTokenizer, spec)
+    if spec.is_local:
+        check_tokenizer_packages(spec.source, model=spec.name)
+    try:
+        return _from_pretrained(AutoTokenizer, spec)
+    except ImportError as exc:
+        raise ModelError(f"model {spec.name!r} ({spec.source}): its tokenizer needs a package that is not installed "
+                         f"({_first_line(exc)}); install it, e.g. {install_hint(['sentencepiece', 'protobuf', 'sacremoses'])}"
+                         ) from None
 
 
 def load_weights(cls, spec: ModelSpec, **kwargs):
@@ -248,14 +319,49 @@ class LoadedModel:
 
         return {**self.spec.metadata(), **architecture(self.model, self.tokenizer),
                 "precision": self.precision, "device": device_name(self.device),
+                "device_map": placement(self.model),
                 "threads": torch.get_num_threads(), "torch": torch.__version__, "transformers": transformers.__version__, **extra}
+
+
+def _device_map_kwargs(spec: ModelSpec) -> dict:
+    """``from_pretrained`` arguments that spread a model over the visible devices (accelerate):
+    GPUs first, then the CPU, then an offload folder on disk removed when the process ends."""
+    import atexit
+    import shutil
+    import tempfile
+
+    offload = tempfile.mkdtemp(prefix=f"plmfair-offload-{spec.name}-")
+    atexit.register(shutil.rmtree, offload, ignore_errors=True)
+    # GPUs by index, sizes as accelerate reads them ("70GiB", or bytes)
+    max_memory = ({int(k) if k.isdigit() else k: int(v) if v.isdigit() else v for k, v in spec.max_memory.items()}
+                  if spec.max_memory else None)
+    return {"device_map": spec.device_map, "max_memory": max_memory, "offload_folder": offload}
+
+
+def placement(model: torch.nn.Module) -> str:
+    """Where a model spread by ``device_map`` lives: its devices and the share of parameters on each
+    (``cuda:0 62%, cuda:1 38%``); empty for a model on one device."""
+    device_map = getattr(model, "hf_device_map", None)
+    if not device_map or len(set(device_map.values())) < 2:
+        return ""
+    sizes: dict[str, int] = {}
+    for name, param in model.named_parameters():
+        module = max((m for m in device_map if name == m or name.startswith(m + ".") or m == ""), key=len,
+                     default=None)
+        where = str(device_map.get(module, "?"))
+        where = f"cuda:{where}" if where.isdigit() else where
+        sizes[where] = sizes.get(where, 0) + param.numel()
+    total = sum(sizes.values())
+    return ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sizes.items())
 
 
 def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str = "fp32",
          threads: int | None = None) -> LoadedModel:
     """Load the model and tokenizer of ``spec`` in eval mode on ``device`` with ``precision``,
-    after checking the local folder, the family and the weights (every problem one line).
-    ``threads``: the CPU threads torch may use (the job's ``threads:``; None: torch's default)."""
+    after checking the local folder, the tokenizer's packages, the family and the weights (every
+    problem one line). A spec with ``device_map`` is spread over the devices instead (accelerate;
+    ``max_memory`` caps each). ``threads``: the CPU threads torch may use (the job's ``threads:``;
+    None: torch's default)."""
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
@@ -263,13 +369,18 @@ def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str
         raise ConfigError(f"precision must be one of {sorted(DTYPES)}, got {precision!r}")
     if threads:
         torch.set_num_threads(int(threads))
-    dev = pick_device(device) if isinstance(device, str) else device
     if spec.is_local:
         check_local_folder(spec)
     check_family(spec)
     cls = getattr(transformers, get_family(spec.family).auto_class)
     tokenizer = load_tokenizer(spec)
-    model = load_weights(cls, spec, dtype=DTYPES[precision])
-    model.to(dev)
+    if spec.device_map:
+        model = load_weights(cls, spec, dtype=DTYPES[precision], **_device_map_kwargs(spec))
+        dev = input_device(model)
+        log.info("model %s spread by device_map %s: %s", spec.name, spec.device_map, placement(model) or dev)
+    else:
+        dev = pick_device(device) if isinstance(device, str) else device
+        model = load_weights(cls, spec, dtype=DTYPES[precision])
+        model.to(dev)
     model.eval()
     return LoadedModel(spec, model, tokenizer, dev, precision)
