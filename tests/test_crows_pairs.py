@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
-
 import pandas as pd
 import pytest
-import torch
+from conftest import nangia_reference
 
 from plmfair.crows_pairs import score_pairs, summarise_pairs
 from plmfair.errors import ModelError
@@ -52,35 +50,6 @@ def tiny(request, tmp_path_factory):
     path = build_tiny_model(request.param, CORPUS, tmp_path_factory.mktemp(request.param), vocab_size=300, seed=1)
     model = AutoModelForMaskedLM.from_pretrained(path).eval()
     return request.param, model, AutoTokenizer.from_pretrained(path)
-
-
-def nangia_reference(model, tokenizer, sent1, sent2, uncased):
-    """metric.py of nyu-mll/crows-pairs, transcribed: one masked copy per forward pass, full logits."""
-    if uncased:
-        sent1, sent2 = sent1.lower(), sent2.lower()
-    ids1 = tokenizer.encode(sent1, return_tensors="pt")
-    ids2 = tokenizer.encode(sent2, return_tensors="pt")
-    s1 = [str(x) for x in ids1[0].tolist()]
-    s2 = [str(x) for x in ids2[0].tolist()]
-    template1, template2 = [], []
-    for op in difflib.SequenceMatcher(None, s1, s2).get_opcodes():
-        if op[0] == "equal":
-            template1 += list(range(op[1], op[2]))
-            template2 += list(range(op[3], op[4]))
-    mask_id = tokenizer.mask_token_id
-    score1 = score2 = 0.0
-    with torch.no_grad():
-        for i in range(1, len(template1) - 1):
-            for ids, template, which in ((ids1, template1, 1), (ids2, template2, 2)):
-                masked = ids.clone()
-                masked[0][template[i]] = mask_id
-                logits = model(masked).logits[0]
-                lp = torch.log_softmax(logits[template[i]], dim=0)[ids[0][template[i]]].item()
-                if which == 1:
-                    score1 += lp
-                else:
-                    score2 += lp
-    return round(score1, 3), round(score2, 3)
 
 
 @pytest.mark.parametrize("uncased", [False, True])

@@ -6,14 +6,23 @@ text, of the kind each real model family uses, and a model of the real
 architecture with a few layers and random weights. Their scores mean nothing;
 what they exercise is every code path the real models take.
 
-Kinds: ``bert`` (WordPiece, uncased and accent-stripping like mBERT uncased),
-``xlmr`` (SentencePiece-style Unigram with the ``▁`` word marker, like XLM-R and
-CamemBERT), ``roberta`` (byte-level BPE), ``albert`` (Unigram, lower-cased),
-``flaubert`` (BPE with ``</w>`` word ends, ``<special1>`` mask), ``mt5``
-(Unigram seq2seq with ``<extra_id_N>`` sentinels), and two decoder-only LMs: ``gpt2``
-(byte-level BPE whose one special token ``<|endoftext|>`` is BOS, EOS and padding) and
-``llama`` (SentencePiece-style BPE with the ``▁`` marker on the first word too, BOS ``<s>``
-added by the tokenizer, no padding token).
+Kinds (:data:`TINY_KINDS`): ``bert`` (WordPiece, uncased and accent-stripping like mBERT
+uncased), ``xlmr`` (SentencePiece-style Unigram with the ``▁`` word marker, like XLM-R and
+CamemBERT), ``roberta`` (byte-level BPE), ``albert`` (Unigram, lower-cased), ``flaubert``
+(BPE with ``</w>`` word ends, ``<special1>`` mask), ``mt5`` (Unigram seq2seq with
+``<extra_id_N>`` sentinels), and two decoder-only LMs: ``gpt2`` (byte-level BPE whose one
+special token ``<|endoftext|>`` is BOS, EOS and padding) and ``llama`` (SentencePiece-style
+BPE with the ``▁`` marker on the first word too, BOS ``<s>`` added by the tokenizer, no
+padding token). These save a ``tokenizer.json`` and safetensors.
+
+Replicas of real repository layouts, for the models whose Hub files differ from that:
+``t5_spiece`` (google/mt5-base: a bare ``spiece.model`` and pickle weights),
+``albert_spiece`` (qwant/fralbert-base: ``spiece.model`` + ``spiece.vocab``),
+``xlmr_spiece`` and ``camembert_spiece`` (``sentencepiece.bpe.model`` without and with
+``tokenizer.json``) and ``flaubert_bpe`` (``vocab.json`` + ``merges.txt`` read by the Python
+``FlaubertTokenizer``). Their SentencePiece models are trained by the ``sentencepiece``
+library; loading them needs sentencepiece and protobuf (and sacremoses for FlauBERT), as the
+real ones do.
 
 A build is reproducible: the same text gives the same files. The weights are drawn from a
 seeded generator; the tokenizers are trained with byte-level or Metaspace BPE, whose
@@ -25,10 +34,12 @@ either; that kind is used by tests that compare two implementations on one build
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -46,7 +57,6 @@ from plmfair.io import atomic_dir
 
 log = logging.getLogger(__name__)
 
-TINY_KINDS = ("bert", "xlmr", "roberta", "albert", "flaubert", "mt5", "gpt2", "llama")
 N_SENTINELS = 100
 
 
@@ -157,6 +167,317 @@ def _train_suffix_bpe(texts: list[str], vocab_size: int) -> Tokenizer:
     return tok
 
 
+@dataclass(frozen=True)
+class Sizes:
+    """The shape of a tiny model (``models.<name>.build`` in the config)."""
+
+    vocab_size: int = 2000
+    hidden_size: int = 32
+    num_layers: int = 2
+    num_heads: int = 2
+    max_length: int = 128
+
+    @property
+    def inter(self) -> int:
+        return self.hidden_size * 2
+
+
+def _bert(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    hf_tok = tf.BertTokenizer(
+        tokenizer_object=_train_wordpiece(texts, z.vocab_size), unk_token="[UNK]", pad_token="[PAD]",
+        cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]", do_lower_case=True, model_max_length=z.max_length,
+    )
+    model = tf.BertForMaskedLM(tf.BertConfig(
+        vocab_size=len(hf_tok), hidden_size=z.hidden_size, num_hidden_layers=z.num_layers,
+        num_attention_heads=z.num_heads, intermediate_size=z.inter, max_position_embeddings=z.max_length,
+        pad_token_id=hf_tok.pad_token_id,
+    ))
+    return hf_tok, model
+
+
+def _xlmr(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    tok = _train_unigram(texts, z.vocab_size, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
+    _template(tok, "<s>", "</s>")
+    hf_tok = tf.PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
+        cls_token="<s>", sep_token="</s>", mask_token="<mask>", model_max_length=z.max_length,
+    )
+    return hf_tok, _xlmr_model(hf_tok, z)
+
+
+def _xlmr_model(hf_tok, z: Sizes):
+    import transformers as tf
+
+    return tf.XLMRobertaForMaskedLM(tf.XLMRobertaConfig(
+        vocab_size=len(hf_tok), hidden_size=z.hidden_size, num_hidden_layers=z.num_layers,
+        num_attention_heads=z.num_heads, intermediate_size=z.inter, max_position_embeddings=z.max_length + 2,
+        pad_token_id=hf_tok.pad_token_id, bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id,
+    ))
+
+
+def _albert(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    tok = _train_unigram(texts, z.vocab_size, ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"], lowercase=True)
+    _template(tok, "[CLS]", "[SEP]")
+    hf_tok = tf.PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", cls_token="[CLS]", sep_token="[SEP]",
+        mask_token="[MASK]", do_lower_case=True, model_max_length=z.max_length,
+    )
+    return hf_tok, _albert_model(hf_tok, z)
+
+
+def _albert_model(hf_tok, z: Sizes):
+    import transformers as tf
+
+    return tf.AlbertForMaskedLM(tf.AlbertConfig(
+        vocab_size=len(hf_tok), embedding_size=max(8, z.hidden_size // 2), hidden_size=z.hidden_size,
+        num_hidden_layers=z.num_layers, num_attention_heads=z.num_heads, intermediate_size=z.inter,
+        max_position_embeddings=z.max_length, pad_token_id=hf_tok.pad_token_id,
+    ))
+
+
+def _roberta(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    hf_tok = tf.PreTrainedTokenizerFast(
+        tokenizer_object=_train_bytelevel_bpe(texts, z.vocab_size), bos_token="<s>", eos_token="</s>",
+        unk_token="<unk>", pad_token="<pad>", cls_token="<s>", sep_token="</s>", mask_token="<mask>",
+        model_max_length=z.max_length,
+    )
+    model = tf.RobertaForMaskedLM(tf.RobertaConfig(
+        vocab_size=len(hf_tok), hidden_size=z.hidden_size, num_hidden_layers=z.num_layers,
+        num_attention_heads=z.num_heads, intermediate_size=z.inter, max_position_embeddings=z.max_length + 2,
+        pad_token_id=hf_tok.pad_token_id, bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id,
+    ))
+    return hf_tok, model
+
+
+def _flaubert(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    hf_tok = tf.PreTrainedTokenizerFast(
+        tokenizer_object=_train_suffix_bpe(texts, z.vocab_size), bos_token="<s>", eos_token="</s>",
+        unk_token="<unk>", pad_token="<pad>", cls_token="<s>", sep_token="</s>", mask_token="<special1>",
+        model_max_length=z.max_length,
+    )
+    return hf_tok, _flaubert_model(hf_tok, z)
+
+
+def _flaubert_model(hf_tok, z: Sizes):
+    import transformers as tf
+
+    # FlaubertTokenizer has no EOS token: </s> is its separator
+    eos = hf_tok.eos_token_id if hf_tok.eos_token_id is not None else hf_tok.sep_token_id
+    return tf.FlaubertWithLMHeadModel(tf.FlaubertConfig(
+        vocab_size=len(hf_tok), emb_dim=z.hidden_size, n_layers=z.num_layers, n_heads=z.num_heads,
+        max_position_embeddings=z.max_length, causal=False, bos_index=hf_tok.bos_token_id,
+        eos_index=eos, pad_index=hf_tok.pad_token_id, unk_index=hf_tok.unk_token_id,
+        mask_index=hf_tok.mask_token_id, pad_token_id=hf_tok.pad_token_id, mask_token_id=hf_tok.mask_token_id,
+    ))
+
+
+def _gpt2(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    hf_tok = tf.PreTrainedTokenizerFast(
+        tokenizer_object=_train_bytelevel_bpe(texts, z.vocab_size, specials=("<|endoftext|>",)),
+        bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>", model_max_length=z.max_length,
+    )
+    end = hf_tok.eos_token_id
+    model = tf.GPT2LMHeadModel(tf.GPT2Config(
+        vocab_size=len(hf_tok), n_positions=z.max_length, n_embd=z.hidden_size, n_layer=z.num_layers,
+        n_head=z.num_heads, n_inner=z.inter, bos_token_id=end, eos_token_id=end,
+    ))
+    return hf_tok, model
+
+
+def _llama(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    hf_tok = tf.PreTrainedTokenizerFast(
+        tokenizer_object=_train_metaspace_bpe(texts, z.vocab_size), bos_token="<s>", eos_token="</s>",
+        unk_token="<unk>", model_max_length=z.max_length,
+    )
+    model = tf.LlamaForCausalLM(tf.LlamaConfig(
+        vocab_size=len(hf_tok), hidden_size=z.hidden_size, intermediate_size=z.inter, num_hidden_layers=z.num_layers,
+        num_attention_heads=z.num_heads, num_key_value_heads=z.num_heads, max_position_embeddings=z.max_length,
+        bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id, tie_word_embeddings=False,
+    ))
+    return hf_tok, model
+
+
+def _mt5(texts: list[str], z: Sizes):
+    import transformers as tf
+
+    sentinels = [f"<extra_id_{i}>" for i in range(N_SENTINELS)]
+    tok = _train_unigram(texts, z.vocab_size, ["<pad>", "</s>", "<unk>"])
+    tok.add_special_tokens(sentinels)
+    tok.post_processor = processors.TemplateProcessing(
+        single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))]
+    )
+    hf_tok = tf.PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
+        additional_special_tokens=sentinels, model_max_length=z.max_length,
+    )
+    return hf_tok, _mt5_model(hf_tok, z)
+
+
+def _mt5_model(hf_tok, z: Sizes, vocab_size: int | None = None):
+    import transformers as tf
+
+    return tf.MT5ForConditionalGeneration(tf.MT5Config(
+        vocab_size=vocab_size or len(hf_tok), d_model=z.hidden_size, d_kv=max(8, z.hidden_size // z.num_heads),
+        d_ff=z.inter, num_layers=z.num_layers, num_decoder_layers=z.num_layers, num_heads=z.num_heads,
+        pad_token_id=hf_tok.pad_token_id, eos_token_id=hf_tok.eos_token_id, decoder_start_token_id=hf_tok.pad_token_id,
+        tie_word_embeddings=False,
+    ))
+
+
+def _save_pretrained(tokenizer, model, out: Path, *, weights: str = "safetensors") -> None:
+    """The tokenizer's files and the model's config and weights, as ``save_pretrained`` writes them;
+    ``weights: pickle`` writes ``pytorch_model.bin`` instead of safetensors (repositories that
+    hold only pickles)."""
+    model.eval()
+    if tokenizer is not None:
+        tokenizer.save_pretrained(out)
+    if weights == "pickle":
+        model.config.save_pretrained(out)
+        torch.save(model.state_dict(), out / "pytorch_model.bin")
+    else:
+        model.save_pretrained(out)
+
+
+# ---- Replicas of real repository layouts: tokenizer files of the real kinds, trained locally.
+
+
+def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_vocab: bool = False, **options) -> Path:
+    """Train a SentencePiece model on ``texts`` (the ``sentencepiece`` library itself, one thread, so
+    a build is reproducible) and write ``<prefix>.model`` to ``out`` (and ``<prefix>.vocab``, its
+    pieces and scores as text, with ``keep_vocab``)."""
+    import sentencepiece as spm
+
+    corpus = out / f".{prefix}.train.txt"
+    corpus.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(corpus), model_prefix=str(out / prefix), vocab_size=z.vocab_size, hard_vocab_limit=False,
+        character_coverage=1.0, num_threads=1, shuffle_input_sentence=False, minloglevel=2, **options,
+    )
+    corpus.unlink()
+    if not keep_vocab:
+        (out / f"{prefix}.vocab").unlink()
+    return out / f"{prefix}.model"
+
+
+def _tokenizer_config(out: Path, tokenizer_class: str, **fields) -> None:
+    (out / "tokenizer_config.json").write_text(
+        json.dumps({"tokenizer_class": tokenizer_class, **fields}, indent=1) + "\n", encoding="utf-8")
+
+
+def _reloaded(out: Path):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(out)
+
+
+def _t5_spiece(texts: list[str], z: Sizes, out: Path) -> None:
+    """google/mt5-base's layout: ``spiece.model`` (SentencePiece Unigram; pad 0, eos 1, unk 2) and
+    ``T5Tokenizer`` with 100 sentinels, no tokenizer.json; ``pytorch_model.bin`` only."""
+    _sentencepiece(texts, out, "spiece", z, model_type="unigram", pad_id=0, eos_id=1, unk_id=2, bos_id=-1)
+    _tokenizer_config(out, "T5Tokenizer", extra_ids=N_SENTINELS, model_max_length=z.max_length)
+    tok = _reloaded(out)
+    # the real config's vocabulary is larger than the tokenizer's (250,112 rows for 250,100 pieces)
+    _save_pretrained(None, _mt5_model(tok, z, vocab_size=len(tok) + 12), out, weights="pickle")
+
+
+def _albert_spiece(texts: list[str], z: Sizes, out: Path) -> None:
+    """qwant/fralbert-base's layout (ALBERT's): ``spiece.model`` + ``spiece.vocab`` (Unigram; <pad>,
+    <unk>, [CLS], [SEP], [MASK] first), ``AlbertTokenizer`` lower-casing, no tokenizer.json;
+    ``pytorch_model.bin`` only."""
+    _sentencepiece(texts, out, "spiece", z, keep_vocab=True, model_type="unigram", pad_id=0, unk_id=1, bos_id=-1,
+                   eos_id=-1, control_symbols=["[CLS]", "[SEP]", "[MASK]"])
+    _tokenizer_config(out, "AlbertTokenizer", do_lower_case=True, keep_accents=False, model_max_length=z.max_length)
+    _save_pretrained(None, _albert_model(_reloaded(out), z), out, weights="pickle")
+
+
+def _xlmr_spiece(texts: list[str], z: Sizes, out: Path, *, tokenizer_class: str = "XLMRobertaTokenizer",
+                 tokenizer_json: bool = False) -> None:
+    """xlm-roberta-base's and camembert-base's layout: ``sentencepiece.bpe.model`` (a SentencePiece
+    Unigram model, whatever its name says), read with fairseq's offsets by ``XLMRobertaTokenizer``/``CamembertTokenizer``, with or
+    without the converted ``tokenizer.json``; safetensors weights."""
+    _sentencepiece(texts, out, "sentencepiece.bpe", z, model_type="unigram")
+    _tokenizer_config(out, tokenizer_class, model_max_length=z.max_length)
+    tok = _reloaded(out)
+    if tokenizer_json:
+        tok.save_pretrained(out)
+    _save_pretrained(None, _xlmr_model(tok, z), out)
+
+
+def _camembert_spiece(texts: list[str], z: Sizes, out: Path) -> None:
+    _xlmr_spiece(texts, z, out, tokenizer_class="CamembertTokenizer", tokenizer_json=True)
+
+
+def _flaubert_bpe(texts: list[str], z: Sizes, out: Path) -> None:
+    """flaubert/flaubert_base_cased's layout: ``vocab.json`` + ``merges.txt`` (XLM's BPE with
+    ``</w>`` word ends, learnt on Moses-tokenized text; <s>, </s>, <pad>, <unk>, <special0-9>
+    first), read by the Python ``FlaubertTokenizer`` (sacremoses); no tokenizer.json nor
+    tokenizer_config.json; ``pytorch_model.bin`` only."""
+    import transformers as tf
+    from sacremoses import MosesTokenizer
+
+    moses = MosesTokenizer(lang="fr")
+    words = [" ".join(moses.tokenize(t, escape=False)) for t in texts]
+    specials = ["<s>", "</s>", "<pad>", "<unk>"] + [f"<special{i}>" for i in range(10)]
+    bpe = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix="</w>"))
+    bpe.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    bpe.train_from_iterator(words, trainers.BpeTrainer(vocab_size=z.vocab_size, special_tokens=specials,
+                                                       end_of_word_suffix="</w>", show_progress=False))
+    bpe.model.save(str(out))  # vocab.json and merges.txt
+    tok = tf.FlaubertTokenizer(vocab_file=str(out / "vocab.json"), merges_file=str(out / "merges.txt"),
+                               model_max_length=z.max_length)
+    _save_pretrained(None, _flaubert_model(tok, z), out, weights="pickle")
+
+
+@dataclass(frozen=True)
+class TinyKind:
+    """A kind of tiny model: its family, what it mirrors, and how it is built. ``tokenizer``
+    builders train a ``tokenizers`` tokenizer and return it with a random model (saved by
+    ``save_pretrained``: tokenizer.json and safetensors); ``files`` builders write a real
+    repository's layout themselves."""
+
+    name: str
+    family: str
+    mirrors: str
+    tokenizer: Callable | None = None
+    files: Callable | None = None
+
+
+TINY_KINDS: dict[str, TinyKind] = {k.name: k for k in (
+    TinyKind("bert", "mlm", "BERT/mBERT uncased: WordPiece, lower-casing and accent stripping", tokenizer=_bert),
+    TinyKind("xlmr", "mlm", "XLM-R/CamemBERT: SentencePiece-style Unigram with the ▁ marker", tokenizer=_xlmr),
+    TinyKind("roberta", "mlm", "RoBERTa: byte-level BPE", tokenizer=_roberta),
+    TinyKind("albert", "mlm", "ALBERT: lower-cased Unigram", tokenizer=_albert),
+    TinyKind("flaubert", "mlm", "FlauBERT: BPE with </w> word ends, <special1> mask (Rust-backed)", tokenizer=_flaubert),
+    TinyKind("mt5", "seq2seq", "mT5: Unigram with <extra_id_N> sentinels (Rust-backed)", tokenizer=_mt5),
+    TinyKind("gpt2", "causal", "GPT-2: byte-level BPE, <|endoftext|> as BOS, EOS and padding", tokenizer=_gpt2),
+    TinyKind("llama", "causal", "Llama: Metaspace BPE, BOS <s>, no padding token", tokenizer=_llama),
+    TinyKind("t5_spiece", "seq2seq", "google/mt5-base's files: spiece.model, T5Tokenizer, pytorch_model.bin",
+             files=_t5_spiece),
+    TinyKind("albert_spiece", "mlm", "qwant/fralbert-base's files: spiece.model + spiece.vocab, AlbertTokenizer, "
+             "pytorch_model.bin", files=_albert_spiece),
+    TinyKind("xlmr_spiece", "mlm", "xlm-roberta-base's files without tokenizer.json: sentencepiece.bpe.model",
+             files=_xlmr_spiece),
+    TinyKind("camembert_spiece", "mlm", "camembert-base's files: sentencepiece.bpe.model + tokenizer.json, "
+             "CamembertTokenizer", files=_camembert_spiece),
+    TinyKind("flaubert_bpe", "mlm", "flaubert/flaubert_base_cased's files: vocab.json + merges.txt, the Python "
+             "FlaubertTokenizer (sacremoses), pytorch_model.bin", files=_flaubert_bpe),
+)}
+
+
 def build_tiny_model(
     kind: str,
     texts: Iterable[str],
@@ -169,120 +490,24 @@ def build_tiny_model(
     max_length: int = 128,
     seed: int = 0,
 ) -> Path:
-    """Train a tokenizer of ``kind`` on ``texts`` and save it with a random model of that architecture."""
-    import transformers as tf
-
+    """Train a tokenizer of ``kind`` (:data:`TINY_KINDS`) on ``texts`` and save it with a random model
+    of that architecture in ``out_dir`` (atomically)."""
     if kind not in TINY_KINDS:
-        raise ValueError(f"unknown tiny model kind {kind!r}; choose one of {TINY_KINDS}")
+        raise ValueError(f"unknown tiny model kind {kind!r}; choose one of {sorted(TINY_KINDS)}")
     texts = [t for t in texts if t and t.strip()]
     if not texts:
         raise ValueError("no text to train the tokenizer on")
+    spec = TINY_KINDS[kind]
+    sizes = Sizes(vocab_size, hidden_size, num_layers, num_heads, max_length)
     torch.manual_seed(seed)
     out = Path(out_dir)
-    inter = hidden_size * 2
-    common = {"model_max_length": max_length}
-    if kind == "bert":
-        tok = _train_wordpiece(texts, vocab_size)
-        hf_tok = tf.BertTokenizer(
-            tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]",
-            mask_token="[MASK]", do_lower_case=True, **common,
-        )
-        model = tf.BertForMaskedLM(tf.BertConfig(
-            vocab_size=len(hf_tok), hidden_size=hidden_size, num_hidden_layers=num_layers,
-            num_attention_heads=num_heads, intermediate_size=inter, max_position_embeddings=max_length,
-            pad_token_id=hf_tok.pad_token_id,
-        ))
-    elif kind in ("xlmr", "albert"):
-        specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"] if kind == "xlmr" else ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"]
-        tok = _train_unigram(texts, vocab_size, specials, lowercase=kind == "albert")
-        if kind == "xlmr":
-            _template(tok, "<s>", "</s>")
-            hf_tok = tf.PreTrainedTokenizerFast(
-                tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
-                cls_token="<s>", sep_token="</s>", mask_token="<mask>", **common,
-            )
-            model = tf.XLMRobertaForMaskedLM(tf.XLMRobertaConfig(
-                vocab_size=len(hf_tok), hidden_size=hidden_size, num_hidden_layers=num_layers,
-                num_attention_heads=num_heads, intermediate_size=inter, max_position_embeddings=max_length + 2,
-                pad_token_id=hf_tok.pad_token_id, bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id,
-            ))
-        else:
-            _template(tok, "[CLS]", "[SEP]")
-            hf_tok = tf.PreTrainedTokenizerFast(
-                tokenizer_object=tok, unk_token="<unk>", pad_token="<pad>", cls_token="[CLS]", sep_token="[SEP]",
-                mask_token="[MASK]", do_lower_case=True, **common,
-            )
-            model = tf.AlbertForMaskedLM(tf.AlbertConfig(
-                vocab_size=len(hf_tok), embedding_size=max(8, hidden_size // 2), hidden_size=hidden_size,
-                num_hidden_layers=num_layers, num_attention_heads=num_heads, intermediate_size=inter,
-                max_position_embeddings=max_length, pad_token_id=hf_tok.pad_token_id,
-            ))
-    elif kind == "roberta":
-        tok = _train_bytelevel_bpe(texts, vocab_size)
-        hf_tok = tf.PreTrainedTokenizerFast(
-            tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
-            cls_token="<s>", sep_token="</s>", mask_token="<mask>", **common,
-        )
-        model = tf.RobertaForMaskedLM(tf.RobertaConfig(
-            vocab_size=len(hf_tok), hidden_size=hidden_size, num_hidden_layers=num_layers,
-            num_attention_heads=num_heads, intermediate_size=inter, max_position_embeddings=max_length + 2,
-            pad_token_id=hf_tok.pad_token_id, bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id,
-        ))
-    elif kind == "flaubert":
-        tok = _train_suffix_bpe(texts, vocab_size)
-        hf_tok = tf.PreTrainedTokenizerFast(
-            tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
-            cls_token="<s>", sep_token="</s>", mask_token="<special1>", **common,
-        )
-        model = tf.FlaubertWithLMHeadModel(tf.FlaubertConfig(
-            vocab_size=len(hf_tok), emb_dim=hidden_size, n_layers=num_layers, n_heads=num_heads,
-            max_position_embeddings=max_length, causal=False, bos_index=hf_tok.bos_token_id,
-            eos_index=hf_tok.eos_token_id, pad_index=hf_tok.pad_token_id, unk_index=hf_tok.unk_token_id,
-            mask_index=hf_tok.mask_token_id, pad_token_id=hf_tok.pad_token_id, mask_token_id=hf_tok.mask_token_id,
-        ))
-    elif kind == "gpt2":
-        tok = _train_bytelevel_bpe(texts, vocab_size, specials=("<|endoftext|>",))
-        hf_tok = tf.PreTrainedTokenizerFast(
-            tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>",
-            **common,
-        )
-        end = hf_tok.eos_token_id
-        model = tf.GPT2LMHeadModel(tf.GPT2Config(
-            vocab_size=len(hf_tok), n_positions=max_length, n_embd=hidden_size, n_layer=num_layers, n_head=num_heads,
-            n_inner=inter, bos_token_id=end, eos_token_id=end,
-        ))
-    elif kind == "llama":
-        tok = _train_metaspace_bpe(texts, vocab_size)
-        hf_tok = tf.PreTrainedTokenizerFast(
-            tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>", **common,
-        )
-        model = tf.LlamaForCausalLM(tf.LlamaConfig(
-            vocab_size=len(hf_tok), hidden_size=hidden_size, intermediate_size=inter, num_hidden_layers=num_layers,
-            num_attention_heads=num_heads, num_key_value_heads=num_heads, max_position_embeddings=max_length,
-            bos_token_id=hf_tok.bos_token_id, eos_token_id=hf_tok.eos_token_id, tie_word_embeddings=False,
-        ))
-    else:  # mt5
-        sentinels = [f"<extra_id_{i}>" for i in range(N_SENTINELS)]
-        tok = _train_unigram(texts, vocab_size, ["<pad>", "</s>", "<unk>"])
-        tok.add_special_tokens(sentinels)
-        tok.post_processor = processors.TemplateProcessing(
-            single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", tok.token_to_id("</s>"))]
-        )
-        hf_tok = tf.PreTrainedTokenizerFast(
-            tokenizer_object=tok, eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
-            additional_special_tokens=sentinels, **common,
-        )
-        model = tf.MT5ForConditionalGeneration(tf.MT5Config(
-            vocab_size=len(hf_tok), d_model=hidden_size, d_kv=max(8, hidden_size // num_heads), d_ff=inter,
-            num_layers=num_layers, num_decoder_layers=num_layers, num_heads=num_heads,
-            pad_token_id=hf_tok.pad_token_id, eos_token_id=hf_tok.eos_token_id, decoder_start_token_id=hf_tok.pad_token_id,
-            tie_word_embeddings=False,
-        ))
-    model.eval()
     with atomic_dir(out) as tmp:
-        hf_tok.save_pretrained(tmp)
-        model.save_pretrained(tmp, safe_serialization=True)
-    log.info("built tiny %s model in %s (vocabulary %d)", kind, out, len(hf_tok))
+        if spec.files is not None:
+            spec.files(texts, sizes, tmp)
+        else:
+            tokenizer, model = spec.tokenizer(texts, sizes)
+            _save_pretrained(tokenizer, model, tmp)
+    log.info("built tiny %s model in %s", kind, out)
     return out
 
 
