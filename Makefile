@@ -28,10 +28,11 @@ $(STAMP): envs/requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-## Run the whole workflow on the default configuration (the papers' models), after
-## installing the spaCy pipelines the configuration names (offline: the command to run).
+## Run the whole workflow on the default configuration (the papers' models), after a preflight
+## that installs the spaCy pipelines the configuration names and lists, in one go, every model,
+## data file and pipeline that is missing and cannot be fetched (offline: with the commands to run).
 run: $(STAMP)
-	$(PY) -m plmfair.pipelines config/config.yaml $(CONFIGFILE)
+	$(PY) -m plmfair.preflight $(if $(MIRROR),--mirror $(abspath $(MIRROR)),) config/config.yaml $(CONFIGFILE)
 	$(SNAKEMAKE) --cores $(CORES) $(CONFIG_ARG) $(SMK_FLAGS) $(MIRROR_ARG)
 
 ## The Snakemake report (every figure and table, grouped by study) of the default configuration:

@@ -175,7 +175,8 @@ def test_missing_pipelines_are_installed_and_offline_gives_the_command():
     assert install_pipelines({"xx": "xx_no_such_pipeline"}, download=lambda n: asked.append(n) or True) == [
         "xx_no_such_pipeline"]
     assert asked == ["xx_no_such_pipeline"]
-    with pytest.raises(ConfigError, match="Where there is network, run: python -m spacy download xx_no_such_pipeline"):
+    with pytest.raises(ConfigError, match=r"Where there is network, run: \S+python\S* -m pip install https://github.com/"
+                                          r"explosion/spacy-models/releases/download/xx_no_such_pipeline-3.8.0/"):
         install_pipelines({"xx": "xx_no_such_pipeline"}, download=lambda n: False)
 
 

@@ -8,6 +8,7 @@ models.xlmr_base.family: 'mllm' is not one of ['causal', 'mlm', 'seq2seq']``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from plmfair.errors import ConfigError
 
@@ -37,6 +38,24 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
 
     check_config(config)
     return config
+
+
+# The schema beside the workflow (plmfair is installed from its checkout).
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = SCHEMA) -> dict:
+    """The configuration a run gets from ``--configfile`` files: merged key by key in order, as
+    Snakemake merges them, then validated with the schema's defaults filled in
+    (:func:`validate_config`), so that tools run before Snakemake read what the workflow reads."""
+    import yaml
+    from snakemake.utils import update_config
+
+    config: dict = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            update_config(config, yaml.safe_load(fh) or {})
+    return validate_config(config, schema)
 
 
 def download_entries(config: dict) -> dict[str, dict]:

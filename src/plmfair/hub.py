@@ -16,7 +16,9 @@ import logging
 import os
 import re
 import shutil
+import socket
 from pathlib import Path
+from urllib.parse import urlparse
 
 from plmfair.errors import ModelError
 from plmfair.io import atomic_dir
@@ -28,6 +30,27 @@ SOURCE_FILE = ".plmfair-source.json"
 FILE_PATTERNS = ["*.json", "*.safetensors", "*.model", "*.txt", "*.tiktoken", "*spiece*", "*.vocab"]
 PICKLE_PATTERNS = ["*.bin", "*.pt", "*.pth"]
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
+HUB = "https://huggingface.co"
+
+
+def reachable(url: str, *, timeout: float = 3.0) -> bool:
+    """Whether a TCP connection to the URL's host opens within ``timeout`` (one attempt)."""
+    parts = urlparse(url)
+    host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+    if not host:
+        return False
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def hub_reachable() -> bool:
+    """False under ``HF_HUB_OFFLINE``, else whether the Hub's host answers."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return False
+    return reachable(os.environ.get("HF_ENDPOINT", HUB))
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
@@ -54,7 +77,9 @@ def fetch_model(*, name: str, hf_id: str, revision: str | None, out_dir: str | o
     patterns = FILE_PATTERNS + (PICKLE_PATTERNS if allow_pickle else [])
     where = f"models.{name}"
     try:
-        snapshot = Path(snapshot_download(repo_id=hf_id, revision=revision, allow_patterns=patterns))
+        # offline, the cache answers at once instead of the Hub client's retries of a DNS failure
+        snapshot = Path(snapshot_download(repo_id=hf_id, revision=revision, allow_patterns=patterns,
+                                          local_files_only=not hub_reachable()))
     except RevisionNotFoundError:
         raise ModelError(f"{where}.revision: {hf_id} has no revision {revision!r}; give a commit hash, tag or branch "
                          f"of the repository") from None

@@ -1,0 +1,158 @@
+"""Before a run: is everything the configuration needs here, or can it be fetched? (``make run``)
+
+    python -m plmfair.preflight [--directory DIR] [--mirror DIR] config/config.yaml [your.yaml ...]
+
+Later files override earlier ones key by key, as Snakemake merges ``--configfile``. In one
+pass, in seconds, it installs the spaCy pipelines the cloze corpora name (where the network
+allows) and lists everything a run would otherwise stop on one job at a time:
+
+- every Hugging Face model a study scores that is neither fetched yet
+  (``resources/models/<name>``), nor in the Hub cache, nor given by ``path``, while the Hub
+  cannot be reached, each with its ``hf download ... --revision`` command;
+- every declared data file that is neither downloaded yet, nor in the mirror, nor reachable at
+  its address;
+- every spaCy pipeline that is not installed and cannot be, with the exact pip command for this
+  Python.
+
+Reachability is one connection attempt per host with a short timeout (no retries): offline, a
+DNS failure answers at once. Exit status 1 when something is missing, with one line per item.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from plmfair import plan
+from plmfair.errors import PlmfairError
+from plmfair.hub import hub_reachable, reachable
+
+log = logging.getLogger(__name__)
+
+@dataclass(frozen=True)
+class Missing:
+    """Something a run needs that is not here and cannot be fetched now, and how to get it."""
+
+    what: str
+    where: str
+    remedy: str
+
+    def line(self) -> str:
+        return f"{self.what} ({self.where}): {self.remedy}"
+
+
+def in_hub_cache(hf_id: str, revision: str | None) -> bool:
+    """Whether the Hub cache holds the files the workflow fetches of ``hf_id`` at ``revision``."""
+    from huggingface_hub import snapshot_download
+
+    from plmfair.hub import FILE_PATTERNS
+
+    try:
+        snapshot_download(repo_id=hf_id, revision=revision, allow_patterns=FILE_PATTERNS, local_files_only=True)
+    except Exception:  # noqa: BLE001 - every kind of "not there" means the same here
+        return False
+    return True
+
+
+def missing_models(config: dict, workdir: Path, *, online: bool) -> list[Missing]:
+    """Hub models a study scores that are not fetched, not cached, and cannot be downloaded now."""
+    if online:
+        return []
+    out = []
+    for name, entry in plan.hub_models(config).items():
+        if name not in plan.models_in_use(config) or (workdir / plan.model_folder(config, name)).is_dir():
+            continue
+        if in_hub_cache(entry["hf_id"], entry.get("revision")):
+            continue
+        revision = f" --revision {entry['revision']}" if entry.get("revision") else ""
+        out.append(Missing(f"model {name}", entry["hf_id"],
+                           f"where there is network run `hf download {entry['hf_id']}{revision}` and copy the Hub "
+                           f"cache (HF_HOME) here, or download it to a folder and set models.{name}.path"))
+    return out
+
+
+def missing_downloads(config: dict, workdir: Path, mirror: str | None) -> list[Missing]:
+    """Declared files a study uses that are not downloaded, not in the mirror, and not reachable."""
+    from plmfair.download import find_in_mirror
+
+    out, seen, hosts = [], set(), {}
+    for where, entry in plan.active_downloads(config).items():
+        name = entry["file"]
+        if name in seen or (workdir / "resources" / "downloads" / name).is_file():
+            continue
+        seen.add(name)
+        if mirror and find_in_mirror(mirror, name) is not None:
+            continue
+        url = entry.get("url")
+        if url:
+            host = urlparse(url).hostname
+            if host not in hosts:
+                hosts[host] = reachable(url)
+            if hosts[host]:
+                continue
+        source = f"from {url}" if url else "(no url: mirror only)"
+        out.append(Missing(f"data file {name}", where,
+                           f"put a copy {source} in the mirror folder ({mirror or 'none set: make run MIRROR=DIR'})"))
+    return out
+
+
+def missing_pipelines(config: dict) -> list[Missing]:
+    """spaCy pipelines the cloze corpora name that are not installed: installed now where the
+    network allows, else listed with the exact pip command for this Python."""
+    import spacy
+
+    from plmfair.pipelines import install_pipelines, spacy_wheel
+
+    packages = {lang: name for lang, name in plan.spacy_packages(config).items() if not spacy.util.is_package(name)}
+    if packages and reachable("https://github.com"):
+        try:
+            install_pipelines(packages)
+            return []
+        except PlmfairError as exc:
+            log.warning("%s", exc)
+    return [Missing(f"spaCy pipeline {name}", f"cloze.spacy.{lang}",
+                    f"`{sys.executable} -m pip install {spacy_wheel(name)}`, or switch the cloze study off "
+                    f"(cloze: {{enabled: false}})")
+            for lang, name in packages.items() if not spacy.util.is_package(name)]
+
+
+def preflight(config: dict, *, workdir: str | os.PathLike = ".", mirror: str | None = None) -> list[Missing]:
+    """Everything the configuration needs that is not here and cannot be fetched now."""
+    workdir = Path(workdir)
+    mirror = mirror or config.get("mirror")
+    return (missing_models(config, workdir, online=hub_reachable()) + missing_downloads(config, workdir, mirror)
+            + missing_pipelines(config))
+
+
+def main(argv: list[str]) -> int:
+    from plmfair.config import load_config
+
+    parser = argparse.ArgumentParser(prog="python -m plmfair.preflight", description=__doc__.split("\n")[0])
+    parser.add_argument("configfiles", nargs="+")
+    parser.add_argument("--directory", default=".", help="the working directory of the run")
+    parser.add_argument("--mirror", default=None, help="the download mirror of the run")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="plmfair: %(message)s")
+    try:
+        config = load_config(args.configfiles)
+        missing = preflight(config, workdir=args.directory, mirror=args.mirror)
+    except PlmfairError as exc:
+        print(f"plmfair: {exc}", file=sys.stderr)
+        return 1
+    if missing:
+        print(f"plmfair: {len(missing)} thing(s) this run needs are not here and cannot be fetched now:",
+              file=sys.stderr)
+        for item in missing:
+            print(f"  - {item.line()}", file=sys.stderr)
+        return 1
+    log.info("preflight: every model, data file and spaCy pipeline the run needs is here or can be fetched")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
