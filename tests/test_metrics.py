@@ -10,10 +10,10 @@ from plmfair.metrics import (
     answer_ranks,
     compute_metrics,
     group_metrics,
-    normalise,
     sigma_gd,
 )
 from plmfair.tables import paper_table
+from plmfair.text import normalise, normalise_whitespace
 
 
 def test_normalise_nfc_trim_lower_and_tokenizer_norm():
@@ -21,6 +21,7 @@ def test_normalise_nfc_trim_lower_and_tokenizer_norm():
     assert normalise(decomposed) == "élan"
     strip_accents = lambda s: s.replace("é", "e")  # noqa: E731 - stands in for mBERT's normalizer
     assert normalise(" Élan", strip_accents) == "elan"
+    assert normalise_whitespace(" The  house\t is\u00a0red ") == "The house is red"
 
 
 def test_answer_ranks_first_match():

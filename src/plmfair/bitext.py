@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from plmfair.errors import ConfigError, DataError
+from plmfair.text import normalise_whitespace
 
 log = logging.getLogger(__name__)
 
@@ -50,11 +51,6 @@ class Bitext:
     source: str
 
 
-def normalise(sentence: str) -> str:
-    """The join key: white-space runs collapsed to one space, ends stripped."""
-    return " ".join(sentence.split())
-
-
 def _index(bitext: Bitext) -> tuple[dict[str, list[int]], dict[str, int]]:
     """Pivot sentence -> 0-based line numbers with a translation, and the bitext's counts."""
     if len(bitext.pivot_lines) != len(bitext.lines):
@@ -66,7 +62,7 @@ def _index(bitext: Bitext) -> tuple[dict[str, list[int]], dict[str, int]]:
     where: dict[str, list[int]] = {}
     empty = 0
     for i, (pivot, other) in enumerate(zip(bitext.pivot_lines, bitext.lines, strict=True)):
-        key = normalise(pivot)
+        key = normalise_whitespace(pivot)
         if not key or not other.strip():
             empty += 1
             continue
@@ -89,7 +85,7 @@ def join_bitexts(bitexts: Sequence[Bitext], *, pivot: str, corpus: str,
         raise ConfigError(f"cloze.corpora.{corpus}.bitexts: languages {langs} must be distinct and not the pivot {pivot!r}")
     indexes, per_bitext = zip(*(_index(b) for b in bitexts), strict=True)
     first = bitexts[0]
-    keys = (k for k in dict.fromkeys(normalise(s) for s in first.pivot_lines) if all(k in ix for ix in indexes))
+    keys = (k for k in dict.fromkeys(normalise_whitespace(s) for s in first.pivot_lines) if all(k in ix for ix in indexes))
     if duplicates == "drop":
         keys = (k for k in keys if all(len(ix[k]) == 1 for ix in indexes))
     rows: dict[str, list] = {c: [] for c in JOINED_SCHEMA}

@@ -37,7 +37,7 @@ import difflib
 import pandas as pd
 
 from plmfair.data import GROUPS
-from plmfair.metrics import base_normalise
+from plmfair.text import base_normalise
 
 CLOZE_ATTRIBUTES = ("pos", "length", "agreement", "answer_pieces", "multiword")
 CROWS_ATTRIBUTES = ("length", "differing_tokens", "origin", "bias_type")

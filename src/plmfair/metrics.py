@@ -13,7 +13,7 @@ Definitions (the paper leaves the correlations unspecified; these are ours):
 - sigma_gd (equation 1 of the paper): population standard deviation (divide by G) of a metric
   across the four groups for a language, or across the four languages for a group.
 
-Answers are matched after :func:`normalise` (Unicode NFC, trimming, lower-casing, then the
+Answers are matched after :func:`plmfair.text.normalise` (Unicode NFC, trimming, lower-casing, then the
 model tokenizer's own normalizer, :meth:`plmfair.scoring.base.Scorer.normaliser`, so mBERT
 uncased's accent-less predictions match accented answers). Empty answers are excluded and
 counted. :func:`compute_metrics` gives the metrics of one model and language per group,
@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import logging
 import math
-import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -50,18 +49,6 @@ METRICS_SCHEMA = {
     "kendall_tau": "Kendall tau-b of the same pairs",
     "kendall_p": "two-sided p-value of kendall_tau",
 }
-
-
-def base_normalise(text: str) -> str:
-    """NFC, trimmed, lower-cased."""
-    return unicodedata.normalize("NFC", str(text)).strip().lower()
-
-
-def normalise(text: str, tokenizer_norm: Callable[[str], str] | None = None) -> str:
-    s = base_normalise(text)
-    if tokenizer_norm is not None:
-        s = base_normalise(tokenizer_norm(s))
-    return s
 
 
 def answer_ranks(answers_norm: Sequence[str], candidates_norm: Sequence[str]) -> list[int | None]:
@@ -112,7 +99,7 @@ ANNOTATION_SCORES_SCHEMA = {
     "u_id": "annotator id",
     "group": "annotator group (MN, FN, MNN, FNN)",
     "answer": "the annotator's answer (trimmed; annotations with an empty answer are not scored)",
-    "answer_norm": "answer as matched against the candidates (see plmfair.metrics.normalise)",
+    "answer_norm": "answer as matched against the candidates (see plmfair.text.normalise)",
     "rank": "rank of the answer among the model's top 5 candidates (null when absent)",
     "hit1": "1 when the answer is the model's top candidate, else 0",
     "hit5": "1 when the answer is among the model's top 5 candidates, else 0",

@@ -21,7 +21,7 @@ import pandas as pd
 
 from plmfair.data import MASK
 from plmfair.errors import DataError
-from plmfair.metrics import normalise
+from plmfair.text import normalise
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from plmfair.errors import DataError
-from plmfair.metrics import normalise
+from plmfair.text import normalise
 
 TSNE_VECTORS_SCHEMA = {
     "model": "model short name",
