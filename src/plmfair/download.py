@@ -16,8 +16,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from plmfair.atomic import atomic_path
 from plmfair.errors import DataError
-from plmfair.io import atomic_path
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ import socket
 from pathlib import Path
 from urllib.parse import urlparse
 
+from plmfair.atomic import atomic_dir
 from plmfair.errors import ModelError
-from plmfair.io import atomic_dir
 
 log = logging.getLogger(__name__)
 

@@ -1,88 +1,26 @@
-"""Atomic writing of Parquet, CSV, text and JSON outputs.
+"""Parquet and CSV outputs, written atomically (:mod:`plmfair.atomic`), and Parquet inputs read
+with messages that name the file.
 
-Every writer writes to a temporary file in the destination folder and renames it
-into place only when the write succeeded, so a failed job never leaves a file that
-looks valid. Parquet files carry their column documentation in the schema metadata
-(key ``plmfair.schema``) and optional run metadata (key ``plmfair.meta``).
+Parquet files carry their column documentation in the schema metadata (key
+``plmfair.schema``) and optional run metadata (key ``plmfair.meta``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import json
 import os
-import shutil
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from plmfair.atomic import atomic_path
 from plmfair.errors import DataError
 
 SCHEMA_KEY = b"plmfair.schema"
 META_KEY = b"plmfair.meta"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _remove_leftovers(path: Path) -> None:
-    """Temporary files or folders a killed writer left beside ``path`` (Snakemake's lock keeps
-    two runs from writing the same output at once)."""
-    for stale in path.parent.glob(f".{glob.escape(path.name)}.*"):
-        if stale.is_dir():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            stale.unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it onto ``path`` on success, delete it on error.
-
-    The file gets the usual permissions (0644 under umask 022; ``mkstemp`` alone makes 0600),
-    and temporary files a killed write left for ``path`` are removed first.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.chmod(tmp_path, 0o666 & ~_umask())
-        os.replace(tmp_path, path)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
-
-
-@contextlib.contextmanager
-def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary folder beside ``path``; on success it replaces ``path`` (and whatever was
-    there), on error it is deleted, so a failed job never leaves a folder that looks complete.
-    The folder gets the usual permissions (0755 under umask 022)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(path)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-    try:
-        yield tmp
-        os.chmod(tmp, 0o777 & ~_umask())
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
 
 
 def write_parquet(
@@ -179,19 +117,8 @@ def read_schema_doc(path: str | os.PathLike) -> dict:
     return json.loads(md[SCHEMA_KEY]) if SCHEMA_KEY in md else {}
 
 
-def write_text(text: str, path: str | os.PathLike) -> None:
-    """Write ``text`` (UTF-8) atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-
-
 def write_csv(df: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:
     """Write a CSV table atomically (no index unless asked)."""
     kwargs.setdefault("index", False)
     with atomic_path(path) as tmp:
         df.to_csv(tmp, **kwargs)
-
-
-def write_json(obj, path: str | os.PathLike) -> None:
-    """Write JSON atomically, indented, UTF-8."""
-    write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n", path)

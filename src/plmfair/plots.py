@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from plmfair.io import atomic_path  # noqa: E402
+from plmfair.atomic import atomic_path  # noqa: E402
 
 # Okabe & Ito's colour-blind-safe palette.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -92,8 +92,10 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
                           alpha: float = 0.05) -> None:
     """Forest plot of mixed-model effects of the compared condition (group or data set terms,
     not the intercept nor the language controls) with 95% intervals: one row of panels per
-    model, one column per metric, a line per language x term; filled and starred where
-    p < alpha, hollow where not, "not converged" where the fit did not converge."""
+    model, one column per metric, a line per language x term; filled and starred where the
+    row is ``significant`` (the permutation test of a group gap, Holm-adjusted) or, for effects
+    without one (CrowS-Pairs languages), where the Wald p < alpha; hollow where not; "not
+    converged" where the fit did not reach its optimum."""
     terms = effects[effects["term"].str.startswith(("group[", "dataset["))].copy()
     if "metric" not in terms.columns:
         terms["metric"] = "score margin"
@@ -119,7 +121,7 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
                     ax.annotate("not converged", (0.02, yi), xycoords=("axes fraction", "data"), fontsize=7,
                                 color="grey", va="center")
                     continue
-                significant = r["p_value"] < alpha
+                significant = bool(r["significant"]) if "significant" in r.index else r["p_value"] < alpha
                 ax.errorbar(r["estimate"], yi, xerr=[[r["estimate"] - r["ci_low"]], [r["ci_high"] - r["estimate"]]],
                             fmt="o", ms=5, capsize=2, color=colour[r["term"]],
                             markerfacecolor=colour[r["term"]] if significant else "white")

@@ -208,7 +208,7 @@ def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os
     that sets POS (and DEP) of the listed words, matched lower-cased; others stay untagged."""
     import spacy
 
-    from plmfair.io import atomic_dir
+    from plmfair.atomic import atomic_dir
 
     nlp = spacy.blank(lang)
     ruler = nlp.add_pipe("attribute_ruler")

@@ -53,7 +53,7 @@ from tokenizers import (
     trainers,
 )
 
-from plmfair.io import atomic_dir
+from plmfair.atomic import atomic_dir
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Sizes and SHA-256 of every file of a local model folder: the input its scoring jobs depend on."""
 
-from plmfair.io import write_json
+from plmfair.atomic import write_json
 from plmfair.logs import configure_logging
 from plmfair.models import folder_manifest
 
