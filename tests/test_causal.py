@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 import torch
 
+from plmfair.cloze_scoring import predict, score_answers
 from plmfair.crows_pairs import score_pairs
 from plmfair.errors import ModelError
-from plmfair.mozart import predict, score_answers
 from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.causal import CausalLMScorer
 from plmfair.scoring.pieces import WORD_CHARS

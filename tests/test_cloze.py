@@ -238,7 +238,9 @@ def test_line_count_mismatch_names_both_files():
 
 def test_annotation_sheets_in_batches(demo_corpus, tmp_path):
     sentences, _ = _construct(demo_corpus, n=24)
-    paths = write_annotation_sheets(sentences, lang="de", out_dir=tmp_path / "sheets" / "de", batch_size=10)
+    paths = write_annotation_sheets(sentences, out_dir=tmp_path / "sheets", batch_size=10)
+    assert len(paths) == 4 * 3 and {p.parent.name for p in paths} == {"en", "de", "es", "fr"}
+    paths = [p for p in paths if p.parent.name == "de"]
     assert [p.name for p in paths] == ["batch_001.csv", "batch_002.csv", "batch_003.csv"]
     sheets = [pd.read_csv(p, keep_default_na=False) for p in paths]
     assert [len(s) for s in sheets] == [10, 10, 4]

@@ -110,12 +110,16 @@ def test_paper_table_layout_and_sigma():
             rows.append({"model": "m", "lang": lang, "group": g, "p_at_1": float(v)})
         # the language average is every annotation pooled, not the mean of the four groups
         rows.append({"model": "m", "lang": lang, "group": "all", "p_at_1": float(sum(vals)) / 4 + 1})
-    t = paper_table(pd.DataFrame(rows), model="m", metric="p_at_1")
+    other = pd.DataFrame(rows).assign(model="n", p_at_1=lambda d: d["p_at_1"] / 2)
+    t = paper_table(pd.concat([pd.DataFrame(rows), other], ignore_index=True), metric="p_at_1")
+    assert t["model"].tolist() == ["m"] * 5 + ["n"] * 5  # a block per model
+    t = t[t["model"] == "m"].reset_index(drop=True)
     # FNN varies most across languages (40, 5, 10, 4): the paper's red row
     assert t["group"].tolist() == ["MN", "FN", "MNN", "FNN§", "All"]
-    assert list(t.columns) == ["group", "EN‡", "ES", "DE", "FR", "mean (σ_gd)"]
-    assert t.loc[0, "EN‡"] == "10.0†"  # worst-off group in English
-    assert t.loc[4, "EN‡"] == f"26.0 ({math.sqrt(125):.1f})"  # pooled value, sigma_gd across the groups
+    assert list(t.columns) == ["model", "group", "EN", "ES", "DE", "FR", "mean (σ_gd)"]
+    assert t.loc[0, "EN"] == "10.0†"  # worst-off group in English
+    # pooled value, sigma_gd across the groups; English has the highest (‡)
+    assert t.loc[4, "EN"] == f"26.0 ({math.sqrt(125):.1f})‡"
     # MN row: values 10, 5, 0, 1 -> mean 4.0, population sd over languages
     assert t.loc[0, "mean (σ_gd)"] == f"4.0 ({sigma_gd([10, 5, 0, 1]):.1f})"
     assert t.loc[4, "mean (σ_gd)"] == f"{(26 + 6 + 6 + 3.5) / 4:.1f} ({sigma_gd([26, 6, 6, 3.5]):.1f})"
@@ -125,9 +129,9 @@ def test_paper_correlation_tables_carry_p_values():
     rows = [{"model": "m", "lang": "en", "group": g, "spearman_rho": r, "spearman_p": p}
             for g, r, p in (("MN", 0.30, 0.001), ("FN", 0.10, 0.2), ("MNN", 0.25, 0.04), ("FNN", 0.05, 0.6),
                             ("all", 0.2, 0.0001))]
-    t = paper_table(pd.DataFrame(rows), model="m", metric="spearman_rho", alpha=0.05).set_index("group")
+    t = paper_table(pd.DataFrame(rows), metric="spearman_rho", alpha=0.05).set_index("group")
     # one language: no disparity across languages to mark
-    assert list(t.index) == ["MN", "FN", "MNN", "FNN", "All"] and list(t.columns)[0] == "EN"
+    assert list(t.index) == ["MN", "FN", "MNN", "FNN", "All"] and list(t.columns)[:2] == ["model", "EN"]
     assert t.loc["MN", "EN"] == "30.0 (.001)"
     assert t.loc["FN", "EN"] == "10.0° (.200)"  # not significant at 0.05
     assert t.loc["FNN", "EN"] == "5.0° (.600)†"
@@ -161,3 +165,22 @@ def test_metrics_are_means_of_the_annotation_scores():
         assert metrics.loc[group, "p_at_5"] == pytest.approx(100 * rows["hit5"].mean())
         assert metrics.loc[group, "mrr"] == pytest.approx(100 * rows["rr"].mean())
         assert metrics.loc[group, "n"] == len(rows)
+
+
+def test_correlations_count_each_sentence_answer_once():
+    """Three annotators giving "chat" to s1 are one item (count 3), not three copies of it."""
+    from scipy import stats
+
+    ann = pd.DataFrame({
+        "s_id": ["s1", "s1", "s1", "s1", "s2", "s2", "s3", "s3"],
+        "answer_norm": ["chat", "chat", "chat", "chien", "bond", "élan", "a", "b"],
+        "rank": [1, 1, 1, None, 2, None, None, 3],
+        "count": [3, 3, 3, 1, 1, 1, 1, 1],
+        "logprob": [-1.0, -1.0, -1.0, -3.0, -2.0, -4.0, -6.0, -5.0],
+    })
+    m = group_metrics(ann)
+    items = ann.drop_duplicates(["s_id", "answer_norm"])
+    assert len(items) == 6 and m["n"] == 8  # P@k still count annotations
+    rho = stats.spearmanr(items["count"], items["logprob"])
+    assert m["spearman_rho"] == pytest.approx(rho.statistic) and m["spearman_p"] == pytest.approx(rho.pvalue)
+    assert m["spearman_p"] != pytest.approx(stats.spearmanr(ann["count"], ann["logprob"]).pvalue)

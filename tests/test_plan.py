@@ -40,32 +40,32 @@ def config(repo):
     return validate_config(cfg, repo / "workflow" / "schemas" / "config.schema.yaml")
 
 
+def runs(config, cloze_set):
+    """(model, language) pairs a cloze set is scored on."""
+    return [(m, lang) for m in plan.cloze_set_models(config, cloze_set)
+            for lang in plan.cloze_set_langs(config, cloze_set, m)]
+
+
 def test_default_model_lists_take_every_model_that_fits(config):
     # seq2seq has no CrowS-Pairs protocol; the German model meets no language of the studies
     assert plan.study_models(config, "mozart") == ["mbert", "camembert", "mt5", "gpt2"]
     assert plan.study_models(config, "crows_pairs") == ["mbert", "camembert", "gpt2"]
     assert plan.crows_pairs_jobs(config) == [("en", "mbert"), ("en", "gpt2"), ("fr", "mbert"), ("fr", "camembert")]
-    assert plan.mozart_runs(config) == [("mbert", "en"), ("mbert", "fr"), ("camembert", "fr"), ("mt5", "en"),
-                                        ("mt5", "fr"), ("gpt2", "en")]
+    assert runs(config, "mozart") == [("mbert", "en"), ("mbert", "fr"), ("camembert", "fr"), ("mt5", "en"),
+                                      ("mt5", "fr"), ("gpt2", "en")]
+    assert plan.models_in_use(config) == ["mbert", "camembert", "mt5", "gpt2"]
 
 
 def test_explicit_list_wins_and_still_respects_languages(config):
     config["mozart"]["models"] = ["camembert"]
     config["crows_pairs"]["models"] = ["gpt2"]
-    assert plan.mozart_runs(config) == [("camembert", "fr")]
+    assert runs(config, "mozart") == [("camembert", "fr")]
     assert plan.crows_pairs_jobs(config) == [("en", "gpt2")]
     config["mozart"]["models"] = []
-    assert plan.mozart_runs(config) == [] and plan.mozart_tables(config) == []
+    assert runs(config, "mozart") == [] and plan.answered_sets(config) == []
 
 
-def test_tables_follow_the_runs(config):
-    config["mozart"]["models"] = ["gpt2", "camembert"]
-    names = plan.mozart_tables(config)
-    assert [(m, metric) for m, metric, _ in names][:2] == [("gpt2", "p_at_1"), ("gpt2", "spearman_rho")]
-    assert {name for _, _, name in names} == set(plan.MOZART_TABLES.values()) and len(names) == 8
-
-
-def test_protocol_and_beams_only_where_they_change_a_result(config):
+def test_protocol_beams_and_precision_only_where_they_change_a_result(config):
     config["crows_pairs"]["protocol"] = "all_tokens"
     assert plan.crows_pairs_protocol(config, "mbert") == "all_tokens"
     assert plan.crows_pairs_protocol(config, "gpt2") == "sentence_log_likelihood"
@@ -74,42 +74,23 @@ def test_protocol_and_beams_only_where_they_change_a_result(config):
     assert plan.num_beams(config, "mozart", "mbert") is None
     assert plan.num_beams(config, "mozart", "mt5") == 7 and plan.num_beams(config, "mozart", "gpt2") == 7
     assert plan.num_beams(config, "cloze", "gpt2") == 3
+    config["models"]["gpt2"]["precision"] = "bf16"
+    assert plan.cloze_set_scoring(config, "mozart", "gpt2") == {"langs": ["en"], "top_k": 100, "num_beams": 7,
+                                                                "precision": "bf16"}
+    assert plan.cloze_set_scoring(config, "mozart", "mbert")["precision"] == "fp32"
 
 
-def test_cloze_runs(repo):
+def test_cloze_sets_of_the_demo(repo):
     with open(repo / ".test" / "config" / "config.yaml") as fh:
         cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
-    assert plan.cloze_langs(cfg, "demo") == ["en", "de", "es", "fr"]
-    runs = plan.cloze_prediction_runs(cfg, "demo")
-    assert len(runs) == 3 * 4 and ("tiny_gpt2", "fr") in runs
-    assert plan.cloze_answer_runs(cfg, "demo") == []  # the demo corpus has no answers
-    cfg["cloze"]["corpora"]["demo"]["answers"] = {"es": {"file": "a.jsonl"}}
-    assert plan.cloze_answer_runs(cfg, "demo") == [("tiny_bert", "es"), ("tiny_mt5", "es"), ("tiny_gpt2", "es")]
-
-
-@pytest.mark.parametrize(
-    "mutate, message",
-    [
-        (lambda c: c["models"]["gpt2"].update(languages=["EN"]),
-         "config error at models.gpt2.languages.0: 'EN' is not a language of any data set (did you mean 'en'?) "
-         "(languages of the data: ['de', 'en', 'fr'])"),
-        (lambda c: c["crows_pairs"].update(models=["mt5"]),
-         "config error at crows_pairs.models.0: 'mt5' is a seq2seq model; the crows_pairs study scores the families "
-         "['causal', 'mlm']"),
-        (lambda c: c["mozart"].update(models=["gtp2"]),
-         "config error at mozart.models.0: model 'gtp2' is not declared under `models` (did you mean 'gpt2'?)"),
-        (lambda c: c["crows_pairs"].update(datasets=["en", "fre"]),
-         "config error at crows_pairs.datasets.1: data set 'fre' is not declared under datasets.crows_pairs "
-         "(did you mean 'fr'?)"),
-        (lambda c: c["models"].update(tiny={"path": "elsewhere", "family": "mlm", "build": {"kind": "bert"}}),
-         "config error at models.tiny.path: a model with `build` must have path: resources/models/tiny"),
-    ],
-)
-def test_cross_checks_name_the_key(config, mutate, message):
-    mutate(config)
-    with pytest.raises(ConfigError) as err:
-        plan.check_config(config)
-    assert message in str(err.value) and "\n" not in str(err.value)
+    sets = plan.cloze_sets(cfg)
+    assert list(sets) == ["mozart", "demo"] and sets["demo"].constructed and not sets["mozart"].constructed
+    assert sets["demo"].langs == ("en", "de", "es", "fr") == sets["demo"].answered
+    assert plan.cloze_set_models(cfg, "demo") == ["tiny_bert", "tiny_mt5", "tiny_gpt2"]
+    del cfg["cloze"]["corpora"]["demo"]["answers"]["fr"]
+    assert plan.cloze_sets(cfg)["demo"].answered == ("en", "de", "es")
+    cfg["cloze"]["corpora"]["demo"]["answers"] = {}
+    assert plan.answered_sets(cfg) == ["mozart"] and len(runs(cfg, "demo")) == 3 * 4
 
 
 def test_schema_enums_match_the_registries(repo):
@@ -135,7 +116,7 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
         "from plmfair import plan\n"
         f"cfg = validate_config(yaml.safe_load(open({str(repo / 'config' / 'config.yaml')!r})), "
         f"{str(repo / 'workflow' / 'schemas' / 'config.schema.yaml')!r})\n"
-        "print(len(plan.crows_pairs_jobs(cfg)), len(plan.mozart_runs(cfg)))\n"
+        "print(len(plan.crows_pairs_jobs(cfg)), len(plan.models_in_use(cfg)))\n"
         "assert 'torch' not in sys.modules or not hasattr(sys.modules['torch'], 'Tensor')\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -143,7 +124,7 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     with open(repo / "config" / "config.yaml") as fh:
         cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
-    assert proc.stdout.split() == [str(len(plan.crows_pairs_jobs(cfg))), str(len(plan.mozart_runs(cfg)))]
+    assert proc.stdout.split() == [str(len(plan.crows_pairs_jobs(cfg))), str(len(plan.models_in_use(cfg)))]
 
 
 def test_hub_models_are_fetched_into_resources_and_path_models_stay_where_they_are(config):

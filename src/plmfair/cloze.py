@@ -497,28 +497,32 @@ def construct(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.Da
     return sentences, pd.concat([counts, selected], ignore_index=True).astype({"count": "Int64"})
 
 
-def write_annotation_sheets(sentences: pd.DataFrame, *, lang: str, out_dir: str | os.PathLike,
-                            batch_size: int = 10) -> list[Path]:
-    """CSV sheets of ``batch_size`` sentences for annotators: batch, s_id, text, mask (left empty).
+def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLike, batch_size: int = 10
+                            ) -> list[Path]:
+    """CSV sheets of ``batch_size`` sentences for annotators, one folder per language
+    (``<out_dir>/<lang>/batch_NNN.csv``): batch, s_id, lang, text, mask (left empty).
 
     Answers come back in the MozArt JSONL format (one line per annotator and sentence with
     s_id, text, mask, u_id and the demographic flags) and are read by :func:`ingest_answers`.
     """
-    from plmfair.io import atomic_dir, write_csv
+    from plmfair.atomic import atomic_dir
+    from plmfair.io import write_csv
 
-    sents = sentences[sentences["lang"] == lang].reset_index(drop=True)
-    if sents.empty:
-        raise DataError(f"no constructed sentences for language {lang!r}")
+    if sentences.empty:
+        raise DataError("no constructed sentences to put on annotation sheets")
     out_dir = Path(out_dir)
     paths = []
     with atomic_dir(out_dir) as tmp:
-        for b in range(math.ceil(len(sents) / batch_size)):
-            chunk = sents.iloc[b * batch_size:(b + 1) * batch_size]
-            sheet = pd.DataFrame({"batch": b + 1, "s_id": chunk["s_id"], "lang": lang, "text": chunk["text"],
-                                  "mask": ""})
-            name = f"batch_{b + 1:03d}.csv"
-            write_csv(sheet, tmp / name)
-            paths.append(out_dir / name)
+        for lang, sents in sentences.groupby("lang", sort=False):
+            sents = sents.reset_index(drop=True)
+            for b in range(math.ceil(len(sents) / batch_size)):
+                chunk = sents.iloc[b * batch_size:(b + 1) * batch_size]
+                sheet = pd.DataFrame({"batch": b + 1, "s_id": chunk["s_id"], "lang": lang, "text": chunk["text"],
+                                      "mask": ""})
+                name = Path(str(lang)) / f"batch_{b + 1:03d}.csv"
+                (tmp / name).parent.mkdir(exist_ok=True)
+                write_csv(sheet, tmp / name)
+                paths.append(out_dir / name)
     return paths
 
 

@@ -7,9 +7,10 @@ Definitions (the paper leaves the correlations unspecified; these are ours):
   denominators show: 20 hits of 150 annotations is its 13.3).
 - MRR: mean over the group's annotations of 1/rank of the answer among the top 5 candidates,
   0 when absent, in percent.
-- Spearman rho and Kendall tau-b: over the group's annotations, the pairs (number of annotators
-  of the group who gave that answer to that sentence, the model's log-probability of that
-  answer in the gap).
+- Spearman rho and Kendall tau-b: over the distinct (sentence, answer) items of the group's
+  annotations, the pairs (number of annotators of the group who gave that answer to that
+  sentence, the model's log-probability of that answer in the gap); an answer given by several
+  annotators is one item, so the p-values do not count it once per annotator.
 - sigma_gd (equation 1 of the paper): population standard deviation (divide by G) of a metric
   across the four groups for a language, or across the four languages for a group.
 
@@ -28,7 +29,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from plmfair.data import GROUPS
 from plmfair.errors import DataError
@@ -44,7 +44,8 @@ METRICS_SCHEMA = {
     "p_at_1": "percentage of annotations whose answer is the top candidate",
     "p_at_5": "percentage of annotations whose answer is among the top 5 candidates",
     "mrr": "mean reciprocal rank of the answer among the top 5 (0 when absent), percent",
-    "spearman_rho": "Spearman rho of (group answer count, model log-probability of the answer)",
+    "spearman_rho": "Spearman rho of (group answer count, model log-probability of the answer) over distinct "
+                    "(sentence, answer) items",
     "spearman_p": "two-sided p-value of spearman_rho",
     "kendall_tau": "Kendall tau-b of the same pairs",
     "kendall_p": "two-sided p-value of kendall_tau",
@@ -73,7 +74,12 @@ def group_metrics(annotations: pd.DataFrame) -> dict:
     rr = np.where(rank <= 5, 1.0 / rank, 0.0)
     rr = np.nan_to_num(rr, nan=0.0)
     out = {"n": n, "p_at_1": p1, "p_at_5": p5, "mrr": 100 * float(rr.mean())}
-    x, y = annotations["count"].to_numpy(float), annotations["logprob"].to_numpy(float)
+    from scipy import stats  # here, so that the tables (sigma_gd) need not import scipy
+
+    # one point per distinct (sentence, answer): an answer given by k annotators is one item with
+    # count k, not k items (which would make the p-values count each annotator's copy)
+    items = annotations.drop_duplicates(["s_id", "answer_norm"]) if "answer_norm" in annotations else annotations
+    x, y = items["count"].to_numpy(float), items["logprob"].to_numpy(float)
     ok = ~np.isnan(y)
     if ok.sum() >= 3 and np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0:
         rho = stats.spearmanr(x[ok], y[ok])

@@ -13,6 +13,7 @@ the languages it covers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from plmfair.errors import ConfigError
@@ -24,8 +25,6 @@ STUDIES = ("mozart", "crows_pairs", "cloze")
 _STUDY_CAPABILITY = {"mozart": "cloze", "cloze": "cloze", "crows_pairs": "crows_pairs"}
 # Families whose gap predictions are a beam search (the num_beams key applies to them only).
 BEAM_FAMILIES = ("seq2seq", "causal")
-MOZART_TABLES = {"p_at_1": "table2_p_at_1", "spearman_rho": "table3_spearman", "p_at_5": "table4_p_at_5",
-                 "kendall_tau": "table5_kendall"}
 
 
 def model_specs(config: dict) -> dict[str, ModelSpec]:
@@ -182,36 +181,73 @@ def num_beams(config: dict, study: str, model: str) -> int | None:
     return None
 
 
-def mozart_runs(config: dict) -> list[tuple[str, str]]:
-    """(model, lang) pairs of the MozArt study."""
+@dataclass(frozen=True)
+class ClozeSet:
+    """A set of cloze sentences the models fill: MozArt's, or one constructed from a corpus. Both go
+    through the same chain (scores, metrics, tables, figures, tests); only a set with human
+    answers gets the metrics and what follows them.
+
+    ``study`` is the config section with its scoring settings and model list (``mozart`` or
+    ``cloze``); ``langs`` its languages (pivot first for a constructed set); ``answered`` the
+    languages with human answers."""
+
+    name: str
+    study: str
+    langs: tuple[str, ...]
+    answered: tuple[str, ...]
+
+    @property
+    def constructed(self) -> bool:
+        return self.study == "cloze"
+
+
+def cloze_sets(config: dict) -> dict[str, ClozeSet]:
+    """The cloze sets in use, by name: ``mozart`` when MozArt is ingested, then every enabled corpus."""
+    out = {}
+    if mozart_ingested(config):
+        langs = tuple(config["datasets"]["mozart"]["languages"])
+        out["mozart"] = ClozeSet("mozart", "mozart", langs, langs)
+    for name, entry in cloze_corpora(config).items():
+        langs = tuple(corpus_langs(entry))
+        out[name] = ClozeSet(name, "cloze", langs, tuple(lang for lang in langs if lang in entry["answers"]))
+    return out
+
+
+def cloze_set_models(config: dict, name: str) -> list[str]:
+    """The models that fill a cloze set: its own ``models`` list (a corpus's), else its study's
+    models, that cover one of its languages."""
+    cloze_set = cloze_sets(config)[name]
     specs = model_specs(config)
-    return [(m, lang) for m in study_models(config, "mozart") for lang in study_languages(config, "mozart")
-            if specs[m].runs_on(lang)]
+    own = cloze_corpora(config)[name].get("models") if cloze_set.constructed else None
+    candidates = list(own) if own is not None else study_models(config, cloze_set.study)
+    return [m for m in candidates if any(specs[m].runs_on(lang) for lang in cloze_set.langs)]
 
 
-def mozart_tables(config: dict) -> list[tuple[str, str, str]]:
-    """(model, metric, table name) of Tables 2-5 for every model with a MozArt run."""
-    models = list(dict.fromkeys(m for m, _ in mozart_runs(config)))
-    return [(m, metric, name) for m in models for metric, name in MOZART_TABLES.items()]
+def cloze_set_langs(config: dict, name: str, model: str) -> list[str]:
+    """The languages of a cloze set a model is scored on."""
+    spec = model_specs(config)[model]
+    return [lang for lang in cloze_sets(config)[name].langs if spec.runs_on(lang)]
 
 
-def cloze_prediction_runs(config: dict, corpus: str) -> list[tuple[str, str]]:
-    """(model, lang) pairs predicted on a constructed set."""
-    specs = model_specs(config)
-    return [(m, lang) for m in study_models(config, "cloze") for lang in cloze_langs(config, corpus)
-            if specs[m].runs_on(lang)]
+def cloze_set_scoring(config: dict, name: str, model: str) -> dict:
+    """What a cloze set's scoring job of a model reads from the config, and nothing else (so that
+    other settings do not rerun it): languages, top_k, num_beams (beam-search families only), precision."""
+    cloze_set = cloze_sets(config)[name]
+    study = config[cloze_set.study]
+    return {"langs": cloze_set_langs(config, name, model), "top_k": study["top_k"],
+            "num_beams": num_beams(config, cloze_set.study, model),
+            "precision": model_precision(config, cloze_set.study, model)}
 
 
-def cloze_answer_runs(config: dict, corpus: str) -> list[tuple[str, str]]:
-    """(model, lang) pairs of a constructed set that has answers in that language."""
-    answers = cloze_corpora(config)[corpus]["answers"]
-    return [(m, lang) for m, lang in cloze_prediction_runs(config, corpus) if lang in answers]
+def answered_sets(config: dict) -> list[str]:
+    """The cloze sets with human answers that at least one model fills (they get metrics and tests)."""
+    return [name for name, s in cloze_sets(config).items() if s.answered and cloze_set_models(config, name)]
 
 
 def models_in_use(config: dict) -> list[str]:
     """The models some job of the configuration scores, in config order."""
-    used = {m for _, m in crows_pairs_jobs(config)} | {m for m, _ in mozart_runs(config)}
-    used |= {m for corpus in cloze_corpora(config) for m, _ in cloze_prediction_runs(config, corpus)}
+    used = {m for _, m in crows_pairs_jobs(config)}
+    used |= {m for name in cloze_sets(config) for m in cloze_set_models(config, name)}
     return [name for name in config.get("models", {}) if name in used]
 
 
@@ -251,9 +287,12 @@ def check_config(config: dict) -> None:
                 f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
                 f"datasets.crows_pairs{did_you_mean(name, sets)} (declared: {sorted(sets)})"
             )
-    for study in STUDIES:
-        for i, name in enumerate(config[study].get("models") or []):
-            where = f"config error at {study}.models.{i}"
+    lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
+    lists += [("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
+              for name, entry in config.get("cloze", {}).get("corpora", {}).items()]
+    for study, key, names in lists:
+        for i, name in enumerate(names):
+            where = f"config error at {key}.{i}"
             if name not in specs:
                 raise ConfigError(f"{where}: model {name!r} is not declared under `models`{did_you_mean(name, specs)} "
                                   f"(declared: {sorted(specs)})")
@@ -294,6 +333,9 @@ def _check_cloze(config: dict) -> None:
             f"use a multiple of {classes}"
         )
     for name, corpus in cloze["corpora"].items():
+        if name == "mozart":
+            raise ConfigError("config error at cloze.corpora.mozart: 'mozart' is the name of MozArt's cloze set; give "
+                              "the corpus another name")
         if not corpus.get("enabled", True):
             continue
         where = f"cloze.corpora.{name}"

@@ -2,8 +2,8 @@
 
 - CrowS-Pairs: Table 4 (:func:`table4`) and Table 5 (:func:`table5`) of Névéol et al. (2022)
   from the summary of :mod:`plmfair.crows_pairs`;
-- MozArt: Tables 2-5 (:func:`paper_table`) of Cabello Piqueras & Søgaard (2022) from the
-  metrics of :mod:`plmfair.metrics`;
+- MozArt (and every cloze set with answers): Tables 1-5 (:func:`table1`, :func:`paper_table`)
+  of Cabello Piqueras & Søgaard (2022) from the metrics of :mod:`plmfair.metrics`;
 - cloze construction: what each filter leaves (:func:`construction_table`);
 - the models that ran, with their metadata (:func:`models_table`).
 """
@@ -15,10 +15,15 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+# pandas renders Markdown through tabulate and LaTeX and HTML through jinja2 (Styler): imported here
+# so that an environment without them fails at once, not after a table is built
+import jinja2  # noqa: F401
 import pandas as pd
+import tabulate  # noqa: F401
 
+from plmfair.atomic import write_text
 from plmfair.data import BIAS_TYPES, GROUPS
-from plmfair.io import read_parquet, write_csv, write_text
+from plmfair.io import read_parquet, write_csv
 from plmfair.metrics import sigma_gd
 
 
@@ -93,8 +98,9 @@ def mm_ss(seconds: float) -> str:
 
 def table4(summary: pd.DataFrame) -> pd.DataFrame:
     """Table 4 of Névéol et al. (2022): rows metric/stereo/anti-stereo score, run time (mm:ss),
-    pairs skipped, then each bias type; per data set an ``n`` column, a ``%`` column (the
-    row's share of the data set's pairs) and one column per model. ``*``: adjusted p < alpha.
+    pairs skipped, then each bias type; per data set an ``n`` column (the pairs actually scored)
+    and a ``%`` column (that n as a share of every pair of the data set), as the paper counts them
+    (French stereo: 1,462, 87.2% of 1,677), then one column per model. ``*``: adjusted p < alpha.
     The paper's ``DCF`` row is not defined in its text and is left out."""
     datasets = list(dict.fromkeys(summary["dataset"]))
     row_keys = [("overall", "metric"), ("direction", "stereo"), ("direction", "antistereo"), ("runtime", ""),
@@ -107,7 +113,7 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
         sub = summary[summary["dataset"] == ds]
         first = sub[sub["model"] == sub["model"].iloc[0]].set_index(["subset_kind", "subset"])
         total = first.loc[("overall", "metric"), "n_pairs"]
-        sizes = [None if k in labels or (k, s) not in first.index else int(first.loc[(k, s), "n_pairs"])
+        sizes = [None if k in labels or (k, s) not in first.index else int(first.loc[(k, s), "n_scored"])
                  for k, s in row_keys]
         table[f"{ds} n"] = ["" if n is None else n for n in sizes]
         table[f"{ds} %"] = ["" if n is None else f"{100 * n / total:.1f}" for n in sizes]
@@ -130,7 +136,7 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
     sub = summary[summary["subset_kind"] == "origin"]
     rows = []
     for (ds, origin), g in sub.groupby(["dataset", "subset"], sort=False):
-        row = {"dataset": ds, "pairs": origin, "n": int(g["n_pairs"].iloc[0])}
+        row = {"dataset": ds, "pairs": origin, "n": int(g["n_scored"].iloc[0])}
         for _, r in g.iterrows():
             row[r["model"]] = _cell(r)
         rows.append(row)
@@ -141,7 +147,9 @@ def write_crows_pairs_tables(summary_path, mcnemar_path, *, table4_csv, table4_m
                  table5_tex, mcnemar_csv) -> None:
     """Render Table 4, Table 5 and the McNemar comparisons (CSV, Markdown, LaTeX)."""
     summary = read_parquet(summary_path)
-    alpha_note = "* : significantly different from 50% (exact binomial test; bias types Bonferroni-adjusted per model)."
+    alpha_note = ("* : significantly different from 50% (exact binomial test of the pairs that prefer one sentence; "
+                  "neutral pairs are not counted against the model; bias types Bonferroni-adjusted per model); n: "
+                  "pairs scored.")
     write_table(
         table4(summary), csv=table4_csv, md=table4_md, tex=table4_tex,
         caption=f"CrowS-Pairs scores (% of pairs preferring the more stereotyping sentence). {alpha_note}",
@@ -155,8 +163,9 @@ def write_crows_pairs_tables(summary_path, mcnemar_path, *, table4_csv, table4_m
     write_csv(read_parquet(mcnemar_path), mcnemar_csv)
 
 
-TABLES = {"p_at_1": "Table 2 (P@1)", "spearman_rho": "Table 3 (Spearman)", "p_at_5": "Table 4 (P@5)",
-          "kendall_tau": "Table 5 (Kendall)"}
+# MozArt's Tables 2-5: metric -> (file name, title)
+PAPER_TABLES = {"p_at_1": ("table2_p_at_1", "Table 2 (P@1)"), "spearman_rho": ("table3_spearman", "Table 3 (Spearman)"),
+                "p_at_5": ("table4_p_at_5", "Table 4 (P@5)"), "kendall_tau": ("table5_kendall", "Table 5 (Kendall)")}
 LANG_ORDER = ("en", "es", "de", "fr")
 
 
@@ -177,20 +186,8 @@ def _lang_order(langs) -> list[str]:
     return [lang for lang in LANG_ORDER if lang in langs] + sorted(langs - set(LANG_ORDER))
 
 
-def paper_table(metrics: pd.DataFrame, *, model: str, metric: str, alpha: float = 0.05) -> pd.DataFrame:
-    """One of Tables 2-5 of the MozArt paper for one model.
-
-    Rows MN, FN, MNN, FNN and All; one column per language, then each row's mean with its
-    sigma_gd across languages. A group's cell is the metric over that group's annotations; the
-    All row is the metric over every annotation of the language pooled (the paper's language
-    average: mBERT's German P@1 10.8 = 65/600, not the mean of the four groups), with the
-    sigma_gd of the four groups in parentheses. Correlations are x 100 and carry their
-    p-value, ``34.5 (.012)``, ``°`` when p >= alpha. Marks: † the worst-off group of a
-    language, ‡ the language with the highest sigma_gd across groups, § the group with the
-    highest sigma_gd across languages (the paper's red row); ties are all marked, and nothing
-    is marked when every sigma_gd is the same (a single language)."""
-    m = metrics[metrics["model"] == model]
-    langs = _lang_order(m["lang"])
+def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -> list[dict]:
+    """The rows of one model in a paper table (see :func:`paper_table`)."""
     scale = 1.0 if metric in ("p_at_1", "p_at_5", "mrr") else 100.0
     grid = m.pivot(index="group", columns="lang", values=metric).reindex(index=[*GROUPS, "all"], columns=langs) * scale
     p_col = CORRELATION_P.get(metric)
@@ -199,7 +196,6 @@ def paper_table(metrics: pd.DataFrame, *, model: str, metric: str, alpha: float 
     col_sigma = {lang: sigma_gd(groups[lang].to_numpy()) for lang in langs}
     row_sigma = {g: sigma_gd(groups.loc[g].to_numpy()) for g in GROUPS}
     most_lang, red_rows = _most_disparate(col_sigma), _most_disparate(row_sigma)
-    columns = {lang: lang.upper() + ("‡" if lang in most_lang else "") for lang in langs}
 
     def cell(group, lang):
         v = grid.at[group, lang]
@@ -216,17 +212,38 @@ def paper_table(metrics: pd.DataFrame, *, model: str, metric: str, alpha: float 
     rows = []
     for group in GROUPS:
         row = {"group": group + ("§" if group in red_rows else "")}
-        row.update({columns[lang]: cell(group, lang) for lang in langs})
+        row.update({lang.upper(): cell(group, lang) for lang in langs})
         row["mean (σ_gd)"] = f"{groups.loc[group].mean():.1f} ({row_sigma[group]:.1f})"
         rows.append(row)
     pooled = {"group": "All"}
-    pooled.update({columns[lang]: cell("all", lang) + f" ({col_sigma[lang]:.1f})" for lang in langs})
+    pooled.update({lang.upper(): cell("all", lang) + f" ({col_sigma[lang]:.1f})" + ("‡" if lang in most_lang else "")
+                   for lang in langs})
     pooled["mean (σ_gd)"] = f"{grid.loc['all'].mean():.1f} ({sigma_gd(grid.loc['all'].to_numpy()):.1f})"
     rows.append(pooled)
+    return rows
+
+
+def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> pd.DataFrame:
+    """One of Tables 2-5 of the MozArt paper: a block of rows per model (in the metrics' order).
+
+    Rows MN, FN, MNN, FNN and All; one column per language, then each row's mean with its
+    sigma_gd across languages. A group's cell is the metric over that group's annotations; the
+    All row is the metric over every annotation of the language pooled (the paper's language
+    average: mBERT's German P@1 10.8 = 65/600, not the mean of the four groups), with the
+    sigma_gd of the four groups in parentheses. Correlations are x 100 and carry their
+    p-value, ``34.5 (.012)``, ``°`` when p >= alpha. Marks: † the worst-off group of a
+    language, ‡ (on the All row) the language with the highest sigma_gd across groups, § the
+    group with the highest sigma_gd across languages (the paper's red row); ties are all
+    marked, and nothing is marked when every sigma_gd is the same (a single language)."""
+    langs = _lang_order(metrics["lang"])
+    rows = []
+    for model in dict.fromkeys(metrics["model"]):
+        rows += [{"model": model, **row} for row in _model_block(metrics[metrics["model"] == model], langs, metric,
+                                                                 alpha)]
     return pd.DataFrame(rows)
 
 
-def mozart_table1(annotations: pd.DataFrame, tokens_per_sentence: dict[str, dict[str, float]]) -> pd.DataFrame:
+def table1(annotations: pd.DataFrame, tokens_per_sentence: dict[str, dict[str, float]]) -> pd.DataFrame:
     """Table 1 of the MozArt paper: per language, sentences, annotations and annotators, and the
     mean number of tokens per sentence in each model's tokenizer (WordPiece, SentencePiece, BPE)."""
     langs = _lang_order(annotations["lang"])
@@ -242,44 +259,36 @@ def mozart_table1(annotations: pd.DataFrame, tokens_per_sentence: dict[str, dict
     return pd.DataFrame(rows)
 
 
-def write_paper_tables(metrics_path, *, out_dir_files: dict[str, dict[str, str]], disparity_csv: str,
+def write_cloze_tables(metrics_path, annotations_path, prediction_paths: Sequence[str | os.PathLike], *,
+                       files: Mapping[str, Mapping[str, str]], disparity_csv: str, cloze_set: str,
                        alpha: float = 0.05) -> None:
-    """Tables 2-5 for every model (CSV, Markdown, LaTeX) and the sigma_gd table."""
+    """MozArt's Table 1 and Tables 2-5 of a cloze set with answers (CSV, Markdown, LaTeX), and the
+    sigma_gd table. ``files``: table name (``table1``, ``table2_p_at_1``, ...) -> its csv/md/tex paths."""
+    from plmfair.io import read_parquet_meta
     from plmfair.metrics import disparity_table
 
     metrics = read_parquet(metrics_path)
-    for key, files in out_dir_files.items():
-        model, metric = key.split("|")
+    for metric, (name, title) in PAPER_TABLES.items():
         correlation = metric in CORRELATION_P
         write_table(
-            paper_table(metrics, model=model, metric=metric, alpha=alpha), **files,
-            caption=f"MozArt {TABLES[metric]} for {model}: rows are annotator groups (M/F x native/non-native) and "
-                    f"All, every annotation of the language pooled; cells in percent"
+            paper_table(metrics, metric=metric, alpha=alpha), **files[name],
+            caption=f"{cloze_set}: MozArt {title}, a block per model: rows are annotator groups (M/F x "
+                    f"native/non-native) and All, every annotation of the language pooled; cells in percent"
                     f"{' (correlations x 100, p-value in parentheses, ° not significant at ' + str(alpha) + ')' if correlation else ''}; "
                     f"each group's mean across languages with its disparity sigma_gd in parentheses, and under All the "
                     f"sigma_gd across the four groups; † worst-off group of a language, ‡ language with the highest "
                     f"disparity, § group with the highest disparity across languages.",
-            label=f"tab:mozart_{metric}_{model}", digits=1,
+            label=f"tab:{cloze_set}_{name}", digits=1,
         )
-    write_csv(disparity_table(metrics), disparity_csv)
-
-
-def write_mozart_table1(annotations_path, prediction_paths: Sequence[str | os.PathLike], *, csv: str, md: str,
-                        tex: str) -> None:
-    """Table 1 from the annotations and the token counts recorded with each model's predictions."""
-    from plmfair.io import read_parquet_meta
-
-    tokens: dict[str, dict[str, float]] = {}
-    for path in prediction_paths:
-        meta = read_parquet_meta(path)
-        tokens.setdefault(meta["model"], {})[meta["lang"]] = meta["mean_tokens_per_sentence"]
+    tokens = {read_parquet_meta(p)["model"]: read_parquet_meta(p)["mean_tokens_per_sentence"] for p in prediction_paths}
     write_table(
-        mozart_table1(read_parquet(annotations_path), tokens), csv=csv, md=md, tex=tex, digits=1,
-        caption="MozArt Table 1: sentences, annotations and annotators per language, and the mean number of tokens "
-                "per sentence in each model's tokenizer (the text left and right of the gap, no special tokens, the "
-                "gap counted as one token).",
-        label="tab:mozart_table1",
+        table1(read_parquet(annotations_path), tokens), **files["table1"], digits=1,
+        caption=f"{cloze_set}: MozArt Table 1: sentences, annotations and annotators per language, and the mean number "
+                f"of tokens per sentence in each model's tokenizer (the text left and right of the gap, no special "
+                f"tokens, the gap counted as one token).",
+        label=f"tab:{cloze_set}_table1",
     )
+    write_csv(disparity_table(metrics), disparity_csv)
 
 
 def construction_table(counts: pd.DataFrame) -> pd.DataFrame:
@@ -328,58 +337,112 @@ def write_alignment_quality_table(quality_files: Sequence[str | os.PathLike], *,
     )
 
 
-def winloss_table(winloss: pd.DataFrame, *, a: str, b: str, n: str) -> pd.DataFrame:
+def _marked(p_values, significant) -> list[str]:
+    """p-values as text with ``*`` where the row is significant."""
+    return [("" if pd.isna(p) else f"{p:.3f}") + ("*" if sig else "") for p, sig in zip(p_values, significant, strict=True)]
+
+
+def _keys(frame: pd.DataFrame) -> list[str]:
+    return [c for c in ("model", "lang", "metric") if c in frame.columns]
+
+
+def winloss_table(winloss: pd.DataFrame, *, a: str, b: str, n: str, p: str, p_one: str, p_adjusted: str,
+                  adjusted: str) -> pd.DataFrame:
     """Win/loss comparisons for people: who is compared with whom on how many shared examples,
-    wins-losses-ties, the sign-test p-values and ``*`` where the Bonferroni-adjusted p < alpha."""
-    keys = [c for c in ("model", "lang", "metric") if c in winloss.columns]
-    out = winloss[keys].copy()
+    wins-losses-ties, the test's p-values and ``*`` where the adjusted p < alpha."""
+    out = winloss[_keys(winloss)].copy()
     out["comparison"] = winloss[a] + " vs " + winloss[b]
     out["n"] = winloss[n]
     out["wins-losses-ties"] = [f"{w}-{lo}-{t}" for w, lo, t in zip(winloss["wins_a"], winloss["wins_b"],
                                                                       winloss["ties"], strict=True)]
-    out["p"] = winloss["p_two_sided"]
-    out["p (first wins more)"] = winloss["p_one_sided"]
-    out["p Bonferroni"] = [("" if pd.isna(p) else f"{p:.3f}") + ("*" if sig else "")
-                           for p, sig in zip(winloss["p_bonferroni"], winloss["significant"], strict=True)]
+    out["p"] = winloss[p]
+    out["p (first wins more)"] = winloss[p_one]
+    out[f"p {adjusted}"] = _marked(winloss[p_adjusted], winloss["significant"])
     return out.reset_index(drop=True)
 
 
 def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
-    """Mixed-model fixed effects for people: estimate with its 95% interval and p-value; fits that
-    did not converge are marked rather than dropped."""
-    keys = [c for c in ("model", "lang", "metric") if c in effects.columns]
-    out = effects[[*keys, "term", "reference"]].copy()
+    """Mixed-model fixed effects for people: estimate with its 95% interval and Wald p-value, the
+    permutation test where there is one (``*``: Holm-adjusted p < alpha); fits that did not
+    converge are marked rather than dropped."""
+    out = effects[[*_keys(effects), "term", "reference"]].copy()
     out["estimate"] = effects["estimate"]
     out["95% CI"] = [("" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]")
                      for lo, hi in zip(effects["ci_low"], effects["ci_high"], strict=True)]
-    out["p"] = effects["p_value"]
+    out["p (Wald)"] = effects["p_value"]
+    if "p_permutation" in effects.columns:
+        out["p (permutation)"] = effects["p_permutation"]
+        out["p Holm"] = _marked(effects["p_holm"], effects["significant"])
     out["n"] = effects["n_obs"]
     out["converged"] = ["yes" if c else "no" for c in effects["converged"]]
     return out.reset_index(drop=True)
 
 
-def write_analysis_tables(winloss_path, effects_path, *, winloss_files: Mapping[str, str],
-                          effects_files: Mapping[str, str], conditions: str, examples: str, label: str,
-                          alpha: float = 0.05) -> None:
-    """Win/loss and mixed-effects tables (CSV, Markdown, LaTeX) of a group or language comparison.
-    ``conditions``/``examples`` name what is compared on what (``group``/``sentences``,
-    ``dataset``/``pairs``)."""
-    winloss, effects = read_parquet(winloss_path), read_parquet(effects_path)
-    n = {"sentences": "n_sentences", "pairs": "n_pairs"}[examples]
+def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:
+    """The omnibus, 2 x 2 and group x language permutation tests for people (``*``: Holm-adjusted p < alpha)."""
+    out = tests[[*_keys(tests), "test"]].copy()
+    out["statistic"] = tests["statistic"]
+    out["p (permutation)"] = tests["p_permutation"]
+    out["p Holm"] = _marked(tests["p_holm"], tests["significant"])
+    out["annotators"] = tests["n_annotators"]
+    return out.reset_index(drop=True)
+
+
+def write_group_tables(winloss_path, effects_path, tests_path, *, files: Mapping[str, Mapping[str, str]],
+                       cloze_set: str, alpha: float = 0.05) -> None:
+    """The group win/loss, effects and tests tables of a cloze set (CSV, Markdown, LaTeX);
+    ``files``: ``winloss``, ``effects``, ``tests`` -> their csv/md/tex paths."""
+    permutation = ("permutation test: group labels shuffled among the annotators of each batch, every annotator "
+                   "keeping their answers")
     write_table(
-        winloss_table(winloss, a=f"{conditions}_a", b=f"{conditions}_b", n=n), **winloss_files, digits=3,
-        caption=f"Win/loss of every two {conditions}s on the {examples} both have: on each, the {conditions}s' mean "
-                f"scores are compared; p: exact binomial sign test of the wins among wins and losses (two-sided, and "
-                f"one-sided for the first {conditions} winning more); * Bonferroni-adjusted p < {alpha} over the "
-                f"comparisons of a model{' and metric' if 'metric' in winloss.columns else ''}.",
-        label=f"tab:{label}_winloss",
+        winloss_table(read_parquet(winloss_path), a="group_a", b="group_b", n="n_sentences", p="p_permutation",
+                      p_one="p_one_sided", p_adjusted="p_holm", adjusted="Holm"), **files["winloss"], digits=3,
+        caption=f"{cloze_set}: win/loss of every two annotator groups on the sentences both answered (each group's "
+                f"mean score per sentence, compared exactly); p: {permutation}, of the net wins (two-sided, and "
+                f"one-sided for the first group winning more); * Holm-adjusted p < {alpha} over the comparisons of a "
+                f"model and metric.",
+        label=f"tab:{cloze_set}_group_winloss",
     )
     write_table(
-        effects_table(effects), **effects_files, digits=3,
-        caption=f"Linear mixed model of the score with the {conditions} as a fixed effect (treatment coding against "
-                f"the reference) and a random intercept per {examples[:-1]} (REML); estimates with 95% intervals and "
-                f"Wald p-values; fits that did not converge are kept and marked.",
-        label=f"tab:{label}_effects",
+        effects_table(read_parquet(effects_path)), **files["effects"], digits=3,
+        caption=f"{cloze_set}: linear mixed model of each annotation's score with the annotator group as a fixed "
+                f"effect (treatment coding against the reference) and random intercepts for sentence and annotator "
+                f"(REML; lme4's lmer), estimates with 95% Wald intervals and Wald p (reported, not marked: the scores "
+                f"are binary or discrete); p (permutation): the group's gap to the reference, {permutation}; * "
+                f"Holm-adjusted permutation p < {alpha} over the three groups of a model, language and metric; fits "
+                f"that did not reach the REML optimum are kept and marked.",
+        label=f"tab:{cloze_set}_group_effects",
+    )
+    write_table(
+        group_tests_table(read_parquet(tests_path)), **files["tests"], digits=3,
+        caption=f"{cloze_set}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the "
+                f"four groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
+                f"language (group x language); {permutation}; * Holm-adjusted p < {alpha} over gender, nativeness "
+                f"and their interaction; the omnibus and group x language tests stand alone.",
+        label=f"tab:{cloze_set}_group_tests",
+    )
+
+
+def write_language_tables(winloss_path, effects_path, *, files: Mapping[str, Mapping[str, str]],
+                          alpha: float = 0.05) -> None:
+    """The CrowS-Pairs language win/loss and effects tables (CSV, Markdown, LaTeX)."""
+    write_table(
+        winloss_table(read_parquet(winloss_path), a="dataset_a", b="dataset_b", n="n_pairs", p="p_two_sided",
+                      p_one="p_one_sided", p_adjusted="p_bonferroni", adjusted="Bonferroni"), **files["winloss"],
+        digits=3,
+        caption=f"CrowS-Pairs: every two data sets (languages) a model was scored on, compared on the pairs both "
+                f"have: pairs where the more stereotyping sentence is preferred in one data set only; p: exact "
+                f"McNemar test (two-sided, and one-sided for the first data set preferring it more often); * "
+                f"Bonferroni-adjusted p < {alpha} over the comparisons of a model.",
+        label="tab:crows_pairs_language_winloss",
+    )
+    write_table(
+        effects_table(read_parquet(effects_path)), **files["effects"], digits=3,
+        caption="CrowS-Pairs: linear mixed model of the score margin (sent_more_score - sent_less_score) with the "
+                "data set as a fixed effect (treatment coding against the first) and a random intercept per pair "
+                "(REML); estimates with 95% intervals and Wald p-values; fits that did not reach the optimum are "
+                "kept and marked.",
+        label="tab:crows_pairs_language_effects",
     )
 
 
@@ -445,7 +508,7 @@ def table_study(name: str) -> str:
 def write_report_tables(table_dir: str | os.PathLike, out_dir: str | os.PathLike) -> list[Path]:
     """Every table of ``table_dir`` (its CSV, captioned by the first line of its Markdown twin) as an
     HTML table in ``out_dir/<study>/<name>.html`` for the Snakemake report, rendered by pandas' Styler."""
-    from plmfair.io import atomic_dir
+    from plmfair.atomic import atomic_dir
 
     written = []
     with atomic_dir(out_dir) as tmp:

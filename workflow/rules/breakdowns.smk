@@ -1,16 +1,15 @@
 # Results broken down by attributes of the examples (plmfair.breakdowns): cloze sets with
-# answers ({cloze_set} = mozart or cloze/<corpus>, {set_name} = mozart or cloze_<corpus>) and
-# the CrowS-Pairs runs; a heatmap of each.
+# answers ({cloze_set} = mozart or a constructed corpus) and the CrowS-Pairs runs; a heatmap of each.
 
 
 rule cloze_breakdowns:
     input:
-        scores="results/{cloze_set}/annotation_scores.parquet",
+        scores="results/cloze/{cloze_set}/annotation_scores.parquet",
         annotations=get_cloze_set_annotations,
     output:
-        breakdowns="results/{cloze_set}/breakdowns.parquet",
+        breakdowns="results/cloze/{cloze_set}/breakdowns.parquet",
     log:
-        "results/logs/{cloze_set}/breakdowns.log",
+        "results/logs/cloze/{cloze_set}/breakdowns.log",
     resources:
         mem_mb=2000,
         runtime=10,
@@ -21,21 +20,22 @@ rule cloze_breakdowns:
 
 
 rule cloze_breakdown_figure:
+    localrule: True
     input:
-        breakdowns=get_cloze_breakdowns,
+        breakdowns="results/cloze/{cloze_set}/breakdowns.parquet",
     output:
         png=report(
-            "results/figures/{set_name}_breakdowns.png",
+            "results/figures/{cloze_set}_breakdowns.png",
             caption="../report/cloze_breakdowns.rst",
             category="Cloze sets",
-            subcategory="{set_name}",
+            subcategory="{cloze_set}",
             labels={"figure": "MRR by attribute bucket and group"},
         ),
-        pdf="results/figures/{set_name}_breakdowns.pdf",
+        pdf="results/figures/{cloze_set}_breakdowns.pdf",
     params:
-        title="{set_name}: MRR over the top 5 (%) by attribute bucket, all languages",
+        title="{cloze_set}: MRR over the top 5 (%) by attribute bucket, all languages",
     log:
-        "results/logs/figures/{set_name}_breakdowns.log",
+        "results/logs/figures/{cloze_set}_breakdowns.log",
     resources:
         mem_mb=1000,
         runtime=10,
@@ -67,6 +67,7 @@ rule crows_pairs_breakdowns:
 
 
 rule crows_pairs_breakdown_figure:
+    localrule: True
     input:
         breakdowns="results/crows_pairs/breakdowns.parquet",
     output:

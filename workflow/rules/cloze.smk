@@ -1,4 +1,5 @@
 rule build_spacy_pipeline:
+    localrule: True
     input:
         lexicon=get_spacy_lexicon,
     output:
@@ -137,6 +138,7 @@ rule cloze_alignment_quality:
 
 
 rule alignment_quality_table:
+    localrule: True
     input:
         quality=get_alignment_quality_files(),
     output:
@@ -149,12 +151,13 @@ rule alignment_quality_table:
         mem_mb=1000,
         runtime=10,
     conda:
-        "../../envs/data.yaml"
+        "../../envs/stats.yaml"
     script:
         "../scripts/alignment_quality_table.py"
 
 
 rule cloze_construction_table:
+    localrule: True
     input:
         counts=get_cloze_count_files(),
     output:
@@ -167,20 +170,21 @@ rule cloze_construction_table:
         mem_mb=1000,
         runtime=10,
     conda:
-        "../../envs/data.yaml"
+        "../../envs/stats.yaml"
     script:
         "../scripts/cloze_construction_table.py"
 
 
 rule cloze_sheets:
+    localrule: True
     input:
         sentences="results/cloze/{corpus}/sentences.parquet",
     output:
-        sheets=directory("results/cloze/{corpus}/sheets/{lang}"),
+        sheets=directory("results/cloze/{corpus}/sheets"),
     params:
         batch_size=config["cloze"]["sheet_size"],
     log:
-        "results/logs/cloze/{corpus}/sheets_{lang}.log",
+        "results/logs/cloze/{corpus}/sheets.log",
     resources:
         mem_mb=1000,
         runtime=10,
@@ -207,83 +211,3 @@ rule ingest_cloze_answers:
         "../../envs/data.yaml"
     script:
         "../scripts/ingest_cloze_answers.py"
-
-
-rule cloze_predict:
-    input:
-        sentences="results/cloze/{corpus}/sentences.parquet",
-        model=get_model_files,
-    output:
-        predictions="results/cloze/{corpus}/predictions/{model}/{lang}.parquet",
-    params:
-        model=get_model_entry,
-        top_k=config["cloze"]["top_k"],
-        num_beams=get_cloze_num_beams,
-        precision=get_model_precision("cloze"),
-    log:
-        "results/logs/cloze/{corpus}/predict_{model}_{lang}.log",
-    benchmark:
-        "results/benchmarks/cloze/{corpus}/predict_{model}_{lang}.tsv"
-    threads: 4
-    group:
-        "score_{model}"
-    resources:
-        mem_mb=16000,
-        runtime=120,
-        gpu=get_model_gpus,
-        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
-    conda:
-        "../../envs/models.yaml"
-    script:
-        "../scripts/cloze_predict.py"
-
-
-rule cloze_score_answers:
-    input:
-        annotations="results/data/cloze/{corpus}/annotations.parquet",
-        model=get_model_files,
-    output:
-        answer_scores="results/cloze/{corpus}/answer_scores/{model}/{lang}.parquet",
-    params:
-        model=get_model_entry,
-        precision=get_model_precision("cloze"),
-    log:
-        "results/logs/cloze/{corpus}/answer_scores_{model}_{lang}.log",
-    benchmark:
-        "results/benchmarks/cloze/{corpus}/answer_scores_{model}_{lang}.tsv"
-    threads: 4
-    group:
-        "score_{model}"
-    resources:
-        mem_mb=16000,
-        runtime=120,
-        gpu=get_model_gpus,
-        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
-    conda:
-        "../../envs/models.yaml"
-    script:
-        "../scripts/cloze_score_answers.py"
-
-
-rule cloze_metrics:
-    input:
-        annotations="results/data/cloze/{corpus}/annotations.parquet",
-        predictions=get_cloze_answer_run_files("predictions"),
-        answer_scores=get_cloze_answer_run_files("answer_scores"),
-    output:
-        metrics="results/cloze/{corpus}/metrics.parquet",
-        annotation_scores="results/cloze/{corpus}/annotation_scores.parquet",
-        disparity="results/tables/cloze_{corpus}_disparity.csv",
-    params:
-        runs=get_cloze_answer_runs,
-    log:
-        "results/logs/cloze/{corpus}/metrics.log",
-    benchmark:
-        "results/benchmarks/cloze/{corpus}/metrics.tsv"
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/cloze_metrics.py"

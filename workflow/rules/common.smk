@@ -10,6 +10,7 @@ DOWNLOADS = {entry["file"]: entry for entry in plan.active_downloads(config).val
 CROWS_SETS = plan.crows_pairs_sets(config)
 CLOZE = config["cloze"]
 CLOZE_CORPORA = plan.cloze_corpora(config)
+CLOZE_SETS = plan.cloze_sets(config)
 SPACY = CLOZE["spacy"]
 BUILT_MODELS = plan.built_models(config)
 HUB_MODELS = plan.hub_models(config)
@@ -27,8 +28,7 @@ wildcard_constraints:
     model=_alternatives(MODEL_SPECS),
     corpus=_alternatives(CLOZE_CORPORA),
     lang="[a-z]{2,3}",
-    cloze_set=f"mozart|cloze/({_alternatives(CLOZE_CORPORA)})",
-    set_name=f"mozart|cloze_({_alternatives(CLOZE_CORPORA)})",
+    cloze_set=_alternatives(CLOZE_SETS),
 
 
 def _download(entry):
@@ -168,49 +168,14 @@ def get_crows_pairs_language_outputs():
     return ["results/tables/crows_pairs_language_winloss.csv", "results/figures/crows_pairs_language_effects.png"]
 
 
-def _group_analysis_outputs(cloze_set, set_name):
-    """Annotation scores, win/loss and effects of the annotator groups of a cloze set, their tables
-    and figure, and the set's breakdowns with their heatmap."""
-    return [
-        f"results/{cloze_set}/annotation_scores.parquet",
-        f"results/tables/{set_name}_group_winloss.csv",
-        f"results/tables/{set_name}_group_effects.csv",
-        f"results/figures/{set_name}_group_effects.png",
-        f"results/{cloze_set}/breakdowns.parquet",
-        f"results/figures/{set_name}_breakdowns.png",
-    ]
-
-
-def _cloze_set(set_name):
-    return "mozart" if set_name == "mozart" else f"cloze/{set_name.removeprefix('cloze_')}"
-
-
-def get_group_analysis_files(wildcards):
-    cloze_set = _cloze_set(wildcards.set_name)
-    return {kind: f"results/{cloze_set}/group_{kind}.parquet" for kind in ("winloss", "effects")}
-
-
-def get_cloze_breakdowns(wildcards):
-    return f"results/{_cloze_set(wildcards.set_name)}/breakdowns.parquet"
-
-
-def get_cloze_set_annotations(wildcards):
-    """The answers of a cloze set: MozArt's, or those ingested for a constructed set."""
-    if wildcards.cloze_set == "mozart":
-        return "results/data/mozart/annotations.parquet"
-    return f"results/data/{wildcards.cloze_set}/annotations.parquet"
-
-
 def get_model_run_files():
     """One scoring output per model that runs (its run metadata holds the model's facts), by model."""
     files = {}
     for ds, m in plan.crows_pairs_jobs(config):
         files.setdefault(m, f"results/crows_pairs/{ds}/{m}.parquet")
-    for m, lang in plan.mozart_runs(config):
-        files.setdefault(m, f"results/mozart/answer_scores/{m}/{lang}.parquet")
-    for corpus in CLOZE_CORPORA:
-        for m, lang in plan.cloze_prediction_runs(config, corpus):
-            files.setdefault(m, f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet")
+    for name in CLOZE_SETS:
+        for m in plan.cloze_set_models(config, name):
+            files.setdefault(m, f"results/cloze/{name}/predictions/{m}.parquet")
     return files
 
 
@@ -220,46 +185,7 @@ def get_models_table_outputs():
 
 def get_final_outputs():
     return (get_ingest_outputs() + get_crows_pairs_outputs() + get_crows_pairs_language_outputs()
-            + get_mozart_outputs() + get_cloze_outputs() + get_models_table_outputs())
-
-
-def get_mozart_num_beams(wildcards):
-    return plan.num_beams(config, "mozart", wildcards.model)
-
-
-def get_mozart_run_files(kind):
-    return [f"results/mozart/{kind}/{m}/{lang}.parquet" for m, lang in plan.mozart_runs(config)]
-
-
-def get_mozart_table_files():
-    """Tables 2-5 per model: {"model|metric": {"csv": ..., "md": ..., "tex": ...}}."""
-    return {
-        f"{m}|{metric}": {ext: f"results/tables/mozart_{name}_{m}.{ext}" for ext in ("csv", "md", "tex")}
-        for m, metric, name in plan.mozart_tables(config)
-    }
-
-
-def get_mozart_table_outputs():
-    return [path for files in get_mozart_table_files().values() for path in files.values()]
-
-
-def get_mozart_tsne_vectors():
-    """One t-SNE vector file per MozArt model, when quadruples are configured for the maps."""
-    if not config["mozart"]["tsne"]["sentences"]:
-        return []
-    return [f"results/mozart/tsne/{m}.parquet" for m in dict.fromkeys(m for m, _ in plan.mozart_runs(config))]
-
-
-def get_mozart_outputs():
-    if not plan.mozart_runs(config):
-        return []
-    tsne = ["results/mozart/tsne.parquet", "results/figures/mozart_tsne.png"] if get_mozart_tsne_vectors() else []
-    return [
-        "results/mozart/metrics.parquet",
-        "results/tables/mozart_disparity.csv",
-        "results/tables/mozart_table1.csv",
-        "results/figures/mozart_mrr.png",
-    ] + get_mozart_table_outputs() + _group_analysis_outputs("mozart", "mozart") + tsne
+            + get_cloze_outputs() + get_models_table_outputs())
 
 
 def get_cloze_pivot(wildcards):
@@ -425,38 +351,88 @@ def get_cloze_answer_params(wildcards):
     return {lang: _download(entry) for lang, entry in CLOZE_CORPORA[wildcards.corpus]["answers"].items()}
 
 
-def get_cloze_num_beams(wildcards):
-    return plan.num_beams(config, "cloze", wildcards.model)
+# ---- cloze sets (MozArt's and the constructed ones): one chain
 
 
-def get_cloze_answer_runs(wildcards):
-    return plan.cloze_answer_runs(config, wildcards.corpus)
+def get_cloze_set_sentences(wildcards):
+    """A set's sentences: MozArt's annotations, or the sentences constructed from a corpus."""
+    if CLOZE_SETS[wildcards.cloze_set].constructed:
+        return f"results/cloze/{wildcards.cloze_set}/sentences.parquet"
+    return "results/data/mozart/annotations.parquet"
 
 
-def get_cloze_answer_run_files(kind):
+def get_cloze_set_annotations(wildcards):
+    """The human answers to a set with answers."""
+    if CLOZE_SETS[wildcards.cloze_set].constructed:
+        return f"results/data/cloze/{wildcards.cloze_set}/annotations.parquet"
+    return "results/data/mozart/annotations.parquet"
+
+
+def get_cloze_set_answers(wildcards):
+    """The human answers to a set, as a list: empty for a constructed set without answers yet."""
+    return [get_cloze_set_annotations(wildcards)] if CLOZE_SETS[wildcards.cloze_set].answered else []
+
+
+def get_cloze_set_scoring(wildcards):
+    return plan.cloze_set_scoring(config, wildcards.cloze_set, wildcards.model)
+
+
+def get_cloze_set_models(wildcards):
+    return plan.cloze_set_models(config, wildcards.cloze_set)
+
+
+def get_cloze_set_scores(kind):
+    """Every model's ``predictions`` or ``answer_scores`` file of a set, in the order of its models."""
+
     def files(wildcards):
-        return [
-            f"results/cloze/{wildcards.corpus}/{kind}/{m}/{lang}.parquet"
-            for m, lang in plan.cloze_answer_runs(config, wildcards.corpus)
-        ]
+        return [f"results/cloze/{wildcards.cloze_set}/{kind}/{m}.parquet"
+                for m in plan.cloze_set_models(config, wildcards.cloze_set)]
 
     return files
 
 
-def get_cloze_outputs():
-    """Per corpus: sentences, annotation sheets, each model's predictions, and with answers their metrics."""
-    if not CLOZE_CORPORA:
+def get_tsne_num_beams(wildcards):
+    return plan.num_beams(config, "mozart", wildcards.model)
+
+
+def get_mozart_tsne_vectors():
+    """One t-SNE vector file per MozArt model, when quadruples are configured for the maps."""
+    if "mozart" not in CLOZE_SETS or not config["mozart"]["tsne"]["sentences"]:
         return []
-    out = ["results/tables/cloze_construction.csv"]
+    return [f"results/cloze/mozart/tsne/{m}.parquet" for m in plan.cloze_set_models(config, "mozart")]
+
+
+def _answered_set_outputs(name):
+    """Metrics, MozArt's tables and Figure 1, the group tests and the breakdowns of a set with answers."""
+    return [
+        f"results/cloze/{name}/metrics.parquet",
+        f"results/tables/{name}_table1.csv",
+        f"results/tables/{name}_disparity.csv",
+        f"results/figures/{name}_mrr.png",
+        f"results/tables/{name}_group_winloss.csv",
+        f"results/figures/{name}_group_effects.png",
+        f"results/cloze/{name}/breakdowns.parquet",
+        f"results/figures/{name}_breakdowns.png",
+    ]
+
+
+def get_cloze_outputs():
+    """Per corpus its construction (sentences, sheets, answers); per cloze set every model's scores,
+    and with answers what follows them; the t-SNE maps of MozArt."""
+    out = []
+    if CLOZE_CORPORA:
+        out.append("results/tables/cloze_construction.csv")
     if get_alignment_quality_files():
         out.append("results/tables/alignment_quality.csv")
     for corpus, entry in CLOZE_CORPORA.items():
         out.append(f"results/cloze/{corpus}/sentences.parquet")
-        out += [f"results/cloze/{corpus}/sheets/{lang}" for lang in plan.cloze_langs(config, corpus)]
+        out.append(f"results/cloze/{corpus}/sheets")
         if entry["answers"]:
             out.append(f"results/data/cloze/{corpus}/annotations.parquet")
-            if plan.cloze_answer_runs(config, corpus):
-                out += [f"results/cloze/{corpus}/metrics.parquet", f"results/tables/cloze_{corpus}_disparity.csv"]
-                out += _group_analysis_outputs(f"cloze/{corpus}", f"cloze_{corpus}")
-        out += [f"results/cloze/{corpus}/predictions/{m}/{lang}.parquet" for m, lang in plan.cloze_prediction_runs(config, corpus)]
+    for name in CLOZE_SETS:
+        out += [f"results/cloze/{name}/predictions/{m}.parquet" for m in plan.cloze_set_models(config, name)]
+    for name in plan.answered_sets(config):
+        out += _answered_set_outputs(name)
+    if get_mozart_tsne_vectors():
+        out += ["results/cloze/mozart/tsne.parquet", "results/figures/mozart_tsne.png"]
     return out

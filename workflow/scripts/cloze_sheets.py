@@ -1,4 +1,4 @@
-"""Annotation sheets (CSV, batches of sentences) for one language of a constructed cloze set."""
+"""Annotation sheets (CSV, batches of sentences) for every language of a constructed cloze set."""
 
 from plmfair.cloze import write_annotation_sheets
 from plmfair.io import read_parquet
@@ -7,7 +7,6 @@ from plmfair.logs import configure_logging
 configure_logging(snakemake)
 write_annotation_sheets(
     sentences=read_parquet(path=snakemake.input.sentences),
-    lang=snakemake.wildcards.lang,
     out_dir=snakemake.output.sheets,
     batch_size=snakemake.params.batch_size,
 )

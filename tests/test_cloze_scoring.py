@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
+from plmfair.cloze_scoring import cloze_sentences, predict, score_answers
 from plmfair.errors import DataError, ModelError
-from plmfair.mozart import cloze_sentences, predict, score_answers
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.seq2seq import Seq2SeqScorer, span_vocabulary

@@ -1,18 +1,20 @@
-"""Predictions and answer log-probabilities of one model on one MozArt language."""
+"""Predictions and answer log-probabilities of one model on one cloze set (MozArt or constructed)."""
 
+from plmfair.cloze_scoring import ANSWER_SCHEMA, PREDICTION_SCHEMA, score_cloze_set
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 from plmfair.models import spec_from_entry
-from plmfair.mozart import ANSWER_SCHEMA, PREDICTION_SCHEMA, run_cloze_scoring
 
 configure_logging(snakemake)
-predictions, answer_scores, meta = run_cloze_scoring(
-    annotations=read_parquet(path=snakemake.input.annotations),
+scoring = snakemake.params.scoring
+predictions, answer_scores, meta = score_cloze_set(
+    sentences=read_parquet(path=snakemake.input.sentences),
+    annotations=read_parquet(path=snakemake.input.answers[0]) if snakemake.input.answers else None,
     spec=spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model),
-    lang=snakemake.wildcards.lang,
-    k=snakemake.params.top_k,
-    num_beams=snakemake.params.num_beams,
-    precision=snakemake.params.precision,
+    langs=scoring["langs"],
+    k=scoring["top_k"],
+    num_beams=scoring["num_beams"],
+    precision=scoring["precision"],
     token_budget=int(snakemake.resources.token_budget),
     threads=snakemake.threads,
 )

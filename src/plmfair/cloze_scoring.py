@@ -1,0 +1,156 @@
+"""Cloze sets filled by a model: MozArt's, and those constructed from a corpus, alike.
+
+The cloze sentences of a language are read from the set's sentences (MozArt's annotations
+or a constructed ``sentences.parquet``: one text with exactly one ``[MASK]`` per ``s_id``);
+the model's :class:`~plmfair.scoring.base.Scorer` predicts the top-k whole-word candidates
+for each gap and scores every distinct human answer. The metrics computed from these files
+are in :mod:`plmfair.metrics`, the paper's tables in :mod:`plmfair.tables`.
+
+Outputs (one job per cloze set and model, every language the model covers in one file):
+
+``results/cloze/{cloze_set}/predictions/{model}.parquet`` (:data:`PREDICTION_SCHEMA`) and
+``results/cloze/{cloze_set}/answer_scores/{model}.parquet`` (:data:`ANSWER_SCHEMA`, no rows for a
+set without answers); ``results/cloze/{cloze_set}/metrics.parquet``
+(:data:`plmfair.metrics.METRICS_SCHEMA`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+
+from plmfair.data import MASK
+from plmfair.errors import DataError
+from plmfair.text import normalise
+
+log = logging.getLogger(__name__)
+
+PREDICTION_SCHEMA = {
+    "lang": "language of the sentence",
+    "s_id": "sentence id",
+    "rank": "1-based rank of the candidate",
+    "candidate": "whole-word candidate as the model spells it (word marker stripped)",
+    "candidate_norm": "candidate after NFC, trimming, lower-casing and the tokenizer's normalizer",
+    "logprob": "log-probability of the candidate in the gap (mlm: of its token; seq2seq: of its span; "
+               "causal: of the whole sentence with the candidate in the gap)",
+}
+ANSWER_SCHEMA = {
+    "lang": "language of the sentence",
+    "s_id": "sentence id",
+    "answer": "annotators' answer (trimmed, as given)",
+    "answer_norm": "answer after NFC, trimming, lower-casing and the tokenizer's normalizer",
+    "logprob": "log-probability of the answer in the gap (mlm: within-word left-to-right PLL for several "
+               "pieces; seq2seq: of its span; causal: of the whole sentence with the answer in the gap)",
+    "n_pieces": "number of tokens the answer takes",
+    "multiword": "the answer has more than one word",
+}
+
+
+def cloze_sentences(annotations: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """The distinct (s_id, text) of a language; every text must hold exactly one [MASK]."""
+    sents = annotations.loc[annotations["lang"] == lang, ["s_id", "text"]].drop_duplicates("s_id")
+    if sents.empty:
+        raise DataError(f"no cloze sentences for language {lang!r}")
+    for s_id, text in zip(sents["s_id"], sents["text"], strict=True):
+        n = str(text).count(MASK)
+        if n != 1:
+            raise DataError(f"language {lang}, s_id {s_id}: the sentence has {n} {MASK} tokens, expected exactly one: {text!r}")
+    return sents.reset_index(drop=True)
+
+
+def distinct_answers(annotations: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """Distinct non-empty (s_id, answer) of a language, with the sentence text."""
+    a = annotations[(annotations["lang"] == lang) & (annotations["answer"] != "")]
+    return a[["s_id", "text", "answer"]].drop_duplicates(["s_id", "answer"]).reset_index(drop=True)
+
+
+def predict(sentences: pd.DataFrame, scorer, *, k: int = 100, num_beams: int | None = None) -> pd.DataFrame:
+    """Top-k whole-word candidates at the gap of each sentence (:data:`PREDICTION_SCHEMA` without ``lang``)."""
+    norm = scorer.normaliser()
+    candidates = scorer.predict_gap(list(sentences["text"]), k=k, num_beams=num_beams)
+    rows = [
+        (s_id, rank, word, normalise(word, norm), lp)
+        for s_id, cands in zip(sentences["s_id"], candidates, strict=True)
+        for rank, (word, lp) in enumerate(cands, start=1)
+    ]
+    df = pd.DataFrame(rows, columns=[c for c in PREDICTION_SCHEMA if c != "lang"])
+    return df.astype({c: t for c, t in PREDICTION_DTYPES.items() if c != "lang"})
+
+
+def score_answers(answers: pd.DataFrame, scorer) -> pd.DataFrame:
+    """Log-probability of every distinct answer in its sentence's gap (:data:`ANSWER_SCHEMA` without ``lang``)."""
+    scored = scorer.score_answers(list(zip(answers["text"], answers["answer"], strict=True)))
+    norm = scorer.normaliser()
+    df = pd.DataFrame({
+        "s_id": answers["s_id"].astype("string"),
+        "answer": answers["answer"].astype("string"),
+        "answer_norm": [normalise(a, norm) for a in answers["answer"]],
+        "logprob": pd.Series([lp for lp, _ in scored], dtype="float64"),
+        "n_pieces": pd.Series([n for _, n in scored], dtype="int64"),
+        "multiword": [len(str(a).split()) > 1 for a in answers["answer"]],
+    })
+    return df.astype({"answer_norm": "string"})
+
+
+PREDICTION_DTYPES = {"lang": "string", "s_id": "string", "rank": "int64", "candidate": "string",
+                     "candidate_norm": "string", "logprob": "float64"}
+ANSWER_DTYPES = {"lang": "string", "s_id": "string", "answer": "string", "answer_norm": "string",
+                 "logprob": "float64", "n_pieces": "int64", "multiword": "bool"}
+
+
+def _by_lang(frames: dict[str, pd.DataFrame], dtypes: dict[str, str]) -> pd.DataFrame:
+    """Every language's rows in one table, ``lang`` first (no rows, the same columns, when none)."""
+    parts = [df.assign(lang=lang) for lang, df in frames.items()]
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(dtypes))
+    return out[list(dtypes)].astype(dtypes)
+
+
+def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, spec, *, langs, k: int,
+                    precision: str = "fp32", num_beams: int | None = None, token_budget: int = 0,
+                    device: str = "auto", threads: int | None = None):
+    """Load the model once and fill a cloze set in every language of ``langs``: the top-``k``
+    predictions of each sentence (from ``sentences``: MozArt's annotations or a constructed set)
+    and the log-probability of every distinct human answer (from ``annotations``, None for a set
+    without answers). Returns (predictions, answer scores, run metadata with the sentences and
+    mean tokens per sentence of each language, MozArt's Table 1)."""
+    from plmfair.scoring.loader import load
+
+    loaded = load(spec, device=device, precision=precision, threads=threads)
+    scorer = loaded.scorer(token_budget=token_budget)
+    preds, scores, n_sentences, tokens = {}, {}, {}, {}
+    with loaded.stopwatch() as watch:
+        for lang in langs:
+            sents = cloze_sentences(sentences, lang)
+            preds[lang] = predict(sents, scorer, k=k, num_beams=num_beams)
+            if annotations is not None and (annotations["lang"] == lang).any():
+                scores[lang] = score_answers(distinct_answers(annotations, lang), scorer)
+            n_sentences[lang] = len(sents)
+            tokens[lang] = sum(scorer.sentence_length(t) for t in sents["text"]) / len(sents)
+    meta = loaded.metadata(langs=list(langs), k=k, num_beams=num_beams, wall_time_s=round(watch.seconds, 3),
+                           n_sentences=n_sentences, mean_tokens_per_sentence=tokens)
+    return _by_lang(preds, PREDICTION_DTYPES), _by_lang(scores, ANSWER_DTYPES), meta
+
+
+def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer_scores
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Metrics (:data:`~plmfair.metrics.METRICS_SCHEMA`, then the model's metadata,
+    :data:`~plmfair.models.MODEL_METADATA_SCHEMA`) and annotation scores
+    (:data:`~plmfair.metrics.ANNOTATION_SCORES_SCHEMA`) of every model on every language it
+    scored that has answers, from its prediction and answer-score files."""
+    from plmfair.io import read_parquet, read_parquet_meta
+    from plmfair.metrics import annotation_scores, compute_metrics
+    from plmfair.models import model_metadata
+
+    metrics, scores = [], []
+    for model, p, a in zip(models, predictions, answer_scores, strict=True):
+        preds, answers = read_parquet(p), read_parquet(a)
+        meta = model_metadata(read_parquet_meta(a))
+        for lang in dict.fromkeys(answers["lang"]):
+            lang_preds, lang_answers = preds[preds["lang"] == lang], answers[answers["lang"] == lang]
+            run_scores = annotation_scores(annotations, lang_preds, lang_answers, model=model, lang=lang)
+            run_metrics = compute_metrics(annotations, lang_preds, lang_answers, model=model, lang=lang,
+                                          scores=run_scores)
+            metrics.append(run_metrics.assign(**meta))
+            scores.append(run_scores)
+    return pd.concat(metrics, ignore_index=True), pd.concat(scores, ignore_index=True)

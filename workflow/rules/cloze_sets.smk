@@ -1,0 +1,169 @@
+# Cloze sets filled by the models: MozArt's ({cloze_set} = mozart) and every constructed corpus
+# ({cloze_set} = its name), one chain for both: each model scores every language of a set it
+# covers in one job; a set with human answers gets MozArt's metrics, Tables 1-5 and Figure 1.
+
+
+rule cloze_score:
+    input:
+        sentences=get_cloze_set_sentences,
+        answers=get_cloze_set_answers,
+        model=get_model_files,
+    output:
+        predictions="results/cloze/{cloze_set}/predictions/{model}.parquet",
+        answer_scores="results/cloze/{cloze_set}/answer_scores/{model}.parquet",
+    params:
+        model=get_model_entry,
+        scoring=get_cloze_set_scoring,
+    log:
+        "results/logs/cloze/{cloze_set}/score_{model}.log",
+    benchmark:
+        "results/benchmarks/cloze/{cloze_set}/score_{model}.tsv"
+    threads: 8
+    group:
+        "score_{model}"
+    resources:
+        mem_mb=16000,
+        runtime=120,
+        gpu=get_model_gpus,
+        # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
+        cpus_per_gpu=8,
+        # Tokens per forward pass (batch size x padded length); raise it on a large GPU.
+        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/cloze_score.py"
+
+
+rule cloze_metrics:
+    input:
+        annotations=get_cloze_set_annotations,
+        predictions=get_cloze_set_scores("predictions"),
+        answer_scores=get_cloze_set_scores("answer_scores"),
+    output:
+        metrics="results/cloze/{cloze_set}/metrics.parquet",
+        annotation_scores="results/cloze/{cloze_set}/annotation_scores.parquet",
+    params:
+        models=get_cloze_set_models,
+    log:
+        "results/logs/cloze/{cloze_set}/metrics.log",
+    benchmark:
+        "results/benchmarks/cloze/{cloze_set}/metrics.tsv"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_metrics.py"
+
+
+rule cloze_tables:
+    localrule: True
+    input:
+        metrics="results/cloze/{cloze_set}/metrics.parquet",
+        annotations=get_cloze_set_annotations,
+        predictions=get_cloze_set_scores("predictions"),
+    output:
+        **{f"{name}_{ext}": f"results/tables/{{cloze_set}}_{name}.{ext}"
+           for name in ("table1", "table2_p_at_1", "table3_spearman", "table4_p_at_5", "table5_kendall")
+           for ext in ("csv", "md", "tex")},
+        disparity="results/tables/{cloze_set}_disparity.csv",
+    params:
+        alpha=config["analysis"]["alpha"],
+    log:
+        "results/logs/tables/{cloze_set}.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_tables.py"
+
+
+rule cloze_mrr_figure:
+    localrule: True
+    input:
+        metrics="results/cloze/{cloze_set}/metrics.parquet",
+    output:
+        png=report(
+            "results/figures/{cloze_set}_mrr.png",
+            caption="../report/mozart_mrr.rst",
+            category="Cloze sets",
+            subcategory="{cloze_set}",
+            labels={"figure": "MRR per group and language"},
+        ),
+        pdf="results/figures/{cloze_set}_mrr.pdf",
+    log:
+        "results/logs/figures/{cloze_set}_mrr.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_mrr_figure.py"
+
+
+# MozArt's appendix B: each model's top predictions for a few quadruples, in four languages,
+# as last-layer vectors (a scoring job), then projected together by t-SNE and drawn.
+rule mozart_tsne_vectors:
+    input:
+        annotations="results/data/mozart/annotations.parquet",
+        model=get_model_files,
+    output:
+        vectors="results/cloze/mozart/tsne/{model}.parquet",
+    params:
+        model=get_model_entry,
+        sentences=config["mozart"]["tsne"]["sentences"],
+        top_k=config["mozart"]["tsne"]["top_k"],
+        num_beams=get_tsne_num_beams,
+        precision=get_model_precision("mozart"),
+    log:
+        "results/logs/cloze/mozart/tsne_{model}.log",
+    benchmark:
+        "results/benchmarks/cloze/mozart/tsne_{model}.tsv"
+    threads: 8
+    group:
+        "score_{model}"
+    resources:
+        mem_mb=16000,
+        runtime=120,
+        gpu=get_model_gpus,
+        # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
+        cpus_per_gpu=8,
+        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/mozart_tsne_vectors.py"
+
+
+rule mozart_tsne:
+    input:
+        vectors=get_mozart_tsne_vectors(),
+    output:
+        coordinates="results/cloze/mozart/tsne.parquet",
+        png=report(
+            "results/figures/mozart_tsne.png",
+            caption="../report/mozart_tsne.rst",
+            category="Cloze sets",
+            subcategory="mozart",
+            labels={"figure": "t-SNE of each model's top predictions"},
+        ),
+        pdf="results/figures/mozart_tsne.pdf",
+    params:
+        perplexity=config["mozart"]["tsne"]["perplexity"],
+        seed=config["mozart"]["tsne"]["seed"],
+    log:
+        "results/logs/cloze/mozart/tsne.log",
+    benchmark:
+        "results/benchmarks/cloze/mozart/tsne.tsv"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/mozart_tsne.py"
