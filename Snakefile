@@ -37,40 +37,14 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/crows_pairs.smk"
-include: "workflow/rules/mozart.smk"
 include: "workflow/rules/cloze.smk"
+include: "workflow/rules/cloze_sets.smk"
 include: "workflow/rules/disparity.smk"
 include: "workflow/rules/breakdowns.smk"
 
 
-# Downloads and fetches (network: the login node of a cluster), manifests, tables and figures
-# run where Snakemake runs; everything else may be submitted to a cluster.
-localrules:
-    all,
-    ingest,
-    download,
-    fetch_model,
-    model_manifest,
-    build_spacy_pipeline,
-    data_summary,
-    crows_pairs_tables,
-    crows_pairs_figure,
-    crows_pairs_language_tables,
-    crows_pairs_language_figure,
-    mozart_tables,
-    mozart_figure,
-    mozart_table1,
-    group_tables,
-    group_figure,
-    cloze_breakdown_figure,
-    models_table,
-    report_tables,
-    crows_pairs_breakdown_figure,
-    cloze_construction_table,
-    cloze_sheets,
-
-
 rule all:
+    localrule: True
     input:
         get_final_outputs(),
         "results/report_tables",

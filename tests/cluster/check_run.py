@@ -12,15 +12,14 @@ import re
 import sys
 from pathlib import Path
 
-import yaml
-
 from plmfair import plan
+from plmfair.config import load_config
 from plmfair.io import read_parquet_meta
 
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 SUBMITTED_ON_CLUSTER = {"ingest_mozart", "ingest_crows_pairs", "build_tiny_model", "cloze_tokenize", "cloze_align",
-                        "cloze_select", "mozart_metrics", "crows_pairs_summary", "group_analysis"}
-LOCAL = {"download", "model_manifest", "data_summary", "crows_pairs_tables", "mozart_tables", "cloze_sheets"}
+                        "cloze_select", "cloze_metrics", "crows_pairs_summary", "group_analysis"}
+LOCAL = {"download", "model_manifest", "data_summary", "crows_pairs_tables", "cloze_tables", "cloze_sheets"}
 
 
 def main() -> int:
@@ -47,10 +46,8 @@ def main() -> int:
     for rule in sorted(LOCAL & rules):
         problems.append(f"localrule {rule} was submitted to SLURM")
 
-    with open(args.config) as fh:
-        config = yaml.safe_load(fh)
-    config["mirror"] = None
-    models = set(plan.study_models(config, "crows_pairs")) | set(plan.study_models(config, "mozart"))
+    config = load_config([args.config])
+    models = set(plan.models_in_use(config))
     for model in sorted(models):
         if not any(f.startswith(f"group_score_{model}_") for f in folders):
             problems.append(f"the scoring jobs of {model} did not run as one group job")

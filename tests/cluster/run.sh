@@ -136,8 +136,8 @@ SMK=("$VENV_BIN/snakemake" --snakefile "$ROOT/Snakefile" --directory "$WORK"
      --workflow-profile "$ROOT/profiles/slurm"
      --default-resources slurm_partition=plmfair
      --slurm-status-command squeue --slurm-init-seconds-before-status-checks 2
-     # the node advertises 16 CPUs for the profile's cpus_per_gpu; torch gets the real cores
-     --set-threads "crows_pairs_score=1" "mozart_score=1" "cloze_predict=1" "cloze_score_answers=1"
+     # the node advertises 16 CPUs for the rules' cpus_per_gpu; tiny models get one thread each
+     --max-threads 1
      --slurm-keep-successful-logs --jobs 8 --config "mirror=$ROOT/.test/data")
 start=$(date +%s)
 if ! timeout "$TIMEOUT" "${SMK[@]}" > "$WORK/snakemake.log" 2>&1; then

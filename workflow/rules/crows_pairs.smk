@@ -13,13 +13,15 @@ rule crows_pairs_score:
         "results/logs/crows_pairs/{dataset}/{model}.log",
     benchmark:
         "results/benchmarks/crows_pairs/{dataset}/{model}.tsv"
-    threads: 4
+    threads: 8
     group:
         "score_{model}"
     resources:
         mem_mb=16000,
         runtime=120,
         gpu=get_model_gpus,
+        # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
+        cpus_per_gpu=8,
         # Tokens per forward pass (batch size x padded length); raise it on a large GPU.
         token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
     conda:
@@ -52,6 +54,7 @@ rule crows_pairs_summary:
 
 
 rule crows_pairs_tables:
+    localrule: True
     input:
         summary="results/crows_pairs/summary.parquet",
         mcnemar="results/crows_pairs/mcnemar.parquet",
@@ -75,6 +78,7 @@ rule crows_pairs_tables:
 
 
 rule crows_pairs_figure:
+    localrule: True
     input:
         summary="results/crows_pairs/summary.parquet",
     output:

@@ -1,4 +1,5 @@
 rule download:
+    localrule: True
     output:
         file="resources/downloads/{file}",
     params:

@@ -36,6 +36,7 @@ rule ingest_crows_pairs:
 
 
 rule data_summary:
+    localrule: True
     input:
         mozart=get_mozart_annotations(),
         crows_pairs=list(get_ingested_crows_pairs().values()),
@@ -55,5 +56,6 @@ rule data_summary:
 
 
 rule ingest:
+    localrule: True
     input:
         get_ingest_outputs(),

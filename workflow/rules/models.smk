@@ -17,6 +17,7 @@ rule build_tiny_model:
 
 
 rule model_manifest:
+    localrule: True
     input:
         files=get_local_model_files,
     output:
@@ -35,6 +36,7 @@ rule model_manifest:
 
 
 rule fetch_model:
+    localrule: True
     output:
         model=directory("resources/models/{hub_model}"),
     params:
@@ -54,6 +56,7 @@ rule fetch_model:
 # Model metadata next to every score (XTREME-R): what the config says of each model that ran
 # and what its scoring job read off the loaded weights (parameters, layers, vocabulary, ...).
 rule models_table:
+    localrule: True
     input:
         runs=list(get_model_run_files().values()),
     output:
@@ -74,6 +77,7 @@ rule models_table:
 
 # Every table of results/tables as HTML for the Snakemake report (`make report`), grouped by study.
 rule report_tables:
+    localrule: True
     input:
         get_final_outputs(),
     output:
