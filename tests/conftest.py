@@ -1,15 +1,62 @@
-"""Shared fixtures: repository paths, the optional real data folder, demo files."""
+"""Shared fixtures: repository paths, the optional real data folder, demo files, and the one demo
+run of the session.
+
+End-to-end tests share one run of the demo (``demo_run``: the demo configuration plus the bitext
+corpus of .test/config/bitext.yaml), made read-only once it has run. A test that runs Snakemake
+on it works on a copy that keeps every timestamp (``demo_copy``: ``cp -a``), so no test depends
+on another's order. Tests that run Snakemake are marked ``e2e`` (``pytest -m "not e2e"`` leaves
+them out for a fast edit loop).
+"""
 
 from __future__ import annotations
 
 import difflib
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DATA = REPO / ".test" / "data"
+DEMO_CONFIGS = (REPO / ".test" / "config" / "config.yaml", REPO / ".test" / "config" / "bitext.yaml")
+BIN = Path(sys.executable).parent
+
+
+def snakemake(workdir: Path, *args: str, configfiles=DEMO_CONFIGS, mirror: Path | None = DEMO_DATA,
+              check: bool = True, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+    """Snakemake's command line on ``workdir`` with the demo's profile (.test/profile: scoring jobs
+    side by side on the CPU), two cores, ``configfiles`` and the ``mirror``; ``args`` go before
+    ``--config``. Fails the test with the end of the log unless ``check`` is off."""
+    cmd = [str(BIN / "snakemake"), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--workflow-profile", str(REPO / ".test" / "profile"), "--cores", "2", *args,
+           "--configfile", *map(str, configfiles)]
+    if mirror is not None:
+        cmd += ["--config", f"mirror={mirror}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory) -> Path:
+    """The demo run of the session (read-only: use ``demo_copy`` to run Snakemake on it)."""
+    work = tmp_path_factory.mktemp("demo")
+    snakemake(work)
+    subprocess.run(["chmod", "-R", "a-w", str(work)], check=True)
+    return work
+
+
+@pytest.fixture
+def demo_copy(demo_run, tmp_path) -> Path:
+    """A writable copy of the session's demo run with every timestamp kept (Snakemake sees it as
+    up to date)."""
+    copy = tmp_path / "demo"
+    subprocess.run(["cp", "-a", str(demo_run), str(copy)], check=True)
+    subprocess.run(["chmod", "-R", "u+w", str(copy)], check=True)
+    return copy
 
 
 def _shared_data() -> Path | None:

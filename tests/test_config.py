@@ -36,35 +36,76 @@ def test_cloze_section_defaults_when_absent(default_config, schema):
     assert cfg["cloze"]["corpora"] == {} and cfg["cloze"]["sample"] == {"n": 100, "seed": 2022, "examine": "as_needed"}
 
 
-@pytest.mark.parametrize(
-    "mutate, message",
-    [
-        (lambda c: c.update(unknown_key=1), "config error at (top level): Additional properties are not allowed ('unknown_key'"),
-        (lambda c: c["models"]["xlmr_base"].update(family="mllm"), "config error at models.xlmr_base.family: 'mllm' is not one of"),
-        (lambda c: c["datasets"]["crows_pairs"]["fr"].update(sha256="abc"), "config error at datasets.crows_pairs.fr.sha256"),
-        (lambda c: c["mozart"].update(models=["xlmr_base", "gpt9"]),
-         "config error at mozart.models.1: model 'gpt9' is not declared"),
-        (lambda c: c["crows_pairs"].update(models=["mt5_base"]),
-         "config error at crows_pairs.models.0: 'mt5_base' is a seq2seq model; the crows_pairs study scores the "
-         "families ['causal', 'mlm']"),
-        (lambda c: c["crows_pairs"]["datasets"].append("de"), "data set 'de' is not declared"),
-        (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"), "downloads need distinct file names"),
-        (lambda c: c["cloze"]["corpora"]["wmt06_test2006"]["text"]["de"].update(url="https://elsewhere/dev.tgz"),
-         "config error at cloze.corpora.wmt06_test2006.text.de.file: 'wmt13-dev.tgz' is also the file of"),
-        (lambda c: c["cloze"]["spacy"].pop("de"), "config error at cloze.spacy: no spaCy pipeline for 'de'"),
-        (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(pivot="it"), "cloze.corpora.wmt06_test2006.pivot: 'it'"),
-        (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(alignments={"en": {"file": "a.align"}}),
-         "config error at cloze.corpora.wmt06_test2006.alignments.en: not a language of the corpus"),
-        (lambda c: c["cloze"]["sample"].update(n=30), "config error at cloze.sample.n: 30 quadruples cannot be balanced"),
-        (lambda c: c["cloze"].update(models=["bloom"]), "config error at cloze.models.0: model 'bloom' is not declared"),
-        (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
-    ],
-)
-def test_config_errors_are_one_line_naming_the_key(default_config, schema, mutate, message):
+def _declare(name, **entry):
+    return lambda c: c["models"].update({name: entry})
+
+
+# Every configuration error, schema or cross-check: (change to the default config, the one line expected)
+CONFIG_ERRORS = {
+    "unknown top-level key": (lambda c: c.update(unknown_key=1),
+                              "config error at (top level): Additional properties are not allowed ('unknown_key'"),
+    "unknown key": (lambda c: c["crows_pairs"].update(protocl="nangia"),
+                    "config error at crows_pairs: Additional properties are not allowed ('protocl' was unexpected)"),
+    "family typo": (lambda c: c["models"]["gpt2"].update(family="causl"),
+                    "config error at models.gpt2.family: 'causl' is not one of ['mlm', 'seq2seq', 'causal']"),
+    "hf_id and path": (lambda c: c["models"]["gpt2"].update(path="/models/gpt2"),
+                       "config error at models.gpt2: it has both hf_id and path; give one of them"),
+    "neither hf_id nor path": (lambda c: c["models"]["gpt2"].pop("hf_id"),
+                               "config error at models.gpt2: give hf_id (a Hugging Face id) or path (a local folder)"),
+    "bad checksum": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(sha256="abc"),
+                     "config error at datasets.crows_pairs.fr.sha256"),
+    "file is ..": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file=".."),
+                   "config error at datasets.crows_pairs.fr.file: '..' is not a plain file name"),
+    "file with a folder": (lambda c: c["datasets"]["mozart"].update(file="../../etc/passwd"),
+                           "config error at datasets.mozart.file: '../../etc/passwd' is not a plain file name"),
+    "two downloads, one file name": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"),
+                                     "downloads need distinct file names"),
+    "one archive, two urls": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"]["text"]["de"].update(
+        url="https://elsewhere/dev.tgz"),
+        "config error at cloze.corpora.wmt06_test2006.text.de.file: 'wmt13-dev.tgz' is also the file of"),
+    "language in capitals": (lambda c: c["models"]["gpt2"].update(languages=["EN"]),
+                             "config error at models.gpt2.languages.0: 'EN' is not a language of any data set (did you "
+                             "mean 'en'?)"),
+    "seq2seq on CrowS-Pairs": (lambda c: c["crows_pairs"].update(models=["mt5_base"]),
+                               "config error at crows_pairs.models.0: 'mt5_base' is a seq2seq model; the crows_pairs "
+                               "study scores the families ['causal', 'mlm']"),
+    "undeclared model, did you mean": (lambda c: c["mozart"].update(models=["xlmr_base", "gtp2"]),
+                                       "config error at mozart.models.1: model 'gtp2' is not declared under `models` "
+                                       "(did you mean 'gpt2'?)"),
+    "undeclared cloze model": (lambda c: c["cloze"].update(models=["bloom"]),
+                               "config error at cloze.models.0: model 'bloom' is not declared"),
+    "undeclared corpus model": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["bloom"]),
+                                "config error at cloze.corpora.wmt06_test2006.models.0: model 'bloom' is not declared"),
+    "undeclared data set, did you mean": (lambda c: c["crows_pairs"].update(datasets=["fr", "mcp_de"]),
+                                          "config error at crows_pairs.datasets.1: data set 'mcp_de' is not declared "
+                                          "under datasets.crows_pairs (did you mean 'mcp_de_DE'?)"),
+    "reference group": (lambda c: c.update(analysis={"reference_group": "men"}),
+                        "config error at analysis.reference_group: 'men' is not one of ['MN', 'FN', 'MNN', 'FNN']"),
+    "missing local model": (_declare("mine", path="no/such/folder", family="mlm"),
+                            "config error at models.mine.path: folder no/such/folder does not exist"),
+    "built model elsewhere": (_declare("tiny", path="elsewhere", family="mlm", build={"kind": "bert"}),
+                              "config error at models.tiny.path: a model with `build` must have path: "
+                              "resources/models/tiny"),
+    "no spaCy pipeline": (lambda c: c["cloze"]["spacy"].pop("de"),
+                          "config error at cloze.spacy: no spaCy pipeline for 'de'"),
+    "pivot not a text language": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(pivot="it"),
+                                  "cloze.corpora.wmt06_test2006.pivot: 'it'"),
+    "alignments of the pivot": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(
+        alignments={"en": {"file": "a.align"}}),
+        "config error at cloze.corpora.wmt06_test2006.alignments.en: not a language of the corpus"),
+    "unbalanced sample": (lambda c: c["cloze"]["sample"].update(n=30),
+                          "config error at cloze.sample.n: 30 quadruples cannot be balanced"),
+    "a corpus named mozart": (lambda c: c["cloze"]["corpora"].update(mozart=c["cloze"]["corpora"]["wmt06_test2006"]),
+                              "config error at cloze.corpora.mozart: 'mozart' is the name of MozArt's cloze set"),
+    "symmetrisation": (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
+}
+
+
+@pytest.mark.parametrize("case", list(CONFIG_ERRORS))
+def test_config_errors_are_one_line_naming_the_key(default_config, schema, case):
+    mutate, message = CONFIG_ERRORS[case]
     cfg = copy.deepcopy(default_config)
     mutate(cfg)
     with pytest.raises(ConfigError) as err:
         validate_config(cfg, schema)
-    text = str(err.value)
-    assert message in text
-    assert "\n" not in text
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)

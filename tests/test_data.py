@@ -45,29 +45,46 @@ def test_parse_mozart_lines_fields_and_groups():
     assert rows[1]["age"] is None and rows[1]["gender"] == "M" and rows[1]["native"] is False
 
 
-@pytest.mark.parametrize(
-    "line, message",
-    [
-        ('{"s_id": "1", "text": ', "x.jsonl line 1: not valid JSON"),
-        (json.dumps({k: v for k, v in _record().items() if k != "u_id"}), "missing field(s) ['u_id']"),
-        (json.dumps(_record(male=1, female=1)), "exactly one of male/female"),
-        (json.dumps(_record(native=2)), "'native' must be 0 or 1"),
-        ("[1, 2]", "expected a JSON object"),
-    ],
-)
-def test_parse_mozart_lines_errors_name_file_and_line(line, message):
+def mozart_zip(tmp_path, lines: list[str], lang: str = "en"):
+    """A MozArt-shaped archive (folder "MozArt 2/", a __MACOSX/ fork) holding ``lines``."""
+    path = tmp_path / "MozArt.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(f"MozArt 2/{lang}_data_with_annotations.jsonl", "\n".join(lines) + "\n")
+        zf.writestr(f"__MACOSX/MozArt 2/._{lang}_data_with_annotations.jsonl", b"\x00\x05")
+    return path
+
+
+MEMBER = "MozArt.zip:MozArt 2/en_data_with_annotations.jsonl"
+# Every malformed MozArt input: (lines of the member, or raw bytes of the archive; the one line expected)
+MOZART_ERRORS = {
+    "bad JSON": ([json.dumps(_record()), "{broken"], f"{MEMBER} line 2: not valid JSON"),
+    "truncated JSON": (['{"s_id": "1", "text": '], f"{MEMBER} line 1: not valid JSON"),
+    "not an object": (["[1, 2]"], f"{MEMBER} line 1: expected a JSON object, got list"),
+    "missing field": ([json.dumps({"s_id": "1"})], f"{MEMBER} line 1: missing field(s) ['text', 'mask', 'u_id'"),
+    "male and female": ([json.dumps(_record(male=1, female=1))], "line 1: exactly one of male/female must be 1"),
+    "native not a flag": ([json.dumps(_record(native=2))], "line 1: field 'native' must be 0 or 1, got 2"),
+    "duplicate annotation": ([json.dumps(_record()), json.dumps(_record(u_id="u2")), json.dumps(_record(mask="dog"))],
+                             "line 3: annotator u1 answered sentence 1 already on line 1; each annotator answers a "
+                             "sentence once"),
+    "two texts": ([json.dumps(_record()), json.dumps(_record(u_id="u2", text="Another [MASK] ."))],
+                  "s_id 1 has two different texts"),
+    "empty file": ([""], "no annotations (the file is empty)"),
+    "no such language": ([json.dumps(_record())], "MozArt.zip: no member named de_data_with_annotations.jsonl"),
+    "not a zip": (b"PK\x03\x04 not really a zip", "MozArt.zip: not a readable zip archive"),
+}
+
+
+@pytest.mark.parametrize("case", list(MOZART_ERRORS))
+def test_malformed_mozart_input_is_one_line_naming_file_and_line(tmp_path, case):
+    content, message = MOZART_ERRORS[case]
+    if isinstance(content, bytes):
+        path = tmp_path / "MozArt.zip"
+        path.write_bytes(content)
+    else:
+        path = mozart_zip(tmp_path, content)
     with pytest.raises(DataError) as err:
-        parse_mozart_lines([line], lang="en", source="x.jsonl")
-    assert message in str(err.value)
-    assert "x.jsonl line 1" in str(err.value)
-
-
-def test_parse_mozart_empty_file_and_conflicting_text():
-    with pytest.raises(DataError, match="no annotations"):
-        parse_mozart_lines(["", "  "], lang="en", source="e.jsonl")
-    lines = [json.dumps(_record()), json.dumps(_record(text="Another [MASK] ."))]
-    with pytest.raises(DataError, match="s_id 1 has two different texts"):
-        parse_mozart_lines(lines, lang="en", source="e.jsonl")
+        read_mozart_zip(path, ["de" if case == "no such language" else "en"])
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
 
 
 def test_read_mozart_zip_demo(demo_data):
@@ -79,25 +96,6 @@ def test_read_mozart_zip_demo(demo_data):
     # the demo archive carries the real file's boolean answer
     assert (df.loc[df["lang"] == "en", "answer_raw"] == "true").sum() == 1
     assert (df.groupby("lang").size() == 48).all()
-
-
-def test_read_mozart_zip_missing_member_and_truncated(tmp_path, demo_data):
-    with pytest.raises(DataError, match="no member named xx_data_with_annotations.jsonl"):
-        read_mozart_zip(demo_data / "MozArt.zip", ["xx"])
-    data = (demo_data / "MozArt.zip").read_bytes()
-    cut = tmp_path / "cut.zip"
-    cut.write_bytes(data[: len(data) // 2])
-    with pytest.raises(DataError, match="cut.zip: not a readable zip archive"):
-        read_mozart_zip(cut, ["en"])
-
-
-def test_read_mozart_zip_bad_json_names_member_and_line(tmp_path):
-    path = tmp_path / "m.zip"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("MozArt 2/en_data_with_annotations.jsonl", json.dumps(_record()) + "\n{broken\n")
-        zf.writestr("__MACOSX/MozArt 2/._en_data_with_annotations.jsonl", b"\x00\x05")
-    with pytest.raises(DataError, match=r"m.zip:MozArt 2/en_data_with_annotations.jsonl line 2: not valid JSON"):
-        read_mozart_zip(path, ["en"])
 
 
 def test_read_mozart_jsonl(tmp_path):
@@ -126,22 +124,46 @@ def test_read_crows_pairs_english_revised_origin(tmp_path):
     assert df["bias_type"].tolist() == ["age", "other"]
 
 
-@pytest.mark.parametrize(
-    "content, message",
-    [
-        ("", "missing or empty"),
-        ("\tsent_more\tstereo_antistereo\tbias_type\n0\ta\tstereo\tage\n", "missing column(s) ['sent_less']"),
-        ("\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n0\ta\tb\tmaybe\tage\n", "line 2 (pair 0): stereo_antistereo"),
-        ("\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n0\ta\tb\tstereo\tcolour\n", "unknown bias_type 'colour'"),
-        ("\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n0\ta\tb\tstereo\tage\n0\tc\td\tstereo\tage\n", "duplicate pair ids"),
-    ],
-)
-def test_read_crows_pairs_errors(tmp_path, content, message):
+HEADER = "id,sent_more,sent_less,stereo_antistereo,bias_type\n"
+# Every malformed CrowS-Pairs input: (file bytes, reading arguments, the one line expected)
+CROWS_ERRORS = {
+    "empty file": (b"", {}, "bad.csv: the file is missing or empty"),
+    "not utf-8": ((HEADER + "0,a b,a c,stereo,age\n1,é d,é e,stereo,age\n").encode("latin-1"), {},
+                  "bad.csv line 3: not valid UTF-8"),
+    "unknown bias type": ((HEADER + "0,a,b,stereo,region\n").encode(), {},
+                          "bad.csv line 2 (pair 0): bias_type must be one of"),
+    "unknown bias type names the alias key": ((HEADER + "0,a,b,stereo,region\n").encode(), {},
+                                              "(got the unknown bias_type 'region'); map that spelling under "
+                                              "bias_type_aliases"),
+    "unknown direction": ((HEADER + "0,a b,a c,maybe,age\n").encode(), {},
+                          "bad.csv line 2 (pair 0): stereo_antistereo must be one of ['antistereo', 'stereo']"),
+    "missing column": (b"id,sent_more,stereo_antistereo,bias_type\n0,a,stereo,age\n", {},
+                       "bad.csv: missing column(s) ['sent_less']"),
+    "missing column, listed": (b"id,sent_more,sent_less,stereo_antistereo,bias\n0,a,b,stereo,age\n", {},
+                               "missing column(s) ['bias_type'] (found ['id', 'sent_more', 'sent_less', "
+                               "'stereo_antistereo', 'bias'])"),
+    "wrong delimiter": (HEADER.replace(",", "\t").encode() + b"0\ta b\ta c\tstereo\tage\n", {},
+                        "bad.csv: missing column(s) ['sent_more']"),
+    "duplicate id": ((HEADER + "0,a b,a c,stereo,age\n0,d e,d f,stereo,age\n").encode(), {},
+                     "bad.csv: duplicate pair ids ['0'] (lines 2 and 3)"),
+    "empty id": ((HEADER + ",a b,a c,stereo,age\n").encode(), {}, "bad.csv line 2 (pair ?): the pair id is empty"),
+    "a header naming a column twice": (b"id,x,x,sent_less,stereo_antistereo,bias_type\n0,a,b,c,stereo,age\n",
+                                       {"columns": {"sent_more": "x"}},
+                                       "the header names 'x' 2 times (positions [1, 2]); give columns.sent_more as the "
+                                       "0-based position"),
+    "a position outside the header": ((HEADER + "0,a,b,stereo,age\n").encode(), {"columns": {"bias_type": 9}},
+                                      "column position 9 for 'bias_type' is outside the header"),
+}
+
+
+@pytest.mark.parametrize("case", list(CROWS_ERRORS))
+def test_malformed_crows_pairs_input_is_one_line_naming_file_and_line(tmp_path, case):
+    content, kwargs, message = CROWS_ERRORS[case]
     path = tmp_path / "bad.csv"
-    path.write_text(content)
+    path.write_bytes(content)
     with pytest.raises(DataError) as err:
-        read_crows_pairs(path, fmt="inria", lang="fr")
-    assert message in str(err.value) and "bad.csv" in str(err.value)
+        read_crows_pairs(path, lang="en", **kwargs)
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
 
 
 def test_data_summary_counts(demo_data):
@@ -277,41 +299,6 @@ def test_duplicate_ids_kept_first_when_asked(tmp_path):
     from plmfair.crows_pairs import pair_status
 
     assert [pair_status(row) for _, row in df.iterrows()] == ["ok", "skipped_duplicate", "ok"]
-
-
-@pytest.mark.parametrize(
-    "header, columns, message",
-    [
-        ("id,x,x,sent_less,stereo_antistereo,bias_type", {"sent_more": "x"},
-         "the header names 'x' 2 times (positions [1, 2]); give columns.sent_more as the 0-based position"),
-        ("id,sent_more,sent_less,stereo_antistereo,bias_type", {"bias_type": 9},
-         "column position 9 for 'bias_type' is outside the header"),
-        ("id,sent_more,sent_less,stereo_antistereo,bias", {},
-         "missing column(s) ['bias_type'] (found ['id', 'sent_more', 'sent_less', 'stereo_antistereo', 'bias'])"),
-    ],
-)
-def test_column_errors_name_the_key(tmp_path, header, columns, message):
-    path = tmp_path / "bad.csv"
-    path.write_text(header + "\n0,a,b,stereo,age\n", encoding="utf-8")
-    with pytest.raises(DataError) as err:
-        read_crows_pairs(path, lang="en", columns=columns)
-    assert message in str(err.value) and "bad.csv" in str(err.value)
-
-
-def test_unknown_label_says_which_alias_to_add(tmp_path):
-    path = tmp_path / "bad.csv"
-    path.write_text("id,sent_more,sent_less,stereo_antistereo,bias_type\n0,a,b,stereo,region\n", encoding="utf-8")
-    with pytest.raises(DataError, match=r"bad.csv line 2 \(pair 0\): bias_type must be one of .* \(got the unknown "
-                                        r"bias_type 'region'\); map that spelling under bias_type_aliases"):
-        read_crows_pairs(path, lang="es")
-
-
-def test_non_utf8_file_names_the_line(tmp_path):
-    path = tmp_path / "latin1.csv"
-    path.write_bytes("id,sent_more,sent_less,stereo_antistereo,bias_type\n0,a,b,stereo,age\n1,é,b,stereo,age\n"
-                     .encode("latin-1"))
-    with pytest.raises(DataError, match="latin1.csv line 3: not valid UTF-8"):
-        read_crows_pairs(path, lang="fr")
 
 
 def _source_md_counts(shared_data) -> tuple[dict[str, tuple[int, str]], dict[str, int]]:

@@ -8,14 +8,14 @@ resolves revisions from it exactly as it would after a download.
 from __future__ import annotations
 
 import json
+import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
+from conftest import snakemake
 
 from plmfair.errors import ModelError
 from plmfair.hub import SOURCE_FILE, fetch_model
@@ -102,6 +102,7 @@ def test_pickle_only_revision_is_refused_unless_allowed(offline, tmp_path):
     assert "pytorch_model.bin" in record["files"] and record["commit"] == OTHER
 
 
+@pytest.mark.e2e
 def test_the_workflow_fetches_a_hub_model_and_ties_scores_to_its_commit(repo, offline, tmp_path):
     with open(repo / ".test" / "config" / "config.yaml") as fh:
         cfg = yaml.safe_load(fh)
@@ -112,11 +113,7 @@ def test_the_workflow_fetches_a_hub_model_and_ties_scores_to_its_commit(repo, of
     configfile = tmp_path / "hub.yaml"
     configfile.write_text(yaml.safe_dump(cfg))
     work = tmp_path / "work"
-    proc = subprocess.run(
-        [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(repo / "Snakefile"), "--directory",
-         str(work), "--configfile", str(configfile), "--config", f"mirror={repo / '.test' / 'data'}", "--cores", "1"],
-        capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    snakemake(work, configfiles=(configfile,), env={**os.environ})
     assert (work / "resources/models/hub/model.safetensors").is_file()
     meta = read_parquet_meta(work / "results/crows_pairs/demo_fr/hub.parquet")
     manifest = json.loads((work / "resources/manifests/hub.json").read_text())

@@ -137,3 +137,11 @@ def test_tagging_a_subset_of_lines_gives_the_tags_of_tagging_everything(fr_pipel
     changed = tokens[tokens["line"] == 1].assign(text=lambda t: t["text"].replace({"chien": "chien dort"}))
     with pytest.raises(DataError, match="line 1: the pipeline tokenizes the line differently"):
         tag_tokens(nlp, changed)
+
+
+def test_missing_spacy_pipeline_says_how_to_install_it():
+    from plmfair.errors import ConfigError
+    from plmfair.pos import load_pipeline
+
+    with pytest.raises(ConfigError, match="spaCy pipeline 'xx_core_news_xl' .* is not installed. Install it with"):
+        load_pipeline("xx_core_news_xl", "fr")

@@ -14,9 +14,9 @@ import pytest
 import torch
 from conftest import DEMO_DATA, nangia_reference
 
+from plmfair.cloze_scoring import predict, score_answers
 from plmfair.crows_pairs import score_pairs
 from plmfair.models import ModelSpec
-from plmfair.mozart import predict, score_answers
 from plmfair.scoring.base import MinimalPair
 from plmfair.scoring.loader import load, placement
 from plmfair.scoring.mlm import MaskedLMScorer

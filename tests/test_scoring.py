@@ -130,3 +130,57 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
     table = pd.read_csv(tmp_path / "models.csv")
     assert table.loc[0, "Parameters"] == f"{outside.num_parameters():,}" and table.loc[0, "Uncased"] == "yes"
     assert r"\caption{Models" in (tmp_path / "models.tex").read_text()
+
+
+ENTRY_POINTS = '''
+import pickle, sys
+from pathlib import Path
+from plmfair.cloze_scoring import score_cloze_set
+from plmfair.crows_pairs import run_scoring
+from plmfair.data import read_crows_pairs, read_mozart_zip
+from plmfair.models import ModelSpec
+from plmfair.tsne import run_tsne_vectors
+
+data, models, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+annotations = read_mozart_zip(data / "MozArt.zip", ["fr"])
+pairs = read_crows_pairs(data / "crows_pairs_demo_fr.csv", fmt="inria", lang="fr")
+results = {}
+for kind, family in (("bert", "mlm"), ("mt5", "seq2seq"), ("gpt2", "causal")):
+    spec = ModelSpec(name=kind, family=family, path=str(models / kind))
+    preds, answers, _ = score_cloze_set(annotations, annotations, spec, langs=["fr"], k=5, device="cpu")
+    results[f"{kind} cloze"] = (preds, answers)
+    results[f"{kind} tsne"] = run_tsne_vectors(annotations, spec, s_ids=["1"], k=3, num_beams=None,
+                                               precision="fp32", device="cpu")[0]
+    if family != "seq2seq":
+        protocol = "nangia" if family == "mlm" else "sentence_log_likelihood"
+        results[f"{kind} crows"] = run_scoring(pairs, spec, protocol=protocol, precision="fp32", too_long="skip",
+                                               token_budget=0, device="cpu", progress=False)[0]
+out.write_bytes(pickle.dumps(results))
+'''
+
+
+def test_every_scoring_entry_point_gives_the_same_numbers_under_other_hash_seeds(built, demo_data, tmp_path):
+    """Python's string hashing changes from process to process (PYTHONHASHSEED): no score, ranking
+    or vector may depend on it (set and dict iteration order, say)."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"seed{seed}.pkl"
+        proc = subprocess.run([sys.executable, "-c", ENTRY_POINTS, str(demo_data), str(built["bert"].parent),
+                               str(out)], capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        outputs.append(pickle.loads(out.read_bytes()))
+    assert set(outputs[0]) == {"bert cloze", "bert tsne", "bert crows", "mt5 cloze", "mt5 tsne", "gpt2 cloze",
+                               "gpt2 tsne", "gpt2 crows"}
+    for name, first in outputs[0].items():
+        second = outputs[1][name]
+        for a, b in zip(first if isinstance(first, tuple) else (first,),
+                        second if isinstance(second, tuple) else (second,), strict=True):
+            if "vector" in a.columns:
+                assert all((x == y).all() for x, y in zip(a.pop("vector"), b.pop("vector"), strict=True)), name
+            pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)

@@ -1,0 +1,110 @@
+"""The loader refuses what it cannot score faithfully: one line naming the model, the folder and
+the fix, before any weight is read or score written."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from plmfair.errors import ModelError
+from plmfair.models import ModelSpec
+from plmfair.scoring.loader import load
+from plmfair.tiny_models import build_tiny_model
+
+TEXTS = ["The members of the committee met on Monday.", "Les membres de la commission se sont réunis."] * 5
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tiny")
+    return {kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=300) for kind in ("bert", "xlmr", "gpt2", "mt5")}
+
+
+def variant(tiny, tmp_path, name, kind="bert"):
+    """A copy of a tiny model to break."""
+    path = tmp_path / name
+    shutil.copytree(tiny[kind], path)
+    return path
+
+
+def load_fails(path: Path, message: str, family: str = "mlm", **spec) -> None:
+    with pytest.raises(ModelError) as err:
+        load(ModelSpec(name="m", family=family, path=str(path), **spec), device="cpu")
+    assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
+
+
+def test_model_folder_without_config(tiny, tmp_path):
+    path = variant(tiny, tmp_path, "noconfig")
+    (path / "config.json").unlink()
+    load_fails(path, "has no config.json; a model folder holds config.json, the tokenizer files and *.safetensors")
+
+
+def test_pickle_only_weights_are_refused_unless_allowed(tiny, tmp_path):
+    path = variant(tiny, tmp_path, "pickled")
+    state = load_file(path / "model.safetensors")
+    (path / "model.safetensors").unlink()
+    torch.save(state, path / "pytorch_model.bin")
+    load_fails(path, "has PyTorch pickle weights only (pytorch_model.bin); plmfair loads safetensors only")
+    loaded = load(ModelSpec(name="m", family="mlm", path=str(path), allow_pickle=True), device="cpu")
+    assert loaded.scorer().family == "mlm"
+
+
+def test_truncated_weights(tiny, tmp_path):
+    path = variant(tiny, tmp_path, "truncated")
+    data = (path / "model.safetensors").read_bytes()
+    (path / "model.safetensors").write_bytes(data[: len(data) // 3])
+    load_fails(path, "its weights cannot be read (Error while deserializing header")
+
+
+def test_encoder_only_checkpoint_is_not_filled_with_random_weights(tiny, tmp_path):
+    path = variant(tiny, tmp_path, "encoder")
+    state = load_file(path / "model.safetensors")
+    save_file({k: v for k, v in state.items() if not k.startswith("cls.")}, path / "model.safetensors",
+              metadata={"format": "pt"})
+    load_fails(path, "the checkpoint lacks 6 tensor(s) the BertForMaskedLM needs (cls.predictions.bias")
+
+
+def test_classifier_given_as_masked_lm(tiny, tmp_path):
+    from transformers import AutoConfig, BertForSequenceClassification
+
+    path = variant(tiny, tmp_path, "classifier")
+    BertForSequenceClassification(AutoConfig.from_pretrained(path)).save_pretrained(path)
+    load_fails(path, "the checkpoint lacks 6 tensor(s) the BertForMaskedLM needs")
+
+
+@pytest.mark.parametrize("kind, arch, family, fits", [
+    ("xlmr", "XLMRobertaForMaskedLM", "causal", "mlm"),  # XLM-R has a *ForCausalLM too: its model type passed
+    ("bert", "BertForMaskedLM", "causal", "mlm"), ("bert", "BertForMaskedLM", "seq2seq", "mlm"),
+    ("gpt2", "GPT2LMHeadModel", "mlm", "causal"), ("gpt2", "GPT2LMHeadModel", "seq2seq", "causal"),
+    ("mt5", "MT5ForConditionalGeneration", "mlm", "seq2seq"), ("mt5", "MT5ForConditionalGeneration", "causal", "seq2seq"),
+])
+def test_checkpoint_of_another_family_stops_before_scoring(tiny, kind, arch, family, fits):
+    load_fails(tiny[kind], f"is declared family {family!r} but its checkpoint is a {arch}; it is a {fits} model",
+               family=family)
+
+
+@pytest.mark.parametrize("config, families", [
+    ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]}, ["mlm"]),
+    ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForCausalLM"], "is_decoder": True}, ["causal"]),
+    ({"model_type": "flaubert", "architectures": ["FlaubertWithLMHeadModel"]}, ["mlm"]),
+    ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"], "causal": True}, ["causal"]),
+    ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"]}, ["mlm"]),
+    ({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}, ["causal"]),
+    ({"model_type": "mt5", "architectures": ["MT5ForConditionalGeneration"]}, ["seq2seq"]),
+    ({"model_type": "bert", "architectures": ["BertForPreTraining"]}, ["mlm"]),  # by its model type
+    ({"model_type": "camembert"}, ["mlm"]), ({"model_type": "gpt2"}, ["causal"]),
+    ({"model_type": "bert", "architectures": ["MyOwnForMaskedLM"]}, ["mlm"]),  # by its name
+])
+def test_family_is_read_off_the_checkpoint(config, families):
+    from transformers import AutoConfig
+
+    from plmfair.scoring.loader import checkpoint_families
+
+    fields = {k: v for k, v in config.items() if k != "model_type"}
+    assert checkpoint_families(AutoConfig.for_model(config["model_type"], **fields)) == families
+
+
