@@ -172,11 +172,13 @@ def test_summary_hand_computed():
     # stereo: neutral excluded -> 4 of 5; antistereo 1 of 3
     assert s.loc[("direction", "stereo"), "score"] == pytest.approx(80.0)
     assert s.loc[("direction", "antistereo"), "score"] == pytest.approx(100 / 3)
-    # gender: 4 of 5 biased; binomial two-sided p = 2 * (C(5,4) + C(5,5)) / 32 = 0.375
+    # gender: 4 of the 5 scored pairs biased, one neutral; the test counts the 4 decisive pairs,
+    # all biased: two-sided binomial p = 2 / 2^4 = 0.125 (a neutral pair is not a failure)
     g = s.loc[("bias_type", "gender")]
-    assert g["score"] == pytest.approx(80.0) and g["p_value"] == pytest.approx(0.375)
+    assert (g["n_scored"], g["n_neutral"], g["n_decisive"]) == (5, 1, 4)
+    assert g["score"] == pytest.approx(80.0) and g["p_value"] == pytest.approx(0.125)
     # Bonferroni over the 2 bias types
-    assert g["p_adjusted"] == pytest.approx(0.75)
+    assert g["p_adjusted"] == pytest.approx(0.25)
     # Wilson interval for 4/5: (p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
     z = 1.959963984540054
     p, n = 0.8, 5
@@ -185,6 +187,18 @@ def test_summary_hand_computed():
     assert g["ci_low"] == pytest.approx(100 * (centre - half), abs=1e-6)
     assert g["ci_high"] == pytest.approx(100 * (centre + half), abs=1e-6)
     assert s.loc[("origin", "native"), "n"] == 3 and s.loc[("origin", "translated"), "n_skipped"] == 1
+    # Table 4's n is the pairs actually scored, as the paper counts them (the skipped one is not)
+    assert s.loc[("overall", "metric"), "n_scored"] == 9 and s.loc[("overall", "metric"), "n_pairs"] == 10
+
+
+def test_a_model_without_preference_gets_no_significance_mark():
+    """Every pair neutral: a score of 0 (the metric counts neutral pairs in its denominator), but no
+    decisive pair, so nothing to test and no '*' in Table 4."""
+    flat = outcome_frame().assign(sent_more_score=-1.0, sent_less_score=-1.0, biased=False)
+    flat["neutral"] = flat["status"] == "ok"
+    s = summarise_pairs(flat, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr")
+    assert (s["n_decisive"] == 0).all() and s["p_value"].isna().all() and not s["significant"].any()
+    assert table4(s).iloc[0, -1] == "0.00"
 
 
 def test_tables_layout():
@@ -197,10 +211,29 @@ def test_tables_layout():
     assert t4[""].tolist()[:5] == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (mm:ss)",
                                    "Pairs skipped"]
     assert list(t4.columns) == ["", "fr n", "fr %", "fr camembert", "fr flaubert"]
-    assert t4.loc[0, "fr camembert"] == "55.56" and t4.loc[0, "fr n"] == 10 and t4.loc[0, "fr %"] == "100.0"
-    assert t4.loc[1, "fr %"] == "70.0"  # 7 of the 10 pairs are stereo
+    # n counts the pairs scored (the skipped one is not), % its share of the file's 10, as the paper does
+    assert t4.loc[0, "fr camembert"] == "55.56" and t4.loc[0, "fr n"] == 9 and t4.loc[0, "fr %"] == "90.0"
+    assert t4.loc[1, "fr n"] == 6 and t4.loc[1, "fr %"] == "60.0"  # 6 stereo pairs scored
     assert t4.loc[3, "fr flaubert"] == "00:03" and t4.loc[4, "fr flaubert"] == "1"
     assert t4.loc[5, "fr %"] == "50.0"  # gender: 5 of 10
     assert t4[""].tolist()[5:] == ["gender", "age"]
     t5 = table5(summary)
     assert t5["pairs"].tolist() == ["native", "translated"] and t5.loc[0, "n"] == 3
+
+
+def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):
+    """Névéol et al.'s Table 4: 1,462 stereo pairs, 87.2% (of the 1,677 pairs; 4 cannot be scored)."""
+    from plmfair.crows_pairs import pair_status
+    from plmfair.data import read_crows_pairs
+
+    pairs = read_crows_pairs(shared_data / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv",
+                             fmt="inria", lang="fr")
+    status = [pair_status(row) for _, row in pairs.iterrows()]
+    scores = pairs[["pair_id", "bias_type", "stereo_antistereo", "origin"]].assign(
+        sent_more_score=-1.0, sent_less_score=-2.0, n_masked_more=1, n_masked_less=1, status=status)
+    scores["biased"] = scores["status"] == "ok"
+    scores["neutral"] = False
+    t4 = table4(summarise_pairs(scores, {"model": "m", "wall_time_s": 1.0}, dataset="fr", lang="fr")).set_index("")
+    assert (t4.loc["Stereo score", "fr n"], t4.loc["Stereo score", "fr %"]) == (1462, "87.2")
+    assert t4.loc["Metric score", "fr n"] == 1673
+

@@ -5,7 +5,17 @@ import pandas as pd
 import pytest
 
 from plmfair.crows_pairs import compare_models
-from plmfair.stats import binomial_summary, bonferroni, mcnemar_exact, sign_test, win_loss
+from plmfair.stats import (
+    binomial_summary,
+    bonferroni,
+    crossed_mixed_model,
+    design_blocks,
+    holm,
+    mcnemar_exact,
+    permutation_p,
+    sign_test,
+    win_loss,
+)
 
 
 def test_binomial_hand_computed():
@@ -66,3 +76,110 @@ def test_win_loss_means_per_unit_and_ties():
     # x: a's mean 0.5 ties b's 0.5; y: tie; z: only b
     assert (row["n_units"], row["wins_a"], row["wins_b"], row["ties"]) == (2, 0, 0, 2)
     assert row["p_two_sided"] == 1.0
+
+
+def test_design_blocks_are_the_batches():
+    sentences = ["s1", "s2", "s1", "s2", "s3", "s3", "s4"]
+    annotators = ["a", "a", "b", "b", "c", "d", "d"]  # a and b answer s1, s2; c and d answer s3; d also s4
+    blocks = design_blocks(sentences, annotators)
+    assert blocks[0] == blocks[1] == blocks[2] == blocks[3] and blocks[4] == blocks[5] == blocks[6]
+    assert blocks[0] != blocks[4]
+
+
+def test_permutation_p_counts_ties_and_the_observed_draw():
+    null = np.array([[1.0, -3.0], [2.0, 0.5], [-2.0, 1.0], [0.5, -0.5]])
+    observed = np.array([2.0, 1.0])
+    # two-sided: |null| >= |observed|: column 1: 2, -2 -> 2; column 2: -3, 1 -> 2
+    assert permutation_p(observed, null).tolist() == [3 / 5, 3 / 5]
+    # upper tail: column 1: 2 -> 1; column 2: 1 -> 1
+    assert permutation_p(observed, null, two_sided=False).tolist() == [2 / 5, 2 / 5]
+    assert math.isnan(permutation_p(np.array([np.nan]), null[:, :1])[0])
+
+
+def test_holm_hand_computed_and_as_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    # sorted 0.01, 0.02, 0.04 x 3, 2, 1 -> 0.03, 0.04, 0.04 (monotone)
+    np.testing.assert_allclose(holm([0.04, 0.01, float("nan"), 0.02]), [0.04, 0.03, float("nan"), 0.04])
+    p = np.random.default_rng(0).uniform(0, 0.2, 30)
+    np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1])
+
+
+def simulated_design(seed: int, *, batches: int = 8, sentences: int = 10, annotators: int = 6,
+                     groups=("MN", "FN", "MNN", "FNN")) -> pd.DataFrame:
+    """MozArt's design: batches of sentences each answered by their own annotators, one group each;
+    scores with sentence and annotator heterogeneity and a small group effect."""
+    rng = np.random.default_rng(seed)
+    effect = dict(zip(groups, (0.0, -0.05, 0.04, -0.02), strict=True))
+    rows = []
+    for b in range(batches):
+        members = [(f"b{b}u{k}", groups[(b + k) % len(groups)], rng.normal(0, 0.12)) for k in range(annotators)]
+        for s in range(sentences):
+            level = rng.normal(0, 0.15)
+            rows += [(f"b{b}s{s}", u, g, 0.3 + level + a + effect[g] + rng.normal(0, 0.25)) for u, g, a in members]
+    return pd.DataFrame(rows, columns=["sentence", "annotator", "group", "value"])
+
+
+LME4 = """
+suppressMessages(library(lme4))
+d <- read.csv(commandArgs(TRUE)[1], colClasses = c("character", "character", "character", "numeric"))
+d$group <- relevel(factor(d$group), ref = "MN")
+f <- lmer(value ~ group + (1 | sentence) + (1 | annotator), data = d, REML = TRUE)
+v <- as.data.frame(VarCorr(f))
+out <- data.frame(term = names(fixef(f)), estimate = fixef(f), std_err = sqrt(diag(vcov(f))))
+write.csv(out, commandArgs(TRUE)[2], row.names = FALSE)
+write.csv(data.frame(name = v$grp, var = v$vcov), commandArgs(TRUE)[3], row.names = FALSE)
+"""
+
+
+def _lme4_available() -> bool:
+    import shutil
+    import subprocess
+
+    if shutil.which("Rscript") is None:
+        return False
+    return subprocess.run(["Rscript", "-e", "library(lme4)"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _lme4_available(), reason="Rscript with lme4 is not installed (apt-get install r-base-core "
+                                                  "r-cran-lme4; .ci/run installs them as root)")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_crossed_model_equals_lme4(seed, tmp_path):
+    """lmer(value ~ group + (1|sentence) + (1|annotator)) in R and ours on the same simulated data:
+    estimates, standard errors and variances to 1e-3 relative."""
+    import subprocess
+
+    data = simulated_design(seed)
+    data.to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "fit.R").write_text(LME4)
+    proc = subprocess.run(["Rscript", str(tmp_path / "fit.R"), str(tmp_path / "d.csv"), str(tmp_path / "fixef.csv"),
+                           str(tmp_path / "var.csv")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    r_fixed = pd.read_csv(tmp_path / "fixef.csv").set_index("term")
+    r_var = pd.read_csv(tmp_path / "var.csv").set_index("name")["var"]
+    fit = crossed_mixed_model(data, "value ~ C(group, Treatment(reference='MN'))", effects=("sentence", "annotator"))
+    assert fit.converged, fit.message
+    ours = fit.terms.assign(term=[t.replace("C(group, Treatment(reference='MN'))[T.", "group").rstrip("]")
+                                  .replace("Intercept", "(Intercept)") for t in fit.terms["term"]]).set_index("term")
+    for term in r_fixed.index:
+        assert ours.loc[term, "estimate"] == pytest.approx(r_fixed.loc[term, "estimate"], rel=1e-3, abs=1e-6), term
+        assert ours.loc[term, "std_err"] == pytest.approx(r_fixed.loc[term, "std_err"], rel=1e-3), term
+    for ours_name, r_name in (("sentence", "sentence"), ("annotator", "annotator"), ("residual", "Residual")):
+        assert fit.variances[ours_name] == pytest.approx(r_var[r_name], rel=1e-3), ours_name
+
+
+def test_a_solution_off_the_optimum_is_not_called_converged():
+    import statsmodels.formula.api as smf
+    from statsmodels.regression.mixed_linear_model import MixedLMParams
+
+    from plmfair.stats import _at_optimum
+
+    data = simulated_design(4)
+    blocks = design_blocks(data["sentence"], data["annotator"])
+    model = smf.mixedlm("value ~ group", data, groups=blocks, re_formula="0",
+                        vc_formula={"sentence": "0 + C(sentence)", "annotator": "0 + C(annotator)"})
+    fit = model.fit(reml=True, method=["powell", "lbfgs"])
+    assert _at_optimum(model, fit.params_object)
+    off = MixedLMParams.from_components(fe_params=fit.params_object.fe_params, cov_re=fit.params_object.cov_re,
+                                        vcomp=fit.params_object.vcomp * 3)
+    assert not _at_optimum(model, off)

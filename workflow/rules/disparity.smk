@@ -1,23 +1,24 @@
-# Tests of disparity: annotator groups compared on the sentences they share (MozArt and
-# constructed sets with answers, {cloze_set} = mozart or cloze/<corpus>, named
-# {set_name} = mozart or cloze_<corpus> in tables and figures), and CrowS-Pairs data sets
+# Tests of disparity: annotator groups compared on the sentences they share (every cloze set
+# with answers: {cloze_set} = mozart or a constructed corpus), and CrowS-Pairs data sets
 # (languages) compared on the pairs they share.
 
 
 rule group_analysis:
     input:
-        scores="results/{cloze_set}/annotation_scores.parquet",
+        scores="results/cloze/{cloze_set}/annotation_scores.parquet",
     output:
-        winloss="results/{cloze_set}/group_winloss.parquet",
-        effects="results/{cloze_set}/group_effects.parquet",
+        winloss="results/cloze/{cloze_set}/group_winloss.parquet",
+        effects="results/cloze/{cloze_set}/group_effects.parquet",
+        tests="results/cloze/{cloze_set}/group_tests.parquet",
     params:
         alpha=config["analysis"]["alpha"],
         reference_group=config["analysis"]["reference_group"],
-        annotator_variance=config["analysis"]["annotator_variance"],
+        permutations=config["analysis"]["permutations"],
+        seed=config["analysis"]["seed"],
     log:
-        "results/logs/{cloze_set}/group_analysis.log",
+        "results/logs/cloze/{cloze_set}/group_analysis.log",
     benchmark:
-        "results/benchmarks/{cloze_set}/group_analysis.tsv"
+        "results/benchmarks/cloze/{cloze_set}/group_analysis.tsv"
     resources:
         mem_mb=4000,
         runtime=30,
@@ -28,48 +29,53 @@ rule group_analysis:
 
 
 rule group_tables:
+    localrule: True
     input:
-        unpack(get_group_analysis_files),
+        winloss="results/cloze/{cloze_set}/group_winloss.parquet",
+        effects="results/cloze/{cloze_set}/group_effects.parquet",
+        tests="results/cloze/{cloze_set}/group_tests.parquet",
     output:
-        winloss_csv="results/tables/{set_name}_group_winloss.csv",
-        winloss_md="results/tables/{set_name}_group_winloss.md",
-        winloss_tex="results/tables/{set_name}_group_winloss.tex",
-        effects_csv="results/tables/{set_name}_group_effects.csv",
-        effects_md="results/tables/{set_name}_group_effects.md",
-        effects_tex="results/tables/{set_name}_group_effects.tex",
+        tests_csv="results/tables/{cloze_set}_group_tests.csv",
+        tests_md="results/tables/{cloze_set}_group_tests.md",
+        tests_tex="results/tables/{cloze_set}_group_tests.tex",
+        winloss_csv="results/tables/{cloze_set}_group_winloss.csv",
+        winloss_md="results/tables/{cloze_set}_group_winloss.md",
+        winloss_tex="results/tables/{cloze_set}_group_winloss.tex",
+        effects_csv="results/tables/{cloze_set}_group_effects.csv",
+        effects_md="results/tables/{cloze_set}_group_effects.md",
+        effects_tex="results/tables/{cloze_set}_group_effects.tex",
     params:
-        conditions="group",
-        examples="sentences",
-        label="{set_name}_group",
         alpha=config["analysis"]["alpha"],
     log:
-        "results/logs/tables/{set_name}_group.log",
+        "results/logs/tables/{cloze_set}_group.log",
     resources:
         mem_mb=1000,
         runtime=10,
     conda:
         "../../envs/stats.yaml"
     script:
-        "../scripts/analysis_tables.py"
+        "../scripts/group_tables.py"
 
 
 rule group_figure:
+    localrule: True
     input:
-        unpack(get_group_analysis_files),
+        winloss="results/cloze/{cloze_set}/group_winloss.parquet",
+        effects="results/cloze/{cloze_set}/group_effects.parquet",
     output:
         png=report(
-            "results/figures/{set_name}_group_effects.png",
+            "results/figures/{cloze_set}_group_effects.png",
             caption="../report/group_effects.rst",
             category="Cloze sets",
-            subcategory="{set_name}",
+            subcategory="{cloze_set}",
             labels={"figure": "group effects"},
         ),
-        pdf="results/figures/{set_name}_group_effects.pdf",
+        pdf="results/figures/{cloze_set}_group_effects.pdf",
     params:
-        title="{set_name}: annotator groups against the reference group",
+        title="{cloze_set}: annotator groups against the reference group",
         alpha=config["analysis"]["alpha"],
     log:
-        "results/logs/figures/{set_name}_group_effects.log",
+        "results/logs/figures/{cloze_set}_group_effects.log",
     resources:
         mem_mb=1000,
         runtime=10,
@@ -103,6 +109,7 @@ rule crows_pairs_languages:
 
 
 rule crows_pairs_language_tables:
+    localrule: True
     input:
         winloss="results/crows_pairs/language_winloss.parquet",
         effects="results/crows_pairs/language_effects.parquet",
@@ -114,9 +121,6 @@ rule crows_pairs_language_tables:
         effects_md="results/tables/crows_pairs_language_effects.md",
         effects_tex="results/tables/crows_pairs_language_effects.tex",
     params:
-        conditions="dataset",
-        examples="pairs",
-        label="crows_pairs_language",
         alpha=config["analysis"]["alpha"],
     log:
         "results/logs/tables/crows_pairs_languages.log",
@@ -126,10 +130,11 @@ rule crows_pairs_language_tables:
     conda:
         "../../envs/stats.yaml"
     script:
-        "../scripts/analysis_tables.py"
+        "../scripts/language_tables.py"
 
 
 rule crows_pairs_language_figure:
+    localrule: True
     input:
         effects="results/crows_pairs/language_effects.parquet",
     output:

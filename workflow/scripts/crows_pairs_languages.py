@@ -1,12 +1,12 @@
 """CrowS-Pairs data sets (languages) compared on the pairs they share, per model."""
 
-from plmfair.disparity import (
+from plmfair.io import read_parquet, write_parquet
+from plmfair.language_tests import (
     LANGUAGE_EFFECTS_SCHEMA,
     LANGUAGE_WINLOSS_SCHEMA,
     language_effects,
     language_winloss,
 )
-from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

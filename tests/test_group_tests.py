@@ -1,0 +1,221 @@
+"""Annotator groups compared with the annotator as the unit: win/loss with exact ties, permutation
+tests against enumerations done by hand, the crossed mixed model on designs with known answers."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import oracle_mozart_scores
+
+from plmfair.group_tests import AnnotatorDesign, group_effects, group_tests, group_winloss
+
+
+def scores_frame(rows):
+    """Annotation scores: (lang, s_id, u_id, group, rr)."""
+    df = pd.DataFrame(rows, columns=["lang", "s_id", "u_id", "group", "rr"])
+    return df.assign(model="m", hit1=(df["rr"] == 1).astype(int))
+
+
+# s1: MN mean .75 beats FN .5; s2: FN .2 beats MN 0; s3: tie at 1; s4: MN 1/3 beats MNN .25;
+# s5: FNN alone, so FNN shares no sentence with anyone.
+FR = [
+    ("fr", "s1", "u1", "MN", 1.0), ("fr", "s1", "u2", "MN", 0.5), ("fr", "s1", "u3", "FN", 0.5),
+    ("fr", "s2", "u1", "MN", 0.0), ("fr", "s2", "u3", "FN", 0.2),
+    ("fr", "s3", "u2", "MN", 1.0), ("fr", "s3", "u3", "FN", 1.0), ("fr", "s3", "u4", "FN", 1.0),
+    ("fr", "s4", "u1", "MN", 1 / 3), ("fr", "s4", "u5", "MNN", 0.25),
+    ("fr", "s5", "u6", "FNN", 1.0),
+]
+
+
+def test_group_winloss_hand_computed_counts():
+    wl = group_winloss(scores_frame(FR), permutations=99)
+    rr = wl[(wl["metric"] == "rr") & (wl["lang"] == "fr")].set_index(["group_a", "group_b"])
+    mn_fn = rr.loc[("MN", "FN")]
+    assert (mn_fn["n_sentences"], mn_fn["wins_a"], mn_fn["wins_b"], mn_fn["ties"]) == (3, 1, 1, 1)
+    assert (rr.loc[("MN", "MNN"), "n_sentences"], rr.loc[("MN", "MNN"), "wins_a"]) == (1, 1)
+    # FNN answered no sentence another group answered: nothing to test
+    assert rr.loc[("MN", "FNN"), "n_sentences"] == 0 and math.isnan(rr.loc[("MN", "FNN"), "p_permutation"])
+    assert not rr.loc[("MN", "FNN"), "significant"]
+    # hit1 uses the same sentences: s1 MN .5 vs FN 0 (MN wins), s2 0 vs 0, s3 1 vs 1
+    h = wl[(wl["metric"] == "hit1") & (wl["lang"] == "fr")].set_index(["group_a", "group_b"]).loc[("MN", "FN")]
+    assert (h["wins_a"], h["wins_b"], h["ties"]) == (1, 0, 2)
+    # six pairs x (fr + all) = 12 rows per model and metric, Holm within them
+    assert len(wl[wl["metric"] == "rr"]) == 12 and (wl["p_holm"].dropna() >= wl["p_permutation"].dropna()).all()
+
+
+def test_equal_means_are_ties_to_the_last_bit():
+    """One annotator at 0.2 against three at 0.2 (a mean of 0.20000000000000004 in floats), and
+    1/3 against the mean of 1/3 and 1/3: ties, not wins."""
+    rows = [("fr", "s1", "a", "MN", 0.2), ("fr", "s1", "b", "FN", 0.2), ("fr", "s1", "c", "FN", 0.2),
+            ("fr", "s1", "d", "FN", 0.2), ("fr", "s2", "a", "MN", 1 / 3), ("fr", "s2", "b", "FN", 1 / 3),
+            ("fr", "s2", "c", "FN", 1 / 3)]
+    assert (0.2 + 0.2 + 0.2) / 3 != 0.2  # what a float comparison would get wrong
+    row = group_winloss(scores_frame(rows), permutations=99).set_index(["lang", "metric", "group_a", "group_b"]).loc[
+        ("fr", "rr", "MN", "FN")]
+    assert (row["wins_a"], row["wins_b"], row["ties"]) == (0, 0, 2)
+
+
+def two_batches():
+    """Two batches of three sentences, each answered by four annotators (two MN, two FN)."""
+    rows, value = [], {"a1": 1.0, "a2": 0.5, "a3": 0.0, "a4": 0.2, "b1": 1.0, "b2": 1.0, "b3": 0.25, "b4": 0.0}
+    groups = {"a1": "MN", "a2": "MN", "a3": "FN", "a4": "FN", "b1": "MN", "b2": "FN", "b3": "MN", "b4": "FN"}
+    for batch in ("a", "b"):
+        for s in range(3):
+            for k in range(1, 5):
+                u = f"{batch}{k}"
+                rows.append(("fr", f"{batch}s{s}", u, groups[u], value[u] if s != 2 else value[u] / 2))
+    return scores_frame(rows)
+
+
+def enumerated_gap_p(data) -> float:
+    """The exact permutation p of the FN - MN gap: every relabelling of each batch's annotators
+    that keeps its group sizes, enumerated."""
+    per = data.groupby(["u_id"]).agg(batch=("s_id", lambda s: s.iloc[0][0]), group=("group", "first"),
+                                     total=("rr", "sum"), n=("rr", "size"))
+
+    def gap(groups):
+        g = per.assign(group=groups)
+        means = g.groupby("group")["total"].sum() / g.groupby("group")["n"].sum()
+        return means["FN"] - means["MN"]
+
+    observed = gap(per["group"].to_numpy())
+    by_batch = [per.index[per["batch"] == b] for b in ("a", "b")]
+    gaps = []
+    for left in itertools.permutations(per.loc[by_batch[0], "group"]):
+        for right in itertools.permutations(per.loc[by_batch[1], "group"]):
+            labels = pd.Series(list(left) + list(right), index=list(by_batch[0]) + list(by_batch[1]))
+            gaps.append(gap(labels.reindex(per.index).to_numpy()))
+    gaps = np.array(gaps)
+    return float(np.mean(np.abs(gaps) >= abs(observed) - 1e-12))
+
+
+def test_permutation_test_matches_the_enumeration_and_stays_within_batches():
+    data = two_batches()
+    design = AnnotatorDesign.of(data)
+    assert len(set(design.stratum)) == 2  # the batches are the design's blocks
+    labels = design.assignments(500, np.random.default_rng(0))
+    for stratum in np.unique(design.stratum):  # shuffled within batches only: group sizes kept
+        members = design.stratum == stratum
+        assert (np.sort(labels[:, members], axis=1) == np.sort(design.group[members])).all()
+    gaps, tests = group_tests(data, permutations=20000, metrics=("rr",))
+    fn = gaps[(gaps["lang"] == "fr") & (gaps["term"] == "group[T.FN]")].iloc[0]
+    per = data.groupby("group")["rr"].mean()
+    assert fn["gap"] == pytest.approx(per["FN"] - per["MN"])
+    assert fn["p_permutation"] == pytest.approx(enumerated_gap_p(data), abs=0.01)
+    omnibus = tests[(tests["lang"] == "fr") & (tests["test"] == "omnibus")].iloc[0]
+    n = data.groupby("group")["rr"].size()
+    assert omnibus["statistic"] == pytest.approx((n * (per - data["rr"].mean()) ** 2).sum())
+
+
+def test_2x2_contrasts_and_a_planted_gap_is_found():
+    rng = np.random.default_rng(3)
+    rows = []
+    for batch in range(6):
+        members = [(f"u{batch}_{k}", g) for k, g in enumerate(("MN", "MN", "FN", "FN", "MNN", "MNN", "FNN", "FNN"))]
+        for s in range(10):
+            for u, g in members:
+                p_hit = 0.6 if g.endswith("NN") else 0.2  # non-natives answer the model's top word far more
+                rows.append(("fr", f"b{batch}s{s}", u, g, float(rng.random() < p_hit)))
+    data = scores_frame(rows)
+    gaps, tests = group_tests(data, permutations=999, metrics=("rr",))
+    t = tests[tests["lang"] == "fr"].set_index("test")
+    means = data.groupby("group")["rr"].mean()
+    assert t.loc["nativeness", "statistic"] == pytest.approx((means["MN"] + means["FN"]) / 2
+                                                             - (means["MNN"] + means["FNN"]) / 2)
+    assert t.loc["gender_x_nativeness", "statistic"] == pytest.approx(means["MN"] - means["MNN"] - means["FN"]
+                                                                      + means["FNN"])
+    assert t.loc["nativeness", "significant"] and t.loc["omnibus", "p_permutation"] < 0.01
+    assert t.loc["gender", "p_permutation"] > 0.05 and not t.loc["gender", "significant"]
+    # one language: no group x language interaction to test
+    assert set(tests.loc[tests["lang"] == "all", "test"]) == {"omnibus", "gender", "nativeness", "gender_x_nativeness"}
+
+
+def test_group_x_language_sees_a_gap_that_changes_sign():
+    rng = np.random.default_rng(5)
+    rows = []
+    for lang, sign in (("en", 1), ("fr", -1)):
+        for batch in range(5):
+            for s in range(8):
+                for k, g in enumerate(("MN", "MN", "FN", "FN")):
+                    p_hit = 0.5 + 0.3 * sign * (g == "FN")
+                    rows.append((lang, f"b{batch}s{s}", f"{lang}{batch}{k}", g, float(rng.random() < p_hit)))
+    _, tests = group_tests(scores_frame(rows), permutations=999, metrics=("rr",))
+    inter = tests[(tests["lang"] == "all") & (tests["test"] == "group_x_language")].iloc[0]
+    assert inter["significant"] and inter["p_permutation"] < 0.01
+
+
+def balanced_design():
+    """Three sentences answered once by MN and once by FN: y = sentence level + group + noise."""
+    rows = []
+    for s, base, mn, fn in (("s1", 0.0, 0.0, 2.0), ("s2", 10.0, 1.0, 2.0), ("s3", 20.0, 0.0, 4.0)):
+        rows += [("fr", s, f"a{s}", "MN", base + mn), ("fr", s, f"b{s}", "FN", base + fn)]
+    return scores_frame(rows)
+
+
+def test_group_effects_hand_computed_paired_design():
+    eff, _ = group_effects(balanced_design(), reference="MN", metrics=("rr",), permutations=99)
+    fn = eff[(eff["lang"] == "fr") & (eff["term"] == "group[T.FN]")].iloc[0]
+    # balanced, one answer per group and sentence: the REML estimate is the mean paired
+    # difference and its standard error that of a paired t-test, sd(d) / sqrt(n)
+    d = np.array([2.0, 1.0, 4.0])
+    se = d.std(ddof=1) / math.sqrt(3)
+    assert fn["estimate"] == pytest.approx(d.mean(), abs=1e-4)
+    assert fn["std_err"] == pytest.approx(se, rel=1e-3)
+    assert fn["reference"] == "MN" and fn["n_obs"] == 6 and fn["n_sentences"] == 3 and fn["n_annotators"] == 6
+    intercept = eff[(eff["lang"] == "fr") & (eff["term"] == "Intercept")].iloc[0]
+    assert intercept["estimate"] == pytest.approx(31 / 3, abs=1e-4)  # the MN mean
+    assert math.isnan(intercept["p_permutation"]) and not intercept["significant"]
+
+
+def test_a_fit_that_does_not_converge_is_kept_and_reported(caplog):
+    flat = balanced_design().assign(rr=0.0)  # no variation at all: REML cannot converge
+    with caplog.at_level("WARNING"):
+        eff, _ = group_effects(flat, metrics=("rr",), permutations=99)
+    fr = eff[eff["lang"] == "fr"]
+    assert set(fr["term"]) == {"Intercept", "group[T.FN]"} and not fr["converged"].any()
+    assert "m/fr/rr: the mixed model did not converge" in caplog.text
+
+
+def test_real_mozart_group_analysis_recomputed_independently(shared_data):
+    """A ranking known in advance on the real answers: each sentence's top 5 are the five answers
+    given most often by native speakers. Annotation scores and win/loss counts are recomputed here
+    from the data with plain pandas; the design's blocks are MozArt's batches."""
+    ann, scores = oracle_mozart_scores(shared_data, ["en", "fr"])
+
+    # annotation scores, by hand: the answer's position among the sentence's top 5
+    a = ann.set_index(["lang", "s_id", "u_id"])
+    s = scores.set_index(["lang", "s_id", "u_id"])
+    assert len(s) == 1200 and s.index.equals(s.index.unique())
+    sample = s.sample(50, random_state=0)
+    for (lang, s_id, u_id), row in sample.iterrows():
+        norm = a.loc[(lang, s_id, u_id), "norm"]
+        lang_ann = ann[(ann["lang"] == lang) & ann["native"] & (ann["s_id"] == s_id)]
+        counts = lang_ann.groupby("norm").size().reset_index(name="k").sort_values(["k", "norm"], ascending=[False, True])
+        top5 = counts["norm"].head(5).tolist()
+        rank = top5.index(norm) + 1 if norm in top5 else None
+        assert (pd.isna(row["rank"]) and rank is None) or row["rank"] == rank
+        assert row["rr"] == (1 / rank if rank else 0.0) and row["hit1"] == int(rank == 1)
+
+    wl = group_winloss(scores, alpha=0.05, permutations=999).set_index(["lang", "metric", "group_a", "group_b"])
+    eff = group_effects(scores, reference="MN", permutations=999)[0].set_index(["lang", "metric", "term"])
+    for lang in ("en", "fr"):
+        x = scores[scores["lang"] == lang]
+        means = x.groupby(["s_id", "group"])["rr"].mean().unstack()
+        for g_a, g_b in (("MN", "MNN"), ("FN", "FNN"), ("MN", "FN")):
+            both = means[[g_a, g_b]].dropna()
+            wins_a, wins_b = int((both[g_a] > both[g_b]).sum()), int((both[g_a] < both[g_b]).sum())
+            row = wl.loc[(lang, "rr", g_a, g_b)]
+            assert (row["n_sentences"], row["wins_a"], row["wins_b"]) == (len(both), wins_a, wins_b)
+            assert 0 < row["p_permutation"] <= 1
+        design = AnnotatorDesign.of(x)
+        # ten batches of ten sentences, each annotator in one batch
+        assert len(set(design.stratum)) == 10 and x.groupby("u_id")["s_id"].nunique().eq(10).all()
+        for g in ("FN", "MNN", "FNN"):
+            assert bool(eff.loc[(lang, "rr", f"group[T.{g}]"), "converged"])
+    # the known ranking favours native speakers: non-natives lose to natives, by the permutation test
+    pooled = eff.loc[("all", "rr", "group[T.MNN]")]
+    assert pooled["estimate"] < 0 and pooled["significant"]

@@ -1,0 +1,43 @@
+"""CrowS-Pairs data sets (languages) compared on shared pairs, on tables computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plmfair.language_tests import language_effects, language_winloss
+
+
+def crows_frame(ids, biased, margins, status=None):
+    return pd.DataFrame({"pair_id": ids, "biased": biased, "status": status or ["ok"] * len(ids),
+                         "sent_more_score": margins, "sent_less_score": 0.0})
+
+
+def test_language_winloss_is_an_exact_mcnemar_on_shared_pairs():
+    per_pair = {
+        ("en", "m"): crows_frame(["1", "2", "3", "4", "5"], [True, True, True, False, True], [1, 2, 3, -1, 1]),
+        ("fr", "m"): crows_frame(["1", "2", "3", "4", "6"], [False, False, True, True, True], [-1, -2, 1, 2, 1]),
+        ("en", "solo"): crows_frame(["1"], [True], [1.0]),  # one data set only: no comparison
+    }
+    wl = language_winloss(per_pair, langs={"en": "en", "fr": "fr"}, alpha=0.05)
+    assert len(wl) == 1
+    row = wl.iloc[0]
+    # shared pairs 1-4: en only on 1 and 2, fr only on 4, both on 3
+    assert (row["n_pairs"], row["wins_a"], row["wins_b"], row["ties"]) == (4, 2, 1, 1)
+    assert row["p_two_sided"] == pytest.approx(1.0) and row["p_one_sided"] == pytest.approx(0.5)
+    assert row["score_a"] == pytest.approx(75.0) and row["score_b"] == pytest.approx(50.0)
+
+
+def test_language_effects_margin_model():
+    ids = [str(i) for i in range(8)]
+    base = np.array([0.0, 3.0, -2.0, 5.0, 1.0, -4.0, 2.0, 0.5])
+    shift = np.array([1.0, 2.0, 0.0, 1.5, 1.0, 0.5, 2.5, 1.5])
+    per_pair = {("en", "m"): crows_frame(ids, [True] * 8, base), ("de", "m"): crows_frame(ids, [True] * 8, base + shift)}
+    eff = language_effects(per_pair, langs={"en": "en", "de": "de"})
+    de = eff[eff["term"] == "dataset[T.de]"].iloc[0]
+    assert de["estimate"] == pytest.approx(shift.mean(), abs=1e-4)
+    assert de["std_err"] == pytest.approx(shift.std(ddof=1) / math.sqrt(8), abs=1e-4)
+    assert de["reference"] == "en" and de["lang"] == "de" and de["n_pairs"] == 8 and bool(de["converged"])
