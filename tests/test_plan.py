@@ -183,3 +183,23 @@ def test_conda_envs_install_plmfair_extras_at_the_pins_of_the_requirements(repo)
             pkg = conda_names.get(pkg, pkg).replace("_", "-")
             assert pins.get(pkg) == version, f"{env.name}: {dep} differs from envs/requirements.txt ({pins.get(pkg)})"
     assert used == {"hub", "models", "cloze", "stats"}
+
+
+def test_imports_run_one_way():
+    """config validates against the plan; the plan never imports config (no import circle)."""
+    code = "import sys, plmfair.plan; print('plmfair.config' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "False"
+
+
+def test_downloads_are_every_entry_with_a_file_wherever_it_is(config):
+    config["cloze"]["corpora"]["c"] = {"pivot": "en", "text": {"en": {"file": "c.en"}, "fr": {"file": "c.fr"}},
+                                       "gold_alignments": {"g": {"lang": "fr", "links": {"file": "g.talp"},
+                                                                 "sentences": {"file": "g.txt"}}}}
+    where = plan.download_entries(config)
+    assert {"datasets.mozart", "datasets.crows_pairs.en", "cloze.corpora.c.text.fr",
+            "cloze.corpora.c.gold_alignments.g.links"} <= set(where)
+    assert "datasets.crows_pairs.de" not in plan.active_downloads(config)  # declared, not scored
+    config["elsewhere"] = {"file": "x.csv"}
+    with pytest.raises(ConfigError, match="config error at elsewhere: plmfair does not know what uses a download"):
+        plan.active_downloads(config)

@@ -21,7 +21,7 @@ def test_every_family_has_a_scorer_of_that_family():
     for name, family in FAMILIES.items():
         cls = scorer_class(name)
         assert issubclass(cls, Scorer) and cls.family == name
-        assert family.cloze  # every family fills cloze gaps
+        assert family.scores("mozart") and family.scores("cloze")  # every family fills cloze gaps
 
 
 def test_unknown_family_is_named_with_a_suggestion():
@@ -86,7 +86,7 @@ def test_one_loader_for_every_family(built, kind, family):
 
 def test_seq2seq_has_no_crows_pairs_protocol(built):
     scorer = load(ModelSpec(name="mt5", family="seq2seq", path=str(built["mt5"])), device="cpu").scorer()
-    assert not FAMILIES["seq2seq"].crows_pairs
+    assert not FAMILIES["seq2seq"].scores("crows_pairs")
     with pytest.raises(ModelError, match="model 'mt5' is a seq2seq model; no CrowS-Pairs protocol"):
         scorer.score_sentences([MinimalPair("a b", "a c", True)], protocol="nangia")
 

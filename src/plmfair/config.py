@@ -1,5 +1,7 @@
 """Configuration checks: the JSON schema (through ``snakemake.utils.validate``), then the
-cross-references of :func:`plmfair.plan.check_config`; and the list of declared downloads.
+cross-references of :func:`check_config` (names declared, families that fit the study,
+languages of the data, corpora consistent, downloads distinct). Imports run one way: this
+module reads the plan (:mod:`plmfair.plan`), the plan never validates.
 
 Every problem is reported as one line that names the key: ``config error at
 models.xlmr_base.family: 'mllm' is not one of ['causal', 'mlm', 'seq2seq']``.
@@ -11,6 +13,16 @@ import os
 from pathlib import Path
 
 from plmfair.errors import ConfigError
+from plmfair.plan import (
+    STUDIES,
+    built_models,
+    corpus_langs,
+    crows_pairs_sets,
+    download_entries,
+    model_specs,
+    study_languages,
+)
+from plmfair.scoring import FAMILIES, did_you_mean
 
 
 def _key_path(error) -> str:
@@ -34,8 +46,6 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
             raise ConfigError(f"config error: {exc}") from exc
         best = jsonschema.exceptions.best_match(errors)
         raise ConfigError(f"config error at {_key_path(best)}: {best.message}") from None
-    from plmfair.plan import check_config
-
     check_config(config)
     return config
 
@@ -58,25 +68,116 @@ def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = S
     return validate_config(config, schema)
 
 
-def download_entries(config: dict) -> dict[str, dict]:
-    """Every declared download, keyed by its config location (``datasets.crows_pairs.fr``)."""
-    out = {}
-    ds = config.get("datasets", {})
-    if "mozart" in ds:
-        out["datasets.mozart"] = ds["mozart"]
-    for name, entry in ds.get("crows_pairs", {}).items():
-        out[f"datasets.crows_pairs.{name}"] = entry
-    for name, corpus in config.get("cloze", {}).get("corpora", {}).items():
+def known_languages(config: dict) -> list[str]:
+    """Every language some data set of the config is in."""
+    langs = list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
+    langs += [entry["lang"] for entry in crows_pairs_sets(config).values()]
+    langs += study_languages(config, "cloze")
+    return sorted(set(langs))
+
+
+def check_config(config: dict) -> None:
+    """Names used by the studies must be declared and fit the study; one line naming the key otherwise."""
+    specs = model_specs(config)
+    sets = crows_pairs_sets(config)
+    for i, name in enumerate(config["crows_pairs"]["datasets"]):
+        if name not in sets:
+            raise ConfigError(
+                f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
+                f"datasets.crows_pairs{did_you_mean(name, sets)} (declared: {sorted(sets)})"
+            )
+    lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
+    lists += [("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
+              for name, entry in config.get("cloze", {}).get("corpora", {}).items()]
+    for study, key, names in lists:
+        for i, name in enumerate(names):
+            where = f"config error at {key}.{i}"
+            if name not in specs:
+                raise ConfigError(f"{where}: model {name!r} is not declared under `models`{did_you_mean(name, specs)} "
+                                  f"(declared: {sorted(specs)})")
+            family = FAMILIES[specs[name].family]
+            if not family.scores(study):
+                able = sorted(f.name for f in FAMILIES.values() if f.scores(study))
+                raise ConfigError(f"{where}: {name!r} is a {family.name} model; the {study} study scores the families "
+                                  f"{able}")
+    known = known_languages(config)
+    for name, spec in specs.items():
+        for i, lang in enumerate(spec.languages):
+            if lang not in known:
+                raise ConfigError(
+                    f"config error at models.{name}.languages.{i}: {lang!r} is not a language of any data set"
+                    f"{did_you_mean(lang, known)} (languages of the data: {known})"
+                )
+    for name, spec in specs.items():
+        if spec.path and name not in built_models(config) and not Path(spec.path).is_dir():
+            raise ConfigError(f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
+                              f"start from the working directory {Path.cwd()}); give the folder holding the model")
+    for name, entry in built_models(config).items():
+        if entry.get("path") != f"resources/models/{name}":
+            raise ConfigError(
+                f"config error at models.{name}.path: a model with `build` must have path: resources/models/{name} "
+                f"(where the workflow builds it)"
+            )
+    _check_cloze(config)
+    _check_downloads(config)
+
+
+def _check_cloze(config: dict) -> None:
+    cloze = config["cloze"]
+    classes = len(cloze["filters"]["pos"])
+    n = cloze["sample"]["n"]
+    if cloze["corpora"] and n % classes:
+        raise ConfigError(
+            f"config error at cloze.sample.n: {n} quadruples cannot be balanced across {classes} POS classes; "
+            f"use a multiple of {classes}"
+        )
+    for name, corpus in cloze["corpora"].items():
+        if name == "mozart":
+            raise ConfigError("config error at cloze.corpora.mozart: 'mozart' is the name of MozArt's cloze set; give "
+                              "the corpus another name")
+        if not corpus.get("enabled", True):
+            continue
         where = f"cloze.corpora.{name}"
-        for key in ("text", "alignments", "answers"):
-            for lang, entry in corpus.get(key, {}).items():
-                out[f"{where}.{key}.{lang}"] = entry
-        for key in ("align_extra", "bitexts", "gold_alignments"):
-            for name, group in corpus.get(key, {}).items():
-                for side, entry in group.items():
-                    if isinstance(entry, dict):
-                        out[f"{where}.{key}.{name}.{side}"] = entry
-    for lang, entry in config.get("cloze", {}).get("spacy", {}).items():
-        if isinstance(entry, dict):
-            out[f"cloze.spacy.{lang}.lexicon"] = entry["lexicon"]
-    return out
+        pivot = corpus["pivot"]
+        if "bitexts" in corpus and pivot in corpus["bitexts"]:
+            raise ConfigError(f"config error at {where}.bitexts.{pivot}: the pivot language has no bitext of its own; "
+                              f"give one bitext per other language")
+        langs = corpus_langs(corpus)
+        if "text" in corpus and pivot not in corpus["text"]:
+            raise ConfigError(
+                f"config error at {where}.pivot: {pivot!r} is not one of the text languages {list(corpus['text'])}")
+        for gold_name, gold in corpus["gold_alignments"].items():
+            if gold["lang"] not in langs or gold["lang"] == pivot:
+                raise ConfigError(f"config error at {where}.gold_alignments.{gold_name}.lang: {gold['lang']!r} is not "
+                                  f"a non-pivot language of the corpus ({langs[1:]})")
+        for key in ("alignments", "align_extra", "answers"):
+            for lang in corpus[key]:
+                if lang not in langs or (key != "answers" and lang == pivot):
+                    allowed = [x for x in langs if key == "answers" or x != pivot]
+                    raise ConfigError(f"config error at {where}.{key}.{lang}: not a language of the corpus ({allowed})")
+        for lang in langs:
+            if lang not in cloze["spacy"]:
+                raise ConfigError(
+                    f"config error at cloze.spacy: no spaCy pipeline for {lang!r} (used by {where}); add "
+                    f"`{lang}: <pipeline name>` (for example {lang}_core_news_sm)"
+                )
+
+
+def _check_downloads(config: dict) -> None:
+    """A download is a plain file name; entries naming the same file must be the same download
+    (several members of one archive)."""
+    files: dict[str, tuple[str, dict]] = {}
+    for where, entry in download_entries(config).items():
+        name = entry["file"]
+        if name in (".", "..") or "/" in name or "\\" in name:
+            raise ConfigError(f"config error at {where}.file: {name!r} is not a plain file name; give the name the file "
+                              f"is stored under in resources/downloads/ and in the mirror (no folder, no '..')")
+        if entry["file"] in files:
+            other_where, other = files[entry["file"]]
+            if (entry.get("url"), entry.get("sha256")) != (other.get("url"), other.get("sha256")):
+                raise ConfigError(
+                    f"config error at {where}.file: {entry['file']!r} is also the file of {other_where} with another "
+                    f"url or sha256; downloads need distinct file names"
+                )
+            continue
+        files[entry["file"]] = (where, entry)

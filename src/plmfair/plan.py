@@ -14,17 +14,12 @@ the languages it covers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from plmfair.errors import ConfigError
 from plmfair.models import ModelSpec, specs_from_config
-from plmfair.scoring import CAUSAL_PROTOCOL, FAMILIES, did_you_mean
+from plmfair.scoring import FAMILIES
 
 STUDIES = ("mozart", "crows_pairs", "cloze")
-# Which Family flag says that a family can be scored on a study.
-_STUDY_CAPABILITY = {"mozart": "cloze", "cloze": "cloze", "crows_pairs": "crows_pairs"}
-# Families whose gap predictions are a beam search (the num_beams key applies to them only).
-BEAM_FAMILIES = ("seq2seq", "causal")
 
 
 def model_specs(config: dict) -> dict[str, ModelSpec]:
@@ -68,27 +63,41 @@ def cloze_corpora(config: dict) -> dict[str, dict]:
             if entry.get("enabled", True)}
 
 
+def download_entries(config: dict) -> dict[str, dict]:
+    """Every declared download, keyed by its config location (``datasets.crows_pairs.fr``): every
+    mapping with a ``file`` key, wherever it is in the config (models have none)."""
+    out: dict[str, dict] = {}
+
+    def walk(node, where: str) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                out[where] = node
+                return
+            for key, value in node.items():
+                walk(value, f"{where}.{key}" if where else str(key))
+
+    walk({k: v for k, v in config.items() if k != "models"}, "")
+    return out
+
+
+def _download_in_use(config: dict, where: str) -> bool:
+    """Whether an enabled study uses the download at config location ``where`` (an unknown location
+    is a programming error: a new kind of download needs its rule here)."""
+    parts = where.split(".")
+    if parts[:2] == ["datasets", "mozart"]:
+        return mozart_ingested(config)
+    if parts[:2] == ["datasets", "crows_pairs"]:
+        return parts[2] in crows_pairs_ingested(config)
+    if parts[:2] == ["cloze", "corpora"]:
+        return parts[2] in cloze_corpora(config)
+    if parts[:2] == ["cloze", "spacy"]:
+        return any(parts[2] in cloze_langs(config, name) for name in cloze_corpora(config))
+    raise ConfigError(f"config error at {where}: plmfair does not know what uses a download declared here")
+
+
 def active_downloads(config: dict) -> dict[str, dict]:
     """The declared downloads the enabled studies use, keyed by config location."""
-    from plmfair.config import download_entries
-
-    corpora = cloze_corpora(config)
-    crows = set(crows_pairs_ingested(config))
-    lexicon_langs = {lang for name in corpora for lang in cloze_langs(config, name)}
-    out = {}
-    for where, entry in download_entries(config).items():
-        parts = where.split(".")
-        if where == "datasets.mozart":
-            keep = mozart_ingested(config)
-        elif parts[:2] == ["datasets", "crows_pairs"]:
-            keep = parts[2] in crows
-        elif parts[:2] == ["cloze", "corpora"]:
-            keep = parts[2] in corpora
-        else:  # cloze.spacy.<lang>.lexicon
-            keep = parts[2] in lexicon_langs
-        if keep:
-            out[where] = entry
-    return out
+    return {where: entry for where, entry in download_entries(config).items() if _download_in_use(config, where)}
 
 
 def cloze_langs(config: dict, corpus: str) -> list[str]:
@@ -125,7 +134,7 @@ def study_languages(config: dict, study: str) -> list[str]:
 
 def fits(spec: ModelSpec, study: str, langs: list[str]) -> bool:
     """The model's family can be scored on the study and it covers one of ``langs``."""
-    return getattr(FAMILIES[spec.family], _STUDY_CAPABILITY[study]) and any(spec.runs_on(lang) for lang in langs)
+    return FAMILIES[spec.family].scores(study) and any(spec.runs_on(lang) for lang in langs)
 
 
 def study_models(config: dict, study: str) -> list[str]:
@@ -159,8 +168,7 @@ def crows_pairs_language_jobs(config: dict) -> list[tuple[str, str]]:
 def crows_pairs_protocol(config: dict, model: str) -> str:
     """The protocol a model is scored with: the configured masking rule for masked LMs, the
     whole-sentence log-likelihood for causal LMs."""
-    family = model_specs(config)[model].family
-    return CAUSAL_PROTOCOL if family == "causal" else config["crows_pairs"]["protocol"]
+    return FAMILIES[model_specs(config)[model].family].protocol or config["crows_pairs"]["protocol"]
 
 
 def model_precision(config: dict, study: str, model: str) -> str:
@@ -176,7 +184,7 @@ def model_gpus(config: dict, model: str) -> int:
 def num_beams(config: dict, study: str, model: str) -> int | None:
     """The study's ``num_beams`` for a model whose predictions are a beam search; None for others
     (so that the setting does not rerun masked-LM jobs)."""
-    if model_specs(config)[model].family in BEAM_FAMILIES:
+    if FAMILIES[model_specs(config)[model].family].beam_search:
         return config[study]["num_beams"]
     return None
 
@@ -267,120 +275,3 @@ def model_folder(config: dict, name: str) -> str:
     if name in built_models(config) or name in hub_models(config):
         return f"resources/models/{name}"
     return config["models"][name]["path"]
-
-
-def known_languages(config: dict) -> list[str]:
-    """Every language some data set of the config is in."""
-    langs = list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
-    langs += [entry["lang"] for entry in crows_pairs_sets(config).values()]
-    langs += study_languages(config, "cloze")
-    return sorted(set(langs))
-
-
-def check_config(config: dict) -> None:
-    """Names used by the studies must be declared and fit the study; one line naming the key otherwise."""
-    specs = model_specs(config)
-    sets = crows_pairs_sets(config)
-    for i, name in enumerate(config["crows_pairs"]["datasets"]):
-        if name not in sets:
-            raise ConfigError(
-                f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
-                f"datasets.crows_pairs{did_you_mean(name, sets)} (declared: {sorted(sets)})"
-            )
-    lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
-    lists += [("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
-              for name, entry in config.get("cloze", {}).get("corpora", {}).items()]
-    for study, key, names in lists:
-        for i, name in enumerate(names):
-            where = f"config error at {key}.{i}"
-            if name not in specs:
-                raise ConfigError(f"{where}: model {name!r} is not declared under `models`{did_you_mean(name, specs)} "
-                                  f"(declared: {sorted(specs)})")
-            family = FAMILIES[specs[name].family]
-            if not getattr(family, _STUDY_CAPABILITY[study]):
-                able = sorted(f.name for f in FAMILIES.values() if getattr(f, _STUDY_CAPABILITY[study]))
-                raise ConfigError(f"{where}: {name!r} is a {family.name} model; the {study} study scores the families "
-                                  f"{able}")
-    known = known_languages(config)
-    for name, spec in specs.items():
-        for i, lang in enumerate(spec.languages):
-            if lang not in known:
-                raise ConfigError(
-                    f"config error at models.{name}.languages.{i}: {lang!r} is not a language of any data set"
-                    f"{did_you_mean(lang, known)} (languages of the data: {known})"
-                )
-    for name, spec in specs.items():
-        if spec.path and name not in built_models(config) and not Path(spec.path).is_dir():
-            raise ConfigError(f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
-                              f"start from the working directory {Path.cwd()}); give the folder holding the model")
-    for name, entry in built_models(config).items():
-        if entry.get("path") != f"resources/models/{name}":
-            raise ConfigError(
-                f"config error at models.{name}.path: a model with `build` must have path: resources/models/{name} "
-                f"(where the workflow builds it)"
-            )
-    _check_cloze(config)
-    _check_downloads(config)
-
-
-def _check_cloze(config: dict) -> None:
-    cloze = config["cloze"]
-    classes = len(cloze["filters"]["pos"])
-    n = cloze["sample"]["n"]
-    if cloze["corpora"] and n % classes:
-        raise ConfigError(
-            f"config error at cloze.sample.n: {n} quadruples cannot be balanced across {classes} POS classes; "
-            f"use a multiple of {classes}"
-        )
-    for name, corpus in cloze["corpora"].items():
-        if name == "mozart":
-            raise ConfigError("config error at cloze.corpora.mozart: 'mozart' is the name of MozArt's cloze set; give "
-                              "the corpus another name")
-        if not corpus.get("enabled", True):
-            continue
-        where = f"cloze.corpora.{name}"
-        pivot = corpus["pivot"]
-        if "bitexts" in corpus and pivot in corpus["bitexts"]:
-            raise ConfigError(f"config error at {where}.bitexts.{pivot}: the pivot language has no bitext of its own; "
-                              f"give one bitext per other language")
-        langs = corpus_langs(corpus)
-        if "text" in corpus and pivot not in corpus["text"]:
-            raise ConfigError(
-                f"config error at {where}.pivot: {pivot!r} is not one of the text languages {list(corpus['text'])}")
-        for gold_name, gold in corpus["gold_alignments"].items():
-            if gold["lang"] not in langs or gold["lang"] == pivot:
-                raise ConfigError(f"config error at {where}.gold_alignments.{gold_name}.lang: {gold['lang']!r} is not "
-                                  f"a non-pivot language of the corpus ({langs[1:]})")
-        for key in ("alignments", "align_extra", "answers"):
-            for lang in corpus[key]:
-                if lang not in langs or (key != "answers" and lang == pivot):
-                    allowed = [x for x in langs if key == "answers" or x != pivot]
-                    raise ConfigError(f"config error at {where}.{key}.{lang}: not a language of the corpus ({allowed})")
-        for lang in langs:
-            if lang not in cloze["spacy"]:
-                raise ConfigError(
-                    f"config error at cloze.spacy: no spaCy pipeline for {lang!r} (used by {where}); add "
-                    f"`{lang}: <pipeline name>` (for example {lang}_core_news_sm)"
-                )
-
-
-def _check_downloads(config: dict) -> None:
-    """A download is a plain file name; entries naming the same file must be the same download
-    (several members of one archive)."""
-    from plmfair.config import download_entries
-
-    files: dict[str, tuple[str, dict]] = {}
-    for where, entry in download_entries(config).items():
-        name = entry["file"]
-        if name in (".", "..") or "/" in name or "\\" in name:
-            raise ConfigError(f"config error at {where}.file: {name!r} is not a plain file name; give the name the file "
-                              f"is stored under in resources/downloads/ and in the mirror (no folder, no '..')")
-        if entry["file"] in files:
-            other_where, other = files[entry["file"]]
-            if (entry.get("url"), entry.get("sha256")) != (other.get("url"), other.get("sha256")):
-                raise ConfigError(
-                    f"config error at {where}.file: {entry['file']!r} is also the file of {other_where} with another "
-                    f"url or sha256; downloads need distinct file names"
-                )
-            continue
-        files[entry["file"]] = (where, entry)

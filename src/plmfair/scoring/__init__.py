@@ -23,39 +23,48 @@ from dataclasses import dataclass
 
 from plmfair.errors import ConfigError
 
+# The CrowS-Pairs rule of causal models (lm-evaluation-harness's crows_pairs tasks): the
+# sum of log P(token | BOS or EOS, previous tokens) over every token of the sentence.
+CAUSAL_PROTOCOL = "sentence_log_likelihood"
+
 
 @dataclass(frozen=True)
 class Family:
-    """What a model family is and which studies it can be scored on."""
+    """What a model family is and what it can do: the studies it is scored on, whether its gap
+    predictions are a beam search (``num_beams`` applies), and its CrowS-Pairs protocol (None: the
+    configured masking rule of masked LMs, ``crows_pairs.protocol``)."""
 
     name: str
     module: str
     scorer: str
     auto_class: str
     auto_mapping: str  # transformers' model_type -> class table of auto_class
-    crows_pairs: bool
-    cloze: bool
+    studies: frozenset[str]
+    beam_search: bool
+    protocol: str | None
     description: str
 
+    def scores(self, study: str) -> bool:
+        return study in self.studies
+
+
+ALL_STUDIES = frozenset({"mozart", "cloze", "crows_pairs"})
+CLOZE_STUDIES = frozenset({"mozart", "cloze"})
 
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
         Family("mlm", "plmfair.scoring.mlm", "MaskedLMScorer", "AutoModelForMaskedLM",
-               "MODEL_FOR_MASKED_LM_MAPPING_NAMES", crows_pairs=True, cloze=True,
+               "MODEL_FOR_MASKED_LM_MAPPING_NAMES", studies=ALL_STUDIES, beam_search=False, protocol=None,
                description="masked language model (BERT, RoBERTa, XLM-R, ALBERT, CamemBERT, FlauBERT)"),
         Family("seq2seq", "plmfair.scoring.seq2seq", "Seq2SeqScorer", "AutoModelForSeq2SeqLM",
-               "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", crows_pairs=False, cloze=True,
+               "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", studies=CLOZE_STUDIES, beam_search=True, protocol=None,
                description="span-infilling encoder-decoder with sentinel tokens (mT5)"),
         Family("causal", "plmfair.scoring.causal", "CausalLMScorer", "AutoModelForCausalLM",
-               "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", crows_pairs=True, cloze=True,
+               "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", studies=ALL_STUDIES, beam_search=True, protocol=CAUSAL_PROTOCOL,
                description="decoder-only language model (GPT-2, Llama, Qwen, Mistral)"),
     )
 }
-
-# The CrowS-Pairs rule of causal models (lm-evaluation-harness's crows_pairs tasks): the
-# sum of log P(token | BOS or EOS, previous tokens) over every token of the sentence.
-CAUSAL_PROTOCOL = "sentence_log_likelihood"
 
 
 def did_you_mean(name: str, known) -> str:
