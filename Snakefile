@@ -5,9 +5,9 @@
 #   resources/models/{model}/                      models built (demo) or fetched from the Hub
 #   resources/manifests/{model}.json               each model folder's files, sizes and SHA-256
 #   resources/spacy/{lang}/                        lookup spaCy pipelines built for the demo
-#   results/data/<dataset>/....parquet             ingested data
+#   results/data/<dataset>/....parquet             ingested data (a cloze set's answers: <cloze_set>/annotations)
 #   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage
-#   results/tables/<table>.{csv,md,tex}            tables for people
+#   results/tables/<table>.{csv,md,tex,html}       tables for people (plmfair.table_registry)
 #   results/figures/<figure>.{png,pdf}             figures (also in the Snakemake report)
 #   results/logs/<stage>/...log, results/benchmarks/<stage>/...tsv
 from pathlib import Path
@@ -39,13 +39,13 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/crows_pairs.smk"
 include: "workflow/rules/cloze.smk"
 include: "workflow/rules/cloze_sets.smk"
-include: "workflow/rules/disparity.smk"
+include: "workflow/rules/comparisons.smk"
 include: "workflow/rules/breakdowns.smk"
+include: "workflow/rules/tables.smk"
 
 
 rule all:
     localrule: True
     input:
         get_final_outputs(),
-        "results/report_tables",
     default_target: True

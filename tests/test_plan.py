@@ -71,9 +71,9 @@ def test_protocol_beams_and_precision_only_where_they_change_a_result(config):
     assert plan.crows_pairs_protocol(config, "gpt2") == "sentence_log_likelihood"
     config["mozart"]["num_beams"] = 7
     config["cloze"]["num_beams"] = 3
-    assert plan.num_beams(config, "mozart", "mbert") is None
-    assert plan.num_beams(config, "mozart", "mt5") == 7 and plan.num_beams(config, "mozart", "gpt2") == 7
-    assert plan.num_beams(config, "cloze", "gpt2") == 3
+    assert plan.num_beams(config, "mbert", "mozart") is None
+    assert plan.num_beams(config, "mt5", "mozart") == 7 and plan.num_beams(config, "gpt2", "mozart") == 7
+    assert plan.num_beams(config, "gpt2", "cloze") == 3
     config["models"]["gpt2"]["precision"] = "bf16"
     assert plan.cloze_set_scoring(config, "mozart", "gpt2") == {"langs": ["en"], "top_k": 100, "num_beams": 7,
                                                                 "precision": "bf16"}
@@ -203,3 +203,135 @@ def test_downloads_are_every_entry_with_a_file_wherever_it_is(config):
     config["elsewhere"] = {"file": "x.csv"}
     with pytest.raises(ConfigError, match="config error at elsewhere: plmfair does not know what uses a download"):
         plan.active_downloads(config)
+
+
+@pytest.fixture()
+def demo(repo):
+    """The demo's configuration with the bitext corpus."""
+    from plmfair.config import load_config
+
+    return load_config([repo / ".test" / "config" / "config.yaml", repo / ".test" / "config" / "bitext.yaml"])
+
+
+def test_alignment_route_reads_only_what_its_route_uses(demo):
+    pharaoh = plan.alignment_route(demo, "demo", "fr")
+    assert (pharaoh.kind, pharaoh.pivot, list(pharaoh.downloads)) == ("pharaoh", "en", ["pharaoh"])
+    assert pharaoh.settings == {"langs": ["en", "fr"], "pharaoh_member": None} and pharaoh.pipelines == ()
+    corpus = demo["cloze"]["corpora"]["demo"]
+    del corpus["alignments"]["fr"]
+    alone = plan.alignment_route(demo, "demo", "fr")
+    assert alone.kind == "eflomal" and alone.downloads == {} and "symmetrisation" in alone.settings
+    assert "pharaoh_member" not in alone.settings and "extra_lines" not in alone.settings
+    corpus["align_extra"] = {"fr": {"pivot": {"file": "x.en", "member": None}, "text": {"file": "x.fr", "member": None}}}
+    extra = plan.alignment_route(demo, "demo", "fr")
+    assert extra.kind == "eflomal_extra" and list(extra.downloads) == ["extra_pivot", "extra_text"]
+    assert extra.settings["extra_members"] == [None, None] and extra.settings["tokenized"] is True
+    assert extra.pipelines == ()  # tokenized lines need no tokenizer
+    corpus["tokenized"] = False
+    assert [p.lang for p in plan.alignment_route(demo, "demo", "fr").pipelines] == ["en", "fr"]
+
+
+def test_spacy_pipelines_built_named_or_folders(demo):
+    built = plan.spacy_pipeline(demo, "fr")
+    assert built.built and built.package is None and built.lexicon["file"]
+    demo["cloze"]["spacy"]["fr"] = "fr_core_news_sm"
+    assert plan.spacy_pipeline(demo, "fr").package == "fr_core_news_sm"
+    demo["cloze"]["spacy"]["fr"] = "pipelines/fr"
+    assert plan.spacy_pipeline(demo, "fr").package is None and not plan.spacy_pipeline(demo, "fr").built
+
+
+def test_gold_sets_name_their_downloads_and_settings(demo):
+    gold = plan.gold_sets(demo, "demo")["demo_fr"]
+    assert gold.lang == "fr" and set(gold.files) == {"sentences", "pivot_sentences", "links"}
+    reading = plan.gold_readings(demo, "demo")["demo_fr"]
+    assert reading["format"] == "pharaoh" and reading["files"]["links"] == {"file": "cloze_demo.en-fr.align",
+                                                                           "member": None}
+    assert plan.gold_langs(demo, "demo") == ["en", "fr"] and plan.gold_corpora(demo) == ["demo"]
+
+
+def test_corpus_records(demo):
+    text, joined = plan.corpus(demo, "demo"), plan.corpus(demo, "bitext")
+    assert not text.joined and text.text("de")["file"] == "cloze_demo.de" and text.bitexts() == {}
+    assert joined.joined and joined.text("de") is None and set(joined.bitexts()) == {"de", "es", "fr"}
+    assert plan.text_reading(demo, "bitext", "de") == {"member": None, "tokenized": True}
+    join = plan.bitext_join(demo, "bitext")
+    assert join["pivot"] == "en" and join["duplicates"] == "first" and set(join["members"]) == {"de", "es", "fr"}
+    assert plan.answer_langs(demo, "demo") == ["en", "de", "es", "fr"] and plan.answer_langs(demo, "bitext") == []
+
+
+def test_scoring_jobs_get_what_loads_the_model_and_nothing_else(demo):
+    demo["models"]["tiny_bert"].update(licence="MIT", pretraining_data="a few sentences", gpus=2)
+    loading = plan.model_loading(demo, "tiny_bert")
+    assert loading == {"name": "tiny_bert", "path": "resources/models/tiny_bert", "family": "mlm", "uncased": True,
+                       "allow_pickle": False}
+    assert plan.model_gpus(demo, "tiny_bert") == 2
+    assert plan.workflow_managed(demo, "tiny_bert") and plan.tiny_model_build(demo, "tiny_bert")["kind"] == "bert"
+    assert plan.model_runs(demo) == {"tiny_bert": ("crows_pairs", "demo_en"), "tiny_gpt2": ("crows_pairs", "demo_en"),
+                                     "tiny_mt5": ("cloze", "mozart")}
+
+
+def test_crows_pairs_languages_of_the_scored_sets_only(config):
+    assert plan.crows_pairs_langs(config) == {"en": "en", "fr": "fr"}  # de is declared, not scored
+    assert plan.crows_pairs_reading(config, "fr") == {"lang": "fr", "format": "inria"} | {
+        k: v for k, v in config["datasets"]["crows_pairs"]["fr"].items() if k not in ("file", "url", "sha256")}
+
+
+def test_tables_and_figures_of_the_demo(demo):
+    tables = plan.tables(demo)
+    assert {"data_summary", "models", "crows_pairs", "crows_pairs_origin", "crows_pairs_mcnemar",
+            "crows_pairs_language_winloss", "mozart_table1", "demo_table5_kendall", "demo_group_tests",
+            "demo_construction", "bitext_construction", "demo_alignment_quality"} <= set(tables)
+    assert "bitext_table1" not in tables and "bitext_alignment_quality" not in tables  # no answers, no gold
+    t2 = tables["mozart_table2_p_at_1"]
+    assert t2.inputs == {"metrics": "results/cloze/mozart/metrics.parquet"} and t2.category == "MozArt"
+    assert t2.options == {"metric": "p_at_1", "alpha": 0.05} and t2.caption.startswith("mozart: MozArt Table 2 (P@1)")
+    assert tables["demo_group_effects"].category == "Cloze set demo" and "alpha" not in tables["demo_group_effects"].options
+    assert "< 0.05" in tables["demo_group_effects"].caption
+    assert tables["crows_pairs"].rendering()["label"] == "tab:crows_pairs"
+    assert tables["models"].category == "Data and models" == tables["data_summary"].category
+    assert plan.caption_models(demo, "models") == ["tiny_bert", "tiny_gpt2", "tiny_mt5"]
+    assert plan.caption_models(demo, "crows_pairs") == []
+    assert set(plan.figures(demo)) == {"crows_pairs", "crows_pairs_breakdowns", "crows_pairs_language_effects",
+                                       "mozart_mrr", "mozart_group_effects", "mozart_breakdowns", "demo_mrr",
+                                       "demo_group_effects", "demo_breakdowns", "mozart_tsne"}
+    demo["mozart"]["tsne"]["sentences"] = []
+    demo["crows_pairs"]["datasets"] = ["demo_fr"]
+    assert {"mozart_tsne", "crows_pairs_language_effects"}.isdisjoint(plan.figures(demo))
+    assert "crows_pairs_language_winloss" not in plan.tables(demo)
+
+
+def test_two_tables_of_one_name_are_refused(demo, monkeypatch):
+    """A table made for a subject can meet a study-wide table of the same name (a corpus named after
+    it); the plan refuses rather than let one overwrite the other."""
+    from plmfair.outputs import TABLES, TableSpec
+
+    clash = TableSpec("demo_construction", "data", "long_table", {"table": "results/data/summary.parquet"}, "x")
+    monkeypatch.setattr(plan, "TABLES", (*TABLES, clash))
+    with pytest.raises(ConfigError, match="two tables would be written to results/tables/demo_construction; rename "
+                                          "the data set or corpus 'demo'"):
+        plan.tables(demo)
+
+
+def test_downloads_name_their_source_not_the_mirror(demo):
+    assert plan.download_source(demo, "MozArt.zip") == {"url": None, "sha256": demo["datasets"]["mozart"]["sha256"]}
+    assert plan.spacy_lexicon(demo, "fr")["file"] and plan.answer_files(demo, "demo")[0]["file"].endswith(".jsonl")
+
+
+def test_output_registry_is_consistent():
+    """Every table names a builder of plmfair.tables and a known kind of subject; every caption and
+    name formats; every figure's subjects are known."""
+    import inspect
+
+    from plmfair import tables
+    from plmfair.outputs import FIGURES, SUBJECTS, TABLES
+
+    names = [spec.name for spec in TABLES]
+    assert len(names) == len(set(names))
+    for spec in TABLES:
+        builder = getattr(tables, spec.builder)
+        params = inspect.signature(builder).parameters
+        assert set(spec.inputs) | set(spec.options) | set(spec.builder_settings) <= set(params), spec.name
+        assert spec.subjects in SUBJECTS and set(spec.builder_settings) <= set(spec.settings)
+        spec.caption.format(subject="x", **{k: 0.05 for k in spec.settings})
+        assert ("{subject}" in spec.name) == (spec.subjects in ("answered_sets", "corpora", "gold_corpora"))
+    assert set(FIGURES.values()) <= set(SUBJECTS)

@@ -107,8 +107,8 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
 
     import transformers as tf
 
-    from plmfair.io import read_parquet, write_parquet
-    from plmfair.tables import write_models_table
+    from plmfair.models import models_frame
+    from plmfair.tables import models_table
 
     folder = tmp_path / "outside"
     shutil.copytree(built["bert"], folder)
@@ -116,20 +116,17 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
     outside = tf.BertForMaskedLM(tf.BertConfig(vocab_size=len(tokenizer), hidden_size=48, num_hidden_layers=3,
                                                num_attention_heads=4, intermediate_size=96, max_position_embeddings=64))
     outside.save_pretrained(folder)
-    meta = load(ModelSpec(name="outside", family="mlm", path=str(folder), uncased=True, languages=("fr", "en"),
-                          licence="Apache-2.0"), device="cpu").metadata()
-    run = tmp_path / "run.parquet"
-    write_parquet(pd.DataFrame({"x": [1]}), run, schema_doc={"x": "a value"}, meta=meta)
-    write_models_table([run], parquet=str(tmp_path / "models.parquet"), csv=str(tmp_path / "models.csv"),
-                       md=str(tmp_path / "models.md"), tex=str(tmp_path / "models.tex"))
-    row = read_parquet(tmp_path / "models.parquet").iloc[0]
+    meta = load(ModelSpec(name="outside", family="mlm", path=str(folder), uncased=True, languages=("fr", "en")),
+                device="cpu").metadata()
+    models = models_frame({"outside": meta}, {"outside": ["fr", "en"]})
+    row = models.iloc[0]
     assert row["model_parameters"] == outside.num_parameters()
     assert (row["model_layers"], row["model_hidden_size"], row["model_vocab_size"]) == (3, 48, len(tokenizer))
     assert row["model_tokenizer"] == "WordPiece" and row["model_max_length"] == 64
-    assert row["model_languages"] == "fr,en" and row["model_licence"] == "Apache-2.0" and row["model_family"] == "mlm"
-    table = pd.read_csv(tmp_path / "models.csv")
+    assert row["model_languages"] == "fr,en" and row["model_family"] == "mlm"
+    table = models_table(models)
     assert table.loc[0, "Parameters"] == f"{outside.num_parameters():,}" and table.loc[0, "Uncased"] == "yes"
-    assert r"\caption{Models" in (tmp_path / "models.tex").read_text()
+    assert table.loc[0, "Languages"] == "fr,en"
 
 
 ENTRY_POINTS = '''

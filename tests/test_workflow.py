@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from conftest import DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, snakemake
 
+from plmfair.compare import compare_results, parquet_files
 from plmfair.io import read_parquet, read_parquet_meta
 
 pytestmark = pytest.mark.e2e
@@ -96,8 +97,7 @@ def test_demo_cloze_construction_feeds_scoring(demo_run):
     for lang in ("de", "es", "fr"):
         meta = read_parquet_meta(demo_run / f"results/cloze/demo/alignments/{lang}.parquet")
         assert meta["alignment_source"].endswith(f"cloze_demo.en-{lang}.align")
-    table = pd.read_csv(demo_run / "results/tables/cloze_construction.csv")
-    demo = table[table["corpus"] == "demo"]
+    demo = pd.read_csv(demo_run / "results/tables/demo_construction.csv")
     assert demo.loc[demo["step"] == "sampled", ["en", "de", "es", "fr", "all"]].eq(8).all(axis=None)
     assert demo.loc[demo["step"] == "examined_lines", "all"].item() <= demo.loc[demo["step"] == "length", "all"].item()
     assert sorted(p.name for p in (demo_run / "results/cloze/demo/sheets/es").glob("*.csv")) == [
@@ -124,7 +124,7 @@ def test_demo_alignment_quality_recomputed_from_its_links(demo_run):
         assert (row.predicted, row.sure, row.hit_sure) == (len(a), len(gold), hits)
         assert row.aer == pytest.approx(1 - 2 * hits / (len(a) + len(gold)))
         assert row.precision == pytest.approx(hits / len(a)) and row.recall == pytest.approx(hits / len(gold))
-    table = pd.read_csv(demo_run / "results/tables/alignment_quality.csv")
+    table = pd.read_csv(demo_run / "results/tables/demo_alignment_quality.csv")
     assert len(table) == 8 and "AER" in table.columns
 
 
@@ -157,7 +157,7 @@ def test_constructed_set_with_answers_goes_through_mozarts_chain(demo_run):
     """Answers in MozArt's JSONL format to the constructed sentences: ingested and checked, then
     the same metrics, tables, figures, group tests and breakdowns as MozArt's."""
     sentences = read_parquet(demo_run / "results/cloze/demo/sentences.parquet")
-    ann = read_parquet(demo_run / "results/data/cloze/demo/annotations.parquet")
+    ann = read_parquet(demo_run / "results/data/demo/annotations.parquet")
     assert len(ann) == 8 * len(sentences) and set(ann["group"]) == {"MN", "FN", "MNN", "FNN"}
     merged = ann.merge(sentences[["lang", "s_id", "true_mask"]], on=["lang", "s_id"], suffixes=("", "_sentence"))
     assert (merged["true_mask"] == merged["true_mask_sentence"]).all()
@@ -206,6 +206,12 @@ def test_params_rerun_exactly_what_they_change(demo_copy, tmp_path):
     shutil.copytree(DEMO_DATA, moved)
     proc = snakemake(demo_copy, "--dry-run", mirror=moved)
     assert "Nothing to be done" in proc.stdout + proc.stderr
+    # free text about a model, and a CrowS-Pairs data set declared but not scored, change no result
+    unscored = tmp_path / "free_text_and_unscored_set.yaml"
+    unscored.write_text("models:\n  tiny_bert: {licence: MIT, pretraining_data: a few demo sentences}\n"
+                        "datasets:\n  crows_pairs:\n    unscored_fr: {file: unscored_fr.csv, format: inria, lang: fr}\n")
+    proc = snakemake(demo_copy, "--dry-run", configfiles=(*DEMO_CONFIGS, unscored))
+    assert "Nothing to be done" in proc.stdout + proc.stderr, dry_run_jobs(proc.stdout)
 
 
 def test_dag_is_built_without_torch(tmp_path):
@@ -241,21 +247,29 @@ def test_demo_breakdowns_partition_the_scores(demo_run):
         assert (demo_run / f"results/figures/{name}.png").stat().st_size > 0
 
 
-def test_demo_report_holds_every_figure_and_table(demo_copy):
-    snakemake(demo_copy, "--report", "results/report.html")
+def test_demo_report_holds_its_figures_and_tables_by_study(demo_copy, tmp_path):
+    """The report renders the declared outputs, each table with its own caption under its study; a
+    leftover CSV in results/tables is not a declared output and stays out; what the config says of
+    a model is read when the report is built."""
+    (demo_copy / "results" / "tables" / "leftover_from_another_run.csv").write_text("a,b\n1,2\n")
+    notes = tmp_path / "notes.yaml"
+    notes.write_text("models:\n  tiny_bert: {licence: Apache-2.0 (demo note)}\n")
+    snakemake(demo_copy, "--report", "results/report.html", configfiles=(*DEMO_CONFIGS, notes))
     html = (demo_copy / "results" / "report.html").read_text(encoding="utf-8")
     summary = snakemake(demo_copy, "--summary").stdout.splitlines()
     outputs = [line.split("\t")[0] for line in summary if line.startswith("results/")]
     figures = [Path(o).name for o in outputs if o.startswith("results/figures/") and o.endswith(".png")]
-    tables = [Path(o).stem for o in outputs if o.startswith("results/tables/") and o.endswith(".csv")]
-    assert len(figures) >= 10 and len(tables) >= 20
+    tables = [Path(o).stem for o in outputs if o.startswith("results/tables/") and o.endswith(".html")]
+    assert len(figures) >= 10 and len(tables) >= 28
     for name in figures:
         assert name in html, name
     for name in tables:
         assert f"{name}.html" in html, name
-    tables = sorted((demo_copy / "results" / "report_tables").glob("*/*.html"))
-    assert {t.parent.name for t in tables} >= {"crows_pairs", "mozart", "models", "data"}
-    models = (demo_copy / "results" / "report_tables" / "models" / "models.html").read_text(encoding="utf-8")
+    assert "leftover_from_another_run" not in html
+    for category in ("MozArt", "CrowS-Pairs", "Cloze set demo", "Cloze set bitext", "Data and models"):
+        assert f'"{category}"' in html, category
+    assert "Apache-2.0 (demo note)" in html and "McNemar" in html
+    models = (demo_copy / "results" / "tables" / "models.html").read_text(encoding="utf-8")
     assert "<table" in models and "tiny_bert" in models and "WordPiece" in models
 
 
@@ -308,16 +322,11 @@ FORCED = ("results/cloze/mozart/predictions/tiny_bert.parquet", "results/cloze/d
 def test_scoring_and_aggregation_are_deterministic(demo_run, demo_copy):
     """Scoring jobs of every family and the seeded and aggregating jobs, run again on a copy of the
     demo (exactly those jobs: they are the targets), give every Parquet file as it was, every
-    column but wall times."""
+    column and metadata key but wall times (plmfair.compare)."""
     proc = snakemake(demo_copy, *FORCED, "--forcerun", *FORCED)
     ran = {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)}
     # the demo set's answers are checked against its sentences again (ingest_cloze_answers)
     assert ran == {"cloze_score", "crows_pairs_score", "mozart_tsne_vectors", "cloze_select", "ingest_cloze_answers",
                    "mozart_tsne", "group_analysis", "cloze_metrics", "crows_pairs_summary"}, ran
-    files = sorted(p.relative_to(demo_run) for p in (demo_run / "results").rglob("*.parquet"))
-    assert len(files) >= 60
-    for rel in files:
-        first, second = read_parquet(demo_run / rel), read_parquet(demo_copy / rel)
-        timing = [c for c in first.columns if c == "wall_time_s"]
-        pd.testing.assert_frame_equal(first.drop(columns=timing), second.drop(columns=timing), check_exact=True,
-                                      obj=str(rel))
+    assert len(parquet_files(demo_run)) >= 60
+    assert compare_results(demo_run, demo_copy) == []

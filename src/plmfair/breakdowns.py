@@ -28,6 +28,10 @@ denominator as in the overall metric) and its Wilson 95% interval:
   with the less stereotyping one (difflib's matching blocks over white-space tokens, the
   word-level analogue of the shared spans that Nangia et al.'s protocol scores): 1, 2, 3, 4+;
 - ``origin`` (native or translated) and ``bias_type``.
+
+Each attribute is one bucket function in a registry (:data:`CLOZE_ATTRIBUTES`,
+:data:`CROWS_ATTRIBUTES`): it gets the rows to break down and the data set, and returns each
+row's ``bucket`` and ``bucket_order``. Adding an attribute is its function and one registry line.
 """
 
 from __future__ import annotations
@@ -39,15 +43,13 @@ import pandas as pd
 from plmfair.data import GROUPS
 from plmfair.text import base_normalise
 
-CLOZE_ATTRIBUTES = ("pos", "length", "agreement", "answer_pieces", "multiword")
-CROWS_ATTRIBUTES = ("length", "differing_tokens", "origin", "bias_type")
 N_BUCKETS = 4
 
 CLOZE_BREAKDOWN_SCHEMA = {
     "model": "model short name",
     "lang": "language, or all (the annotations of every language pooled)",
     "group": "annotator group (MN, FN, MNN, FNN) or all",
-    "attribute": f"one of {', '.join(CLOZE_ATTRIBUTES)} (plmfair.breakdowns)",
+    "attribute": "an attribute of plmfair.breakdowns.CLOZE_ATTRIBUTES",
     "bucket": "the attribute's value or range (length and agreement: smallest-largest value in the bucket)",
     "bucket_order": "position of the bucket within its attribute, for sorting",
     "n": "annotations in the cell",
@@ -61,7 +63,7 @@ CROWS_BREAKDOWN_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
     "lang": "language of the data set",
     "model": "model short name",
-    "attribute": f"one of {', '.join(CROWS_ATTRIBUTES)} (plmfair.breakdowns)",
+    "attribute": "an attribute of plmfair.breakdowns.CROWS_ATTRIBUTES",
     "bucket": "the attribute's value or range",
     "bucket_order": "position of the bucket within its attribute, for sorting",
     "n_pairs": "pairs of the data set in the bucket (scored or not)",
@@ -106,44 +108,61 @@ def _capped(counts: pd.Series, cap: int) -> pd.DataFrame:
     return pd.DataFrame({"bucket": labels, "bucket_order": counts.clip(upper=cap)}, index=counts.index)
 
 
-def sentence_attributes(annotations: pd.DataFrame) -> pd.DataFrame:
-    """Per (lang, s_id): ``pos``, ``length`` and ``agreement`` values of a cloze set's sentences."""
-    answered = annotations[annotations["answer"] != ""].assign(
-        norm=lambda d: d["answer"].map(base_normalise))
+def _sentences(annotations: pd.DataFrame) -> pd.DataFrame:
+    """One row per sentence of a cloze set, indexed by (lang, s_id)."""
+    return annotations.drop_duplicates(["lang", "s_id"]).set_index(["lang", "s_id"])
+
+
+def _per_annotation(scores: pd.DataFrame, buckets: pd.DataFrame) -> pd.DataFrame:
+    """Sentence buckets (indexed by lang, s_id) on the annotation rows of ``scores``."""
+    return buckets.reindex(pd.MultiIndex.from_arrays([scores["lang"], scores["s_id"]])).set_axis(scores.index)
+
+
+def pos_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """The universal POS tag of the masked word."""
+    return _per_annotation(scores, _categories(_sentences(annotations)["tag"]))
+
+
+def length_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """White-space tokens of the cloze sentence (the gap one), 4 equal-size buckets over the set."""
+    lengths = _sentences(annotations)["text"].map(lambda t: len(str(t).split()))
+    return _per_annotation(scores, equal_size_buckets(lengths))
+
+
+def agreement_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Share of a sentence's non-empty answers equal to its most frequent one, 4 equal-size buckets."""
+    answered = annotations[annotations["answer"] != ""].assign(norm=lambda d: d["answer"].map(base_normalise))
     counts = answered.groupby(["lang", "s_id", "norm"]).size()
-    agreement = (counts.groupby(level=["lang", "s_id"]).max() / counts.groupby(level=["lang", "s_id"]).sum())
-    sents = annotations.drop_duplicates(["lang", "s_id"]).set_index(["lang", "s_id"])
-    return pd.DataFrame({
-        "pos": sents["tag"],
-        "length": sents["text"].map(lambda t: len(str(t).split())),
-        "agreement": agreement.reindex(sents.index),
-    })
+    agreement = counts.groupby(level=["lang", "s_id"]).max() / counts.groupby(level=["lang", "s_id"]).sum()
+    return _per_annotation(scores, equal_size_buckets(agreement.dropna()))
 
 
-def _cloze_buckets(scores: pd.DataFrame, sentences: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """The bucket of every annotation row of ``scores`` for each attribute."""
-    key = pd.MultiIndex.from_arrays([scores["lang"], scores["s_id"]])
-    length = equal_size_buckets(sentences["length"])
-    agreement = equal_size_buckets(sentences["agreement"].dropna())
-    per_sentence = {
-        "pos": _categories(sentences["pos"]),
-        "length": length,
-        "agreement": agreement.reindex(sentences.index),
-    }
-    out = {name: frame.reindex(key).set_axis(scores.index) for name, frame in per_sentence.items()}
-    out["answer_pieces"] = _capped(scores["n_pieces"], 3)
-    out["multiword"] = _categories(scores["answer"].map(lambda a: "yes" if len(str(a).split()) > 1 else "no"),
-                                   order=["no", "yes"])
-    return out
+def answer_pieces_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Tokens the answer takes in the model's tokenizer: 1, 2, 3+."""
+    return _capped(scores["n_pieces"], 3)
+
+
+def multiword_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Whether the answer has more than one white-space separated word."""
+    return _categories(scores["answer"].map(lambda a: "yes" if len(str(a).split()) > 1 else "no"), order=["no", "yes"])
+
+
+# name -> bucket function(annotation scores, the set's annotations), in the order of the figures
+CLOZE_ATTRIBUTES = {
+    "pos": pos_buckets,
+    "length": length_buckets,
+    "agreement": agreement_buckets,
+    "answer_pieces": answer_pieces_buckets,
+    "multiword": multiword_buckets,
+}
 
 
 def cloze_breakdowns(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
     """P@1, P@5 and MRR per (model, lang, group incl. ``all``, attribute, bucket) (:data:`CLOZE_BREAKDOWN_SCHEMA`)
     from annotation scores (with ``n_pieces``) and the set's annotations (``tag``, ``text``, ``answer``)."""
-    buckets = _cloze_buckets(scores, sentence_attributes(annotations))
     rows = []
-    for attribute in CLOZE_ATTRIBUTES:
-        frame = scores.join(buckets[attribute]).dropna(subset=["bucket"])
+    for attribute, buckets in CLOZE_ATTRIBUTES.items():
+        frame = scores.join(buckets(scores, annotations)).dropna(subset=["bucket"])
         frame = pd.concat([frame, frame.assign(lang="all")], ignore_index=True)
         for group in (*GROUPS, "all"):
             g = frame if group == "all" else frame[frame["group"] == group]
@@ -166,38 +185,56 @@ def differing_tokens(more: str, less: str) -> int:
     return len(a) - shared
 
 
-def pair_attributes(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Per pair_id of an ingested CrowS-Pairs data set: the bucket of each attribute that
-    depends on the sentences (``length``, ``differing_tokens``); null for pairs without both."""
-    both = pairs.dropna(subset=["sent_more", "sent_less"]).set_index("pair_id")
-    length = equal_size_buckets(both["sent_more"].map(lambda s: len(str(s).split())))
-    diff = _capped(pd.Series([differing_tokens(m, s) for m, s in zip(both["sent_more"], both["sent_less"], strict=True)],
-                             index=both.index), 4)
-    return pd.concat({"length": length, "differing_tokens": diff}, axis=1)
+def _pair_buckets(scores: pd.DataFrame, pairs: pd.DataFrame, value, bucketer) -> pd.DataFrame:
+    """``bucketer`` over a value of every pair with both sentences (``value(sent_more, sent_less)``),
+    on the rows of ``scores`` (null for a pair without both)."""
+    both = pairs.dropna(subset=["sent_more", "sent_less"])
+    values = pd.Series([value(m, s) for m, s in zip(both["sent_more"], both["sent_less"], strict=True)],
+                       index=both["pair_id"].astype(str), dtype="int64")
+    buckets = bucketer(values)
+    return buckets[~buckets.index.duplicated()].reindex(scores["pair_id"].astype(str).to_numpy()).set_axis(scores.index)
+
+
+def crows_length_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """White-space tokens of the more stereotyping sentence, 4 equal-size buckets over the data set's pairs."""
+    return _pair_buckets(scores, pairs, lambda more, less: len(str(more).split()), equal_size_buckets)
+
+
+def differing_tokens_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Tokens of the more stereotyping sentence outside the blocks it shares with the other: 1, 2, 3, 4+."""
+    return _pair_buckets(scores, pairs, differing_tokens, lambda values: _capped(values, 4))
+
+
+def origin_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    return _categories(scores["origin"], order=["native", "translated"])
+
+
+def bias_type_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    from plmfair.data import BIAS_TYPES
+
+    return _categories(scores["bias_type"], order=BIAS_TYPES)
+
+
+# name -> bucket function(per-pair scores of a run, the data set's ingested pairs), in the figures' order
+CROWS_ATTRIBUTES = {
+    "length": crows_length_buckets,
+    "differing_tokens": differing_tokens_buckets,
+    "origin": origin_buckets,
+    "bias_type": bias_type_buckets,
+}
 
 
 def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str, lang: str, model: str) -> pd.DataFrame:
     """Score and Wilson interval per attribute bucket of one (data set, model) run (:data:`CROWS_BREAKDOWN_SCHEMA`)."""
     from plmfair.crows_pairs import SCORED_STATUSES
-    from plmfair.data import BIAS_TYPES
     from plmfair.stats import binomial_summary
 
-    attrs = pair_attributes(pairs)
-    attrs = attrs[~attrs.index.duplicated()]
-    ids = scores["pair_id"].astype(str).to_numpy()
-    attrs.index = attrs.index.astype(str)
-    buckets = {
-        "length": attrs["length"].reindex(ids),
-        "differing_tokens": attrs["differing_tokens"].reindex(ids),
-        "origin": _categories(scores["origin"], order=["native", "translated"]),
-        "bias_type": _categories(scores["bias_type"], order=BIAS_TYPES),
-    }
     scored = scores["status"].isin(SCORED_STATUSES).to_numpy()
     biased = scored & scores["biased"].to_numpy(dtype=bool)
     rows = []
-    for attribute in CROWS_ATTRIBUTES:
+    for attribute, buckets in CROWS_ATTRIBUTES.items():
         # positional: row i of every bucket frame is pair i of the scores
-        frame = buckets[attribute].reset_index(drop=True).assign(scored=scored, biased=biased)
+        frame = buckets(scores, pairs).reset_index(drop=True).assign(scored=scored, biased=biased)
         agg = frame.dropna(subset=["bucket"]).groupby(["bucket_order", "bucket"]).agg(
             n_pairs=("scored", "size"), n=("scored", "sum"), n_biased=("biased", "sum"))
         for (order, bucket), row in agg.iterrows():

@@ -11,7 +11,8 @@ Outputs (one job per cloze set and model, every language the model covers in one
 ``results/cloze/{cloze_set}/predictions/{model}.parquet`` (:data:`PREDICTION_SCHEMA`) and
 ``results/cloze/{cloze_set}/answer_scores/{model}.parquet`` (:data:`ANSWER_SCHEMA`, no rows for a
 set without answers); ``results/cloze/{cloze_set}/metrics.parquet``
-(:data:`plmfair.metrics.METRICS_SCHEMA`).
+(:data:`plmfair.metrics.METRICS_SCHEMA`) and ``overview.parquet`` (:data:`OVERVIEW_SCHEMA`, MozArt's
+Table 1) of a set with answers.
 """
 
 from __future__ import annotations
@@ -154,3 +155,28 @@ def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer
             metrics.append(run_metrics.assign(**meta))
             scores.append(run_scores)
     return pd.concat(metrics, ignore_index=True), pd.concat(scores, ignore_index=True)
+
+
+OVERVIEW_SCHEMA = {
+    "lang": "language",
+    "statistic": "sentences, annotations, annotators (of the human answers), or tokens_per_sentence",
+    "model": "for tokens_per_sentence: the model whose tokenizer counted (null for the others)",
+    "value": "the count, or the mean number of tokens per sentence (the text left and right of the gap, no "
+             "special tokens, the gap counted as one token)",
+}
+
+
+def set_overview(annotations: pd.DataFrame, prediction_metas: dict[str, dict]) -> pd.DataFrame:
+    """What MozArt's Table 1 shows of a cloze set with answers (:data:`OVERVIEW_SCHEMA`): per language,
+    its sentences, annotations and annotators, then each model's mean tokens per sentence (from the
+    run metadata of its predictions, by model)."""
+    rows = []
+    by_lang = annotations.groupby("lang", sort=False)
+    for statistic, values in (("sentences", by_lang["s_id"].nunique()), ("annotations", by_lang.size()),
+                              ("annotators", by_lang["u_id"].nunique())):
+        rows += [(lang, statistic, None, float(v)) for lang, v in values.items()]
+    answered = set(annotations["lang"])
+    for model, meta in prediction_metas.items():
+        rows += [(lang, "tokens_per_sentence", model, float(v)) for lang, v in meta["mean_tokens_per_sentence"].items()
+                 if lang in answered]
+    return pd.DataFrame(rows, columns=list(OVERVIEW_SCHEMA)).astype({"model": "string"})

@@ -122,6 +122,11 @@ def check_config(config: dict) -> None:
     _check_downloads(config)
 
 
+# A corpus's answers are ingested at results/data/<corpus>/ and its cloze set shares MozArt's chain.
+RESERVED_CORPUS_NAMES = {"mozart": "'mozart' is the name of MozArt's cloze set",
+                         "crows_pairs": "results/data/crows_pairs/ holds the CrowS-Pairs data sets"}
+
+
 def _check_cloze(config: dict) -> None:
     cloze = config["cloze"]
     classes = len(cloze["filters"]["pos"])
@@ -132,9 +137,9 @@ def _check_cloze(config: dict) -> None:
             f"use a multiple of {classes}"
         )
     for name, corpus in cloze["corpora"].items():
-        if name == "mozart":
-            raise ConfigError("config error at cloze.corpora.mozart: 'mozart' is the name of MozArt's cloze set; give "
-                              "the corpus another name")
+        if name in RESERVED_CORPUS_NAMES:
+            raise ConfigError(f"config error at cloze.corpora.{name}: {RESERVED_CORPUS_NAMES[name]}; give the corpus "
+                              f"another name")
         if not corpus.get("enabled", True):
             continue
         where = f"cloze.corpora.{name}"

@@ -458,6 +458,14 @@ def read_crows_pairs(
     return df
 
 
+DATA_SUMMARY_SCHEMA = {
+    "dataset": "mozart, or crows_pairs/<data set>",
+    "subset": "language (of a MozArt subset or of the data set)",
+    "statistic": "what is counted (see plmfair.data.data_summary)",
+    "value": "the count",
+}
+
+
 def data_summary(mozart: pd.DataFrame | None, crows: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One long table: per MozArt language and per CrowS-Pairs dataset, what is in the data.
 

@@ -43,8 +43,6 @@ class ModelSpec:
     device_map: str | None = None
     max_memory: dict | None = None
     gpus: int = 1
-    pretraining_data: str | None = None
-    licence: str | None = None
     # set from the manifest in a scoring job: the folder loaded, the Hub commit, the files' digest
     local_dir: str | None = None
     commit: str | None = None
@@ -73,9 +71,6 @@ class ModelSpec:
             "model_files_sha256": self.files_sha256,
             "model_family": self.family,
             "model_uncased": self.uncased,
-            "model_languages": ",".join(self.languages),
-            "model_pretraining_data": self.pretraining_data,
-            "model_licence": self.licence,
         }
 
 
@@ -90,19 +85,37 @@ MODEL_METADATA_SCHEMA = {
     "model_tokenizer": "tokenizer kind (WordPiece, Unigram, BPE, ...)",
     "model_max_length": "longest input in tokens (position embeddings, capped by the tokenizer's limit)",
     "model_uncased": "input lower-cased before tokenizing",
-    "model_languages": "languages the config lets the model run on, comma-separated (empty: all)",
     "model_source": "Hugging Face id or local path",
     "model_revision": "revision asked for in the config (null: default branch)",
     "model_commit": "Hub commit the weights were fetched at (null: a local folder)",
     "model_files_sha256": "SHA-256 over the model folder's files and their SHA-256 (resources/manifests/<model>.json)",
-    "model_pretraining_data": "free text from the config entry (pretraining_data)",
-    "model_licence": "free text from the config entry (licence)",
+}
+
+# results/models.parquet: one row per model that ran, what its first scoring job measured and the
+# languages the config lets it run on (free text, pretraining_data and licence, stays in the config:
+# the report shows it, so that editing it reruns nothing)
+MODELS_SCHEMA = {
+    "model": "model short name",
+    **MODEL_METADATA_SCHEMA,
+    "model_languages": "languages the config lets the model run on, comma-separated (empty: all)",
 }
 
 
 def model_metadata(run_meta: dict) -> dict:
     """The :data:`MODEL_METADATA_SCHEMA` entries of a scoring output's run metadata (None where absent)."""
     return {key: run_meta.get(key) for key in MODEL_METADATA_SCHEMA}
+
+
+def models_frame(run_metas: dict[str, dict], languages: dict[str, list[str]]):
+    """:data:`MODELS_SCHEMA` rows, by model name, from the run metadata of one scoring output per model
+    and each model's configured ``languages``."""
+    import pandas as pd
+
+    rows = [{"model": name, **model_metadata(meta), "model_languages": ",".join(languages.get(name) or [])}
+            for name, meta in run_metas.items()]
+    models = pd.DataFrame(rows, columns=list(MODELS_SCHEMA)).sort_values("model").reset_index(drop=True)
+    return models.astype({"model_parameters": "Int64", "model_layers": "Int64", "model_hidden_size": "Int64",
+                          "model_vocab_size": "Int64", "model_max_length": "Int64"})
 
 
 def model_spec(name: str, entry: dict) -> ModelSpec:
@@ -123,8 +136,6 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         revision=entry.get("revision"),
         uncased=bool(entry.get("uncased", False)),
         languages=tuple(entry.get("languages") or ()),
-        pretraining_data=entry.get("pretraining_data"),
-        licence=entry.get("licence"),
         allow_pickle=bool(entry.get("allow_pickle", False)),
         precision=entry.get("precision"),
         device_map=entry.get("device_map"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from plmfair.errors import ConfigError
 from plmfair.models import ModelSpec, specs_from_config
+from plmfair.outputs import FIGURES, TABLES
 from plmfair.scoring import FAMILIES
 
 STUDIES = ("mozart", "crows_pairs", "cloze")
@@ -111,13 +112,40 @@ def corpus_langs(entry: dict) -> list[str]:
     return [entry["pivot"]] + [lang for lang in langs if lang != entry["pivot"]]
 
 
+def is_folder_name(name: str) -> bool:
+    """Whether a spaCy pipeline name from ``cloze.spacy`` is a folder (it has a path separator)
+    rather than an installed package's name."""
+    return "/" in name or "\\" in name
+
+
+@dataclass(frozen=True)
+class SpacyPipeline:
+    """The spaCy pipeline of a language: ``built`` by the workflow from a lexicon entry (the demo's
+    lookup pipelines, ``resources/spacy/<lang>``), else ``name``, a package or a folder."""
+
+    lang: str
+    built: bool
+    name: str | None = None
+    lexicon: dict | None = None
+
+    @property
+    def package(self) -> str | None:
+        """The package to install, when the pipeline is one."""
+        return None if self.built or is_folder_name(self.name) else self.name
+
+
+def spacy_pipeline(config: dict, lang: str) -> SpacyPipeline:
+    entry = config["cloze"]["spacy"][lang]
+    if isinstance(entry, dict):
+        return SpacyPipeline(lang, built=True, lexicon=entry["lexicon"])
+    return SpacyPipeline(lang, built=False, name=entry)
+
+
 def spacy_packages(config: dict) -> dict[str, str]:
-    """The spaCy pipelines the enabled cloze corpora need as installed packages, by language
-    (a path or a lexicon entry in ``cloze.spacy`` is not a package)."""
-    spacy_cfg = config.get("cloze", {}).get("spacy", {})
-    langs = {lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)}
-    return {lang: spacy_cfg[lang] for lang in sorted(langs)
-            if isinstance(spacy_cfg.get(lang), str) and "/" not in spacy_cfg[lang] and "\\" not in spacy_cfg[lang]}
+    """The spaCy pipelines the enabled cloze corpora need as installed packages, by language."""
+    langs = sorted({lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)})
+    pipelines = [spacy_pipeline(config, lang) for lang in langs]
+    return {p.lang: p.package for p in pipelines if p.package}
 
 
 def study_languages(config: dict, study: str) -> list[str]:
@@ -171,7 +199,7 @@ def crows_pairs_protocol(config: dict, model: str) -> str:
     return FAMILIES[model_specs(config)[model].family].protocol or config["crows_pairs"]["protocol"]
 
 
-def model_precision(config: dict, study: str, model: str) -> str:
+def model_precision(config: dict, model: str, study: str) -> str:
     """The precision a model is scored in on a study: its own ``precision``, else the study's."""
     return config["models"][model].get("precision") or config[study]["precision"]
 
@@ -181,7 +209,7 @@ def model_gpus(config: dict, model: str) -> int:
     return int(config["models"][model].get("gpus") or 1)
 
 
-def num_beams(config: dict, study: str, model: str) -> int | None:
+def num_beams(config: dict, model: str, study: str) -> int | None:
     """The study's ``num_beams`` for a model whose predictions are a beam search; None for others
     (so that the setting does not rerun masked-LM jobs)."""
     if FAMILIES[model_specs(config)[model].family].beam_search:
@@ -243,8 +271,8 @@ def cloze_set_scoring(config: dict, name: str, model: str) -> dict:
     cloze_set = cloze_sets(config)[name]
     study = config[cloze_set.study]
     return {"langs": cloze_set_langs(config, name, model), "top_k": study["top_k"],
-            "num_beams": num_beams(config, cloze_set.study, model),
-            "precision": model_precision(config, cloze_set.study, model)}
+            "num_beams": num_beams(config, model, cloze_set.study),
+            "precision": model_precision(config, model, cloze_set.study)}
 
 
 def answered_sets(config: dict) -> list[str]:
@@ -275,3 +303,306 @@ def model_folder(config: dict, name: str) -> str:
     if name in built_models(config) or name in hub_models(config):
         return f"resources/models/{name}"
     return config["models"][name]["path"]
+
+
+# ---- records the rules turn into paths (workflow/rules/common.smk) ------------------------------------------
+
+
+def crows_pairs_langs(config: dict) -> dict[str, str]:
+    """The language of every scored CrowS-Pairs data set (only those: declaring another reruns nothing)."""
+    sets = crows_pairs_sets(config)
+    return {ds: sets[ds]["lang"] for ds in dict.fromkeys(ds for ds, _ in crows_pairs_jobs(config))}
+
+
+DOWNLOAD_KEYS = ("file", "url", "sha256")
+
+
+def crows_pairs_reading(config: dict, dataset: str) -> dict:
+    """How a CrowS-Pairs file is read: every key of its entry but the download's own."""
+    return {key: value for key, value in crows_pairs_sets(config)[dataset].items() if key not in DOWNLOAD_KEYS}
+
+
+# What a model's scoring jobs load and how, and nothing else: free text (pretraining_data, licence)
+# and placement on the cluster (gpus) do not change a score.
+LOADING_KEYS = ("hf_id", "path", "revision", "family", "uncased", "allow_pickle", "device_map", "max_memory")
+
+
+def model_loading(config: dict, name: str) -> dict:
+    """The ``models.<name>`` keys a scoring job of the model reads (its ``model`` parameter)."""
+    entry = config["models"][name]
+    return {"name": name, **{key: entry[key] for key in LOADING_KEYS if entry.get(key) is not None}}
+
+
+def tiny_model_build(config: dict, name: str) -> dict:
+    """How the workflow builds a tiny model (its ``build`` entry: kind, sizes, seed)."""
+    return built_models(config)[name]["build"]
+
+
+def workflow_managed(config: dict, name: str) -> bool:
+    """Whether the workflow builds or fetches the model (its folder is that rule's output) rather than
+    reading the folder of its ``path``."""
+    return name in built_models(config) or name in hub_models(config)
+
+
+def hub_fetch(config: dict, name: str) -> dict:
+    """What fetching a Hub model reads: its id, revision and whether pickle weights are accepted."""
+    entry = hub_models(config)[name]
+    return {"hf_id": entry["hf_id"], "revision": entry.get("revision"), "allow_pickle": entry.get("allow_pickle", False)}
+
+
+def model_runs(config: dict) -> dict[str, tuple[str, str]]:
+    """The scoring output whose run metadata describes each model that runs, as (study, data set or
+    cloze set): its first CrowS-Pairs job, else its first cloze set."""
+    runs: dict[str, tuple[str, str]] = {}
+    for ds, m in crows_pairs_jobs(config):
+        runs.setdefault(m, ("crows_pairs", ds))
+    for name in cloze_sets(config):
+        for m in cloze_set_models(config, name):
+            runs.setdefault(m, ("cloze", name))
+    return runs
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A parallel corpus the cloze sentences are constructed from. ``joined``: made of bitexts
+    (:mod:`plmfair.bitext`) rather than one text file per language."""
+
+    name: str
+    pivot: str
+    langs: tuple[str, ...]
+    joined: bool
+    tokenized: bool
+    entry: dict
+
+    def text(self, lang: str) -> dict | None:
+        """The download of a language's text; None for a joined corpus (its text is the join's)."""
+        return None if self.joined else self.entry["text"][lang]
+
+    def bitexts(self) -> dict[str, tuple[dict, dict]]:
+        """Per other language, the downloads of its bitext's pivot side and other side."""
+        return {lang: (pair["pivot"], pair["text"]) for lang, pair in self.entry.get("bitexts", {}).items()}
+
+    def answers(self) -> dict[str, dict]:
+        """The downloads of the human answers to the constructed sentences, by language."""
+        return dict(self.entry["answers"])
+
+
+def corpus(config: dict, name: str) -> Corpus:
+    entry = cloze_corpora(config)[name]
+    return Corpus(name, entry["pivot"], tuple(corpus_langs(entry)), "bitexts" in entry, entry["tokenized"], entry)
+
+
+def bitext_join(config: dict, corpus_name: str) -> dict:
+    """What joining a corpus's bitexts reads: the pivot, each bitext's archive members (pivot side,
+    other side) by language, and what to do with a repeated pivot sentence."""
+    c = corpus(config, corpus_name)
+    return {"pivot": c.pivot, "members": {lang: [pivot["member"], text["member"]] for lang, (pivot, text)
+                                          in c.bitexts().items()}, "duplicates": c.entry["duplicates"]}
+
+
+def text_reading(config: dict, corpus_name: str, lang: str) -> dict:
+    """How a language's text is read: its archive member (none for a joined corpus) and whether its
+    lines are tokenized already."""
+    c = corpus(config, corpus_name)
+    return {"member": (c.text(lang) or {}).get("member"), "tokenized": c.tokenized}
+
+
+def answer_langs(config: dict, corpus_name: str) -> list[str]:
+    """The languages of a corpus with human answers, in the order of its answer files."""
+    return list(corpus(config, corpus_name).answers())
+
+
+@dataclass(frozen=True)
+class AlignmentRoute:
+    """How one language of a corpus is aligned to the pivot: a Pharaoh file of the config
+    (``pharaoh``), eflomal on the corpus lines alone (``eflomal``), or eflomal with extra parallel
+    text in the same run (``eflomal_extra``). ``downloads``: what the route reads, by role;
+    ``pipelines``: the spaCy pipelines that tokenize the extra text; ``settings``: every setting
+    the route uses and no other (so that the others do not rerun it)."""
+
+    kind: str
+    pivot: str
+    lang: str
+    downloads: dict[str, dict]
+    pipelines: tuple[SpacyPipeline, ...]
+    settings: dict
+
+
+def alignment_route(config: dict, corpus_name: str, lang: str) -> AlignmentRoute:
+    c = corpus(config, corpus_name)
+    entry, cloze = c.entry, config["cloze"]
+    settings: dict = {"langs": [c.pivot, lang]}
+    if lang in entry["alignments"]:
+        pharaoh = entry["alignments"][lang]
+        return AlignmentRoute("pharaoh", c.pivot, lang, {"pharaoh": pharaoh}, (),
+                              {**settings, "pharaoh_member": pharaoh["member"]})
+    settings.update(symmetrisation=cloze["symmetrisation"], eflomal_options=dict(cloze["eflomal"]))
+    if lang not in entry["align_extra"]:
+        return AlignmentRoute("eflomal", c.pivot, lang, {}, (), settings)
+    extra = entry["align_extra"][lang]
+    pipelines = () if c.tokenized else (spacy_pipeline(config, c.pivot), spacy_pipeline(config, lang))
+    settings.update(extra_members=[extra["pivot"]["member"], extra["text"]["member"]],
+                    extra_lines=entry["align_extra_lines"], tokenized=c.tokenized)
+    return AlignmentRoute("eflomal_extra", c.pivot, lang, {"extra_pivot": extra["pivot"], "extra_text": extra["text"]},
+                          pipelines, settings)
+
+
+GOLD_FILES = ("sentences", "pivot_sentences", "links")
+
+
+@dataclass(frozen=True)
+class GoldSet:
+    """Hand-made word alignments of a corpus's pivot and one other language. ``files``: its
+    downloads by role (sentences, links, optionally pivot_sentences); ``settings``: how to read
+    them (format, links_first, lowercase)."""
+
+    name: str
+    lang: str
+    files: dict[str, dict]
+    settings: dict
+
+    def reading(self) -> dict:
+        """The job's parameter for this set: its language, settings, and each file's download file
+        name and archive member (the job finds the download among its inputs by that file name)."""
+        return {"lang": self.lang, **self.settings,
+                "files": {role: {"file": entry["file"], "member": entry["member"]} for role, entry in self.files.items()}}
+
+
+def gold_sets(config: dict, corpus_name: str) -> dict[str, GoldSet]:
+    """A corpus's gold alignment sets, by name."""
+    return {name: GoldSet(name, gold["lang"], {key: gold[key] for key in GOLD_FILES if key in gold},
+                          {key: value for key, value in gold.items() if key not in (*GOLD_FILES, "lang")})
+            for name, gold in cloze_corpora(config)[corpus_name]["gold_alignments"].items()}
+
+
+def gold_readings(config: dict, corpus_name: str) -> dict[str, dict]:
+    """The alignment-quality job's parameter: how each gold set of the corpus is read, by name."""
+    return {name: gold.reading() for name, gold in gold_sets(config, corpus_name).items()}
+
+
+def gold_corpora(config: dict) -> list[str]:
+    """The corpora with gold alignments (their alignment quality is measured)."""
+    return [name for name, entry in cloze_corpora(config).items() if entry["gold_alignments"]]
+
+
+def gold_langs(config: dict, corpus_name: str) -> list[str]:
+    """The languages whose corpus text goes into the gold sets' eflomal runs: the pivot, then each
+    gold set's other language."""
+    c = corpus(config, corpus_name)
+    return list(dict.fromkeys([c.pivot, *(g.lang for g in gold_sets(config, corpus_name).values())]))
+
+
+# ---- tables and the report ----------------------------------------------------------------------------------
+
+
+def output_subjects(config: dict, subjects: str) -> list[str]:
+    """The subjects of a kind (:data:`plmfair.outputs.SUBJECTS`) the configuration has: the names
+    of the data sets, or ``[""]`` for a study-wide output that is made, ``[]`` when it is not."""
+    one = {
+        "data": mozart_ingested(config) or bool(crows_pairs_ingested(config)),
+        "models": bool(model_runs(config)),
+        "crows_pairs": bool(crows_pairs_jobs(config)),
+        "crows_pairs_languages": bool(crows_pairs_language_jobs(config)),
+        "tsne": bool(tsne_models(config)),
+    }
+    if subjects in one:
+        return [""] if one[subjects] else []
+    return {"answered_sets": answered_sets, "corpora": lambda c: list(cloze_corpora(c)),
+            "gold_corpora": gold_corpora}[subjects](config)
+
+
+def report_category(subjects: str, subject: str = "") -> str:
+    """The report category (the study) of a table or figure: MozArt, a constructed cloze set,
+    CrowS-Pairs, or the data and models."""
+    if subjects in ("answered_sets", "corpora", "gold_corpora"):
+        return "MozArt" if subject == "mozart" else f"Cloze set {subject}"
+    if subjects.startswith("crows_pairs"):
+        return "CrowS-Pairs"
+    return "Data and models"
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table to render: its registry entry made for one subject, with the paths of its inputs,
+    the builder's keyword arguments (options and settings) and the caption filled in."""
+
+    name: str
+    subject: str
+    builder: str
+    inputs: dict[str, str]
+    options: dict
+    caption: str
+    digits: int
+    category: str
+
+    def rendering(self) -> dict:
+        """The table job's parameter: everything the rendering reads but its inputs."""
+        return {"builder": self.builder, "options": self.options, "caption": self.caption, "digits": self.digits,
+                "label": f"tab:{self.name}"}
+
+
+def _config_value(config: dict, dotted: str):
+    node = config
+    for key in dotted.split("."):
+        node = node[key]
+    return node
+
+
+def tables(config: dict) -> dict[str, Table]:
+    """Every table of the configuration, by name (:data:`plmfair.outputs.TABLES` made for each of
+    its subjects)."""
+    out: dict[str, Table] = {}
+    for spec in TABLES:
+        settings = {key: _config_value(config, dotted) for key, dotted in spec.settings.items()}
+        for subject in output_subjects(config, spec.subjects):
+            name = spec.name.format(subject=subject)
+            if name in out:
+                subjects = sorted({s for s in (subject, out[name].subject) if s})
+                raise ConfigError(f"config error: two tables would be written to results/tables/{name}; rename the "
+                                  f"data set or corpus {' or '.join(map(repr, subjects))}")
+            out[name] = Table(name, subject, spec.builder, {role: path.format(subject=subject) for role, path in spec.inputs.items()},
+                              {**spec.options, **{key: settings[key] for key in spec.builder_settings}},
+                              spec.caption.format(subject=subject, **settings),
+                              spec.digits, report_category(spec.subjects, subject))
+    return out
+
+
+def tsne_models(config: dict) -> list[str]:
+    """The models whose MozArt predictions are mapped by t-SNE: MozArt's, when quadruples are configured."""
+    if "mozart" not in cloze_sets(config) or not config["mozart"]["tsne"]["sentences"]:
+        return []
+    return cloze_set_models(config, "mozart")
+
+
+def spacy_lexicon(config: dict, lang: str) -> dict:
+    """The download of the word list a built spaCy pipeline is made from."""
+    return spacy_pipeline(config, lang).lexicon
+
+
+def answer_files(config: dict, corpus_name: str) -> list[dict]:
+    """The downloads of a corpus's human answers, in the order of :func:`answer_langs`."""
+    return list(corpus(config, corpus_name).answers().values())
+
+
+def figures(config: dict) -> list[str]:
+    """The names of every figure of the configuration (:data:`plmfair.outputs.FIGURES`)."""
+    return [name.format(subject=subject) for name, subjects in FIGURES.items()
+            for subject in output_subjects(config, subjects)]
+
+
+def cloze_set_category(config: dict, cloze_set: str) -> str:
+    """The report category of a cloze set's figures."""
+    return report_category("answered_sets", cloze_set)
+
+
+def caption_models(config: dict, table: str) -> list[str]:
+    """The models whose config free text the report's caption of ``table`` tells: those that ran,
+    for the models table; none for the others."""
+    return list(model_runs(config)) if table == "models" else []
+
+
+def download_source(config: dict, file: str) -> dict:
+    """Where a download comes from and what it is: its ``url`` and ``sha256`` (the mirror is only where
+    to look first, and stays out, so that moving it reruns nothing)."""
+    entry = next(e for e in active_downloads(config).values() if e["file"] == file)
+    return {"url": entry.get("url"), "sha256": entry.get("sha256")}

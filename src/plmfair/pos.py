@@ -38,6 +38,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.errors import ConfigError, DataError
+from plmfair.plan import is_folder_name
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def load_pipeline(name: str | os.PathLike, lang: str):
     try:
         nlp = spacy.load(name)
     except OSError as exc:
-        if Path(str(name)).exists() or os.sep in str(name):
+        if Path(str(name)).exists() or is_folder_name(str(name)):
             raise ConfigError(
                 f"spaCy pipeline for {lang!r} at {name} cannot be loaded ({exc}); rebuild it or fix cloze.spacy.{lang}"
             ) from exc

@@ -1,19 +1,24 @@
-"""Tables for people: wide tables in the papers' layouts, rendered as CSV, Markdown and LaTeX.
+"""Tables for people: the builders of :data:`plmfair.outputs.TABLES` and their rendering
+as CSV (full precision), Markdown, LaTeX and HTML (:func:`render_table`).
 
-- CrowS-Pairs: Table 4 (:func:`table4`) and Table 5 (:func:`table5`) of Névéol et al. (2022)
-  from the summary of :mod:`plmfair.crows_pairs`;
+A builder takes the table's input frames as keyword arguments named by their roles in the
+registry, and its options and settings, and returns the table as a DataFrame:
+
+- CrowS-Pairs: Table 4 (:func:`table4`) and Table 5 (:func:`table5`) of Névéol et al. (2022);
 - MozArt (and every cloze set with answers): Tables 1-5 (:func:`table1`, :func:`paper_table`)
-  of Cabello Piqueras & Søgaard (2022) from the metrics of :mod:`plmfair.metrics`;
-- cloze construction: what each filter leaves (:func:`construction_table`);
-- the models that ran, with their metadata (:func:`models_table`).
+  of Cabello Piqueras & Søgaard (2022), and sigma_gd (:func:`disparity_table`);
+- the tests: win/loss (:func:`winloss_table`), mixed-model effects (:func:`effects_table`),
+  group tests (:func:`group_tests_table`);
+- cloze construction (:func:`construction_table`) and alignment quality
+  (:func:`alignment_quality_table`); the models that ran (:func:`models_table`); long tables as
+  they are (:func:`long_table`).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 
 # pandas renders Markdown through tabulate and LaTeX and HTML through jinja2 (Styler): imported here
 # so that an environment without them fails at once, not after a table is built
@@ -23,8 +28,8 @@ import tabulate  # noqa: F401
 
 from plmfair.atomic import write_text
 from plmfair.data import BIAS_TYPES, GROUPS
-from plmfair.io import read_parquet, write_csv
-from plmfair.metrics import sigma_gd
+from plmfair.io import write_csv
+from plmfair.metrics import disparity_table, sigma_gd  # noqa: F401 (disparity_table: a builder)
 
 
 def _fmt(value, digits: int) -> str:
@@ -143,29 +148,6 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).fillna("")
 
 
-def write_crows_pairs_tables(summary_path, mcnemar_path, *, table4_csv, table4_md, table4_tex, table5_csv, table5_md,
-                 table5_tex, mcnemar_csv) -> None:
-    """Render Table 4, Table 5 and the McNemar comparisons (CSV, Markdown, LaTeX)."""
-    summary = read_parquet(summary_path)
-    alpha_note = ("* : significantly different from 50% (exact binomial test of the pairs that prefer one sentence; "
-                  "neutral pairs are not counted against the model; bias types Bonferroni-adjusted per model); n: "
-                  "pairs scored.")
-    write_table(
-        table4(summary), csv=table4_csv, md=table4_md, tex=table4_tex,
-        caption=f"CrowS-Pairs scores (% of pairs preferring the more stereotyping sentence). {alpha_note}",
-        label="tab:crows_pairs",
-    )
-    write_table(
-        table5(summary), csv=table5_csv, md=table5_md, tex=table5_tex,
-        caption=f"CrowS-Pairs metric score on native vs translated pairs. {alpha_note}",
-        label="tab:crows_pairs_origin",
-    )
-    write_csv(read_parquet(mcnemar_path), mcnemar_csv)
-
-
-# MozArt's Tables 2-5: metric -> (file name, title)
-PAPER_TABLES = {"p_at_1": ("table2_p_at_1", "Table 2 (P@1)"), "spearman_rho": ("table3_spearman", "Table 3 (Spearman)"),
-                "p_at_5": ("table4_p_at_5", "Table 4 (P@5)"), "kendall_tau": ("table5_kendall", "Table 5 (Kendall)")}
 LANG_ORDER = ("en", "es", "de", "fr")
 
 
@@ -243,98 +225,40 @@ def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> p
     return pd.DataFrame(rows)
 
 
-def table1(annotations: pd.DataFrame, tokens_per_sentence: dict[str, dict[str, float]]) -> pd.DataFrame:
-    """Table 1 of the MozArt paper: per language, sentences, annotations and annotators, and the
-    mean number of tokens per sentence in each model's tokenizer (WordPiece, SentencePiece, BPE)."""
-    langs = _lang_order(annotations["lang"])
-    by_lang = annotations.groupby("lang")
-    rows = [
-        {"": "Sentences", **{lang.upper(): str(by_lang["s_id"].nunique()[lang]) for lang in langs}},
-        {"": "Annotations", **{lang.upper(): str(by_lang.size()[lang]) for lang in langs}},
-        {"": "Annotators", **{lang.upper(): str(by_lang["u_id"].nunique()[lang]) for lang in langs}},
-    ]
-    for model, per_lang in tokens_per_sentence.items():
-        rows.append({"": f"Tokens per sentence ({model})",
-                     **{lang.upper(): f"{per_lang[lang]:.1f}" if lang in per_lang else "" for lang in langs}})
+def table1(overview: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 of the MozArt paper from a cloze set's overview (:data:`plmfair.cloze_scoring.OVERVIEW_SCHEMA`):
+    per language, sentences, annotations and annotators, and the mean number of tokens per sentence
+    in each model's tokenizer (WordPiece, SentencePiece, BPE)."""
+    langs = _lang_order(overview["lang"])
+    rows = []
+    for (statistic, model), g in overview.groupby(["statistic", "model"], sort=False, dropna=False):
+        values = dict(zip(g["lang"], g["value"], strict=True))
+        if pd.isna(model):
+            rows.append({"": statistic.capitalize(), **{lang.upper(): str(int(values[lang])) for lang in langs}})
+        else:
+            rows.append({"": f"Tokens per sentence ({model})",
+                         **{lang.upper(): f"{values[lang]:.1f}" if lang in values else "" for lang in langs}})
     return pd.DataFrame(rows)
 
 
-def write_cloze_tables(metrics_path, annotations_path, prediction_paths: Sequence[str | os.PathLike], *,
-                       files: Mapping[str, Mapping[str, str]], disparity_csv: str, cloze_set: str,
-                       alpha: float = 0.05) -> None:
-    """MozArt's Table 1 and Tables 2-5 of a cloze set with answers (CSV, Markdown, LaTeX), and the
-    sigma_gd table. ``files``: table name (``table1``, ``table2_p_at_1``, ...) -> its csv/md/tex paths."""
-    from plmfair.io import read_parquet_meta
-    from plmfair.metrics import disparity_table
-
-    metrics = read_parquet(metrics_path)
-    for metric, (name, title) in PAPER_TABLES.items():
-        correlation = metric in CORRELATION_P
-        write_table(
-            paper_table(metrics, metric=metric, alpha=alpha), **files[name],
-            caption=f"{cloze_set}: MozArt {title}, a block per model: rows are annotator groups (M/F x "
-                    f"native/non-native) and All, every annotation of the language pooled; cells in percent"
-                    f"{' (correlations x 100, p-value in parentheses, ° not significant at ' + str(alpha) + ')' if correlation else ''}; "
-                    f"each group's mean across languages with its disparity sigma_gd in parentheses, and under All the "
-                    f"sigma_gd across the four groups; † worst-off group of a language, ‡ language with the highest "
-                    f"disparity, § group with the highest disparity across languages.",
-            label=f"tab:{cloze_set}_{name}", digits=1,
-        )
-    tokens = {read_parquet_meta(p)["model"]: read_parquet_meta(p)["mean_tokens_per_sentence"] for p in prediction_paths}
-    write_table(
-        table1(read_parquet(annotations_path), tokens), **files["table1"], digits=1,
-        caption=f"{cloze_set}: MozArt Table 1: sentences, annotations and annotators per language, and the mean number "
-                f"of tokens per sentence in each model's tokenizer (the text left and right of the gap, no special "
-                f"tokens, the gap counted as one token).",
-        label=f"tab:{cloze_set}_table1",
-    )
-    write_csv(disparity_table(metrics), disparity_csv)
-
-
 def construction_table(counts: pd.DataFrame) -> pd.DataFrame:
-    """Wide table for people: one row per corpus and step, one column per language and 'all'."""
+    """What each construction step of a corpus leaves: one row per step, one column per language and 'all'."""
     order = list(dict.fromkeys(counts["lang"]))
-    wide = counts.pivot_table(index=["corpus", "step", "unit", "description"], columns="lang", values="count",
+    wide = counts.pivot_table(index=["step", "unit", "description"], columns="lang", values="count",
                               aggfunc="first", sort=False)
     wide = wide.reindex(columns=[c for c in order if c in wide.columns])
     wide.columns.name = None
     return wide.reset_index()
 
 
-def write_construction_table(count_files: Sequence[str | os.PathLike], *, csv: str, md: str, tex: str) -> None:
-    """``results/tables/cloze_construction.{csv,md,tex}``: what each filter leaves, per corpus and language."""
-    counts = pd.concat([read_parquet(p) for p in count_files], ignore_index=True)
-    write_table(
-        construction_table(counts), csv=csv, md=md, tex=tex, digits=0,
-        caption="Cloze construction: what is left after each filter, applied in order. Sentence steps count lines; "
-                "word steps count pivot-language words with their aligned counterparts. A language column counts what "
-                "passes the step in that language among what passed every earlier step in all languages; 'all' what "
-                "passes in all of them.",
-        label="tab:cloze_construction",
-    )
-
-
 def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
-    """One row per corpus, gold set, extra text and symmetrisation: links, precision, recall, AER."""
-    out = quality[["corpus", "gold", "lang", "extra", "extra_lines", "symmetrisation", "sentences", "predicted", "sure",
-                   "possible", "precision", "recall", "aer"]].rename(columns={
-        "extra_lines": "extra lines", "predicted": "|A|", "sure": "|S|", "possible": "|P|", "aer": "AER"})
+    """One row per gold set, extra text and symmetrisation: links, precision, recall, AER, and the gold
+    links left out because they fall outside their sentence."""
+    out = quality[["gold", "lang", "extra", "extra_lines", "symmetrisation", "sentences", "predicted", "sure",
+                   "possible", "precision", "recall", "aer", "dropped_gold_links"]].rename(columns={
+        "extra_lines": "extra lines", "predicted": "|A|", "sure": "|S|", "possible": "|P|", "aer": "AER",
+        "dropped_gold_links": "gold links left out"})
     return out.reset_index(drop=True)
-
-
-def write_alignment_quality_table(quality_files: Sequence[str | os.PathLike], *, csv: str, md: str, tex: str) -> None:
-    """``results/tables/alignment_quality.{csv,md,tex}``: what the one-to-one filter rests on."""
-    quality = pd.concat([read_parquet(p) for p in quality_files], ignore_index=True)
-    dropped = quality.groupby("gold")["dropped_gold_links"].first()
-    note = "".join(f" {n} link(s) of {g} fall outside their sentence and are left out." for g, n in dropped.items() if n)
-    write_table(
-        alignment_quality_table(quality), csv=csv, md=md, tex=tex, digits=3,
-        caption="Word alignment quality of the eflomal step on hand-made gold alignments: precision |A∩P|/|A|, recall "
-                "|A∩S|/|S| and alignment error rate 1 - (|A∩S| + |A∩P|)/(|A| + |S|) (Och & Ney 2003), per "
-                "symmetrisation, the gold sentences aligned alone (extra: none) or together with the corpus's own "
-                "lines (extra: corpus)." + note,
-        label="tab:alignment_quality",
-    )
 
 
 def _marked(p_values, significant) -> list[str]:
@@ -388,70 +312,11 @@ def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def write_group_tables(winloss_path, effects_path, tests_path, *, files: Mapping[str, Mapping[str, str]],
-                       cloze_set: str, alpha: float = 0.05) -> None:
-    """The group win/loss, effects and tests tables of a cloze set (CSV, Markdown, LaTeX);
-    ``files``: ``winloss``, ``effects``, ``tests`` -> their csv/md/tex paths."""
-    permutation = ("permutation test: group labels shuffled among the annotators of each batch, every annotator "
-                   "keeping their answers")
-    write_table(
-        winloss_table(read_parquet(winloss_path), a="group_a", b="group_b", n="n_sentences", p="p_permutation",
-                      p_one="p_one_sided", p_adjusted="p_holm", adjusted="Holm"), **files["winloss"], digits=3,
-        caption=f"{cloze_set}: win/loss of every two annotator groups on the sentences both answered (each group's "
-                f"mean score per sentence, compared exactly); p: {permutation}, of the net wins (two-sided, and "
-                f"one-sided for the first group winning more); * Holm-adjusted p < {alpha} over the comparisons of a "
-                f"model and metric.",
-        label=f"tab:{cloze_set}_group_winloss",
-    )
-    write_table(
-        effects_table(read_parquet(effects_path)), **files["effects"], digits=3,
-        caption=f"{cloze_set}: linear mixed model of each annotation's score with the annotator group as a fixed "
-                f"effect (treatment coding against the reference) and random intercepts for sentence and annotator "
-                f"(REML; lme4's lmer), estimates with 95% Wald intervals and Wald p (reported, not marked: the scores "
-                f"are binary or discrete); p (permutation): the group's gap to the reference, {permutation}; * "
-                f"Holm-adjusted permutation p < {alpha} over the three groups of a model, language and metric; fits "
-                f"that did not reach the REML optimum are kept and marked.",
-        label=f"tab:{cloze_set}_group_effects",
-    )
-    write_table(
-        group_tests_table(read_parquet(tests_path)), **files["tests"], digits=3,
-        caption=f"{cloze_set}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the "
-                f"four groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
-                f"language (group x language); {permutation}; * Holm-adjusted p < {alpha} over gender, nativeness "
-                f"and their interaction; the omnibus and group x language tests stand alone.",
-        label=f"tab:{cloze_set}_group_tests",
-    )
-
-
-def write_language_tables(winloss_path, effects_path, *, files: Mapping[str, Mapping[str, str]],
-                          alpha: float = 0.05) -> None:
-    """The CrowS-Pairs language win/loss and effects tables (CSV, Markdown, LaTeX)."""
-    write_table(
-        winloss_table(read_parquet(winloss_path), a="dataset_a", b="dataset_b", n="n_pairs", p="p_two_sided",
-                      p_one="p_one_sided", p_adjusted="p_bonferroni", adjusted="Bonferroni"), **files["winloss"],
-        digits=3,
-        caption=f"CrowS-Pairs: every two data sets (languages) a model was scored on, compared on the pairs both "
-                f"have: pairs where the more stereotyping sentence is preferred in one data set only; p: exact "
-                f"McNemar test (two-sided, and one-sided for the first data set preferring it more often); * "
-                f"Bonferroni-adjusted p < {alpha} over the comparisons of a model.",
-        label="tab:crows_pairs_language_winloss",
-    )
-    write_table(
-        effects_table(read_parquet(effects_path)), **files["effects"], digits=3,
-        caption="CrowS-Pairs: linear mixed model of the score margin (sent_more_score - sent_less_score) with the "
-                "data set as a fixed effect (treatment coding against the first) and a random intercept per pair "
-                "(REML); estimates with 95% intervals and Wald p-values; fits that did not reach the optimum are "
-                "kept and marked.",
-        label="tab:crows_pairs_language_effects",
-    )
-
-
 MODEL_TABLE_COLUMNS = {
     "model": "Model", "model_family": "Family", "model_parameters": "Parameters", "model_layers": "Layers",
     "model_hidden_size": "Hidden", "model_vocab_size": "Vocabulary", "model_tokenizer": "Tokenizer",
     "model_max_length": "Max. length", "model_uncased": "Uncased", "model_languages": "Languages",
     "model_source": "Source", "model_revision": "Revision", "model_commit": "Commit",
-    "model_pretraining_data": "Pretraining data", "model_licence": "Licence",
 }
 
 
@@ -475,52 +340,19 @@ def models_table(models: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns=MODEL_TABLE_COLUMNS)
 
 
-def write_models_table(run_files: Sequence[str | os.PathLike], *, parquet: str, csv: str, md: str, tex: str) -> None:
-    """``results/models.parquet`` (:data:`plmfair.models.MODEL_METADATA_SCHEMA` per model) and its table,
-    from the run metadata of one scoring output per model."""
-    from plmfair.io import read_parquet_meta, write_parquet
-    from plmfair.models import MODEL_METADATA_SCHEMA, model_metadata
-
-    rows = []
-    for path in run_files:
-        meta = read_parquet_meta(path)
-        rows.append({"model": meta.get("model"), **model_metadata(meta)})
-    models = pd.DataFrame(rows, columns=["model", *MODEL_METADATA_SCHEMA]).sort_values("model").reset_index(drop=True)
-    models = models.astype({"model_parameters": "Int64", "model_layers": "Int64", "model_hidden_size": "Int64",
-                            "model_vocab_size": "Int64", "model_max_length": "Int64"})
-    write_parquet(models, parquet, schema_doc={"model": "model short name", **MODEL_METADATA_SCHEMA})
-    write_table(models_table(models), csv=csv, md=md, tex=tex, label="tab:models",
-                caption="Models: family, size, tokenizer, where the weights come from, and what the config says of them.")
+def long_table(table: pd.DataFrame) -> pd.DataFrame:
+    """A long Parquet table as it is (data summary, McNemar comparisons)."""
+    return table
 
 
-def table_study(name: str) -> str:
-    """The study a table belongs to, from its file name: crows_pairs, mozart, cloze_<corpus>, models or data."""
-    for prefix in ("crows_pairs", "mozart", "models", "data"):
-        if name.startswith(prefix):
-            return prefix
-    if name.startswith("cloze_construction"):
-        return "cloze_construction"
-    if name.startswith("cloze_"):
-        return "_".join(name.split("_")[:2])
-    return "other"
-
-
-def write_report_tables(table_dir: str | os.PathLike, out_dir: str | os.PathLike) -> list[Path]:
-    """Every table of ``table_dir`` (its CSV, captioned by the first line of its Markdown twin) as an
-    HTML table in ``out_dir/<study>/<name>.html`` for the Snakemake report, rendered by pandas' Styler."""
-    from plmfair.atomic import atomic_dir
-
-    written = []
-    with atomic_dir(out_dir) as tmp:
-        for csv in sorted(Path(table_dir).glob("*.csv")):
-            df = pd.read_csv(csv, keep_default_na=False, na_values=[""])
-            md = csv.with_suffix(".md")
-            caption = md.read_text(encoding="utf-8").split("\n", 1)[0] if md.exists() else csv.stem
-            caption = "" if caption.startswith("|") else caption  # a table written without a caption
-            html = (df.style.hide(axis="index").format(precision=2, na_rep="").set_caption(caption or csv.stem)
-                    .set_table_attributes('class="table table-sm"').to_html())
-            target = Path(tmp) / table_study(csv.stem) / f"{csv.stem}.html"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(html, encoding="utf-8")
-            written.append(Path(out_dir) / target.relative_to(tmp))
-    return written
+def render_table(frames: Mapping[str, pd.DataFrame], *, builder: str, options: Mapping, caption: str, digits: int,
+                 label: str, csv: str | os.PathLike, md: str | os.PathLike, tex: str | os.PathLike,
+                 html: str | os.PathLike) -> pd.DataFrame:
+    """Build one table of :data:`plmfair.outputs.TABLES` (``builder``, a function of this module,
+    given the input ``frames`` by role and the ``options``) and write it as CSV, Markdown and LaTeX
+    (:func:`write_table`) and as the HTML of the report."""
+    table = globals()[builder](**frames, **options)
+    write_table(table, csv=csv, md=md, tex=tex, caption=caption, label=label, digits=digits)
+    write_text(table.style.hide(axis="index").format(precision=digits, na_rep="").set_caption(caption)
+               .set_table_attributes('class="table table-sm"').to_html(), html)
+    return table

@@ -5,7 +5,7 @@
 rule cloze_breakdowns:
     input:
         scores="results/cloze/{cloze_set}/annotation_scores.parquet",
-        annotations=get_cloze_set_annotations,
+        annotations="results/data/{cloze_set}/annotations.parquet",
     output:
         breakdowns="results/cloze/{cloze_set}/breakdowns.parquet",
     log:
@@ -27,8 +27,8 @@ rule cloze_breakdown_figure:
         png=report(
             "results/figures/{cloze_set}_breakdowns.png",
             caption="../report/cloze_breakdowns.rst",
-            category="Cloze sets",
-            subcategory="{cloze_set}",
+            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            subcategory="Figures",
             labels={"figure": "MRR by attribute bucket and group"},
         ),
         pdf="results/figures/{cloze_set}_breakdowns.pdf",
@@ -47,14 +47,13 @@ rule cloze_breakdown_figure:
 
 rule crows_pairs_breakdowns:
     input:
-        scores=get_crows_pairs_scores(),
-        pairs=get_crows_pairs_breakdown_pairs(),
+        scores=crows_pairs_scores(plan.crows_pairs_jobs(config)),
+        pairs=[f"results/data/crows_pairs/{ds}.parquet" for ds in plan.crows_pairs_langs(config)],
     output:
         breakdowns="results/crows_pairs/breakdowns.parquet",
     params:
         jobs=plan.crows_pairs_jobs(config),
-        datasets=crows_pairs_scored_datasets(),
-        langs={name: entry["lang"] for name, entry in CROWS_SETS.items()},
+        langs=plan.crows_pairs_langs(config),
     log:
         "results/logs/crows_pairs/breakdowns.log",
     resources:
@@ -75,6 +74,7 @@ rule crows_pairs_breakdown_figure:
             "results/figures/crows_pairs_breakdowns.png",
             caption="../report/crows_pairs_breakdowns.rst",
             category="CrowS-Pairs",
+            subcategory="Figures",
             labels={"figure": "score by attribute bucket and model"},
         ),
         pdf="results/figures/crows_pairs_breakdowns.pdf",

@@ -1,7 +1,7 @@
 rule build_spacy_pipeline:
     localrule: True
     input:
-        lexicon=get_spacy_lexicon,
+        lexicon=downloaded(plan.spacy_lexicon, "lang"),
     output:
         pipeline=directory("resources/spacy/{lang}"),
     params:
@@ -24,9 +24,7 @@ rule cloze_join_bitexts:
         joined="results/cloze/{corpus}/joined.parquet",
         counts="results/cloze/{corpus}/join_counts.parquet",
     params:
-        bitexts=get_cloze_bitext_members,
-        pivot=get_cloze_pivot,
-        duplicates=get_cloze_duplicates,
+        join=from_plan(plan.bitext_join, "corpus"),
     log:
         "results/logs/cloze/{corpus}/join_bitexts.log",
     benchmark:
@@ -42,14 +40,12 @@ rule cloze_join_bitexts:
 
 rule cloze_tokenize:
     input:
-        text=get_cloze_text,
-        pipeline=get_spacy_pipeline_files,
+        unpack(get_cloze_tokenize_inputs),
     output:
         tokens="results/cloze/{corpus}/tokens/{lang}.parquet",
     params:
-        member=get_cloze_text_member,
+        reading=from_plan(plan.text_reading, "corpus", "lang"),
         pipeline=get_spacy_pipeline,
-        tokenized=get_cloze_tokenized,
         empty_lines=config["cloze"]["empty_lines"],
     log:
         "results/logs/cloze/{corpus}/tokenize_{lang}.log",
@@ -70,7 +66,7 @@ rule cloze_align:
     output:
         alignments="results/cloze/{corpus}/alignments/{lang}.parquet",
     params:
-        settings=get_cloze_align_params,
+        settings=get_cloze_align_settings,
     log:
         "results/logs/cloze/{corpus}/align_{lang}.log",
     benchmark:
@@ -87,17 +83,12 @@ rule cloze_align:
 
 rule cloze_select:
     input:
-        tokens=get_cloze_token_files,
-        alignments=get_cloze_alignment_files,
-        join_counts=get_cloze_join_counts,
-        pipelines=get_cloze_pipeline_files,
+        unpack(get_cloze_select_inputs),
     output:
         sentences="results/cloze/{corpus}/sentences.parquet",
         counts="results/cloze/{corpus}/construction.parquet",
     params:
-        pivot=get_cloze_pivot,
-        pipelines=get_cloze_pipelines,
-        tokenized=get_cloze_tokenized,
+        corpus=get_cloze_select_settings,
         filters=config["cloze"]["filters"],
         sample=config["cloze"]["sample"],
     log:
@@ -120,8 +111,8 @@ rule cloze_alignment_quality:
         quality="results/cloze/{corpus}/alignment_quality.parquet",
         links="results/cloze/{corpus}/gold_alignment_links.parquet",
     params:
-        gold=get_gold_alignment_params,
-        pivot=get_cloze_pivot,
+        gold=from_plan(plan.gold_readings, "corpus"),
+        langs=from_plan(plan.gold_langs, "corpus"),
         eflomal_options=config["cloze"]["eflomal"],
     log:
         "results/logs/cloze/{corpus}/alignment_quality.log",
@@ -135,44 +126,6 @@ rule cloze_alignment_quality:
         "../../envs/cloze.yaml"
     script:
         "../scripts/cloze_alignment_quality.py"
-
-
-rule alignment_quality_table:
-    localrule: True
-    input:
-        quality=get_alignment_quality_files(),
-    output:
-        csv="results/tables/alignment_quality.csv",
-        md="results/tables/alignment_quality.md",
-        tex="results/tables/alignment_quality.tex",
-    log:
-        "results/logs/tables/alignment_quality.log",
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/alignment_quality_table.py"
-
-
-rule cloze_construction_table:
-    localrule: True
-    input:
-        counts=get_cloze_count_files(),
-    output:
-        csv="results/tables/cloze_construction.csv",
-        md="results/tables/cloze_construction.md",
-        tex="results/tables/cloze_construction.tex",
-    log:
-        "results/logs/tables/cloze_construction.log",
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/cloze_construction_table.py"
 
 
 rule cloze_sheets:
@@ -197,11 +150,11 @@ rule cloze_sheets:
 rule ingest_cloze_answers:
     input:
         sentences="results/cloze/{corpus}/sentences.parquet",
-        answers=get_cloze_answer_files,
+        answers=downloaded(plan.answer_files, "corpus"),
     output:
-        annotations="results/data/cloze/{corpus}/annotations.parquet",
+        annotations="results/data/{corpus}/annotations.parquet",
     params:
-        answers=get_cloze_answer_params,
+        langs=from_plan(plan.answer_langs, "corpus"),
     log:
         "results/logs/ingest/cloze_{corpus}.log",
     resources:

@@ -5,15 +5,14 @@
 
 rule cloze_score:
     input:
-        sentences=get_cloze_set_sentences,
-        answers=get_cloze_set_answers,
-        model=get_model_files,
+        unpack(get_cloze_set_inputs),
+        model="resources/manifests/{model}.json",
     output:
         predictions="results/cloze/{cloze_set}/predictions/{model}.parquet",
         answer_scores="results/cloze/{cloze_set}/answer_scores/{model}.parquet",
     params:
-        model=get_model_entry,
-        scoring=get_cloze_set_scoring,
+        model=from_plan(plan.model_loading, "model"),
+        scoring=from_plan(plan.cloze_set_scoring, "cloze_set", "model"),
     log:
         "results/logs/cloze/{cloze_set}/score_{model}.log",
     benchmark:
@@ -24,7 +23,7 @@ rule cloze_score:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=get_model_gpus,
+        gpu=from_plan(plan.model_gpus, "model"),
         # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
         cpus_per_gpu=8,
         # Tokens per forward pass (batch size x padded length); raise it on a large GPU.
@@ -37,14 +36,15 @@ rule cloze_score:
 
 rule cloze_metrics:
     input:
-        annotations=get_cloze_set_annotations,
+        annotations="results/data/{cloze_set}/annotations.parquet",
         predictions=get_cloze_set_scores("predictions"),
         answer_scores=get_cloze_set_scores("answer_scores"),
     output:
         metrics="results/cloze/{cloze_set}/metrics.parquet",
         annotation_scores="results/cloze/{cloze_set}/annotation_scores.parquet",
+        overview="results/cloze/{cloze_set}/overview.parquet",
     params:
-        models=get_cloze_set_models,
+        models=from_plan(plan.cloze_set_models, "cloze_set"),
     log:
         "results/logs/cloze/{cloze_set}/metrics.log",
     benchmark:
@@ -58,30 +58,6 @@ rule cloze_metrics:
         "../scripts/cloze_metrics.py"
 
 
-rule cloze_tables:
-    localrule: True
-    input:
-        metrics="results/cloze/{cloze_set}/metrics.parquet",
-        annotations=get_cloze_set_annotations,
-        predictions=get_cloze_set_scores("predictions"),
-    output:
-        **{f"{name}_{ext}": f"results/tables/{{cloze_set}}_{name}.{ext}"
-           for name in ("table1", "table2_p_at_1", "table3_spearman", "table4_p_at_5", "table5_kendall")
-           for ext in ("csv", "md", "tex")},
-        disparity="results/tables/{cloze_set}_disparity.csv",
-    params:
-        alpha=config["analysis"]["alpha"],
-    log:
-        "results/logs/tables/{cloze_set}.log",
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/cloze_tables.py"
-
-
 rule cloze_mrr_figure:
     localrule: True
     input:
@@ -90,8 +66,8 @@ rule cloze_mrr_figure:
         png=report(
             "results/figures/{cloze_set}_mrr.png",
             caption="../report/mozart_mrr.rst",
-            category="Cloze sets",
-            subcategory="{cloze_set}",
+            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            subcategory="Figures",
             labels={"figure": "MRR per group and language"},
         ),
         pdf="results/figures/{cloze_set}_mrr.pdf",
@@ -111,15 +87,15 @@ rule cloze_mrr_figure:
 rule mozart_tsne_vectors:
     input:
         annotations="results/data/mozart/annotations.parquet",
-        model=get_model_files,
+        model="resources/manifests/{model}.json",
     output:
         vectors="results/cloze/mozart/tsne/{model}.parquet",
     params:
-        model=get_model_entry,
+        model=from_plan(plan.model_loading, "model"),
         sentences=config["mozart"]["tsne"]["sentences"],
         top_k=config["mozart"]["tsne"]["top_k"],
-        num_beams=get_tsne_num_beams,
-        precision=get_model_precision("mozart"),
+        num_beams=from_plan(plan.num_beams, "model", study="mozart"),
+        precision=from_plan(plan.model_precision, "model", study="mozart"),
     log:
         "results/logs/cloze/mozart/tsne_{model}.log",
     benchmark:
@@ -130,7 +106,7 @@ rule mozart_tsne_vectors:
     resources:
         mem_mb=16000,
         runtime=120,
-        gpu=get_model_gpus,
+        gpu=from_plan(plan.model_gpus, "model"),
         # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
         cpus_per_gpu=8,
         token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
@@ -142,14 +118,14 @@ rule mozart_tsne_vectors:
 
 rule mozart_tsne:
     input:
-        vectors=get_mozart_tsne_vectors(),
+        vectors=[f"results/cloze/mozart/tsne/{m}.parquet" for m in plan.tsne_models(config)],
     output:
         coordinates="results/cloze/mozart/tsne.parquet",
         png=report(
             "results/figures/mozart_tsne.png",
             caption="../report/mozart_tsne.rst",
-            category="Cloze sets",
-            subcategory="mozart",
+            category="MozArt",
+            subcategory="Figures",
             labels={"figure": "t-SNE of each model's top predictions"},
         ),
         pdf="results/figures/mozart_tsne.pdf",

@@ -3,8 +3,7 @@ rule download:
     output:
         file="resources/downloads/{file}",
     params:
-        url=get_download_url,
-        sha256=get_download_sha256,
+        source=from_plan(plan.download_source, "file"),
     log:
         "results/logs/download/{file}.log",
     retries: 3

@@ -1,6 +1,6 @@
 rule ingest_mozart:
     input:
-        archive=get_mozart_archive(),
+        archive=download(config["datasets"]["mozart"]) if plan.mozart_ingested(config) else [],
     output:
         annotations="results/data/mozart/annotations.parquet",
     params:
@@ -18,12 +18,11 @@ rule ingest_mozart:
 
 rule ingest_crows_pairs:
     input:
-        raw=get_crows_pairs_raw,
-        reference=get_crows_pairs_reference,
+        unpack(get_crows_pairs_inputs),
     output:
         pairs="results/data/crows_pairs/{dataset}.parquet",
     params:
-        reading=get_crows_pairs_format,
+        reading=from_plan(plan.crows_pairs_reading, "dataset"),
     log:
         "results/logs/ingest/crows_pairs_{dataset}.log",
     resources:
@@ -38,14 +37,14 @@ rule ingest_crows_pairs:
 rule data_summary:
     localrule: True
     input:
-        mozart=get_mozart_annotations(),
-        crows_pairs=list(get_ingested_crows_pairs().values()),
+        mozart=INGESTED_MOZART,
+        crows_pairs=INGESTED_CROWS_PAIRS,
     output:
-        csv="results/tables/data_summary.csv",
+        summary="results/data/summary.parquet",
     params:
-        crows_pairs=list(get_ingested_crows_pairs()),
+        crows_pairs=plan.crows_pairs_ingested(config),
     log:
-        "results/logs/tables/data_summary.log",
+        "results/logs/ingest/data_summary.log",
     resources:
         mem_mb=1000,
         runtime=10,
@@ -58,4 +57,4 @@ rule data_summary:
 rule ingest:
     localrule: True
     input:
-        get_ingest_outputs(),
+        "results/data/summary.parquet",

@@ -1,10 +1,11 @@
 rule build_tiny_model:
     input:
-        corpus=get_tiny_model_corpus(),
+        # the demo text a tiny model's tokenizer is trained on: every ingested sentence
+        corpus=INGESTED_MOZART + INGESTED_CROWS_PAIRS,
     output:
         model=directory("resources/models/{built_model}"),
     params:
-        build=get_tiny_model_build,
+        build=from_plan(plan.tiny_model_build, "built_model"),
     log:
         "results/logs/models/build_{built_model}.log",
     resources:
@@ -16,6 +17,8 @@ rule build_tiny_model:
         "../scripts/build_tiny_model.py"
 
 
+# Every model is an input of its jobs through the manifest of its folder's files, so replacing its
+# weights (or fetching another commit) reruns exactly its jobs.
 rule model_manifest:
     localrule: True
     input:
@@ -23,7 +26,7 @@ rule model_manifest:
     output:
         manifest="resources/manifests/{model}.json",
     params:
-        folder=get_local_model_folder,
+        folder=from_plan(plan.model_folder, "model"),
     log:
         "results/logs/models/manifest_{model}.log",
     resources:
@@ -40,7 +43,7 @@ rule fetch_model:
     output:
         model=directory("resources/models/{hub_model}"),
     params:
-        hub=get_hub_model,
+        hub=from_plan(plan.hub_fetch, "hub_model"),
     log:
         "results/logs/models/fetch_{hub_model}.log",
     retries: 3
@@ -53,48 +56,23 @@ rule fetch_model:
         "../scripts/fetch_model.py"
 
 
-# Model metadata next to every score (XTREME-R): what the config says of each model that ran
-# and what its scoring job read off the loaded weights (parameters, layers, vocabulary, ...).
-rule models_table:
+# Model metadata next to every score (XTREME-R): what each model's first scoring job read off the
+# loaded weights (parameters, layers, vocabulary, ...) and the languages the config gives it.
+rule models:
     localrule: True
     input:
         runs=list(get_model_run_files().values()),
     output:
         models="results/models.parquet",
-        csv="results/tables/models.csv",
-        md="results/tables/models.md",
-        tex="results/tables/models.tex",
+    params:
+        names=list(get_model_run_files()),
+        languages={name: list(spec.languages) for name, spec in MODEL_SPECS.items() if name in get_model_run_files()},
     log:
-        "results/logs/tables/models.log",
+        "results/logs/models/models.log",
     resources:
         mem_mb=1000,
         runtime=10,
     conda:
         "../../envs/stats.yaml"
     script:
-        "../scripts/models_table.py"
-
-
-# Every table of results/tables as HTML for the Snakemake report (`make report`), grouped by study.
-rule report_tables:
-    localrule: True
-    input:
-        get_final_outputs(),
-    output:
-        tables=report(
-            directory("results/report_tables"),
-            patterns=["{study}/{name}.html"],
-            caption="../report/tables.rst",
-            category="Tables",
-            subcategory="{study}",
-            labels={"table": "{name}"},
-        ),
-    log:
-        "results/logs/tables/report_tables.log",
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/report_tables.py"
+        "../scripts/models.py"

@@ -16,7 +16,7 @@ breakdown_heatmap(
     columns="group",
     panels="model",
     title=snakemake.params.title,
-    attribute_order=CLOZE_ATTRIBUTES,
+    attribute_order=list(CLOZE_ATTRIBUTES),
     column_order=(*GROUPS, "all"),
     shared_rows=True,
     value_label="MRR over the top 5 (%)",

@@ -6,14 +6,15 @@ from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
+join = snakemake.params.join
 joined, counts, meta = join_bitext_files(
     bitexts={
         lang: ((snakemake.input[f"{lang}_pivot"], pivot_member), (snakemake.input[f"{lang}_text"], member))
-        for lang, (pivot_member, member) in snakemake.params.bitexts.items()
+        for lang, (pivot_member, member) in join["members"].items()
     },
-    pivot=snakemake.params.pivot["pivot"],
+    pivot=join["pivot"],
     corpus=snakemake.wildcards.corpus,
-    duplicates=snakemake.params.duplicates,
+    duplicates=join["duplicates"],
 )
 write_parquet(df=counts, path=snakemake.output.counts, schema_doc=CONSTRUCTION_SCHEMA, meta=meta)
 write_parquet(df=joined, path=snakemake.output.joined, schema_doc=JOINED_SCHEMA, meta=meta)

@@ -5,18 +5,19 @@ from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
-langs = snakemake.params.pivot["langs"]
+corpus = snakemake.params.corpus
+langs = corpus["langs"]  # pivot first
 sentences, counts, meta = construct_files(
     token_files=dict(zip(langs, snakemake.input.tokens, strict=True)),
     alignment_files=dict(zip(langs[1:], snakemake.input.alignments, strict=True)),
-    pivot=snakemake.params.pivot["pivot"],
+    pivot=langs[0],
     corpus=snakemake.wildcards.corpus,
     filters=snakemake.params.filters,
     n=snakemake.params.sample["n"],
     seed=snakemake.params.sample["seed"],
     examine=snakemake.params.sample["examine"],
-    pipelines=snakemake.params.pipelines,
-    tokenized=snakemake.params.tokenized,
+    pipelines=corpus["pipelines"],
+    tokenized=corpus["tokenized"],
     join_counts=snakemake.input.join_counts or None,
 )
 write_parquet(df=counts, path=snakemake.output.counts, schema_doc=CONSTRUCTION_SCHEMA, meta=meta)

@@ -9,7 +9,7 @@ tokenize_corpus_file(
     out=snakemake.output.tokens,
     lang=snakemake.wildcards.lang,
     pipeline=snakemake.params.pipeline,
-    member=snakemake.params.member,
-    tokenized=snakemake.params.tokenized,
+    member=snakemake.params.reading["member"],
+    tokenized=snakemake.params.reading["tokenized"],
     empty=snakemake.params.empty_lines,
 )

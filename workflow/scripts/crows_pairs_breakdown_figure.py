@@ -14,6 +14,6 @@ breakdown_heatmap(
     columns="model",
     panels="dataset",
     title="CrowS-Pairs: % of pairs preferring the more stereotyping sentence, by attribute bucket",
-    attribute_order=CROWS_ATTRIBUTES,
+    attribute_order=list(CROWS_ATTRIBUTES),
     value_label="score (%)",
 )

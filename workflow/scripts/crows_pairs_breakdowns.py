@@ -7,7 +7,7 @@ from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
-pairs = {ds: read_parquet(path=path) for ds, path in zip(snakemake.params.datasets, snakemake.input.pairs, strict=True)}
+pairs = {ds: read_parquet(path=path) for ds, path in zip(snakemake.params.langs, snakemake.input.pairs, strict=True)}
 parts = []
 for (dataset, model), scores in zip(snakemake.params.jobs, snakemake.input.scores, strict=True):
     parts.append(crows_breakdowns(

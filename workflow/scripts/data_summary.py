@@ -1,11 +1,11 @@
 """Counts per MozArt language and per CrowS-Pairs data set."""
 
-from plmfair.data import data_summary
-from plmfair.io import read_parquet, write_csv
+from plmfair.data import DATA_SUMMARY_SCHEMA, data_summary
+from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
-write_csv(
+write_parquet(
     df=data_summary(
         mozart=read_parquet(path=snakemake.input.mozart[0]) if snakemake.input.mozart else None,
         crows={
@@ -13,5 +13,6 @@ write_csv(
             for name, path in zip(snakemake.params.crows_pairs, snakemake.input.crows_pairs, strict=True)
         },
     ),
-    path=snakemake.output.csv,
+    path=snakemake.output.summary,
+    schema_doc=DATA_SUMMARY_SCHEMA,
 )

@@ -8,8 +8,8 @@ configure_logging(snakemake)
 # moving the mirror folder reruns nothing.
 fetch(
     filename=snakemake.wildcards.file,
-    url=snakemake.params.url,
-    sha256=snakemake.params.sha256,
+    url=snakemake.params.source["url"],
+    sha256=snakemake.params.source["sha256"],
     mirror=snakemake.config.get("mirror"),
     dest=snakemake.output.file,
 )

@@ -8,7 +8,8 @@ from plmfair.logs import configure_logging
 configure_logging(snakemake)
 write_parquet(
     df=ingest_answers(
-        sentences=read_parquet(path=snakemake.input.sentences), answer_files=dict(snakemake.params.answers)
+        sentences=read_parquet(path=snakemake.input.sentences),
+        answer_files=dict(zip(snakemake.params.langs, snakemake.input.answers, strict=True)),
     ),
     path=snakemake.output.annotations,
     schema_doc=MOZART_SCHEMA,

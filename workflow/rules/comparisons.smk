@@ -28,35 +28,6 @@ rule group_analysis:
         "../scripts/group_analysis.py"
 
 
-rule group_tables:
-    localrule: True
-    input:
-        winloss="results/cloze/{cloze_set}/group_winloss.parquet",
-        effects="results/cloze/{cloze_set}/group_effects.parquet",
-        tests="results/cloze/{cloze_set}/group_tests.parquet",
-    output:
-        tests_csv="results/tables/{cloze_set}_group_tests.csv",
-        tests_md="results/tables/{cloze_set}_group_tests.md",
-        tests_tex="results/tables/{cloze_set}_group_tests.tex",
-        winloss_csv="results/tables/{cloze_set}_group_winloss.csv",
-        winloss_md="results/tables/{cloze_set}_group_winloss.md",
-        winloss_tex="results/tables/{cloze_set}_group_winloss.tex",
-        effects_csv="results/tables/{cloze_set}_group_effects.csv",
-        effects_md="results/tables/{cloze_set}_group_effects.md",
-        effects_tex="results/tables/{cloze_set}_group_effects.tex",
-    params:
-        alpha=config["analysis"]["alpha"],
-    log:
-        "results/logs/tables/{cloze_set}_group.log",
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/group_tables.py"
-
-
 rule group_figure:
     localrule: True
     input:
@@ -66,8 +37,8 @@ rule group_figure:
         png=report(
             "results/figures/{cloze_set}_group_effects.png",
             caption="../report/group_effects.rst",
-            category="Cloze sets",
-            subcategory="{cloze_set}",
+            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            subcategory="Figures",
             labels={"figure": "group effects"},
         ),
         pdf="results/figures/{cloze_set}_group_effects.pdf",
@@ -87,13 +58,13 @@ rule group_figure:
 
 rule crows_pairs_languages:
     input:
-        scores=get_crows_pairs_language_scores(),
+        scores=crows_pairs_scores(plan.crows_pairs_language_jobs(config)),
     output:
         winloss="results/crows_pairs/language_winloss.parquet",
         effects="results/crows_pairs/language_effects.parquet",
     params:
         jobs=plan.crows_pairs_language_jobs(config),
-        langs={name: entry["lang"] for name, entry in CROWS_SETS.items()},
+        langs=plan.crows_pairs_langs(config),
         alpha=config["analysis"]["alpha"],
     log:
         "results/logs/crows_pairs/languages.log",
@@ -108,31 +79,6 @@ rule crows_pairs_languages:
         "../scripts/crows_pairs_languages.py"
 
 
-rule crows_pairs_language_tables:
-    localrule: True
-    input:
-        winloss="results/crows_pairs/language_winloss.parquet",
-        effects="results/crows_pairs/language_effects.parquet",
-    output:
-        winloss_csv="results/tables/crows_pairs_language_winloss.csv",
-        winloss_md="results/tables/crows_pairs_language_winloss.md",
-        winloss_tex="results/tables/crows_pairs_language_winloss.tex",
-        effects_csv="results/tables/crows_pairs_language_effects.csv",
-        effects_md="results/tables/crows_pairs_language_effects.md",
-        effects_tex="results/tables/crows_pairs_language_effects.tex",
-    params:
-        alpha=config["analysis"]["alpha"],
-    log:
-        "results/logs/tables/crows_pairs_languages.log",
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/language_tables.py"
-
-
 rule crows_pairs_language_figure:
     localrule: True
     input:
@@ -142,6 +88,7 @@ rule crows_pairs_language_figure:
             "results/figures/crows_pairs_language_effects.png",
             caption="../report/crows_pairs_languages.rst",
             category="CrowS-Pairs",
+            subcategory="Figures",
             labels={"figure": "languages compared on shared pairs"},
         ),
         pdf="results/figures/crows_pairs_language_effects.pdf",
