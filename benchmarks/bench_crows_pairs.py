@@ -32,7 +32,7 @@ from pathlib import Path
 import torch
 
 from plmfair.crows_pairs import score_pairs
-from plmfair.data import read_crows_pairs
+from plmfair.crows_pairs_data import read_crows_pairs
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.tiny_models import build_tiny_model

@@ -24,8 +24,8 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from plmfair.annotations import read_mozart_jsonl
 from plmfair.cloze_scoring import cloze_sentences, distinct_answers, predict, score_answers
-from plmfair.data import read_mozart_jsonl
 from plmfair.scoring import scorer_class
 from plmfair.scoring.loader import Stopwatch, device_name, pick_device
 from plmfair.tiny_models import build_tiny_model

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plmfair.data import GROUPS, read_mozart_zip
+from plmfair.annotations import GROUPS, read_mozart_zip
 from plmfair.group_tests import group_effects, group_tests, group_winloss
 from plmfair.stats import binomial_summary
 

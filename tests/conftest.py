@@ -106,7 +106,7 @@ def oracle_mozart_scores(shared_data: Path, langs: list[str]):
     in advance: each sentence's top 5 are the five answers native speakers gave most often."""
     import pandas as pd
 
-    from plmfair.data import read_mozart_zip
+    from plmfair.annotations import read_mozart_zip
     from plmfair.metrics import annotation_scores
     from plmfair.text import base_normalise
 
@@ -152,3 +152,68 @@ def nangia_reference(model, tokenizer, sent1, sent2, uncased):
                 else:
                     score2 += lp
     return round(score1, 3), round(score2, 3)
+
+
+# ---- the demo cloze corpus in memory (tests of the construction and of the annotation sheets)
+
+CLOZE_LANGS = ("en", "de", "es", "fr")
+
+
+@pytest.fixture(scope="session")
+def demo_corpus(demo_data, tmp_path_factory):
+    """The synthetic four-way demo corpus tagged by lookup pipelines built here, with its gold alignments."""
+    from plmfair.alignment import links_frame, parse_pharaoh
+    from plmfair.corpus_text import read_text_lines
+    from plmfair.pos import build_lexicon_pipeline, load_pipeline, read_lexicon, tag_lines
+
+    root = demo_data / "cloze"
+    tokens, lines = {}, {}
+    for lang in CLOZE_LANGS:
+        out = tmp_path_factory.mktemp(f"spacy_{lang}")
+        build_lexicon_pipeline(lang, read_lexicon(root / f"lexicon_{lang}.tsv"), out / "nlp")
+        lines[lang], _ = read_text_lines(root / f"cloze_demo.{lang}")
+        tokens[lang], _ = tag_lines(load_pipeline(out / "nlp", lang), lines[lang], tokenized=True)
+    aligns = {
+        lang: links_frame(parse_pharaoh(read_text_lines(root / f"cloze_demo.en-{lang}.align")[0],
+                                        source=f"en-{lang}"))
+        for lang in CLOZE_LANGS[1:]
+    }
+    return tokens, aligns, len(lines["en"])
+
+
+def construct_in_memory(demo_corpus, **kw):
+    """The demo corpus's cloze sentences and counts, constructed in memory with every line tagged: the
+    reference that the streamed construction (plmfair.cloze.construct_files) is checked against."""
+    tokens, aligns, n_lines = demo_corpus
+    args = {"pivot": "en", "n_lines": n_lines, "corpus": "demo", "filters": {"min_tokens": 4, "max_tokens": 30},
+            "n": 8, "seed": 7, **kw}
+    return construct(tokens, aligns, **args)
+
+
+def construct(tokens, alignments, *, pivot, n_lines, corpus, filters, n, seed, examine="as_needed", batch_lines=2000):
+    """Sentences and counts of one corpus held in memory, its tokens tagged in full; what
+    plmfair.cloze.construct_files does on files, tagging only the lines it examines."""
+    import pandas as pd
+
+    from plmfair.cloze import (
+        DEFAULT_FILTERS,
+        cloze_sentences_from_sample,
+        lexical_candidates,
+        select_sample,
+        verify_sentences,
+    )
+    from plmfair.pos import TAGS_SCHEMA
+
+    f = {**DEFAULT_FILTERS, **(filters or {})}
+    langs = [pivot] + [lang for lang in tokens if lang != pivot]
+    lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
+                                         filters=f)
+
+    def tag(lines):
+        return {lang: t.loc[t["line"].isin(lines), list(TAGS_SCHEMA)] for lang, t in tokens.items()}
+
+    sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
+                                     examine=examine, batch_lines=batch_lines)
+    sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
+    verify_sentences(sentences, tokens, alignments, pivot=pivot, pos=f["pos"])
+    return sentences, pd.concat([counts, selected], ignore_index=True).astype({"count": "Int64"})

@@ -2,56 +2,24 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
+from conftest import construct_in_memory
 
 from plmfair.alignment import links_frame, parse_pharaoh
-from plmfair.cloze import (
-    balanced_sample,
-    candidate_words,
-    construct,
-    ingest_answers,
-    verify_sentences,
-    write_annotation_sheets,
-)
-from plmfair.data import MASK, check_parallel, read_text_lines
+from plmfair.annotations import MASK
+from plmfair.cloze import balanced_sample, candidate_words, verify_sentences
+from plmfair.corpus_text import check_parallel, read_text_lines
 from plmfair.errors import DataError
-from plmfair.pos import build_lexicon_pipeline, load_pipeline, read_lexicon, tag_lines
+from plmfair.pos import build_lexicon_pipeline, read_lexicon, tag_lines
 from plmfair.tables import construction_table
 
 LANGS = ("en", "de", "es", "fr")
 
 
-@pytest.fixture(scope="module")
-def demo_corpus(demo_data, tmp_path_factory):
-    """The synthetic four-way demo corpus tagged by lookup pipelines built here, with its gold alignments."""
-    root = demo_data / "cloze"
-    tokens, lines = {}, {}
-    for lang in LANGS:
-        out = tmp_path_factory.mktemp(f"spacy_{lang}")
-        build_lexicon_pipeline(lang, read_lexicon(root / f"lexicon_{lang}.tsv"), out / "nlp")
-        lines[lang], _ = read_text_lines(root / f"cloze_demo.{lang}")
-        tokens[lang], _ = tag_lines(load_pipeline(out / "nlp", lang), lines[lang], tokenized=True)
-    aligns = {
-        lang: links_frame(parse_pharaoh(read_text_lines(root / f"cloze_demo.en-{lang}.align")[0],
-                                        source=f"en-{lang}"))
-        for lang in LANGS[1:]
-    }
-    return tokens, aligns, len(lines["en"])
-
-
-def _construct(demo_corpus, **kw):
-    tokens, aligns, n_lines = demo_corpus
-    args = {"pivot": "en", "n_lines": n_lines, "corpus": "demo", "filters": {"min_tokens": 4, "max_tokens": 30},
-            "n": 8, "seed": 7, **kw}
-    return construct(tokens, aligns, **args)
-
-
 def test_every_quadruple_checks_against_alignment_and_pos(demo_corpus):
     tokens, aligns, _ = demo_corpus
-    sentences, _ = _construct(demo_corpus, n=16)
+    sentences, _ = construct_in_memory(demo_corpus, n=16)
     assert len(sentences) == 16 * 4
     assert all(sorted(g) == sorted(LANGS) for g in sentences.groupby("s_id")["lang"].apply(list))
     assert (sentences["text"].str.count(MASK.replace("[", r"\[").replace("]", r"\]")) == 1).all()
@@ -81,15 +49,15 @@ def test_every_quadruple_checks_against_alignment_and_pos(demo_corpus):
 
 
 def test_same_seed_same_sample_other_seed_other_sample(demo_corpus):
-    a, _ = _construct(demo_corpus, seed=3)
-    b, _ = _construct(demo_corpus, seed=3)
-    c, _ = _construct(demo_corpus, seed=4)
+    a, _ = construct_in_memory(demo_corpus, seed=3)
+    b, _ = construct_in_memory(demo_corpus, seed=3)
+    c, _ = construct_in_memory(demo_corpus, seed=4)
     pd.testing.assert_frame_equal(a, b)
     assert not a[["s_id", "token"]].equals(c[["s_id", "token"]])
 
 
 def test_counts_follow_the_filters_on_the_demo_corpus(demo_corpus):
-    _, counts = _construct(demo_corpus)
+    _, counts = construct_in_memory(demo_corpus)
     table = construction_table(counts)
     steps = table["step"].tolist()
     assert steps == ["lines", "non_empty", "length", "candidates", "one_to_one", "letters_only", "not_number",
@@ -236,45 +204,9 @@ def test_line_count_mismatch_names_both_files():
         check_parallel({"en": 10, "de": 9}, {"en": "a.en", "de": "a.de"})
 
 
-def test_annotation_sheets_in_batches(demo_corpus, tmp_path):
-    sentences, _ = _construct(demo_corpus, n=24)
-    paths = write_annotation_sheets(sentences, out_dir=tmp_path / "sheets", batch_size=10)
-    assert len(paths) == 4 * 3 and {p.parent.name for p in paths} == {"en", "de", "es", "fr"}
-    paths = [p for p in paths if p.parent.name == "de"]
-    assert [p.name for p in paths] == ["batch_001.csv", "batch_002.csv", "batch_003.csv"]
-    sheets = [pd.read_csv(p, keep_default_na=False) for p in paths]
-    assert [len(s) for s in sheets] == [10, 10, 4]
-    assert sheets[0].columns.tolist() == ["batch", "s_id", "lang", "text", "mask"]
-    assert set(pd.concat(sheets)["s_id"]) == set(sentences.loc[sentences["lang"] == "de", "s_id"])
-    assert (pd.concat(sheets)["mask"] == "").all()
-
-
-def _answer(s_id, text, mask, **kw):
-    return json.dumps({"s_id": s_id, "text": text, "mask": mask, "u_id": kw.get("u", "u1"), "male": 1, "female": 0,
-                       "native": 1, "nonnative": 0})
-
-
-def test_answers_in_mozart_jsonl_are_ingested_and_checked(demo_corpus, tmp_path):
-    sentences, _ = _construct(demo_corpus)
-    fr = sentences[sentences["lang"] == "fr"].iloc[0]
-    good = tmp_path / "fr.jsonl"
-    good.write_text(_answer(fr["s_id"], fr["text"], " chien ") + "\n" + _answer(fr["s_id"], fr["text"], "chat", u="u2") + "\n")
-    ann = ingest_answers(sentences, {"fr": good})
-    assert ann["answer"].tolist() == ["chien", "chat"] and set(ann["group"]) == {"MN"}
-    assert ann["true_mask"].tolist() == [fr["true_mask"]] * 2 and ann["tag"].tolist() == [fr["tag"]] * 2
-    bad_id = tmp_path / "bad_id.jsonl"
-    bad_id.write_text(_answer("demo-999", fr["text"], "x") + "\n")
-    with pytest.raises(DataError, match="bad_id.jsonl: s_id demo-999 is not a constructed fr sentence"):
-        ingest_answers(sentences, {"fr": bad_id})
-    bad_text = tmp_path / "bad_text.jsonl"
-    bad_text.write_text(_answer(fr["s_id"], "autre [MASK] .", "x") + "\n")
-    with pytest.raises(DataError, match=f"s_id {fr['s_id']} has text 'autre"):
-        ingest_answers(sentences, {"fr": bad_text})
-
-
 def test_verify_sentences_catches_a_broken_quadruple(demo_corpus):
     tokens, aligns, _ = demo_corpus
-    sentences, _ = _construct(demo_corpus)
+    sentences, _ = construct_in_memory(demo_corpus)
     verify_sentences(sentences, tokens, aligns, pivot="en", pos=["NOUN", "VERB", "ADJ", "ADV"])
     broken = sentences.copy()
     i = broken.index[broken["lang"] == "de"][0]
@@ -326,7 +258,7 @@ def test_streaming_path_gives_todays_sentences_on_the_demo_corpus(demo_corpus, d
     same sentences as everything tagged and filtered in memory, and as the sample this project drew
     before it streamed (the demo's sentences.parquet of commit d29bbce)."""
     streamed, counts, meta = _construct_files(demo_files, monkeypatch, examine="all", batch_lines=7)
-    in_memory, counts_memory = _construct(demo_corpus, examine="all")
+    in_memory, counts_memory = construct_in_memory(demo_corpus, examine="all")
     pd.testing.assert_frame_equal(streamed, in_memory)
     pd.testing.assert_frame_equal(counts, counts_memory)
     en = streamed[streamed["lang"] == "en"]
@@ -339,7 +271,7 @@ def test_streaming_path_gives_todays_sentences_on_the_demo_corpus(demo_corpus, d
 def test_as_needed_sample_does_not_depend_on_how_many_lines_are_tagged_at_a_time(demo_corpus, demo_files, monkeypatch):
     one_batch, counts_one, _ = _construct_files(demo_files, monkeypatch, n=4, batch_lines=1000)
     small, counts_small, _ = _construct_files(demo_files, monkeypatch, row_group_lines=33, n=4, batch_lines=3)
-    in_memory, _ = _construct(demo_corpus, n=4, batch_lines=5)
+    in_memory, _ = construct_in_memory(demo_corpus, n=4, batch_lines=5)
     pd.testing.assert_frame_equal(one_batch, small)
     pd.testing.assert_frame_equal(one_batch, in_memory)
     examined = {name: c.set_index(["step", "lang"]).loc[("examined_lines", "all"), "count"]
@@ -355,4 +287,4 @@ def test_as_needed_sample_does_not_depend_on_how_many_lines_are_tagged_at_a_time
 def test_walk_reports_what_it_saw_when_a_class_runs_short(demo_corpus):
     with pytest.raises(DataError, match=r"every line was examined and the balanced sample is still short of .*"
                                         r"Lower cloze.sample.n"):
-        _construct(demo_corpus, n=400)
+        construct_in_memory(demo_corpus, n=400)

@@ -97,6 +97,9 @@ CONFIG_ERRORS = {
                           "config error at cloze.sample.n: 30 quadruples cannot be balanced"),
     "a corpus named mozart": (lambda c: c["cloze"]["corpora"].update(mozart=c["cloze"]["corpora"]["wmt06_test2006"]),
                               "config error at cloze.corpora.mozart: 'mozart' is the name of MozArt's cloze set"),
+    "a corpus named crows_pairs": (lambda c: c["cloze"]["corpora"].update(crows_pairs=c["cloze"]["corpora"]["wmt06_test2006"]),
+                                   "config error at cloze.corpora.crows_pairs: results/data/crows_pairs/ holds the "
+                                   "CrowS-Pairs data sets"),
     "symmetrisation": (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
 }
 

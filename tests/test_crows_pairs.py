@@ -224,7 +224,7 @@ def test_tables_layout():
 def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):
     """Névéol et al.'s Table 4: 1,462 stereo pairs, 87.2% (of the 1,677 pairs; 4 cannot be scored)."""
     from plmfair.crows_pairs import pair_status
-    from plmfair.data import read_crows_pairs
+    from plmfair.crows_pairs_data import read_crows_pairs
 
     pairs = read_crows_pairs(shared_data / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv",
                              fmt="inria", lang="fr")

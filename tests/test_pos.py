@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from plmfair.data import read_text_lines
+from plmfair.corpus_text import read_text_lines
 from plmfair.errors import ConfigError, DataError
 from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.pos import (

@@ -134,7 +134,8 @@ import pickle, sys
 from pathlib import Path
 from plmfair.cloze_scoring import score_cloze_set
 from plmfair.crows_pairs import run_scoring
-from plmfair.data import read_crows_pairs, read_mozart_zip
+from plmfair.annotations import read_mozart_zip
+from plmfair.crows_pairs_data import read_crows_pairs
 from plmfair.models import ModelSpec
 from plmfair.tsne import run_tsne_vectors
 

@@ -40,7 +40,7 @@ import difflib
 
 import pandas as pd
 
-from plmfair.data import GROUPS
+from plmfair.annotations import GROUPS
 from plmfair.text import base_normalise
 
 N_BUCKETS = 4
@@ -210,7 +210,7 @@ def origin_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def bias_type_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-    from plmfair.data import BIAS_TYPES
+    from plmfair.crows_pairs_data import BIAS_TYPES
 
     return _categories(scores["bias_type"], order=BIAS_TYPES)
 

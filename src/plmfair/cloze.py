@@ -30,29 +30,27 @@ once: with ``sample.examine: as_needed`` the lines are visited in a seeded rando
 tagged only until every class is full (:class:`SeededWalk`); with ``all`` every line is
 tagged and the sample drawn from all candidates with ``numpy``'s generator seeded by
 ``sample.seed``, the scarcest class first (:func:`balanced_sample`).
-:func:`construct` does this in memory, :func:`construct_files` streamed from the files.
+:func:`construct_files` does this streamed from the files.
 
 Outputs:
 
 ``results/cloze/{corpus}/sentences.parquet`` (:data:`SENTENCES_SCHEMA`), one row per
 language and sampled line, shaped like the MozArt sentences;
 ``results/cloze/{corpus}/construction.parquet`` (:data:`CONSTRUCTION_SCHEMA`), the count
-left after each filter, per language, rendered for all corpora as
-``results/tables/cloze_construction.csv`` by :func:`plmfair.tables.write_construction_table`.
+left after each filter, per language, rendered as ``results/tables/{corpus}_construction.*``.
+The annotation sheets and the answers to them are :mod:`plmfair.cloze_answers`.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from plmfair.data import MASK
+from plmfair.annotations import MASK
 from plmfair.errors import DataError
 from plmfair.pos import TAGS_SCHEMA
 
@@ -476,79 +474,6 @@ def verify_sentences(sentences: pd.DataFrame, tokens: Mapping[str, pd.DataFrame]
                 raise AssertionError(f"cloze construction produced an invalid sentence {s_id} ({lang}): {'; '.join(problems)}")
 
 
-def construct(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str, n_lines: int,
-              corpus: str, filters: Mapping | None, n: int, seed: int, examine: str = "as_needed",
-              batch_lines: int = 2000) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Sentences (:data:`SENTENCES_SCHEMA`) and counts (:data:`CONSTRUCTION_SCHEMA`) of one corpus
-    held in memory, its tokens tagged in full (:func:`plmfair.pos.tag_lines`);
-    :func:`construct_files` is the same on files, tagging only the lines it examines."""
-    f = {**DEFAULT_FILTERS, **(filters or {})}
-    langs = _pivot_first(tokens, pivot)
-    lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
-                                         filters=f)
-
-    def tag(lines):
-        return {lang: t.loc[t["line"].isin(lines), list(TAGS_SCHEMA)] for lang, t in tokens.items()}
-
-    sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
-                                     examine=examine, batch_lines=batch_lines)
-    sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
-    verify_sentences(sentences, tokens, alignments, pivot=pivot, pos=f["pos"])
-    return sentences, pd.concat([counts, selected], ignore_index=True).astype({"count": "Int64"})
-
-
-def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLike, batch_size: int = 10
-                            ) -> list[Path]:
-    """CSV sheets of ``batch_size`` sentences for annotators, one folder per language
-    (``<out_dir>/<lang>/batch_NNN.csv``): batch, s_id, lang, text, mask (left empty).
-
-    Answers come back in the MozArt JSONL format (one line per annotator and sentence with
-    s_id, text, mask, u_id and the demographic flags) and are read by :func:`ingest_answers`.
-    """
-    from plmfair.atomic import atomic_dir
-    from plmfair.io import write_csv
-
-    if sentences.empty:
-        raise DataError("no constructed sentences to put on annotation sheets")
-    out_dir = Path(out_dir)
-    paths = []
-    with atomic_dir(out_dir) as tmp:
-        for lang, sents in sentences.groupby("lang", sort=False):
-            sents = sents.reset_index(drop=True)
-            for b in range(math.ceil(len(sents) / batch_size)):
-                chunk = sents.iloc[b * batch_size:(b + 1) * batch_size]
-                sheet = pd.DataFrame({"batch": b + 1, "s_id": chunk["s_id"], "lang": lang, "text": chunk["text"],
-                                      "mask": ""})
-                name = Path(str(lang)) / f"batch_{b + 1:03d}.csv"
-                (tmp / name).parent.mkdir(exist_ok=True)
-                write_csv(sheet, tmp / name)
-                paths.append(out_dir / name)
-    return paths
-
-
-def ingest_answers(sentences: pd.DataFrame, answer_files: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
-    """Answers in the MozArt JSONL format, per language, as an annotations table
-    (:data:`plmfair.data.MOZART_SCHEMA`); every answer must be to a constructed sentence with its text."""
-    from plmfair.data import mozart_frame, read_mozart_jsonl
-
-    frames = []
-    for lang, path in answer_files.items():
-        ann = read_mozart_jsonl(path, lang)
-        ref = sentences[sentences["lang"] == lang].set_index("s_id")
-        for s_id, text in zip(ann["s_id"], ann["text"], strict=True):
-            if s_id not in ref.index:
-                raise DataError(
-                    f"{path}: s_id {s_id} is not a constructed {lang} sentence of this corpus "
-                    f"(ids look like {ref.index[0] if len(ref) else '?'}); answers must use the s_id of the sheets"
-                )
-            if text != ref.at[s_id, "text"]:
-                raise DataError(f"{path}: s_id {s_id} has text {text!r}, the constructed sentence is {ref.at[s_id, 'text']!r}")
-        ann["true_mask"] = ann["true_mask"].fillna(ann["s_id"].map(ref["true_mask"]))
-        ann["tag"] = ann["tag"].fillna(ann["s_id"].map(ref["tag"]))
-        frames.append(ann)
-    return mozart_frame(pd.concat(frames, ignore_index=True).to_dict("records"))
-
-
 def _line_range_filter(start: int, stop: int) -> list:
     return [("line", ">=", start), ("line", "<", stop)]
 
@@ -558,8 +483,9 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
                     pipelines: Mapping[str, str | os.PathLike], tokenized: bool = False, examine: str = "as_needed",
                     join_counts: str | os.PathLike | None = None, batch_lines: int = 2000
                     ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """:func:`construct` streamed from the tokens and alignments files of one corpus; also the run
-    metadata (with the seconds spent filtering, tagging and sampling).
+    """Sentences (:data:`SENTENCES_SCHEMA`) and counts (:data:`CONSTRUCTION_SCHEMA`) of one corpus,
+    streamed from its tokens and alignments files; also the run metadata (with the seconds spent
+    filtering, tagging and sampling).
 
     The lexical filters run over one row group of lines (:data:`plmfair.pos.ROW_GROUP_LINES`)
     at a time; only the lines the sample examines are read again, tagged and parsed
@@ -567,7 +493,7 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
     """
     import time
 
-    from plmfair.data import check_parallel
+    from plmfair.corpus_text import check_parallel
     from plmfair.io import read_parquet, read_parquet_meta
     from plmfair.pos import ROW_GROUP_LINES, load_pipeline, tag_tokens
 

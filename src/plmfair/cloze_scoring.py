@@ -21,7 +21,7 @@ import logging
 
 import pandas as pd
 
-from plmfair.data import MASK
+from plmfair.annotations import MASK
 from plmfair.errors import DataError
 from plmfair.text import normalise
 

@@ -18,7 +18,7 @@ import logging
 
 import pandas as pd
 
-from plmfair.data import BIAS_TYPES
+from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.models import MODEL_METADATA_SCHEMA
 from plmfair.scoring.base import MinimalPair
 

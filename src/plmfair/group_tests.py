@@ -46,7 +46,7 @@ from math import lcm
 import numpy as np
 import pandas as pd
 
-from plmfair.data import GROUPS
+from plmfair.annotations import GROUPS
 from plmfair.stats import (
     EFFECTS_COLUMNS,
     crossed_mixed_model,

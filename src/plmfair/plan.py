@@ -1,8 +1,11 @@
-"""The study plan: which jobs a configuration asks for, and the cross-checks of its keys.
-
-Torch-free, so Snakemake builds its DAG (``workflow/rules/common.smk`` wraps these
-functions in path functions) without importing a model library. Every function takes
-the validated config (defaults filled in by the JSON schema).
+"""The study plan: every decision about which jobs a configuration asks for and what each job
+reads, as functions of the validated config (defaults filled in by the JSON schema) that return
+names or small typed records (:class:`ClozeSet`, :class:`Corpus`, :class:`AlignmentRoute`,
+:class:`GoldSet`, :class:`SpacyPipeline`, :class:`Table`). ``workflow/rules/common.smk`` only
+turns these into paths; a job's ``params`` are what a plan function returns for it and nothing
+more, so that a change reruns exactly the jobs it changes. Validation is :mod:`plmfair.config`
+(which reads the plan; the plan never imports it). Torch-free, so Snakemake builds its DAG
+without importing a model library.
 
 Model lists. ``mozart.models``, ``crows_pairs.models`` and ``cloze.models`` default to
 every declared model that fits the study: its family can be scored on the study
@@ -20,11 +23,10 @@ from plmfair.models import ModelSpec, specs_from_config
 from plmfair.outputs import FIGURES, TABLES
 from plmfair.scoring import FAMILIES
 
+# ---- Studies and their data ----------------------------------------------------------------------
+
+
 STUDIES = ("mozart", "crows_pairs", "cloze")
-
-
-def model_specs(config: dict) -> dict[str, ModelSpec]:
-    return specs_from_config(config)
 
 
 def enabled(config: dict, study: str) -> bool:
@@ -64,6 +66,46 @@ def cloze_corpora(config: dict) -> dict[str, dict]:
             if entry.get("enabled", True)}
 
 
+def corpus_langs(entry: dict) -> list[str]:
+    """A corpus entry's languages, pivot first: of its text files, or its bitexts' and the pivot."""
+    langs = entry["bitexts"] if "bitexts" in entry else entry["text"]
+    return [entry["pivot"]] + [lang for lang in langs if lang != entry["pivot"]]
+
+
+def cloze_langs(config: dict, corpus: str) -> list[str]:
+    """The corpus languages, pivot first."""
+    return corpus_langs(cloze_corpora(config)[corpus])
+
+
+def study_languages(config: dict, study: str) -> list[str]:
+    """The data languages a study covers."""
+    if study == "mozart":
+        if not mozart_ingested(config):
+            return []
+        return list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
+    if study == "crows_pairs":
+        sets = crows_pairs_sets(config)
+        return list(dict.fromkeys(sets[ds]["lang"] for ds in config["crows_pairs"]["datasets"] if ds in sets))
+    return list(dict.fromkeys(lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)))
+
+
+def crows_pairs_langs(config: dict) -> dict[str, str]:
+    """The language of every scored CrowS-Pairs data set (only those: declaring another reruns nothing)."""
+    sets = crows_pairs_sets(config)
+    return {ds: sets[ds]["lang"] for ds in dict.fromkeys(ds for ds, _ in crows_pairs_jobs(config))}
+
+
+DOWNLOAD_KEYS = ("file", "url", "sha256")
+
+
+def crows_pairs_reading(config: dict, dataset: str) -> dict:
+    """How a CrowS-Pairs file is read: every key of its entry but the download's own."""
+    return {key: value for key, value in crows_pairs_sets(config)[dataset].items() if key not in DOWNLOAD_KEYS}
+
+
+# ---- Downloads -----------------------------------------------------------------------------------
+
+
 def download_entries(config: dict) -> dict[str, dict]:
     """Every declared download, keyed by its config location (``datasets.crows_pairs.fr``): every
     mapping with a ``file`` key, wherever it is in the config (models have none)."""
@@ -101,63 +143,18 @@ def active_downloads(config: dict) -> dict[str, dict]:
     return {where: entry for where, entry in download_entries(config).items() if _download_in_use(config, where)}
 
 
-def cloze_langs(config: dict, corpus: str) -> list[str]:
-    """The corpus languages, pivot first."""
-    return corpus_langs(cloze_corpora(config)[corpus])
+def download_source(config: dict, file: str) -> dict:
+    """Where a download comes from and what it is: its ``url`` and ``sha256`` (the mirror is only where
+    to look first, and stays out, so that moving it reruns nothing)."""
+    entry = next(e for e in active_downloads(config).values() if e["file"] == file)
+    return {"url": entry.get("url"), "sha256": entry.get("sha256")}
 
 
-def corpus_langs(entry: dict) -> list[str]:
-    """A corpus entry's languages, pivot first: of its text files, or its bitexts' and the pivot."""
-    langs = entry["bitexts"] if "bitexts" in entry else entry["text"]
-    return [entry["pivot"]] + [lang for lang in langs if lang != entry["pivot"]]
+# ---- Models --------------------------------------------------------------------------------------
 
 
-def is_folder_name(name: str) -> bool:
-    """Whether a spaCy pipeline name from ``cloze.spacy`` is a folder (it has a path separator)
-    rather than an installed package's name."""
-    return "/" in name or "\\" in name
-
-
-@dataclass(frozen=True)
-class SpacyPipeline:
-    """The spaCy pipeline of a language: ``built`` by the workflow from a lexicon entry (the demo's
-    lookup pipelines, ``resources/spacy/<lang>``), else ``name``, a package or a folder."""
-
-    lang: str
-    built: bool
-    name: str | None = None
-    lexicon: dict | None = None
-
-    @property
-    def package(self) -> str | None:
-        """The package to install, when the pipeline is one."""
-        return None if self.built or is_folder_name(self.name) else self.name
-
-
-def spacy_pipeline(config: dict, lang: str) -> SpacyPipeline:
-    entry = config["cloze"]["spacy"][lang]
-    if isinstance(entry, dict):
-        return SpacyPipeline(lang, built=True, lexicon=entry["lexicon"])
-    return SpacyPipeline(lang, built=False, name=entry)
-
-
-def spacy_packages(config: dict) -> dict[str, str]:
-    """The spaCy pipelines the enabled cloze corpora need as installed packages, by language."""
-    langs = sorted({lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)})
-    pipelines = [spacy_pipeline(config, lang) for lang in langs]
-    return {p.lang: p.package for p in pipelines if p.package}
-
-
-def study_languages(config: dict, study: str) -> list[str]:
-    """The data languages a study covers."""
-    if study == "mozart":
-        if not mozart_ingested(config):
-            return []
-        return list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
-    if study == "crows_pairs":
-        sets = crows_pairs_sets(config)
-        return list(dict.fromkeys(sets[ds]["lang"] for ds in config["crows_pairs"]["datasets"] if ds in sets))
-    return list(dict.fromkeys(lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)))
+def model_specs(config: dict) -> dict[str, ModelSpec]:
+    return specs_from_config(config)
 
 
 def fits(spec: ModelSpec, study: str, langs: list[str]) -> bool:
@@ -175,6 +172,92 @@ def study_models(config: dict, study: str) -> list[str]:
         return list(explicit)
     langs = study_languages(config, study)
     return [name for name, spec in model_specs(config).items() if fits(spec, study, langs)]
+
+
+def models_in_use(config: dict) -> list[str]:
+    """The models some job of the configuration scores, in config order."""
+    used = {m for _, m in crows_pairs_jobs(config)}
+    used |= {m for name in cloze_sets(config) for m in cloze_set_models(config, name)}
+    return [name for name in config.get("models", {}) if name in used]
+
+
+def built_models(config: dict) -> dict[str, dict]:
+    """Models the workflow builds itself (``build:``), by name."""
+    return {name: entry for name, entry in config.get("models", {}).items() if "build" in entry}
+
+
+def hub_models(config: dict) -> dict[str, dict]:
+    """Models the workflow fetches from the Hub (``hf_id``) into ``resources/models/<name>``, by name."""
+    return {name: entry for name, entry in config.get("models", {}).items() if entry.get("hf_id")}
+
+
+def model_folder(config: dict, name: str) -> str:
+    """The folder a model's jobs load it from: ``resources/models/<name>`` for a model the workflow
+    builds or fetches, else its ``path``."""
+    if name in built_models(config) or name in hub_models(config):
+        return f"resources/models/{name}"
+    return config["models"][name]["path"]
+
+
+def workflow_managed(config: dict, name: str) -> bool:
+    """Whether the workflow builds or fetches the model (its folder is that rule's output) rather than
+    reading the folder of its ``path``."""
+    return name in built_models(config) or name in hub_models(config)
+
+
+def tiny_model_build(config: dict, name: str) -> dict:
+    """How the workflow builds a tiny model (its ``build`` entry: kind, sizes, seed)."""
+    return built_models(config)[name]["build"]
+
+
+def hub_fetch(config: dict, name: str) -> dict:
+    """What fetching a Hub model reads: its id, revision and whether pickle weights are accepted."""
+    entry = hub_models(config)[name]
+    return {"hf_id": entry["hf_id"], "revision": entry.get("revision"), "allow_pickle": entry.get("allow_pickle", False)}
+
+
+# What a model's scoring jobs load and how, and nothing else: free text (pretraining_data, licence)
+# and placement on the cluster (gpus) do not change a score.
+LOADING_KEYS = ("hf_id", "path", "revision", "family", "uncased", "allow_pickle", "device_map", "max_memory")
+
+
+def model_loading(config: dict, name: str) -> dict:
+    """The ``models.<name>`` keys a scoring job of the model reads (its ``model`` parameter)."""
+    entry = config["models"][name]
+    return {"name": name, **{key: entry[key] for key in LOADING_KEYS if entry.get(key) is not None}}
+
+
+def model_precision(config: dict, model: str, study: str) -> str:
+    """The precision a model is scored in on a study: its own ``precision``, else the study's."""
+    return config["models"][model].get("precision") or config[study]["precision"]
+
+
+def model_gpus(config: dict, model: str) -> int:
+    """GPUs each scoring job of a model asks for (``models.<name>.gpus``, default 1)."""
+    return int(config["models"][model].get("gpus") or 1)
+
+
+def num_beams(config: dict, model: str, study: str) -> int | None:
+    """The study's ``num_beams`` for a model whose predictions are a beam search; None for others
+    (so that the setting does not rerun masked-LM jobs)."""
+    if FAMILIES[model_specs(config)[model].family].beam_search:
+        return config[study]["num_beams"]
+    return None
+
+
+def model_runs(config: dict) -> dict[str, tuple[str, str]]:
+    """The scoring output whose run metadata describes each model that runs, as (study, data set or
+    cloze set): its first CrowS-Pairs job, else its first cloze set."""
+    runs: dict[str, tuple[str, str]] = {}
+    for ds, m in crows_pairs_jobs(config):
+        runs.setdefault(m, ("crows_pairs", ds))
+    for name in cloze_sets(config):
+        for m in cloze_set_models(config, name):
+            runs.setdefault(m, ("cloze", name))
+    return runs
+
+
+# ---- CrowS-Pairs ---------------------------------------------------------------------------------
 
 
 def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
@@ -199,22 +282,7 @@ def crows_pairs_protocol(config: dict, model: str) -> str:
     return FAMILIES[model_specs(config)[model].family].protocol or config["crows_pairs"]["protocol"]
 
 
-def model_precision(config: dict, model: str, study: str) -> str:
-    """The precision a model is scored in on a study: its own ``precision``, else the study's."""
-    return config["models"][model].get("precision") or config[study]["precision"]
-
-
-def model_gpus(config: dict, model: str) -> int:
-    """GPUs each scoring job of a model asks for (``models.<name>.gpus``, default 1)."""
-    return int(config["models"][model].get("gpus") or 1)
-
-
-def num_beams(config: dict, model: str, study: str) -> int | None:
-    """The study's ``num_beams`` for a model whose predictions are a beam search; None for others
-    (so that the setting does not rerun masked-LM jobs)."""
-    if FAMILIES[model_specs(config)[model].family].beam_search:
-        return config[study]["num_beams"]
-    return None
+# ---- Cloze sets (MozArt's and the constructed ones) ----------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -280,86 +348,14 @@ def answered_sets(config: dict) -> list[str]:
     return [name for name, s in cloze_sets(config).items() if s.answered and cloze_set_models(config, name)]
 
 
-def models_in_use(config: dict) -> list[str]:
-    """The models some job of the configuration scores, in config order."""
-    used = {m for _, m in crows_pairs_jobs(config)}
-    used |= {m for name in cloze_sets(config) for m in cloze_set_models(config, name)}
-    return [name for name in config.get("models", {}) if name in used]
+def tsne_models(config: dict) -> list[str]:
+    """The models whose MozArt predictions are mapped by t-SNE: MozArt's, when quadruples are configured."""
+    if "mozart" not in cloze_sets(config) or not config["mozart"]["tsne"]["sentences"]:
+        return []
+    return cloze_set_models(config, "mozart")
 
 
-def built_models(config: dict) -> dict[str, dict]:
-    """Models the workflow builds itself (``build:``), by name."""
-    return {name: entry for name, entry in config.get("models", {}).items() if "build" in entry}
-
-
-def hub_models(config: dict) -> dict[str, dict]:
-    """Models the workflow fetches from the Hub (``hf_id``) into ``resources/models/<name>``, by name."""
-    return {name: entry for name, entry in config.get("models", {}).items() if entry.get("hf_id")}
-
-
-def model_folder(config: dict, name: str) -> str:
-    """The folder a model's jobs load it from: ``resources/models/<name>`` for a model the workflow
-    builds or fetches, else its ``path``."""
-    if name in built_models(config) or name in hub_models(config):
-        return f"resources/models/{name}"
-    return config["models"][name]["path"]
-
-
-# ---- records the rules turn into paths (workflow/rules/common.smk) ------------------------------------------
-
-
-def crows_pairs_langs(config: dict) -> dict[str, str]:
-    """The language of every scored CrowS-Pairs data set (only those: declaring another reruns nothing)."""
-    sets = crows_pairs_sets(config)
-    return {ds: sets[ds]["lang"] for ds in dict.fromkeys(ds for ds, _ in crows_pairs_jobs(config))}
-
-
-DOWNLOAD_KEYS = ("file", "url", "sha256")
-
-
-def crows_pairs_reading(config: dict, dataset: str) -> dict:
-    """How a CrowS-Pairs file is read: every key of its entry but the download's own."""
-    return {key: value for key, value in crows_pairs_sets(config)[dataset].items() if key not in DOWNLOAD_KEYS}
-
-
-# What a model's scoring jobs load and how, and nothing else: free text (pretraining_data, licence)
-# and placement on the cluster (gpus) do not change a score.
-LOADING_KEYS = ("hf_id", "path", "revision", "family", "uncased", "allow_pickle", "device_map", "max_memory")
-
-
-def model_loading(config: dict, name: str) -> dict:
-    """The ``models.<name>`` keys a scoring job of the model reads (its ``model`` parameter)."""
-    entry = config["models"][name]
-    return {"name": name, **{key: entry[key] for key in LOADING_KEYS if entry.get(key) is not None}}
-
-
-def tiny_model_build(config: dict, name: str) -> dict:
-    """How the workflow builds a tiny model (its ``build`` entry: kind, sizes, seed)."""
-    return built_models(config)[name]["build"]
-
-
-def workflow_managed(config: dict, name: str) -> bool:
-    """Whether the workflow builds or fetches the model (its folder is that rule's output) rather than
-    reading the folder of its ``path``."""
-    return name in built_models(config) or name in hub_models(config)
-
-
-def hub_fetch(config: dict, name: str) -> dict:
-    """What fetching a Hub model reads: its id, revision and whether pickle weights are accepted."""
-    entry = hub_models(config)[name]
-    return {"hf_id": entry["hf_id"], "revision": entry.get("revision"), "allow_pickle": entry.get("allow_pickle", False)}
-
-
-def model_runs(config: dict) -> dict[str, tuple[str, str]]:
-    """The scoring output whose run metadata describes each model that runs, as (study, data set or
-    cloze set): its first CrowS-Pairs job, else its first cloze set."""
-    runs: dict[str, tuple[str, str]] = {}
-    for ds, m in crows_pairs_jobs(config):
-        runs.setdefault(m, ("crows_pairs", ds))
-    for name in cloze_sets(config):
-        for m in cloze_set_models(config, name):
-            runs.setdefault(m, ("cloze", name))
-    return runs
+# ---- Cloze construction --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -410,6 +406,52 @@ def text_reading(config: dict, corpus_name: str, lang: str) -> dict:
 def answer_langs(config: dict, corpus_name: str) -> list[str]:
     """The languages of a corpus with human answers, in the order of its answer files."""
     return list(corpus(config, corpus_name).answers())
+
+
+def answer_files(config: dict, corpus_name: str) -> list[dict]:
+    """The downloads of a corpus's human answers, in the order of :func:`answer_langs`."""
+    return list(corpus(config, corpus_name).answers().values())
+
+
+def is_folder_name(name: str) -> bool:
+    """Whether a spaCy pipeline name from ``cloze.spacy`` is a folder (it has a path separator)
+    rather than an installed package's name."""
+    return "/" in name or "\\" in name
+
+
+@dataclass(frozen=True)
+class SpacyPipeline:
+    """The spaCy pipeline of a language: ``built`` by the workflow from a lexicon entry (the demo's
+    lookup pipelines, ``resources/spacy/<lang>``), else ``name``, a package or a folder."""
+
+    lang: str
+    built: bool
+    name: str | None = None
+    lexicon: dict | None = None
+
+    @property
+    def package(self) -> str | None:
+        """The package to install, when the pipeline is one."""
+        return None if self.built or is_folder_name(self.name) else self.name
+
+
+def spacy_pipeline(config: dict, lang: str) -> SpacyPipeline:
+    entry = config["cloze"]["spacy"][lang]
+    if isinstance(entry, dict):
+        return SpacyPipeline(lang, built=True, lexicon=entry["lexicon"])
+    return SpacyPipeline(lang, built=False, name=entry)
+
+
+def spacy_packages(config: dict) -> dict[str, str]:
+    """The spaCy pipelines the enabled cloze corpora need as installed packages, by language."""
+    langs = sorted({lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)})
+    pipelines = [spacy_pipeline(config, lang) for lang in langs]
+    return {p.lang: p.package for p in pipelines if p.package}
+
+
+def spacy_lexicon(config: dict, lang: str) -> dict:
+    """The download of the word list a built spaCy pipeline is made from."""
+    return spacy_pipeline(config, lang).lexicon
 
 
 @dataclass(frozen=True)
@@ -492,7 +534,7 @@ def gold_langs(config: dict, corpus_name: str) -> list[str]:
     return list(dict.fromkeys([c.pivot, *(g.lang for g in gold_sets(config, corpus_name).values())]))
 
 
-# ---- tables and the report ----------------------------------------------------------------------------------
+# ---- Tables, figures and the report --------------------------------------------------------------
 
 
 def output_subjects(config: dict, subjects: str) -> list[str]:
@@ -519,6 +561,11 @@ def report_category(subjects: str, subject: str = "") -> str:
     if subjects.startswith("crows_pairs"):
         return "CrowS-Pairs"
     return "Data and models"
+
+
+def cloze_set_category(config: dict, cloze_set: str) -> str:
+    """The report category of a cloze set's figures."""
+    return report_category("answered_sets", cloze_set)
 
 
 @dataclass(frozen=True)
@@ -567,42 +614,13 @@ def tables(config: dict) -> dict[str, Table]:
     return out
 
 
-def tsne_models(config: dict) -> list[str]:
-    """The models whose MozArt predictions are mapped by t-SNE: MozArt's, when quadruples are configured."""
-    if "mozart" not in cloze_sets(config) or not config["mozart"]["tsne"]["sentences"]:
-        return []
-    return cloze_set_models(config, "mozart")
-
-
-def spacy_lexicon(config: dict, lang: str) -> dict:
-    """The download of the word list a built spaCy pipeline is made from."""
-    return spacy_pipeline(config, lang).lexicon
-
-
-def answer_files(config: dict, corpus_name: str) -> list[dict]:
-    """The downloads of a corpus's human answers, in the order of :func:`answer_langs`."""
-    return list(corpus(config, corpus_name).answers().values())
-
-
 def figures(config: dict) -> list[str]:
     """The names of every figure of the configuration (:data:`plmfair.outputs.FIGURES`)."""
     return [name.format(subject=subject) for name, subjects in FIGURES.items()
             for subject in output_subjects(config, subjects)]
 
 
-def cloze_set_category(config: dict, cloze_set: str) -> str:
-    """The report category of a cloze set's figures."""
-    return report_category("answered_sets", cloze_set)
-
-
 def caption_models(config: dict, table: str) -> list[str]:
     """The models whose config free text the report's caption of ``table`` tells: those that ran,
     for the models table; none for the others."""
     return list(model_runs(config)) if table == "models" else []
-
-
-def download_source(config: dict, file: str) -> dict:
-    """Where a download comes from and what it is: its ``url`` and ``sha256`` (the mirror is only where
-    to look first, and stays out, so that moving it reruns nothing)."""
-    entry = next(e for e in active_downloads(config).values() if e["file"] == file)
-    return {"url": entry.get("url"), "sha256": entry.get("sha256")}

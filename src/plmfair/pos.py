@@ -231,7 +231,7 @@ def corpus_lines(path: str | os.PathLike, *, lang: str, member: str | None = Non
 
         source = f"{path}[{lang}]"
         return joined_lines(read_parquet(path), lang, str(path)), source
-    from plmfair.data import read_text_lines
+    from plmfair.corpus_text import read_text_lines
 
     return read_text_lines(path, member)
 

@@ -26,8 +26,9 @@ import jinja2  # noqa: F401
 import pandas as pd
 import tabulate  # noqa: F401
 
+from plmfair.annotations import GROUPS
 from plmfair.atomic import write_text
-from plmfair.data import BIAS_TYPES, GROUPS
+from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import write_csv
 from plmfair.metrics import disparity_table, sigma_gd  # noqa: F401 (disparity_table: a builder)
 

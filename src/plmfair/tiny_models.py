@@ -513,7 +513,7 @@ def build_tiny_model(
 
 def corpus_texts(paths: Iterable[str | os.PathLike]) -> list[str]:
     """Every sentence of ingested Parquet files (MozArt texts with answers filled in, CrowS-Pairs pairs)."""
-    from plmfair.data import MASK
+    from plmfair.annotations import MASK
     from plmfair.io import read_parquet
 
     texts: list[str] = []

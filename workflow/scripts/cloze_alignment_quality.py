@@ -3,7 +3,11 @@ with and without the corpus's own text in the run."""
 
 from pathlib import Path
 
-from plmfair.alignment import ALIGNMENT_QUALITY_SCHEMA, GOLD_LINKS_SCHEMA, alignment_quality_files
+from plmfair.alignment_quality import (
+    ALIGNMENT_QUALITY_SCHEMA,
+    GOLD_LINKS_SCHEMA,
+    alignment_quality_files,
+)
 from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
 

@@ -1,6 +1,6 @@
 """Counts per MozArt language and per CrowS-Pairs data set."""
 
-from plmfair.data import DATA_SUMMARY_SCHEMA, data_summary
+from plmfair.data_summary import DATA_SUMMARY_SCHEMA, data_summary
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 

@@ -1,6 +1,6 @@
 """A CrowS-Pairs file to one Parquet row per pair, read as its data set entry describes it."""
 
-from plmfair.data import CROWS_SCHEMA, read_crows_pairs
+from plmfair.crows_pairs_data import CROWS_SCHEMA, read_crows_pairs
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 

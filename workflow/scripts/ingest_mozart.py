@@ -1,6 +1,6 @@
 """MozArt zip to one Parquet row per annotation."""
 
-from plmfair.data import MOZART_SCHEMA, read_mozart_zip
+from plmfair.annotations import MOZART_SCHEMA, read_mozart_zip
 from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from plmfair.data import MASK
+from plmfair.annotations import MASK
 from plmfair.errors import DataError
 from plmfair.scoring.tokenization import filled_span, normaliser
 
