@@ -13,11 +13,20 @@ MIRROR ?= $(firstword $(wildcard ../shared/data))
 MIRROR_ARG := $(if $(MIRROR),--config mirror=$(abspath $(MIRROR)),)
 SNAKEMAKE := $(VENV)/bin/snakemake
 SMK_FLAGS ?=
-# Your own configuration, merged over config/config.yaml: make run CONFIGFILE=my.yaml
+# Your own models, studies, data sets and configuration (see README, "Your own model"):
+#   make run MODELS=path/to/folder,owner/hub-id STUDIES=crows_pairs DATASETS=fr RUN=mine CONFIGFILE=my.yaml
+# A run with models, a RUN or a CONFIGFILE goes to runs/<name>/; without, to results/ here.
+MODELS ?=
+STUDIES ?=
+DATASETS ?=
+RUN ?=
 CONFIGFILE ?=
-CONFIG_ARG := $(if $(CONFIGFILE),--configfile $(CONFIGFILE),)
+comma := ,
+RUN_ARGS := $(subst $(comma), ,$(MODELS)) $(if $(STUDIES),--studies $(STUDIES),) \
+  $(if $(DATASETS),--datasets $(DATASETS),) $(if $(RUN),--run $(RUN),) \
+  $(foreach f,$(CONFIGFILE),--configfile $(abspath $(f))) $(if $(MIRROR),--mirror $(abspath $(MIRROR)),)
 
-.PHONY: setup run report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-cloze bench-stats clean-demo
+.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-cloze bench-stats clean-demo
 
 setup: $(STAMP)
 
@@ -28,18 +37,20 @@ $(STAMP): envs/requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-## Run the whole workflow on the default configuration (the papers' models), after a preflight
-## that installs the spaCy pipelines the configuration names and lists, in one go, every model,
-## data file and pipeline that is missing and cannot be fetched (offline: with the commands to run).
+## Run the workflow: the default configuration (the papers' models), or your own models
+## (MODELS=...), after a preflight that installs the spaCy pipelines the configuration names and
+## lists, in one go, every model, data file and pipeline that is missing and cannot be fetched.
 run: $(STAMP)
-	$(PY) -m plmfair.preflight $(if $(MIRROR),--mirror $(abspath $(MIRROR)),) config/config.yaml $(CONFIGFILE)
-	$(SNAKEMAKE) --cores $(CORES) $(CONFIG_ARG) $(SMK_FLAGS) $(MIRROR_ARG)
+	$(VENV)/bin/plmfair run $(RUN_ARGS) --cores $(CORES) -- $(SMK_FLAGS)
 
-## The Snakemake report (every figure and table, grouped by study) of the default configuration:
-## brings the results up to date first, then writes results/report.html.
+## The headline numbers of every run in runs/ side by side.
+compare-runs: $(STAMP)
+	$(VENV)/bin/plmfair compare $(wildcard runs/*/)
+
+## The Snakemake report (every figure and table, by study) of a run (the same variables as run):
+## brings its results up to date first, then writes results/report.html in the run's folder.
 report: $(STAMP)
-	$(SNAKEMAKE) --cores $(CORES) $(CONFIG_ARG) $(SMK_FLAGS) $(MIRROR_ARG)
-	$(SNAKEMAKE) --report results/report.html $(CONFIG_ARG) $(MIRROR_ARG)
+	$(VENV)/bin/plmfair run $(RUN_ARGS) --cores $(CORES) --report -- $(SMK_FLAGS)
 
 ## The same for the offline demo: .test/results/report.html
 demo-report: demo
