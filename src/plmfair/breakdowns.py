@@ -172,7 +172,10 @@ def cloze_breakdowns(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.Data
             agg[["p_at_1", "p_at_5", "mrr"]] *= 100
             rows.append(agg.assign(group=group, attribute=attribute))
     out = pd.concat(rows, ignore_index=True)
-    out = out.sort_values(["model", "lang", "attribute", "bucket_order", "group"], kind="stable")
+    # models in the order they come (the configuration's, which every figure keeps)
+    first = {model: i for i, model in enumerate(dict.fromkeys(scores["model"]))}
+    out = out.sort_values(["model", "lang", "attribute", "bucket_order", "group"], kind="stable",
+                          key=lambda col: col.map(first) if col.name == "model" else col)
     return out[list(CLOZE_BREAKDOWN_SCHEMA)].reset_index(drop=True).astype(
         {"model": "string", "lang": "string", "group": "string", "attribute": "string", "bucket": "string",
          "bucket_order": "int64", "n": "int64", "n_sentences": "int64"})

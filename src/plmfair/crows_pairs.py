@@ -106,7 +106,10 @@ def run_scoring(pairs: pd.DataFrame, spec, *, protocol: str, precision: str, too
         out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long)
     meta = loaded.metadata(protocol=protocol, wall_time_s=round(watch.seconds, 3), n_pairs=int(len(out)),
                            status_counts=out["status"].value_counts().to_dict())
-    log.info("scored %d pairs with %s in %.1f s on %s", len(out), spec.name, watch.seconds, meta["device"])
+    skipped = int((out["status"] != "ok").sum())
+    log.info("scored %d pairs (%d skipped: %s) with %s in %.1f s on %s", len(out) - skipped, skipped,
+             ", ".join(f"{k} {v}" for k, v in out["status"].value_counts().items() if k != "ok") or "none",
+             spec.name, watch.seconds, meta["device"])
     return out, meta
 
 

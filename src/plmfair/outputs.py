@@ -54,9 +54,9 @@ _MARKS = ("each group's mean across languages with its disparity sigma_gd in par
 _CORRELATION = "cells x 100, p-value in parentheses, ° not significant at {alpha}; "
 _PERMUTATION = ("permutation test: group labels shuffled among the annotators of each batch, every annotator keeping "
                 "their answers")
-_BINOMIAL = ("* : significantly different from 50% (exact binomial test of the pairs that prefer one sentence; neutral "
-             "pairs are not counted against the model; bias types Bonferroni-adjusted per model; alpha {alpha}); n: "
-             "pairs scored.")
+_BINOMIAL_TEST = ("* : significantly different from 50% (exact binomial test of the pairs that prefer one sentence; "
+                  "neutral pairs are not counted against the model; {adjusted}alpha {{alpha}}); n: pairs scored.")
+_BINOMIAL = _BINOMIAL_TEST.format(adjusted="bias types Bonferroni-adjusted per model; ")
 _ALPHA = {"alpha": "analysis.alpha"}
 _METRICS = {"metrics": "results/cloze/{subject}/metrics.parquet"}
 _WINLOSS = {"a": "group_a", "b": "group_b", "n": "n_sentences", "p": "p_permutation", "p_one": "p_one_sided",
@@ -85,7 +85,8 @@ TABLES: tuple[TableSpec, ...] = (
               "CrowS-Pairs scores (% of pairs preferring the more stereotyping sentence), Table 4 of Névéol et al. "
               "(2022). " + _BINOMIAL, settings={"alpha": "crows_pairs.alpha"}),
     TableSpec("crows_pairs_origin", "crows_pairs", "table5", {"summary": "results/crows_pairs/summary.parquet"},
-              "CrowS-Pairs metric score on native vs translated pairs, Table 5 of Névéol et al. (2022). " + _BINOMIAL,
+              "CrowS-Pairs metric score on native vs translated pairs, Table 5 of Névéol et al. (2022). "
+              + _BINOMIAL_TEST.format(adjusted=""),
               settings={"alpha": "crows_pairs.alpha"}),
     TableSpec("crows_pairs_mcnemar", "crows_pairs", "long_table", {"table": "results/crows_pairs/mcnemar.parquet"},
               "CrowS-Pairs: every two models scored on a data set, compared pair by pair (exact McNemar test of the "

@@ -9,15 +9,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from plmfair.atomic import atomic_path  # noqa: E402
+from plmfair.labels import contrast_label, metric_label  # noqa: E402
 
 # Okabe & Ito's colour-blind-safe palette.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 # the annotator groups: natives in dark blue / vermillion, non-natives in the light tones of the same hues
 GROUP_COLOURS = {"MN": "#0072B2", "FN": "#D55E00", "MNN": "#56B4E9", "FNN": "#E69F00"}
+LANGUAGE_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "h")
 
 
 def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
@@ -30,7 +33,8 @@ def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
 
 
 def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
-    """Score per bias type (and overall) per model with Wilson 95% intervals and a line at 50%."""
+    """Score per bias type (and overall) per model with Wilson 95% intervals, a line at 50% and a
+    star where the score differs from 50% (the summary's ``significant``: adjusted exact binomial)."""
     datasets = list(dict.fromkeys(summary["dataset"]))
     fig, axes = plt.subplots(len(datasets), 1, figsize=(11, 3.6 * len(datasets) + 0.6), squeeze=False,
                              layout="constrained")
@@ -43,16 +47,22 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         for j, model in enumerate(models):
             m = sub[sub["model"] == model].set_index("subset").reindex(cats)
             err = np.vstack([m["score"] - m["ci_low"], m["ci_high"] - m["score"]])
-            ax.errorbar(x - 0.4 + width * (j + 0.5), m["score"], yerr=err, fmt="o", capsize=2, ms=4, label=model,
-                        color=OKABE_ITO[j % len(OKABE_ITO)])
+            at = x - 0.4 + width * (j + 0.5)
+            ax.errorbar(at, m["score"], yerr=err, fmt="o", capsize=2, ms=4, label=model,
+                        color=OKABE_ITO[j % len(OKABE_ITO)], clip_on=False)
+            for xi, hi, sig in zip(at, m["ci_high"], m["significant"].fillna(False).astype(bool), strict=True):
+                if sig:
+                    ax.annotate("*", (xi, hi), ha="center", va="bottom", fontsize=10)
         ax.axhline(50, color="grey", lw=1, ls="--")
         ax.set_xticks(x)
-        ax.set_xticklabels(cats, rotation=30, ha="right")
-        ax.set_ylim(0, 100)
+        # the overall score is the metric score of Nangia et al. ("metric" in the summary)
+        ax.set_xticklabels(["overall" if c == "metric" else c for c in cats], rotation=30, ha="right")
+        ax.set_ylim(-4, 108)  # room for markers at 0 and 100% and a star above an interval
+        ax.set_yticks(range(0, 101, 25))
         ax.set_title(f"CrowS-Pairs: {ds}")
     # one label for the whole column (a label per panel runs into the panel below) and one
     # legend below the panels (a legend inside a panel covers intervals)
-    fig.supylabel("% of pairs preferring the more stereotyping sentence")
+    fig.supylabel("% of pairs preferring the more stereotyping sentence\n(* differs from 50%)", fontsize=10)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=min(6, max(1, len(labels))), fontsize=8)
     save_figure(fig, png, pdf)
@@ -84,6 +94,9 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
         ax.set_title(model)
     axes[0, 0].set_ylabel("MRR over the top 5 (%)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
+    handles += [Line2D([], [], color="black", lw=1.2), Line2D([], [], color="black", marker="^", ls=""),
+                Line2D([], [], color="black", marker="v", ls="")]
+    labels += ["mean of the groups", "best-off group", "worst-off group"]
     fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8)
     save_figure(fig, png, pdf)
 
@@ -97,9 +110,14 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
     without one (CrowS-Pairs languages), where the Wald p < alpha; hollow where not; "not
     converged" where the fit did not reach its optimum."""
     terms = effects[effects["term"].str.startswith(("group[", "dataset["))].copy()
-    if "metric" not in terms.columns:
-        terms["metric"] = "score margin"
-    terms["label"] = (terms["lang"] + " · " if "lang" in terms.columns else "") + terms["term"]
+    contrasts = [contrast_label(t, r) for t, r in zip(terms["term"], terms["reference"], strict=True)]
+    if "metric" in terms.columns:  # annotator groups, by language: "EN: FN vs MN"
+        where = ["all languages" if lang == "all" else lang.upper() for lang in terms["lang"]]
+        terms["label"] = [f"{w}: {c}" for w, c in zip(where, contrasts, strict=True)]
+        terms["metric"] = terms["metric"].map(metric_label)
+    else:  # CrowS-Pairs data sets against the first: "demo_de vs demo_en"
+        terms["label"] = contrasts
+        terms["metric"] = metric_label("margin")
     models = list(dict.fromkeys(terms["model"])) or [""]
     metrics = list(dict.fromkeys(terms["metric"])) or [""]
     kinds = sorted(set(terms["term"]))
@@ -136,7 +154,7 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
             if col == 0:
                 ax.set_ylabel(model, fontsize=9)
         for col in range(len(metrics)):
-            axes[-1, col].set_xlabel("effect against the reference (95% CI)")
+            axes[-1, col].set_xlabel("difference from the reference (95% CI)\nfilled, *: significant")
     fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.98))
     save_figure(fig, png, pdf)
@@ -149,7 +167,9 @@ def breakdown_heatmap(table: pd.DataFrame, png: str | os.PathLike, pdf: str | os
     """Heatmap of ``value`` (0-100) per attribute bucket (rows, attribute by attribute in
     ``attribute_order``, buckets in their order) x ``columns`` (in ``column_order``, else as
     they come), one panel per ``panels``; every cell shows its value and n. Panels have their
-    own rows, or with ``shared_rows`` every panel has every row (buckets common to all panels)."""
+    own rows, or with ``shared_rows`` every panel has every row (buckets common to all panels); a
+    bucket no item falls in (n = 0 everywhere) is left out."""
+    table = table[table["n"] > 0]
     names = list(dict.fromkeys(table[panels]))
     present = list(dict.fromkeys(table[columns]))
     cols = [c for c in column_order if c in present] if column_order is not None else present
@@ -202,6 +222,9 @@ def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os
     quads = list(dict.fromkeys(coordinates["s_id"]))
     langs = list(dict.fromkeys(coordinates["lang"]))
     colour = {lang: OKABE_ITO[i % len(OKABE_ITO)] for i, lang in enumerate(langs)}
+    # a shape per language too: overlapping points stay apart (transparent, they do not blend into
+    # a colour of the legend)
+    shape = {lang: LANGUAGE_MARKERS[i % len(LANGUAGE_MARKERS)] for i, lang in enumerate(langs)}
     fig, axes = plt.subplots(len(models), len(quads), figsize=(5.2 * len(quads), 4.6 * len(models)), squeeze=False,
                              layout="constrained")
     for r, model in enumerate(models):
@@ -211,10 +234,10 @@ def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os
             for lang in langs:
                 p = g[g["lang"] == lang]
                 answered = p["n_answers"] > 0
-                ax.scatter(p.loc[~answered, "x"], p.loc[~answered, "y"], s=6, color=colour[lang], alpha=0.45,
-                           linewidths=0)
-                ax.scatter(p.loc[answered, "x"], p.loc[answered, "y"], s=22, color=colour[lang], edgecolors="black",
-                           linewidths=0.8)
+                ax.scatter(p.loc[~answered, "x"], p.loc[~answered, "y"], s=10, color=colour[lang], alpha=0.4,
+                           marker=shape[lang], linewidths=0)
+                ax.scatter(p.loc[answered, "x"], p.loc[answered, "y"], s=26, color=colour[lang], edgecolors="black",
+                           marker=shape[lang], alpha=0.8, linewidths=0.8)
                 top = p[p["rank"] == 1]
                 ax.scatter(top["x"], top["y"], s=170, marker="*", color=colour[lang], edgecolors="black", linewidths=0.6)
                 for _, row in p[p["n_answers"] >= 2].iterrows():
@@ -225,9 +248,7 @@ def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os
             ax.set_title(f"{model}: {sentence}", fontsize=8)
             ax.set_xticks([])
             ax.set_yticks([])
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], ls="", marker="o", color=colour[lang], label=lang.upper()) for lang in langs]
+    handles = [Line2D([], [], ls="", marker=shape[lang], color=colour[lang], label=lang.upper()) for lang in langs]
     handles += [Line2D([], [], ls="", marker="*", ms=11, color="grey", markeredgecolor="black", label="top prediction"),
                 Line2D([], [], ls="", marker="o", color="grey", markeredgecolor="black", label="annotators' answer")]
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 
 # pandas renders Markdown through tabulate and LaTeX and HTML through jinja2 (Styler): imported here
@@ -30,6 +31,7 @@ from plmfair.annotations import GROUPS
 from plmfair.atomic import write_text
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import write_csv
+from plmfair.labels import contrast_label, metric_label
 from plmfair.metrics import disparity_table, sigma_gd  # noqa: F401 (disparity_table: a builder)
 
 
@@ -46,18 +48,30 @@ def _formatted(df: pd.DataFrame, digits: int) -> pd.DataFrame:
     return pd.DataFrame({str(c): [_fmt(v, digits) for v in df[c]] for c in df.columns}, index=range(len(df)))
 
 
+def _is_number(text: str) -> bool:
+    """A printed cell that is a number, with the tables' marks (``33.3†``, ``0.01*``, ``[0.1, 0.2]``)."""
+    return bool(re.match(r"^[\[(]?[-−+]?\.?\d", text))
+
+
+def _alignments(cells: pd.DataFrame) -> list[str]:
+    """Numbers right-aligned, text left-aligned: a column is numeric when every non-empty cell is."""
+    return ["right" if (filled := [v for v in cells[c] if v]) and all(map(_is_number, filled)) else "left"
+            for c in cells.columns]
+
+
 def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
-    """A GitHub-flavoured Markdown table (first column left-aligned, the rest right-aligned),
-    rendered by pandas (``DataFrame.to_markdown``, i.e. tabulate's pipe format)."""
+    """A GitHub-flavoured Markdown table (text left-aligned, numbers right-aligned), rendered by
+    pandas (``DataFrame.to_markdown``, i.e. tabulate's pipe format)."""
     cells = _formatted(df, digits).map(lambda v: v.replace("|", "\\|"))
-    align = ("left",) + ("right",) * (len(df.columns) - 1)
+    align = _alignments(cells) if len(cells.columns) else ()
     return cells.to_markdown(index=False, tablefmt="pipe", colalign=align, disable_numparse=True) + "\n"
 
 
 # Characters the tables use that pdfLaTeX does not know as text, after Styler's own escaping
 # of the special characters (& % $ # _ { } ~ ^ \).
 _LATEX_SYMBOLS = {"σ": r"$\sigma$", "†": r"\dag{}", "‡": r"\ddag{}", "▲": r"$\blacktriangle$",
-                  "▼": r"$\blacktriangledown$", "≤": r"$\leq$", "≥": r"$\geq$", "–": "--", "∩": r"$\cap$"}
+                  "▼": r"$\blacktriangledown$", "≤": r"$\leq$", "≥": r"$\geq$", "–": "--", "∩": r"$\cap$",
+                  "§": r"\S{}", "°": r"$^{\circ}$", "−": "--"}
 
 
 def _escape_caption(text: str) -> str:
@@ -69,9 +83,9 @@ def _escape_caption(text: str) -> str:
 
 def to_latex(df: pd.DataFrame, *, digits: int = 2, caption: str = "", label: str = "") -> str:
     """A booktabs LaTeX table rendered by pandas (``Styler.to_latex``), cells and headers escaped."""
-    styler = (_formatted(df, digits).style.hide(axis="index")
-              .format(escape="latex").format_index(escape="latex", axis=1))
-    tex = styler.to_latex(column_format="l" + "r" * (len(df.columns) - 1), hrules=True, position="t",
+    cells = _formatted(df, digits)
+    styler = cells.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
+    tex = styler.to_latex(column_format="".join(a[0] for a in _alignments(cells)), hrules=True, position="t",
                           position_float="centering", environment="table",
                           caption=_escape_caption(caption) if caption else None, label=label or None)
     for symbol, command in _LATEX_SYMBOLS.items():
@@ -192,16 +206,22 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
             text += "†"
         return text
 
+    def mean_sigma(values: pd.Series, sigma: float) -> str:
+        # a row with a blank cell averages fewer languages: said, not hidden
+        covered = int(values.notna().sum())
+        return f"{values.mean():.1f} ({sigma:.1f})" + (f", {covered} of {len(values)} languages"
+                                                       if covered < len(values) else "")
+
     rows = []
     for group in GROUPS:
         row = {"group": group + ("§" if group in red_rows else "")}
         row.update({lang.upper(): cell(group, lang) for lang in langs})
-        row["mean (σ_gd)"] = f"{groups.loc[group].mean():.1f} ({row_sigma[group]:.1f})"
+        row["mean (σ_gd)"] = mean_sigma(groups.loc[group], row_sigma[group])
         rows.append(row)
     pooled = {"group": "All"}
     pooled.update({lang.upper(): cell("all", lang) + f" ({col_sigma[lang]:.1f})" + ("‡" if lang in most_lang else "")
                    for lang in langs})
-    pooled["mean (σ_gd)"] = f"{grid.loc['all'].mean():.1f} ({sigma_gd(grid.loc['all'].to_numpy()):.1f})"
+    pooled["mean (σ_gd)"] = mean_sigma(grid.loc["all"], sigma_gd(grid.loc["all"].to_numpy()))
     rows.append(pooled)
     return rows
 
@@ -290,7 +310,10 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     """Mixed-model fixed effects for people: estimate with its 95% interval and Wald p-value, the
     permutation test where there is one (``*``: Holm-adjusted p < alpha); fits that did not
     converge are marked rather than dropped."""
-    out = effects[[*_keys(effects), "term", "reference"]].copy()
+    out = effects[_keys(effects)].copy()
+    if "metric" in out.columns:
+        out["metric"] = out["metric"].map(metric_label)
+    out["term"] = [contrast_label(t, r) for t, r in zip(effects["term"], effects["reference"], strict=True)]
     out["estimate"] = effects["estimate"]
     out["95% CI"] = [("" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]")
                      for lo, hi in zip(effects["ci_low"], effects["ci_high"], strict=True)]
@@ -354,6 +377,7 @@ def render_table(frames: Mapping[str, pd.DataFrame], *, builder: str, options: M
     (:func:`write_table`) and as the HTML of the report."""
     table = globals()[builder](**frames, **options)
     write_table(table, csv=csv, md=md, tex=tex, caption=caption, label=label, digits=digits)
-    write_text(table.style.hide(axis="index").format(precision=digits, na_rep="").set_caption(caption)
+    # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values)
+    write_text(_formatted(table, digits).style.hide(axis="index").set_caption(caption)
                .set_table_attributes('class="table table-sm"').to_html(), html)
     return table

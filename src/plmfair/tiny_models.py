@@ -352,6 +352,65 @@ def _save_pretrained(tokenizer, model, out: Path, *, weights: str = "safetensors
         model.save_pretrained(out)
 
 
+# ---- A few training steps, so that the demo's figures show something.
+
+
+def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
+    width = max(map(len, rows))
+    return torch.tensor([row + [value] * (width - len(row)) for row in rows])
+
+
+def _batch(tokenizer, family: str, gaps: list[tuple[str, str]]) -> dict[str, torch.Tensor]:
+    """One batch of cloze items (text with ``[MASK]``, answer) in the family's own form: the answer's
+    tokens masked and predicted (masked LM), the sentence with the answer filled in (causal LM), or
+    the answer filled in for a sentinel (seq2seq)."""
+    from plmfair.annotations import MASK
+
+    if family == "seq2seq":
+        sources = [text.replace(MASK, "<extra_id_0>") for text, _ in gaps]
+        targets = [f"<extra_id_0> {answer}<extra_id_1>" for _, answer in gaps]  # as the scorer ends a span
+        batch = tokenizer(sources, padding=True, return_tensors="pt")
+        labels = tokenizer(text_target=targets, padding=True, return_tensors="pt")["input_ids"]
+        return {**batch, "labels": labels.masked_fill(labels == tokenizer.pad_token_id, -100)}
+    ids, labels = [], []
+    for text, answer in gaps:
+        start = text.index(MASK)
+        end = start + len(answer)
+        enc = tokenizer(text.replace(MASK, answer, 1), return_offsets_mapping=True)
+        in_answer = [a < end and b > start for a, b in enc["offset_mapping"]]
+        row = list(enc["input_ids"])
+        if family == "mlm":
+            labels.append([t if inside else -100 for t, inside in zip(row, in_answer, strict=True)])
+            row = [tokenizer.mask_token_id if inside else t for t, inside in zip(row, in_answer, strict=True)]
+        else:  # a causal LM ranks a filled gap by the whole sentence's likelihood: it learns them all
+            labels.append(row)
+        ids.append(row)
+    return {"input_ids": _pad(ids, 0), "attention_mask": _pad([[1] * len(row) for row in ids], 0),
+            "labels": _pad(labels, -100)}
+
+
+def train_briefly(tokenizer, model, family: str, gaps: list[tuple[str, str]], *, steps: int, seed: int,
+                  batch_size: int = 16, learning_rate: float = 1e-2) -> list[float]:
+    """``steps`` AdamW steps on batches drawn (seeded) from cloze items (text with ``[MASK]``, the
+    answer an annotator gave): a tiny model then predicts the demo's
+    answers, more often the more annotators gave them, so that the demo's precision, rank and
+    group figures show non-zero quantities. Returns the losses."""
+    import random
+
+    rng = random.Random(seed)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    model.train()
+    losses = []
+    for _ in range(steps):
+        loss = model(**_batch(tokenizer, family, rng.sample(gaps, min(batch_size, len(gaps))))).loss
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+        losses.append(loss.item())
+    model.eval()
+    return losses
+
+
 # ---- Replicas of real repository layouts: tokenizer files of the real kinds, trained locally.
 
 
@@ -489,15 +548,23 @@ def build_tiny_model(
     num_heads: int = 2,
     max_length: int = 128,
     seed: int = 0,
+    gaps: Iterable[tuple[str, str]] = (),
+    train_steps: int = 0,
 ) -> Path:
     """Train a tokenizer of ``kind`` (:data:`TINY_KINDS`) on ``texts`` and save it with a random model
-    of that architecture in ``out_dir`` (atomically)."""
+    of that architecture in ``out_dir`` (atomically); with ``train_steps``, the model is first
+    trained that many steps on the cloze items ``gaps`` (:func:`train_briefly`; kinds with a
+    tokenizer.json)."""
     if kind not in TINY_KINDS:
         raise ValueError(f"unknown tiny model kind {kind!r}; choose one of {sorted(TINY_KINDS)}")
     texts = [t for t in texts if t and t.strip()]
     if not texts:
         raise ValueError("no text to train the tokenizer on")
     spec = TINY_KINDS[kind]
+    gaps = [(text, answer) for text, answer in gaps if answer and answer.strip()]
+    if train_steps and (spec.files is not None or not gaps):
+        raise ValueError(f"train_steps: kind {kind!r} cannot be trained (only kinds with a tokenizer.json: "
+                         f"{sorted(k for k, v in TINY_KINDS.items() if v.files is None)}) or there is no text")
     sizes = Sizes(vocab_size, hidden_size, num_layers, num_heads, max_length)
     torch.manual_seed(seed)
     out = Path(out_dir)
@@ -506,6 +573,10 @@ def build_tiny_model(
             spec.files(texts, sizes, tmp)
         else:
             tokenizer, model = spec.tokenizer(texts, sizes)
+            if train_steps:
+                losses = train_briefly(tokenizer, model, spec.family, gaps, steps=train_steps, seed=seed)
+                log.info("trained %d steps on %d answers: loss %.2f -> %.2f", train_steps, len(gaps),
+                         losses[0], sum(losses[-10:]) / len(losses[-10:]))
             _save_pretrained(tokenizer, model, tmp)
     log.info("built tiny %s model in %s", kind, out)
     return out
@@ -525,3 +596,16 @@ def corpus_texts(paths: Iterable[str | os.PathLike]) -> list[str]:
             filled = [t.replace(MASK, a) for t, a in zip(df["text"], df["answer"], strict=True)]
             texts += list(dict.fromkeys(filled))
     return texts
+
+
+def answered_gaps(paths: Iterable[str | os.PathLike]) -> list[tuple[str, str]]:
+    """Every (text with ``[MASK]``, answer) of ingested MozArt-format answers, one per annotation."""
+    from plmfair.io import read_parquet
+
+    gaps: list[tuple[str, str]] = []
+    for path in paths:
+        df = read_parquet(path)
+        if "answer" in df.columns:
+            df = df.dropna(subset=["answer"])
+            gaps += list(zip(df["text"], df["answer"].str.strip(), strict=True))
+    return gaps

@@ -1,7 +1,8 @@
-"""A tiny random-weight model with a tokenizer trained on the ingested demo text."""
+"""A tiny model with a tokenizer trained on the ingested demo text: random weights, or trained a few
+steps (``train_steps``) to fill MozArt's gaps with the annotators' answers."""
 
 from plmfair.logs import configure_logging
-from plmfair.tiny_models import build_tiny_model, corpus_texts
+from plmfair.tiny_models import answered_gaps, build_tiny_model, corpus_texts
 
 configure_logging(snakemake)
 build = snakemake.params.build
@@ -15,4 +16,6 @@ build_tiny_model(
     num_heads=build["num_heads"],
     max_length=build["max_length"],
     seed=build["seed"],
+    gaps=answered_gaps(paths=snakemake.input.corpus),
+    train_steps=build["train_steps"],
 )

@@ -108,7 +108,8 @@ def query_logits(
     parts = split_mlm(model)
     device = input_device(model)
     batches = length_batches([len(s) for s in sequences], token_budget)
-    bar = progress_bar(progress, total=len(sequences), desc=desc, unit="copy")
+    # a unit is one masked copy of a sentence (one position to predict: a token, or a gap)
+    bar = progress_bar(progress, total=len(sequences), desc=desc, unit="masked copy")
     with torch.inference_mode():
         for idx in batches:
             ids, att = right_padded(sequences, idx, pad_id=pad_id, device=device)

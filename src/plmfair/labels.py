@@ -1,0 +1,27 @@
+"""Names for people: how tables and figures name what the code calls by short names.
+
+Statistical terms as patsy writes them (``group[T.FN]``) become the contrast they measure
+(``FN vs MN``); per-annotation metrics (``rr``, ``hit1``) the measure their mean is (MRR, P@1).
+"""
+
+from __future__ import annotations
+
+import re
+
+# each per-annotation score by the measure its mean is (plmfair.metrics.annotation_scores)
+METRIC_LABELS = {"rr": "MRR (reciprocal rank)", "hit1": "P@1 (hit at 1)", "hit5": "P@5 (hit in the top 5)",
+                 "margin": "score margin"}
+
+
+def metric_label(metric: str) -> str:
+    return METRIC_LABELS.get(metric, metric)
+
+
+def contrast_label(term: str, reference: str) -> str:
+    """A fixed-effect term for people: ``group[T.FN]`` against MN is ``FN vs MN``,
+    ``dataset[T.demo_de]`` against demo_en ``demo_de vs demo_en``; the intercept is the mean at
+    the reference level (``mean at MN, de``)."""
+    if term == "Intercept":
+        return f"mean at {reference}" if reference else "intercept"
+    level = re.fullmatch(r"\w+\[T\.(.*)\]", term)
+    return f"{level.group(1)} vs {reference}" if level else term
