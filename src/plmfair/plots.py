@@ -9,9 +9,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 from plmfair.atomic import atomic_path  # noqa: E402
 from plmfair.labels import contrast_label, metric_label  # noqa: E402
