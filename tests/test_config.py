@@ -101,6 +101,16 @@ CONFIG_ERRORS = {
                                    "config error at cloze.corpora.crows_pairs: results/data/crows_pairs/ holds the "
                                    "CrowS-Pairs data sets"),
     "symmetrisation": (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
+    "a model twice": (lambda c: c["mozart"].update(models=["xlmr_base", "gpt2", "xlmr_base"]),
+                      "config error at mozart.models: 'xlmr_base' is listed twice"),
+    "a data set twice": (lambda c: c["crows_pairs"].update(datasets=["fr", "fr"]),
+                         "config error at crows_pairs.datasets: 'fr' is listed twice"),
+    "a CrowS-Pairs model twice": (lambda c: c["crows_pairs"].update(models=["gpt2", "gpt2"]),
+                                  "config error at crows_pairs.models: 'gpt2' is listed twice"),
+    "a corpus model twice": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["gpt2", "gpt2"]),
+                             "config error at cloze.corpora.wmt06_test2006.models: 'gpt2' is listed twice"),
+    "a huge value": (lambda c: c["crows_pairs"].update(protocol=["x" * 50] * 10_000),
+                     "config error at crows_pairs.protocol: "),
 }
 
 
@@ -112,3 +122,4 @@ def test_config_errors_are_one_line_naming_the_key(default_config, schema, case)
     with pytest.raises(ConfigError) as err:
         validate_config(cfg, schema)
     assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
+    assert len(str(err.value)) < 500  # an excerpt of a value, never the whole of it

@@ -91,6 +91,32 @@ def test_seq2seq_has_no_crows_pairs_protocol(built):
         scorer.score_sentences([MinimalPair("a b", "a c", True)], protocol="nangia")
 
 
+@pytest.mark.parametrize("kind, family", [("bert", "mlm"), ("mt5", "seq2seq"), ("gpt2", "causal")])
+@pytest.mark.parametrize("poison", [float("nan"), float("inf")])
+def test_a_non_finite_log_probability_stops_every_family(built, kind, family, poison):
+    """One NaN weight, or an infinite output bias, gives non-finite scores: the job stops with the
+    model and the item, instead of counting the pair as neutral or the answer as ranked."""
+    import torch
+
+    loaded = load(ModelSpec(name=kind, family=family, path=str(built[kind])), device="cpu")
+    with torch.no_grad():
+        head = loaded.model.get_output_embeddings()
+        if poison != poison:  # NaN: one weight of the output layer
+            head.weight[5, 0] = poison
+        else:  # inf: every logit of the output layer
+            head.weight.fill_(poison)
+    scorer = loaded.scorer()
+    questions = [lambda: scorer.predict_gap(["Les [MASK] de la commission."], k=3),
+                 lambda: scorer.score_answers([("Les [MASK] de la commission.", "membres")])]
+    if family != "seq2seq":
+        questions.append(lambda: scorer.score_sentences([MinimalPair("Les femmes parlent.", "Les hommes parlent.", True)],
+                                                        protocol=FAMILIES[family].protocol or "nangia"))
+    for ask in questions:
+        with pytest.raises(ModelError, match=rf"model '{kind}' gives (a non-finite log-probability \((nan|inf|-inf)\)|"
+                                             r"no candidate) for .Les .*no (score|prediction) is written"):
+            ask()
+
+
 def test_gap_must_be_one_mask(built):
     from plmfair.errors import DataError
 

@@ -45,7 +45,15 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
         if not errors:
             raise ConfigError(f"config error: {exc}") from exc
         best = jsonschema.exceptions.best_match(errors)
-        raise ConfigError(f"config error at {_key_path(best)}: {best.message}") from None
+        if best.validator == "uniqueItems":
+            seen: set = set()
+            repeated = [x for x in best.instance if x in seen or seen.add(x)]
+            message = f"{repeated[0]!r} is listed twice (each name once: a repeat would count its results twice)"
+        else:
+            message = best.message
+        if len(message) > 300:  # a value can be huge (a YAML alias bomb): an excerpt
+            message = message[:200] + f" ... ({len(message):,} characters)"
+        raise ConfigError(f"config error at {_key_path(best)}: {message}") from None
     check_config(config)
     return config
 

@@ -20,13 +20,14 @@ that a long input cannot run out of memory.
 from __future__ import annotations
 
 import logging
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from plmfair.annotations import MASK
-from plmfair.errors import DataError
+from plmfair.errors import DataError, ModelError
 from plmfair.scoring.tokenization import filled_span, normaliser
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,10 @@ class Scorer(ABC):
         """The last layer's hidden states ``[batch, length, hidden]`` of a batch of token ids (the
         encoder's for masked and seq2seq models, the decoder stack's for causal ones)."""
 
-    @abstractmethod
+    # The studies' three questions. Each checks what the family's implementation (``_score_sentences``,
+    # ``_predict_gap``, ``_score_answers``) returns: a NaN or infinite log-probability (broken
+    # weights, an overflow in half precision) stops the job rather than becoming a result.
+
     def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:
         """Score both sentences of every minimal pair under ``protocol``.
@@ -148,17 +152,50 @@ class Scorer(ABC):
         longer than the model accepts is skipped (``too_long='skip'``) or truncated
         (``'truncate'``). Scores are rounded to 3 decimals when the protocol says so.
         """
+        scores = self._score_sentences(pairs, protocol=protocol, too_long=too_long)
+        for pair, score in zip(pairs, scores, strict=True):
+            for sentence, value in ((pair.more, score.more), (pair.less, score.less)):
+                self._require_finite(value, sentence)
+        return scores
 
-    @abstractmethod
     def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:
         """The ``k`` best whole-word candidates for the gap of each text, best first:
         ``(surface form, log-probability)``. ``num_beams`` applies to families that search."""
+        candidates = self._predict_gap(texts, k=k, num_beams=num_beams)
+        for text, best in zip(texts, candidates, strict=True):
+            if k > 0 and not best:  # a search drops the beams whose scores are NaN
+                raise ModelError(f"model {self.name!r} gives no candidate for {text[:120]!r}: its log-probabilities "
+                                 f"are not finite (broken weights or precision) or no piece of its vocabulary starts "
+                                 f"a word; no prediction is written")
+            for word, value in best:
+                self._require_finite(value, f"{text} (candidate {word!r})")
+        return candidates
 
-    @abstractmethod
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """For each ``(text with the gap, answer)``: the log-probability of the answer in the
         gap and the number of tokens the answer takes."""
+        scores = self._score_answers(items)
+        for (text, answer), (value, _) in zip(items, scores, strict=True):
+            self._require_finite(value, f"{text} (answer {answer!r})")
+        return scores
+
+    def _require_finite(self, value: float | None, item: str) -> None:
+        if value is not None and not math.isfinite(value):
+            raise ModelError(f"model {self.name!r} gives a non-finite log-probability ({value}) for {item[:120]!r}: "
+                             f"its weights or its precision are broken (NaN or overflow); no score is written")
+
+    @abstractmethod
+    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str) -> list[PairScore]:
+        """The family's scores of :meth:`score_sentences`."""
+
+    @abstractmethod
+    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
+        """The family's candidates of :meth:`predict_gap`."""
+
+    @abstractmethod
+    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+        """The family's answer scores of :meth:`score_answers`."""
 
 
 def padding_id(tokenizer) -> int:

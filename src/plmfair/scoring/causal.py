@@ -90,7 +90,7 @@ class CausalLMScorer(Scorer):
             bar.close()
         return out
 
-    def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
+    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:
         if protocol != CAUSAL_PROTOCOL:
             raise ModelError(f"model {self.name!r} is a causal LM: its CrowS-Pairs protocol is {CAUSAL_PROTOCOL!r}, "
@@ -116,7 +116,7 @@ class CausalLMScorer(Scorer):
                                    status)
         return results  # type: ignore[return-value]
 
-    def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:
         pieces = piece_classes(self.tokenizer, self.vocab_size)
         text_start_marked = marks_text_start(self.tokenizer)
@@ -156,7 +156,7 @@ class CausalLMScorer(Scorer):
         words = [self.tokenizer.decode(p).strip() for p, _ in spans]
         return list(dict.fromkeys(w for w in words if w))
 
-    def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         seqs, n_pieces = [], []
         for text, answer in items:
             ids, span = self.filled(text, answer, add_special_tokens=False)

@@ -223,7 +223,7 @@ class MaskedLMScorer(Scorer):
         ids, words = encode_with_words(self.tokenizer, self.prepare(text))
         return TokenizedSentence(ids, words, frozenset(self.tokenizer.all_special_ids))
 
-    def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
+    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:
         if protocol not in MASKING_RULES:
             raise ModelError(f"model {self.name!r}: unknown masking protocol {protocol!r}; known: {sorted(MASKING_RULES)}")
@@ -252,7 +252,7 @@ class MaskedLMScorer(Scorer):
             results[i] = PairScore(s1, s2, len(c1.copies), len(c2.copies), status)
         return results  # type: ignore[return-value]
 
-    def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:
         words = whole_word_vocabulary(self.tokenizer)
         vocab_size = self.model.get_output_embeddings().weight.shape[0]
@@ -275,7 +275,7 @@ class MaskedLMScorer(Scorer):
                                                              strict=True)]
         return out
 
-    def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         copies, n_pieces = [], []
         for text, answer in items:
             ids, span = self.filled(text, answer)
