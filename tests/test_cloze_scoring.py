@@ -90,6 +90,25 @@ def test_seq2seq_answer_score_matches_its_prediction(models):
         assert scores.loc[0, "logprob"] == pytest.approx(best["logprob"], abs=1e-4)
 
 
+def test_seq2seq_answers_batched_score_as_one_at_a_time(models):
+    """The answers to a sentence share one encoder pass and go through the decoder together; each
+    score equals the one-answer-per-forward-pass score (a batch of one, token budget 1) up to
+    float32 rounding of the batched matrix products, and no answer changes rank in its sentence."""
+    model, tok = models["mt5"]
+    answers = pd.DataFrame({"s_id": ["1"] * 5 + ["2"] * 4,
+                            "text": [SENTS.text[0]] * 5 + [SENTS.text[1]] * 4,
+                            "answer": ["membres", "chefs", "présidents du comité", "x", "membres de la commission",
+                                       "adopter", "appliquer", "changer", "a"]})
+    batched = score_answers(answers, Seq2SeqScorer(model, tok, name="mt5", token_budget=8192))
+    single = score_answers(answers, Seq2SeqScorer(model, tok, name="mt5", token_budget=1))
+    assert (batched["n_pieces"] == single["n_pieces"]).all() and single["n_pieces"].nunique() > 1
+    assert (batched["logprob"] - single["logprob"]).abs().max() < 1e-5
+    for s_id in ("1", "2"):
+        rank = {name: frame[frame["s_id"] == s_id]["logprob"].rank().tolist() for name, frame in
+                (("batched", batched), ("single", single))}
+        assert rank["batched"] == rank["single"]
+
+
 def test_answer_scores_mlm_multi_piece_and_multiword(models):
     model, tok = models["bert"]
     answers = pd.DataFrame({

@@ -18,7 +18,14 @@ from dataclasses import dataclass
 import torch
 
 from plmfair.errors import ModelError
-from plmfair.scoring.base import MinimalPair, PairScore, Scorer, input_device, progress_bar
+from plmfair.scoring.base import (
+    MinimalPair,
+    PairScore,
+    Scorer,
+    input_device,
+    padding_id,
+    progress_bar,
+)
 from plmfair.scoring.beam import single_word_beam_search
 from plmfair.scoring.pieces import piece_classes
 
@@ -47,6 +54,15 @@ def span_vocabulary(tokenizer, vocab_size: int, model_name: str) -> SpanVocabula
     return SpanVocabulary(pieces.marked_start, pieces.cont, end, s0)
 
 
+def _equal_length_batches(pieces: Sequence[list[int]], token_budget: int) -> list[list[int]]:
+    """Indices of answers of the same number of pieces, in batches under the token budget."""
+    by_length: dict[int, list[int]] = {}
+    for i, p in enumerate(pieces):
+        by_length.setdefault(len(p), []).append(i)
+    return [group[b:b + max(1, token_budget // (length + 2))] for length, group in sorted(by_length.items())
+            for b in range(0, len(group), max(1, token_budget // (length + 2)))]
+
+
 class Seq2SeqScorer(Scorer):
     """Gap filling with a T5-style encoder-decoder."""
 
@@ -64,12 +80,12 @@ class Seq2SeqScorer(Scorer):
     def last_hidden(self, input_ids, attention_mask):
         return self.model.get_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
-    def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str = "skip"
+    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str = "skip"
                         ) -> list[PairScore]:
         raise ModelError(f"model {self.name!r} is a seq2seq model; no CrowS-Pairs protocol is defined for span "
                          f"infilling (use a masked or causal LM)")
 
-    def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
         out = []
@@ -100,20 +116,41 @@ class Seq2SeqScorer(Scorer):
         return single_word_beam_search(next_log_probs, start=self.vocab.start, cont=self.vocab.cont,
                                        end=self.vocab.end, k=k, num_beams=num_beams)
 
-    def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
-        return [self._span_log_prob(text, self.prepare(answer)) for text, answer in items]
-
-    def _span_log_prob(self, text: str, span: str) -> tuple[float, int]:
-        """log P(<extra_id_0> span <end>): the pieces and the ending token."""
-        pieces = self.tokenizer(span, add_special_tokens=False)["input_ids"]
-        enc = self._encode(text)
+    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+        """log P(<extra_id_0> answer <end>) of every item: the pieces and the ending token. The
+        encoder runs once per sentence; the answers to a sentence go through the decoder together,
+        in batches of similar length under the token budget (right padding: the decoder is
+        causal, so the padding never reaches a scored position)."""
+        by_text: dict[str, list[int]] = {}
+        for i, (text, _) in enumerate(items):
+            by_text.setdefault(text, []).append(i)
+        out: list = [None] * len(items)
         start_id = self.model.config.decoder_start_token_id
-        dec = torch.tensor([[start_id, self.vocab.sentinel] + pieces], device=self.device)
-        with torch.inference_mode():
-            logits = self.model(**enc, decoder_input_ids=dec).logits[0].float()
-            lp = torch.log_softmax(logits, dim=-1)
-        total = 0.0
-        for j, piece in enumerate(pieces):
-            total += lp[1 + j, piece].item()
-        total += torch.logsumexp(lp[1 + len(pieces), self.vocab.end.to(lp.device)], dim=0).item()
-        return total, len(pieces)
+        pad_id = padding_id(self.tokenizer)
+        end = self.vocab.end.to(self.device)
+        bar = progress_bar(self.progress, total=len(items), desc=f"{self.name} answers", unit="answer")
+        for text, idx in by_text.items():
+            enc = self._encode(text)
+            pieces = [self.tokenizer(self.prepare(items[i][1]), add_special_tokens=False)["input_ids"] for i in idx]
+            with torch.inference_mode():
+                enc_out = self.model.get_encoder()(**enc).last_hidden_state
+                for batch in _equal_length_batches(pieces, self.token_budget):
+                    rows = [[start_id, self.vocab.sentinel, *pieces[j]] for j in batch]
+                    width = max(map(len, rows))
+                    dec = torch.tensor([row + [pad_id] * (width - len(row)) for row in rows], device=self.device)
+                    n = len(batch)
+                    logits = self.model(encoder_outputs=(enc_out.expand(n, -1, -1),),
+                                        attention_mask=enc["attention_mask"].expand(n, -1), decoder_input_ids=dec).logits
+                    lp = torch.log_softmax(logits.float(), dim=-1)
+                    for r, j in enumerate(batch):
+                        span = pieces[j]
+                        total = 0.0
+                        for t, piece in enumerate(span):
+                            total += lp[r, 1 + t, piece].item()
+                        total += torch.logsumexp(lp[r, 1 + len(span), end], dim=0).item()
+                        out[idx[j]] = (total, len(span))
+                    if bar is not None:
+                        bar.update(n)
+        if bar is not None:
+            bar.close()
+        return out
