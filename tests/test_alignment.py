@@ -92,3 +92,10 @@ def test_align_files_checks_line_counts_and_reads_pharaoh(tmp_path):
     (tmp_path / "bad.align").write_text("0-0 1-1\n0-0 2-2\n")
     with pytest.raises(DataError, match=r"bad.align line 2: link 2-2 is out of range"):
         align_files(tmp_path / "en.parquet", tmp_path / "de.parquet", pharaoh=tmp_path / "bad.align")
+
+
+@pytest.mark.parametrize("link", ["²-0", "0-٣", "1-１"])
+def test_a_link_with_a_digit_that_is_not_ascii_is_malformed(link):
+    """str.isdigit() takes '²', Arabic-Indic and full-width digits, which int() then fails on or reads."""
+    with pytest.raises(DataError, match=rf"a.align line 1: malformed link '{link}'"):
+        parse_pharaoh([link], source="a.align")

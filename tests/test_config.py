@@ -109,6 +109,12 @@ CONFIG_ERRORS = {
                                   "config error at crows_pairs.models: 'gpt2' is listed twice"),
     "a corpus model twice": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["gpt2", "gpt2"]),
                              "config error at cloze.corpora.wmt06_test2006.models: 'gpt2' is listed twice"),
+    "direction_from an undeclared set": (lambda c: c["datasets"]["crows_pairs"]["mcp_it_IT"].update(direction_from="frr"),
+                                         "config error at datasets.crows_pairs.mcp_it_IT.direction_from: data set "
+                                         "'frr' is not declared under datasets.crows_pairs (did you mean 'fr'?)"),
+    "direction_from in a cycle": (lambda c: (c["datasets"]["crows_pairs"]["mcp_it_IT"].update(direction_from="fr"),
+                                             c["datasets"]["crows_pairs"]["fr"].update(direction_from="mcp_it_IT")),
+                                  "direction_from: a cycle (fr -> mcp_it_IT -> fr)"),
     "a huge value": (lambda c: c["crows_pairs"].update(protocol=["x" * 50] * 10_000),
                      "config error at crows_pairs.protocol: "),
 }

@@ -114,6 +114,22 @@ def test_bad_pairs_are_kept_with_a_status(tiny, caplog):
     assert trunc.loc[0, "status"] == "truncated" and trunc.loc[0, "n_masked_more"] > 0
 
 
+def test_pairs_equal_as_the_model_reads_them_are_identical(tiny):
+    """NFC against NFD, white space, a zero-width space, and case for an uncased model: the model
+    would score the same sentence twice; the pair is skipped as identical, never counted neutral."""
+    import unicodedata
+
+    kind, model, tokenizer = tiny
+    fr = "Élodie, infirmière, s'occupait des enfants."
+    rows = [(fr, unicodedata.normalize("NFD", fr)), (fr, fr.replace(" ", "  ") + " "), (fr, fr.replace("des", "d\u200bes")),
+            (fr, fr.upper()), FR[0]]
+    pairs = pairs_frame(rows, ["stereo"] * len(rows))
+    cased = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False))["status"].tolist()
+    uncased = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=True))["status"].tolist()
+    assert cased == ["skipped_identical"] * 3 + ["ok", "ok"]
+    assert uncased == ["skipped_identical"] * 4 + ["ok"]
+
+
 def test_variants(tiny):
     kind, model, tokenizer = tiny
     pairs = pairs_frame(FR[:2], ["stereo", "stereo"])

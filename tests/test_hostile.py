@@ -141,3 +141,4 @@ def test_replacing_a_local_models_weights_reruns_exactly_its_jobs(bert, tmp_path
     assert not [job for job in jobs if "model=local" in job], jobs
     # what follows the scores reruns; no other model's job does
     assert {job.split()[0] for job in jobs} == {"model_manifest", "crows_pairs_score", "crows_pairs_summary"}
+

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Sequence
 
@@ -40,6 +41,9 @@ SYMMETRISATIONS = ("intersection", "union", "grow-diag-final", "grow-diag-final-
 Links = set[tuple[int, int]]
 
 
+# an index of a link: ASCII digits only (str.isdigit also takes '²' and Arabic-Indic digits)
+LINK_INDEX = re.compile(r"[0-9]+")
+
 def parse_pharaoh(lines: Sequence[str], *, source: str, src_lengths: Sequence[int] | None = None,
                   tgt_lengths: Sequence[int] | None = None) -> list[Links]:
     """Parse Pharaoh lines; with sentence lengths given, every index must fall inside its sentence."""
@@ -53,7 +57,7 @@ def parse_pharaoh(lines: Sequence[str], *, source: str, src_lengths: Sequence[in
         links: Links = set()
         for item in text.split():
             i_s, sep, j_s = item.partition("-")
-            if not sep or not i_s.isdigit() or not j_s.isdigit():
+            if not sep or not LINK_INDEX.fullmatch(i_s) or not LINK_INDEX.fullmatch(j_s):
                 raise DataError(
                     f"{source} line {lineno}: malformed link {item!r}; Pharaoh format is 0-based `i-j` pairs "
                     f"separated by spaces (pivot token i, other-language token j)"

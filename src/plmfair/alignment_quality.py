@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from plmfair.alignment import (
+    LINK_INDEX,
     SYMMETRISATIONS,
     Links,
     parse_pharaoh,
@@ -69,6 +70,7 @@ class GoldAlignments:
     dropped: int = 0
 
 
+
 def parse_gold_links(lines: Sequence[str], *, fmt: str, source: str) -> tuple[list[Links], list[Links]]:
     """Sure and possible links per line, 0-based, in the file's own order. ``talp``: 1-based
     ``i-j`` sure and ``ipj`` possible links; ``pharaoh``: 0-based ``i-j``, every link sure."""
@@ -84,7 +86,7 @@ def parse_gold_links(lines: Sequence[str], *, fmt: str, source: str) -> tuple[li
         for item in text.split():
             sep = "p" if "p" in item else "-"
             i_s, _, j_s = item.partition(sep)
-            if not i_s.isdigit() or not j_s.isdigit() or int(i_s) < 1 or int(j_s) < 1:
+            if not LINK_INDEX.fullmatch(i_s) or not LINK_INDEX.fullmatch(j_s) or int(i_s) < 1 or int(j_s) < 1:
                 raise DataError(f"{source} line {lineno}: malformed link {item!r}; expected 1-based `i-j` (sure) "
                                 f"or `ipj` (possible)")
             link = (int(i_s) - 1, int(j_s) - 1)

@@ -94,6 +94,18 @@ def check_config(config: dict) -> None:
                 f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
                 f"datasets.crows_pairs{did_you_mean(name, sets)} (declared: {sorted(sets)})"
             )
+    for name, entry in sets.items():
+        chain, source = [name], entry.get("direction_from")
+        while source:
+            if source not in sets:
+                raise ConfigError(f"config error at datasets.crows_pairs.{chain[-1]}.direction_from: data set {source!r} "
+                                  f"is not declared under datasets.crows_pairs{did_you_mean(source, sets)}")
+            if source in chain:
+                raise ConfigError(f"config error at datasets.crows_pairs.{name}.direction_from: a cycle "
+                                  f"({' -> '.join([*chain, source])}); a chain of direction_from must end in a data "
+                                  f"set with its own directions")
+            chain.append(source)
+            source = sets[source].get("direction_from")
     lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
     lists += [("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
               for name, entry in config.get("cloze", {}).get("corpora", {}).items()]

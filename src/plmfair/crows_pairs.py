@@ -15,6 +15,7 @@ set: :data:`MCNEMAR_SCHEMA`. Tables 4 and 5 of Névéol et al. are in :mod:`plmf
 from __future__ import annotations
 
 import logging
+import unicodedata
 
 import pandas as pd
 
@@ -60,6 +61,17 @@ def pair_status(pair) -> str:
     return "ok"
 
 
+# characters a reader does not see and a tokenizer may drop: zero-width space, joiners, BOM
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+
+
+def as_read(text: str, scorer) -> str:
+    """A sentence as the model reads it: NFC, invisible characters out, white space collapsed, and
+    lower-cased for an uncased model (``scorer.prepare``); two sentences equal in this form are the
+    same sentence to the model."""
+    return scorer.prepare(" ".join(unicodedata.normalize("NFC", text).translate(_INVISIBLE).split()))
+
+
 def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_long: str = "skip") -> pd.DataFrame:
     """Score every pair of an ingested CrowS-Pairs table; one row per pair (:data:`PAIR_SCHEMA`).
 
@@ -71,8 +83,10 @@ def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_lo
     rows, todo = [], []
     for i, (_, pair) in enumerate(pairs.iterrows()):
         row = {k: pair[k] for k in ("pair_id", "bias_type", "stereo_antistereo", "origin")}
-        row.update(sent_more_score=None, sent_less_score=None, n_masked_more=0, n_masked_less=0,
-                   status=pair_status(pair))
+        status = pair_status(pair)
+        if status == "ok" and as_read(pair["sent_more"], scorer) == as_read(pair["sent_less"], scorer):
+            status = "skipped_identical"  # differing in form only (NFC/NFD, spaces, case for an uncased model)
+        row.update(sent_more_score=None, sent_less_score=None, n_masked_more=0, n_masked_less=0, status=status)
         rows.append(row)
         if row["status"] == "ok":
             todo.append(i)
