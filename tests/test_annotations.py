@@ -67,6 +67,9 @@ MOZART_ERRORS = {
     "two texts": ([json.dumps(_record()), json.dumps(_record(u_id="u2", text="Another [MASK] ."))],
                   "s_id 1 has two different texts"),
     "empty file": ([""], "no annotations (the file is empty)"),
+    "age in words": ([json.dumps(_record(age="twenty"))], f"{MEMBER} line 1: age is 'twenty'; it must be a whole number"),
+    "time in words": ([json.dumps(_record()), json.dumps(_record(u_id="u2", time_taken="3 min"))],
+                      f"{MEMBER} line 2: time_taken is '3 min'; it must be a number or null"),
     "no such language": ([json.dumps(_record())], "MozArt.zip: no member named de_data_with_annotations.jsonl"),
     "not a zip": (b"PK\x03\x04 not really a zip", "MozArt.zip: not a readable zip archive"),
 }
@@ -127,3 +130,16 @@ def test_zip_read_from_bytes_roundtrip(tmp_path):
 
 
 # --- CrowS-Pairs files described by their config entry (Multilingual CrowS-Pairs layouts) ----
+
+
+def test_answers_and_texts_are_read_in_one_unicode_form(tmp_path):
+    """The same answer typed with a decomposed accent (NFD) is the same answer (NFC), scored once."""
+    import unicodedata
+
+    lines = [json.dumps(_record(text="Un [MASK] café .", mask="café")),
+             json.dumps(_record(u_id="u2", text=unicodedata.normalize("NFD", "Un [MASK] café ."),
+                                mask=unicodedata.normalize("NFD", "café")))]
+    path = tmp_path / "en.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    df = read_mozart_jsonl(path, "en")
+    assert df["answer"].tolist() == ["café", "café"] and df["answer"].nunique() == 1 and df["text"].nunique() == 1

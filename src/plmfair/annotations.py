@@ -26,6 +26,7 @@ import json
 import logging
 import math
 import os
+import unicodedata
 import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -68,6 +69,19 @@ _DEMOGRAPHIC_STR = (
     "fluent_languages",
     "nationality",
 )
+
+
+def _nfc(text: str | None) -> str | None:
+    return None if text is None else unicodedata.normalize("NFC", text)
+
+
+def _number(value, field: str, where: str, *, whole: bool = False):
+    """A numeric field (``age``, ``time_taken``): a number or missing; anything else stops naming the line."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (whole and value != int(value)):
+        raise DataError(f"{where}: {field} is {value!r}; it must be a {'whole ' if whole else ''}number or null")
+    return int(value) if whole else float(value)
 
 
 def _as_text(value) -> str | None:
@@ -115,24 +129,26 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
             )
         gender = "M" if male else "F"
         answer_raw = _as_text(rec["mask"])
-        age = rec.get("age")
-        time_taken = rec.get("time_taken")
+        age = _number(rec.get("age"), "age", where, whole=True)
+        time_taken = _number(rec.get("time_taken"), "time_taken", where)
         rows.append(
             {
                 "lang": lang,
                 "s_id": _as_text(rec["s_id"]),
-                "text": _as_text(rec["text"]),
+                # one Unicode form (NFC) for texts and answers: the same answer typed with composed or
+                # decomposed accents is one answer, scored once
+                "text": _nfc(_as_text(rec["text"])),
                 "true_mask": _as_text(rec.get("true_mask")),
                 "tag": _as_text(rec.get("tag")),
                 "answer_raw": answer_raw,
-                "answer": (answer_raw or "").strip(),
+                "answer": _nfc((answer_raw or "").strip()),
                 "u_id": _as_text(rec["u_id"]),
                 "gender": gender,
                 "native": native,
                 "group": gender + ("N" if native else "NN"),
-                "age": None if age is None or (isinstance(age, float) and math.isnan(age)) else int(age),
+                "age": age,
                 **{k: _as_text(rec.get(k)) for k in _DEMOGRAPHIC_STR},
-                "time_taken": None if time_taken is None else float(time_taken),
+                "time_taken": time_taken,
             }
         )
         row_lines.append(lineno)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -61,8 +62,9 @@ def ingest_answers(sentences: pd.DataFrame, answer_files: Mapping[str, str | os.
                     f"{path}: s_id {s_id} is not a constructed {lang} sentence of this corpus "
                     f"(ids look like {ref.index[0] if len(ref) else '?'}); answers must use the s_id of the sheets"
                 )
-            if text != ref.at[s_id, "text"]:
-                raise DataError(f"{path}: s_id {s_id} has text {text!r}, the constructed sentence is {ref.at[s_id, 'text']!r}")
+            if unicodedata.normalize("NFC", text) != unicodedata.normalize("NFC", ref.at[s_id, "text"]):
+                raise DataError(f"{path}: s_id {s_id} has text {text!r}, the constructed sentence is {ref.at[s_id, 'text']!r} "
+                                f"(compared in Unicode NFC)")
         ann["true_mask"] = ann["true_mask"].fillna(ann["s_id"].map(ref["true_mask"]))
         ann["tag"] = ann["tag"].fillna(ann["s_id"].map(ref["tag"]))
         frames.append(ann)
