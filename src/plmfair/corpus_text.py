@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,28 +29,47 @@ def read_text_lines(path: str | os.PathLike, member: str | None = None) -> tuple
 
     path = Path(path)
     source = f"{path}:{member}" if member else str(path)
+    again = "delete it and download it again"
     if member:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as zf:
                 names = zf.namelist()
                 if member not in names:
                     raise DataError(_no_member(path, member, names))
-                raw = zf.read(member)
+                if names.count(member) > 1:
+                    raise DataError(f"{source}: the archive holds {names.count(member)} members of that name; "
+                                    f"which one is meant cannot be told, so none is read")
+                try:
+                    raw = zf.read(member)
+                except (zipfile.BadZipFile, EOFError, OSError) as exc:
+                    raise DataError(f"{source}: the member cannot be read ({exc}): a truncated archive? {again}") from None
         else:
             try:
                 with tarfile.open(path) as tf:
                     try:
-                        fh = tf.extractfile(member)
+                        info = tf.getmember(member)
                     except KeyError:
                         raise DataError(_no_member(path, member, tf.getnames())) from None
-                    if fh is None:
-                        raise DataError(f"{source}: not a regular file in the archive")
-                    raw = fh.read()
-            except tarfile.TarError as exc:
-                raise DataError(f"{path}: not a readable tar or zip archive ({exc}); delete it and download it again") from exc
+                    if not info.isfile():
+                        kind = ("a symbolic link" if info.issym() else "a hard link" if info.islnk()
+                                else "a folder" if info.isdir() else "not a regular file")
+                        raise DataError(f"{source}: the member is {kind}, not a file; links in archives are not "
+                                        f"followed: give the member that holds the text")
+                    raw = tf.extractfile(info).read()
+            except (EOFError, zlib.error) as exc:
+                raise DataError(f"{path}: the archive ends early ({type(exc).__name__}): a truncated download? {again}") from None
+            except (tarfile.TarError, OSError) as exc:
+                raise DataError(f"{path}: not a readable tar or zip archive ({exc}); {again}") from None
     elif path.suffix == ".gz":
-        with gzip.open(path, "rb") as fh:
-            raw = fh.read()
+        try:
+            with gzip.open(path, "rb") as fh:
+                raw = fh.read()
+        except gzip.BadGzipFile:
+            raise DataError(f"{path}: named .gz but not gzip-compressed; rename it without .gz if it is plain text, "
+                            f"or {again}") from None
+        except (EOFError, zlib.error) as exc:
+            raise DataError(f"{path}: the gzip file ends early ({type(exc).__name__}): a truncated download? "
+                            f"{again}") from None
     else:
         raw = path.read_bytes()
     lines = decode_utf8(raw, source).split("\n")
