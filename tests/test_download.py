@@ -47,3 +47,37 @@ def test_missing_mirror_folder_and_unverified_warning(tmp_path, caplog):
     with caplog.at_level("WARNING"):
         fetch(filename="a.csv", url=None, sha256=None, dest=tmp_path / "o" / "a.csv", mirror=tmp_path)
     assert "UNVERIFIED: a.csv" in caplog.text
+
+
+@pytest.mark.e2e
+def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path):
+    """A file kept without a checksum: its download rule has the mirror copy's size and time as a
+    parameter, so a new copy reruns the download (and what reads it); a verified file has none."""
+    import os
+    import subprocess
+
+    from conftest import BIN, REPO, dry_run_jobs
+
+    from plmfair.download import mirror_copy_stamp
+
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "MozArt.zip").write_bytes((REPO / ".test" / "data" / "MozArt.zip").read_bytes())
+    stamp = mirror_copy_stamp(mirror, "MozArt.zip")
+    assert stamp.startswith(f"{(mirror / 'MozArt.zip').stat().st_size} bytes")
+    assert mirror_copy_stamp(mirror, "absent.csv") == "" and mirror_copy_stamp(None, "MozArt.zip") == ""
+
+    config = tmp_path / "unverified.yaml"
+    config.write_text("datasets: {mozart: {sha256: null}}\n")
+    work = tmp_path / "work"
+    target = "resources/downloads/MozArt.zip"
+
+    def snakemake(*args):
+        return subprocess.run([str(BIN / "snakemake"), "--snakefile", str(REPO / "Snakefile"), "--directory", str(work),
+                               "--cores", "1", *args, target, "--configfile", str(REPO / ".test" / "config" / "config.yaml"),
+                               str(config), "--config", f"mirror={mirror}"], capture_output=True, text=True, check=True)
+
+    snakemake()
+    assert dry_run_jobs(snakemake("-n").stdout) == []
+    os.utime(mirror / "MozArt.zip", ns=(1_000_000_000, 1_000_000_000))  # a new copy of the file
+    assert dry_run_jobs(snakemake("-n").stdout) == [("download", "file=MozArt.zip")]

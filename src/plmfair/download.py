@@ -47,6 +47,17 @@ def find_in_mirror(mirror: str | os.PathLike | None, filename: str) -> Path | No
     return None
 
 
+def mirror_copy_stamp(mirror: str | os.PathLike | None, filename: str) -> str:
+    """What identifies the mirror's copy of a file kept without a checksum: its size and modification
+    time (``""`` without one). A download rule has it as a parameter, so replacing the copy reruns
+    the download; moving the mirror folder (which keeps both) does not."""
+    found = find_in_mirror(mirror, filename) if mirror and Path(mirror).is_dir() else None
+    if found is None:
+        return ""
+    stat = found.stat()
+    return f"{stat.st_size} bytes, modified {stat.st_mtime_ns} ns"
+
+
 def fetch(
     *,
     filename: str,

@@ -3,6 +3,7 @@
 import re
 
 from plmfair import plan
+from plmfair.download import mirror_copy_stamp
 from plmfair.models import model_files
 
 MODEL_SPECS = plan.model_specs(config)
@@ -53,6 +54,13 @@ def downloaded(function, *wildcards):
 
 def download(entry):
     return f"resources/downloads/{entry['file']}"
+
+
+def unverified_mirror_copy(wildcards):
+    """The size and time of the mirror's copy of a download that has no sha256 (else "")."""
+    if plan.download_source(config, wildcards.file)["sha256"]:
+        return ""
+    return mirror_copy_stamp(config.get("mirror"), wildcards.file)
 
 
 def crows_pairs_scores(jobs):
