@@ -12,7 +12,7 @@ import pytest
 from plmfair.corpus_text import read_text_lines
 from plmfair.errors import DataError
 
-BODY = "Une phrase .\nUne autre phrase .\n".encode()
+BODY = b"Une phrase .\nUne autre phrase .\n"
 
 
 def _tgz(path, members: dict[str, bytes], links: dict[str, tuple[str, bytes]] | None = None):
