@@ -48,6 +48,7 @@ def test_right_padded_batch_and_mask():
 
 def test_token_budget_defaults_per_device(built):
     assert default_token_budget(torch.device("cpu")) == 8192
+    assert default_token_budget(torch.device("cpu"), "causal") == 2048  # benchmarks/bench_causal.py
     assert default_token_budget(torch.device("cuda", 0)) == 16384  # measured on an H100 (README, Speed)
     loaded = load(ModelSpec(name="bert", family="mlm", path=str(built["bert"])), device="cpu")
     assert loaded.scorer(progress=False).token_budget == 8192  # 0 / unset: the device's default
@@ -115,6 +116,26 @@ def test_a_non_finite_log_probability_stops_every_family(built, kind, family, po
         with pytest.raises(ModelError, match=rf"model '{kind}' gives (a non-finite log-probability \((nan|inf|-inf)\)|"
                                              r"no candidate) for .Les .*no (score|prediction) is written"):
             ask()
+
+
+@pytest.mark.parametrize("kind, family", [("bert", "mlm"), ("mt5", "seq2seq"), ("gpt2", "causal")])
+def test_cloze_input_longer_than_the_model_accepts_is_named(built, kind, family):
+    """A 3,000-word sentence or a 300-word answer stops with the item, its length and the model's own
+    limit (position embeddings, not only the tokenizer's), not a tensor-size RuntimeError or IndexError."""
+    from plmfair.errors import DataError
+
+    scorer = load(ModelSpec(name=kind, family=family, path=str(built[kind])), device="cpu").scorer()
+    limit = scorer.max_length()
+    long_sentence = "Les [MASK] de " + " ".join(["la commission"] * 1500) + "."
+    with pytest.raises(DataError, match=rf"model '{kind}': 'Les \[MASK\] de la commission.*' takes \d+ tokens, "
+                                        rf"more than the {limit} the model accepts"):
+        scorer.predict_gap([long_sentence], k=3)
+    with pytest.raises(DataError, match=rf"\(answer 'membres membres.*takes \d+ tokens, more than the {limit}"):
+        scorer.score_answers([("Les [MASK] de la commission.", " ".join(["membres"] * 300))])
+    scorer.model.config.max_position_embeddings = scorer.model.config.n_positions = 16  # a smaller model's limit
+    scorer.tokenizer.model_max_length = 10_000  # a tokenizer from a model with a longer one
+    if family != "seq2seq":  # T5's relative positions have no limit of their own
+        assert scorer.max_length() == 16
 
 
 def test_gap_must_be_one_mask(built):

@@ -162,6 +162,8 @@ class Scorer(ABC):
                     ) -> list[list[tuple[str, float]]]:
         """The ``k`` best whole-word candidates for the gap of each text, best first:
         ``(surface form, log-probability)``. ``num_beams`` applies to families that search."""
+        for text in texts:
+            self._require_fits(self.sentence_length(text) + 2, text)  # + the model's special tokens
         candidates = self._predict_gap(texts, k=k, num_beams=num_beams)
         for text, best in zip(texts, candidates, strict=True):
             if k > 0 and not best:  # a search drops the beams whose scores are NaN
@@ -175,10 +177,19 @@ class Scorer(ABC):
     def score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """For each ``(text with the gap, answer)``: the log-probability of the answer in the
         gap and the number of tokens the answer takes."""
+        for text, answer in items:
+            self._require_fits(len(self.filled(text, answer)[0]), f"{text} (answer {answer[:60]!r})")
         scores = self._score_answers(items)
         for (text, answer), (value, _) in zip(items, scores, strict=True):
             self._require_finite(value, f"{text} (answer {answer!r})")
         return scores
+
+    def _require_fits(self, n_tokens: int, item: str) -> None:
+        limit = self.max_length()
+        if n_tokens > limit:
+            raise DataError(f"model {self.name!r}: {item[:120]!r} takes {n_tokens} tokens, more than the {limit} the "
+                            f"model accepts (its position embeddings and tokenizer); shorten or remove that sentence "
+                            f"or answer in the data")
 
     def _require_finite(self, value: float | None, item: str) -> None:
         if value is not None and not math.isfinite(value):
@@ -232,11 +243,13 @@ def max_input_length(model, tokenizer) -> int:
     return min(limits) if limits else 512
 
 
-def length_batches(lengths: Sequence[int], token_budget: int) -> list[list[int]]:
+def length_batches(lengths: Sequence[int], token_budget: int, *, max_padding: float | None = None) -> list[list[int]]:
     """Indices grouped into batches of similar length whose padded size stays within ``token_budget``.
 
     Indices are sorted by length (longest first, stable), so padding is small; a single
-    sequence longer than the budget gets a batch of its own.
+    sequence longer than the budget gets a batch of its own. With ``max_padding``, a sequence
+    that would be padded by more than that share of the batch's width starts a new batch (for
+    models whose every position costs a full pass, where padding is wasted arithmetic).
     """
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     batches: list[list[int]] = []
@@ -244,7 +257,8 @@ def length_batches(lengths: Sequence[int], token_budget: int) -> list[list[int]]
     width = 0
     for i in order:
         new_width = max(width, lengths[i])
-        if current and new_width * (len(current) + 1) > token_budget:
+        too_short = max_padding is not None and lengths[i] < width * (1 - max_padding)
+        if current and (new_width * (len(current) + 1) > token_budget or too_short):
             batches.append(current)
             current, new_width = [], lengths[i]
         current.append(i)
