@@ -26,7 +26,7 @@ RUN_ARGS := $(subst $(comma), ,$(MODELS)) $(if $(STUDIES),--studies $(STUDIES),)
   $(if $(DATASETS),--datasets $(DATASETS),) $(if $(RUN),--run $(RUN),) \
   $(foreach f,$(CONFIGFILE),--configfile $(abspath $(f))) $(if $(MIRROR),--mirror $(abspath $(MIRROR)),)
 
-.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-cloze bench-stats clean-demo
+.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-causal bench-cloze bench-stats clean-demo
 
 setup: $(STAMP)
 
@@ -88,6 +88,19 @@ bench: $(STAMP)
 
 bench-predict: $(STAMP)
 	$(PY) benchmarks/bench_gap_prediction.py $(BENCH_ARGS)
+
+## Causal CrowS-Pairs scoring side by side with lm-evaluation-harness (HFLM.loglikelihood), which
+## goes into .venv-bench: a venv that sees .venv's packages and adds the `bench` extra on top.
+BENCH_VENV := .venv-bench
+$(BENCH_VENV)/.stamp: $(STAMP) pyproject.toml
+	python3 -m venv $(BENCH_VENV)
+	echo "import site; site.addsitedir('$$($(PY) -c 'import site; print(site.getsitepackages()[0])')')" \
+	  > $$($(BENCH_VENV)/bin/python -c 'import site; print(site.getsitepackages()[0])')/plmfair-venv.pth
+	$(BENCH_VENV)/bin/pip install --quiet "$$(grep -o 'lm_eval==[0-9.]*' pyproject.toml)"
+	@touch $@
+
+bench-causal: $(BENCH_VENV)/.stamp
+	$(BENCH_VENV)/bin/python benchmarks/bench_causal.py $(BENCH_ARGS)
 
 ## Calibration of the group tests on MozArt's real design (false positives and power).
 bench-stats: $(STAMP)

@@ -160,3 +160,35 @@ def test_a_tokenizer_with_no_word_start_is_named(tmp_path):
                             name="g")
     with pytest.raises(ModelError, match="model 'g': no vocabulary entry can start a word after white space"):
         predict(GAPS.iloc[:1], scorer, k=3)
+
+
+def test_the_output_layer_runs_only_at_real_tokens_unless_the_logits_are_more_than_it(tiny):
+    """The split path (decoder stack on the batch, output layer at the real tokens only) gives the
+    one-sentence-per-pass numbers; a model whose logits are not its output layer of the last hidden
+    states (here halved, as models with a logit scale do) is noticed and gets the full forward pass."""
+    import types
+
+    _, model, tok = tiny
+    sentences = ["Les femmes sont nulles en maths.", "Les hommes parlent.", "On dit que les gens sont bizarres."]
+    scorer = CausalLMScorer(model, tok, name="m", token_budget=64)
+    assert scorer.parts is not None
+    prefix = scorer.prefix_id
+    split = scorer.sequence_log_likelihoods([[prefix] + scorer._ids(s) for s in sentences])
+    assert split == pytest.approx([reference_log_likelihood(model, tok, s) for s in sentences], abs=1e-4)
+
+    original = model.forward
+
+    def halved(self, *args, **kwargs):
+        out = original(*args, **kwargs)
+        out.logits = out.logits / 2
+        return out
+
+    model.forward = types.MethodType(halved, model)
+    try:
+        scaled = CausalLMScorer(model, tok, name="m", token_budget=64)
+        assert scaled.parts is None
+        full = scaled.sequence_log_likelihoods([[prefix] + scaled._ids(s) for s in sentences])
+        assert full == pytest.approx([reference_log_likelihood(model, tok, s) for s in sentences], abs=1e-4)
+        assert all(abs(a - b) > 1e-3 for a, b in zip(full, split, strict=True))
+    finally:
+        del model.forward

@@ -13,8 +13,12 @@ proposes ``k`` distinct words after the left context; each candidate is then re-
 the log-likelihood of the whole sentence with the word in the gap, which is the
 candidate's ``logprob``. An answer is scored by the same whole-sentence log-likelihood.
 
-Batches are right-padded with an attention mask and capped by the token budget and by
-:data:`LOGITS_BUDGET` (every position's vocabulary logits are needed); log-softmax in float32.
+Batches are right-padded with an attention mask and capped by the token budget. The decoder
+stack runs on the batch; the output layer only at the real tokens' positions (never at
+padding), in chunks of :data:`LOGITS_BUDGET` logits, so the full ``[batch, length, vocabulary]``
+tensor is never built; log-softmax in float32. That split is used when the model's logits are
+exactly its output layer applied to its last hidden states (checked once on a probe input at
+load: a model that scales or caps its logits gets the full forward pass, with a warning).
 """
 
 from __future__ import annotations
@@ -42,9 +46,29 @@ from plmfair.scoring.pieces import marks_text_start, piece_classes
 
 log = logging.getLogger(__name__)
 
-# Logit entries (tokens x vocabulary) one forward pass may produce: 2^28 float32 values
-# are 1 GiB, i.e. about 5,000 tokens per pass with GPT-2's vocabulary, 1,700 with Qwen's.
-LOGITS_BUDGET = 2**28
+# Logit entries (tokens x vocabulary) computed at once: 2^26 float32 values are 256 MiB, about 1,300
+# positions with GPT-2's vocabulary, 440 with Qwen's.
+LOGITS_BUDGET = 2**26
+# Padding a batch may add to its longest sentence's width: every padded position costs a full pass
+# through the decoder stack.
+MAX_PADDING = 0.25
+
+
+def split_causal(model, probe_ids: list[int]):
+    """``(decoder stack, output layer)`` of a causal LM when its logits are exactly the output layer
+    of the stack's last hidden states (tested on ``probe_ids``), else None."""
+    body, head = getattr(model, "base_model", None), model.get_output_embeddings()
+    if body is None or body is model or head is None:
+        return None
+    ids = torch.tensor([probe_ids], device=input_device(model))
+    with torch.inference_mode():
+        full = model(input_ids=ids).logits
+        split = head(body(input_ids=ids)[0])
+    if full.shape != split.shape or not torch.equal(full, split):
+        log.warning("%s: its logits are not its output layer of the last hidden states (scaled or capped); "
+                    "using the full forward pass (slower)", type(model).__name__)
+        return None
+    return body, head
 
 
 class CausalLMScorer(Scorer):
@@ -62,6 +86,7 @@ class CausalLMScorer(Scorer):
         self.pad_id = int(padding_id(tokenizer))
         self.device = input_device(model)
         self.vocab_size = model.get_output_embeddings().weight.shape[0]
+        self.parts = split_causal(model, [self.prefix_id, *self._ids("a probe sentence.")][:8])
 
     def last_hidden(self, input_ids, attention_mask):
         return self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states[-1]
@@ -71,24 +96,42 @@ class CausalLMScorer(Scorer):
 
     def sequence_log_likelihoods(self, sequences: Sequence[Sequence[int]], *, desc: str = "scoring") -> list[float]:
         """sum_i log P(seq[i] | seq[:i]) for i >= 1, for each sequence (its first token is the prefix)."""
-        budget = max(1, min(self.token_budget, LOGITS_BUDGET // self.vocab_size))
         out = [0.0] * len(sequences)
         bar = progress_bar(self.progress, total=len(sequences), desc=desc, unit="sentence")
         with torch.inference_mode():
-            for idx in length_batches([len(s) for s in sequences], budget):
+            for idx in length_batches([len(s) for s in sequences], self.token_budget, max_padding=MAX_PADDING):
                 ids, att = right_padded(sequences, idx, pad_id=self.pad_id, device=self.device)
-                logits = self.model(input_ids=ids, attention_mask=att).logits[:, :-1]
-                targets = ids[:, 1:]
-                picked = logits.gather(-1, targets[..., None]).squeeze(-1).float()
-                token_lp = (picked - torch.logsumexp(logits.float(), dim=-1)).tolist()
-                for row, i in enumerate(idx):
+                # the positions that predict a real token: 0 .. len - 2 of each row, row by row
+                rows = torch.cat([torch.full((len(sequences[i]) - 1,), r) for r, i in enumerate(idx)]).to(self.device)
+                cols = torch.cat([torch.arange(len(sequences[i]) - 1) for i in idx]).to(self.device)
+                token_lp = self._token_log_probs(ids, att, rows, cols).tolist()
+                start = 0
+                for i in idx:
                     # Python float summation in token order, as a plain per-token loop does.
-                    out[i] = sum(token_lp[row][: len(sequences[i]) - 1])
+                    n = len(sequences[i]) - 1
+                    out[i] = sum(token_lp[start:start + n])
+                    start += n
                 if bar is not None:
                     bar.update(len(idx))
         if bar is not None:
             bar.close()
         return out
+
+    def _token_log_probs(self, ids, att, rows, cols):
+        """log P(ids[r, c + 1] | ids[r, :c + 1]) at every (row, col), float32."""
+        targets = ids[rows, cols + 1]
+        if self.parts is None:
+            logits = self.model(input_ids=ids, attention_mask=att).logits[rows, cols].float()
+            return logits.gather(-1, targets[:, None]).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+        body, head = self.parts
+        hidden = body(input_ids=ids, attention_mask=att)[0][rows, cols]
+        chunk = max(1, LOGITS_BUDGET // self.vocab_size)
+        parts = []
+        for b in range(0, len(hidden), chunk):
+            logits = head(hidden[b:b + chunk]).float()
+            picked = logits.gather(-1, targets[b:b + chunk, None]).squeeze(-1)
+            parts.append(picked - torch.logsumexp(logits, dim=-1))
+        return torch.cat(parts) if parts else torch.zeros(0, device=ids.device)
 
     def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:

@@ -266,13 +266,18 @@ def architecture(model: torch.nn.Module, tokenizer) -> dict:
     }
 
 
-def default_token_budget(device: torch.device) -> int:
+def default_token_budget(device: torch.device, family: str = "mlm") -> int:
     """Tokens per forward pass when the job does not set ``resources: token_budget``.
 
-    Measured on an H100 with base-size models over the 1,677 French CrowS-Pairs (README, Speed):
+    Measured on an H100 with base-size models over the 1,677 French CrowS-Pairs (docs/performance.md):
     16,384 was 12% faster than 8,192, 32,768 no faster again and 65,536 slower; the scores were
-    the same at every budget. On a CPU larger batches only cost memory."""
-    return 16384 if device.type == "cuda" else 8192
+    the same at every budget. On a CPU, masked LMs: larger batches only cost memory; causal LMs,
+    whose every position runs the whole stack: 2,048 tokens (activations that stay in the caches)
+    took 0.54x the time of 8,192 (117 s against 217 s for 200 CrowS-Pairs pairs with a
+    Qwen2.5-0.5B-shaped model, benchmarks/bench_causal.py)."""
+    if device.type == "cuda":
+        return 16384
+    return 2048 if family == "causal" else 8192
 
 
 class Stopwatch:
@@ -307,7 +312,8 @@ class LoadedModel:
         the device's default (:func:`default_token_budget`)."""
         return scorer_class(self.spec.family)(self.model, self.tokenizer, name=self.spec.name,
                                               uncased=self.spec.uncased,
-                                              token_budget=token_budget or default_token_budget(self.device),
+                                              token_budget=token_budget or default_token_budget(self.device,
+                                                                                                self.spec.family),
                                               progress=progress)
 
     def stopwatch(self) -> Stopwatch:

@@ -1,0 +1,164 @@
+"""Benchmark: plmfair's causal CrowS-Pairs scoring side by side with lm-evaluation-harness.
+
+The same decoder-only model (random weights in the shape of GPT-2 small or of Qwen2.5-0.5B,
+with their real vocabulary sizes; a byte-level BPE tokenizer trained on the pairs), the same
+CrowS-Pairs pairs (English revised and French, the real files when found), the same threads
+and precision, in one run:
+
+- plmfair: ``CausalLMScorer.score_sentences`` with the ``sentence_log_likelihood`` protocol,
+  as the scoring job runs it (tokenisation, length-sorted batches under a token budget, rounding);
+- lm-evaluation-harness: ``HFLM(...).loglikelihood`` on the requests its ``crows_pairs`` tasks
+  build: one ``loglikelihood`` request per sentence, empty context (the model's prefix token,
+  BOS or EOS, as context), the sentence as continuation.
+
+It prints seconds, pairs/s and the ratio per shape, the largest per-sentence difference (ours
+are rounded to 3 decimals as the protocol says; lm-evaluation-harness's are not) and the pairs
+whose outcome (more stereotyping preferred, neutral, less) differs; ``--profile`` prints where
+plmfair's run spends its time.
+
+    make bench-causal BENCH_ARGS="--pairs 200 --shapes gpt2,qwen2.5-0.5b"
+    python benchmarks/bench_causal.py [--pairs N per language, 0 = all] [--threads 2] [--profile]
+
+lm-evaluation-harness is not a runtime dependency: ``make bench-causal`` installs it (the
+``bench`` extra, pinned) into ``.venv-bench``, a virtual environment that sees the project's
+own and adds only what lm-evaluation-harness needs on top.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from plmfair.crows_pairs_data import read_crows_pairs
+from plmfair.scoring.base import MinimalPair
+from plmfair.scoring.causal import CAUSAL_PROTOCOL, CausalLMScorer
+from plmfair.scoring.loader import default_token_budget
+from plmfair.tiny_models import build_tiny_model
+
+REPO = Path(__file__).resolve().parents[1]
+SETS = {"en": ("crows_pairs_EN_revised+210.csv", "inria"), "fr": ("crows_pairs_FR_languagearc_contribution+210.csv", "inria")}
+SHAPES = {  # layers, hidden, heads, key-value heads, intermediate, vocabulary
+    "gpt2": (12, 768, 12, 12, 3072, 50_257),
+    "qwen2.5-0.5b": (24, 896, 14, 2, 4864, 151_936),
+}
+
+
+def crows_pairs(n: int):
+    """The English (revised) and French pairs with both sentences, the first ``n`` of each (0: all)."""
+    import pandas as pd
+
+    roots = [os.environ.get("PLMFAIR_SHARED_DATA"), REPO.parent / "shared" / "data"]
+    frames = []
+    for lang, (name, fmt) in SETS.items():
+        found = [Path(r) / "crows_pairs" / name for r in roots if r and (Path(r) / "crows_pairs" / name).exists()]
+        path, source = (found[0], "real") if found else (REPO / ".test" / "data" / f"crows_pairs_demo_{lang}.csv", "demo")
+        df = read_crows_pairs(path, fmt=fmt if found else ("inria" if lang == "fr" else "nyu"), lang=lang)
+        df = df.dropna(subset=["sent_more", "sent_less"])
+        frames.append((df.head(n) if n else df).assign(source=source))
+    return pd.concat(frames, ignore_index=True)
+
+
+def build(shape: str, texts: list[str], out: Path) -> Path:
+    """A random model of ``shape`` with its real vocabulary size, saved with a byte-level BPE tokenizer
+    trained on ``texts`` (ids stay below the vocabulary size, so the head costs what the real one does)."""
+    import transformers as tf
+
+    layers, hidden, heads, kv_heads, inter, vocab = SHAPES[shape]
+    folder = build_tiny_model("gpt2", texts, out / shape, vocab_size=2000, max_length=1024)
+    tokenizer = tf.AutoTokenizer.from_pretrained(folder)
+    torch.manual_seed(0)
+    if shape == "gpt2":
+        model = tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=vocab, n_positions=1024, n_embd=hidden, n_layer=layers,
+                                                 n_head=heads, n_inner=inter, bos_token_id=tokenizer.eos_token_id,
+                                                 eos_token_id=tokenizer.eos_token_id))
+    else:
+        model = tf.Qwen2ForCausalLM(tf.Qwen2Config(vocab_size=vocab, hidden_size=hidden, intermediate_size=inter,
+                                                   num_hidden_layers=layers, num_attention_heads=heads,
+                                                   num_key_value_heads=kv_heads, max_position_embeddings=1024,
+                                                   tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id))
+    model.save_pretrained(folder)
+    return folder
+
+
+def plmfair_scores(folder: Path, pairs, *, token_budget: int) -> tuple[list[float], float, cProfile.Profile]:
+    import transformers as tf
+
+    model = tf.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    scorer = CausalLMScorer(model, tf.AutoTokenizer.from_pretrained(folder), name="plmfair", token_budget=token_budget)
+    minimal = [MinimalPair(m, s, d == "stereo") for m, s, d in zip(pairs["sent_more"], pairs["sent_less"],
+                                                                    pairs["stereo_antistereo"], strict=True)]
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    scores = scorer.score_sentences(minimal, protocol=CAUSAL_PROTOCOL, too_long="skip")
+    profile.disable()
+    seconds = time.perf_counter() - start
+    return [x for s in scores for x in (s.more, s.less)], seconds, profile
+
+
+def harness_scores(folder: Path, pairs, *, batch_size: int) -> tuple[list[float], float]:
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    lm = HFLM(pretrained=str(folder), device="cpu", dtype="float32", batch_size=batch_size)
+    sentences = [x for m, s in zip(pairs["sent_more"], pairs["sent_less"], strict=True) for x in (m, s)]
+    requests = [Instance(request_type="loglikelihood", doc={}, arguments=("", sentence), idx=i)
+                for i, sentence in enumerate(sentences)]
+    start = time.perf_counter()
+    out = lm.loglikelihood(requests, disable_tqdm=True)
+    seconds = time.perf_counter() - start
+    return [lp for lp, _ in out], seconds
+
+
+def outcome(more: float, less: float) -> int:
+    return (more > less) - (more < less)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pairs", type=int, default=200, help="pairs per language (0: every English and French pair)")
+    ap.add_argument("--shapes", default="gpt2,qwen2.5-0.5b", help=f"comma-separated, of {', '.join(SHAPES)}")
+    ap.add_argument("--threads", type=int, default=torch.get_num_threads())
+    ap.add_argument("--token-budget", type=int, default=default_token_budget(torch.device("cpu"), "causal"),
+                    help="plmfair's token budget (default: the scoring jobs' CPU default)")
+    ap.add_argument("--harness-batch-size", type=int, default=32, help="lm-evaluation-harness's batch_size")
+    ap.add_argument("--profile", action="store_true", help="where plmfair's run spends its time (cProfile)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    pairs = crows_pairs(args.pairs)
+    print(f"{len(pairs)} pairs ({', '.join(f'{k} {v}' for k, v in pairs.groupby('lang').size().items())}; "
+          f"{'real' if (pairs['source'] == 'real').all() else 'demo'} CrowS-Pairs), fp32, {args.threads} threads, "
+          f"lm-evaluation-harness batch size {args.harness_batch_size}")
+    texts = [t for col in ("sent_more", "sent_less") for t in pairs[col]]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape in [s for s in args.shapes.split(",") if s]:
+            folder = build(shape, texts, Path(tmp))
+            ours, ours_s, profile = plmfair_scores(folder, pairs, token_budget=args.token_budget)
+            theirs, theirs_s = harness_scores(folder, pairs, batch_size=args.harness_batch_size)
+            diff = max(abs(a - b) for a, b in zip(ours, theirs, strict=True))
+            flips = sum(outcome(ours[2 * i], ours[2 * i + 1]) != outcome(round(theirs[2 * i], 3), round(theirs[2 * i + 1], 3))
+                        for i in range(len(pairs)))
+            rows.append((shape, ours_s, theirs_s, diff, flips))
+            if args.profile:
+                print(f"\n{shape}: where plmfair's {ours_s:.1f} s go (cumulative, top 12)")
+                pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(12)
+    n = len(pairs)
+    print("\n| model shape | plmfair | lm-evaluation-harness | ratio | largest difference | outcomes differing |")
+    print("|---|---|---|---|---|---|")
+    for shape, ours_s, theirs_s, diff, flips in rows:
+        print(f"| {shape} | {ours_s:.2f} s ({n / ours_s:.1f} pairs/s) | {theirs_s:.2f} s ({n / theirs_s:.1f} pairs/s) "
+              f"| {theirs_s / ours_s:.2f}x | {diff:.4f} | {flips} of {n} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
