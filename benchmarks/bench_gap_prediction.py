@@ -8,7 +8,7 @@ with ``--beams`` beams) and the scores of every distinct answer. Time is measure
 jobs' own stopwatch (CUDA synchronised at both ends), one language at a time.
 
     python benchmarks/bench_gap_prediction.py [--models mt5-base,mbert-base] [--beams 100] [--k 100]
-        [--sentences N] [--device cpu|cuda]
+        [--sentences N] [--device cpu|cuda] [--compare-answers]
 
 Data: MozArt's four JSON-lines files from $PLMFAIR_SHARED_DATA or ../shared/data.
 """
@@ -82,6 +82,8 @@ def main() -> int:
     ap.add_argument("--sentences", type=int, default=0, help="first N sentences per language (0: all)")
     ap.add_argument("--langs", default=",".join(LANGS))
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--compare-answers", action="store_true",
+                    help="also score the answers one per forward pass, as before batching, and print the ratio")
     args = ap.parse_args()
 
     device = pick_device(args.device)
@@ -109,8 +111,15 @@ def main() -> int:
                 score_answers(answers, scorer)
             total_s += pred.seconds + ans.seconds
             total_n += len(sentences)
-            print(f"  {lang}: {len(sentences)} sentences predicted in {pred.seconds:7.2f} s "
-                  f"({len(sentences) / pred.seconds:7.1f}/s); {len(answers)} answers scored in {ans.seconds:6.2f} s")
+            line = (f"  {lang}: {len(sentences)} sentences predicted in {pred.seconds:7.2f} s "
+                    f"({len(sentences) / pred.seconds:7.1f}/s); {len(answers)} answers scored in {ans.seconds:6.2f} s")
+            if args.compare_answers:  # the same answers one per forward pass (a token budget of 1)
+                budget, scorer.token_budget = scorer.token_budget, 1
+                with Stopwatch(device) as one:
+                    score_answers(answers, scorer)
+                scorer.token_budget = budget
+                line += f", one at a time {one.seconds:6.2f} s ({one.seconds / ans.seconds:.1f}x)"
+            print(line)
         print(f"  all: {int(total_n)} sentences, {total_s:.1f} s for predictions and answers "
               f"({total_n / total_s:.1f} sentences/s)")
         del scorer, model
