@@ -138,3 +138,36 @@ def test_models_without_mask_or_sentinels_are_named(models):
     bert_model, bert_tok = models["bert"]
     with pytest.raises(ModelError, match="model 'bert' has no sentinel tokens"):
         predict(SENTS, Seq2SeqScorer(bert_model, bert_tok, name="bert"))
+
+
+def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
+    """As CrowS-Pairs' too_long: a sentence or an answer longer than the model accepts gets no
+    prediction or score, its annotations leave the metrics and are counted per group (n_too_long),
+    and Table 1 says how many each model skipped."""
+    from plmfair.cloze_scoring import metrics_for_models, score_cloze_set, set_overview
+    from plmfair.io import write_parquet
+    from plmfair.models import ModelSpec
+    from plmfair.tables import table1
+
+    path = build_tiny_model("bert", TEXTS, tmp_path / "bert", vocab_size=200, seed=3, max_length=32)
+    long_text = "Les [MASK] de " + " ".join(["la commission"] * 40) + "."
+    long_answer = " ".join(["membres"] * 40)
+    rows = [("1", SENTS.text[0], "membres", "u1", "MN"), ("1", SENTS.text[0], long_answer, "u2", "FN"),
+            ("2", SENTS.text[1], "adopter", "u1", "MN"), ("3", long_text, "membres", "u1", "MN"),
+            ("3", long_text, "chefs", "u3", "FNN")]
+    annotations = pd.DataFrame(rows, columns=["s_id", "text", "answer", "u_id", "group"]).assign(lang="fr")
+    preds, answers, meta = score_cloze_set(annotations, annotations, ModelSpec(name="b", family="mlm", path=str(path)),
+                                           langs=["fr"], k=5, device="cpu")
+    assert set(preds["s_id"]) == {"1", "2"} and "3" not in set(answers["s_id"])
+    assert long_answer not in set(answers["answer"]) and {"membres", "adopter"} <= set(answers["answer"])
+    assert meta["too_long"] == {"fr": {"sentences": ["3"], "answers": [["1", long_answer]]}}
+    write_parquet(preds, tmp_path / "p.parquet", meta=meta)
+    write_parquet(answers, tmp_path / "a.parquet", meta=meta)
+    metrics, scores = metrics_for_models(annotations, models=["b"], predictions=[tmp_path / "p.parquet"],
+                                         answer_scores=[tmp_path / "a.parquet"])
+    counted = metrics.set_index("group")
+    assert counted.loc["all", "n"] == 2 and counted.loc["all", "n_too_long"] == 3
+    assert counted.loc["FN", "n_too_long"] == 1 and counted.loc["FNN", "n_too_long"] == 1
+    assert counted.loc["MN", "n_too_long"] == 1 and len(scores) == 2
+    table = table1(set_overview(annotations, {"b": meta}))
+    assert table.iloc[-1].tolist() == ["Skipped, longer than b accepts (sentences and answers)", "2"]

@@ -119,17 +119,31 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
 
     loaded = load(spec, device=device, precision=precision, threads=threads)
     scorer = loaded.scorer(token_budget=token_budget)
-    preds, scores, n_sentences, tokens = {}, {}, {}, {}
+    limit = scorer.max_length()
+    preds, scores, n_sentences, tokens, too_long = {}, {}, {}, {}, {}
     with loaded.stopwatch() as watch:
         for lang in langs:
             sents = cloze_sentences(sentences, lang)
-            preds[lang] = predict(sents, scorer, k=k, num_beams=num_beams)
+            lengths = [scorer.sentence_length(t) for t in sents["text"]]
+            # a sentence or answer longer than the model accepts is skipped and counted, as CrowS-Pairs' too_long
+            long_sentences = [s for s, n in zip(sents["s_id"], lengths, strict=True) if n + 2 > limit]
+            preds[lang] = predict(sents[~sents["s_id"].isin(long_sentences)], scorer, k=k, num_beams=num_beams)
+            long_answers = []
             if annotations is not None and (annotations["lang"] == lang).any():
-                scores[lang] = score_answers(distinct_answers(annotations, lang), scorer)
+                answers = distinct_answers(annotations, lang)
+                answers = answers[~answers["s_id"].isin(long_sentences)]
+                fits = [len(scorer.filled(t, a)[0]) <= limit for t, a in zip(answers["text"], answers["answer"], strict=True)]
+                long_answers = [[s, a] for s, a, ok in zip(answers["s_id"], answers["answer"], fits, strict=True) if not ok]
+                scores[lang] = score_answers(answers[fits].reset_index(drop=True), scorer)
+            if long_sentences or long_answers:
+                log.warning("%s/%s: %d sentence(s) and %d answer(s) longer than the model's %d tokens skipped: %s",
+                            spec.name, lang, len(long_sentences), len(long_answers), limit,
+                            ", ".join([*long_sentences, *(f"{s}: {a[:30]!r}" for s, a in long_answers)][:10]))
+            too_long[lang] = {"sentences": long_sentences, "answers": long_answers}
             n_sentences[lang] = len(sents)
-            tokens[lang] = sum(scorer.sentence_length(t) for t in sents["text"]) / len(sents)
+            tokens[lang] = sum(lengths) / len(sents)
     meta = loaded.metadata(langs=list(langs), k=k, num_beams=num_beams, wall_time_s=round(watch.seconds, 3),
-                           n_sentences=n_sentences, mean_tokens_per_sentence=tokens)
+                           n_sentences=n_sentences, mean_tokens_per_sentence=tokens, too_long=too_long)
     return _by_lang(preds, PREDICTION_DTYPES), _by_lang(scores, ANSWER_DTYPES), meta
 
 
@@ -146,21 +160,35 @@ def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer
     metrics, scores = [], []
     for model, p, a in zip(models, predictions, answer_scores, strict=True):
         preds, answers = read_parquet(p), read_parquet(a)
-        meta = model_metadata(read_parquet_meta(a))
+        run_meta = read_parquet_meta(a)
+        meta = model_metadata(run_meta)
         for lang in dict.fromkeys(answers["lang"]):
             lang_preds, lang_answers = preds[preds["lang"] == lang], answers[answers["lang"] == lang]
-            run_scores = annotation_scores(annotations, lang_preds, lang_answers, model=model, lang=lang)
-            run_metrics = compute_metrics(annotations, lang_preds, lang_answers, model=model, lang=lang,
-                                          scores=run_scores)
+            kept, skipped = split_too_long(annotations, run_meta.get("too_long", {}).get(lang, {}), lang)
+            run_scores = annotation_scores(kept, lang_preds, lang_answers, model=model, lang=lang)
+            run_metrics = compute_metrics(kept, lang_preds, lang_answers, model=model, lang=lang,
+                                          scores=run_scores, too_long=skipped)
             metrics.append(run_metrics.assign(**meta))
             scores.append(run_scores)
     return pd.concat(metrics, ignore_index=True), pd.concat(scores, ignore_index=True)
 
 
+def split_too_long(annotations: pd.DataFrame, too_long: dict, lang: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The annotations of ``lang`` a model scored, and those it skipped because their sentence or answer
+    was longer than it accepts (``too_long``: the ``sentences`` and ``[s_id, answer]`` pairs of its run)."""
+    ann = annotations[annotations["lang"] == lang]
+    pairs = {tuple(x) for x in too_long.get("answers", [])}
+    long = ann["s_id"].isin(too_long.get("sentences", [])) | pd.Series(
+        [(s, a) in pairs for s, a in zip(ann["s_id"], ann["answer"], strict=True)], index=ann.index, dtype=bool)
+    long &= ann["answer"] != ""
+    return ann[~long], ann[long]
+
+
 OVERVIEW_SCHEMA = {
     "lang": "language",
-    "statistic": "sentences, annotations, annotators (of the human answers), or tokens_per_sentence",
-    "model": "for tokens_per_sentence: the model whose tokenizer counted (null for the others)",
+    "statistic": "sentences, annotations, annotators (of the human answers), tokens_per_sentence, or too_long "
+                 "(sentences and answers longer than the model accepts, skipped)",
+    "model": "for tokens_per_sentence and too_long: the model (null for the others)",
     "value": "the count, or the mean number of tokens per sentence (the text left and right of the gap, no "
              "special tokens, the gap counted as one token)",
 }
@@ -179,4 +207,8 @@ def set_overview(annotations: pd.DataFrame, prediction_metas: dict[str, dict]) -
     for model, meta in prediction_metas.items():
         rows += [(lang, "tokens_per_sentence", model, float(v)) for lang, v in meta["mean_tokens_per_sentence"].items()
                  if lang in answered]
+        long = {lang: len(v["sentences"]) + len(v["answers"]) for lang, v in meta.get("too_long", {}).items()
+                if lang in answered}
+        if any(long.values()):
+            rows += [(lang, "too_long", model, float(n)) for lang, n in long.items()]
     return pd.DataFrame(rows, columns=list(OVERVIEW_SCHEMA)).astype({"model": "string"})

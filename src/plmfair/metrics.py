@@ -41,6 +41,7 @@ METRICS_SCHEMA = {
     "group": "MN, FN, MNN, FNN or all",
     "n": "annotations with a non-empty answer",
     "n_empty": "annotations excluded because the answer is empty",
+    "n_too_long": "annotations excluded because their sentence or answer is longer than the model accepts",
     "p_at_1": "percentage of annotations whose answer is the top candidate",
     "p_at_5": "percentage of annotations whose answer is among the top 5 candidates",
     "mrr": "mean reciprocal rank of the answer among the top 5 (0 when absent), percent",
@@ -144,8 +145,10 @@ def annotation_scores(annotations: pd.DataFrame, predictions: pd.DataFrame, answ
 
 
 def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *,
-                    model: str, lang: str, scores: pd.DataFrame | None = None) -> pd.DataFrame:
+                    model: str, lang: str, scores: pd.DataFrame | None = None,
+                    too_long: pd.DataFrame | None = None) -> pd.DataFrame:
     """Metrics of one model on one language, per group and for all annotators (:data:`METRICS_SCHEMA`),
+    with ``too_long`` the annotations left out because the model could not take them (counted),
     from its :func:`annotation_scores` (computed here unless given)."""
     ann = annotations[annotations["lang"] == lang]
     empty = ann["answer"] == ""
@@ -158,7 +161,9 @@ def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer
         g = scores if group == "all" else scores[scores["group"] == group]
         g = g.assign(count=g.groupby(["s_id", "answer_norm"])["answer_norm"].transform("size"))
         n_empty = int(empty.sum()) if group == "all" else int((ann.loc[empty, "group"] == group).sum())
-        rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty})
+        n_long = 0 if too_long is None else (len(too_long) if group == "all" else int((too_long["group"] == group).sum()))
+        rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty,
+                     "n_too_long": n_long})
     return pd.DataFrame(rows)[list(METRICS_SCHEMA)]
 
 

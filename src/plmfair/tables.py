@@ -256,6 +256,9 @@ def table1(overview: pd.DataFrame) -> pd.DataFrame:
         values = dict(zip(g["lang"], g["value"], strict=True))
         if pd.isna(model):
             rows.append({"": statistic.capitalize(), **{lang.upper(): str(int(values[lang])) for lang in langs}})
+        elif statistic == "too_long":
+            rows.append({"": f"Skipped, longer than {model} accepts (sentences and answers)",
+                         **{lang.upper(): str(int(values.get(lang, 0))) for lang in langs}})
         else:
             rows.append({"": f"Tokens per sentence ({model})",
                          **{lang.upper(): f"{values[lang]:.1f}" if lang in values else "" for lang in langs}})
