@@ -4,7 +4,9 @@ No pretrained model can be downloaded on the development and CI machines, so the
 workflow builds its own: a tokenizer trained (``tokenizers`` library) on the given
 text, of the kind each real model family uses, and a model of the real
 architecture with a few layers and random weights. Their scores mean nothing;
-what they exercise is every code path the real models take.
+what they exercise is every code path the real models take. The demo's models are then
+trained for a few hundred steps to fill MozArt's gaps with the annotators' answers
+(:func:`train_briefly`), so that its figures show non-zero precision and group differences.
 
 Kinds (:data:`TINY_KINDS`): ``bert`` (WordPiece, uncased and accent-stripping like mBERT
 uncased), ``xlmr`` (SentencePiece-style Unigram with the ``▁`` word marker, like XLM-R and
