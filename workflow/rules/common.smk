@@ -13,6 +13,7 @@ CLOZE_CORPORA = plan.cloze_corpora(config)
 CLOZE_SETS = plan.cloze_sets(config)
 TABLES = plan.tables(config)
 INGESTED_MOZART = ["results/data/mozart/annotations.parquet"] if plan.mozart_ingested(config) else []
+CONSTRUCTED_ANSWERS = [f"results/data/{s}/annotations.parquet" for s in plan.answered_sets(config) if s != "mozart"]
 INGESTED_CROWS_PAIRS = [f"results/data/crows_pairs/{ds}.parquet" for ds in plan.crows_pairs_ingested(config)]
 
 

@@ -1,7 +1,8 @@
 rule build_tiny_model:
     input:
-        # the demo text a tiny model's tokenizer is trained on: every ingested sentence
-        corpus=INGESTED_MOZART + INGESTED_CROWS_PAIRS,
+        # the demo text a tiny model's tokenizer is trained on, and the answers it learns to fill
+        # gaps with: every ingested sentence, MozArt's and the constructed sets' answers
+        corpus=INGESTED_MOZART + INGESTED_CROWS_PAIRS + CONSTRUCTED_ANSWERS,
     output:
         model=directory("resources/models/{built_model}"),
     params:
