@@ -124,15 +124,14 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
     with loaded.stopwatch() as watch:
         for lang in langs:
             sents = cloze_sentences(sentences, lang)
-            lengths = [scorer.sentence_length(t) for t in sents["text"]]
             # a sentence or answer longer than the model accepts is skipped and counted, as CrowS-Pairs' too_long
-            long_sentences = [s for s, n in zip(sents["s_id"], lengths, strict=True) if n + 2 > limit]
+            long_sentences = [s for s, t in zip(sents["s_id"], sents["text"], strict=True) if scorer.input_length(t) > limit]
             preds[lang] = predict(sents[~sents["s_id"].isin(long_sentences)], scorer, k=k, num_beams=num_beams)
             long_answers = []
             if annotations is not None and (annotations["lang"] == lang).any():
                 answers = distinct_answers(annotations, lang)
                 answers = answers[~answers["s_id"].isin(long_sentences)]
-                fits = [len(scorer.filled(t, a)[0]) <= limit for t, a in zip(answers["text"], answers["answer"], strict=True)]
+                fits = [scorer.input_length(t, a) <= limit for t, a in zip(answers["text"], answers["answer"], strict=True)]
                 long_answers = [[s, a] for s, a, ok in zip(answers["s_id"], answers["answer"], fits, strict=True) if not ok]
                 scores[lang] = score_answers(answers[fits].reset_index(drop=True), scorer)
             if long_sentences or long_answers:
@@ -141,7 +140,7 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
                             ", ".join([*long_sentences, *(f"{s}: {a[:30]!r}" for s, a in long_answers)][:10]))
             too_long[lang] = {"sentences": long_sentences, "answers": long_answers}
             n_sentences[lang] = len(sents)
-            tokens[lang] = sum(lengths) / len(sents)
+            tokens[lang] = sum(scorer.sentence_length(t) for t in sents["text"]) / len(sents)
     meta = loaded.metadata(langs=list(langs), k=k, num_beams=num_beams, wall_time_s=round(watch.seconds, 3),
                            n_sentences=n_sentences, mean_tokens_per_sentence=tokens, too_long=too_long)
     return _by_lang(preds, PREDICTION_DTYPES), _by_lang(scores, ANSWER_DTYPES), meta

@@ -99,6 +99,13 @@ class Scorer(ABC):
         left, right = self.split_gap(text)
         return len(self.tokenizer.tokenize(left.strip())) + 1 + len(self.tokenizer.tokenize(right.strip()))
 
+    def input_length(self, text: str, answer: str | None = None) -> int:
+        """Tokens the model takes for a cloze item: the sentence with its gap and two special tokens,
+        or, with ``answer``, the sentence with the answer in the gap (what :meth:`max_length` bounds)."""
+        if answer is None:
+            return self.sentence_length(text) + 2
+        return len(self.filled(text, answer)[0])
+
     def normaliser(self) -> Callable[[str], str]:
         """The tokenizer's own normalisation, for matching answers to candidates
         (:func:`plmfair.scoring.tokenization.normaliser`)."""
@@ -163,7 +170,7 @@ class Scorer(ABC):
         """The ``k`` best whole-word candidates for the gap of each text, best first:
         ``(surface form, log-probability)``. ``num_beams`` applies to families that search."""
         for text in texts:
-            self._require_fits(self.sentence_length(text) + 2, text)  # + the model's special tokens
+            self._require_fits(self.input_length(text), text)
         candidates = self._predict_gap(texts, k=k, num_beams=num_beams)
         for text, best in zip(texts, candidates, strict=True):
             if k > 0 and not best:  # a search drops the beams whose scores are NaN
@@ -178,7 +185,7 @@ class Scorer(ABC):
         """For each ``(text with the gap, answer)``: the log-probability of the answer in the
         gap and the number of tokens the answer takes."""
         for text, answer in items:
-            self._require_fits(len(self.filled(text, answer)[0]), f"{text} (answer {answer[:60]!r})")
+            self._require_fits(self.input_length(text, answer), f"{text} (answer {answer[:60]!r})")
         scores = self._score_answers(items)
         for (text, answer), (value, _) in zip(items, scores, strict=True):
             self._require_finite(value, f"{text} (answer {answer!r})")
