@@ -23,7 +23,7 @@ from plmfair.scoring.base import (
     PairScore,
     Scorer,
     input_device,
-    padding_id,
+    length_batches,
     progress_bar,
 )
 from plmfair.scoring.beam import single_word_beam_search
@@ -52,15 +52,6 @@ def span_vocabulary(tokenizer, vocab_size: int, model_name: str) -> SpanVocabula
     if tokenizer.eos_token_id is not None:
         end[tokenizer.eos_token_id] = True
     return SpanVocabulary(pieces.marked_start, pieces.cont, end, s0)
-
-
-def _equal_length_batches(pieces: Sequence[list[int]], token_budget: int) -> list[list[int]]:
-    """Indices of answers of the same number of pieces, in batches under the token budget."""
-    by_length: dict[int, list[int]] = {}
-    for i, p in enumerate(pieces):
-        by_length.setdefault(len(p), []).append(i)
-    return [group[b:b + max(1, token_budget // (length + 2))] for length, group in sorted(by_length.items())
-            for b in range(0, len(group), max(1, token_budget // (length + 2)))]
 
 
 class Seq2SeqScorer(Scorer):
@@ -119,14 +110,13 @@ class Seq2SeqScorer(Scorer):
     def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """log P(<extra_id_0> answer <end>) of every item: the pieces and the ending token. The
         encoder runs once per sentence; the answers to a sentence go through the decoder together,
-        in batches of similar length under the token budget (right padding: the decoder is
-        causal, so the padding never reaches a scored position)."""
+        in batches of equal length under the token budget (no padding: a padded batch would
+        change the products' shapes and so the last bits of the scores)."""
         by_text: dict[str, list[int]] = {}
         for i, (text, _) in enumerate(items):
             by_text.setdefault(text, []).append(i)
         out: list = [None] * len(items)
         start_id = self.model.config.decoder_start_token_id
-        pad_id = padding_id(self.tokenizer)
         end = self.vocab.end.to(self.device)
         bar = progress_bar(self.progress, total=len(items), desc=f"{self.name} answers", unit="answer")
         for text, idx in by_text.items():
@@ -134,10 +124,9 @@ class Seq2SeqScorer(Scorer):
             pieces = [self.tokenizer(self.prepare(items[i][1]), add_special_tokens=False)["input_ids"] for i in idx]
             with torch.inference_mode():
                 enc_out = self.model.get_encoder()(**enc).last_hidden_state
-                for batch in _equal_length_batches(pieces, self.token_budget):
-                    rows = [[start_id, self.vocab.sentinel, *pieces[j]] for j in batch]
-                    width = max(map(len, rows))
-                    dec = torch.tensor([row + [pad_id] * (width - len(row)) for row in rows], device=self.device)
+                # max_padding 0: a batch holds answers of one length only
+                for batch in length_batches([len(p) + 2 for p in pieces], self.token_budget, max_padding=0.0):
+                    dec = torch.tensor([[start_id, self.vocab.sentinel, *pieces[j]] for j in batch], device=self.device)
                     n = len(batch)
                     logits = self.model(encoder_outputs=(enc_out.expand(n, -1, -1),),
                                         attention_mask=enc["attention_mask"].expand(n, -1), decoder_input_ids=dec).logits
