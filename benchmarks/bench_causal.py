@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import sys
 import tempfile
@@ -36,6 +35,7 @@ import time
 from pathlib import Path
 
 import torch
+from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
 from plmfair.crows_pairs_data import read_crows_pairs
 from plmfair.scoring.base import MinimalPair
@@ -55,11 +55,10 @@ def crows_pairs(n: int):
     """The English (revised) and French pairs with both sentences, the first ``n`` of each (0: all)."""
     import pandas as pd
 
-    roots = [os.environ.get("PLMFAIR_SHARED_DATA"), REPO.parent / "shared" / "data"]
     frames = []
     for lang, (name, fmt) in SETS.items():
-        found = [Path(r) / "crows_pairs" / name for r in roots if r and (Path(r) / "crows_pairs" / name).exists()]
-        path, source = (found[0], "real") if found else (REPO / ".test" / "data" / f"crows_pairs_demo_{lang}.csv", "demo")
+        found = shared_file("crows_pairs", name)
+        path, source = (found, "real") if found else (REPO / ".test" / "data" / f"crows_pairs_demo_{lang}.csv", "demo")
         df = read_crows_pairs(path, fmt=fmt if found else ("inria" if lang == "fr" else "nyu"), lang=lang)
         df = df.dropna(subset=["sent_more", "sent_less"])
         frames.append((df.head(n) if n else df).assign(source=source))

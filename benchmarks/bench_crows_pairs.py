@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import sys
 import tempfile
@@ -30,6 +29,7 @@ import time
 from pathlib import Path
 
 import torch
+from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
 from plmfair.crows_pairs import score_pairs
 from plmfair.crows_pairs_data import read_crows_pairs
@@ -41,11 +41,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def french_pairs(n: int):
-    cands = [os.environ.get("PLMFAIR_SHARED_DATA"), REPO.parent / "shared" / "data"]
-    for c in cands:
-        if c and (Path(c) / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv").exists():
-            df = read_crows_pairs(Path(c) / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv", fmt="inria", lang="fr")
-            return df.dropna(subset=["sent_more", "sent_less"]).head(n).reset_index(drop=True), "real French CrowS-Pairs"
+    real = shared_file("crows_pairs", "crows_pairs_FR_languagearc_contribution+210.csv")
+    if real is not None:
+        df = read_crows_pairs(real, fmt="inria", lang="fr")
+        return df.dropna(subset=["sent_more", "sent_less"]).head(n).reset_index(drop=True), "real French CrowS-Pairs"
     df = read_crows_pairs(REPO / ".test" / "data" / "crows_pairs_demo_fr.csv", fmt="inria", lang="fr").dropna()
     reps = (n + len(df) - 1) // len(df)
     import pandas as pd

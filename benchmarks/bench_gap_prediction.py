@@ -16,13 +16,13 @@ Data: MozArt's four JSON-lines files from $PLMFAIR_SHARED_DATA or ../shared/data
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 import torch
+from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
 from plmfair.annotations import read_mozart_jsonl
 from plmfair.cloze_scoring import cloze_sentences, distinct_answers, predict, score_answers
@@ -46,10 +46,9 @@ SHAPES = {
 
 
 def mozart(langs) -> pd.DataFrame:
-    for cand in (os.environ.get("PLMFAIR_SHARED_DATA"), REPO.parent / "shared" / "data"):
-        if cand and (Path(cand) / "mozart" / "en_data_with_annotations.jsonl").exists():
-            return pd.concat([read_mozart_jsonl(Path(cand) / "mozart" / f"{lang}_data_with_annotations.jsonl", lang)
-                              for lang in langs], ignore_index=True)
+    if shared_file("mozart", "en_data_with_annotations.jsonl") is not None:
+        return pd.concat([read_mozart_jsonl(shared_file("mozart", f"{lang}_data_with_annotations.jsonl"), lang)
+                          for lang in langs], ignore_index=True)
     raise SystemExit("MozArt data not found: set PLMFAIR_SHARED_DATA to the folder holding mozart/")
 
 

@@ -19,13 +19,13 @@ rate of its Wald tests (not marked: for comparison).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
 from plmfair.annotations import GROUPS, read_mozart_zip
 from plmfair.group_tests import group_effects, group_tests, group_winloss
@@ -40,10 +40,10 @@ THRESHOLDS = np.array([2.5, 2.1, 1.7, 1.4, 1.1])
 
 def mozart_design() -> tuple[pd.DataFrame, str]:
     """(lang, s_id, u_id, group) of every real MozArt annotation, and where it came from."""
-    for root in (os.environ.get("PLMFAIR_SHARED_DATA"), REPO.parent / "shared" / "data"):
-        if root and (Path(root) / "mozart" / "MozArt.zip").exists():
-            ann = read_mozart_zip(Path(root) / "mozart" / "MozArt.zip", LANGS)
-            return ann[["lang", "s_id", "u_id", "group"]].reset_index(drop=True), "the real MozArt design"
+    real = shared_file("mozart", "MozArt.zip")
+    if real is not None:
+        ann = read_mozart_zip(real, LANGS)
+        return ann[["lang", "s_id", "u_id", "group"]].reset_index(drop=True), "the real MozArt design"
     ann = read_mozart_zip(REPO / ".test" / "data" / "MozArt.zip", LANGS)
     return ann[["lang", "s_id", "u_id", "group"]].reset_index(drop=True), "the demo's MozArt design (real data absent)"
 
