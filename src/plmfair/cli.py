@@ -201,14 +201,15 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if name:
         configfiles.append(settings_file)
     load_config(configfiles)  # every key of the run checked before anything starts
-    mirror = ["--mirror", str(Path(args.mirror).resolve())] if args.mirror else []
-    if not args.dry_run and preflight([*map(str, configfiles), "--directory", str(workdir), *mirror]) != 0:
+    mirror = Path(args.mirror).resolve() if args.mirror else None
+    if not args.dry_run and preflight([*map(str, configfiles), "--directory", str(workdir),
+                                       *(["--mirror", str(mirror)] if mirror else [])]) != 0:
         return 1
     snakemake = [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(ROOT / "Snakefile"),
                  "--directory", str(workdir)]
     # --configfile and --config take every word after them: they come last
     config_args = ["--configfile", *map(str, configfiles),
-                   *(["--config", f"mirror={Path(args.mirror).resolve()}"] if args.mirror else [])]
+                   *(["--config", f"mirror={mirror}"] if mirror else [])]
     status = subprocess.run([*snakemake, "--cores", str(args.cores), *(["--dry-run"] if args.dry_run else []),
                              *args.snakemake_args, *config_args], check=False).returncode
     if status == 0 and args.report and not args.dry_run:
