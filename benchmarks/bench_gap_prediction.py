@@ -73,6 +73,15 @@ def build(shape: str, texts: list[str], device: torch.device):
     return scorer_class(family)(model, tokenizer, name=shape, uncased=kind == "bert"), model
 
 
+def search_agreement(predicted: pd.DataFrame, reference: pd.DataFrame) -> str:
+    """How the cached search's candidates compare with the rerun's: ranks and log-probabilities."""
+    key = ["s_id", "rank"]
+    both = predicted.merge(reference, on=key, suffixes=("", "_ref"), validate="one_to_one")
+    same = int((both["candidate"] == both["candidate_ref"]).sum())
+    diff = (both["logprob"] - both["logprob_ref"]).abs().max()
+    return f"same candidate at {same} of {len(both)} ranks, largest log-prob difference {diff:.1e}"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="mt5-base,mbert-base", help=f"comma-separated, of {sorted(SHAPES)}")
@@ -83,6 +92,9 @@ def main() -> int:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--compare-answers", action="store_true",
                     help="also score the answers one per forward pass, as before batching, and print the ratio")
+    ap.add_argument("--compare-search", action="store_true",
+                    help="also run the beam search without its key-value cache (every step reruns every beam's "
+                         "whole sequence), check it finds the same candidates, and print the ratio")
     args = ap.parse_args()
 
     device = pick_device(args.device)
@@ -105,13 +117,20 @@ def main() -> int:
                 sentences = sentences.head(args.sentences)
                 answers = answers[answers["s_id"].isin(sentences["s_id"])]
             with Stopwatch(device) as pred:
-                predict(sentences, scorer, k=args.k, num_beams=args.beams)
+                predicted = predict(sentences, scorer, k=args.k, num_beams=args.beams)
             with Stopwatch(device) as ans:
                 score_answers(answers, scorer)
             total_s += pred.seconds + ans.seconds
             total_n += len(sentences)
             line = (f"  {lang}: {len(sentences)} sentences predicted in {pred.seconds:7.2f} s "
                     f"({len(sentences) / pred.seconds:7.1f}/s); {len(answers)} answers scored in {ans.seconds:6.2f} s")
+            if args.compare_search and scorer.family != "mlm":
+                scorer.beam_cache = False
+                with Stopwatch(device) as rerun:
+                    reference = predict(sentences, scorer, k=args.k, num_beams=args.beams)
+                scorer.beam_cache = True
+                line += (f", without the cache {rerun.seconds:7.2f} s ({rerun.seconds / pred.seconds:.1f}x; "
+                         f"{search_agreement(predicted, reference)})")
             if args.compare_answers:  # the same answers one per forward pass (a token budget of 1)
                 budget, scorer.token_budget = scorer.token_budget, 1
                 with Stopwatch(device) as one:

@@ -134,6 +134,18 @@ def test_gap_candidates_are_whole_words_ranked_by_sentence_likelihood(tiny):
             assert lp == pytest.approx(reference_log_likelihood(model, tok, fill(text, word)), abs=1e-4)
 
 
+def test_gap_search_with_its_cache_proposes_what_a_full_rerun_does(tiny):
+    """The beam search's key-value cache follows the beams (reordered by parent at every step):
+    the candidates equal those of a search that reruns every beam's whole sequence."""
+    kind, model, tok = tiny
+    cached = predict(GAPS, CausalLMScorer(model, tok, name=kind), k=8, num_beams=12)
+    rerun_scorer = CausalLMScorer(model, tok, name=kind)
+    rerun_scorer.beam_cache = False
+    rerun = predict(GAPS, rerun_scorer, k=8, num_beams=12)
+    assert len(cached) > len(GAPS)
+    pd.testing.assert_frame_equal(cached, rerun, check_exact=False, atol=1e-5)
+
+
 def test_answer_scores_are_sentence_likelihoods(tiny):
     kind, model, tok = tiny
     answers = pd.DataFrame({"s_id": ["1", "2", "3"], "text": GAPS["text"], "answer": ["riches", "Women", "petits enfants"]})

@@ -77,6 +77,19 @@ def test_seq2seq_spans_are_single_words(models):
     assert preds.groupby("s_id")["logprob"].apply(lambda s: s.is_monotonic_decreasing).all()
 
 
+def test_seq2seq_search_with_its_cache_proposes_what_a_full_rerun_does(models):
+    """The decoder's key-value cache (self- and cross-attention) follows the beams: the candidates
+    and their log-probabilities equal those of a search that reruns every beam's whole span, up to
+    float32 rounding of the differently shaped products."""
+    model, tok = models["mt5"]
+    cached = predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=15, num_beams=20)
+    rerun_scorer = Seq2SeqScorer(model, tok, name="mt5")
+    rerun_scorer.beam_cache = False
+    rerun = predict(SENTS, rerun_scorer, k=15, num_beams=20)
+    assert len(cached) == 30
+    pd.testing.assert_frame_equal(cached, rerun, check_exact=False, atol=1e-5)
+
+
 def test_seq2seq_answer_score_matches_its_prediction(models):
     model, tok = models["mt5"]
     preds = predict(SENTS.iloc[:1], Seq2SeqScorer(model, tok, name="mt5"), k=3)

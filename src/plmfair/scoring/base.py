@@ -65,6 +65,9 @@ class Scorer(ABC):
     """One loaded model of one family, answering the studies' questions."""
 
     family: ClassVar[str]
+    # Gap beam searches (seq2seq, causal) keep a key-value cache that follows the beams; False reruns
+    # every beam's whole sequence at each step, the reference tests and benchmarks compare it with.
+    beam_cache: bool = True
 
     def __init__(self, model, tokenizer, *, name: str, uncased: bool = False, token_budget: int = 8192,
                  progress: bool = False):

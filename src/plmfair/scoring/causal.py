@@ -41,7 +41,7 @@ from plmfair.scoring.base import (
     progress_bar,
     right_padded,
 )
-from plmfair.scoring.beam import single_word_beam_search
+from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_search
 from plmfair.scoring.pieces import marks_text_start, piece_classes
 
 log = logging.getLogger(__name__)
@@ -186,15 +186,16 @@ class CausalLMScorer(Scorer):
             marked = text_start_marked
         prefix = [self.prefix_id] + (self._ids(context) if context else [])
 
-        def next_log_probs(beams: list[list[int]]) -> torch.Tensor:
-            ids = torch.tensor([prefix + b for b in beams], device=self.device)
-            return torch.log_softmax(self.model(input_ids=ids).logits[:, -1].float(), dim=-1)
+        def forward(ids: torch.Tensor, cache):
+            out = self.model(input_ids=ids, past_key_values=cache, use_cache=self.beam_cache)
+            return out.logits, out.past_key_values
 
         start = pieces.marked_start if marked else pieces.bare_start
         if not bool(start.any()):
             raise ModelError(f"model {self.name!r}: no vocabulary entry can start a word {'after white space' if marked else 'here'}"
                              f"; its tokenizer cannot propose whole words for a gap")
-        spans = single_word_beam_search(next_log_probs, start=start, cont=pieces.cont, end=~pieces.cont, k=k,
+        decoder = IncrementalDecoder(forward, prefix, self.device, use_cache=self.beam_cache)
+        spans = single_word_beam_search(decoder, start=start, cont=pieces.cont, end=~pieces.cont, k=k,
                                         num_beams=num_beams)
         words = [self.tokenizer.decode(p).strip() for p, _ in spans]
         return list(dict.fromkeys(w for w in words if w))

@@ -26,7 +26,7 @@ from plmfair.scoring.base import (
     length_batches,
     progress_bar,
 )
-from plmfair.scoring.beam import single_word_beam_search
+from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_search
 from plmfair.scoring.pieces import piece_classes
 
 SENTINEL = "<extra_id_0>"
@@ -93,18 +93,18 @@ class Seq2SeqScorer(Scorer):
 
     def _best_spans(self, text: str, *, k: int, num_beams: int | None) -> list[tuple[list[int], float]]:
         enc = self._encode(text)
-        start_id = self.model.config.decoder_start_token_id
         with torch.inference_mode():
             enc_out = self.model.get_encoder()(**enc).last_hidden_state
 
-        def next_log_probs(beams: list[list[int]]) -> torch.Tensor:
-            n = len(beams)
-            prefixes = torch.tensor([[start_id, self.vocab.sentinel] + b for b in beams], device=self.device)
-            out = self.model(encoder_outputs=(enc_out.expand(n, -1, -1),),
-                             attention_mask=enc["attention_mask"].expand(n, -1), decoder_input_ids=prefixes)
-            return torch.log_softmax(out.logits[:, -1].float(), dim=-1)
+        def forward(ids: torch.Tensor, cache):
+            n = ids.shape[0]
+            out = self.model(encoder_outputs=(enc_out.expand(n, -1, -1),), attention_mask=enc["attention_mask"].expand(n, -1),
+                             decoder_input_ids=ids, past_key_values=cache, use_cache=self.beam_cache)
+            return out.logits, out.past_key_values
 
-        return single_word_beam_search(next_log_probs, start=self.vocab.start, cont=self.vocab.cont,
+        decoder = IncrementalDecoder(forward, [self.model.config.decoder_start_token_id, self.vocab.sentinel],
+                                     self.device, use_cache=self.beam_cache)
+        return single_word_beam_search(decoder, start=self.vocab.start, cont=self.vocab.cont,
                                        end=self.vocab.end, k=k, num_beams=num_beams)
 
     def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
