@@ -14,7 +14,8 @@ and precision, in one run:
 It prints seconds, pairs/s and the ratio per shape, the largest per-sentence difference (ours
 are rounded to 3 decimals as the protocol says; lm-evaluation-harness's are not) and the pairs
 whose outcome (more stereotyping preferred, neutral, less) differs; ``--profile`` prints where
-plmfair's run spends its time.
+plmfair's run spends its time. Last, the ceiling on what sharing prefixes through a key-value
+cache could save: the share of token positions that repeat a prefix already computed.
 
     make bench-causal BENCH_ARGS="--pairs 200 --shapes gpt2,qwen2.5-0.5b"
     python benchmarks/bench_causal.py [--pairs N per language, 0 = all] [--threads 2] [--profile]
@@ -117,6 +118,30 @@ def harness_scores(folder: Path, pairs, *, batch_size: int) -> tuple[list[float]
     return [lp for lp, _ in out], seconds
 
 
+def prefix_sharing_ceiling(folder: Path, pairs) -> str:
+    """How much arithmetic a key-value cache over shared prefixes could save at most: the token
+    positions both sentences of a pair share from the start, and those any two sentences share
+    (a prefix trie over every sentence), as the speed-up if those positions cost nothing."""
+    import transformers as tf
+
+    tokenizer = tf.AutoTokenizer.from_pretrained(folder)
+
+    def ids(sentence: str) -> tuple[int, ...]:  # the prefix token, then the sentence, as both tools score it
+        return (tokenizer.eos_token_id, *tokenizer(sentence, add_special_tokens=False)["input_ids"])
+
+    total = in_pairs = 0
+    trie: set[tuple[int, ...]] = set()
+    for more, less in zip(pairs["sent_more"], pairs["sent_less"], strict=True):
+        a, b = ids(more), ids(less)
+        common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        total += len(a) + len(b)
+        in_pairs += common
+        trie.update(seq[:i] for seq in (a, b) for i in range(1, len(seq) + 1))
+    return (f"{in_pairs / total:.1%} of the {total:,} token positions repeat the other sentence of their pair's prefix "
+            f"(at most {total / (total - in_pairs):.2f}x from sharing them); {1 - len(trie) / total:.1%} repeat some "
+            f"sentence's prefix (at most {total / len(trie):.2f}x)")
+
+
 def outcome(more: float, less: float) -> int:
     return (more > less) - (more < less)
 
@@ -141,6 +166,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for shape in [s for s in args.shapes.split(",") if s]:
             folder = build(shape, texts, Path(tmp))
+            ceiling = prefix_sharing_ceiling(folder, pairs)
             ours, ours_s, profile = plmfair_scores(folder, pairs, token_budget=args.token_budget)
             theirs, theirs_s = harness_scores(folder, pairs, batch_size=args.harness_batch_size)
             diff = max(abs(a - b) for a, b in zip(ours, theirs, strict=True))
@@ -156,6 +182,8 @@ def main() -> int:
     for shape, ours_s, theirs_s, diff, flips in rows:
         print(f"| {shape} | {ours_s:.2f} s ({n / ours_s:.1f} pairs/s) | {theirs_s:.2f} s ({n / theirs_s:.1f} pairs/s) "
               f"| {theirs_s / ours_s:.2f}x | {diff:.4f} | {flips} of {n} |")
+    if rows:
+        print(f"\nShared prefixes (the same tokenizer for every shape): {ceiling}")
     return 0
 
 
