@@ -22,6 +22,8 @@ import torch
 # forward(new token ids [n, t], cache or None) -> (logits [n, t, V], cache): one model call that
 # extends the sequences in ``cache`` (None: nothing seen yet) by ``t`` tokens
 Forward = Callable[[torch.Tensor, object], tuple[torch.Tensor, object]]
+# next_log_probs(parents, pieces) -> [n, V]: called as IncrementalDecoder is
+NextLogProbs = Callable[[torch.Tensor | None, torch.Tensor | None], torch.Tensor]
 
 
 class IncrementalDecoder:
@@ -58,7 +60,7 @@ class IncrementalDecoder:
         return torch.log_softmax(logits[:, -1].float(), dim=-1)
 
 
-def single_word_beam_search(next_log_probs: IncrementalDecoder, *, start: torch.Tensor, cont: torch.Tensor,
+def single_word_beam_search(next_log_probs: NextLogProbs, *, start: torch.Tensor, cont: torch.Tensor,
                             end: torch.Tensor, k: int, num_beams: int | None = None,
                             max_pieces: int = 8) -> list[tuple[list[int], float]]:
     """The ``k`` best single words: ``(piece ids, log-prob)``, best first.
