@@ -29,10 +29,8 @@ class TableDecoder:
 
     def __init__(self):
         self.seqs: list[tuple[int, ...]] = []
-        self.calls = 0
 
     def __call__(self, parents, pieces):
-        self.calls += 1
         if parents is None:
             self.seqs = [()]
         else:
