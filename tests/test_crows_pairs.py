@@ -73,7 +73,9 @@ def test_batching_does_not_change_scores(tiny):
     pairs = pairs_frame(FR)
     a = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False, token_budget=16))
     b = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name=kind, uncased=False, token_budget=100_000))
-    assert (a["sent_more_score"] - b["sent_more_score"]).abs().max() <= 1e-3
+    # at most one step of the protocol's 3-decimal rounding (two rounded floats can differ by 0.001 plus
+    # representation error when the batched and single products round to neighbouring steps)
+    assert (a["sent_more_score"] - b["sent_more_score"]).abs().max() <= 1.001e-3
     assert (a["n_masked_more"] == b["n_masked_more"]).all()
 
 
