@@ -1,0 +1,38 @@
+"""The demo's tiny models: built and trained twice, in two processes, they are the same files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+KINDS = ("bert", "mt5", "gpt2")  # one per family: masked, sequence-to-sequence, causal
+BUILD = f'''
+import sys
+from pathlib import Path
+from plmfair.tiny_models import build_tiny_model
+
+texts = ["Les députés votent la loi.", "La commission présente son rapport.", "Le conseil adopte le budget.",
+         "Les citoyens attendent une réponse.", "Nous soutenons cette proposition."]
+gaps = [(t.replace(w, "[MASK]", 1), w) for t, w in zip(texts, ["votent", "rapport", "budget", "réponse", "soutenons"])]
+for kind in {KINDS!r}:
+    build_tiny_model(kind, texts, Path(sys.argv[1]) / kind, vocab_size=120, seed=5, gaps=gaps, train_steps=3)
+'''
+
+
+def test_trained_tiny_models_are_the_same_files_under_other_hash_seeds(tmp_path):
+    """The seeded build (tokenizer training, random weights, the training steps on the answers) does
+    not depend on Python's string hashing (PYTHONHASHSEED), which changes from process to process."""
+    roots = []
+    for seed in ("1", "2"):
+        root = tmp_path / f"seed{seed}"
+        proc = subprocess.run([sys.executable, "-c", BUILD, str(root)], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        roots.append(root)
+    for kind in KINDS:
+        names = sorted(p.name for p in (roots[0] / kind).iterdir())
+        assert "model.safetensors" in names and names == sorted(p.name for p in (roots[1] / kind).iterdir()), kind
+        for name in names:
+            assert Path(roots[0] / kind / name).read_bytes() == Path(roots[1] / kind / name).read_bytes(), (kind, name)
