@@ -40,6 +40,20 @@ def snakemake(workdir: Path, *args: str, configfiles=DEMO_CONFIGS, mirror: Path 
     return proc
 
 
+def outputs_under_hash_seeds(code: str, *args: str, out: Path, seeds=("1", "2")) -> list[Path]:
+    """Run the Python ``code`` once per PYTHONHASHSEED in ``seeds`` (Python's string hashing, which
+    changes from process to process), with ``args`` and then the seed's output path (``out`` with the
+    seed in its name) as arguments; the output paths, one per seed."""
+    outputs = []
+    for seed in seeds:
+        path = out.with_name(f"{out.stem}_seed{seed}{out.suffix}")
+        proc = subprocess.run([sys.executable, "-c", code, *args, str(path)], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        outputs.append(path)
+    return outputs
+
+
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory) -> Path:
     """The demo run of the session (read-only: use ``demo_copy`` to run Snakemake on it)."""

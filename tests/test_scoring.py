@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import torch
+from conftest import outputs_under_hash_seeds
 
 from plmfair.errors import ConfigError, ModelError
 from plmfair.models import ModelSpec, model_spec
@@ -207,19 +208,10 @@ out.write_bytes(pickle.dumps(results))
 def test_every_scoring_entry_point_gives_the_same_numbers_under_other_hash_seeds(built, demo_data, tmp_path):
     """Python's string hashing changes from process to process (PYTHONHASHSEED): no score, ranking
     or vector may depend on it (set and dict iteration order, say)."""
-    import os
     import pickle
-    import subprocess
-    import sys
 
-    outputs = []
-    for seed in ("1", "2"):
-        out = tmp_path / f"seed{seed}.pkl"
-        proc = subprocess.run([sys.executable, "-c", ENTRY_POINTS, str(demo_data), str(built["bert"].parent),
-                               str(out)], capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "PYTHONHASHSEED": seed})
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        outputs.append(pickle.loads(out.read_bytes()))
+    outputs = [pickle.loads(path.read_bytes()) for path in outputs_under_hash_seeds(
+        ENTRY_POINTS, str(demo_data), str(built["bert"].parent), out=tmp_path / "scores.pkl")]
     assert set(outputs[0]) == {"bert cloze", "bert tsne", "bert crows", "mt5 cloze", "mt5 tsne", "gpt2 cloze",
                                "gpt2 tsne", "gpt2 crows"}
     for name, first in outputs[0].items():

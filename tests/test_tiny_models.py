@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
+from conftest import outputs_under_hash_seeds
 
 KINDS = ("bert", "mt5", "gpt2")  # one per family: masked, sequence-to-sequence, causal
 BUILD = f'''
@@ -24,15 +21,9 @@ for kind in {KINDS!r}:
 def test_trained_tiny_models_are_the_same_files_under_other_hash_seeds(tmp_path):
     """The seeded build (tokenizer training, random weights, the training steps on the answers) does
     not depend on Python's string hashing (PYTHONHASHSEED), which changes from process to process."""
-    roots = []
-    for seed in ("1", "2"):
-        root = tmp_path / f"seed{seed}"
-        proc = subprocess.run([sys.executable, "-c", BUILD, str(root)], capture_output=True, text=True,
-                              timeout=600, env={**os.environ, "PYTHONHASHSEED": seed})
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        roots.append(root)
+    roots = outputs_under_hash_seeds(BUILD, out=tmp_path / "models")
     for kind in KINDS:
         names = sorted(p.name for p in (roots[0] / kind).iterdir())
         assert "model.safetensors" in names and names == sorted(p.name for p in (roots[1] / kind).iterdir()), kind
         for name in names:
-            assert Path(roots[0] / kind / name).read_bytes() == Path(roots[1] / kind / name).read_bytes(), (kind, name)
+            assert (roots[0] / kind / name).read_bytes() == (roots[1] / kind / name).read_bytes(), (kind, name)
