@@ -10,7 +10,7 @@ from plmfair.crows_pairs import score_pairs, summarise_pairs
 from plmfair.errors import ModelError
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
-from plmfair.tables import table4, table5
+from plmfair.tables import crows_pairs_tests_table, table4, table5
 from plmfair.tiny_models import build_tiny_model
 
 FR = [
@@ -197,13 +197,13 @@ def test_summary_hand_computed():
     assert g["score"] == pytest.approx(80.0) and g["p_value"] == pytest.approx(0.125)
     # Bonferroni over the 2 bias types
     assert g["p_adjusted"] == pytest.approx(0.25)
-    # Wilson interval for 4/5: (p + z²/2n ± z sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
-    z = 1.959963984540054
-    p, n = 0.8, 5
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
-    assert g["ci_low"] == pytest.approx(100 * (centre - half), abs=1e-6)
-    assert g["ci_high"] == pytest.approx(100 * (centre + half), abs=1e-6)
+    # the interval belongs to the test: the decisive share 4 of 4 with its Clopper-Pearson interval at
+    # the Bonferroni level 1 - 0.05/2; for k = n its ends are (alpha / 2)^(1/n) and 1
+    assert g["neutral_share"] == pytest.approx(20.0) and g["decisive_score"] == pytest.approx(100.0)
+    assert g["ci_level"] == pytest.approx(0.975)
+    assert g["ci_low"] == pytest.approx(100 * 0.0125 ** 0.25) and g["ci_high"] == pytest.approx(100.0)
+    assert not g["significant"] and g["ci_low"] <= 50
+    assert s.loc[("overall", "metric"), "ci_level"] == pytest.approx(0.95)
     assert s.loc[("origin", "native"), "n"] == 3 and s.loc[("origin", "translated"), "n_skipped"] == 1
     # Table 4's n is the pairs actually scored, as the paper counts them (the skipped one is not)
     assert s.loc[("overall", "metric"), "n_scored"] == 9 and s.loc[("overall", "metric"), "n_pairs"] == 10
@@ -216,7 +216,7 @@ def test_a_model_without_preference_gets_no_significance_mark():
     flat["neutral"] = flat["status"] == "ok"
     s = summarise_pairs(flat, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr")
     assert (s["n_decisive"] == 0).all() and s["p_value"].isna().all() and not s["significant"].any()
-    assert table4(s).iloc[0, -1] == "0.00"
+    assert table4(s).loc[0, "d m"] == "0.00" and table4(s).loc[0, "d m neutral"] == "9 (100.0%)"
 
 
 def test_tables_layout():
@@ -228,15 +228,24 @@ def test_tables_layout():
     t4 = table4(summary)
     assert t4[""].tolist()[:5] == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (mm:ss)",
                                    "Pairs skipped"]
-    assert list(t4.columns) == ["", "fr n", "fr %", "fr camembert", "fr flaubert"]
+    assert list(t4.columns) == ["", "fr n", "fr %", "fr camembert", "fr camembert neutral", "fr flaubert",
+                                "fr flaubert neutral"]
     # n counts the pairs scored (the skipped one is not), % its share of the file's 10, as the paper does
     assert t4.loc[0, "fr camembert"] == "55.56" and t4.loc[0, "fr n"] == 9 and t4.loc[0, "fr %"] == "90.0"
     assert t4.loc[1, "fr n"] == 6 and t4.loc[1, "fr %"] == "60.0"  # 6 stereo pairs scored
     assert t4.loc[3, "fr flaubert"] == "00:03" and t4.loc[4, "fr flaubert"] == "1"
+    # the neutral pairs of every row beside its score: one of the 9 scored, one of gender's 5
+    assert t4.loc[0, "fr camembert neutral"] == "1 (11.1%)" and t4.loc[5, "fr camembert neutral"] == "1 (20.0%)"
     assert t4.loc[5, "fr %"] == "50.0"  # gender: 5 of 10
     assert t4[""].tolist()[5:] == ["gender", "age"]
+    assert not any("*" in str(cell) for cell in t4.to_numpy().ravel())  # the marks are in the tests table
+    tests = crows_pairs_tests_table(summary)
+    gender = tests[(tests["model"] == "camembert") & (tests["subset"] == "gender")].iloc[0]
+    assert gender["neutral"] == "1 (20.0%)" and gender["interval"] == "[33.4, 100.0]" and gender["level"] == "97.5%"
+    assert gender["p adjusted"] == "0.250"  # 4 of 4 decisive pairs: p 0.125, Bonferroni over 2 bias types
     t5 = table5(summary)
     assert t5["pairs"].tolist() == ["native", "translated"] and t5.loc[0, "n"] == 3
+    assert "camembert neutral" in t5.columns
 
 
 def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):

@@ -1,5 +1,6 @@
 """Annotator groups compared with the annotator as the unit: win/loss with exact ties, permutation
-tests against enumerations done by hand, the crossed mixed model on designs with known answers."""
+tests against enumerations done by hand, intervals that invert their tests, calibration under
+partial nulls, the crossed mixed model on designs with known answers."""
 
 from __future__ import annotations
 
@@ -11,7 +12,18 @@ import pandas as pd
 import pytest
 from conftest import oracle_mozart_scores
 
-from plmfair.group_tests import AnnotatorDesign, group_effects, group_tests, group_winloss
+from plmfair.group_tests import (
+    GROUPS,
+    AnnotatorDesign,
+    _rng,
+    _sentence_gap,
+    group_disparity,
+    group_effects,
+    group_gaps,
+    group_tests,
+    group_winloss,
+)
+from plmfair.stats import permutation_p
 
 
 def scores_frame(rows):
@@ -73,7 +85,8 @@ def two_batches():
 
 def enumerated_gap_p(data) -> float:
     """The exact permutation p of the FN - MN gap: every relabelling of each batch's annotators
-    that keeps its group sizes, enumerated."""
+    that keeps its group sizes, enumerated (a balanced design: every annotator answers every
+    sentence of its batch, so the sentence-adjusted gap is the difference of the group means)."""
     per = data.groupby(["u_id"]).agg(batch=("s_id", lambda s: s.iloc[0][0]), group=("group", "first"),
                                      total=("rr", "sum"), n=("rr", "size"))
 
@@ -101,8 +114,9 @@ def test_permutation_test_matches_the_enumeration_and_stays_within_batches():
     for stratum in np.unique(design.stratum):  # shuffled within batches only: group sizes kept
         members = design.stratum == stratum
         assert (np.sort(labels[:, members], axis=1) == np.sort(design.group[members])).all()
-    gaps, tests = group_tests(data, permutations=20000, metrics=("rr",))
-    fn = gaps[(gaps["lang"] == "fr") & (gaps["term"] == "group[T.FN]")].iloc[0]
+    gaps = group_gaps(data, permutations=20000, metrics=("rr",))
+    tests = group_tests(data, permutations=20000, metrics=("rr",))
+    fn = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     per = data.groupby("group")["rr"].mean()
     assert fn["gap"] == pytest.approx(per["FN"] - per["MN"])
     assert fn["p_permutation"] == pytest.approx(enumerated_gap_p(data), abs=0.01)
@@ -121,7 +135,7 @@ def test_2x2_contrasts_and_a_planted_gap_is_found():
                 p_hit = 0.6 if g.endswith("NN") else 0.2  # non-natives answer the model's top word far more
                 rows.append(("fr", f"b{batch}s{s}", u, g, float(rng.random() < p_hit)))
     data = scores_frame(rows)
-    gaps, tests = group_tests(data, permutations=999, metrics=("rr",))
+    tests = group_tests(data, permutations=999, metrics=("rr",))
     t = tests[tests["lang"] == "fr"].set_index("test")
     means = data.groupby("group")["rr"].mean()
     assert t.loc["nativeness", "statistic"] == pytest.approx((means["MN"] + means["FN"]) / 2
@@ -143,7 +157,7 @@ def test_group_x_language_sees_a_gap_that_changes_sign():
                 for k, g in enumerate(("MN", "MN", "FN", "FN")):
                     p_hit = 0.5 + 0.3 * sign * (g == "FN")
                     rows.append((lang, f"b{batch}s{s}", f"{lang}{batch}{k}", g, float(rng.random() < p_hit)))
-    _, tests = group_tests(scores_frame(rows), permutations=999, metrics=("rr",))
+    tests = group_tests(scores_frame(rows), permutations=999, metrics=("rr",))
     inter = tests[(tests["lang"] == "all") & (tests["test"] == "group_x_language")].iloc[0]
     assert inter["significant"] and inter["p_permutation"] < 0.01
 
@@ -157,7 +171,7 @@ def balanced_design():
 
 
 def test_group_effects_hand_computed_paired_design():
-    eff, _ = group_effects(balanced_design(), reference="MN", metrics=("rr",), permutations=99)
+    eff = group_effects(balanced_design(), reference="MN", metrics=("rr",))
     fn = eff[(eff["lang"] == "fr") & (eff["term"] == "group[T.FN]")].iloc[0]
     # balanced, one answer per group and sentence: the REML estimate is the mean paired
     # difference and its standard error that of a paired t-test, sd(d) / sqrt(n)
@@ -168,13 +182,17 @@ def test_group_effects_hand_computed_paired_design():
     assert fn["reference"] == "MN" and fn["n_obs"] == 6 and fn["n_sentences"] == 3 and fn["n_annotators"] == 6
     intercept = eff[(eff["lang"] == "fr") & (eff["term"] == "Intercept")].iloc[0]
     assert intercept["estimate"] == pytest.approx(31 / 3, abs=1e-4)  # the MN mean
-    assert math.isnan(intercept["p_permutation"]) and not intercept["significant"]
+    assert math.isnan(intercept["p_bonferroni"]) and not intercept["significant"]
+    # the group term marked by its own Wald test, Bonferroni over the one group term: the interval
+    # at 95% excludes 0 exactly when p < 0.05
+    assert fn["ci_level"] == pytest.approx(0.95)
+    assert bool(fn["significant"]) == (fn["p_value"] < 0.05) == (fn["ci_low"] > 0 or fn["ci_high"] < 0)
 
 
 def test_a_fit_that_does_not_converge_is_kept_and_reported(caplog):
     flat = balanced_design().assign(rr=0.0)  # no variation at all: REML cannot converge
     with caplog.at_level("WARNING"):
-        eff, _ = group_effects(flat, metrics=("rr",), permutations=99)
+        eff = group_effects(flat, metrics=("rr",))
     fr = eff[eff["lang"] == "fr"]
     assert set(fr["term"]) == {"Intercept", "group[T.FN]"} and not fr["converged"].any()
     assert "m/fr/rr: the mixed model did not converge" in caplog.text
@@ -201,7 +219,7 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
         assert row["rr"] == (1 / rank if rank else 0.0) and row["hit1"] == int(rank == 1)
 
     wl = group_winloss(scores, alpha=0.05, permutations=999).set_index(["lang", "metric", "group_a", "group_b"])
-    eff = group_effects(scores, reference="MN", permutations=999)[0].set_index(["lang", "metric", "term"])
+    eff = group_effects(scores, reference="MN").set_index(["lang", "metric", "term"])
     for lang in ("en", "fr"):
         x = scores[scores["lang"] == lang]
         means = x.groupby(["s_id", "group"])["rr"].mean().unstack()
@@ -216,6 +234,138 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
         assert len(set(design.stratum)) == 10 and x.groupby("u_id")["s_id"].nunique().eq(10).all()
         for g in ("FN", "MNN", "FNN"):
             assert bool(eff.loc[(lang, "rr", f"group[T.{g}]"), "converged"])
-    # the known ranking favours native speakers: non-natives lose to natives, by the permutation test
+    # the known ranking favours native speakers: non-natives lose to natives, by the mixed model's
+    # own test and by the permutation test of the sentence-adjusted gap, each with its interval
     pooled = eff.loc[("all", "rr", "group[T.MNN]")]
-    assert pooled["estimate"] < 0 and pooled["significant"]
+    assert pooled["estimate"] < 0 and pooled["significant"] and pooled["ci_high"] < 0
+    gaps = group_gaps(scores, reference="MN", permutations=999).set_index(["lang", "metric", "group"])
+    gap = gaps.loc[("all", "rr", "MNN")]
+    assert gap["gap"] < 0 and gap["significant"] and gap["ci_high"] < 0
+
+
+def three_group_batches(rng, *, shift=0.0, natives_vary=False, sentences=8, batches=6):
+    """Batches of ``sentences`` sentences answered by two annotators of each group; a hit with
+    probability 0.4 (non-natives 0.4 + ``shift``), or with ``natives_vary`` each native annotator a
+    strong (0.95) or weak (0.05) answerer while every non-native answers at 0.5: the natives' groups
+    are exchangeable with each other, the non-natives differ from them."""
+    rows = []
+    for b in range(batches):
+        for k, g in enumerate(GROUPS * 2):
+            native = not g.endswith("NN")
+            p = (rng.choice([0.05, 0.95]) if native else 0.5) if natives_vary else 0.4 + (0 if native else shift)
+            for s in range(sentences):
+                rows.append(("fr", f"b{b}s{s}", f"u{b}_{k}", g, float(rng.random() < p)))
+    return scores_frame(rows)
+
+
+def full_shuffle_gap_p(data, permutations, seed) -> float:
+    """The old pairwise test (kept here as the case the new one must not repeat): FN vs MN with the
+    labels of all four groups shuffled within batches, raw difference of the group means."""
+    design = AnnotatorDesign.of(data)
+    labels = design.assignments(permutations, np.random.default_rng(seed))
+    (gap,), _ = _sentence_gap([data["rr"].to_numpy(float)], design, labels, GROUPS.index("FN"), GROUPS.index("MN"))
+    return float(permutation_p(gap[:1], gap[1:, None])[0])
+
+
+@pytest.mark.parametrize("scenario", ["non-natives shifted down", "non-natives differ"])
+def test_pairwise_tests_hold_their_own_null_when_other_groups_differ(scenario):
+    """FN vs MN (equal by construction) while MNN and FNN differ from them: the pairwise gap and
+    win/loss tests reject about alpha of 200 data sets (seeded). The old full shuffle of all four
+    groups' labels rejects far more often when the non-natives differ in spread (0.12 here); the
+    benchmark (make bench-stats) covers more partial nulls with more data sets."""
+    rng = np.random.default_rng({"non-natives shifted down": 11, "non-natives differ": 13}[scenario])
+    settings = {"non-natives shifted down": {"shift": -0.35}, "non-natives differ": {"natives_vary": True}}[scenario]
+    gap_p, winloss_p, old_p = [], [], []
+    for r in range(200):
+        data = three_group_batches(rng, **settings)
+        gaps = group_gaps(data, permutations=199, seed=r, metrics=("rr",))
+        gap_p.append(gaps.loc[(gaps["lang"] == "fr") & (gaps["group"] == "FN"), "p_permutation"].iloc[0])
+        wl = group_winloss(data, permutations=199, seed=r, metrics=("rr",))
+        winloss_p.append(wl.loc[(wl["lang"] == "fr") & (wl["group_a"] == "MN") & (wl["group_b"] == "FN"),
+                                "p_permutation"].iloc[0])
+        if scenario == "non-natives differ":
+            old_p.append(full_shuffle_gap_p(data, 199, r))
+    for p in (gap_p, winloss_p):
+        assert 0.02 <= np.mean(np.array(p) < 0.05) <= 0.09
+    if old_p:
+        assert np.mean(np.array(old_p) < 0.05) > 0.10
+
+
+def test_2x2_main_effects_and_interaction_hold_their_own_nulls():
+    """Non-natives shifted down (a nativeness effect, no gender effect, no interaction): gender
+    (labels permuted within batch x nativeness) and the interaction (Freedman-Lane) reject about
+    alpha; nativeness finds the shift."""
+    rng = np.random.default_rng(21)
+    p = {"gender": [], "gender_x_nativeness": [], "nativeness": []}
+    for r in range(200):
+        tests = group_tests(three_group_batches(rng, shift=-0.3), permutations=199, seed=r, metrics=("rr",))
+        t = tests[tests["lang"] == "fr"].set_index("test")["p_permutation"]
+        for name in p:
+            p[name].append(t[name])
+    assert 0.02 <= np.mean(np.array(p["gender"]) < 0.05) <= 0.09
+    assert 0.02 <= np.mean(np.array(p["gender_x_nativeness"]) < 0.05) <= 0.09
+    assert np.mean(np.array(p["nativeness"]) < 0.05) > 0.5
+
+
+def test_the_gap_is_adjusted_for_batch_composition():
+    """An easy batch answered mostly by MN, a hard one mostly by FN, every annotator of a sentence
+    scoring the same: the raw difference of the group means is large, the sentence-adjusted gap 0."""
+    rows = []
+    for batch, level, groups in (("a", 1.0, ("MN", "MN", "MN", "FN")), ("b", 0.0, ("MN", "FN", "FN", "FN"))):
+        for s in range(3):
+            for k, g in enumerate(groups):
+                rows.append(("fr", f"{batch}s{s}", f"{batch}{k}", g, level))
+    data = scores_frame(rows)
+    raw = data.groupby("group")["rr"].mean()
+    assert raw["FN"] - raw["MN"] == pytest.approx(-0.5)
+    gap = group_gaps(data, permutations=99, metrics=("rr",))
+    fn = gap[(gap["lang"] == "fr") & (gap["group"] == "FN")].iloc[0]
+    assert fn["gap"] == 0 and not fn["significant"] and fn["ci_low"] <= 0 <= fn["ci_high"]
+
+
+def test_the_gap_interval_is_its_test_inverted():
+    """Every shift of FN's scores just inside the interval is accepted at the Bonferroni level and
+    every shift just outside rejected, recomputed from the shifted data with the same permutations;
+    the interval excludes 0 exactly when the row is significant."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for b in range(5):
+        for k, g in enumerate(("MN", "MN", "MN", "FN", "FN", "FN", "MNN", "FNN")):
+            for s in range(6):
+                rows.append(("fr", f"b{b}s{s}", f"u{b}_{k}", g, float(rng.random() < 0.3 + 0.2 * (g == "FN"))))
+    data = scores_frame(rows)
+    gaps = group_gaps(data, permutations=499, metrics=("rr",))
+    row = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
+    assert row["ci_level"] == pytest.approx(1 - 0.05 / 3) and np.isfinite([row["ci_low"], row["ci_high"]]).all()
+    design = AnnotatorDesign.of(data)
+    labels = design.assignments(499, _rng(2022, "fr", "FN-MN"), design.strata(among=("FN", "MN")))
+    fn = (design.group[design.annotator] == GROUPS.index("FN")).astype(float)
+
+    def adjusted_p(delta):
+        (gap,), _ = _sentence_gap([data["rr"].to_numpy(float) - delta * fn], design, labels, GROUPS.index("FN"),
+                                  GROUPS.index("MN"))
+        gap = np.round(gap, 10)
+        return min(1.0, 3 * permutation_p(gap[:1], gap[1:, None])[0])
+
+    for end, inward in ((row["ci_low"], 1), (row["ci_high"], -1)):
+        assert adjusted_p(end + inward * 1e-6) >= 0.05 > adjusted_p(end - inward * 1e-6)
+    assert adjusted_p(0.0) == pytest.approx(row["p_bonferroni"])
+    for _, r in gaps.iterrows():
+        assert bool(r["significant"]) == (not r["ci_low"] <= 0 <= r["ci_high"])
+
+
+def test_disparity_mark_agrees_with_its_chance_level():
+    """sigma_gd of the four groups' P@1, with its bootstrap interval around it, marked exactly when it
+    exceeds its chance level; a planted gap is found, no gap is not."""
+    rng = np.random.default_rng(4)
+    for shift, expect in ((-0.3, True), (0.0, False)):
+        data = three_group_batches(rng, shift=shift, sentences=10, batches=8)
+        data["hit5"] = data["hit1"]
+        d = group_disparity(data, permutations=999, bootstrap=499)
+        row = d[(d["lang"] == "fr") & (d["metric"] == "p_at_1")].iloc[0]
+        means = 100 * data.groupby("group")["hit1"].mean()
+        assert row["sigma_gd"] == pytest.approx(means.std(ddof=0))
+        assert row["ci_low"] <= row["sigma_gd"] <= row["ci_high"]
+        assert bool(row["significant"]) == expect
+        for _, r in d.iterrows():
+            assert bool(r["significant"]) == (r["sigma_gd"] > r["chance_level"] + 1e-12)

@@ -13,7 +13,8 @@ from plmfair.language_tests import language_effects, language_winloss
 
 def crows_frame(ids, biased, margins, status=None):
     return pd.DataFrame({"pair_id": ids, "biased": biased, "status": status or ["ok"] * len(ids),
-                         "sent_more_score": margins, "sent_less_score": 0.0})
+                         "sent_more_score": margins, "sent_less_score": 0.0,
+                         "neutral": [m == 0 for m in margins]})
 
 
 def test_language_winloss_is_an_exact_mcnemar_on_shared_pairs():
@@ -31,6 +32,19 @@ def test_language_winloss_is_an_exact_mcnemar_on_shared_pairs():
     assert row["score_a"] == pytest.approx(75.0) and row["score_b"] == pytest.approx(50.0)
 
 
+def test_language_winloss_leaves_neutral_pairs_out_as_the_summary_does():
+    """A pair neutral in one data set is neither a win nor a loss: the summary's binomial test leaves
+    neutral pairs out, so the paired test does too, and counts them."""
+    per_pair = {
+        ("en", "m"): crows_frame(["1", "2", "3", "4"], [True, True, False, True], [1, 2, 0, 1]),
+        ("fr", "m"): crows_frame(["1", "2", "3", "4"], [False, False, True, False], [0, -2, 1, -1]),
+    }
+    row = language_winloss(per_pair, langs={"en": "en", "fr": "fr"}).iloc[0]
+    # pair 1 neutral in fr, pair 3 neutral in en: left out; 2 and 4 preferred in en only
+    assert (row["n_pairs"], row["n_neutral"], row["wins_a"], row["wins_b"]) == (2, 2, 2, 0)
+    assert row["score_a"] == pytest.approx(100.0) and row["score_b"] == pytest.approx(0.0)
+
+
 def test_language_effects_margin_model():
     ids = [str(i) for i in range(8)]
     base = np.array([0.0, 3.0, -2.0, 5.0, 1.0, -4.0, 2.0, 0.5])
@@ -41,3 +55,5 @@ def test_language_effects_margin_model():
     assert de["estimate"] == pytest.approx(shift.mean(), abs=1e-4)
     assert de["std_err"] == pytest.approx(shift.std(ddof=1) / math.sqrt(8), abs=1e-4)
     assert de["reference"] == "en" and de["lang"] == "de" and de["n_pairs"] == 8 and bool(de["converged"])
+    # marked by its own Wald test, the interval at the level of the family (one data set term: 95%)
+    assert de["ci_level"] == pytest.approx(0.95) and bool(de["significant"]) == (de["ci_low"] > 0)

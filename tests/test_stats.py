@@ -11,8 +11,10 @@ from plmfair.stats import (
     crossed_mixed_model,
     design_blocks,
     holm,
+    mark_wald_family,
     mcnemar_exact,
     permutation_p,
+    permutation_threshold,
     sign_test,
     win_loss,
 )
@@ -42,20 +44,67 @@ def test_mcnemar_exact_hand_computed():
         mcnemar_exact([True], [True, False])
 
 
-def test_compare_models_uses_pairs_scored_by_both():
-    def frame(biased, status):
-        return pd.DataFrame({"pair_id": ["a", "b", "c", "d"], "biased": biased, "status": status})
+def test_compare_models_uses_pairs_decisive_under_both():
+    def frame(biased, neutral, status):
+        return pd.DataFrame({"pair_id": ["a", "b", "c", "d", "e"], "biased": biased, "neutral": neutral,
+                             "status": status})
 
     out = compare_models(
         {
-            "m1": frame([True, True, False, True], ["ok", "ok", "ok", "ok"]),
-            "m2": frame([False, False, False, True], ["ok", "ok", "ok", "skipped_missing"]),
+            "m1": frame([True, True, False, True, True], [False] * 5, ["ok"] * 5),
+            # e is neutral under m2: left out of the paired test, as the binomial test leaves it out
+            "m2": frame([False, False, False, True, False], [False, False, False, False, True],
+                        ["ok", "ok", "ok", "skipped_missing", "ok"]),
         },
         dataset="fr",
     )
     row = out.iloc[0]
     assert row["n"] == 3 and row["a_only"] == 2 and row["b_only"] == 0
     assert row["p_value"] == pytest.approx(0.5) and row["score_a"] == pytest.approx(200 / 3)
+
+
+@pytest.mark.parametrize("n", [1, 7, 20, 61])
+def test_clopper_pearson_excludes_one_half_exactly_when_the_exact_test_rejects(n):
+    """At p0 = 0.5 the exact interval inverts the exact two-sided test, at any level: every k of n,
+    at 95% and at a Bonferroni level. The Wilson interval does not: 22 of 60 gives Wilson
+    [0.256, 0.493], excluding 50%, beside an exact p of 0.052 (a star-less row whose interval says
+    otherwise, the contradiction the summary had)."""
+    for level in (0.95, 1 - 0.05 / 9):
+        for k in range(n + 1):
+            s = binomial_summary(k, n, confidence=level, method="exact")
+            assert (s.p_value < 1 - level) == (not s.ci_low <= 0.5 <= s.ci_high), (k, n, level)
+    wilson = binomial_summary(22, 60)
+    assert wilson.ci_high < 0.5 and wilson.p_value > 0.05
+
+
+def test_permutation_threshold_is_where_the_test_turns():
+    rng = np.random.default_rng(0)
+    null = rng.normal(size=999)
+    for family in (1, 4):
+        threshold = permutation_threshold(null, alpha=0.05, family=family)
+        for observed in np.linspace(-1, 4, 301):
+            p = min(1.0, permutation_p(np.array([observed]), null[:, None], two_sided=False)[0] * family)
+            assert (p < 0.05) == (observed > threshold + 1e-12)
+    # 19 permutations cannot give p < 0.05 / 4: no value can be significant
+    assert permutation_threshold(null[:19], alpha=0.05, family=4) == np.inf
+
+
+def test_wald_marks_and_intervals_at_the_bonferroni_level():
+    terms = pd.DataFrame({"term": ["Intercept", "group[T.FN]", "group[T.MNN]", "group[T.FNN]"],
+                          "estimate": [1.0, 0.5, 0.3, -0.02], "std_err": [0.1, 0.2, 0.12, 0.1],
+                          "ci_low": 0.0, "ci_high": 0.0})
+    terms["p_value"] = 2 * __import__("scipy").stats.norm.sf(np.abs(terms["estimate"] / terms["std_err"]))
+    out = mark_wald_family(terms, prefix="group[", alpha=0.05).set_index("term")
+    z = 2.3939797998185104  # norm.ppf(1 - 0.05 / 6)
+    fn = out.loc["group[T.FN]"]
+    assert fn["ci_level"] == pytest.approx(1 - 0.05 / 3) and fn["ci_low"] == pytest.approx(0.5 - z * 0.2)
+    assert fn["p_bonferroni"] == pytest.approx(3 * fn["p_value"])
+    # z = 2.5 and 2.5: significant at alpha 0.05 / 3 (both 0.0124 < 0.0167); -0.2: not
+    assert out.loc[["group[T.FN]", "group[T.MNN]", "group[T.FNN]"], "significant"].tolist() == [True, True, False]
+    for _, row in out.iterrows():
+        if not np.isnan(row["p_bonferroni"]):
+            assert bool(row["significant"]) == (not row["ci_low"] <= 0 <= row["ci_high"])
+    assert not out.loc["Intercept", "significant"] and out.loc["Intercept", "ci_level"] == 0.95
 
 
 def test_sign_test_hand_computed():

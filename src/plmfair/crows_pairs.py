@@ -145,51 +145,53 @@ SUMMARY_SCHEMA = {
     "n_neutral": "scored pairs with equal scores",
     "n_decisive": "scored pairs that are not neutral: those the test counts",
     "n_skipped": "pairs not scored (see status in the per-pair file)",
-    "score": "100 x n_biased / n",
-    "ci_low": "Wilson 95% interval of the score, lower bound (percent)",
-    "ci_high": "Wilson 95% interval of the score, upper bound (percent)",
-    "p_value": "exact two-sided binomial test of n_biased among the n_decisive pairs against 50% (a neutral pair "
-               "prefers neither sentence and is not counted against the model; NaN without a decisive pair)",
+    "score": "Nangia et al.'s score, 100 x n_biased / n (a neutral pair counts as not biased): for comparison with "
+             "the papers; no interval or mark belongs to it",
+    "neutral_share": "100 x n_neutral / n_scored",
+    "decisive_score": "100 x n_biased / n_decisive: the share the interval and the test are about",
+    "ci_low": "Clopper-Pearson interval of decisive_score at ci_level (the interval that inverts the exact binomial "
+              "test), lower bound (percent)",
+    "ci_high": "its upper bound (percent)",
+    "ci_level": "1 - alpha / (bias types tested) for bias_type rows (Bonferroni level), 1 - alpha for the others",
+    "p_value": "exact two-sided binomial test of n_biased among the n_decisive pairs against 50% (NaN without a "
+               "decisive pair)",
     "p_adjusted": "Bonferroni-adjusted across the bias types of a (dataset, model); equal to p_value for the other rows",
-    "significant": "p_adjusted < alpha",
+    "significant": "p_adjusted < alpha: exactly when the interval excludes 50%",
 }
 
 
 def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str, alpha: float = 0.05) -> pd.DataFrame:
-    """Metric, stereo, anti-stereo, per-bias-type and per-origin scores of one (dataset, model) run."""
+    """Metric, stereo, anti-stereo, per-bias-type and per-origin scores of one (dataset, model) run:
+    Nangia et al.'s score, the neutral share, and the decisive-pair share with its exact test and
+    the Clopper-Pearson interval that inverts it, at the Bonferroni level for the bias types."""
     from plmfair.stats import binomial_summary, bonferroni
 
     scored = scores["status"].isin(SCORED_STATUSES)
+    neutral = scored & scores["neutral"]
+    decisive = scored & ~scores["neutral"]
+    subsets = [("overall", "metric", pd.Series(True, index=scores.index), False)]
+    subsets += [("direction", d, scores["stereo_antistereo"] == d, True) for d in ("stereo", "antistereo")]
+    subsets += [("bias_type", bt, scores["bias_type"] == bt, False) for bt in BIAS_TYPES
+                if (scores["bias_type"] == bt).any()]
+    subsets += [("origin", o, scores["origin"] == o, False) for o in ("native", "translated")
+                if (scores["origin"] == o).any()]
+    tested_bias_types = sum(1 for kind, _, mask, _ in subsets if kind == "bias_type" and (mask & decisive).any())
     rows = []
-
-    def add(kind, subset, in_subset, *, exclude_neutral=False):
-        denom = in_subset & scored & (~scores["neutral"] if exclude_neutral else True)
-        decisive = in_subset & scored & ~scores["neutral"]
+    for kind, subset, in_subset, exclude_neutral in subsets:
+        denom = in_subset & (decisive if exclude_neutral else scored)
         k = int((denom & scores["biased"]).sum())
-        n = int(denom.sum())
-        score = binomial_summary(k, n)
-        test = binomial_summary(k, int(decisive.sum()))
+        n, n_scored, n_decisive = int(denom.sum()), int((in_subset & scored).sum()), int((in_subset & decisive).sum())
+        n_neutral = int((in_subset & neutral).sum())
+        level = 1 - alpha / max(1, tested_bias_types) if kind == "bias_type" else 1 - alpha
+        test = binomial_summary(k, n_decisive, confidence=level, method="exact")
         rows.append({
-            "subset_kind": kind, "subset": subset, "n_pairs": int(in_subset.sum()),
-            "n_scored": int((in_subset & scored).sum()), "n": n, "n_biased": k,
-            "n_neutral": int((in_subset & scored & scores["neutral"]).sum()), "n_decisive": int(decisive.sum()),
-            "n_skipped": int((in_subset & ~scored).sum()),
-            "score": 100 * score.proportion, "ci_low": 100 * score.ci_low, "ci_high": 100 * score.ci_high,
-            "p_value": test.p_value,
+            "subset_kind": kind, "subset": subset, "n_pairs": int(in_subset.sum()), "n_scored": n_scored, "n": n,
+            "n_biased": k, "n_neutral": n_neutral, "n_decisive": n_decisive,
+            "n_skipped": int((in_subset & ~scored).sum()), "score": 100 * k / n if n else float("nan"),
+            "neutral_share": 100 * n_neutral / n_scored if n_scored else float("nan"),
+            "decisive_score": 100 * test.proportion, "ci_low": 100 * test.ci_low, "ci_high": 100 * test.ci_high,
+            "ci_level": level, "p_value": test.p_value,
         })
-
-    everything = pd.Series(True, index=scores.index)
-    add("overall", "metric", everything)
-    for d in ("stereo", "antistereo"):
-        add("direction", d, scores["stereo_antistereo"] == d, exclude_neutral=True)
-    for bt in BIAS_TYPES:
-        mask = scores["bias_type"] == bt
-        if mask.any():
-            add("bias_type", bt, mask)
-    for o in ("native", "translated"):
-        mask = scores["origin"] == o
-        if mask.any():
-            add("origin", o, mask)
     out = pd.DataFrame(rows)
     out["p_adjusted"] = out["p_value"]
     bt_rows = out["subset_kind"] == "bias_type"
@@ -203,13 +205,21 @@ def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str
     return out[columns]
 
 
+def decisive_outcomes(scores: pd.DataFrame) -> pd.Series:
+    """``biased`` of the decisive pairs (scored, not neutral), by pair id: the outcome every paired test
+    compares, so neutral pairs count in them as they count in the summary's test (not at all)."""
+    decisive = scores["status"].isin(SCORED_STATUSES) & ~scores["neutral"].astype(bool)
+    return scores.loc[decisive].set_index("pair_id")["biased"].astype(bool)
+
+
 MCNEMAR_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
     "model_a": "first model",
     "model_b": "second model",
-    "n": "pairs scored by both models",
-    "score_a": "metric score of model_a on those pairs (percent)",
-    "score_b": "metric score of model_b on those pairs (percent)",
+    "n": "pairs decisive (scored, not neutral) under both models: neutral pairs are left out, as the summary's test "
+         "leaves them out",
+    "score_a": "decisive-pair share of model_a on those pairs (percent preferring the more stereotyping sentence)",
+    "score_b": "the same for model_b",
     "a_only": "pairs biased under model_a only",
     "b_only": "pairs biased under model_b only",
     "p_value": "exact McNemar test (two-sided binomial of a_only in a_only + b_only)",
@@ -221,10 +231,7 @@ def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str) -> pd.Dat
     """Exact McNemar test for every two models scored on the same data set (pairs scored by both)."""
     from plmfair.stats import paired_mcnemar
 
-    outcomes = {
-        model: df.loc[df["status"].isin(SCORED_STATUSES)].set_index("pair_id")["biased"]
-        for model, df in per_pair.items()
-    }
+    outcomes = {model: decisive_outcomes(df) for model, df in per_pair.items()}
     out = paired_mcnemar(outcomes).rename(columns={"a": "model_a", "b": "model_b"})
     out.insert(0, "dataset", dataset)
     return out[list(MCNEMAR_SCHEMA)]

@@ -2,10 +2,12 @@
 
 The conditions are the data sets a model was scored on, the examples the pairs they share by
 id (Multilingual CrowS-Pairs keeps the English and French ids): win/loss of "the more
-stereotyping sentence preferred" with an exact McNemar test (:func:`language_winloss`; pairs
-are independent items here, unlike annotators' answers), and a mixed model of the score margin
-sent_more_score - sent_less_score with the data set as a fixed effect and a random intercept per
-pair (:func:`language_effects`).
+stereotyping sentence preferred" with an exact McNemar test on the pairs decisive in both data
+sets (:func:`language_winloss`; pairs are independent items here, unlike annotators' answers;
+neutral pairs are left out as the summary's binomial test leaves them out, and counted), and a
+mixed model of the score margin sent_more_score - sent_less_score with the data set as a fixed
+effect and a random intercept per pair (:func:`language_effects`), each data set's term marked
+by its Wald test, Bonferroni over the data sets, with its interval at that level.
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from plmfair.stats import EFFECTS_COLUMNS, bonferroni, crossed_mixed_model, effects_rows, win_loss
+from plmfair.crows_pairs import SCORED_STATUSES, decisive_outcomes
+from plmfair.stats import (
+    EFFECTS_COLUMNS,
+    bonferroni,
+    crossed_mixed_model,
+    effects_rows,
+    mark_wald_family,
+    win_loss,
+)
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +37,10 @@ LANGUAGE_WINLOSS_SCHEMA = {
     "dataset_b": "second data set",
     "lang_a": "language of dataset_a",
     "lang_b": "language of dataset_b",
-    "n_pairs": "pairs (same id) scored in both",
-    "score_a": "percent of those pairs where the more stereotyping sentence is preferred in dataset_a",
+    "n_pairs": "pairs (same id) decisive in both: scored and not neutral (neutral pairs are left out, as the "
+               "summary's binomial test leaves them out)",
+    "n_neutral": "pairs scored in both but neutral in at least one (left out)",
+    "score_a": "percent of the n_pairs where the more stereotyping sentence is preferred in dataset_a",
     "score_b": "the same in dataset_b",
     "wins_a": "pairs preferred in dataset_a only (more stereotyping sentence higher there, not in dataset_b)",
     "wins_b": "pairs preferred in dataset_b only",
@@ -55,16 +67,15 @@ def _winloss_block(frame: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
 
 
 def _pair_outcomes(per_pair: Mapping[tuple[str, str], pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """Per model, the scored pairs of every data set it was run on (long: dataset, pair_id, biased, margin),
-    for the models run on at least two data sets."""
-    from plmfair.crows_pairs import SCORED_STATUSES
-
+    """Per model, the scored pairs of every data set it was run on (long: dataset, pair_id, biased,
+    margin; ``biased`` NaN for a neutral pair), for the models run on at least two data sets."""
     by_model: dict[str, list[pd.DataFrame]] = {}
     for (dataset, model), df in per_pair.items():
         scored = df[df["status"].isin(SCORED_STATUSES)]
+        biased = decisive_outcomes(df).astype(float)
         by_model.setdefault(model, []).append(pd.DataFrame({
             "dataset": dataset, "pair_id": scored["pair_id"].astype(str).to_numpy(),
-            "biased": scored["biased"].astype(float).to_numpy(),
+            "biased": scored["pair_id"].map(biased).to_numpy(dtype=float),
             "margin": (scored["sent_more_score"] - scored["sent_less_score"]).to_numpy(dtype=float),
         }))
     return {m: pd.concat(frames, ignore_index=True) for m, frames in by_model.items() if len(frames) > 1}
@@ -80,8 +91,11 @@ def language_winloss(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs:
         wl = win_loss(long, unit=["pair_id"], condition="dataset", value="biased",
                       pairs=list(combinations(datasets, 2)))
         means = long.pivot(index="pair_id", columns="dataset", values="biased")
+        scored = long.pivot(index="pair_id", columns="dataset", values="margin").notna()
         wl["score_a"] = [100 * means[[a, b]].dropna()[a].mean() for a, b in zip(wl["a"], wl["b"], strict=True)]
         wl["score_b"] = [100 * means[[a, b]].dropna()[b].mean() for a, b in zip(wl["a"], wl["b"], strict=True)]
+        wl["n_neutral"] = [int((scored[a] & scored[b]).sum()) - n
+                           for a, b, n in zip(wl["a"], wl["b"], wl["n_units"], strict=True)]
         blocks.append(_winloss_block(wl.assign(model=model), alpha=alpha))
     if not blocks:
         return pd.DataFrame(columns=list(LANGUAGE_WINLOSS_SCHEMA))
@@ -90,17 +104,21 @@ def language_winloss(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs:
     return out[list(LANGUAGE_WINLOSS_SCHEMA)].astype({"significant": bool})
 
 
-def language_effects(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str]) -> pd.DataFrame:
+def language_effects(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str],
+                     alpha: float = 0.05) -> pd.DataFrame:
     """``margin ~ dataset`` with a random intercept per pair, for every model run on several data
-    sets; the reference is the first of its data sets (:data:`LANGUAGE_EFFECTS_SCHEMA`)."""
+    sets; the reference is the first of its data sets; each data set term marked by its Wald test,
+    Bonferroni over them (:data:`LANGUAGE_EFFECTS_SCHEMA`)."""
     rows = []
     for model, long in _pair_outcomes(per_pair).items():
         first = long["dataset"].iloc[0]
         fit = crossed_mixed_model(long, f"margin ~ C(dataset, Treatment(reference='{first}'))", effects=("pair_id",))
-        terms = effects_rows(fit, reference={"dataset": first, "Intercept": first}, context=f"{model}/margin")
+        terms = mark_wald_family(effects_rows(fit, reference={"dataset": first, "Intercept": first},
+                                              context=f"{model}/margin"), prefix="dataset[", alpha=alpha)
         term_lang = [langs.get(t[len("dataset[T."):-1], "") if t.startswith("dataset[") else "" for t in terms["term"]]
         rows.append(terms.assign(model=model, lang=term_lang, n_obs=len(long), n_pairs=long["pair_id"].nunique(),
                                  pair_var=fit.variances.get("pair_id", np.nan)))
     if not rows:
         return pd.DataFrame(columns=list(LANGUAGE_EFFECTS_SCHEMA))
-    return pd.concat(rows, ignore_index=True)[list(LANGUAGE_EFFECTS_SCHEMA)].astype({"converged": bool})
+    return pd.concat(rows, ignore_index=True)[list(LANGUAGE_EFFECTS_SCHEMA)].astype({"converged": bool,
+                                                                                   "significant": bool})

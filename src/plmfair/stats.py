@@ -1,7 +1,8 @@
 """Significance tests and intervals used across the studies.
 
 - :func:`binomial_summary`: exact two-sided binomial test of k successes in n against p0,
-  with the Wilson score interval (scipy ``binomtest`` and ``proportion_ci(method="wilson")``).
+  with the Wilson score interval or the Clopper-Pearson interval, which inverts that exact test
+  (scipy ``binomtest`` and ``proportion_ci``).
 - :func:`bonferroni`: Bonferroni adjustment, min(1, p x m).
 - :func:`mcnemar_exact`: exact McNemar test on paired binary outcomes: the two-sided binomial
   test of b against b + c discordant pairs with p = 0.5; :func:`paired_mcnemar` runs it for
@@ -12,7 +13,13 @@
 - :func:`crossed_mixed_model`: REML with one random intercept, or two crossed ones (sentence and annotator), fitted
   per block of the design (:func:`design_blocks`), checked to be at the optimum, its fixed effects
   and standard errors those of lme4's ``lmer``;
-- :func:`permutation_p` and :func:`holm`: permutation p-values and Holm's step-down adjustment.
+- :func:`permutation_p` and :func:`holm`: permutation p-values and Holm's step-down adjustment;
+  :func:`inverted_permutation_interval`: the interval of shifts a permutation test does not
+  reject; :func:`permutation_threshold`: the value an observed statistic must exceed to be
+  significant; :func:`mark_wald_family`: Wald marks with Bonferroni-level intervals.
+
+Wherever an interval is drawn beside a mark, both come from one test at one level, so a mark is
+set exactly when the interval excludes the null value.
 """
 
 from __future__ import annotations
@@ -40,16 +47,21 @@ class BinomialSummary:
     p_value: float
 
 
-def binomial_summary(k: int, n: int, *, p0: float = 0.5, confidence: float = 0.95) -> BinomialSummary:
-    """Proportion k/n with its Wilson interval and the exact two-sided binomial test against ``p0``.
+def binomial_summary(k: int, n: int, *, p0: float = 0.5, confidence: float = 0.95,
+                     method: str = "wilson") -> BinomialSummary:
+    """Proportion k/n with its interval (``method``: "wilson", or "exact" for Clopper-Pearson) and the
+    exact two-sided binomial test against ``p0``.
 
-    With n = 0 every field but k and n is NaN.
+    At p0 = 0.5 the binomial is symmetric, so scipy's two-sided p is twice the smaller tail and the
+    Clopper-Pearson interval at ``confidence`` excludes 0.5 exactly when p < 1 - confidence (the
+    Wilson interval inverts the score test instead and can disagree with the exact test near the
+    boundary). With n = 0 every field but k and n is NaN.
     """
     if n == 0:
         nan = float("nan")
         return BinomialSummary(k, n, nan, nan, nan, nan)
     res = stats.binomtest(int(k), int(n), p0, alternative="two-sided")
-    ci = res.proportion_ci(confidence_level=confidence, method="wilson")
+    ci = res.proportion_ci(confidence_level=confidence, method=method)
     return BinomialSummary(int(k), int(n), k / n, float(ci.low), float(ci.high), float(res.pvalue))
 
 
@@ -142,9 +154,13 @@ EFFECTS_COLUMNS = {
     "reference": "the level the term is measured against",
     "estimate": "fixed-effect estimate (REML)",
     "std_err": "its standard error",
-    "ci_low": "95% confidence interval, lower bound",
-    "ci_high": "95% confidence interval, upper bound",
+    "ci_low": "Wald confidence interval at ci_level, lower bound",
+    "ci_high": "Wald confidence interval at ci_level, upper bound",
+    "ci_level": "1 - alpha / family size for the compared terms (Bonferroni level), 0.95 for the others",
     "p_value": "two-sided Wald p-value of the mixed model",
+    "p_bonferroni": "p_value times the number of compared terms of the fit, capped at 1 (NaN for the intercept and "
+                    "controls)",
+    "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
     "n_obs": "rows the model was fitted on",
     "converged": "the optimiser converged at the REML optimum and every standard error is finite (kept either way)",
 }
@@ -290,6 +306,96 @@ def permutation_p(observed: np.ndarray, null: np.ndarray, *, two_sided: bool = T
     extreme = (null >= observed[None, :] - 1e-12).sum(axis=0)
     p = (1 + extreme) / (1 + null.shape[0])
     return np.where(np.isnan(observed), np.nan, p)
+
+
+def inverted_permutation_interval(statistic: np.ndarray, slope: np.ndarray, *, alpha: float, family: int = 1
+                                  ) -> tuple[float, float]:
+    """The shifts delta a two-sided permutation test does not reject, when the statistic of the data
+    shifted by delta is linear in it: ``statistic - delta * slope`` per assignment (row 0 observed,
+    the others permutations; for a gap, delta subtracted from one group's scores). delta is accepted
+    when min(1, family x p(delta)) >= alpha, p(delta) = (1 + #{|c_i - delta d_i| >= |c_0 - delta d_0|}) / (1 + B),
+    so the interval excludes 0 exactly when the test of no gap rejects at that level. Each
+    permutation's "at least as extreme" set is solved exactly (a quadratic inequality in delta)
+    and the count swept over the sorted roots; returned is the hull of the accepted shifts (-inf
+    or inf where the permutations cannot bound it; NaN when the statistic is)."""
+    c0, d0 = float(statistic[0]), float(slope[0])
+    if not np.isfinite(c0):
+        return float("nan"), float("nan")
+    c, d = np.asarray(statistic[1:], dtype=float), np.asarray(slope[1:], dtype=float)
+    keep = np.isfinite(c) & np.isfinite(d)
+    c, d = c[keep], d[keep]
+    total = len(statistic) - 1
+    qa, qb, qc = d**2 - d0**2, -2 * (c * d - c0 * d0), c**2 - c0**2
+    starts, ends = [], []  # closed intervals of delta where a permutation counts as extreme
+
+    def add(where, lo, hi):
+        starts.append(np.broadcast_to(lo, where.shape)[where])
+        ends.append(np.broadcast_to(hi, where.shape)[where])
+
+    tiny = 1e-12 * max(1.0, d0**2)
+    linear, up, down = np.abs(qa) <= tiny, qa > tiny, qa < -tiny
+    with np.errstate(invalid="ignore", divide="ignore"):
+        root = -qc / qb
+        add(linear & (np.abs(qb) <= tiny) & (qc >= 0), -np.inf, np.inf)
+        add(linear & (qb > tiny), root, np.inf)
+        add(linear & (qb < -tiny), -np.inf, root)
+        disc = qb**2 - 4 * qa * qc
+        # a permutation whose statistic ties the observed one (qc = 0) has a root at exactly 0
+        sq = np.where(qc == 0, np.abs(qb), np.sqrt(np.maximum(disc, 0)))
+        r1, r2 = (-qb - sq) / (2 * qa), (-qb + sq) / (2 * qa)
+        low, high = np.minimum(r1, r2), np.maximum(r1, r2)
+        add(up & (disc <= 0), -np.inf, np.inf)
+        add(up & (disc > 0), -np.inf, low)
+        add(up & (disc > 0), high, np.inf)
+        add(down & (disc >= 0), low, high)
+    starts, ends = np.sort(np.concatenate(starts)), np.sort(np.concatenate(ends))
+    points = np.unique(np.concatenate([starts, ends]))
+    points = points[np.isfinite(points)]
+    # the count on each point (closed ends count) and on each open segment between points
+    at_point = np.searchsorted(starts, points, side="right") - np.searchsorted(ends, points, side="left")
+    left_edges = np.concatenate([[-np.inf], points])
+    in_segment = np.searchsorted(starts, left_edges, side="right") - np.searchsorted(ends, left_edges, side="right")
+
+    def accepted(count):
+        return np.minimum(1.0, (1 + count) / (1 + total) * family) >= alpha
+
+    ok_point, ok_segment = accepted(at_point), accepted(in_segment)
+    right_edges = np.concatenate([points, [np.inf]])
+    lows = np.concatenate([points[ok_point], left_edges[ok_segment]])
+    highs = np.concatenate([points[ok_point], right_edges[ok_segment]])
+    return (float(lows.min()), float(highs.max())) if len(lows) else (c0 / d0, c0 / d0)
+
+
+def permutation_threshold(null: np.ndarray, *, alpha: float, family: int = 1) -> float:
+    """The value an upper-tailed statistic must exceed (by more than 1e-12) for
+    min(1, family x p) < alpha, p = (1 + #{null >= observed - 1e-12}) / (1 + B) (:func:`permutation_p`):
+    the (m + 1)-th largest null value, m the most null values at least as large that still give a
+    significant p (inf when no observed value can be significant with B permutations)."""
+    null = np.sort(np.asarray(null, dtype=float)[~np.isnan(null)])[::-1]
+    b = len(null)
+    counts = np.arange(b + 1)
+    allowed = int((np.minimum(1.0, (1 + counts) / (1 + b) * family) < alpha).sum()) - 1
+    if allowed < 0:
+        return float("inf")
+    return float(null[allowed]) if allowed < b else float("-inf")
+
+
+def mark_wald_family(terms: pd.DataFrame, *, prefix: str, alpha: float) -> pd.DataFrame:
+    """Mark the compared terms of one fit (those whose name starts with ``prefix``) by their Wald
+    test, Bonferroni over them, with their interval redrawn at the same level, 1 - alpha / m, so a
+    term is significant exactly when its interval excludes 0; other terms keep 95% and no mark."""
+    from scipy import stats as sps
+
+    family = terms["term"].str.startswith(prefix).to_numpy()
+    m = max(1, int(family.sum()))
+    z = sps.norm.ppf(1 - alpha / (2 * m))
+    out = terms.copy()
+    out["ci_level"] = np.where(family, 1 - alpha / m, 0.95)
+    out.loc[family, "ci_low"] = out.loc[family, "estimate"] - z * out.loc[family, "std_err"]
+    out.loc[family, "ci_high"] = out.loc[family, "estimate"] + z * out.loc[family, "std_err"]
+    out["p_bonferroni"] = np.where(family, np.minimum(1.0, out["p_value"].to_numpy(float) * m), np.nan)
+    out["significant"] = family & (out["p_bonferroni"].to_numpy() < alpha)
+    return out
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:

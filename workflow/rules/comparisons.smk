@@ -8,12 +8,15 @@ rule group_analysis:
         scores="results/cloze/{cloze_set}/annotation_scores.parquet",
     output:
         winloss="results/cloze/{cloze_set}/group_winloss.parquet",
+        gaps="results/cloze/{cloze_set}/group_gaps.parquet",
         effects="results/cloze/{cloze_set}/group_effects.parquet",
         tests="results/cloze/{cloze_set}/group_tests.parquet",
+        disparity="results/cloze/{cloze_set}/group_disparity.parquet",
     params:
         alpha=config["analysis"]["alpha"],
         reference_group=config["analysis"]["reference_group"],
         permutations=config["analysis"]["permutations"],
+        bootstrap=config["analysis"]["bootstrap"],
         seed=config["analysis"]["seed"],
     log:
         "results/logs/cloze/{cloze_set}/group_analysis.log",
@@ -31,8 +34,7 @@ rule group_analysis:
 rule group_figure:
     localrule: True
     input:
-        winloss="results/cloze/{cloze_set}/group_winloss.parquet",
-        effects="results/cloze/{cloze_set}/group_effects.parquet",
+        effects="results/cloze/{cloze_set}/group_gaps.parquet",
     output:
         png=report(
             "results/figures/{cloze_set}_group_effects.png",
@@ -43,8 +45,7 @@ rule group_figure:
         ),
         pdf="results/figures/{cloze_set}_group_effects.pdf",
     params:
-        title="{cloze_set}: annotator groups against the reference group",
-        alpha=config["analysis"]["alpha"],
+        title="{cloze_set}: each annotator group's gap to the reference group",
     log:
         "results/logs/figures/{cloze_set}_group_effects.log",
     resources:
@@ -94,7 +95,6 @@ rule crows_pairs_language_figure:
         pdf="results/figures/crows_pairs_language_effects.pdf",
     params:
         title="CrowS-Pairs: score margin of each data set against the first",
-        alpha=config["analysis"]["alpha"],
     log:
         "results/logs/figures/crows_pairs_languages.log",
     resources:
