@@ -135,7 +135,7 @@ def test_paper_correlation_tables_carry_p_values():
     assert t.loc["MN", "EN"] == "30.0 (.001)"
     assert t.loc["FN", "EN"] == "10.0° (.200)"  # not significant at 0.05
     assert t.loc["FNN", "EN"] == "5.0° (.600)†"
-    assert t.loc["All", "EN"] == f"20.0 (.000) ({sigma_gd([30, 10, 25, 5]):.1f})"
+    assert t.loc["All", "EN"] == f"20.0 (<.001) ({sigma_gd([30, 10, 25, 5]):.1f})"  # never (.000)
 
 
 def test_metrics_are_means_of_the_annotation_scores():

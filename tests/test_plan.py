@@ -280,7 +280,9 @@ def test_tables_and_figures_of_the_demo(demo):
     tables = plan.tables(demo)
     assert {"data_summary", "models", "crows_pairs", "crows_pairs_origin", "crows_pairs_mcnemar",
             "crows_pairs_language_winloss", "mozart_table1", "demo_table5_kendall", "demo_group_tests",
-            "demo_construction", "bitext_construction", "demo_alignment_quality"} <= set(tables)
+            "demo_construction", "bitext_construction", "demo_alignment_quality", "crows_pairs_tests",
+            "demo_group_gaps", "demo_disparity"} <= set(tables)
+    assert tables["demo_disparity"].inputs == {"disparity": "results/cloze/demo/group_disparity.parquet"}
     assert "bitext_table1" not in tables and "bitext_alignment_quality" not in tables  # no answers, no gold
     t2 = tables["mozart_table2_p_at_1"]
     assert t2.inputs == {"metrics": "results/cloze/mozart/metrics.parquet"} and t2.category == "MozArt"

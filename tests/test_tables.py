@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from plmfair.tables import to_latex, to_markdown
@@ -47,11 +48,46 @@ def test_statistical_terms_and_metrics_read_as_contrasts():
     assert contrast_label("Intercept", "MN, de") == "mean at MN, de"
     assert metric_label("rr") == "MRR (reciprocal rank)" and metric_label("hit1") == "P@1 (hit at 1)"
     effects = pd.DataFrame({"model": ["m"], "lang": ["en"], "metric": ["hit1"], "term": ["group[T.FNN]"],
-                            "reference": ["MN"], "estimate": [0.1], "ci_low": [0.0], "ci_high": [0.2],
-                            "p_value": [0.04], "n_obs": [48], "converged": [True]})
+                            "reference": ["MN"], "estimate": [0.1], "ci_low": [0.0005], "ci_high": [0.2],
+                            "ci_level": [1 - 0.05 / 3], "p_value": [0.0001], "p_bonferroni": [0.0003],
+                            "significant": [True], "n_obs": [48], "converged": [True]})
     table = effects_table(effects)
     assert table.loc[0, "term"] == "FNN vs MN" and table.loc[0, "metric"] == "P@1 (hit at 1)"
     assert "[T." not in to_markdown(table) and "reference" not in table.columns
+    # p below 0.001 prints as <0.001, never 0.000; the mark sits on the p of the interval's level
+    assert table.loc[0, "p Bonferroni"] == "<0.001*" and table.loc[0, "level"] == "98.3%"
+    markdown = to_markdown(table)
+    assert "<0.001" in markdown and "0.000 " not in markdown and "[0.001, 0.200]" in markdown
+
+
+def test_p_values_print_as_their_size_allows():
+    from plmfair.labels import format_p
+
+    assert [format_p(p) for p in (0.0, 0.0002, 0.001, 0.0456, 1.0, float("nan"))] == [
+        "<0.001", "<0.001", "0.001", "0.046", "1.000", ""]
+    frame = pd.DataFrame({"p_value": [0.00001, 0.5], "estimate": [0.0001, 0.5]})
+    cells = to_markdown(frame, digits=3)
+    assert "<0.001" in cells and "0.000" in cells  # an estimate may be 0.000; a p-value never
+
+
+def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
+    from plmfair.tables import disparity_table, gaps_table
+
+    gaps = pd.DataFrame({"model": ["m", "m"], "lang": ["en", "all"], "metric": ["rr", "rr"], "group": ["FN", "FN"],
+                         "reference": ["MN", "MN"], "gap": [0.1, -0.2], "ci_low": [-np.inf, -0.3],
+                         "ci_high": [np.inf, -0.05], "ci_level": [1 - 0.05 / 3] * 2, "p_permutation": [0.4, 0.002],
+                         "p_bonferroni": [1.0, 0.006], "significant": [False, True], "n_sentences": [6, 24],
+                         "n_annotators": [4, 16]})
+    table = gaps_table(gaps)
+    assert table["interval"].tolist() == ["[-inf, inf]", "[-0.300, -0.050]"]
+    assert table["p Bonferroni"].tolist() == ["1.000", "0.006*"] and table.loc[0, "comparison"] == "FN vs MN"
+    disparity = pd.DataFrame({"model": ["m", "m"], "lang": ["en", "fr"], "metric": ["p_at_1", "mrr"],
+                              "sigma_gd": [2.5, 9.0], "ci_low": [1.0, 6.0], "ci_high": [4.0, 12.0],
+                              "chance_level": [3.1, 5.0], "p_permutation": [0.3, 0.001],
+                              "p_bonferroni": [1.0, 0.002], "significant": [False, True]})
+    table = disparity_table(disparity)
+    assert table["verdict"].tolist() == ["no group differs significantly", "groups differ"]
+    assert table["metric"].tolist() == ["P@1", "MRR"] and table.loc[0, "bootstrap interval"] == "[1.00, 4.00]"
 
 
 def test_html_prints_the_same_cells_as_markdown(tmp_path):

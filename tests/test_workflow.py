@@ -333,3 +333,65 @@ def test_scoring_and_aggregation_are_deterministic(demo_run, demo_copy):
     assert {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)} == {"cloze_select"}
     assert len(parquet_files(demo_run)) >= 60
     assert compare_results(demo_run, demo_copy) == []
+
+
+def _excludes(low, high, null) -> bool:
+    """A closed interval excludes the null value (an unbounded end is printed -inf or inf)."""
+    return not (float(low) <= null <= float(high))
+
+
+def _printed_interval(text: str) -> tuple[float, float]:
+    low, high = text.strip("[]").split(", ")
+    return float(low), float(high)
+
+
+def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
+    """Over every row of every marked result and table of the demo: the mark (significant, the
+    printed *) is set exactly when the interval drawn beside it excludes the null value of the same
+    statistic at the same level; disparity marks exactly when sigma_gd exceeds its chance level."""
+    results, tables = demo_run / "results", demo_run / "results" / "tables"
+    checked = 0
+    summary = read_parquet(results / "crows_pairs/summary.parquet")
+    tested = summary[summary["n_decisive"] > 0]
+    assert not summary.loc[summary["n_decisive"] == 0, "significant"].any()
+    for _, row in tested.iterrows():
+        assert bool(row["significant"]) == _excludes(row["ci_low"], row["ci_high"], 50), row.to_dict()
+        checked += 1
+    bias_types = tested[tested["subset_kind"] == "bias_type"]
+    family = bias_types.groupby(["dataset", "model"])["subset"].transform("size")
+    assert (bias_types["ci_level"] == 1 - 0.05 / family).all()  # Bonferroni-level intervals beside Bonferroni marks
+    printed = pd.read_csv(tables / "crows_pairs_tests.csv", keep_default_na=False, dtype=str)
+    for _, row in printed[printed["interval"] != ""].iterrows():
+        assert row["p adjusted"].endswith("*") == _excludes(*_printed_interval(row["interval"]), 50)
+        checked += 1
+    # comparisons drawn with an interval: group gaps (permutation, inverted), mixed-model terms (Wald)
+    marked = [results / "crows_pairs/language_effects.parquet", *results.glob("cloze/*/group_gaps.parquet"),
+              *results.glob("cloze/*/group_effects.parquet")]
+    for path in marked:
+        frame = read_parquet(path)
+        family = frame["p_bonferroni"].notna() if "p_bonferroni" in frame else frame["significant"].notna()
+        assert not frame.loc[~family, "significant"].any()
+        for _, row in frame[family & frame["ci_low"].notna()].iterrows():
+            assert bool(row["significant"]) == _excludes(row["ci_low"], row["ci_high"], 0), (path.name, row.to_dict())
+            # the family's Bonferroni level: 1 - alpha / (terms compared in the fit)
+            keys = ["model"] if path.name == "language_effects.parquet" else ["model", "lang", "metric"]
+            assert row["ci_level"] == pytest.approx(1 - 0.05 / frame.loc[family].groupby(keys).size().max())
+            checked += 1
+    for path in [tables / "crows_pairs_language_effects.csv", *tables.glob("*_group_gaps.csv"),
+                 *tables.glob("*_group_effects.csv")]:
+        printed = pd.read_csv(path, keep_default_na=False, dtype=str)
+        for _, row in printed[(printed["p Bonferroni"] != "") & (printed["interval"] != "")].iterrows():
+            assert row["p Bonferroni"].endswith("*") == _excludes(*_printed_interval(row["interval"]), 0), path.name
+            checked += 1
+    for path in results.glob("cloze/*/group_disparity.parquet"):
+        for _, row in read_parquet(path).iterrows():
+            assert bool(row["significant"]) == (row["sigma_gd"] > row["chance_level"] + 1e-12)
+            assert row["ci_low"] <= row["sigma_gd"] <= row["ci_high"]
+            checked += 1
+    for path in tables.glob("*_disparity.csv"):
+        printed = pd.read_csv(path, keep_default_na=False, dtype=str)
+        for _, row in printed.iterrows():
+            assert row["p Bonferroni"].endswith("*") == (float(row["σ_gd"]) > float(row["chance level"]) + 1e-12)
+            assert (row["verdict"] == "groups differ") == row["p Bonferroni"].endswith("*")
+            checked += 1
+    assert checked > 500

@@ -17,8 +17,8 @@ Definitions (the paper leaves the correlations unspecified; these are ours):
 Answers are matched after :func:`plmfair.text.normalise` (Unicode NFC, trimming, lower-casing, then the
 model tokenizer's own normalizer, :meth:`plmfair.scoring.base.Scorer.normaliser`, so mBERT
 uncased's accent-less predictions match accented answers). Empty answers are excluded and
-counted. :func:`compute_metrics` gives the metrics of one model and language per group,
-:func:`disparity_table` the sigma_gd of every metric.
+counted. :func:`compute_metrics` gives the metrics of one model and language per group; sigma_gd with its
+interval and test is :func:`plmfair.group_tests.group_disparity`.
 """
 
 from __future__ import annotations
@@ -165,17 +165,3 @@ def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer
         rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty,
                      "n_too_long": n_long})
     return pd.DataFrame(rows)[list(METRICS_SCHEMA)]
-
-
-def disparity_table(metrics: pd.DataFrame) -> pd.DataFrame:
-    """sigma_gd of every metric: across groups per (model, language) and across languages per (model, group)."""
-    rows = []
-    m = metrics[metrics["group"].isin(GROUPS)]
-    for metric in ("p_at_1", "p_at_5", "mrr", "spearman_rho", "kendall_tau"):
-        for (model, lang), g in m.groupby(["model", "lang"], sort=False):
-            rows.append({"model": model, "metric": metric, "across": "groups", "lang": lang, "group": "",
-                         "sigma_gd": sigma_gd(g[metric].to_numpy())})
-        for (model, group), g in m.groupby(["model", "group"], sort=False):
-            rows.append({"model": model, "metric": metric, "across": "languages", "lang": "", "group": group,
-                         "sigma_gd": sigma_gd(g[metric].to_numpy())})
-    return pd.DataFrame(rows)

@@ -50,13 +50,19 @@ _GROUPS = ("rows are annotator groups (M/F x native/non-native: MN, FN, MNN, FNN
            "language pooled")
 _MARKS = ("each group's mean across languages with its disparity sigma_gd in parentheses, and under All the sigma_gd "
           "across the four groups; † worst-off group of a language, ‡ language with the highest disparity, § group "
-          "with the highest disparity across languages.")
-_CORRELATION = "cells x 100, p-value in parentheses, ° not significant at {alpha}; "
-_PERMUTATION = ("permutation test: group labels shuffled among the annotators of each batch, every annotator keeping "
-                "their answers")
-_BINOMIAL_TEST = ("* : significantly different from 50% (exact binomial test of the pairs that prefer one sentence; "
-                  "neutral pairs are not counted against the model; {adjusted}alpha {{alpha}}); n: pairs scored.")
-_BINOMIAL = _BINOMIAL_TEST.format(adjusted="bias types Bonferroni-adjusted per model; ")
+          "with the highest disparity across languages. These marks reproduce the paper and are descriptive: they are "
+          "set whatever the noise (sigma_gd is positive even when no group differs); which disparities are more than "
+          "chance is in the {subject}_disparity table.")
+_CORRELATION = ("cells x 100, p-value in parentheses (<.001 below .001), ° not significant at {alpha}; the p-values "
+                "(scipy's spearmanr and kendalltau) treat the distinct (sentence, answer) items as independent, but the "
+                "items of one sentence share the model's distribution and one annotator's answers their annotator, so "
+                "they are approximate; ")
+_PERMUTATION = ("group labels permuted among the annotators of each batch, every annotator keeping their answers")
+_PAIR_PERMUTATION = ("permutation test under its own null: the two groups' labels permuted among their annotators of "
+                     "each batch (the other groups may differ), every annotator keeping their answers")
+_CROWS_UNMARKED = ("Scores carry no mark: a neutral pair (equal scores) counts as not biased here, as in Nangia et al., "
+                   "but the test is about the decisive pairs; the crows_pairs_tests table gives the decisive-pair share "
+                   "with its interval and exact binomial test. n: pairs scored.")
 _ALPHA = {"alpha": "analysis.alpha"}
 _METRICS = {"metrics": "results/cloze/{subject}/metrics.parquet"}
 _WINLOSS = {"a": "group_a", "b": "group_b", "n": "n_sentences", "p": "p_permutation", "p_one": "p_one_sided",
@@ -83,17 +89,28 @@ TABLES: tuple[TableSpec, ...] = (
               "first scoring job)."),
     TableSpec("crows_pairs", "crows_pairs", "table4", {"summary": "results/crows_pairs/summary.parquet"},
               "CrowS-Pairs scores (% of pairs preferring the more stereotyping sentence), Table 4 of Névéol et al. "
-              "(2022). " + _BINOMIAL, settings={"alpha": "crows_pairs.alpha"}),
+              "(2022), with the neutral pairs counted. " + _CROWS_UNMARKED),
     TableSpec("crows_pairs_origin", "crows_pairs", "table5", {"summary": "results/crows_pairs/summary.parquet"},
               "CrowS-Pairs metric score on native vs translated pairs, Table 5 of Névéol et al. (2022). "
-              + _BINOMIAL_TEST.format(adjusted=""),
-              settings={"alpha": "crows_pairs.alpha"}),
+              + _CROWS_UNMARKED),
+    TableSpec("crows_pairs_tests", "crows_pairs", "crows_pairs_tests_table",
+              {"summary": "results/crows_pairs/summary.parquet"},
+              "CrowS-Pairs: is a model's preference different from 50%? Per data set, model and subset: pairs scored, "
+              "neutral pairs (equal scores; count and share), Nangia et al.'s score (neutral = not biased, unmarked), and "
+              "the decisive-pair share (biased / not neutral) with the Clopper-Pearson interval that inverts the exact "
+              "binomial test of the same pairs against 50%. Bias types: family of the bias types tested for a model "
+              "and data set, Bonferroni, interval at level 1 - {alpha}/m; other rows alone at 1 - {alpha}. * : "
+              "adjusted p < {alpha}, set exactly when the interval excludes 50%.",
+              settings={"alpha": "crows_pairs.alpha"}, digits=2),
     TableSpec("crows_pairs_mcnemar", "crows_pairs", "long_table", {"table": "results/crows_pairs/mcnemar.parquet"},
-              "CrowS-Pairs: every two models scored on a data set, compared pair by pair (exact McNemar test of the "
-              "pairs where one model prefers the more stereotyping sentence and the other does not).", digits=3),
+              "CrowS-Pairs: every two models scored on a data set, compared pair by pair on the pairs decisive (not "
+              "neutral) under both, as the binomial test counts them (exact McNemar test of the pairs where one model "
+              "prefers the more stereotyping sentence and the other the less; Bonferroni over the model pairs).",
+              digits=3),
     TableSpec("crows_pairs_language_winloss", "crows_pairs_languages", "winloss_table",
               {"winloss": "results/crows_pairs/language_winloss.parquet"},
-              "CrowS-Pairs: every two data sets (languages) a model was scored on, compared on the pairs both have: "
+              "CrowS-Pairs: every two data sets (languages) a model was scored on, compared on the pairs decisive (not "
+              "neutral) in both, neutral pairs left out as the binomial test leaves them out: "
               "pairs where the more stereotyping sentence is preferred in one data set only; p: exact McNemar test "
               "(two-sided, and one-sided for the first data set preferring it more often); * Bonferroni-adjusted p < "
               "{alpha} over the comparisons of a model.",
@@ -103,8 +120,9 @@ TABLES: tuple[TableSpec, ...] = (
               {"effects": "results/crows_pairs/language_effects.parquet"},
               "CrowS-Pairs: linear mixed model of the score margin (sent_more_score - sent_less_score) with the data set "
               "as a fixed effect (treatment coding against the first) and a random intercept per pair (REML); "
-              "estimates with 95% intervals and Wald p-values; fits that did not reach the optimum are kept and "
-              "marked.", digits=3),
+              "estimates with Wald intervals at the Bonferroni level of a model's data set terms (1 - {alpha}/m) and "
+              "Wald p-values; * : Bonferroni-adjusted p < {alpha}, set exactly when the interval excludes 0; fits "
+              "that did not reach the optimum are kept and marked.", settings=_ALPHA, digits=3),
     TableSpec("{subject}_table1", "answered_sets", "table1", {"overview": "results/cloze/{subject}/overview.parquet"},
               "{subject}: MozArt Table 1: sentences, annotations and annotators per language, and the mean number of "
               "tokens per sentence in each model's tokenizer (the text left and right of the gap, no special tokens, "
@@ -113,29 +131,47 @@ TABLES: tuple[TableSpec, ...] = (
     _paper_table(3, "spearman", "Spearman", True),
     _paper_table(4, "p_at_5", "P@5", False),
     _paper_table(5, "kendall", "Kendall", True),
-    TableSpec("{subject}_disparity", "answered_sets", "disparity_table", _METRICS,
-              "{subject}: disparity sigma_gd (population standard deviation) of every metric, across the four annotator "
-              "groups per model and language, and across languages per model and group.", digits=3),
+    TableSpec("{subject}_disparity", "answered_sets", "disparity_table",
+              {"disparity": "results/cloze/{subject}/group_disparity.parquet"},
+              "{subject}: disparity sigma_gd (population standard deviation of P@1, P@5, MRR across the four annotator "
+              "groups, percent) per model and language and all languages pooled, with its 95% bootstrap interval "
+              "(annotators resampled within group and batch). sigma_gd is positive even when no group differs, so it is "
+              "compared with its chance level, not with 0: the value it must exceed, from its permutation distribution "
+              "when no group differs (" + _PERMUTATION + "). p: that permutation test (the omnibus null: all four "
+              "groups exchangeable); * : Bonferroni-adjusted p < {alpha} over the languages and pooled of a model and "
+              "metric, set exactly when sigma_gd exceeds its chance level; the verdict says only what the test "
+              "supports.", settings=_ALPHA, digits=2),
     TableSpec("{subject}_group_winloss", "answered_sets", "winloss_table",
               {"winloss": "results/cloze/{subject}/group_winloss.parquet"},
               "{subject}: win/loss of every two annotator groups on the sentences both answered (each group's mean "
-              "score per sentence, compared exactly); p: " + _PERMUTATION + ", of the net wins (two-sided, and "
+              "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins (two-sided, and "
               "one-sided for the first group winning more); * Holm-adjusted p < {alpha} over the comparisons of a "
               "model and metric.", options=_WINLOSS, settings=_ALPHA, digits=3),
+    TableSpec("{subject}_group_gaps", "answered_sets", "gaps_table",
+              {"gaps": "results/cloze/{subject}/group_gaps.parquet"},
+              "{subject}: each annotator group's gap to the reference group, adjusted for batch composition (the "
+              "weighted mean over the sentences both answered of the difference of the two groups' mean scores), "
+              "per model, language and metric; p: " + _PAIR_PERMUTATION + "; interval: every shift of the group's "
+              "scores that test does not reject (the test inverted), at the Bonferroni level of the family (the three "
+              "gaps to the reference of one model, language and metric: 1 - {alpha}/3); * : Bonferroni-adjusted p < "
+              "{alpha}, set exactly when the interval excludes 0; -inf/inf: too few annotators for the permutations to "
+              "bound it. The figure {subject}_group_effects draws these rows.", settings=_ALPHA, digits=3),
     TableSpec("{subject}_group_effects", "answered_sets", "effects_table",
               {"effects": "results/cloze/{subject}/group_effects.parquet"},
               "{subject}: linear mixed model of each annotation's score with the annotator group as a fixed effect "
               "(treatment coding against the reference) and random intercepts for sentence and annotator (REML; "
-              "lme4's lmer), estimates with 95% Wald intervals and Wald p (reported, not marked: the scores are binary "
-              "or discrete); p (permutation): the group's gap to the reference, " + _PERMUTATION + "; * Holm-adjusted "
-              "permutation p < {alpha} over the three groups of a model, language and metric; fits that did not "
-              "reach the REML optimum are kept and marked.", settings=_ALPHA, digits=3),
+              "lme4's lmer), per model, language (and all pooled, language a fixed effect) and metric: estimates with "
+              "Wald intervals at the Bonferroni level of the three group terms (1 - {alpha}/3) and Wald p; * : "
+              "Bonferroni-adjusted Wald p < {alpha}, set exactly when the interval excludes 0 (a Gaussian model of "
+              "binary or discrete scores: see docs/statistics.md for its calibration); fits that did not reach the "
+              "REML optimum are kept and marked.", settings=_ALPHA, digits=3),
     TableSpec("{subject}_group_tests", "answered_sets", "group_tests_table",
               {"tests": "results/cloze/{subject}/group_tests.parquet"},
               "{subject}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the four "
               "groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
-              "language (group x language); " + _PERMUTATION + "; * Holm-adjusted p < {alpha} over gender, "
-              "nativeness and their interaction; the omnibus and group x language tests stand alone.",
+              "language (group x language); each by a permutation test under its own null (the last column: which "
+              "labels are permuted, or Freedman & Lane's residual permutation); * Holm-adjusted p < {alpha} over "
+              "gender, nativeness and their interaction; the omnibus and group x language tests stand alone.",
               settings=_ALPHA, digits=3),
     TableSpec("{subject}_construction", "corpora", "construction_table",
               {"counts": "results/cloze/{subject}/construction.parquet"},

@@ -14,7 +14,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from plmfair.atomic import atomic_path  # noqa: E402
-from plmfair.labels import contrast_label, metric_label  # noqa: E402
+from plmfair.labels import GROUP_NAMES, contrast_label, metric_label  # noqa: E402
 
 # Okabe & Ito's colour-blind-safe palette.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -33,12 +33,16 @@ def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
 
 
 def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
-    """Score per bias type (and overall) per model with Wilson 95% intervals, a line at 50% and a
-    star where the score differs from 50% (the summary's ``significant``: adjusted exact binomial)."""
+    """Per data set, the decisive-pair share per bias type (and overall) per model with the
+    Clopper-Pearson interval that inverts its exact binomial test (at the Bonferroni level for the
+    bias types) and a star exactly where that test is significant (the summary's ``significant``),
+    Nangia et al.'s score (neutral = not biased) as a small grey mark, a line at 50%; below each
+    panel the share of neutral pairs, with their count."""
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(len(datasets), 1, figsize=(11, 3.6 * len(datasets) + 0.6), squeeze=False,
-                             layout="constrained")
-    for ax, ds in zip(axes[:, 0], datasets, strict=True):
+    fig, axes = plt.subplots(2 * len(datasets), 1, figsize=(11, 4.6 * len(datasets) + 0.9), squeeze=False,
+                             layout="constrained", gridspec_kw={"height_ratios": [3.4, 1.0] * len(datasets)})
+    for i, ds in enumerate(datasets):
+        ax, below = axes[2 * i, 0], axes[2 * i + 1, 0]
         sub = summary[(summary["dataset"] == ds) & summary["subset_kind"].isin(["overall", "bias_type"])]
         cats = list(dict.fromkeys(sub["subset"]))
         models = list(dict.fromkeys(sub["model"]))
@@ -46,106 +50,159 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         x = np.arange(len(cats))
         for j, model in enumerate(models):
             m = sub[sub["model"] == model].set_index("subset").reindex(cats)
-            err = np.vstack([m["score"] - m["ci_low"], m["ci_high"] - m["score"]])
+            colour = OKABE_ITO[j % len(OKABE_ITO)]
+            err = np.vstack([m["decisive_score"] - m["ci_low"], m["ci_high"] - m["decisive_score"]])
             at = x - 0.4 + width * (j + 0.5)
-            ax.errorbar(at, m["score"], yerr=err, fmt="o", capsize=2, ms=4, label=model,
-                        color=OKABE_ITO[j % len(OKABE_ITO)], clip_on=False)
+            ax.errorbar(at, m["decisive_score"], yerr=err, fmt="o", capsize=2, ms=4, label=model, color=colour,
+                        clip_on=False)
+            ax.plot(at, m["score"], ls="", marker="_", ms=9, mew=1.6, color="grey", clip_on=False)
             for xi, hi, sig in zip(at, m["ci_high"], m["significant"].fillna(False).astype(bool), strict=True):
                 if sig:
                     ax.annotate("*", (xi, hi), ha="center", va="bottom", fontsize=10)
+            below.bar(at, m["neutral_share"], width=width * 0.9, color=colour)
+            for xi, share, count in zip(at, m["neutral_share"], m["n_neutral"], strict=True):
+                if count > 0:  # the count on its bar: a share of 4 pairs is not a share of 400
+                    below.annotate(f"{int(count)}", (xi, share), ha="center", va="bottom", fontsize=6)
         ax.axhline(50, color="grey", lw=1, ls="--")
         ax.set_xticks(x)
-        # the overall score is the metric score of Nangia et al. ("metric" in the summary)
-        ax.set_xticklabels(["overall" if c == "metric" else c for c in cats], rotation=30, ha="right")
+        ax.set_xticklabels([])
         ax.set_ylim(-4, 108)  # room for markers at 0 and 100% and a star above an interval
         ax.set_yticks(range(0, 101, 25))
+        ax.set_ylabel("% of decisive pairs\npreferring the more\nstereotyping sentence", fontsize=9)
         ax.set_title(f"CrowS-Pairs: {ds}")
-    # one label for the whole column (a label per panel runs into the panel below) and one
-    # legend below the panels (a legend inside a panel covers intervals)
-    fig.supylabel("% of pairs preferring the more stereotyping sentence\n(* differs from 50%)", fontsize=10)
+        below.set_xticks(x)
+        # the overall score is the metric score of Nangia et al. ("metric" in the summary)
+        below.set_xticklabels(["overall" if c == "metric" else c for c in cats], rotation=30, ha="right")
+        below.set_xlim(ax.get_xlim())
+        below.set_ylim(0, 100)
+        below.set_yticks([0, 50, 100])
+        below.set_ylabel("% neutral\n(equal scores)", fontsize=9)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(6, max(1, len(labels))), fontsize=8)
+    handles += [Line2D([], [], ls="", marker="_", ms=9, mew=1.6, color="grey"), Line2D([], [], ls="", marker="$*$",
+                                                                                     color="black")]
+    labels += ["Nangia et al.'s score (neutral = not biased)", "differs from 50% (exact test, Bonferroni over bias types)"]
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=8)
     save_figure(fig, png, pdf)
+
+
+def _extremes(values: pd.Series) -> tuple[set, set]:
+    """The groups with the highest and the lowest value, ties all kept; none when every value is the same."""
+    values = values.dropna()
+    if values.nunique() < 2:
+        return set(), set()
+    return set(values.index[values == values.max()]), set(values.index[values == values.min()])
 
 
 def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """Figure 1 of the MozArt paper: MRR per group per language, each language's mean as a
-    horizontal line, the best-off (▲) and worst-off (▼) group of each language marked."""
+    horizontal line, the best-off (▲) and worst-off (▼) groups of each language marked (every tied
+    group; descriptive marks, not tests); a panel where no answer is in any top 5 says so."""
     models = list(dict.fromkeys(metrics["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 4.2), squeeze=False, sharey=True,
+    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 4.4), squeeze=False, sharey=True,
                              layout="constrained")
     groups = list(GROUP_COLOURS)
+    top = max(float(np.nanmax(metrics["mrr"].to_numpy(dtype=float), initial=0.0)), 1.0)
     for ax, model in zip(axes[0], models, strict=True):
         m = metrics[(metrics["model"] == model) & metrics["group"].isin(groups)]
         langs = list(dict.fromkeys(m["lang"]))  # the data's languages, in the data's order
+        offsets = np.linspace(-0.3, 0.3, len(groups))
         for x, lang in enumerate(langs):
             g = m[m["lang"] == lang].set_index("group").reindex(groups)
-            offsets = np.linspace(-0.3, 0.3, len(groups))
             for off, grp in zip(offsets, groups, strict=True):
                 ax.bar(x + off, g.loc[grp, "mrr"], width=0.6 / len(groups), color=GROUP_COLOURS[grp],
-                       label=grp if x == 0 else None)
+                       label=f"{grp} ({GROUP_NAMES[grp]})" if x == 0 else None)
             ax.hlines(g["mrr"].mean(), x - 0.4, x + 0.4, colors="black", lw=1.2)
-            if g["mrr"].notna().any():
-                best, worst = g["mrr"].idxmax(), g["mrr"].idxmin()
-                for grp, sym in ((best, "▲"), (worst, "▼")):
-                    ax.annotate(sym, (x + offsets[groups.index(grp)], g.loc[grp, "mrr"]), ha="center", va="bottom", fontsize=8)
+            best, worst = _extremes(g["mrr"])
+            for grp in groups:
+                for marked, sym in ((best, "▲"), (worst, "▼")):
+                    if grp in marked:
+                        ax.annotate(sym, (x + offsets[groups.index(grp)], g.loc[grp, "mrr"]), ha="center",
+                                    va="bottom", fontsize=8)
+        if not (m["mrr"].fillna(0) > 0).any():
+            ax.text(0.5, 0.5, "no hit in the top 5", transform=ax.transAxes, ha="center", va="center", fontsize=10,
+                    color="grey")
         ax.set_xticks(range(len(langs)))
         ax.set_xticklabels([lang.upper() for lang in langs])
         ax.set_title(model)
+    axes[0, 0].set_ylim(0, top * 1.12)  # shared: an all-zero panel keeps the others' scale, not -0.04..0.04
     axes[0, 0].set_ylabel("MRR over the top 5 (%)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     handles += [Line2D([], [], color="black", lw=1.2), Line2D([], [], color="black", marker="^", ls=""),
                 Line2D([], [], color="black", marker="v", ls="")]
-    labels += ["mean of the groups", "best-off group", "worst-off group"]
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8)
+    labels += ["mean of the groups", "best-off group(s)", "worst-off group(s)"]
+    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
     save_figure(fig, png, pdf)
 
 
-def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, title: str,
-                          alpha: float = 0.05) -> None:
-    """Forest plot of mixed-model effects of the compared condition (group or data set terms,
-    not the intercept nor the language controls) with 95% intervals: one row of panels per
-    model, one column per metric, a line per language x term; filled and starred where the
-    row is ``significant`` (the permutation test of a group gap, Holm-adjusted) or, for effects
-    without one (CrowS-Pairs languages), where the Wald p < alpha; hollow where not; "not
-    converged" where the fit did not reach its optimum."""
-    terms = effects[effects["term"].str.startswith(("group[", "dataset["))].copy()
-    contrasts = [contrast_label(t, r) for t, r in zip(terms["term"], terms["reference"], strict=True)]
-    if "metric" in terms.columns:  # annotator groups, by language: "EN: FN vs MN"
-        where = ["all languages" if lang == "all" else lang.upper() for lang in terms["lang"]]
-        terms["label"] = [f"{w}: {c}" for w, c in zip(where, contrasts, strict=True)]
-        terms["metric"] = terms["metric"].map(metric_label)
+def _forest_rows(effects: pd.DataFrame) -> pd.DataFrame:
+    """The rows a forest plot draws, whatever their analysis: (model, label, metric, estimate, ci_low,
+    ci_high, ci_level, significant, drawable). Group gaps (``gap``): "EN: FN vs MN"; mixed-model
+    effects: the compared terms (group or data set), not the intercept nor the language controls."""
+    if "gap" in effects.columns:
+        rows = effects.assign(estimate=effects["gap"], converged=True)
+        contrasts = [f"{g} vs {r}" for g, r in zip(rows["group"], rows["reference"], strict=True)]
+    else:
+        rows = effects[effects["term"].str.startswith(("group[", "dataset["))].copy()
+        contrasts = [contrast_label(t, r) for t, r in zip(rows["term"], rows["reference"], strict=True)]
+    if "metric" in rows.columns:  # annotator groups, by language: "EN: FN vs MN"
+        where = ["all languages" if lang == "all" else lang.upper() for lang in rows["lang"]]
+        rows["label"] = [f"{w}: {c}" for w, c in zip(where, contrasts, strict=True)]
+        rows["metric"] = rows["metric"].map(metric_label)
     else:  # CrowS-Pairs data sets against the first: "demo_de vs demo_en"
-        terms["label"] = contrasts
-        terms["metric"] = metric_label("margin")
+        rows["label"] = contrasts
+        rows["metric"] = metric_label("margin")
+    rows["drawable"] = rows["converged"].astype(bool) & rows["estimate"].notna() & rows["ci_low"].notna()
+    return rows
+
+
+def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *,
+                          title: str) -> None:
+    """Forest plot of a comparison's rows with their intervals: one row of panels per model, one
+    column per metric, a line per language x contrast. Each row is drawn with its own analysis's
+    interval and mark, filled and starred exactly where its ``significant`` is set (which the
+    analysis sets exactly when that interval excludes 0); an end the permutations cannot bound runs
+    to the panel's edge with an arrow; "not converged" where a fit did not reach its optimum."""
+    terms = _forest_rows(effects)
     models = list(dict.fromkeys(terms["model"])) or [""]
     metrics = list(dict.fromkeys(terms["metric"])) or [""]
-    kinds = sorted(set(terms["term"]))
+    kinds = sorted(set(terms["label"].str.split(": ").str[-1]))
     colour = {t: OKABE_ITO[i % len(OKABE_ITO)] for i, t in enumerate(kinds)}
     heights = [max(1, terms.loc[terms["model"] == m, "label"].nunique()) for m in models]
+    finite = terms.loc[terms["drawable"], ["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
+    finite = finite[np.isfinite(finite)]
     # each model on its own scale: CrowS-Pairs margins are in each model's own units
     fig, axes = plt.subplots(len(models), len(metrics), squeeze=False,
-                             figsize=(4.8 * len(metrics) + 1.5, 1.2 + 0.3 * sum(heights) + 0.4 * len(models)),
+                             figsize=(4.8 * len(metrics) + 1.5, 1.4 + 0.3 * sum(heights) + 0.4 * len(models)),
                              gridspec_kw={"height_ratios": heights})
     for row, model in enumerate(models):
         sub = terms[terms["model"] == model]
         labels = list(dict.fromkeys(sub["label"]))
         y = {label: i for i, label in enumerate(reversed(labels))}
+        span = sub.loc[sub["drawable"], ["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
+        span = span[np.isfinite(span)]
+        span = span if len(span) else (finite if len(finite) else np.array([-1.0, 1.0]))
+        pad = 0.08 * max(float(np.ptp(np.append(span, 0.0))), 1e-9)
+        limits = (min(span.min(), 0.0) - pad, max(span.max(), 0.0) + pad)
         for col, metric in enumerate(metrics):
             ax = axes[row, col]
             for _, r in sub[sub["metric"] == metric].iterrows():
                 yi = y[r["label"]]
-                if not r["converged"] or pd.isna(r["estimate"]) or pd.isna(r["ci_low"]):
+                if not r["drawable"]:
                     ax.annotate("not converged", (0.02, yi), xycoords=("axes fraction", "data"), fontsize=7,
                                 color="grey", va="center")
                     continue
-                significant = bool(r["significant"]) if "significant" in r.index else r["p_value"] < alpha
-                ax.errorbar(r["estimate"], yi, xerr=[[r["estimate"] - r["ci_low"]], [r["ci_high"] - r["estimate"]]],
-                            fmt="o", ms=5, capsize=2, color=colour[r["term"]],
-                            markerfacecolor=colour[r["term"]] if significant else "white")
+                c = colour[r["label"].split(": ")[-1]]
+                low, high = max(r["ci_low"], limits[0]), min(r["ci_high"], limits[1])
+                significant = bool(r["significant"])
+                ax.errorbar(r["estimate"], yi, xerr=[[r["estimate"] - low], [high - r["estimate"]]], fmt="o", ms=5,
+                            capsize=2, color=c, markerfacecolor=c if significant else "white")
+                for end, edge, marker in ((r["ci_low"], limits[0], "<"), (r["ci_high"], limits[1], ">")):
+                    if not np.isfinite(end) or abs(end) > abs(edge) and np.sign(end) == np.sign(edge):
+                        ax.plot([edge], [yi], marker=marker, color=c, ms=5, clip_on=False)
                 if significant:
-                    ax.annotate("*", (r["ci_high"], yi), xytext=(3, -3), textcoords="offset points", fontsize=10)
+                    ax.annotate("*", (high, yi), xytext=(3, -3), textcoords="offset points", fontsize=10)
             ax.axvline(0, color="grey", lw=1, ls="--")
+            ax.set_xlim(limits)
             ax.set_ylim(-0.6, len(labels) - 0.4)
             ax.set_yticks(list(y.values()))
             ax.set_yticklabels(list(y.keys()) if col == 0 else [], fontsize=8)
@@ -153,8 +210,11 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
                 ax.set_title(metric, fontsize=10)
             if col == 0:
                 ax.set_ylabel(model, fontsize=9)
+        levels = sorted(set(np.round(terms["ci_level"].dropna() * 100, 1)))
+        level_text = "/".join(f"{v:g}%" for v in levels) or "95%"
         for col in range(len(metrics)):
-            axes[-1, col].set_xlabel("difference from the reference (95% CI)\nfilled, *: significant")
+            axes[-1, col].set_xlabel(f"difference from the reference ({level_text} interval)\n"
+                                     "filled, *: significant (interval excludes 0)")
     fig.suptitle(title, fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.98))
     save_figure(fig, png, pdf)

@@ -5,10 +5,14 @@ A builder takes the table's input frames as keyword arguments named by their rol
 registry, and its options and settings, and returns the table as a DataFrame:
 
 - CrowS-Pairs: Table 4 (:func:`table4`) and Table 5 (:func:`table5`) of Névéol et al. (2022);
+- CrowS-Pairs tests: the decisive-pair share with its interval and exact test (:func:`crows_pairs_tests_table`);
 - MozArt (and every cloze set with answers): Tables 1-5 (:func:`table1`, :func:`paper_table`)
-  of Cabello Piqueras & Søgaard (2022), and sigma_gd (:func:`disparity_table`);
-- the tests: win/loss (:func:`winloss_table`), mixed-model effects (:func:`effects_table`),
-  group tests (:func:`group_tests_table`);
+  of Cabello Piqueras & Søgaard (2022), and sigma_gd with its tests (:func:`disparity_table`);
+- the tests: win/loss (:func:`winloss_table`), group gaps (:func:`gaps_table`), mixed-model
+  effects (:func:`effects_table`), group tests (:func:`group_tests_table`);
+
+Every p-value prints with three decimals, ``<0.001`` below (:func:`plmfair.labels.format_p`), and a
+mark is printed only beside the interval and p-value of the test that sets it.
 - cloze construction (:func:`construction_table`) and alignment quality
   (:func:`alignment_quality_table`); the models that ran (:func:`models_table`); long tables as
   they are (:func:`long_table`).
@@ -31,26 +35,34 @@ from plmfair.annotations import GROUPS
 from plmfair.atomic import write_text
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import write_csv
-from plmfair.labels import contrast_label, metric_label
-from plmfair.metrics import disparity_table, sigma_gd  # noqa: F401 (disparity_table: a builder)
+from plmfair.labels import PAPER_METRIC_LABELS, contrast_label, format_p, metric_label
+from plmfair.metrics import sigma_gd
 
 
-def _fmt(value, digits: int) -> str:
+def _fmt(value, digits: int, *, p_value: bool = False) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        return format_p(value) if p_value else f"{value:.{digits}f}"
     return str(value)
 
 
+def _is_p_column(name) -> bool:
+    """A column of p-values (``p``, ``p_value``, ``p (Wald)``, ``p_adjusted``): printed by format_p."""
+    return bool(re.match(r"^p(?:[_ ]|$)", str(name)))
+
+
 def _formatted(df: pd.DataFrame, digits: int) -> pd.DataFrame:
-    """Every cell as the text the tables print (floats with ``digits`` decimals, missing as '')."""
-    return pd.DataFrame({str(c): [_fmt(v, digits) for v in df[c]] for c in df.columns}, index=range(len(df)))
+    """Every cell as the text the tables print (floats with ``digits`` decimals, p-values by
+    :func:`plmfair.labels.format_p`, missing as '')."""
+    return pd.DataFrame({str(c): [_fmt(v, digits, p_value=_is_p_column(c)) for v in df[c]] for c in df.columns},
+                        index=range(len(df)))
 
 
 def _is_number(text: str) -> bool:
-    """A printed cell that is a number, with the tables' marks (``33.3†``, ``0.01*``, ``[0.1, 0.2]``)."""
-    return bool(re.match(r"^[\[(]?[-−+]?\.?\d", text))
+    """A printed cell that is a number, with the tables' marks (``33.3†``, ``0.01*``, ``[0.1, 0.2]``,
+    ``<0.001``, ``[-inf, 0.2]``)."""
+    return bool(re.match(r"^[\[(]?(?:[-−+<]?\.?\d|-?inf\b)", text))
 
 
 def _alignments(cells: pd.DataFrame) -> list[str]:
@@ -105,9 +117,14 @@ ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": 
 
 
 def _cell(row) -> str:
-    if pd.isna(row["score"]):
-        return ""
-    return f"{row['score']:.2f}" + ("*" if row["significant"] else "")
+    """Nangia et al.'s score as the paper prints it: no mark (the test is about the decisive pairs,
+    :func:`crows_pairs_tests_table`)."""
+    return "" if pd.isna(row["score"]) else f"{row['score']:.2f}"
+
+
+def _neutral(row) -> str:
+    """Neutral pairs, count and share of the scored pairs: ``454 (27.1%)``."""
+    return "" if pd.isna(row["neutral_share"]) else f"{int(row['n_neutral'])} ({row['neutral_share']:.1f}%)"
 
 
 def mm_ss(seconds: float) -> str:
@@ -118,10 +135,12 @@ def mm_ss(seconds: float) -> str:
 
 def table4(summary: pd.DataFrame) -> pd.DataFrame:
     """Table 4 of Névéol et al. (2022): rows metric/stereo/anti-stereo score, run time (mm:ss),
-    pairs skipped, then each bias type; per data set an ``n`` column (the pairs actually scored)
-    and a ``%`` column (that n as a share of every pair of the data set), as the paper counts them
-    (French stereo: 1,462, 87.2% of 1,677), then one column per model. ``*``: adjusted p < alpha.
-    The paper's ``DCF`` row is not defined in its text and is left out."""
+    pairs skipped, then each bias type; per data set an ``n`` column (the pairs actually scored) and
+    a ``%`` column (that n as a share of every pair of the data set), as the paper counts them
+    (French stereo: 1,462, 87.2% of 1,677), then per model its score and, beside it, the row's
+    neutral pairs (count and share of the scored pairs; a direction score leaves them out). Scores
+    carry no mark: the tests are in :func:`crows_pairs_tests_table`, beside the interval they agree
+    with. The paper's ``DCF`` row is not defined in its text and is left out."""
     datasets = list(dict.fromkeys(summary["dataset"]))
     row_keys = [("overall", "metric"), ("direction", "stereo"), ("direction", "antistereo"), ("runtime", ""),
                 ("skipped", "")]
@@ -139,7 +158,7 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
         table[f"{ds} %"] = ["" if n is None else f"{100 * n / total:.1f}" for n in sizes]
         for model in dict.fromkeys(sub["model"]):
             m = sub[sub["model"] == model].set_index(["subset_kind", "subset"])
-            col = []
+            col, neutral = [], []
             for k, s in row_keys:
                 if k == "runtime":
                     col.append(mm_ss(m["wall_time_s"].iloc[0]))
@@ -147,20 +166,41 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
                     col.append(str(int(m.loc[("overall", "metric"), "n_skipped"])))
                 else:
                     col.append(_cell(m.loc[(k, s)]) if (k, s) in m.index else "")
+                neutral.append(_neutral(m.loc[(k, s)]) if (k, s) in m.index else "")
             table[f"{ds} {model}"] = col
+            table[f"{ds} {model} neutral"] = neutral
     return pd.DataFrame(table)
 
 
 def table5(summary: pd.DataFrame) -> pd.DataFrame:
-    """Table 5 of Névéol et al. (2022): metric score on native vs translated pairs, per data set and model."""
+    """Table 5 of Névéol et al. (2022): metric score on native vs translated pairs, per data set and
+    model (unmarked, as Table 4), each with its neutral pairs beside it."""
     sub = summary[summary["subset_kind"] == "origin"]
     rows = []
     for (ds, origin), g in sub.groupby(["dataset", "subset"], sort=False):
         row = {"dataset": ds, "pairs": origin, "n": int(g["n_scored"].iloc[0])}
         for _, r in g.iterrows():
             row[r["model"]] = _cell(r)
+            row[f"{r['model']} neutral"] = _neutral(r)
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
+
+
+def crows_pairs_tests_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per data set, model and subset: pairs scored, neutral pairs, Nangia et al.'s score, and the
+    decisive-pair share with the interval and exact binomial test that belong to it (``*`` on the
+    adjusted p exactly when the interval excludes 50%)."""
+    out = summary[["dataset", "model", "subset_kind", "subset", "n_scored"]].rename(columns={
+        "subset_kind": "kind", "n_scored": "scored"}).copy()
+    out["neutral"] = [_neutral(r) for _, r in summary.iterrows()]
+    out["score (Nangia)"] = summary["score"]
+    out["decisive share"] = summary["decisive_score"]
+    out["interval"] = [("" if pd.isna(lo) else f"[{lo:.1f}, {hi:.1f}]")
+                       for lo, hi in zip(summary["ci_low"], summary["ci_high"], strict=True)]
+    out["level"] = [f"{100 * level:.1f}%" for level in summary["ci_level"]]
+    out["p"] = summary["p_value"]
+    out["p adjusted"] = _marked(summary["p_adjusted"], summary["significant"])
+    return out.reset_index(drop=True)
 
 
 LANG_ORDER = ("en", "es", "de", "fr")
@@ -201,7 +241,7 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
         text = f"{v:.1f}"
         if pvals is not None:
             p = pvals.at[group, lang]
-            text += ("°" if pd.isna(p) or p >= alpha else "") + ("" if pd.isna(p) else f" ({p:.3f})".replace("0.", "."))
+            text += ("°" if pd.isna(p) or p >= alpha else "") + ("" if pd.isna(p) else f" ({format_p(p)})".replace("0.", "."))
         if group in GROUPS and v == groups[lang].min():
             text += "†"
         return text
@@ -287,7 +327,14 @@ def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
 
 def _marked(p_values, significant) -> list[str]:
     """p-values as text with ``*`` where the row is significant."""
-    return [("" if pd.isna(p) else f"{p:.3f}") + ("*" if sig else "") for p, sig in zip(p_values, significant, strict=True)]
+    return [format_p(p) + ("*" if sig else "") for p, sig in zip(p_values, significant, strict=True)]
+
+
+def _interval(low, high, digits: int = 3) -> list[str]:
+    """Intervals as text, ``[-0.120, 0.045]``; an end the permutations cannot bound is -inf or inf."""
+    def end(v):
+        return "inf" if v == math.inf else "-inf" if v == -math.inf else f"{v:.{digits}f}"
+    return ["" if pd.isna(lo) else f"[{end(lo)}, {end(hi)}]" for lo, hi in zip(low, high, strict=True)]
 
 
 def _keys(frame: pd.DataFrame) -> list[str]:
@@ -309,33 +356,70 @@ def winloss_table(winloss: pd.DataFrame, *, a: str, b: str, n: str, p: str, p_on
     return out.reset_index(drop=True)
 
 
+def _level(levels) -> list[str]:
+    return [f"{100 * level:.1f}%" for level in levels]
+
+
 def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
-    """Mixed-model fixed effects for people: estimate with its 95% interval and Wald p-value, the
-    permutation test where there is one (``*``: Holm-adjusted p < alpha); fits that did not
-    converge are marked rather than dropped."""
+    """Mixed-model fixed effects for people: estimate with its Wald interval (at the Bonferroni level
+    of the compared terms), Wald p and ``*`` on the Bonferroni-adjusted p exactly when the interval
+    excludes 0; fits that did not converge are marked rather than dropped."""
     out = effects[_keys(effects)].copy()
     if "metric" in out.columns:
         out["metric"] = out["metric"].map(metric_label)
     out["term"] = [contrast_label(t, r) for t, r in zip(effects["term"], effects["reference"], strict=True)]
     out["estimate"] = effects["estimate"]
-    out["95% CI"] = [("" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]")
-                     for lo, hi in zip(effects["ci_low"], effects["ci_high"], strict=True)]
+    out["interval"] = _interval(effects["ci_low"], effects["ci_high"])
+    out["level"] = _level(effects["ci_level"])
     out["p (Wald)"] = effects["p_value"]
-    if "p_permutation" in effects.columns:
-        out["p (permutation)"] = effects["p_permutation"]
-        out["p Holm"] = _marked(effects["p_holm"], effects["significant"])
+    out["p Bonferroni"] = _marked(effects["p_bonferroni"], effects["significant"])
     out["n"] = effects["n_obs"]
     out["converged"] = ["yes" if c else "no" for c in effects["converged"]]
     return out.reset_index(drop=True)
 
 
+def gaps_table(gaps: pd.DataFrame) -> pd.DataFrame:
+    """Each group's sentence-adjusted gap to the reference for people: the gap, the interval that
+    inverts its permutation test (Bonferroni level), the p-values, ``*`` exactly when the interval
+    excludes 0."""
+    out = gaps[_keys(gaps)].copy()
+    out["metric"] = out["metric"].map(metric_label)
+    out["comparison"] = gaps["group"] + " vs " + gaps["reference"]
+    out["gap"] = gaps["gap"]
+    out["interval"] = _interval(gaps["ci_low"], gaps["ci_high"])
+    out["level"] = _level(gaps["ci_level"])
+    out["p (permutation)"] = gaps["p_permutation"]
+    out["p Bonferroni"] = _marked(gaps["p_bonferroni"], gaps["significant"])
+    out["sentences"] = gaps["n_sentences"]
+    out["annotators"] = gaps["n_annotators"]
+    return out.reset_index(drop=True)
+
+
+def disparity_table(disparity: pd.DataFrame) -> pd.DataFrame:
+    """sigma_gd across the four groups per model, language (and all pooled) and metric for people:
+    its bootstrap interval, the chance level it must exceed, the permutation p and a verdict that
+    says only what the test supports."""
+    out = disparity[["model", "lang"]].copy()
+    out["metric"] = disparity["metric"].map(PAPER_METRIC_LABELS)
+    out["σ_gd"] = disparity["sigma_gd"]
+    out["bootstrap interval"] = _interval(disparity["ci_low"], disparity["ci_high"], digits=2)
+    out["chance level"] = disparity["chance_level"]
+    out["p (permutation)"] = disparity["p_permutation"]
+    out["p Bonferroni"] = _marked(disparity["p_bonferroni"], disparity["significant"])
+    out["verdict"] = ["groups differ" if sig else "no group differs significantly" for sig in disparity["significant"]]
+    return out.reset_index(drop=True)
+
+
 def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:
-    """The omnibus, 2 x 2 and group x language permutation tests for people (``*``: Holm-adjusted p < alpha)."""
+    """The omnibus, 2 x 2 and group x language permutation tests for people, each with its null
+    (``*``: Holm-adjusted p < alpha)."""
     out = tests[[*_keys(tests), "test"]].copy()
+    out["metric"] = out["metric"].map(metric_label)
     out["statistic"] = tests["statistic"]
     out["p (permutation)"] = tests["p_permutation"]
     out["p Holm"] = _marked(tests["p_holm"], tests["significant"])
     out["annotators"] = tests["n_annotators"]
+    out["null (what is permuted)"] = tests["null"]
     return out.reset_index(drop=True)
 
 

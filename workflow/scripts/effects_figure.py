@@ -1,4 +1,5 @@
-"""Forest plot of the mixed-model effects of a group or language comparison."""
+"""Forest plot of a comparison's rows (group gaps, or CrowS-Pairs languages' mixed-model effects), each
+drawn with the interval and mark of its own test."""
 
 from plmfair.io import read_parquet
 from plmfair.logs import configure_logging
@@ -10,5 +11,4 @@ effects_forest_figure(
     png=snakemake.output.png,
     pdf=snakemake.output.pdf,
     title=snakemake.params.title,
-    alpha=snakemake.params.alpha,
 )

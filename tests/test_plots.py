@@ -1,0 +1,83 @@
+"""What the figures show a reader: every mark drawn exactly where its row's own test is significant,
+the interval drawn is the row's, tied groups all marked, an empty panel says so."""
+
+from __future__ import annotations
+
+import matplotlib.colors as mcolors
+import numpy as np
+import pandas as pd
+import pytest
+
+from plmfair import plots
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures a plotting function made, instead of files."""
+    figures = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, png, pdf: figures.append(fig))
+    return figures
+
+
+def _stars(ax) -> int:
+    return sum(1 for t in ax.texts if t.get_text() == "*")
+
+
+def _filled(line) -> bool:
+    return mcolors.to_hex(line.get_markerfacecolor()) != "#ffffff"
+
+
+def test_forest_marks_and_intervals_are_the_rows_own(drawn):
+    gaps = pd.DataFrame({
+        "model": "m", "lang": ["en", "en", "en", "all", "all", "all"], "metric": "rr",
+        "group": ["FN", "MNN", "FNN"] * 2, "reference": "MN", "gap": [0.1, -0.3, 0.02, 0.05, -0.2, 0.01],
+        "ci_low": [-np.inf, -0.5, -0.1, -0.02, -0.35, -0.05], "ci_high": [np.inf, -0.1, 0.15, 0.12, -0.05, 0.07],
+        "ci_level": 1 - 0.05 / 3, "significant": [False, True, False, False, True, False]})
+    plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t")
+    ax = drawn[0].axes[0]
+    points = [line for line in ax.lines if line.get_marker() == "o"]
+    assert len(points) == 6
+    # filled exactly for the significant rows (matched by their estimate), a star beside each
+    filled = {round(float(line.get_xdata()[0]), 6) for line in points if _filled(line)}
+    assert filled == {-0.3, -0.2} and _stars(ax) == 2
+    # the finite intervals are drawn as given; the unbounded one runs to the panel's edges with arrows
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    ends = {(round(s[0][0], 6), round(s[1][0], 6)) for s in segments}
+    assert {(-0.5, -0.1), (-0.1, 0.15), (-0.02, 0.12), (-0.35, -0.05), (-0.05, 0.07)} <= ends
+    low, high = ax.get_xlim()
+    assert (round(low, 6), round(high, 6)) in ends
+    assert {line.get_marker() for line in ax.lines} >= {"<", ">"}
+    assert "98.3% interval" in ax.get_xlabel()
+
+
+def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
+    summary = pd.DataFrame({
+        "dataset": "fr", "model": "m", "subset_kind": ["overall", "bias_type", "bias_type"],
+        "subset": ["metric", "gender", "age"], "score": [35.2, 40.0, 20.0], "decisive_score": [47.1, 60.0, 25.0],
+        "ci_low": [44.0, 45.0, 10.0], "ci_high": [50.3, 74.0, 45.0], "neutral_share": [27.1, 10.0, 0.0],
+        "n_neutral": [454, 17, 0],
+        "significant": [False, False, True]})
+    plots.crows_pairs_figure(summary, "x.png", "x.pdf")
+    ax, below = drawn[0].axes[0], drawn[0].axes[1]
+    # the decisive share is drawn with its interval; Nangia's score apart, unmarked; one star (age)
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    assert {(round(s[0][1], 6), round(s[1][1], 6)) for s in segments} == {(44.0, 50.3), (45.0, 74.0), (10.0, 45.0)}
+    assert _stars(ax) == 1 and [t.xy[1] for t in ax.texts if t.get_text() == "*"] == [45.0]
+    assert [round(p.get_height(), 6) for p in below.patches] == [27.1, 10.0, 0.0]
+    assert [t.get_text() for t in below.texts] == ["454", "17"]  # counts beside shares (none on an empty bar)
+    assert "neutral" in below.get_ylabel()
+
+
+def test_mrr_figure_marks_every_tied_group_and_says_when_nothing_hit(drawn):
+    rows = []
+    for model, values in (("tied", {"MN": 20.0, "FN": 20.0, "MNN": 5.0, "FNN": 5.0}),
+                          ("empty", dict.fromkeys(("MN", "FN", "MNN", "FNN"), 0.0))):
+        rows += [{"model": model, "lang": "en", "group": g, "mrr": v} for g, v in values.items()]
+    plots.mozart_mrr_figure(pd.DataFrame(rows), "x.png", "x.pdf")
+    tied, empty = drawn[0].axes[:2]
+    marks = [t.get_text() for t in tied.texts]
+    assert marks.count("▲") == 2 and marks.count("▼") == 2
+    assert [t.get_text() for t in empty.texts] == ["no hit in the top 5"]
+    assert empty.get_ylim()[1] > 20  # the shared scale, not -0.04..0.04
+    labels = drawn[0].legends[0].get_texts()
+    assert "MN (male native)" in [t.get_text() for t in labels]
