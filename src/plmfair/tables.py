@@ -360,6 +360,16 @@ def _level(levels) -> list[str]:
     return [f"{100 * level:.1f}%" for level in levels]
 
 
+def _with_its_test(out: pd.DataFrame, frame: pd.DataFrame, *, estimate: str, p: str, test: str) -> None:
+    """Add to ``out`` an estimate with the interval of its own test and that interval's level, the test's
+    p and the Bonferroni-adjusted p, ``*`` where significant (exactly when the interval excludes 0)."""
+    out[estimate] = frame[estimate]
+    out["interval"] = _interval(frame["ci_low"], frame["ci_high"])
+    out["level"] = _level(frame["ci_level"])
+    out[f"p ({test})"] = frame[p]
+    out["p Bonferroni"] = _marked(frame["p_bonferroni"], frame["significant"])
+
+
 def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     """Mixed-model fixed effects for people: estimate with its Wald interval (at the Bonferroni level
     of the compared terms), Wald p and ``*`` on the Bonferroni-adjusted p exactly when the interval
@@ -368,11 +378,7 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     if "metric" in out.columns:
         out["metric"] = out["metric"].map(metric_label)
     out["term"] = [contrast_label(t, r) for t, r in zip(effects["term"], effects["reference"], strict=True)]
-    out["estimate"] = effects["estimate"]
-    out["interval"] = _interval(effects["ci_low"], effects["ci_high"])
-    out["level"] = _level(effects["ci_level"])
-    out["p (Wald)"] = effects["p_value"]
-    out["p Bonferroni"] = _marked(effects["p_bonferroni"], effects["significant"])
+    _with_its_test(out, effects, estimate="estimate", p="p_value", test="Wald")
     out["n"] = effects["n_obs"]
     out["converged"] = ["yes" if c else "no" for c in effects["converged"]]
     return out.reset_index(drop=True)
@@ -385,11 +391,7 @@ def gaps_table(gaps: pd.DataFrame) -> pd.DataFrame:
     out = gaps[_keys(gaps)].copy()
     out["metric"] = out["metric"].map(metric_label)
     out["comparison"] = gaps["group"] + " vs " + gaps["reference"]
-    out["gap"] = gaps["gap"]
-    out["interval"] = _interval(gaps["ci_low"], gaps["ci_high"])
-    out["level"] = _level(gaps["ci_level"])
-    out["p (permutation)"] = gaps["p_permutation"]
-    out["p Bonferroni"] = _marked(gaps["p_bonferroni"], gaps["significant"])
+    _with_its_test(out, gaps, estimate="gap", p="p_permutation", test="permutation")
     out["sentences"] = gaps["n_sentences"]
     out["annotators"] = gaps["n_annotators"]
     return out.reset_index(drop=True)
