@@ -10,6 +10,7 @@
 #   results/tables/<table>.{csv,md,tex,html}       tables for people (plmfair.table_registry)
 #   results/figures/<figure>.{png,pdf}             figures (also in the Snakemake report)
 #   results/logs/<stage>/...log, results/benchmarks/<stage>/...tsv
+#   results/run.json                               the run's record (plmfair.record): settings, provenance, headline
 from pathlib import Path
 
 from snakemake.utils import min_version
@@ -42,6 +43,7 @@ include: "workflow/rules/cloze_sets.smk"
 include: "workflow/rules/comparisons.smk"
 include: "workflow/rules/breakdowns.smk"
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/record.smk"
 
 
 rule all:

@@ -211,7 +211,8 @@ def test_params_rerun_exactly_what_they_change(demo_copy, tmp_path):
     unscored.write_text("models:\n  tiny_bert: {licence: MIT, pretraining_data: a few demo sentences}\n"
                         "datasets:\n  crows_pairs:\n    unscored_fr: {file: unscored_fr.csv, format: inria, lang: fr}\n")
     proc = snakemake(demo_copy, "--dry-run", configfiles=(*DEMO_CONFIGS, unscored))
-    assert "Nothing to be done" in proc.stdout + proc.stderr, dry_run_jobs(proc.stdout)
+    # (the run record echoes the configuration, so it alone is rewritten: a local job of a second)
+    assert set(planned_jobs(proc)) == {"run_record", "all"}, dry_run_jobs(proc.stdout)
 
 
 def test_dag_is_built_without_torch(tmp_path):
@@ -395,3 +396,34 @@ def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
             assert (row["verdict"] == "groups differ") == row["p Bonferroni"].endswith("*")
             checked += 1
     assert checked > 500
+
+
+def test_the_run_record_holds_what_the_tables_print(demo_run):
+    """results/run.json validates against its schema and its numbers are the tables' (every CrowS-Pairs
+    overall row, every cloze metric, every disparity row), with provenance for every model and file."""
+    import json
+
+    from plmfair.record import read_run_record
+
+    record = read_run_record(demo_run / "results" / "run.json")
+    summary = read_parquet(demo_run / "results/crows_pairs/summary.parquet")
+    overall = summary[summary["subset_kind"] == "overall"].set_index(["dataset", "model"])
+    assert len(record["results"]["crows_pairs"]) == len(overall)
+    for row in record["results"]["crows_pairs"]:
+        expected = overall.loc[(row["dataset"], row["model"])]
+        for key in ("score", "decisive_score", "ci_low", "ci_high", "p_value", "n_neutral"):
+            assert row[key] == pytest.approx(expected[key], nan_ok=True)
+    for name in ("mozart", "demo"):
+        metrics = read_parquet(demo_run / f"results/cloze/{name}/metrics.parquet").set_index(["model", "lang", "group"])
+        rows = [r for r in record["results"]["cloze"] if r["set"] == name]
+        assert len(rows) == len(metrics)
+        for r in rows:
+            assert r["mrr"] == pytest.approx(metrics.loc[(r["model"], r["lang"], r["group"]), "mrr"])
+        disparity = read_parquet(demo_run / f"results/cloze/{name}/group_disparity.parquet")
+        assert len([d for d in record["results"]["disparity"] if d["set"] == name]) == len(disparity)
+    assert {m["name"] for m in record["models"]} == MODELS
+    assert all(m["files_sha256"] and m["precision"] == "fp32" for m in record["models"])
+    assert all(len(d["sha256"]) == 64 for d in record["data"]) and record["software"]["git_commit"]
+    assert record["config"]["analysis"]["permutations"] == 999  # the demo's setting, defaults resolved around it
+    html = (demo_run / "results" / "run.html").read_text()
+    assert "Headline numbers" in html and json.loads(json.dumps(record)) == record

@@ -141,7 +141,8 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
             too_long[lang] = {"sentences": long_sentences, "answers": long_answers}
             n_sentences[lang] = len(sents)
             tokens[lang] = sum(scorer.sentence_length(t) for t in sents["text"]) / len(sents)
-    meta = loaded.metadata(langs=list(langs), k=k, num_beams=num_beams, wall_time_s=round(watch.seconds, 3),
+    meta = loaded.metadata(langs=list(langs), k=k, num_beams=num_beams, token_budget=token_budget,
+                           wall_time_s=round(watch.seconds, 3),
                            n_sentences=n_sentences, mean_tokens_per_sentence=tokens, too_long=too_long)
     return _by_lang(preds, PREDICTION_DTYPES), _by_lang(scores, ANSWER_DTYPES), meta
 

@@ -118,7 +118,8 @@ def run_scoring(pairs: pd.DataFrame, spec, *, protocol: str, precision: str, too
     scorer = loaded.scorer(token_budget=token_budget, progress=progress)
     with loaded.stopwatch() as watch:
         out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long)
-    meta = loaded.metadata(protocol=protocol, wall_time_s=round(watch.seconds, 3), n_pairs=int(len(out)),
+    meta = loaded.metadata(protocol=protocol, token_budget=token_budget, wall_time_s=round(watch.seconds, 3),
+                           n_pairs=int(len(out)),
                            status_counts=out["status"].value_counts().to_dict())
     skipped = int((out["status"] != "ok").sum())
     log.info("scored %d pairs (%d skipped: %s) with %s in %.1f s on %s", len(out) - skipped, skipped,

@@ -257,6 +257,13 @@ def model_runs(config: dict) -> dict[str, tuple[str, str]]:
     return runs
 
 
+def model_run_files(config: dict) -> dict[str, str]:
+    """The path of the scoring output :func:`model_runs` names for each model (its run metadata holds
+    what was loaded and how it ran), by model."""
+    paths = {"crows_pairs": "results/crows_pairs/{}/{}.parquet", "cloze": "results/cloze/{}/predictions/{}.parquet"}
+    return {m: paths[study].format(name, m) for m, (study, name) in model_runs(config).items()}
+
+
 # ---- CrowS-Pairs ---------------------------------------------------------------------------------
 
 
@@ -624,3 +631,33 @@ def caption_models(config: dict, table: str) -> list[str]:
     """The models whose config free text the report's caption of ``table`` tells: those that ran,
     for the models table; none for the others."""
     return list(model_runs(config)) if table == "models" else []
+
+
+# ---- The run record ------------------------------------------------------------------------------
+
+
+def run_record_inputs(config: dict) -> dict[str, list[str]]:
+    """What ``results/run.json`` summarises, by role: the models table and one scoring output per model
+    (how each ran), the CrowS-Pairs summary, each cloze set's metrics, disparity and group tests, and
+    the data files read. Every path names its model or set (the file's stem or folder)."""
+    sets = output_subjects(config, "answered_sets")
+    return {
+        "models": ["results/models.parquet"] if output_subjects(config, "models") else [],
+        "model_runs": list(model_run_files(config).values()),
+        "crows_pairs": ["results/crows_pairs/summary.parquet"] if output_subjects(config, "crows_pairs") else [],
+        "cloze_metrics": [f"results/cloze/{s}/metrics.parquet" for s in sets],
+        "cloze_disparity": [f"results/cloze/{s}/group_disparity.parquet" for s in sets],
+        "cloze_tests": [f"results/cloze/{s}/group_tests.parquet" for s in sets],
+        "data": [f"resources/downloads/{entry['file']}" for entry in active_downloads(config).values()],
+    }
+
+
+def recorded_config(config: dict) -> dict:
+    """The configuration the run record echoes: all of it but the mirror, which says where files were
+    looked up, not what they are (moving it reruns nothing, the record included)."""
+    return {key: value for key, value in config.items() if key != "mirror"}
+
+
+def pinned_checksums(config: dict) -> dict[str, str | None]:
+    """The SHA-256 the configuration pins for each data file the run reads, by file name (None: unverified)."""
+    return {entry["file"]: entry.get("sha256") for entry in active_downloads(config).values()}

@@ -98,10 +98,14 @@ def get_local_model_files(w):
     return [folder] if plan.workflow_managed(config, w.model) else [str(p) for p in model_files(folder)]
 
 
+def get_run_record_inputs(wildcards):
+    """What the run record summarises, by role (plmfair.plan.run_record_inputs)."""
+    return plan.run_record_inputs(config)
+
+
 def get_model_run_files():
     """One scoring output per model that runs (its run metadata holds what was loaded), by model."""
-    paths = {"crows_pairs": "results/crows_pairs/{}/{}.parquet", "cloze": "results/cloze/{}/predictions/{}.parquet"}
-    return {m: paths[study].format(name, m) for m, (study, name) in plan.model_runs(config).items()}
+    return plan.model_run_files(config)
 
 
 # ---- cloze construction
@@ -192,10 +196,12 @@ def get_table(attribute):
 
 
 def get_final_outputs():
-    """Every table and figure, and what none reads: each corpus's sheets and each set's predictions."""
+    """Every table and figure, the run record, and what none reads: each corpus's sheets and each set's
+    predictions."""
     out = [f"results/tables/{name}.{ext}" for name in TABLES for ext in ("csv", "md", "tex", "html")]
     out += [f"results/figures/{name}.png" for name in plan.figures(config)]
     out += [f"results/cloze/{corpus}/sheets" for corpus in CLOZE_CORPORA]
+    out += ["results/run.json"]
     for name in CLOZE_SETS:
         out += [f"results/cloze/{name}/predictions/{m}.parquet" for m in plan.cloze_set_models(config, name)]
     return out

@@ -1,0 +1,30 @@
+# The run's results record (plmfair.record): what to cite a number with. Its inputs are the results it
+# summarises, so it is never older than they are; the configuration it echoes is a param, so a change of
+# setting rewrites it (a change that alters no result reruns this job alone).
+
+
+rule run_record:
+    localrule: True
+    input:
+        unpack(get_run_record_inputs),
+    output:
+        record="results/run.json",
+        html=report(
+            "results/run.html",
+            caption="../report/run_record.rst",
+            category="Data and models",
+            subcategory="Run record",
+            labels={"record": "results/run.json"},
+        ),
+    params:
+        config=plan.recorded_config(config),
+        pinned=plan.pinned_checksums(config),
+    log:
+        "results/logs/run_record.log",
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/run_record.py"
