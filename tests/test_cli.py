@@ -1,9 +1,11 @@
-"""The ``plmfair`` command: a model folder or id as a config entry, a run's settings, run folders
-that never overwrite each other, and the headline numbers of several runs side by side."""
+"""The ``plmfair`` command: a model folder or id (with its options) as a config entry, a run's
+settings kept complete and true across calls, run folders that never overwrite each other or take
+hostile names, and runs compared from their records."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 
 import pandas as pd
@@ -11,9 +13,9 @@ import pytest
 import yaml
 from conftest import BIN, DEMO_CONFIGS, DEMO_DATA, REPO
 
-from plmfair import cli
+from plmfair import runs
 from plmfair.errors import ConfigError
-from plmfair.io import read_parquet, write_parquet
+from plmfair.io import read_parquet
 
 DEMO = {"models": {"tiny_bert": {}}, "datasets": {"crows_pairs": {"demo_fr": {}, "demo_en": {}}},
         "cloze": {"corpora": {"demo": {}, "listed": {"models": ["tiny_bert"]}}}}
@@ -34,10 +36,10 @@ def test_a_folder_becomes_an_entry_with_its_family_and_casing(tmp_path, monkeypa
     gpt = _folder(tmp_path, "gpt", {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})
     t5 = _folder(tmp_path, "t5", {"model_type": "mt5", "architectures": ["MT5ForConditionalGeneration"]})
     monkeypatch.chdir(tmp_path)
-    assert cli.model_entry("my-bert") == ("my_bert", {"path": str(bert), "family": "mlm", "uncased": True})
-    assert cli.model_entry("mine=gpt") == ("mine", {"path": str(gpt), "family": "causal"})
-    assert cli.model_entry(f"{t5}") == ("t5", {"path": str(t5), "family": "seq2seq"})
-    assert cli.model_entry("gpt", family="mlm")[1]["family"] == "mlm"  # --family wins over config.json
+    assert runs.model_entry("my-bert") == ("my_bert", {"path": str(bert), "family": "mlm", "uncased": True})
+    assert runs.model_entry("mine=gpt") == ("mine", {"path": str(gpt), "family": "causal"})
+    assert runs.model_entry(f"{t5}") == ("t5", {"path": str(t5), "family": "seq2seq"})
+    assert runs.model_entry("gpt", family="mlm")[1]["family"] == "mlm"  # --family wins over config.json
 
 
 def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypatch):
@@ -45,109 +47,286 @@ def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypa
     _folder(tmp_path, "vision", {"model_type": "vit", "architectures": ["ViTModel"]})
     _folder(tmp_path, "broken", {"architectures": ["Nothing"]})
     with pytest.raises(ConfigError, match="'no-such-folder': no such folder, and not a Hugging Face id"):
-        cli.model_entry("no-such-folder")
+        runs.model_entry("no-such-folder")
     with pytest.raises(ConfigError, match="name 'my model'.*letters, digits and _"):
-        cli.model_entry("my model=vision")
+        runs.model_entry("my model=vision")
     with pytest.raises(ConfigError, match="vit model that no plmfair family"):
-        cli.model_entry("vision")
+        runs.model_entry("vision")
     with pytest.raises(ConfigError, match="broken: its config.json cannot be read.*--family mlm"):
-        cli.model_entry("broken")
+        runs.model_entry("broken")
 
 
 def test_named_models_are_the_only_ones_scored_by_the_studies_kept():
     models = {"mine": {"path": "/m", "family": "mlm"}}
-    settings = cli.run_settings(DEMO, models, studies=["crows_pairs"], datasets=["demo_fr"])
+    settings = runs.run_settings(DEMO, models, studies=["crows_pairs"], datasets=["demo_fr"])
     assert settings == {"models": models,
                         "mozart": {"enabled": False},
                         "crows_pairs": {"enabled": True, "models": ["mine"], "datasets": ["demo_fr"]},
                         "cloze": {"enabled": False}}
     # all studies kept: a corpus with its own model list gets the named models too
-    every = cli.run_settings(DEMO, models, studies=None, datasets=["demo"])
+    every = runs.run_settings(DEMO, models, studies=None, datasets=["demo"])
     assert every["mozart"] == {"models": ["mine"]} and every["crows_pairs"] == {"models": ["mine"]}
     assert every["cloze"] == {"models": ["mine"], "corpora": {"demo": {"enabled": True},
                                                              "listed": {"enabled": False, "models": ["mine"]}}}
     # no models, no studies: the configuration's own choices stand
-    assert cli.run_settings(DEMO, {}, studies=None, datasets=None) == {}
-    assert "mozart" not in cli.run_settings({**DEMO, "mozart": {"enabled": False}}, models, studies=None, datasets=None)
+    assert runs.run_settings(DEMO, {}, studies=None, datasets=None) == {}
+    assert "mozart" not in runs.run_settings({**DEMO, "mozart": {"enabled": False}}, models, studies=None, datasets=None)
 
 
 def test_unknown_studies_and_data_sets_are_refused_with_the_known_ones():
     with pytest.raises(ConfigError, match="study 'crowspairs'.*did you mean 'crows_pairs'"):
-        cli.run_settings(DEMO, {}, studies=["crowspairs"], datasets=None)
+        runs.run_settings(DEMO, {}, studies=["crowspairs"], datasets=None)
     with pytest.raises(ConfigError, match="data set 'demo_FR'.*known: demo_fr, demo_en, demo, listed"):
-        cli.run_settings(DEMO, {}, studies=None, datasets=["demo_FR"])
+        runs.run_settings(DEMO, {}, studies=None, datasets=["demo_FR"])
 
 
 def test_a_run_folder_shares_the_resources_and_keeps_its_own_results(tmp_path):
     shared = tmp_path / "resources"
-    one = cli.run_folder(tmp_path / "runs", "one", resources=shared)
-    two = cli.run_folder(tmp_path / "runs", "two", resources=shared)
+    one = runs.run_folder(tmp_path / "runs", "one", resources=shared)
+    two = runs.run_folder(tmp_path / "runs", "two", resources=shared)
     assert (one / "resources").resolve() == (two / "resources").resolve() == shared.resolve()
     (one / "results").mkdir()
     assert not (two / "results").exists()
-    assert cli.run_folder(tmp_path / "runs", "one", resources=shared) == one  # a second call changes nothing
+    assert runs.run_folder(tmp_path / "runs", "one", resources=shared) == one  # a second call changes nothing
 
 
-def _summary(run, dataset, model, score):
-    df = pd.DataFrame({"dataset": [dataset, dataset], "model": [model, model], "lang": ["fr", "fr"],
-                       "subset_kind": ["overall", "bias_type"], "score": [score, 1.0], "n_scored": [10, 5]})
-    write_parquet(df, run / "results" / "crows_pairs" / "summary.parquet")
+BERT = {"model_type": "bert", "architectures": ["BertForMaskedLM"]}
 
 
-def test_compare_puts_the_runs_side_by_side(tmp_path, capsys):
-    _summary(tmp_path / "a", "fr", "mine", 0.6)
-    _summary(tmp_path / "b", "fr", "other", 0.4)
-    metrics = pd.DataFrame({"model": ["mine"] * 2, "lang": ["de", "de"], "group": ["all", "FN"],
-                            "p_at_1": [0.1, 0.2], "p_at_5": [0.3, 0.4], "mrr": [0.2, 0.3], "n": [40, 10]})
-    write_parquet(metrics, tmp_path / "a" / "results" / "cloze" / "demo" / "metrics.parquet")
-    assert cli.main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--csv", str(tmp_path / "side.csv")]) == 0
-    table = pd.read_csv(tmp_path / "side.csv")
-    assert table[["run", "study", "model", "measure", "value"]].values.tolist() == [
-        ["a", "crows_pairs", "mine", "metric score", 0.6],
-        ["a", "cloze", "mine", "P@1", 0.1], ["a", "cloze", "mine", "P@5", 0.3], ["a", "cloze", "mine", "MRR", 0.2],
-        ["b", "crows_pairs", "other", "metric score", 0.4]]
-    assert "| a " in capsys.readouterr().out
-    assert cli.main(["compare", str(tmp_path)]) == 1
-    assert "no results/crows_pairs/summary.parquet" in capsys.readouterr().err
+def _setup(tmp_path, *words, configfiles=()):
+    """What ``plmfair run WORDS`` would run (nothing written), parsed as the command line parses it."""
+    args = [w for w in words]
+    models = [w for i, w in enumerate(args) if not w.startswith("-") and (i == 0 or not args[i - 1].startswith("--"))]
+    value = {w: args[i + 1] for i, w in enumerate(args[:-1]) if w.startswith("--")}
+    return runs.setup_run(models=models, studies=value.get("--studies", "").split(",") if "--studies" in value else None,
+                          datasets=value.get("--datasets", "").split(",") if "--datasets" in value else None,
+                          run=value.get("--run"), configfiles=[tmp_path / f for f in configfiles],
+                          runs=tmp_path / "runs", family=None, argv=list(words))
+
+
+def _suggested(error: str) -> list[str]:
+    """The command an error suggests, as words after ``plmfair run``."""
+    words = shlex.split(error.split(": ", 1)[1].split("plmfair run ", 1)[1])
+    return words
+
+
+def test_model_options_on_the_command_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder = _folder(tmp_path, "m", BERT)
+    name, entry = runs.model_entry("mine=m:uncased=true:revision=abc:languages=[fr, en]")
+    assert name == "mine" and entry == {"path": str(folder), "family": "mlm", "uncased": True, "revision": "abc",
+                                        "languages": ["fr", "en"]}
+    with pytest.raises(ConfigError, match="model option 'uncase'.*did you mean 'uncased'"):
+        runs.model_entry("mine=m:uncase=true")
+    with pytest.raises(ConfigError, match="model option 'uncased' .*write key=value"):
+        runs.model_entry("mine=m:uncased")
+
+
+@pytest.mark.parametrize("source", ["/", "/etc", "empty"])
+def test_a_folder_without_config_json_is_refused_before_anything_reads_it(tmp_path, monkeypatch, source):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigError, match="holds no config.json: give the folder that holds the model's config.json"):
+        runs.model_entry(f"x={source}")
+    from plmfair.models import model_files
+
+    assert model_files("/") == [] and model_files("/etc") == []  # the plan never walks them either
+
+
+@pytest.mark.parametrize("name", ["..", ".", ".hidden", "a/b", "../up"])
+def test_hostile_run_names_are_refused(tmp_path, name):
+    with pytest.raises(ConfigError, match="run name .*one folder name"):
+        _setup(tmp_path, "--studies", "crows_pairs", "--run", name)
+
+
+def test_two_folders_of_one_name_are_kept_apart_by_a_command_that_works(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for parent in ("exp1", "exp2"):
+        (tmp_path / parent).mkdir()
+        _folder(tmp_path / parent, "model", BERT)
+    with pytest.raises(ConfigError, match="would all be called 'model'") as err:
+        _setup(tmp_path, "exp1/model", "exp2/model", "--studies", "crows_pairs")
+    suggested = _suggested(str(err.value))
+    setup = _setup(tmp_path, *suggested)  # the suggestion runs
+    assert set(setup.config["models"]) >= {"exp1_model", "exp2_model"}
+    assert setup.config["models"]["exp1_model"]["path"] == str(tmp_path / "exp1" / "model")
+
+
+def test_a_run_never_takes_another_folder_or_setting_under_its_model_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for parent in ("exp1", "exp2"):
+        (tmp_path / parent).mkdir()
+        _folder(tmp_path / parent, "model", BERT)
+    first = _setup(tmp_path, "exp1/model", "--studies", "crows_pairs")
+    runs.run_folder(tmp_path / "runs", first.name, resources=tmp_path / "res")
+    runs.write_settings(first.configfiles[0], first.config, ["plmfair", "run"])
+    before = first.configfiles[0].read_bytes()
+    for words in (["exp2/model", "--studies", "crows_pairs"], ["exp1/model:uncased=true", "--studies", "crows_pairs"]):
+        with pytest.raises(ConfigError, match="run 'model' already has a model 'model' and this one differs") as err:
+            _setup(tmp_path, *words)
+        suggested = _suggested(str(err.value))
+        assert suggested[-2:] == ["--run", "model_2"]
+        assert _setup(tmp_path, *suggested).name == "model_2"  # the suggestion runs, in a run of its own
+    assert first.configfiles[0].read_bytes() == before
+    # the same model again: the same run, with its settings
+    assert _setup(tmp_path, "exp1/model", "--studies", "crows_pairs").name == "model"
+
+
+def test_a_setting_a_run_got_from_a_config_file_is_kept_by_a_plain_later_call(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _folder(tmp_path, "m", BERT)  # a cased tokenizer: nothing read off the folder says uncased
+    (tmp_path / "own.yaml").write_text("models:\n  m: {uncased: true}\n")
+    first = _setup(tmp_path, "m", "--studies", "crows_pairs", configfiles=["own.yaml"])
+    runs.run_folder(tmp_path / "runs", first.name, resources=tmp_path / "res")
+    runs.write_settings(first.configfiles[0], first.config, ["plmfair", "run"])
+    later = _setup(tmp_path, "m", "--studies", "mozart")
+    assert later.name == "m" and later.config["models"]["m"]["uncased"] is True
+
+
+def test_a_later_call_keeps_the_earlier_studies_and_data_sets(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _folder(tmp_path, "m", BERT)
+    first = _setup(tmp_path, "m", "--studies", "crows_pairs", "--datasets", "fr")
+    runs.run_folder(tmp_path / "runs", first.name, resources=tmp_path / "res")
+    runs.write_settings(first.configfiles[0], first.config, ["plmfair", "run"])
+    later = _setup(tmp_path, "m", "--studies", "mozart", "--datasets", "en_revised")
+    config = later.config
+    assert config["crows_pairs"]["enabled"] and config["mozart"]["enabled"] and not config["cloze"]["enabled"]
+    assert config["crows_pairs"]["datasets"] == ["fr", "en_revised"] and config["crows_pairs"]["models"] == ["m"]
+    assert any("keeps its earlier study crows_pairs" in note for note in later.notes)
+    # with nothing new, the run's own file is all Snakemake reads
+    again = _setup(tmp_path, "--run", "m")
+    assert again.config is None and again.configfiles == [tmp_path / "runs" / "m" / "config.yaml"]
+
+
+def test_the_run_configuration_is_complete_and_file_entries_merge_over_detected_ones(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _folder(tmp_path, "mine", BERT)
+    _folder(tmp_path, "gpt2", {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})
+    (tmp_path / "mine.yaml").write_text("models:\n  mine: {uncased: true}\n  extra: {path: mine, family: mlm}\n")
+    setup = _setup(tmp_path, "mine", "gpt2", "--studies", "crows_pairs", configfiles=["mine.yaml"])
+    models = setup.config["models"]
+    # a partial file entry gives only the keys it changes; relative paths are made absolute
+    assert models["mine"] == {"path": str(tmp_path / "mine"), "family": "mlm", "uncased": True}
+    assert models["extra"]["path"] == str(tmp_path / "mine")
+    # a folder named like a default model is the user's: the default entry is left out, said once
+    assert models["gpt2"] == {"path": str(tmp_path / "gpt2"), "family": "causal"}
+    assert any("gpt2" in note and "default model" in note for note in setup.notes)
+    # everything the run needs is in its own configuration: the default models and data sets too
+    assert "camembert_base" in models and "fr" in setup.config["datasets"]["crows_pairs"]
+    with pytest.raises(ConfigError, match="'mine' is .* in your config file and .* on the command line") as err:
+        (tmp_path / "other.yaml").write_text("models:\n  mine: {path: gpt2, family: causal}\n")
+        _setup(tmp_path, "mine", "--studies", "crows_pairs", configfiles=["other.yaml"])
+    assert "mine_2=" in str(err.value)
+
+
+def test_one_plmfair_at_a_time_on_a_run(tmp_path):
+    folder = tmp_path / "runs" / "r"
+    with runs.run_lock(folder):
+        with pytest.raises(ConfigError, match="being run by another plmfair command"):
+            with runs.run_lock(folder):
+                pass
+    with runs.run_lock(folder):  # released
+        assert not runs.snakemake_locked(folder)
+    (folder / ".snakemake" / "locks").mkdir(parents=True)
+    (folder / ".snakemake" / "locks" / "0.input.lock").write_text("x")
+    assert runs.snakemake_locked(folder)
+
+
+def _files(folder) -> dict:
+    """Every file of a run folder (not the shared resources, nor Snakemake's bookkeeping) and its bytes."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and not p.is_symlink() and "resources" not in p.relative_to(folder).parts[:1]
+            and ".snakemake" not in p.parts}
 
 
 @pytest.mark.e2e
-def test_two_models_in_two_runs_keep_both_results(demo_run, tmp_path):
-    """A user's own model folder (a relative path), on French CrowS-Pairs, in one command and no YAML;
-    a second model in a second run; the first run's results stay; compare shows both."""
+def test_runs_that_can_be_cited_compared_and_not_overwritten(demo_run, tmp_path):
+    """A user's own model folders (relative paths with a space), on French CrowS-Pairs, in one command
+    and no YAML; the same model with uncased=true from the command line lands in a run of its own (the
+    refusal's suggestion, run as printed); each run ends with its headline and a record that validates
+    and equals its tables; compare shows both with the setting that differs and their paired test;
+    a run reports without its original config file; dry runs and hostile calls change no file."""
+    from plmfair.record import read_run_record
+
     models = tmp_path / "my models"
     models.mkdir()
     for built, copy in (("tiny_bert", "tiny_bert"), ("tiny_gpt2", "gpt")):
         subprocess.run(["cp", "-r", str(demo_run / "resources" / "models" / built), str(models / copy)], check=True)
     subprocess.run(["chmod", "-R", "u+w", str(models)], check=True)
-    common = ["--studies", "crows_pairs", "--datasets", "demo_fr", "--configfile", str(DEMO_CONFIGS[0]),
-              "--mirror", str(DEMO_DATA), "--runs", str(tmp_path / "runs"), "--resources", str(tmp_path / "res"),
-              "--cores", "2"]
+    own_config = tmp_path / "my config.yaml"
+    own_config.write_text(DEMO_CONFIGS[0].read_text())
+    places = ["--runs", str(tmp_path / "runs"), "--resources", str(tmp_path / "res")]
+    common = ["--studies", "crows_pairs", "--datasets", "demo_fr", "--configfile", str(own_config),
+              "--mirror", str(DEMO_DATA), *places, "--cores", "2"]
 
-    def plmfair(*args):
+    def plmfair(*args, ok=True):
         proc = subprocess.run([str(BIN / "plmfair"), *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert (proc.returncode == 0) == ok, proc.stdout[-3000:] + proc.stderr[-3000:]
         return proc
 
-    plmfair("run", "mine=my models/tiny_bert", *common)
+    out = plmfair("run", "mine=my models/tiny_bert", *common).stdout
     first = tmp_path / "runs" / "mine"
+    assert "decisive share" in out and "| demo_fr " in out and f"record: {first / 'results' / 'run.json'}" in out
     settings = yaml.safe_load((first / "config.yaml").read_text())
     assert settings["models"]["mine"] == {"path": str(models / "tiny_bert"), "family": "mlm", "uncased": True}
-    assert settings["crows_pairs"] == {"enabled": True, "models": ["mine"], "datasets": ["demo_fr"]}
+    assert {"enabled": True, "models": ["mine"], "datasets": ["demo_fr"]}.items() <= settings["crows_pairs"].items()
+    # the record validates (read_run_record) and holds the tables' numbers and the model as loaded
+    record = read_run_record(first / "results" / "run.json")
+    summary = read_parquet(first / "results" / "crows_pairs" / "summary.parquet")
+    overall = summary[summary["subset_kind"] == "overall"].iloc[0]
+    (row,) = record["results"]["crows_pairs"]
+    for key in ("score", "decisive_score", "ci_low", "ci_high", "p_value", "n_scored", "n_neutral"):
+        assert row[key] == pytest.approx(overall[key])
+    printed = pd.read_csv(first / "results" / "tables" / "crows_pairs_tests.csv", dtype=str, keep_default_na=False)
+    assert printed.loc[0, "interval"] == f"[{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
+    (model,) = record["models"]
+    assert model["name"] == "mine" and model["uncased"] and model["protocol"] == "nangia"
+    assert model["files_sha256"] == read_parquet(first / "results" / "models.parquet").loc[0, "model_files_sha256"]
+    assert record["config"]["crows_pairs"]["alpha"] == 0.05  # defaults resolved
+    assert {d["file"] for d in record["data"]} == {"crows_pairs_demo_fr.csv"}
+    assert record["software"]["packages"]["torch"] and record["times"]["stages"]["crows_pairs"]["jobs"] >= 1
+
     plmfair("run", "my models/gpt", *common)
-    second = tmp_path / "runs" / "gpt"
-    one = read_parquet(first / "results" / "crows_pairs" / "summary.parquet")
-    two = read_parquet(second / "results" / "crows_pairs" / "summary.parquet")
-    assert set(one["model"]) == {"mine"} and set(two["model"]) == {"gpt"}
-    assert set(one["dataset"]) == set(two["dataset"]) == {"demo_fr"}
-    assert "mine" in (first / "results" / "tables" / "crows_pairs.md").read_text()
-    assert (first / "resources").resolve() == (second / "resources").resolve() == (tmp_path / "res").resolve()
-    side = plmfair("compare", str(first), str(second)).stdout
-    assert "| mine " in side and "| gpt " in side
-    # a later command on a run keeps its settings: nothing left to do
-    again = plmfair("run", "--run", "mine", *common[4:], "--dry-run")
-    assert "Nothing to be done" in again.stdout + again.stderr
+    gpt = tmp_path / "runs" / "gpt"
+    refused = plmfair("run", "my models/gpt:uncased=true", *common, ok=False).stderr
+    assert "run 'gpt' already has a model 'gpt' and this one differs (uncased False -> True)" in refused
+    suggestion = refused.split("each in its own run: ")[1].strip()
+    plmfair(*shlex.split(suggestion)[1:])  # the suggested command, run as printed
+    uncased = tmp_path / "runs" / "gpt_2"
+    assert yaml.safe_load((uncased / "config.yaml").read_text())["models"]["gpt"]["uncased"] is True
+
+    side = plmfair("compare", str(first), str(gpt), str(uncased)).stdout
+    assert "| mine " in side and "| gpt_2 " in side and "decisive share" in side
+    settings_part = side.split("Model settings that differ")[1].split("\n\n")[1]
+    assert "uncased" in settings_part  # gpt and gpt_2 differ in it, and the table says so
+    paired = plmfair("compare", str(gpt), str(uncased), "--format", "json").stdout
+    tests = json.loads(paired)["paired tests"]
+    assert tests and tests[0]["a"] == "gpt/gpt" and tests[0]["b"] == "gpt_2/gpt" and tests[0]["n"] > 0
+    assert "| demo_fr " in plmfair("show", "gpt_2", "--runs", str(tmp_path / "runs")).stdout
+
+    # the run is complete without its original config file: its report is written from runs/mine alone
+    own_config.unlink()
+    before = _files(first)
+    plmfair("run", "--run", "mine", *places, "--mirror", str(DEMO_DATA), "--report")
+    assert (first / "results" / "report.html").stat().st_size > 0
     assert yaml.safe_load((first / "config.yaml").read_text()) == settings
+    # a dry run that would change the run leaves its file byte for byte
+    plmfair("run", "mine=my models/tiny_bert", "--datasets", "demo_en", *places, "--mirror", str(DEMO_DATA),
+            "--dry-run")
+    after = _files(first)
+    assert after["config.yaml"] == before["config.yaml"]
+    # hostile calls are refused and change no file of a finished run
+    for words in (["--run", "..", "--studies", "crows_pairs"], ["--run", ".", "--studies", "crows_pairs"],
+                  ["x=/", "--studies", "crows_pairs"], ["x=/etc", "--studies", "crows_pairs"],
+                  ["mine=my models/gpt", "--studies", "crows_pairs"]):
+        assert "plmfair: " in plmfair("run", *words, *places, ok=False).stderr
+    with runs.run_lock(first):
+        held = plmfair("run", "mine=my models/tiny_bert", "--datasets", "demo_en", *places, ok=False).stderr
+    assert "being run by another plmfair command" in held
+    # (--run .. would have written the folder above runs/, --run . runs/ itself)
+    assert _files(first) == after and not (tmp_path / "runs" / "config.yaml").exists()
+    assert not (tmp_path / "config.yaml").exists()
 
 
 @pytest.mark.parametrize("example", sorted((REPO / "config" / "examples").glob("*.yaml")), ids=lambda p: p.stem)
@@ -171,3 +350,25 @@ def test_example_configs_run_the_model_they_name(example, tmp_path):
     kept = [study for study in plan.STUDIES if plan.enabled(config, study)]
     assert kept and all(own in plan.study_models(config, study) for study in kept)
     assert example.stem in example.read_text()  # the comment names the run folder it goes to
+
+
+def _record(models: list[dict], crows: list[dict], config: dict) -> dict:
+    return {"models": models, "config": config,
+            "results": {"crows_pairs": crows, "cloze": [], "disparity": [], "omnibus": []}}
+
+
+def test_compare_shows_the_settings_that_differ_and_only_what_records_hold():
+    from plmfair.run_compare import render, settings_that_differ
+
+    model = {"name": "m", "source": "/m", "uncased": False, "revision_requested": None, "commit": None,
+             "files_sha256": "ab", "precision": "fp32", "protocol": "nangia", "token_budget": 0, "k": None,
+             "num_beams": None}
+    records = {"a": _record([model], [], {"crows_pairs": {"alpha": 0.05}, "mirror": "/x"}),
+               "b": _record([{**model, "uncased": True}], [], {"crows_pairs": {"alpha": 0.01}, "mirror": "/y"})}
+    models, config = settings_that_differ(records)
+    assert list(models.columns) == ["run", "model", "uncased"] and models["uncased"].tolist() == [False, True]
+    assert config.to_dict("records") == [{"key": "crows_pairs.alpha", "a": "0.05", "b": "0.01"}]  # not the mirror
+    text = render({"model settings": models, "configuration": config}, "md")
+    assert "Model settings that differ" in text and "crows_pairs.alpha" in text
+    long = render({"model settings": models}, "csv")
+    assert long.splitlines()[0] == "table,run,model,uncased"

@@ -1,254 +1,116 @@
-"""The ``plmfair`` command: your own model on a study in one command, each run in a folder of its own.
+"""The ``plmfair`` command: your own model on a study in one command, each run in a folder of its own,
+its headline numbers at the end, and runs compared with what makes them differ.
 
     plmfair run [MODEL ...] [--studies crows_pairs,mozart,cloze] [--datasets fr,...] [--run NAME]
                 [--configfile your.yaml ...] [--cores N] [--mirror DIR] [--dry-run] [--report]
                 [-- SNAKEMAKE ARGS]
-    plmfair compare RUN_FOLDER [RUN_FOLDER ...] [--csv OUT]
+    plmfair show RUN
+    plmfair compare RUN RUN ... [--format md|csv|json] [--out FILE]
 
 ``make run MODELS=... STUDIES=... DATASETS=... RUN=...`` calls ``plmfair run``.
 
-A MODEL is a local folder (``config.json``, tokenizer files, weights) or a Hugging Face id,
-optionally named: ``mine=path/to/folder``; without a name it is called after the folder or the
-id's last part. Its family (masked, causal or seq2seq LM) is read off its ``config.json`` (a
-Hub id's is fetched; offline, give ``--family``), and an uncased tokenizer
-(``do_lower_case``) makes it ``uncased``. Naming models restricts the run to them: every study
-run scores exactly those models.
-
-``--studies`` keeps only those studies (default: all three); ``--datasets`` names the CrowS-Pairs
-data sets (``fr``, ``en_revised``, ``mcp_de_DE``, ...) and cloze corpora to run (default: the
-configuration's). The run's settings go to ``runs/<run>/config.yaml``, merged over
-``config/config.yaml`` and your ``--configfile`` files, and Snakemake runs in ``runs/<run>/``:
-its ``results/`` are its own, so a second run never overwrites the first; downloads and fetched
-models are shared (``runs/<run>/resources`` is a link to the checkout's ``resources/``). The run
-name defaults to the models' names, else to your last config file's name, else to the studies and
-data sets named; with none of these, the run is the checkout's own ``results/`` (the default
-configuration). A later ``plmfair run --run NAME`` with no models, studies or data sets keeps the
-run's settings (to rerun it or write its report). A model folder given by a relative path (on the
-command line or in a config file) is read from where you run the command.
-
-``plmfair compare`` puts the headline numbers of several runs side by side (CrowS-Pairs metric
-score per data set and model; P@1, P@5 and MRR per cloze set, model and language), as Markdown,
-and as CSV with ``--csv``.
+A MODEL is ``[name=]folder-or-hub-id[:key=value...]`` (``mine=../m:uncased=true:revision=abc``); its
+family is read off its ``config.json``. ``--studies`` keeps only those studies; ``--datasets`` names
+the CrowS-Pairs data sets and cloze corpora to run. Each run is ``runs/<name>/`` (the name: ``--run``,
+else the models' names, else your last config file's name, else the studies and data sets named;
+with none of these, the checkout's own ``results/``) with its complete configuration in
+``config.yaml``; :mod:`plmfair.runs` says how names, models and later calls are kept true. A run
+ends with its headline numbers (:func:`plmfair.record.headline`) and where its record
+(``results/run.json``) and report are; ``plmfair show`` prints them again; ``plmfair compare`` puts
+runs side by side (:mod:`plmfair.run_compare`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-import re
-import shlex
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from contextlib import nullcontext
 from pathlib import Path
 
 from plmfair import plan
 from plmfair.errors import ConfigError, PlmfairError
-from plmfair.scoring import FAMILIES, did_you_mean
+from plmfair.runs import ROOT, run_folder, run_lock, setup_run, snakemake_locked, write_settings
+from plmfair.scoring import FAMILIES
 
 log = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout: Snakefile, config/, resources/
-DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
-
-
-def model_name(source: str) -> str:
-    """A config name for a model: the folder's or the id's last part, in letters, digits and ``_``."""
-    return re.sub(r"[^A-Za-z0-9_]", "_", Path(source.rstrip("/")).name) or "model"
-
-
-def detect_family(source: str, *, local: bool) -> str:
-    """The family of a checkpoint, read off its ``config.json`` (:func:`plmfair.scoring.loader.checkpoint_families`)."""
-    from transformers import AutoConfig
-
-    from plmfair.scoring.loader import checkpoint_families
-
-    try:
-        config = AutoConfig.from_pretrained(source, local_files_only=local, trust_remote_code=False)
-    except (OSError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"model {source}: its config.json cannot be read ({first}); give its family with "
-                          f"--family {'|'.join(FAMILIES)}") from None
-    fits = checkpoint_families(config)
-    if not fits:
-        raise ConfigError(f"model {source} is a {config.model_type} model that no plmfair family "
-                          f"({', '.join(FAMILIES)}) can score")
-    return fits[0]
-
-
-def is_uncased(source: str, *, local: bool) -> bool:
-    """Whether the tokenizer lower-cases its input (``do_lower_case`` in ``tokenizer_config.json``)."""
-    if local:
-        path = Path(source) / "tokenizer_config.json"
-    else:
-        try:
-            from huggingface_hub import hf_hub_download
-
-            path = Path(hf_hub_download(source, "tokenizer_config.json"))
-        except Exception:  # noqa: BLE001 - no tokenizer config (or offline): cased, as the config default
-            return False
-    try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("do_lower_case", False))
-    except (OSError, ValueError):
-        return False
-
-
-def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
-    """``[name=]folder-or-hub-id`` as (name, ``models.<name>`` entry); a folder by its absolute path."""
-    name, sep, source = text.partition("=")
-    if not sep:
-        name, source = model_name(text), text
-    if not re.fullmatch(r"[A-Za-z0-9_]+", name):
-        raise ConfigError(f"model name {name!r} (in {text!r}): use letters, digits and _ only")
-    local = Path(source).expanduser().is_dir()
-    if not local and ("/" not in source or source.startswith((".", "/", "~"))):
-        raise ConfigError(f"model {source!r}: no such folder, and not a Hugging Face id (owner/name); give the "
-                          f"folder holding config.json and the weights, or a Hub id")
-    where = str(Path(source).expanduser().resolve()) if local else source
-    entry = {"path": where} if local else {"hf_id": source}
-    entry["family"] = family or detect_family(where, local=local)
-    if is_uncased(where, local=local):
-        entry["uncased"] = True
-    return name, entry
-
-
-def run_settings(config: dict, models: dict[str, dict], *, studies: Sequence[str] | None,
-                 datasets: Sequence[str] | None) -> dict:
-    """The configuration a run adds over ``config`` (the merged base): the named models, scored by
-    every study the run keeps and by nothing else; with ``studies``, the others switched off; the
-    data sets and corpora named kept, the others of their kind left out."""
-    for study in studies or []:
-        if study not in plan.STUDIES:
-            raise ConfigError(f"study {study!r}{did_you_mean(study, plan.STUDIES)}: the studies are "
-                              f"{', '.join(plan.STUDIES)}")
-    kept = [s for s in plan.STUDIES if (s in studies if studies else plan.enabled(config, s))]
-    sets, corpora = plan.crows_pairs_sets(config), config.get("cloze", {}).get("corpora", {})
-    for name in datasets or []:
-        if name not in sets and name not in corpora:
-            known = [*sets, *corpora]
-            raise ConfigError(f"data set {name!r}{did_you_mean(name, known)} is neither a CrowS-Pairs data set "
-                              f"(datasets.crows_pairs) nor a cloze corpus (cloze.corpora) of the configuration; "
-                              f"known: {', '.join(known)}")
-    out: dict = {"models": dict(models)} if models else {}
-    for study in plan.STUDIES:
-        part = {**({"enabled": study in kept} if studies else {}),
-                **({"models": list(models)} if models and study in kept else {})}
-        if part:
-            out[study] = part
-    named_sets = [d for d in datasets or [] if d in sets]
-    named_corpora = [d for d in datasets or [] if d in corpora]
-    if named_sets:
-        out.setdefault("crows_pairs", {})["datasets"] = named_sets
-    if "cloze" in kept:
-        # a corpus with its own model list would keep scoring those: it gets the named models
-        chosen = {name: {**({"enabled": name in named_corpora} if named_corpora else {}),
-                         **({"models": list(models)} if models and entry.get("models") is not None else {})}
-                  for name, entry in corpora.items()}
-        if any(chosen.values()):
-            out.setdefault("cloze", {})["corpora"] = {name: entry for name, entry in chosen.items() if entry}
-    return out
-
-
-def run_folder(runs: Path, name: str, *, resources: Path) -> Path:
-    """``runs/<name>``, with ``resources`` linked in (downloads and models shared by every run)."""
-    folder = runs / name
-    folder.mkdir(parents=True, exist_ok=True)
-    link = folder / "resources"
-    if not link.exists() and not link.is_symlink():
-        resources.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(resources.resolve(), target_is_directory=True)
-    return folder
-
-
-def write_settings(path: Path, settings: dict, command: Sequence[str]) -> None:
-    import yaml
-
-    from plmfair.atomic import write_text
-
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    header = f"# written by `{shlex.join(command)}` on {stamp}; merged over config/config.yaml\n"
-    write_text(header + yaml.safe_dump(settings, sort_keys=False, allow_unicode=True), path)
+DRY_RUN = ("-n", "--dry-run", "--dryrun")
 
 
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from plmfair.config import load_config
     from plmfair.preflight import main as preflight
 
-    base = [DEFAULT_CONFIG, *(Path(f).resolve() for f in args.configfile)]
-    config = load_config(base)
-    models = dict(model_entry(text, family=args.family) for text in args.models)
-    for name in models:
-        if name in config.get("models", {}):
-            raise ConfigError(f"model name {name!r} is already a model of the configuration; name yours: "
-                              f"other_name={args.models[list(models).index(name)]}")
-    name = (args.run or "+".join(models) or (Path(args.configfile[-1]).stem if args.configfile else None)
-            or "+".join([*(args.studies or []), *(args.datasets or [])]) or None)
-    if name and not re.fullmatch(r"[A-Za-z0-9_.+-]+", name):
-        raise ConfigError(f"run name {name!r}: use letters, digits and _ . + - only")
-    workdir = run_folder(Path(args.runs), name, resources=Path(args.resources)) if name else ROOT
-    configfiles = list(base)
-    settings_file = workdir / "config.yaml"
-    if name and not (settings_file.exists() and not (models or args.studies or args.datasets)):
-        # (a later command on a run, with no models, studies or data sets, keeps its settings)
-        # Snakemake runs in the run folder: a model folder given relative to here is made absolute
-        settings = run_settings(config, models, studies=args.studies, datasets=args.datasets)
-        for model, entry in config.get("models", {}).items():
-            if entry.get("path") and not plan.workflow_managed(config, model) and not Path(entry["path"]).is_absolute():
-                settings.setdefault("models", {}).setdefault(model, {})["path"] = str(Path(entry["path"]).resolve())
-        write_settings(settings_file, settings, ["plmfair", "run", *argv])
-    if name:
-        configfiles.append(settings_file)
-    load_config(configfiles)  # every key of the run checked before anything starts
-    mirror = Path(args.mirror).resolve() if args.mirror else None
-    if not args.dry_run and preflight([*map(str, configfiles), "--directory", str(workdir),
-                                       *(["--mirror", str(mirror)] if mirror else [])]) != 0:
-        return 1
-    snakemake = [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(ROOT / "Snakefile"),
-                 "--directory", str(workdir)]
-    # --configfile and --config take every word after them: they come last
-    config_args = ["--configfile", *map(str, configfiles),
-                   *(["--config", f"mirror={mirror}"] if mirror else [])]
-    status = subprocess.run([*snakemake, "--cores", str(args.cores), *(["--dry-run"] if args.dry_run else []),
-                             *args.snakemake_args, *config_args], check=False).returncode
-    if status == 0 and args.report and not args.dry_run:
-        status = subprocess.run([*snakemake, "--report", "results/report.html", *config_args], check=False).returncode
-    log.info("%s in %s", "report and results" if args.report else "results", workdir / "results")
+    setup = setup_run(models=args.models, studies=args.studies, datasets=args.datasets, run=args.run,
+                      configfiles=[Path(f).resolve() for f in args.configfile], runs=Path(args.runs),
+                      family=args.family, argv=argv)
+    dry_run = args.dry_run or any(word in DRY_RUN for word in args.snakemake_args)
+    unlock = "--unlock" in args.snakemake_args  # only frees the run folder: no preflight, no headline
+    for note in setup.notes:
+        log.info("%s", note)
+    workdir = run_folder(Path(args.runs), setup.name, resources=Path(args.resources)) if setup.name else ROOT
+    with run_lock(workdir) if setup.name else nullcontext(), tempfile.TemporaryDirectory() as scratch:
+        if setup.name and snakemake_locked(workdir) and not unlock:
+            raise ConfigError(f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
+                              f"or if none runs: plmfair run --run {setup.name} --runs {args.runs} -- --unlock")
+        configfiles = setup.configfiles
+        if setup.config is not None:
+            # a dry run shows the jobs of the new settings and leaves the run's own file as it was
+            target = Path(scratch) / "config.yaml" if dry_run else setup.configfiles[0]
+            write_settings(target, setup.config, ["plmfair", "run", *argv])
+            configfiles = [target]
+        mirror = Path(args.mirror).resolve() if args.mirror else None
+        if not (dry_run or unlock) and preflight([*map(str, configfiles), "--directory", str(workdir),
+                                      *(["--mirror", str(mirror)] if mirror else [])]) != 0:
+            return 1
+        snakemake = [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(ROOT / "Snakefile"),
+                     "--directory", str(workdir)]
+        # --configfile and --config take every word after them: they come last
+        config_args = ["--configfile", *map(str, configfiles),
+                       *(["--config", f"mirror={mirror}"] if mirror else [])]
+        status = subprocess.run([*snakemake, "--cores", str(args.cores), *(["--dry-run"] if args.dry_run else []),
+                                 *args.snakemake_args, *config_args], check=False).returncode
+        if status == 0 and args.report and not dry_run:
+            status = subprocess.run([*snakemake, "--report", "results/report.html", *config_args],
+                                    check=False).returncode
+    if status == 0 and not (dry_run or unlock):
+        print(_ending(workdir, setup.name, runs=args.runs))
     return status
 
 
-def compare(folders: Sequence[str], *, csv: str | None) -> int:
-    """Headline numbers of several runs, side by side."""
-    import pandas as pd
+def _ending(workdir: Path, name: str | None, *, runs: str) -> str:
+    """The headline numbers of a finished run and where its record and report are."""
+    from plmfair.record import headline, read_run_record
 
-    from plmfair.io import read_parquet, write_csv
-    from plmfair.tables import to_markdown
+    record_path = workdir / "results" / "run.json"
+    report = workdir / "results" / "report.html"
+    again = f"plmfair run --run {name} --runs {runs} --report" if name else "make report"
+    text = headline(read_run_record(record_path)) if record_path.is_file() else "(no run record was written)\n"
+    return (f"\n{text}\nrecord: {record_path}\nreport: {report}" + ("" if report.is_file() else f" ({again})"))
 
-    rows = []
-    for folder in folders:
-        results = Path(folder) / "results"
-        summary = results / "crows_pairs" / "summary.parquet"
-        if summary.exists():
-            s = read_parquet(summary)
-            s = s[s["subset_kind"] == "overall"]
-            rows += [{"run": Path(folder).name, "study": "crows_pairs", "data": r.dataset, "model": r.model,
-                      "lang": r.lang, "measure": "metric score", "value": r.score, "n": r.n_scored}
-                     for r in s.itertuples()]
-        for metrics in sorted(results.glob("cloze/*/metrics.parquet")):
-            m = read_parquet(metrics)
-            m = m[m["group"] == "all"]
-            for measure, column in (("P@1", "p_at_1"), ("P@5", "p_at_5"), ("MRR", "mrr")):
-                rows += [{"run": Path(folder).name, "study": "cloze", "data": metrics.parent.name, "model": r.model,
-                          "lang": r.lang, "measure": measure, "value": getattr(r, column), "n": r.n}
-                         for r in m.itertuples()]
-        if not summary.exists() and not any(results.glob("cloze/*/metrics.parquet")):
-            raise ConfigError(f"{folder}: no results/crows_pairs/summary.parquet or results/cloze/*/metrics.parquet; "
-                              f"give the folder of a finished run (runs/<name>)")
-    table = pd.DataFrame(rows, columns=["run", "study", "data", "model", "lang", "measure", "value", "n"])
-    print(to_markdown(table), end="")
-    if csv:
-        write_csv(table, csv)
+
+def show(run: str, *, runs: str) -> int:
+    """Print a finished run's headline numbers again."""
+    folder = Path(run) if (Path(run) / "results").is_dir() else Path(runs) / run
+    if not (folder / "results").is_dir():
+        known = sorted(p.name for p in Path(runs).glob("*/") if (p / "results").is_dir())
+        raise ConfigError(f"run {run!r}: no {folder / 'results'}; the runs in {runs}: {', '.join(known) or 'none yet'}")
+    print(_ending(folder, folder.name, runs=str(folder.parent)))
+    return 0
+
+
+def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
+    """Runs side by side (:func:`plmfair.run_compare.compare_runs`)."""
+    from plmfair.atomic import write_text
+    from plmfair.run_compare import compare_runs, render
+
+    text = render(compare_runs(folders), fmt)
+    if out:
+        write_text(text, out)
+    print(text, end="")
     return 0
 
 
@@ -260,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      epilog="plmfair run ... -- SNAKEMAKE ARGUMENTS passes the rest to Snakemake")
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run the workflow, on your own models if you name them")
-    r.add_argument("models", nargs="*", help="[name=]folder or Hugging Face id")
+    r.add_argument("models", nargs="*", help="[name=]folder or Hugging Face id[:key=value...], e.g. "
+                                             "mine=../m:uncased=true:revision=abc")
     r.add_argument("--studies", type=lambda s: [x for x in s.split(",") if x], default=None,
                    help=f"comma-separated, of {', '.join(plan.STUDIES)} (default: all)")
     r.add_argument("--datasets", type=lambda s: [x for x in s.split(",") if x], default=None,
@@ -275,14 +138,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--mirror", default=None, help="a folder of data files to use before the network")
     r.add_argument("--dry-run", action="store_true", help="show the jobs, run nothing")
     r.add_argument("--report", action="store_true", help="then write the run's report, results/report.html")
-    c = sub.add_parser("compare", help="the headline numbers of several runs side by side")
+    sh = sub.add_parser("show", help="a finished run's headline numbers, record and report")
+    sh.add_argument("name", help="the run's name (runs/<name>) or folder")
+    sh.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
+    c = sub.add_parser("compare", help="runs side by side: numbers with intervals and marks, settings that differ, "
+                                       "paired tests")
     c.add_argument("folders", nargs="+", help="run folders (runs/<name>)")
-    c.add_argument("--csv", default=None, help="also write the table as CSV here")
+    c.add_argument("--format", choices=["md", "csv", "json"], default="md")
+    c.add_argument("--out", default=None, help="also write it to this file")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="plmfair: %(message)s")
     try:
         if args.command == "compare":
-            return compare(args.folders, csv=args.csv)
+            return compare(args.folders, fmt=args.format, out=args.out)
+        if args.command == "show":
+            return show(args.name, runs=args.runs)
         args.snakemake_args = extra
         return run(args, argv[1:])
     except PlmfairError as exc:

@@ -164,8 +164,11 @@ def specs_from_config(config: dict) -> dict[str, ModelSpec]:
 
 
 def model_files(folder: str | os.PathLike) -> list[Path]:
-    """The files of a model folder, sorted (Snakemake's and hidden bookkeeping files left out)."""
+    """The files of a model folder, sorted (Snakemake's and hidden bookkeeping files left out); none for a
+    folder without a config.json, which is no model folder (``/`` or ``/etc`` are never walked)."""
     root = Path(folder)
+    if not (root / "config.json").is_file():
+        return []
     return sorted(p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in
                                                                            p.relative_to(root).parts))
 
@@ -178,9 +181,10 @@ def folder_manifest(folder: str | os.PathLike) -> dict:
     from plmfair.hub import source_record
 
     root = Path(folder)
+    if not (root / "config.json").is_file():
+        raise ConfigError(f"model folder {root} holds no config.json: give the folder that holds the model's "
+                          f"config.json, tokenizer files and weights")
     files = [{"file": p.relative_to(root).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
              for p in model_files(root)]
-    if not files:
-        raise ConfigError(f"model folder {root} holds no files")
     digest = hashlib.sha256("".join(f"{f['file']}\t{f['sha256']}\n" for f in files).encode()).hexdigest()
     return {"folder": str(root), "sha256": digest, "source": source_record(root), "files": files}
