@@ -394,11 +394,13 @@ def group_gaps(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.
                 p = permutation_p(c[:1], c[1:, None])[0]
                 significant = bool(bonferroni([p], m=len(others))[0] < alpha)
                 low, high = inverted_permutation_interval(c, d, alpha=alpha, family=len(others))
-                if not np.isnan(p) and significant == (low <= 0 <= high):
-                    # the accepted shifts are not one interval: the hull is drawn, the test at 0 decides
-                    log.warning("%s/%s/%s %s vs %s: the shifts the permutation test accepts are not an interval "
-                                "around the gap; the hull is drawn", model, lang, metric, group, reference)
+                # the accepted shifts need not be one interval (each permutation's extreme set is solved
+                # exactly): 0 accepted outside their hull is added to it; 0 rejected inside it is reported
+                if not np.isnan(p) and not significant and not low <= 0 <= high:
                     low, high = min(low, 0.0), max(high, 0.0)
+                elif significant and low <= 0 <= high:
+                    log.warning("%s/%s/%s %s vs %s: no gap (0) is rejected but lies between accepted shifts; the "
+                                "interval drawn holds it", model, lang, metric, group, reference)
                 rows.append({"model": model, "lang": lang, "metric": metric, "group": group, "reference": reference,
                              "gap": c[0], "ci_low": low, "ci_high": high, "ci_level": level, "p_permutation": p,
                              "n_sentences": int(shared[0]),
