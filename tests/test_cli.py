@@ -203,7 +203,7 @@ def test_the_run_configuration_is_complete_and_file_entries_merge_over_detected_
     monkeypatch.chdir(tmp_path)
     _folder(tmp_path, "mine", BERT)
     _folder(tmp_path, "gpt2", {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})
-    (tmp_path / "mine.yaml").write_text("models:\n  mine: {uncased: true}\n  extra: {path: mine, family: mlm}\n")
+    (tmp_path / "mine.yaml").write_text("models:\n  mine: {path: mine, uncased: true}\n  extra: {path: mine, family: mlm}\n")
     setup = _setup(tmp_path, "mine", "gpt2", "--studies", "crows_pairs", configfiles=["mine.yaml"])
     models = setup.config["models"]
     # a partial file entry gives only the keys it changes; relative paths are made absolute

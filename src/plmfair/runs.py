@@ -340,7 +340,7 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
     if had is not None and not (models or studies or datasets or configfiles):
         return RunSetup(name, folder, [existing])
     user = merged(configfiles)
-    config = merged([], onto=had) if had is not None else merged([DEFAULT_CONFIG])
+    config = copy.deepcopy(had) if had is not None else merged([DEFAULT_CONFIG])
     config = merged(configfiles, onto=config)
     notes = []
     stated = {arg.name: arg.options for arg in arguments}
@@ -357,7 +357,8 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
             continue
         if model in user.get("models", {}):
             given = user["models"][model]
-            if any(k in given and given[k] != entry.get(k) for k in ("path", "hf_id")):
+            where = {"path": str(Path(given["path"]).resolve()) if given.get("path") else None, "hf_id": given.get("hf_id")}
+            if any(k in given and where[k] != entry.get(k) for k in ("path", "hf_id")):
                 renamed = _renamed(arguments, [a for a in arguments if a.name == model], lambda a: f"{a.name}_2")
                 raise ConfigError(f"model {model!r} is {given.get('path') or given.get('hf_id')} in your config file and "
                                   f"{entry.get('path') or entry.get('hf_id')} on the command line; name the command "
