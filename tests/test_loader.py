@@ -108,3 +108,32 @@ def test_family_is_read_off_the_checkpoint(config, families):
     assert checkpoint_families(AutoConfig.for_model(config["model_type"], **fields)) == families
 
 
+
+
+def test_a_folder_without_its_tokenizer_files_is_refused(tiny, tmp_path):
+    """transformers builds an empty BERT tokenizer when tokenizer.json and tokenizer_config.json are
+    gone: every word [UNK], every pair neutral, a published score from text the model cannot read."""
+    path = variant(tiny, tmp_path, "no_tokenizer")
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        (path / name).unlink()
+    load_fails(path, "tokenizer files missing")
+
+
+def test_a_tokenizer_larger_than_the_embeddings_is_refused(tiny, tmp_path):
+    """A tokenizer of 4,000 entries on a model of 1,000 embedding rows ended in an IndexError deep in
+    torch; now one line before anything is scored."""
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    path = variant(tiny, tmp_path, "small_embeddings")
+    model = AutoModelForMaskedLM.from_pretrained(path)
+    rows = len(AutoTokenizer.from_pretrained(path)) // 2
+    model.resize_token_embeddings(rows)
+    model.save_pretrained(path)
+    load_fails(path, f"the model has {rows:,} embedding rows: the tokenizer and the weights come from different models")
+
+
+@pytest.mark.parametrize("kind", ["bert", "xlmr", "gpt2", "mt5"])
+def test_a_models_own_tokenizer_fits_it(tiny, kind):
+    family = {"bert": "mlm", "xlmr": "mlm", "gpt2": "causal", "mt5": "seq2seq"}[kind]
+    loaded = load(ModelSpec(name="m", family=family, path=str(tiny[kind])), device="cpu")
+    assert len(loaded.tokenizer) <= loaded.model.get_input_embeddings().num_embeddings

@@ -241,6 +241,27 @@ def load_weights(cls, spec: ModelSpec, **kwargs):
     return model
 
 
+def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: torch.nn.Module, *, margin: float = 0.1) -> None:
+    """The tokenizer is the model's: it has the vocabulary the model's config declares (less a margin:
+    embedding rows are often padded to a round number), and every id it can produce, its special
+    tokens' included, has an embedding row. A folder whose tokenizer files are missing gets an empty
+    tokenizer from transformers (every word unknown, every pair neutral: a score from text the model
+    cannot read); a tokenizer of another model indexes past the embeddings. Either is one line."""
+    rows = model.get_input_embeddings().num_embeddings
+    declared = int(getattr(model.config, "vocab_size", None) or rows)
+    entries = len(tokenizer)
+    where = f"model {spec.name!r} ({spec.source})"
+    if entries < (1 - margin) * declared:
+        raise ModelError(f"{where}: the tokenizer has {entries:,} entries, the model's config declares {declared:,}: "
+                         f"tokenizer files missing (tokenizer.json, vocab.txt, spiece.model, ...) or another "
+                         f"model's? Give the folder its own tokenizer files")
+    vocab = tokenizer.get_vocab()
+    highest = max([*vocab.values(), *tokenizer.all_special_ids], default=-1)
+    if highest >= rows:
+        raise ModelError(f"{where}: the tokenizer produces ids up to {highest:,}, the model has {rows:,} embedding rows: "
+                         f"the tokenizer and the weights come from different models")
+
+
 def architecture(model: torch.nn.Module, tokenizer) -> dict:
     """The ``model_*`` facts of :data:`plmfair.models.MODEL_METADATA_SCHEMA` read off the loaded
     model and tokenizer: parameters, layers, hidden size, vocabulary, tokenizer kind, maximum length."""
@@ -388,5 +409,6 @@ def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str
         dev = pick_device(device) if isinstance(device, str) else device
         model = load_weights(cls, spec, dtype=DTYPES[precision])
         model.to(dev)
+    check_tokenizer_fits(spec, tokenizer, model)
     model.eval()
     return LoadedModel(spec, model, tokenizer, dev, precision)
