@@ -137,3 +137,24 @@ def test_a_models_own_tokenizer_fits_it(tiny, kind):
     family = {"bert": "mlm", "xlmr": "mlm", "gpt2": "causal", "mt5": "seq2seq"}[kind]
     loaded = load(ModelSpec(name="m", family=family, path=str(tiny[kind])), device="cpu")
     assert len(loaded.tokenizer) <= loaded.model.get_input_embeddings().num_embeddings
+
+
+def test_a_local_folder_that_fails_to_load_is_never_told_to_download_itself(tiny, tmp_path):
+    path = variant(tiny, tmp_path, "broken_tokenizer_config")
+    (path / "tokenizer_config.json").write_text("{not json")
+    with pytest.raises(ModelError) as err:
+        load(ModelSpec(name="m", family="mlm", path=str(path)), device="cpu")
+    assert "could not be loaded" in str(err.value) and "Check the folder's files" in str(err.value)
+    assert "hf download" not in str(err.value)
+
+
+def test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run(tiny, tmp_path, caplog):
+    import json
+
+    path = variant(tiny, tmp_path, "auto_map")
+    config = json.loads((path / "config.json").read_text())
+    config["auto_map"] = {"AutoModelForMaskedLM": "modeling_mine.MineForMaskedLM"}
+    (path / "config.json").write_text(json.dumps(config))
+    with caplog.at_level("INFO"):
+        load(ModelSpec(name="m", family="mlm", path=str(path)), device="cpu")
+    assert "never runs a model's own code" in caplog.text and "AutoModelForMaskedLM" in caplog.text

@@ -61,6 +61,14 @@ OFFLINE_HINT = ("Without network access, download it elsewhere (`hf download {id
                 "and set models.{name}.path: DIR in your config")
 
 
+def what_to_fix(spec: ModelSpec) -> str:
+    """The fix a load error suggests: a local folder is what the user has (never told to download
+    itself); a Hub model can be downloaded elsewhere."""
+    if spec.is_local:
+        return "Check the folder's files (config.json, tokenizer files, weights) against a working copy of the model"
+    return OFFLINE_HINT.format(id=spec.hf_id, name=spec.name)
+
+
 def check_local_folder(spec: ModelSpec) -> None:
     """A local model folder must exist and hold config.json and safetensors weights (pickles only
     with ``allow_pickle``)."""
@@ -138,7 +146,11 @@ def check_family(spec: ModelSpec) -> None:
         config = AutoConfig.from_pretrained(spec.source, **_where_from(spec))
     except (OSError, ValueError) as exc:
         raise ModelError(f"model {spec.name!r} ({spec.source}): its config.json cannot be read ({_first_line(exc)}). "
-                         + OFFLINE_HINT.format(id=spec.hf_id or spec.source, name=spec.name)) from None
+                         + what_to_fix(spec)) from None
+    if getattr(config, "auto_map", None):
+        log.info("model %s: its config.json names its own code (auto_map: %s); plmfair never runs a model's own code "
+                 "and loads transformers' class for model_type %r", spec.name, ", ".join(sorted(config.auto_map)),
+                 config.model_type)
     fits = checkpoint_families(config)
     if spec.family in fits:
         return
@@ -188,7 +200,7 @@ def _from_pretrained(cls, spec: ModelSpec, **kwargs):
             raise ModelError(f"model {spec.name!r} ({spec.source}): loading it needs {package}, not installed; run "
                              f"{install_hint([package])}") from None
         raise ModelError(f"model {spec.name!r} ({spec.source}) could not be loaded: {_first_line(exc)}. "
-                         + OFFLINE_HINT.format(id=spec.hf_id or spec.source, name=spec.name)) from None
+                         f"{what_to_fix(spec)}") from None
 
 
 def _required_package(exc: Exception) -> str | None:
