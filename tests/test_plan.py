@@ -337,3 +337,38 @@ def test_output_registry_is_consistent():
         spec.caption.format(subject="x", **{k: 0.05 for k in spec.settings})
         assert ("{subject}" in spec.name) == (spec.subjects in ("answered_sets", "corpora", "gold_corpora"))
     assert set(FIGURES.values()) <= set(SUBJECTS)
+
+
+def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(monkeypatch):
+    """1,000 models x 10 data sets planned in 126 s: every per-job plan call built every model's spec
+    (a million specs). Now each spec is built a bounded number of times whatever the models (timed
+    by make bench-plan, not here), and a changed configuration is never served old specs."""
+    from collections import Counter
+
+    from conftest import REPO
+
+    from plmfair import models as model_module
+
+    calls: Counter = Counter()
+    real = model_module.model_spec
+
+    def counting(name, entry):
+        calls[name] += 1
+        return real(name, entry)
+
+    monkeypatch.setattr(model_module, "model_spec", counting)
+    monkeypatch.setattr(plan, "model_spec", counting)
+    sets = {f"s{d}": {"file": f"s{d}.csv", "lang": "en"} for d in range(10)}
+    config = validate_config({"models": {f"m{i}": {"hf_id": f"o/m{i}", "family": "mlm"} for i in range(60)},
+                              "datasets": {"crows_pairs": sets}, "crows_pairs": {"datasets": list(sets)},
+                              "mozart": {"enabled": False}, "cloze": {"enabled": False}},
+                             REPO / "workflow" / "schemas" / "config.schema.yaml")
+    calls.clear()
+    for _, model in plan.crows_pairs_jobs(config):
+        plan.crows_pairs_protocol(config, model)
+        plan.model_loading(config, model)
+    plan.crows_pairs_language_jobs(config)
+    plan.tables(config)
+    assert len(plan.crows_pairs_jobs(config)) == 600 and max(calls.values()) <= 12
+    config["models"]["m0"]["family"] = "causal"
+    assert plan.model_specs(config)["m0"].family == "causal"

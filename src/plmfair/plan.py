@@ -16,10 +16,12 @@ the languages it covers.
 
 from __future__ import annotations
 
+import copy
+from collections import Counter
 from dataclasses import dataclass
 
 from plmfair.errors import ConfigError
-from plmfair.models import ModelSpec, specs_from_config
+from plmfair.models import ModelSpec, model_spec, specs_from_config
 from plmfair.outputs import FIGURES, TABLES
 from plmfair.scoring import FAMILIES
 
@@ -153,8 +155,27 @@ def download_source(config: dict, file: str) -> dict:
 # ---- Models --------------------------------------------------------------------------------------
 
 
+# the specs of the last models mapping seen, by its identity, kept while it is unchanged: Snakemake
+# plans with one config, and the rules' functions ask for the specs hundreds of times
+_SPECS: dict[int, tuple[dict, dict[str, ModelSpec]]] = {}
+
+
 def model_specs(config: dict) -> dict[str, ModelSpec]:
-    return specs_from_config(config)
+    """Every model's spec, built once per configuration (rebuilt when its models change)."""
+    models = config.get("models", {})
+    cached = _SPECS.get(id(models))
+    if cached is not None and cached[0] == models:
+        return cached[1]
+    specs = specs_from_config(config)
+    _SPECS.clear()
+    _SPECS[id(models)] = (copy.deepcopy(models), specs)
+    return specs
+
+
+def spec_of(config: dict, model: str) -> ModelSpec:
+    """One model's spec, built alone: a per-job plan function that built every model's spec made
+    planning quadratic in the models (1,000 models x 10 data sets: a million specs)."""
+    return model_spec(model, config["models"][model])
 
 
 def fits(spec: ModelSpec, study: str, langs: list[str]) -> bool:
@@ -240,7 +261,7 @@ def model_gpus(config: dict, model: str) -> int:
 def num_beams(config: dict, model: str, study: str) -> int | None:
     """The study's ``num_beams`` for a model whose predictions are a beam search; None for others
     (so that the setting does not rerun masked-LM jobs)."""
-    if FAMILIES[model_specs(config)[model].family].beam_search:
+    if FAMILIES[spec_of(config, model).family].beam_search:
         return config[study]["num_beams"]
     return None
 
@@ -257,6 +278,12 @@ def model_runs(config: dict) -> dict[str, tuple[str, str]]:
     return runs
 
 
+def model_languages(config: dict) -> dict[str, list[str]]:
+    """The languages the config lets each model that runs be scored on (empty: all), for the models table."""
+    specs = model_specs(config)
+    return {name: list(specs[name].languages) for name in model_runs(config)}
+
+
 def model_run_files(config: dict) -> dict[str, str]:
     """The path of the scoring output :func:`model_runs` names for each model (its run metadata holds
     what was loaded and how it ran), by model."""
@@ -271,22 +298,21 @@ def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
     """(dataset, model) pairs to score: each model on the data sets whose language it covers."""
     if not enabled(config, "crows_pairs"):
         return []
-    specs, sets = model_specs(config), crows_pairs_sets(config)
-    return [(ds, m) for ds in config["crows_pairs"]["datasets"] for m in study_models(config, "crows_pairs")
-            if specs[m].runs_on(sets[ds]["lang"])]
+    specs, sets, models = model_specs(config), crows_pairs_sets(config), study_models(config, "crows_pairs")
+    return [(ds, m) for ds in config["crows_pairs"]["datasets"] for m in models if specs[m].runs_on(sets[ds]["lang"])]
 
 
 def crows_pairs_language_jobs(config: dict) -> list[tuple[str, str]]:
     """The CrowS-Pairs jobs of the models run on two or more data sets: those compared across languages."""
     jobs = crows_pairs_jobs(config)
-    models = [m for _, m in jobs]
-    return [(ds, m) for ds, m in jobs if models.count(m) > 1]
+    runs = Counter(m for _, m in jobs)
+    return [(ds, m) for ds, m in jobs if runs[m] > 1]
 
 
 def crows_pairs_protocol(config: dict, model: str) -> str:
     """The protocol a model is scored with: the configured masking rule for masked LMs, the
     whole-sentence log-likelihood for causal LMs."""
-    return FAMILIES[model_specs(config)[model].family].protocol or config["crows_pairs"]["protocol"]
+    return FAMILIES[spec_of(config, model).family].protocol or config["crows_pairs"]["protocol"]
 
 
 # ---- Cloze sets (MozArt's and the constructed ones) ----------------------------------------------
@@ -336,7 +362,7 @@ def cloze_set_models(config: dict, name: str) -> list[str]:
 
 def cloze_set_langs(config: dict, name: str, model: str) -> list[str]:
     """The languages of a cloze set a model is scored on."""
-    spec = model_specs(config)[model]
+    spec = spec_of(config, model)
     return [lang for lang in cloze_sets(config)[name].langs if spec.runs_on(lang)]
 
 

@@ -66,8 +66,9 @@ rule models:
     output:
         models="results/models.parquet",
     params:
-        names=list(get_model_run_files()),
-        languages={name: list(spec.languages) for name, spec in MODEL_SPECS.items() if name in get_model_run_files()},
+        # (the inputs above make the job wait for these files; the script reads them by model)
+        runs=get_model_run_files(),
+        languages=plan.model_languages(config),
     log:
         "results/logs/models/models.log",
     resources:

@@ -7,8 +7,7 @@ from plmfair.models import MODELS_SCHEMA, models_frame
 configure_logging(snakemake)
 write_parquet(
     df=models_frame(
-        run_metas={name: read_parquet_meta(path) for name, path in zip(snakemake.params.names, snakemake.input.runs,
-                                                                       strict=True)},
+        run_metas={name: read_parquet_meta(path) for name, path in snakemake.params.runs.items()},
         languages=snakemake.params.languages,
     ),
     path=snakemake.output.models,

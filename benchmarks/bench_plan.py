@@ -1,0 +1,103 @@
+"""Planning at survey scale: how long Snakemake takes to plan N models x D CrowS-Pairs data sets, and
+how much memory, as a user meets it (``snakemake --dry-run``), and how long the plan functions the
+rules call take on their own.
+
+Each configuration declares N Hub models (masked LMs, ids that are never fetched: a dry run reads
+none) and D data sets (files a dry run does not read), with CrowS-Pairs on and the other studies
+off, so every model is scored on every data set: N x D scoring jobs, plus each model's fetch and
+manifest, the summary, tables and figures. Printed per N: the dry run's wall time and peak memory
+(the Snakemake process), the jobs it planned, and the plan functions alone (every per-job call the
+rules make, in this process); then the growth from the smallest N to each larger one, against
+linear.
+
+    python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from plmfair import plan
+from plmfair.config import load_config
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def survey_config(models: int, datasets: int) -> dict:
+    """A configuration of ``models`` masked LMs on ``datasets`` CrowS-Pairs data sets (CrowS-Pairs only)."""
+    sets = {f"set_{d}": {"file": f"set_{d}.csv", "lang": "en", "sha256": "0" * 64} for d in range(datasets)}
+    return {
+        "models": {f"m{i}": {"hf_id": f"survey/model-{i}", "family": "mlm"} for i in range(models)},
+        "datasets": {"crows_pairs": sets},
+        "crows_pairs": {"datasets": list(sets), "models": None},
+        "mozart": {"enabled": False},
+        "cloze": {"enabled": False},
+    }
+
+
+def plan_calls(config: dict) -> float:
+    """Seconds for every per-job plan call of the CrowS-Pairs rules (what Snakemake's params and input
+    functions evaluate for each job)."""
+    start = time.perf_counter()
+    jobs = plan.crows_pairs_jobs(config)
+    for _, model in jobs:
+        plan.crows_pairs_protocol(config, model)
+        plan.model_loading(config, model)
+        plan.model_precision(config, model, "crows_pairs")
+        plan.model_gpus(config, model)
+    plan.crows_pairs_language_jobs(config)
+    plan.run_record_inputs(config)
+    plan.tables(config)
+    return time.perf_counter() - start
+
+
+def dry_run(config_path: Path, workdir: Path) -> tuple[float, float, int]:
+    """(seconds, peak memory in MB, jobs planned) of ``snakemake --dry-run`` on the configuration."""
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(REPO / "Snakefile"), "--directory",
+           str(workdir), "--cores", "1", "--dry-run", "--quiet", "rules", "--configfile", str(config_path)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"snakemake --dry-run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KB on Linux; the largest child so far
+    jobs = sum(int(line.split()[-1]) for line in proc.stdout.splitlines()
+               if line.strip() and line.split()[-1].isdigit() and not line.startswith("total"))
+    return seconds, max(peak, before) / 1024, jobs
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", type=int, nargs="+", default=[100, 300, 1000])
+    ap.add_argument("--datasets", type=int, default=10)
+    args = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sorted(args.models):
+            path = Path(tmp) / f"survey_{n}.yaml"
+            path.write_text(yaml.safe_dump(survey_config(n, args.datasets)))
+            config = load_config([path])
+            calls = plan_calls(config)
+            seconds, peak, jobs = dry_run(path, Path(tmp) / f"work_{n}")
+            rows.append((n, seconds, peak, jobs, calls))
+            print(f"{n:>5} models x {args.datasets} data sets: snakemake --dry-run {seconds:7.1f} s, peak memory "
+                  f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s",
+                  flush=True)
+    base = rows[0]
+    for n, seconds, _, _, calls in rows[1:]:
+        print(f"{base[0]} -> {n} models ({n / base[0]:.0f}x): dry run {seconds / base[1]:.1f}x, plan functions "
+              f"{calls / max(base[4], 1e-9):.1f}x (linear: {n / base[0]:.0f}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
