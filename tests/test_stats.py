@@ -232,3 +232,11 @@ def test_a_solution_off_the_optimum_is_not_called_converged():
     off = MixedLMParams.from_components(fe_params=fit.params_object.fe_params, cov_re=fit.params_object.cov_re,
                                         vcomp=fit.params_object.vcomp * 3)
     assert not _at_optimum(model, off)
+
+
+def test_permutation_threshold_counts_a_nan_draw_as_permutation_p_does():
+    null = np.array([np.nan] * 10 + list(np.linspace(0, 1, 89)))
+    threshold = permutation_threshold(null, alpha=0.05)
+    for observed in np.linspace(0, 1.2, 121):
+        p = permutation_p(np.array([observed]), null[:, None], two_sided=False)[0]
+        assert (p < 0.05) == (observed > threshold + 1e-12)

@@ -18,7 +18,6 @@ atomically with an HTML rendering for the report; :func:`headline` prints its nu
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -33,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.atomic import write_text
+from plmfair.download import sha256_of
 from plmfair.errors import DataError
 from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.labels import PAPER_METRIC_LABELS, format_p
@@ -70,14 +70,6 @@ def _plain(value):
 
 def _rows(frame: pd.DataFrame, fields: Sequence[str], **extra) -> list[dict]:
     return [_plain({**extra, **{f: row[f] for f in fields}}) for _, row in frame.iterrows()]
-
-
-def sha256_of_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _git(*args: str) -> str | None:
@@ -158,7 +150,7 @@ def models_section(models: pd.DataFrame | None, runs: Mapping[str, str], config:
 def data_section(files: Sequence[str], pinned: Mapping[str, str | None]) -> list[dict]:
     """Every data file the run read, its size and SHA-256, and the SHA-256 the config pins by file name
     (null: the download ran unverified)."""
-    return [{"file": Path(f).name, "bytes": Path(f).stat().st_size, "sha256": sha256_of_file(f),
+    return [{"file": Path(f).name, "bytes": Path(f).stat().st_size, "sha256": sha256_of(f),
              "sha256_config": pinned.get(Path(f).name)} for f in files]
 
 

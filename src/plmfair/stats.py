@@ -371,13 +371,14 @@ def permutation_threshold(null: np.ndarray, *, alpha: float, family: int = 1) ->
     min(1, family x p) < alpha, p = (1 + #{null >= observed - 1e-12}) / (1 + B) (:func:`permutation_p`):
     the (m + 1)-th largest null value, m the most null values at least as large that still give a
     significant p (inf when no observed value can be significant with B permutations)."""
-    null = np.sort(np.asarray(null, dtype=float)[~np.isnan(null)])[::-1]
-    b = len(null)
+    values = np.asarray(null, dtype=float)
+    b = len(values)  # a NaN draw counts in B but is never as extreme, as in permutation_p
+    ranked = np.sort(values[~np.isnan(values)])[::-1]
     counts = np.arange(b + 1)
     allowed = int((np.minimum(1.0, (1 + counts) / (1 + b) * family) < alpha).sum()) - 1
     if allowed < 0:
         return float("inf")
-    return float(null[allowed]) if allowed < b else float("-inf")
+    return float(ranked[allowed]) if allowed < len(ranked) else float("-inf")
 
 
 def mark_wald_family(terms: pd.DataFrame, *, prefix: str, alpha: float) -> pd.DataFrame:
