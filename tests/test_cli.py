@@ -372,3 +372,5 @@ def test_compare_shows_the_settings_that_differ_and_only_what_records_hold():
     assert "Model settings that differ" in text and "crows_pairs.alpha" in text
     long = render({"model settings": models}, "csv")
     assert long.splitlines()[0] == "table,run,model,uncased"
+    same, _ = settings_that_differ({"a": records["a"], "c": records["a"]})
+    assert same.empty  # nothing differs: no table of bare rows

@@ -51,7 +51,8 @@ def settings_that_differ(records: Mapping[str, dict]) -> tuple[pd.DataFrame, pd.
     keys = sorted(set().union(*flat.values())) if flat else []
     config = [{"key": key, **{run: str(values.get(key)) for run, values in flat.items()}} for key in keys
               if len({str(values.get(key)) for values in flat.values()}) > 1]
-    return models[["run", "model", *varying]], pd.DataFrame(config, columns=["key", *records])
+    differing = models[["run", "model", *varying]] if varying else models.iloc[0:0][["run", "model"]]
+    return differing, pd.DataFrame(config, columns=["key", *records])
 
 
 def paired_tests(folders: Mapping[str, Path], records: Mapping[str, dict]) -> pd.DataFrame:
