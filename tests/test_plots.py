@@ -48,6 +48,9 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
     assert (round(low, 6), round(high, 6)) in ends
     assert {line.get_marker() for line in ax.lines} >= {"<", ">"}
     assert "98.3% interval" in ax.get_xlabel()
+    # the figure names its test, family and correction itself
+    note = " ".join(t.get_text() for t in drawn[0].texts)
+    assert "Permutation test of the two groups compared" in note and "Bonferroni over the three gaps" in note
 
 
 def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):

@@ -216,7 +216,13 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
             axes[-1, col].set_xlabel(f"difference from the reference ({level_text} interval)\n"
                                      "filled, *: significant (interval excludes 0)")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    # the test behind the marks, its family and correction, in the figure itself (it travels without its caption)
+    method = ("Permutation test of the two groups compared (their labels permuted within batches); interval: that "
+              "test inverted; Bonferroni over the three gaps to the reference of one model, language and metric."
+              if "gap" in effects.columns else
+              "Wald test of the mixed model; Bonferroni over the compared terms of one fit, interval at that level.")
+    fig.text(0.01, 0.005, method, fontsize=7, ha="left", va="bottom", wrap=True)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.98))
     save_figure(fig, png, pdf)
 
 
