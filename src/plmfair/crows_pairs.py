@@ -20,6 +20,7 @@ import unicodedata
 import pandas as pd
 
 from plmfair.crows_pairs_data import BIAS_TYPES
+from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.models import MODEL_METADATA_SCHEMA
 from plmfair.scoring.base import MinimalPair
 
@@ -206,6 +207,17 @@ def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str
     return out[columns]
 
 
+# what every reader of a per-pair file checks (results/crows_pairs/{dataset}/{model}.parquet)
+PAIR_KINDS = {"sent_more_score": "number", "sent_less_score": "number", "biased": "bool", "neutral": "bool"}
+
+
+def read_pair_scores(path) -> pd.DataFrame:
+    """A per-pair file (:data:`PAIR_SCHEMA`), refused with the command that rebuilds it when another
+    version wrote it (a missing column, a status this version does not write, scores or flags of
+    another type): its numbers would otherwise be counted as nothing, or fail deep in a figure."""
+    return read_parquet(path, columns=list(PAIR_SCHEMA), kinds=PAIR_KINDS, values={"status": STATUSES})
+
+
 def decisive_outcomes(scores: pd.DataFrame) -> pd.Series:
     """``biased`` of the decisive pairs (scored, not neutral), by pair id: the outcome every paired test
     compares, so neutral pairs count in them as they count in the summary's test (not at all)."""
@@ -240,12 +252,10 @@ def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str) -> pd.Dat
 
 def summarise_runs(runs: dict[tuple[str, str], str], *, langs: dict[str, str], alpha: float = 0.05):
     """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and McNemar tables."""
-    from plmfair.io import read_parquet, read_parquet_meta
-
     summaries, comparisons = [], []
     by_dataset: dict[str, dict[str, pd.DataFrame]] = {}
     for (dataset, model), path in runs.items():
-        scores = read_parquet(path, columns=list(PAIR_SCHEMA))
+        scores = read_pair_scores(path)
         meta = read_parquet_meta(path)
         meta.setdefault("model", model)
         summaries.append(summarise_pairs(scores, meta, dataset=dataset, lang=langs[dataset], alpha=alpha))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -87,10 +88,18 @@ def write_parquet_chunks(frames: Iterable[pd.DataFrame], path: str | os.PathLike
     return rows
 
 
-def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None, filters=None) -> pd.DataFrame:
-    """Read a Parquet output, naming the file and the missing columns when it is not as expected.
-    ``filters``: pyarrow row filters (``[("line", "in", lines)]``), which skip row groups whose
-    statistics rule them out."""
+# what a column of an intermediate file must hold, by the name a reader gives it
+KINDS = {"bool": pd.api.types.is_bool_dtype, "string": lambda s: pd.api.types.is_string_dtype(s) or s.dtype == object,
+         "number": lambda s: pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)}
+
+
+def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None, filters=None,
+                 kinds: Mapping[str, str] | None = None, values: Mapping[str, Iterable] | None = None) -> pd.DataFrame:
+    """Read a Parquet output, refusing one that is not as this version writes it: missing ``columns``,
+    a column not of its ``kinds`` (bool, number, string), or a value outside ``values``; the message
+    names the file, the column, what was expected and the command that rebuilds it (Snakemake sees
+    the old file as up to date, so a plain rerun would read it again). ``filters``: pyarrow row
+    filters (``[("line", "in", lines)]``), which skip row groups whose statistics rule them out."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"{path}: file not found; run the workflow stage that writes it first")
@@ -98,10 +107,21 @@ def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None, f
         df = pq.read_table(path, filters=filters).to_pandas()
     except Exception as exc:  # pyarrow raises several types for corrupt files
         raise DataError(f"{path}: not a readable Parquet file ({exc}); delete it and rerun") from exc
-    if columns is not None:
-        absent = [c for c in columns if c not in df.columns]
-        if absent:
-            raise DataError(f"{path}: missing columns {absent}; it was written by another version, rerun its stage")
+    rebuild = (f"it was written by another version of plmfair: delete it (rm {shlex.quote(str(path))}) and run the "
+               f"workflow again, which rebuilds it")
+    absent = [c for c in columns or [] if c not in df.columns]
+    if absent:
+        raise DataError(f"{path}: missing columns {absent}; {rebuild}")
+    for column, kind in (kinds or {}).items():
+        if column in df.columns and len(df) and not KINDS[kind](df[column]):
+            raise DataError(f"{path}: column {column!r} holds {df[column].dtype} values ({df[column].iloc[0]!r}), "
+                            f"expected {kind}; {rebuild}")
+    for column, allowed in (values or {}).items():
+        allowed = list(allowed)
+        bad = df.loc[df[column].notna() & ~df[column].isin(allowed), column] if column in df.columns else []
+        if len(bad):
+            raise DataError(f"{path}: column {column!r} holds {bad.iloc[0]!r} (row {bad.index[0]}), expected one of "
+                            f"{', '.join(map(str, allowed))}; {rebuild}")
     return df
 
 

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from plmfair.crows_pairs import decisive_outcomes
-from plmfair.io import read_parquet
+from plmfair.crows_pairs import decisive_outcomes, read_pair_scores
 from plmfair.record import crows_pairs_lines, read_run_record
 from plmfair.stats import bonferroni, paired_mcnemar
 
@@ -62,7 +61,7 @@ def paired_tests(folders: Mapping[str, Path], records: Mapping[str, dict]) -> pd
         for row in record["results"]["crows_pairs"]:
             path = folders[run] / "results" / "crows_pairs" / row["dataset"] / f"{row['model']}.parquet"
             if path.is_file():
-                by_dataset.setdefault(row["dataset"], {})[f"{run}/{row['model']}"] = decisive_outcomes(read_parquet(path))
+                by_dataset.setdefault(row["dataset"], {})[f"{run}/{row['model']}"] = decisive_outcomes(read_pair_scores(path))
     frames = []
     for dataset, outcomes in by_dataset.items():
         if len(outcomes) > 1:

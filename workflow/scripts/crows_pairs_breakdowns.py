@@ -3,6 +3,7 @@
 import pandas as pd
 
 from plmfair.breakdowns import CROWS_BREAKDOWN_SCHEMA, crows_breakdowns
+from plmfair.crows_pairs import read_pair_scores
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
@@ -11,7 +12,7 @@ pairs = {ds: read_parquet(path=path) for ds, path in zip(snakemake.params.langs,
 parts = []
 for (dataset, model), scores in zip(snakemake.params.jobs, snakemake.input.scores, strict=True):
     parts.append(crows_breakdowns(
-        scores=read_parquet(path=scores),
+        scores=read_pair_scores(scores),
         pairs=pairs[dataset],
         dataset=dataset,
         lang=snakemake.params.langs[dataset],

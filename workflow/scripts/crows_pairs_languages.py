@@ -1,6 +1,7 @@
 """CrowS-Pairs data sets (languages) compared on the pairs they share, per model."""
 
-from plmfair.io import read_parquet, write_parquet
+from plmfair.crows_pairs import read_pair_scores
+from plmfair.io import write_parquet
 from plmfair.language_tests import (
     LANGUAGE_EFFECTS_SCHEMA,
     LANGUAGE_WINLOSS_SCHEMA,
@@ -11,7 +12,7 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 per_pair = {
-    tuple(job): read_parquet(path=path)
+    tuple(job): read_pair_scores(path)
     for job, path in zip(snakemake.params.jobs, snakemake.input.scores, strict=True)
 }
 write_parquet(
