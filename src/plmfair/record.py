@@ -24,7 +24,7 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -237,14 +237,18 @@ def crows_pairs_lines(record: Mapping) -> list[dict]:
             for r in record["results"]["crows_pairs"]]
 
 
+def cloze_headline(record: Mapping) -> Iterator[tuple[dict, dict]]:
+    """Each cloze row of all annotators with the MRR disparity of its set, model and language ({} without)."""
+    disparity = {(d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == "mrr"}
+    for r in record["results"]["cloze"]:
+        if r["group"] == "all":
+            yield r, disparity.get((r["set"], r["model"], r["lang"]), {})
+
+
 def cloze_lines(record: Mapping) -> list[dict]:
     """The cloze headline rows for people: all annotators' P@1, P@5 and MRR, and the MRR disparity."""
-    disparity = {(d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == "mrr"}
     rows = []
-    for r in record["results"]["cloze"]:
-        if r["group"] != "all":
-            continue
-        d = disparity.get((r["set"], r["model"], r["lang"]), {})
+    for r, d in cloze_headline(record):
         sigma = "" if d.get("sigma_gd") is None else f"{d['sigma_gd']:.1f}" + ("*" if d["significant"] else "")
         rows.append({"set": r["set"], "model": r["model"], "lang": r["lang"], "P@1": _pct(r["p_at_1"]),
                      "P@5": _pct(r["p_at_5"]), "MRR": _pct(r["mrr"]), "σ_gd MRR": sigma,

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.crows_pairs import decisive_outcomes, read_pair_scores
-from plmfair.record import crows_pairs_lines, read_run_record
+from plmfair.record import cloze_headline, crows_pairs_lines, read_run_record
 from plmfair.stats import bonferroni, paired_mcnemar
 
 # a model's settings that change its numbers, as the record names them
@@ -82,11 +82,7 @@ def compare_runs(folders: Sequence[str | Path]) -> dict[str, pd.DataFrame]:
     crows = [{"run": run, **line} for run, record in records.items() for line in crows_pairs_lines(record)]
     cloze = []
     for run, record in records.items():
-        sigma = {(d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == "mrr"}
-        for r in record["results"]["cloze"]:
-            if r["group"] != "all":
-                continue
-            d = sigma.get((r["set"], r["model"], r["lang"]), {})
+        for r, d in cloze_headline(record):
             cloze.append({"run": run, "set": r["set"], "model": r["model"], "lang": r["lang"], "n": r["n"],
                           "P@1": r["p_at_1"], "MRR": r["mrr"], "σ_gd MRR": d.get("sigma_gd"),
                           "chance level": d.get("chance_level"), "groups differ": "*" if d.get("significant") else "",
