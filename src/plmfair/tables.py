@@ -195,9 +195,8 @@ def crows_pairs_tests_table(summary: pd.DataFrame) -> pd.DataFrame:
     out["neutral"] = [_neutral(r) for _, r in summary.iterrows()]
     out["score (Nangia)"] = summary["score"]
     out["decisive share"] = summary["decisive_score"]
-    out["interval"] = [("" if pd.isna(lo) else f"[{lo:.1f}, {hi:.1f}]")
-                       for lo, hi in zip(summary["ci_low"], summary["ci_high"], strict=True)]
-    out["level"] = [f"{100 * level:.1f}%" for level in summary["ci_level"]]
+    out["interval"] = _interval(summary["ci_low"], summary["ci_high"], digits=1)
+    out["level"] = _level(summary["ci_level"])
     out["p"] = summary["p_value"]
     out["p adjusted"] = _marked(summary["p_adjusted"], summary["significant"])
     return out.reset_index(drop=True)
