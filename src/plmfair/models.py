@@ -173,6 +173,14 @@ def model_files(folder: str | os.PathLike) -> list[Path]:
                                                                            p.relative_to(root).parts))
 
 
+def require_model_folder(folder: Path) -> None:
+    """A model folder holds a config.json: checked before anything walks, hashes or loads it (``/`` or
+    ``/etc`` given as a model would be walked whole)."""
+    if not (folder / "config.json").is_file():
+        raise ConfigError(f"model folder {folder} holds no config.json: give the folder that holds the model's "
+                          f"config.json, tokenizer files and weights")
+
+
 def folder_manifest(folder: str | os.PathLike) -> dict:
     """What a local model is: every file of its folder with its size and SHA-256, one digest of
     them all, and where a fetched folder came from (Hub id, revision, commit). A scoring job
@@ -181,9 +189,7 @@ def folder_manifest(folder: str | os.PathLike) -> dict:
     from plmfair.hub import source_record
 
     root = Path(folder)
-    if not (root / "config.json").is_file():
-        raise ConfigError(f"model folder {root} holds no config.json: give the folder that holds the model's "
-                          f"config.json, tokenizer files and weights")
+    require_model_folder(root)
     files = [{"file": p.relative_to(root).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
              for p in model_files(root)]
     digest = hashlib.sha256("".join(f"{f['file']}\t{f['sha256']}\n" for f in files).encode()).hexdigest()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import fcntl
+import functools
 import json
 import logging
 import re
@@ -38,6 +39,7 @@ import yaml
 
 from plmfair import plan
 from plmfair.errors import ConfigError
+from plmfair.models import require_model_folder
 from plmfair.scoring import FAMILIES, did_you_mean
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ MODEL_NAME = re.compile(r"[A-Za-z0-9_]+")
 NOT_SETTINGS = ("pretraining_data", "licence", "build")
 
 
+@functools.cache
 def _model_schema() -> dict:
     with open(SCHEMA, encoding="utf-8") as fh:
         return yaml.safe_load(fh)["properties"]["models"]["additionalProperties"]["properties"]
@@ -147,9 +150,8 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
     if not local and ("/" not in arg.source or arg.source.startswith((".", "/", "~"))):
         raise ConfigError(f"model {arg.source!r}: no such folder, and not a Hugging Face id (owner/name); give the "
                           f"folder holding config.json and the weights, or a Hub id")
-    if local and not (folder / "config.json").is_file():
-        raise ConfigError(f"model folder {folder.resolve()} holds no config.json: give the folder that holds the "
-                          f"model's config.json, tokenizer files and weights")
+    if local:
+        require_model_folder(folder.resolve())
     where = str(folder.resolve()) if local else arg.source
     entry = {"path": where} if local else {"hf_id": arg.source}
     entry["family"] = arg.options.get("family") or family or detect_family(where, local=local)
@@ -244,9 +246,8 @@ def merged(paths: Sequence[str | Path], *, onto: dict | None = None) -> dict:
 
 
 def _setting(entry: dict, key: str):
-    defaults = {"uncased": False, "revision": None, "languages": [], "precision": None, "allow_pickle": False,
-                "device_map": None, "max_memory": None, "gpus": 1}
-    return entry.get(key, defaults.get(key))
+    """A model entry's value of ``key``, or the schema's default for it."""
+    return entry.get(key, _model_schema().get(key, {}).get("default"))
 
 
 def differences(old: dict, new: dict) -> list[str]:
