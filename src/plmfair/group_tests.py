@@ -519,14 +519,15 @@ def group_disparity(scores: pd.DataFrame, *, alpha: float = 0.05, permutations: 
         design = AnnotatorDesign.of(data)
         labels = design.assignments(permutations, _rng(seed, lang, "all"))
         weights = _bootstrap_weights(design, bootstrap, _rng(seed, lang, "bootstrap"))
+        # per replicate and group, the annotations drawn (the same for every metric)
+        one_hot = np.eye(len(GROUPS))[design.group]
+        count_annotator = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
+        boot_counts = (weights @ (count_annotator[:, None] * one_hot))[:, None, :]
         for column, metric in DISPARITY_METRICS.items():
             values = data[column].to_numpy(float)
             sigma = _sigma_gd(*_group_sums(values, design, labels))
             per_annotator = np.bincount(design.annotator, weights=values, minlength=len(design.group))
-            count_annotator = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
-            one_hot = np.eye(len(GROUPS))[design.group]
-            boot = _sigma_gd((weights @ (per_annotator[:, None] * one_hot))[:, None, :],
-                             (weights @ (count_annotator[:, None] * one_hot))[:, None, :])
+            boot = _sigma_gd((weights @ (per_annotator[:, None] * one_hot))[:, None, :], boot_counts)
             low, high = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
             rows.append({"model": model, "lang": lang, "metric": metric, "sigma_gd": sigma[0], "null": sigma[1:],
                          "ci_low": low, "ci_high": high, "ci_level": confidence,
