@@ -36,6 +36,7 @@ from plmfair.download import sha256_of
 from plmfair.errors import DataError
 from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.labels import PAPER_METRIC_LABELS, format_p
+from plmfair.tables import to_markdown
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
@@ -259,8 +260,6 @@ def cloze_lines(record: Mapping) -> list[dict]:
 
 def headline(record: Mapping) -> str:
     """The run's headline numbers as Markdown tables, with what their marks mean."""
-    from plmfair.tables import to_markdown
-
     parts = []
     crows = crows_pairs_lines(record)
     if crows:

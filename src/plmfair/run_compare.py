@@ -15,6 +15,7 @@ Only what a run's record holds is shown: results of studies or models a run no l
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import pandas as pd
 from plmfair.crows_pairs import decisive_outcomes, read_pair_scores
 from plmfair.record import cloze_headline, crows_pairs_lines, read_run_record
 from plmfair.stats import bonferroni, paired_mcnemar
+from plmfair.tables import to_markdown
 
 # a model's settings that change its numbers, as the record names them
 MODEL_SETTINGS = ("source", "uncased", "revision_requested", "commit", "files_sha256", "precision", "protocol",
@@ -104,10 +106,6 @@ TITLES = {
 
 def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     """The comparison as Markdown (a table per part), CSV (one long table, a column naming the part) or JSON."""
-    import json
-
-    from plmfair.tables import to_markdown
-
     if fmt == "json":
         return json.dumps({name: json.loads(t.to_json(orient="records")) for name, t in tables.items()}, indent=2,
                           ensure_ascii=False) + "\n"

@@ -38,6 +38,8 @@ from pathlib import Path
 import yaml
 
 from plmfair import plan
+from plmfair.atomic import write_text
+from plmfair.config import validate_config
 from plmfair.errors import ConfigError
 from plmfair.models import require_model_folder
 from plmfair.scoring import FAMILIES, did_you_mean
@@ -318,8 +320,6 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
               run: str | None, configfiles: Sequence[Path], runs: Path, family: str | None,
               argv: Sequence[str]) -> RunSetup:
     """Decide what a ``plmfair run`` call runs (nothing is written here)."""
-    from plmfair.config import validate_config
-
     arguments = [ModelArgument.parse(text) for text in models]
     by_name: dict[str, list[ModelArgument]] = {}
     for arg in arguments:
@@ -410,8 +410,6 @@ def run_folder(runs: Path, name: str, *, resources: Path) -> Path:
 
 def write_settings(path: Path, config: dict, command: Sequence[str]) -> None:
     """The run's complete configuration, with the command that wrote it."""
-    from plmfair.atomic import write_text
-
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     header = (f"# written by `{shlex.join(command)}` on {stamp}: the run's complete configuration, the only\n"
               f"# configuration file Snakemake reads for this run (config/README.md documents each key)\n")

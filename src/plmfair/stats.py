@@ -244,7 +244,6 @@ def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[s
     import warnings
 
     import statsmodels.formula.api as smf
-    from scipy import stats as sps
 
     if len(effects) not in (1, 2):
         raise ValueError(f"one or two random intercepts, not {len(effects)}")
@@ -284,9 +283,9 @@ def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[s
     except np.linalg.LinAlgError as exc:
         beta, se = np.asarray(fit.fe_params, dtype=float), np.full(len(names), np.nan)
         notes.append(f"fixed-effect covariance singular: {exc}")
-    z = sps.norm.ppf(0.5 + confidence / 2)
+    z = stats.norm.ppf(0.5 + confidence / 2)
     terms = pd.DataFrame({"term": names, "estimate": beta, "std_err": se, "ci_low": beta - z * se,
-                          "ci_high": beta + z * se, "p_value": 2 * sps.norm.sf(np.abs(beta / se))})
+                          "ci_high": beta + z * se, "p_value": 2 * stats.norm.sf(np.abs(beta / se))})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         optimum = _at_optimum(model, fit.params_object)
@@ -385,11 +384,9 @@ def mark_wald_family(terms: pd.DataFrame, *, prefix: str, alpha: float) -> pd.Da
     """Mark the compared terms of one fit (those whose name starts with ``prefix``) by their Wald
     test, Bonferroni over them, with their interval redrawn at the same level, 1 - alpha / m, so a
     term is significant exactly when its interval excludes 0; other terms keep 95% and no mark."""
-    from scipy import stats as sps
-
     family = terms["term"].str.startswith(prefix).to_numpy()
     m = max(1, int(family.sum()))
-    z = sps.norm.ppf(1 - alpha / (2 * m))
+    z = stats.norm.ppf(1 - alpha / (2 * m))
     out = terms.copy()
     out["ci_level"] = np.where(family, 1 - alpha / m, 0.95)
     out.loc[family, "ci_low"] = out.loc[family, "estimate"] - z * out.loc[family, "std_err"]
