@@ -60,8 +60,8 @@ def test_demo_crows_pairs_outputs(demo_run):
     scores = read_parquet(demo_run / "results/crows_pairs/demo_fr/tiny_bert.parquet")
     assert set(scores["status"]) >= {"ok", "skipped_missing", "skipped_identical"}
     table = pd.read_csv(demo_run / "results/tables/crows_pairs.csv")
-    assert table.iloc[:5, 0].tolist() == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (mm:ss)",
-                                         "Pairs skipped"]
+    assert table.iloc[:6, 0].tolist() == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (mm:ss)",
+                                         "Pairs skipped", "Unknown pieces (%)"]
     for ext in ("md", "tex"):
         assert (demo_run / f"results/tables/crows_pairs.{ext}").stat().st_size > 0
         assert (demo_run / f"results/tables/crows_pairs_origin.{ext}").stat().st_size > 0
@@ -427,3 +427,7 @@ def test_the_run_record_holds_what_the_tables_print(demo_run):
     assert record["config"]["analysis"]["permutations"] == 999  # the demo's setting, defaults resolved around it
     html = (demo_run / "results" / "run.html").read_text()
     assert "Headline numbers" in html and json.loads(json.dumps(record)) == record
+    # the demo's models read their demo text (tokenizers trained on it): counted, nothing to warn about
+    counted = record["results"]["crows_pairs"] + record["results"]["cloze"]
+    assert all(r["unknown_share"] == 0 and r["coverage_warning"] == "" for r in counted)
+    assert record["results"]["warnings"] == [] and "WARNING" not in html

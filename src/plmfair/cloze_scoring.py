@@ -22,6 +22,7 @@ import logging
 import pandas as pd
 
 from plmfair.annotations import MASK
+from plmfair.coverage import COVERAGE_COLUMNS, DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id, warning
 from plmfair.errors import DataError
 from plmfair.text import normalise
 
@@ -94,6 +95,29 @@ def score_answers(answers: pd.DataFrame, scorer) -> pd.DataFrame:
     return df.astype({"answer_norm": "string"})
 
 
+def read_coverage(sentences: pd.DataFrame, answers: pd.DataFrame | None, scorer) -> Coverage:
+    """What the model reads of a language's cloze items (:mod:`plmfair.coverage`): the pieces of the
+    sentences (the text around the gap) and of the distinct answers; answers made of unknown pieces
+    only, and answers of a sentence read as the same ids as another of its answers that differs from
+    it even once normalised (the model cannot tell them apart: they get the same log-probability)."""
+    coverage = Coverage()
+    unknown = unknown_id(scorer.tokenizer)
+    for text in sentences["text"]:
+        coverage.read(scorer.read_ids(str(text).replace(MASK, " ")), unknown)
+    norm = scorer.normaliser()
+    read_as: dict[tuple[str, tuple[int, ...]], set[str]] = {}
+    for s_id, answer in ([] if answers is None else zip(answers["s_id"], answers["answer"], strict=True)):
+        ids = scorer.read_ids(answer)
+        pieces, unknown_pieces = coverage.read(ids, unknown)
+        coverage.items += 1
+        coverage.unknown_items += int(pieces > 0 and unknown_pieces == pieces)
+        # answers equal once normalised (case for an uncased model) are one answer, rightly read alike
+        same = read_as.setdefault((s_id, tuple(ids)), set())
+        coverage.identical_items += int(bool(same) and normalise(answer, norm) not in same)
+        same.add(normalise(answer, norm))
+    return coverage
+
+
 PREDICTION_DTYPES = {"lang": "string", "s_id": "string", "rank": "int64", "candidate": "string",
                      "candidate_norm": "string", "logprob": "float64"}
 ANSWER_DTYPES = {"lang": "string", "s_id": "string", "answer": "string", "answer_norm": "string",
@@ -120,14 +144,14 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
     loaded = load(spec, device=device, precision=precision, threads=threads)
     scorer = loaded.scorer(token_budget=token_budget)
     limit = scorer.max_length()
-    preds, scores, n_sentences, tokens, too_long = {}, {}, {}, {}, {}
+    preds, scores, n_sentences, tokens, too_long, coverage = {}, {}, {}, {}, {}, {}
     with loaded.stopwatch() as watch:
         for lang in langs:
             sents = cloze_sentences(sentences, lang)
             # a sentence or answer longer than the model accepts is skipped and counted, as CrowS-Pairs' too_long
             long_sentences = [s for s, t in zip(sents["s_id"], sents["text"], strict=True) if scorer.input_length(t) > limit]
             preds[lang] = predict(sents[~sents["s_id"].isin(long_sentences)], scorer, k=k, num_beams=num_beams)
-            long_answers = []
+            long_answers, answers = [], None
             if annotations is not None and (annotations["lang"] == lang).any():
                 answers = distinct_answers(annotations, lang)
                 answers = answers[~answers["s_id"].isin(long_sentences)]
@@ -139,20 +163,29 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
                             spec.name, lang, len(long_sentences), len(long_answers), limit,
                             ", ".join([*long_sentences, *(f"{s}: {a[:30]!r}" for s, a in long_answers)][:10]))
             too_long[lang] = {"sentences": long_sentences, "answers": long_answers}
+            read = read_coverage(sents, answers, scorer)
+            coverage[lang] = read.as_dict()
+            log.info("%s/%s: %d pieces read, %d unknown (%.1f%%); %d of %d answers of unknown pieces only, %d read as "
+                     "another answer of their sentence", spec.name, lang, read.pieces, read.unknown_pieces,
+                     100 * read.unknown_share, read.unknown_items, read.items, read.identical_items)
             n_sentences[lang] = len(sents)
             tokens[lang] = sum(scorer.sentence_length(t) for t in sents["text"]) / len(sents)
     meta = loaded.metadata(langs=list(langs), k=k, num_beams=num_beams, token_budget=token_budget,
                            wall_time_s=round(watch.seconds, 3),
-                           n_sentences=n_sentences, mean_tokens_per_sentence=tokens, too_long=too_long)
+                           n_sentences=n_sentences, mean_tokens_per_sentence=tokens, too_long=too_long,
+                           coverage=coverage)
     return _by_lang(preds, PREDICTION_DTYPES), _by_lang(scores, ANSWER_DTYPES), meta
 
 
-def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer_scores
+def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer_scores,
+                       max_unknown: float = DEFAULT_MAX_UNKNOWN, strict: bool = False
                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Metrics (:data:`~plmfair.metrics.METRICS_SCHEMA`, then the model's metadata,
-    :data:`~plmfair.models.MODEL_METADATA_SCHEMA`) and annotation scores
+    :data:`~plmfair.models.MODEL_METADATA_SCHEMA`, then what it read of the language,
+    :data:`~plmfair.coverage.COVERAGE_COLUMNS`) and annotation scores
     (:data:`~plmfair.metrics.ANNOTATION_SCORES_SCHEMA`) of every model on every language it
-    scored that has answers, from its prediction and answer-score files."""
+    scored that has answers, from its prediction and answer-score files. A model that cannot read
+    a language is warned about, or under ``strict`` stops the job (:func:`plmfair.coverage.check`)."""
     from plmfair.io import read_parquet, read_parquet_meta
     from plmfair.metrics import annotation_scores, compute_metrics
     from plmfair.models import model_metadata
@@ -168,9 +201,15 @@ def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer
             run_scores = annotation_scores(kept, lang_preds, lang_answers, model=model, lang=lang)
             run_metrics = compute_metrics(kept, lang_preds, lang_answers, model=model, lang=lang,
                                           scores=run_scores, too_long=skipped)
-            metrics.append(run_metrics.assign(**meta))
+            read = Coverage.from_dict(run_meta.get("coverage", {}).get(lang))
+            metrics.append(run_metrics.assign(
+                **meta, unknown_share=float("nan") if read is None else read.unknown_share,
+                identical_items=None if read is None else read.identical_items,
+                coverage_warning=warning(read, model=model, what=lang, max_unknown=max_unknown, item_kind="answers")))
             scores.append(run_scores)
-    return pd.concat(metrics, ignore_index=True), pd.concat(scores, ignore_index=True)
+    out = pd.concat(metrics, ignore_index=True)
+    check(out.drop_duplicates(["model", "lang"])["coverage_warning"], strict=strict, max_unknown=max_unknown)
+    return out, pd.concat(scores, ignore_index=True)
 
 
 def split_too_long(annotations: pd.DataFrame, too_long: dict, lang: str) -> tuple[pd.DataFrame, pd.DataFrame]:

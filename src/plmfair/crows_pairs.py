@@ -19,6 +19,7 @@ import unicodedata
 
 import pandas as pd
 
+from plmfair.coverage import COVERAGE_COLUMNS, DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id, warning
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.models import MODEL_METADATA_SCHEMA
@@ -27,8 +28,8 @@ from plmfair.scoring.base import MinimalPair
 log = logging.getLogger(__name__)
 
 SCORED_STATUSES = ("ok", "truncated")
-STATUSES = (*SCORED_STATUSES, "skipped_missing", "skipped_empty", "skipped_identical", "skipped_unlabelled",
-            "skipped_duplicate", "skipped_too_long")
+STATUSES = (*SCORED_STATUSES, "skipped_missing", "skipped_empty", "skipped_identical", "skipped_identical_ids",
+            "skipped_unlabelled", "skipped_duplicate", "skipped_too_long")
 
 PAIR_SCHEMA = {
     "pair_id": "pair id of the source file",
@@ -73,20 +74,33 @@ def as_read(text: str, scorer) -> str:
     return scorer.prepare(" ".join(unicodedata.normalize("NFC", text).translate(_INVISIBLE).split()))
 
 
-def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_long: str = "skip") -> pd.DataFrame:
+def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_long: str = "skip",
+                coverage: Coverage | None = None) -> pd.DataFrame:
     """Score every pair of an ingested CrowS-Pairs table; one row per pair (:data:`PAIR_SCHEMA`).
 
-    Pairs that cannot be scored (:func:`pair_status`), and with ``too_long='skip'`` pairs
-    with a sentence longer than the model accepts, are kept with a ``skipped_*`` status and
-    logged with their id; ``too_long='truncate'`` scores truncated sentences and marks them
-    ``truncated``.
+    Pairs that cannot be scored (:func:`pair_status`), pairs whose sentences the model reads as the
+    same token ids (``skipped_identical_ids``: they differ only in pieces it does not know), and with
+    ``too_long='skip'`` pairs with a sentence longer than the model accepts, are kept with a
+    ``skipped_*`` status and logged with their id; ``too_long='truncate'`` scores truncated
+    sentences and marks them ``truncated``. ``coverage`` counts the pieces of every labelled pair
+    and the unknown ones among them (:mod:`plmfair.coverage`).
     """
+    coverage = Coverage() if coverage is None else coverage
+    unknown = unknown_id(scorer.tokenizer)
     rows, todo = [], []
     for i, (_, pair) in enumerate(pairs.iterrows()):
         row = {k: pair[k] for k in ("pair_id", "bias_type", "stereo_antistereo", "origin")}
         status = pair_status(pair)
         if status == "ok" and as_read(pair["sent_more"], scorer) == as_read(pair["sent_less"], scorer):
             status = "skipped_identical"  # differing in form only (NFC/NFD, spaces, case for an uncased model)
+        if status == "ok":
+            ids = [scorer.read_ids(pair[s]) for s in ("sent_more", "sent_less")]
+            coverage.items += 1
+            for sentence in ids:
+                coverage.read(sentence, unknown)
+            if ids[0] == ids[1]:
+                coverage.identical_items += 1
+                status = "skipped_identical_ids"
         row.update(sent_more_score=None, sent_less_score=None, n_masked_more=0, n_masked_less=0, status=status)
         rows.append(row)
         if row["status"] == "ok":
@@ -117,11 +131,15 @@ def run_scoring(pairs: pd.DataFrame, spec, *, protocol: str, precision: str, too
 
     loaded = load(spec, device=device, precision=precision, threads=threads)
     scorer = loaded.scorer(token_budget=token_budget, progress=progress)
+    coverage = Coverage()
     with loaded.stopwatch() as watch:
-        out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long)
+        out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long, coverage=coverage)
     meta = loaded.metadata(protocol=protocol, token_budget=token_budget, wall_time_s=round(watch.seconds, 3),
                            n_pairs=int(len(out)),
-                           status_counts=out["status"].value_counts().to_dict())
+                           status_counts=out["status"].value_counts().to_dict(), coverage=coverage.as_dict())
+    log.info("%s read %d pieces, %d of them unknown (%.1f%%); %d of %d pairs identical as it reads them", spec.name,
+             coverage.pieces, coverage.unknown_pieces, 100 * coverage.unknown_share, coverage.identical_items,
+             coverage.items)
     skipped = int((out["status"] != "ok").sum())
     log.info("scored %d pairs (%d skipped: %s) with %s in %.1f s on %s", len(out) - skipped, skipped,
              ", ".join(f"{k} {v}" for k, v in out["status"].value_counts().items() if k != "ok") or "none",
@@ -138,6 +156,7 @@ SUMMARY_SCHEMA = {
     "precision": "fp32, bf16 or fp16",
     "device": "device the scoring ran on",
     "wall_time_s": "scoring wall time of the whole job in seconds",
+    **COVERAGE_COLUMNS,
     "subset_kind": "overall, direction, bias_type or origin",
     "subset": "metric / stereo / antistereo / a bias type / native / translated",
     "n_pairs": "pairs of the subset in the data set (scored or not)",
@@ -162,10 +181,13 @@ SUMMARY_SCHEMA = {
 }
 
 
-def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str, alpha: float = 0.05) -> pd.DataFrame:
+def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str, alpha: float = 0.05,
+                    max_unknown: float = DEFAULT_MAX_UNKNOWN) -> pd.DataFrame:
     """Metric, stereo, anti-stereo, per-bias-type and per-origin scores of one (dataset, model) run:
     Nangia et al.'s score, the neutral share, and the decisive-pair share with its exact test and
-    the Clopper-Pearson interval that inverts it, at the Bonferroni level for the bias types."""
+    the Clopper-Pearson interval that inverts it, at the Bonferroni level for the bias types; beside
+    them how much of the data the model reads as unknown, with the warning when that passes
+    ``max_unknown`` (:func:`plmfair.coverage.warning`)."""
     from plmfair.stats import binomial_summary, bonferroni
 
     scored = scores["status"].isin(SCORED_STATUSES)
@@ -199,6 +221,11 @@ def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str
     bt_rows = out["subset_kind"] == "bias_type"
     out.loc[bt_rows, "p_adjusted"] = bonferroni(out.loc[bt_rows, "p_value"].to_numpy())
     out["significant"] = out["p_adjusted"] < alpha
+    coverage = Coverage.from_dict(meta.get("coverage"))
+    meta = {**meta, "unknown_share": float("nan") if coverage is None else coverage.unknown_share,
+            "identical_items": None if coverage is None else coverage.identical_items,
+            "coverage_warning": warning(coverage, model=meta.get("model", "the model"), what=f"{dataset} ({lang})",
+                                        max_unknown=max_unknown, item_kind="pairs")}
     # the run's columns (those before subset_kind in the schema) come from the run metadata
     columns = list(SUMMARY_SCHEMA)
     for col in columns[:columns.index("subset_kind")]:
@@ -250,16 +277,22 @@ def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str) -> pd.Dat
     return out[list(MCNEMAR_SCHEMA)]
 
 
-def summarise_runs(runs: dict[tuple[str, str], str], *, langs: dict[str, str], alpha: float = 0.05):
-    """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and McNemar tables."""
+def summarise_runs(runs: dict[tuple[str, str], str], *, langs: dict[str, str], alpha: float = 0.05,
+                   max_unknown: float = DEFAULT_MAX_UNKNOWN, strict: bool = False):
+    """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and McNemar
+    tables; a model that cannot read a data set is warned about, or under ``strict`` stops the job
+    (:func:`plmfair.coverage.check`)."""
     summaries, comparisons = [], []
     by_dataset: dict[str, dict[str, pd.DataFrame]] = {}
     for (dataset, model), path in runs.items():
         scores = read_pair_scores(path)
         meta = read_parquet_meta(path)
         meta.setdefault("model", model)
-        summaries.append(summarise_pairs(scores, meta, dataset=dataset, lang=langs[dataset], alpha=alpha))
+        summaries.append(summarise_pairs(scores, meta, dataset=dataset, lang=langs[dataset], alpha=alpha,
+                                         max_unknown=max_unknown))
         by_dataset.setdefault(dataset, {})[model] = scores
+    summary = pd.concat(summaries, ignore_index=True)
+    check(summary.drop_duplicates(["dataset", "model"])["coverage_warning"], strict=strict, max_unknown=max_unknown)
     for dataset, per_model in by_dataset.items():
         comparisons.append(compare_models(per_model, dataset=dataset))
-    return pd.concat(summaries, ignore_index=True), pd.concat(comparisons, ignore_index=True)
+    return summary, pd.concat(comparisons, ignore_index=True)

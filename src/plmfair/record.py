@@ -47,8 +47,9 @@ PACKAGES = ("torch", "transformers", "tokenizers", "snakemake", "pandas", "numpy
 RUN_KEYS = ("precision", "device", "device_map", "threads", "protocol", "token_budget", "k", "num_beams")
 CROWS_PAIRS_FIELDS = ("dataset", "lang", "model", "n_pairs", "n_scored", "n_neutral", "n_decisive", "score",
                       "neutral_share", "decisive_score", "ci_low", "ci_high", "ci_level", "p_value", "significant",
-                      "protocol", "precision")
-CLOZE_FIELDS = ("model", "lang", "group", "n", "p_at_1", "p_at_5", "mrr")
+                      "protocol", "precision", "unknown_share", "identical_items", "coverage_warning")
+CLOZE_FIELDS = ("model", "lang", "group", "n", "p_at_1", "p_at_5", "mrr", "unknown_share", "identical_items",
+                "coverage_warning")
 DISPARITY_FIELDS = ("model", "lang", "metric", "sigma_gd", "ci_low", "ci_high", "ci_level", "chance_level",
                     "p_permutation", "p_bonferroni", "significant")
 OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "significant")
@@ -174,6 +175,8 @@ def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequen
     for path in cloze_tests:
         tests = read_parquet(path)
         results["omnibus"] += _rows(tests[tests["test"] == "omnibus"], OMNIBUS_FIELDS, set=Path(path).parent.name)
+    results["warnings"] = list(dict.fromkeys(r["coverage_warning"] for r in results["crows_pairs"] + results["cloze"]
+                                             if r.get("coverage_warning")))
     return {
         "record_version": RECORD_VERSION,
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -259,8 +262,9 @@ def cloze_lines(record: Mapping) -> list[dict]:
 
 
 def headline(record: Mapping) -> str:
-    """The run's headline numbers as Markdown tables, with what their marks mean."""
-    parts = []
+    """The run's headline numbers as Markdown tables, with what their marks mean, after the warnings
+    about scores of text a model cannot read."""
+    parts = [f"WARNING: {w}.\n" for w in record["results"].get("warnings", [])]
     crows = crows_pairs_lines(record)
     if crows:
         parts.append("CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "

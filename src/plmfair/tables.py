@@ -127,6 +127,14 @@ def _neutral(row) -> str:
     return "" if pd.isna(row["neutral_share"]) else f"{int(row['n_neutral'])} ({row['neutral_share']:.1f}%)"
 
 
+def _warned(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """``table`` carrying the coverage warnings of the rows it is built from (``coverage_warning``,
+    :mod:`plmfair.coverage`), which :func:`render_table` prints under its caption."""
+    notes = frame["coverage_warning"].dropna() if "coverage_warning" in frame else pd.Series(dtype=str)
+    table.attrs["warnings"] = [w for w in dict.fromkeys(notes) if w]
+    return table
+
+
 def mm_ss(seconds: float) -> str:
     """A duration as the paper prints run times: minutes and seconds, ``13:05``."""
     minutes, secs = divmod(int(round(seconds)), 60)
@@ -143,10 +151,10 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
     with. The paper's ``DCF`` row is not defined in its text and is left out."""
     datasets = list(dict.fromkeys(summary["dataset"]))
     row_keys = [("overall", "metric"), ("direction", "stereo"), ("direction", "antistereo"), ("runtime", ""),
-                ("skipped", "")]
+                ("skipped", ""), ("unknown", "")]
     present = set(summary.loc[summary["subset_kind"] == "bias_type", "subset"])
     row_keys += [("bias_type", bt) for bt in BIAS_TYPES if bt in present]
-    labels = {"runtime": "Run time (mm:ss)", "skipped": "Pairs skipped"}
+    labels = {"runtime": "Run time (mm:ss)", "skipped": "Pairs skipped", "unknown": "Unknown pieces (%)"}
     table: dict[str, list] = {"": [labels.get(k, ROW_LABELS.get(s, s)) for k, s in row_keys]}
     for ds in datasets:
         sub = summary[summary["dataset"] == ds]
@@ -164,12 +172,22 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
                     col.append(mm_ss(m["wall_time_s"].iloc[0]))
                 elif k == "skipped":
                     col.append(str(int(m.loc[("overall", "metric"), "n_skipped"])))
+                elif k == "unknown":
+                    col.append(_unknown(m.iloc[0]))
                 else:
                     col.append(_cell(m.loc[(k, s)]) if (k, s) in m.index else "")
                 neutral.append(_neutral(m.loc[(k, s)]) if (k, s) in m.index else "")
             table[f"{ds} {model}"] = col
             table[f"{ds} {model} neutral"] = neutral
-    return pd.DataFrame(table)
+    return _warned(pd.DataFrame(table), summary)
+
+
+def _unknown(row) -> str:
+    """A run's share of unknown pieces, ``0.4``, with ``(!)`` when it carries a coverage warning."""
+    share = row.get("unknown_share")
+    if share is None or pd.isna(share):
+        return ""
+    return f"{100 * share:.1f}" + (" (!)" if row.get("coverage_warning") else "")
 
 
 def table5(summary: pd.DataFrame) -> pd.DataFrame:
@@ -183,7 +201,7 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
             row[r["model"]] = _cell(r)
             row[f"{r['model']} neutral"] = _neutral(r)
         rows.append(row)
-    return pd.DataFrame(rows).fillna("")
+    return _warned(pd.DataFrame(rows).fillna(""), sub)
 
 
 def crows_pairs_tests_table(summary: pd.DataFrame) -> pd.DataFrame:
@@ -199,7 +217,8 @@ def crows_pairs_tests_table(summary: pd.DataFrame) -> pd.DataFrame:
     out["level"] = _level(summary["ci_level"])
     out["p"] = summary["p_value"]
     out["p adjusted"] = _marked(summary["p_adjusted"], summary["significant"])
-    return out.reset_index(drop=True)
+    out["unknown pieces"] = [_unknown(r) for _, r in summary.iterrows()]
+    return _warned(out.reset_index(drop=True), summary)
 
 
 LANG_ORDER = ("en", "es", "de", "fr")
@@ -282,7 +301,7 @@ def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> p
     for model in dict.fromkeys(metrics["model"]):
         rows += [{"model": model, **row} for row in _model_block(metrics[metrics["model"] == model], langs, metric,
                                                                  alpha)]
-    return pd.DataFrame(rows)
+    return _warned(pd.DataFrame(rows), metrics)
 
 
 def table1(overview: pd.DataFrame) -> pd.DataFrame:
@@ -464,6 +483,9 @@ def render_table(frames: Mapping[str, pd.DataFrame], *, builder: str, options: M
     given the input ``frames`` by role and the ``options``) and write it as CSV, Markdown and LaTeX
     (:func:`write_table`) and as the HTML of the report."""
     table = globals()[builder](**frames, **options)
+    warnings = table.attrs.get("warnings")
+    if warnings:  # a model that cannot read its input (plmfair.coverage): said under every copy of the table
+        caption += " WARNING: " + "; ".join(warnings) + "."
     write_table(table, csv=csv, md=md, tex=tex, caption=caption, label=label, digits=digits)
     # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values)
     write_text(_formatted(table, digits).style.hide(axis="index").set_caption(caption)

@@ -45,6 +45,7 @@ rule cloze_metrics:
         overview="results/cloze/{cloze_set}/overview.parquet",
     params:
         models=from_plan(plan.cloze_set_models, "cloze_set"),
+        coverage=config["coverage"],
     log:
         "results/logs/cloze/{cloze_set}/metrics.log",
     benchmark:

@@ -40,6 +40,7 @@ rule crows_pairs_summary:
         jobs=plan.crows_pairs_jobs(config),
         langs=plan.crows_pairs_langs(config),
         alpha=config["crows_pairs"]["alpha"],
+        coverage=config["coverage"],
     log:
         "results/logs/crows_pairs/summary.log",
     benchmark:

@@ -2,6 +2,7 @@
 the set's overview (MozArt's Table 1)."""
 
 from plmfair.cloze_scoring import OVERVIEW_SCHEMA, metrics_for_models, set_overview
+from plmfair.coverage import COVERAGE_COLUMNS
 from plmfair.io import read_parquet, read_parquet_meta, write_parquet
 from plmfair.logs import configure_logging
 from plmfair.metrics import ANNOTATION_SCORES_SCHEMA, METRICS_SCHEMA
@@ -14,8 +15,11 @@ metrics, scores = metrics_for_models(
     models=snakemake.params.models,
     predictions=snakemake.input.predictions,
     answer_scores=snakemake.input.answer_scores,
+    max_unknown=snakemake.params.coverage["max_unknown"],
+    strict=snakemake.params.coverage["strict"],
 )
-write_parquet(df=metrics, path=snakemake.output.metrics, schema_doc={**METRICS_SCHEMA, **MODEL_METADATA_SCHEMA})
+write_parquet(df=metrics, path=snakemake.output.metrics,
+              schema_doc={**METRICS_SCHEMA, **MODEL_METADATA_SCHEMA, **COVERAGE_COLUMNS})
 write_parquet(df=scores, path=snakemake.output.annotation_scores, schema_doc=ANNOTATION_SCORES_SCHEMA)
 write_parquet(
     df=set_overview(

@@ -9,6 +9,8 @@ summary, mcnemar = summarise_runs(
     runs=dict(zip(map(tuple, snakemake.params.jobs), snakemake.input.scores, strict=True)),
     langs=snakemake.params.langs,
     alpha=snakemake.params.alpha,
+    max_unknown=snakemake.params.coverage["max_unknown"],
+    strict=snakemake.params.coverage["strict"],
 )
 write_parquet(df=summary, path=snakemake.output.summary, schema_doc=SUMMARY_SCHEMA)
 write_parquet(df=mcnemar, path=snakemake.output.mcnemar, schema_doc=MCNEMAR_SCHEMA)

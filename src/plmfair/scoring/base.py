@@ -82,6 +82,11 @@ class Scorer(ABC):
         """The text as the model reads it: lower-cased for uncased models (as Nangia et al. do)."""
         return text.lower() if self.uncased else text
 
+    def read_ids(self, text: str) -> list[int]:
+        """The token ids of a text as the model reads it (prepared, no special tokens): what
+        :mod:`plmfair.coverage` counts."""
+        return list(self.tokenizer(self.prepare(text), add_special_tokens=False)["input_ids"])
+
     def split_gap(self, text: str) -> tuple[str, str]:
         """The text left and right of the gap, prepared for the model."""
         if text.count(MASK) != 1:
