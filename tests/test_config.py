@@ -129,3 +129,28 @@ def test_config_errors_are_one_line_naming_the_key(default_config, schema, case)
         validate_config(cfg, schema)
     assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
     assert len(str(err.value)) < 500  # an excerpt of a value, never the whole of it
+
+
+@pytest.mark.parametrize(("threads", "resources", "said"), [
+    ({"crows_pairs_score": "two"}, {}, "--set-threads crows_pairs_score=two: threads takes a whole number"),
+    ({"crows_pairs_score": -1}, {}, "--set-threads crows_pairs_score=-1"),
+    ({}, {"crows_pairs_score": {"mem_mb": "lots"}}, "--set-resources crows_pairs_score:mem_mb=lots: mem_mb takes"),
+    ({}, {"crows_pairs_score": {"token_budget": "'big'"}}, "token_budget takes a whole number"),
+    ({"crows_pairs_scor": 2}, {}, "--set-threads crows_pairs_scor: no rule of that name (did you mean "
+                                  "'crows_pairs_score'?)"),
+])
+def test_bad_resource_overrides_are_one_line(threads, resources, said):
+    from plmfair.config import check_overrides
+
+    with pytest.raises(ConfigError) as caught:
+        check_overrides(threads, resources, {"crows_pairs_score", "cloze_score"})
+    assert said in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_valid_resource_overrides_pass():
+    from plmfair.config import check_overrides
+
+    check_overrides({"crows_pairs_score": 4, "cloze_score": "2"},
+                    {"crows_pairs_score": {"mem_mb": 8000, "runtime": "2h", "mem": "'16GB'",
+                                           "token_budget": "min(2 * input.size_mb, 8000)"}},
+                    {"crows_pairs_score", "cloze_score"})

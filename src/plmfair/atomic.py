@@ -4,12 +4,14 @@ Every writer writes to a temporary name in the destination folder and renames it
 only when the write succeeded. Temporary names are ``.<name>.plmfair-tmp.<random>``: the
 leftovers of a killed write of ``<name>`` are removed by its next write, and no other output's
 cleanup can match them (``corpus.en``'s cleanup never touches ``corpus.en.gz``'s temporary file).
-Standard library only, so light jobs (downloads) import nothing else.
+A write the machine stops (disk full, read-only file system, permission denied) ends in one line
+naming the path, what is missing and what to do (:func:`storage_error`). Standard library only, so light jobs (downloads) import nothing else.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import json
 import os
@@ -18,7 +20,64 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from plmfair.errors import StorageError
+
 TMP_MARK = ".plmfair-tmp."
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+_READ_ONLY = (errno.EROFS,)
+_DENIED = (errno.EACCES, errno.EPERM)
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB"
+
+
+def _errno(exc: OSError) -> int | None:
+    """The error number of an OSError; pyarrow's write errors carry it only in their text."""
+    if exc.errno is not None:
+        return exc.errno
+    text = str(exc)
+    for number in (*_NO_SPACE, *_READ_ONLY, *_DENIED):
+        if f"errno {number}]" in text.lower() or os.strerror(number) in text:
+            return number
+    return None
+
+
+def storage_error(exc: OSError, path: str | os.PathLike, written: int | None = None) -> StorageError | None:
+    """The one line a write of ``path`` that failed with ``exc`` ends in, when the machine is the
+    cause (disk full, read-only file system, permission denied): the path, what is missing (the free
+    space and the bytes written before the disk ran out: it needs more than that), and what to do.
+    None for any other fault."""
+    path = Path(path)
+    folder = next((p for p in (path.parent, *path.parents) if p.exists()), Path("/"))
+    number = _errno(exc)
+    if number in _NO_SPACE:
+        free = shutil.disk_usage(folder).free
+        got = "" if not written else f"; this file got {_mib(written)} before it stopped, so it needs more"
+        return StorageError(f"{path}: no space left on the device holding {folder} ({_mib(free)} free{got}): free "
+                            f"space there (or run in a folder with room, --directory) and run the workflow again; "
+                            f"nothing half-written was kept")
+    if number in _READ_ONLY:
+        return StorageError(f"{path}: {folder} is on a read-only file system: run in a writable folder "
+                            f"(--directory) or remount it read-write")
+    if number in _DENIED:
+        st = folder.stat()
+        return StorageError(f"{path}: permission denied writing in {folder} (owner uid {st.st_uid}, mode "
+                            f"{st.st_mode & 0o777:o}, you are uid {os.geteuid()}): run as a user who may write there "
+                            f"or in a folder you own (--directory)")
+    return None
+
+
+@contextlib.contextmanager
+def _speaking(path: Path, written=lambda: None) -> Iterator[None]:
+    """Turn a write's storage fault into :func:`storage_error`'s one line; other faults pass."""
+    try:
+        yield
+    except OSError as exc:
+        error = storage_error(exc, path, written())
+        if error is None:
+            raise
+        raise error from exc
 
 
 def _tmp_prefix(path: Path) -> str:
@@ -49,15 +108,17 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     and temporary files a killed write left for ``path`` are removed first.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(path)
-    fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path), dir=path.parent)
-    os.close(fd)
+    with _speaking(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(path)
+        fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(path), dir=path.parent)
+        os.close(fd)
     tmp_path = Path(tmp)
     try:
-        yield tmp_path
-        os.chmod(tmp_path, 0o666 & ~_umask())
-        os.replace(tmp_path, path)
+        with _speaking(path, lambda: tmp_path.stat().st_size if tmp_path.exists() else None):
+            yield tmp_path
+            os.chmod(tmp_path, 0o666 & ~_umask())
+            os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
@@ -69,15 +130,17 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
     there), on error it is deleted, so a failed job never leaves a folder that looks complete.
     The folder gets the usual permissions (0755 under umask 022)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(path)
-    tmp = Path(tempfile.mkdtemp(prefix=_tmp_prefix(path), dir=path.parent))
+    with _speaking(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_leftovers(path)
+        tmp = Path(tempfile.mkdtemp(prefix=_tmp_prefix(path), dir=path.parent))
     try:
-        yield tmp
-        os.chmod(tmp, 0o777 & ~_umask())
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
+        with _speaking(path, lambda: sum(f.stat().st_size for f in tmp.rglob("*") if f.is_file())):
+            yield tmp
+            os.chmod(tmp, 0o777 & ~_umask())
+            if path.exists():
+                shutil.rmtree(path)
+            os.replace(tmp, path)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)

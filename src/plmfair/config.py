@@ -206,3 +206,52 @@ def _check_downloads(config: dict) -> None:
                 )
             continue
         files[entry["file"]] = (where, entry)
+
+
+# Resources every plmfair rule reads as a whole number (Snakemake's own mem/disk/runtime also take
+# "16GB" and "2h"); an expression over these names is Snakemake's and is left to it.
+INTEGER_RESOURCES = ("mem_mb", "mem_mib", "disk_mb", "disk_mib", "gpu", "cpus_per_gpu", "token_budget")
+_EXPRESSION_NAMES = {"input", "threads", "attempt", "wildcards", "params", "resources", "rulename", "min", "max",
+                     "int", "round", "abs", "float", "len", "sum"}
+
+
+def _bad_override(raw, *, integer: bool) -> bool:
+    """Whether a ``--set-threads``/``--set-resources`` value cannot be what Snakemake takes: an
+    integer where one is needed, or an expression naming something Snakemake does not give it."""
+    import ast
+
+    if raw is None or isinstance(raw, bool):
+        return True
+    if isinstance(raw, int):
+        return raw < 0
+    try:
+        tree = ast.parse(str(raw).strip(), mode="eval")
+    except SyntaxError:  # "2h", "16GB": Snakemake reads them where a size or a time span is meant
+        return integer
+    if isinstance(tree.body, ast.Constant):
+        value = tree.body.value
+        return (not isinstance(value, int) or value < 0) if integer else False
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return bool(names - _EXPRESSION_NAMES)
+
+
+def check_overrides(threads, resources, rules) -> None:
+    """Refuse, in one line each, ``--set-threads`` and ``--set-resources`` values Snakemake would
+    otherwise fail on deep in its scheduler (``crows_pairs_score=two``: a 55-line traceback) or a
+    rule name that matches no rule (silently ignored). ``threads``: rule -> raw value;
+    ``resources``: rule -> resource -> raw value; ``rules``: the workflow's rule names."""
+    problems = []
+    for option, given in (("--set-threads", {r: {"threads": v} for r, v in threads.items()}),
+                          ("--set-resources", resources)):
+        for rule, values in given.items():
+            if rule not in rules:
+                problems.append(f"{option} {rule}: no rule of that name{did_you_mean(rule, rules)}")
+                continue
+            for name, raw in values.items():
+                if _bad_override(raw, integer=name == "threads" or name in INTEGER_RESOURCES):
+                    shown = f"{rule}={raw}" if name == "threads" else f"{rule}:{name}={raw}"
+                    example = f"{rule}=4" if name == "threads" else f"{rule}:{name}=8000"
+                    problems.append(f"{option} {shown}: {name} takes a whole number (or an expression of input, "
+                                    f"threads, attempt), e.g. {option} {example}")
+    if problems:
+        raise ConfigError("; ".join(problems))

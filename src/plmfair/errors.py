@@ -15,3 +15,7 @@ class ConfigError(PlmfairError):
 
 class ModelError(PlmfairError):
     """A model cannot be found, loaded or used for the requested task."""
+
+
+class StorageError(PlmfairError):
+    """A file cannot be written: the disk is full, the folder read-only or not the user's to write."""

@@ -2,22 +2,48 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
 import sys
+
+# Room set aside in a job's log when it opens, so that a job stopped by a full disk can still say why
+# in the log it points to (Linux fallocate with FALLOC_FL_KEEP_SIZE: blocks allocated, size unchanged).
+LOG_RESERVE = 64 * 1024
+_KEEP_SIZE = 1
+
+
+class JobLog(logging.FileHandler):
+    """The job's log file, with :data:`LOG_RESERVE` bytes allocated ahead of its writes where the
+    system allows it; a record it cannot write is left to stderr, without logging's own traceback."""
+
+    def _open(self):
+        stream = super()._open()
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.fallocate(stream.fileno(), _KEEP_SIZE, ctypes.c_longlong(0), ctypes.c_longlong(LOG_RESERVE))
+        except (AttributeError, OSError):  # not Linux, or no fallocate: the log is written as usual
+            pass
+        return stream
+
+    def handleError(self, record):  # noqa: N802 (logging's name)
+        # stderr, the other handler, has the record; "--- Logging error ---" and a traceback would bury it
+        pass
 
 
 def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | None = None) -> None:
     """Log to the rule's ``log[0]`` (or ``path``) and to stderr; route uncaught exceptions there too.
 
     Plmfair's own errors are logged as one line (they already say what to do) and print no
-    traceback; anything else is logged with its traceback. The process exits with status 1
-    either way.
+    traceback, and so is a fault of the machine (disk full, read-only folder, permission denied:
+    :func:`plmfair.atomic.storage_error`) wherever it was raised; anything else is logged with its
+    traceback. The process exits with status 1 either way.
     """
     if path is None and snakemake is not None and len(snakemake.log) > 0:
         path = str(snakemake.log[0])
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if path:
-        handlers.append(logging.FileHandler(path, mode="w", encoding="utf-8"))
+        handlers.append(JobLog(path, mode="w", encoding="utf-8"))
     logging.basicConfig(
         level=level,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -25,6 +51,7 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
         force=True,
     )
 
+    from plmfair.atomic import storage_error
     from plmfair.errors import PlmfairError
 
     def _excepthook(exc_type, exc, tb):
@@ -33,6 +60,11 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
             # already says which file, row or key and what to do: one line, no traceback
             log.error("%s", exc)
             return
+        if issubclass(exc_type, OSError):
+            said = storage_error(exc, exc.filename or os.getcwd())
+            if said is not None:
+                log.error("%s", said)
+                return
         log.error("Uncaught exception", exc_info=(exc_type, exc, tb))
 
     sys.excepthook = _excepthook
