@@ -184,3 +184,30 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
     assert counted.loc["MN", "n_too_long"] == 1 and len(scores) == 2
     table = table1(set_overview(annotations, {"b": meta}))
     assert table.iloc[-1].tolist() == ["Skipped, longer than b accepts (sentences and answers)", "2"]
+
+
+def test_cloze_files_of_another_version_are_refused_with_the_command_that_rebuilds_them(tmp_path):
+    """Predictions with log-probabilities stored as text, answer scores without n_pieces, metrics of
+    a group this version does not write: each refused at read time, naming the file, the column,
+    what was expected and the command that rebuilds it."""
+    from plmfair.cloze_scoring import ANSWER_DTYPES, PREDICTION_DTYPES, read_cloze_scores
+    from plmfair.io import write_parquet
+    from plmfair.metrics import METRICS_SCHEMA, read_metrics
+
+    preds = pd.DataFrame({"lang": ["en"], "s_id": ["1"], "rank": [1], "candidate": ["x"], "candidate_norm": ["x"],
+                          "logprob": ["-1.5"]})
+    write_parquet(preds, tmp_path / "p.parquet")
+    with pytest.raises(DataError, match=r"p\.parquet: column 'logprob' holds \w+ values \('-1\.5'\), expected "
+                                        r"number; .* delete it \(rm .*p\.parquet\) and run the workflow again"):
+        read_cloze_scores(tmp_path / "p.parquet", PREDICTION_DTYPES)
+    answers = pd.DataFrame({c: pd.Series([], dtype=t) for c, t in ANSWER_DTYPES.items() if c != "n_pieces"})
+    write_parquet(answers, tmp_path / "a.parquet")
+    with pytest.raises(DataError, match=r"a\.parquet: missing columns \['n_pieces'\]"):
+        read_cloze_scores(tmp_path / "a.parquet", ANSWER_DTYPES)
+    metrics = pd.DataFrame({c: [0.5] for c in METRICS_SCHEMA}).assign(model="m", lang="en", group="M")
+    write_parquet(metrics, tmp_path / "metrics.parquet")
+    with pytest.raises(DataError, match=r"column 'group' holds 'M' \(row 0\), expected one of MN, FN, MNN, FNN, all"):
+        read_metrics(tmp_path / "metrics.parquet")
+    read_metrics_ok = metrics.assign(group="MN")
+    write_parquet(read_metrics_ok, tmp_path / "metrics.parquet")
+    assert read_metrics(tmp_path / "metrics.parquet")["group"].tolist() == ["MN"]

@@ -142,3 +142,13 @@ def test_replacing_a_local_models_weights_reruns_exactly_its_jobs(bert, tmp_path
     # what follows the scores reruns; no other model's job does
     assert {job.split()[0] for job in jobs} == {"model_manifest", "crows_pairs_score", "crows_pairs_summary"}
 
+
+
+def test_a_bad_resource_override_stops_the_run_in_one_line(tmp_path):
+    """`--set-threads crows_pairs_score=two` was a 55-line ResourceConstraintError from the scheduler."""
+    proc = subprocess.run([*command(tmp_path / "work", REPO / ".test" / "config" / "config.yaml"), "-n",
+                           "--set-threads", "crows_pairs_score=two"], capture_output=True, text=True)
+    said = [line for line in proc.stderr.splitlines() if line.startswith("plmfair:")]
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert said == ["plmfair: --set-threads crows_pairs_score=two: threads takes a whole number (or an expression of "
+                    "input, threads, attempt), e.g. --set-threads crows_pairs_score=4"]

@@ -124,6 +124,16 @@ ANSWER_DTYPES = {"lang": "string", "s_id": "string", "answer": "string", "answer
                  "logprob": "float64", "n_pieces": "int64", "multiword": "bool"}
 
 
+def read_cloze_scores(path, dtypes: dict[str, str]) -> pd.DataFrame:
+    """A prediction or answer-score file (``dtypes``: :data:`PREDICTION_DTYPES` or :data:`ANSWER_DTYPES`),
+    refused with the command that rebuilds it when another version wrote it (a missing column, or
+    numbers, flags or text of another type)."""
+    from plmfair.io import read_parquet
+
+    kinds = {c: {"string": "string", "bool": "bool"}.get(t, "number") for c, t in dtypes.items()}
+    return read_parquet(path, columns=list(dtypes), kinds=kinds)
+
+
 def _by_lang(frames: dict[str, pd.DataFrame], dtypes: dict[str, str]) -> pd.DataFrame:
     """Every language's rows in one table, ``lang`` first (no rows, the same columns, when none)."""
     parts = [df.assign(lang=lang) for lang, df in frames.items()]
@@ -186,13 +196,13 @@ def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer
     (:data:`~plmfair.metrics.ANNOTATION_SCORES_SCHEMA`) of every model on every language it
     scored that has answers, from its prediction and answer-score files. A model that cannot read
     a language is warned about, or under ``strict`` stops the job (:func:`plmfair.coverage.check`)."""
-    from plmfair.io import read_parquet, read_parquet_meta
+    from plmfair.io import read_parquet_meta
     from plmfair.metrics import annotation_scores, compute_metrics
     from plmfair.models import model_metadata
 
     metrics, scores = [], []
     for model, p, a in zip(models, predictions, answer_scores, strict=True):
-        preds, answers = read_parquet(p), read_parquet(a)
+        preds, answers = read_cloze_scores(p, PREDICTION_DTYPES), read_cloze_scores(a, ANSWER_DTYPES)
         run_meta = read_parquet_meta(a)
         meta = model_metadata(run_meta)
         for lang in dict.fromkeys(answers["lang"]):

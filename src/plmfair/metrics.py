@@ -53,6 +53,20 @@ METRICS_SCHEMA = {
 }
 
 
+# what every reader of a metrics file checks (results/cloze/{cloze_set}/metrics.parquet)
+METRIC_KINDS = {"n": "number", "p_at_1": "number", "p_at_5": "number", "mrr": "number", "spearman_rho": "number",
+                "kendall_tau": "number", "model": "string", "lang": "string", "group": "string"}
+
+
+def read_metrics(path) -> pd.DataFrame:
+    """A cloze set's metrics file (:data:`METRICS_SCHEMA` and more), refused with the command that
+    rebuilds it when another version wrote it (a missing column, a group this version does not
+    write, numbers of another type)."""
+    from plmfair.io import read_parquet
+
+    return read_parquet(path, columns=list(METRICS_SCHEMA), kinds=METRIC_KINDS, values={"group": (*GROUPS, "all")})
+
+
 def answer_ranks(answers_norm: Sequence[str], candidates_norm: Sequence[str]) -> list[int | None]:
     """1-based rank of each answer among the candidates (first match), None when absent."""
     first: dict[str, int] = {}

@@ -36,6 +36,7 @@ from plmfair.download import sha256_of
 from plmfair.errors import DataError
 from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.labels import PAPER_METRIC_LABELS, format_p
+from plmfair.metrics import read_metrics
 from plmfair.tables import to_markdown
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (git commit, schema)
@@ -169,7 +170,7 @@ def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequen
         summary = read_parquet(crows_pairs)
         results["crows_pairs"] = _rows(summary[summary["subset_kind"] == "overall"], CROWS_PAIRS_FIELDS)
     for path in cloze_metrics:
-        results["cloze"] += _rows(read_parquet(path), CLOZE_FIELDS, set=Path(path).parent.name)
+        results["cloze"] += _rows(read_metrics(path), CLOZE_FIELDS, set=Path(path).parent.name)
     for path in cloze_disparity:
         results["disparity"] += _rows(read_parquet(path), DISPARITY_FIELDS, set=Path(path).parent.name)
     for path in cloze_tests:
