@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair.alignment import align_files, format_pharaoh, parse_pharaoh, run_eflomal, symmetrise
+from plmfair.alignment import (
+    SYMMETRISATIONS,
+    align_files,
+    eflomal_links,
+    format_pharaoh,
+    link_chunks,
+    links_frame,
+    parse_pharaoh,
+    symmetrise,
+    write_sentences,
+    write_token_lines,
+)
 from plmfair.corpus_text import read_text_lines
 from plmfair.errors import DataError
-from plmfair.io import write_parquet
+from plmfair.io import read_parquet, write_parquet
 
 
 def test_parse_pharaoh_round_trip_and_empty_lines():
@@ -52,24 +64,83 @@ def test_grow_diag_final_by_hand():
     assert symmetrise(fwd, rev, "grow-diag-final-and") == {(0, 0), (1, 1), (2, 2), (3, 2), (4, 4)}
 
 
-def test_eflomal_aligns_the_synthetic_corpus_and_keeps_only_corpus_lines(demo_data):
+@pytest.fixture(scope="module")
+def demo_eflomal(demo_data, tmp_path_factory):
+    """One eflomal run on the demo's English-French corpus after 1,500 extra lines: its input files,
+    its two link files, and the corpus lines."""
     root = demo_data / "cloze"
     en, _ = read_text_lines(root / "cloze_demo.en")
     fr, _ = read_text_lines(root / "cloze_demo.fr")
-    gold = parse_pharaoh(read_text_lines(root / "cloze_demo.en-fr.align")[0], source="gold")
     extra_en, _ = read_text_lines(root / "cloze_extra.en")
     extra_fr, _ = read_text_lines(root / "cloze_extra.fr")
-    src = [s.split() for s in extra_en[:1500] + en]
-    tgt = [s.split() for s in extra_fr[:1500] + fr]
-    fwd, rev = run_eflomal(src, tgt, rel_iterations=0.5, n_samplers=2)
-    assert len(fwd) == len(rev) == len(src)
-    inter = [symmetrise(f, r) for f, r in zip(fwd[1500:], rev[1500:], strict=True)]
+    tmp = tmp_path_factory.mktemp("eflomal")
+    for name, lines in (("src", extra_en[:1500] + en), ("tgt", extra_fr[:1500] + fr)):
+        with open(tmp / name, "w", encoding="utf-8") as fh:
+            write_sentences((s.split() for s in lines), fh)
+    fwd, rev = eflomal_links(tmp / "src", tmp / "tgt", tmp, rel_iterations=0.5, n_samplers=2)
+    return {"fwd": fwd, "rev": rev, "en": en, "fr": fr, "extra": 1500}
+
+
+def test_eflomal_aligns_the_synthetic_corpus_and_keeps_only_corpus_lines(demo_data, demo_eflomal):
+    root = demo_data / "cloze"
+    gold = parse_pharaoh(read_text_lines(root / "cloze_demo.en-fr.align")[0], source="gold")
+    en, fr = demo_eflomal["en"], demo_eflomal["fr"]
+    links = pd.concat(link_chunks(demo_eflomal["fwd"], demo_eflomal["rev"], skip=1500, n_lines=len(en),
+                                  method="intersection", src_len=np.array([len(s.split()) for s in en]),
+                                  tgt_len=np.array([len(s.split()) for s in fr]), source="demo"))
+    inter = [set() for _ in en]
+    for line, i, j in links.itertuples(index=False):
+        inter[line - 1].add((i, j))
     hits = sum(len(a & g) for a, g in zip(inter, gold, strict=True))
     found = sum(len(a) for a in inter)
     truth = sum(len(g) for g in gold)
     precision, recall = hits / found, hits / truth
     # the templates make this an easy corpus: the intersection should be near perfect
     assert precision > 0.9 and recall > 0.7, (precision, recall)
+
+
+@pytest.mark.parametrize("method", SYMMETRISATIONS)
+@pytest.mark.parametrize("chunk_lines", [7, 50_000])
+def test_streamed_links_equal_the_whole_corpus_parsed_at_once(demo_eflomal, method, chunk_lines):
+    """The links parsed a chunk at a time into arrays and symmetrised there are exactly those of the
+    whole link files parsed into sets and symmetrised sentence by sentence (the code before streaming)."""
+    en, fr, skip = demo_eflomal["en"], demo_eflomal["fr"], demo_eflomal["extra"]
+    n = len(en) + 3  # three trailing empty sentences eflomal writes no line for
+    with open(demo_eflomal["fwd"]) as f, open(demo_eflomal["rev"]) as r:
+        fwd, rev = (parse_pharaoh(fh.read().splitlines(), source="x") for fh in (f, r))
+    fwd, rev = (d[skip:] + [set()] * (n - len(d[skip:])) for d in (fwd, rev))
+    expected = links_frame([symmetrise(a, b, method) for a, b in zip(fwd, rev, strict=True)])
+    lengths = [np.array([len(s.split()) for s in side] + [0] * 3) for side in (en, fr)]
+    got = pd.concat(link_chunks(demo_eflomal["fwd"], demo_eflomal["rev"], skip=skip, n_lines=n, method=method,
+                                src_len=lengths[0], tgt_len=lengths[1], source="demo", chunk_lines=chunk_lines),
+                    ignore_index=True)
+    assert len(expected) > 500
+    pd.testing.assert_frame_equal(got, expected)
+    short = lengths[1].copy()
+    short[int(got["line"].iloc[0]) - 1] = 0
+    with pytest.raises(DataError, match=rf"link out of range at line {got['line'].iloc[0]} of demo"):
+        list(link_chunks(demo_eflomal["fwd"], demo_eflomal["rev"], skip=skip, n_lines=n, method=method,
+                         src_len=lengths[0], tgt_len=short, source="demo", chunk_lines=chunk_lines))
+
+
+def test_token_lines_stream_across_batches_with_empty_lines(tmp_path):
+    """eflomal's text written from a tokens file a few rows at a time: lines split across batches,
+    lines without tokens, white-space tokens; equal to the sentences built from the whole table."""
+    lines = ["a b c", "", "Dd  e", "f", "", ""]
+    rows = [(k, j, w) for k, text in enumerate(lines, start=1) for j, w in enumerate(text.split(" ")) if text]
+    write_parquet(pd.DataFrame(rows, columns=["line", "token", "text"]), tmp_path / "t.parquet")
+    for batch_rows in (1, 2, 3, 1000):
+        with open(tmp_path / "out.txt", "w") as fh:
+            lengths = write_token_lines(tmp_path / "t.parquet", fh, n_lines=len(lines), batch_rows=batch_rows)
+        assert (tmp_path / "out.txt").read_text().split("\n") == ["a b c", "", "Dd <sp> e", "f", "", "", ""]
+        assert lengths.tolist() == [3, 0, 3, 1, 0, 0]
+    with open(tmp_path / "out.txt", "w") as fh:
+        write_token_lines(tmp_path / "t.parquet", fh, n_lines=len(lines), lowercase=True)
+    assert (tmp_path / "out.txt").read_text().splitlines()[2] == "dd <sp> e"
+    shuffled = pd.DataFrame(rows, columns=["line", "token", "text"]).iloc[[1, 0, 2, 3, 4, 5, 6]]
+    write_parquet(shuffled, tmp_path / "s.parquet")
+    with pytest.raises(DataError, match=r"s.parquet: not in line and token order .* \(rm .*s.parquet\)"):
+        write_token_lines(tmp_path / "s.parquet", open(tmp_path / "out.txt", "w"), n_lines=len(lines))
 
 
 def _tokens_file(path, lines, source):
@@ -83,15 +154,19 @@ def test_align_files_checks_line_counts_and_reads_pharaoh(tmp_path):
     _tokens_file(tmp_path / "de.parquet", ["x y", "z w"], "corpus.de")
     _tokens_file(tmp_path / "fr.parquet", ["x y"], "corpus.fr")
     (tmp_path / "en-de.align").write_text("0-0 1-1\n0-0 2-1\n")
-    links, meta = align_files(tmp_path / "en.parquet", tmp_path / "de.parquet", pharaoh=tmp_path / "en-de.align",
-                              langs=("en", "de"))
+    meta = align_files(tmp_path / "en.parquet", tmp_path / "de.parquet", tmp_path / "out.parquet",
+                       pharaoh=tmp_path / "en-de.align", langs=("en", "de"))
+    links = read_parquet(tmp_path / "out.parquet")
     assert links.values.tolist() == [[1, 0, 0], [1, 1, 1], [2, 0, 0], [2, 2, 1]]
     assert meta["alignment_source"].endswith("en-de.align")
     with pytest.raises(DataError, match=r"different line counts \(corpus.en: 2, corpus.fr: 1\)"):
-        align_files(tmp_path / "en.parquet", tmp_path / "fr.parquet", pharaoh=tmp_path / "en-de.align")
+        align_files(tmp_path / "en.parquet", tmp_path / "fr.parquet", tmp_path / "o.parquet",
+                    pharaoh=tmp_path / "en-de.align")
     (tmp_path / "bad.align").write_text("0-0 1-1\n0-0 2-2\n")
     with pytest.raises(DataError, match=r"bad.align line 2: link 2-2 is out of range"):
-        align_files(tmp_path / "en.parquet", tmp_path / "de.parquet", pharaoh=tmp_path / "bad.align")
+        align_files(tmp_path / "en.parquet", tmp_path / "de.parquet", tmp_path / "o.parquet",
+                    pharaoh=tmp_path / "bad.align")
+    assert not (tmp_path / "o.parquet").exists()
 
 
 @pytest.mark.parametrize("link", ["²-0", "0-٣", "1-１"])

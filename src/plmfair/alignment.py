@@ -23,9 +23,13 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import TextIO
 
+import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from plmfair.errors import DataError
 
@@ -45,15 +49,16 @@ Links = set[tuple[int, int]]
 LINK_INDEX = re.compile(r"[0-9]+")
 
 def parse_pharaoh(lines: Sequence[str], *, source: str, src_lengths: Sequence[int] | None = None,
-                  tgt_lengths: Sequence[int] | None = None) -> list[Links]:
-    """Parse Pharaoh lines; with sentence lengths given, every index must fall inside its sentence."""
+                  tgt_lengths: Sequence[int] | None = None, first_line: int = 1) -> list[Links]:
+    """Parse Pharaoh lines (the first is line ``first_line`` of ``source``); with sentence lengths
+    given, every index must fall inside its sentence."""
     if src_lengths is not None and len(lines) != len(src_lengths):
         raise DataError(
             f"{source}: {len(lines)} alignment line(s) for a corpus of {len(src_lengths)} line(s); "
             f"an alignment file needs exactly one line per corpus line (an empty line for no links)"
         )
     out = []
-    for lineno, text in enumerate(lines, start=1):
+    for lineno, text in enumerate(lines, start=first_line):
         links: Links = set()
         for item in text.split():
             i_s, sep, j_s = item.partition("-")
@@ -63,12 +68,11 @@ def parse_pharaoh(lines: Sequence[str], *, source: str, src_lengths: Sequence[in
                     f"separated by spaces (pivot token i, other-language token j)"
                 )
             i, j = int(i_s), int(j_s)
-            if src_lengths is not None and tgt_lengths is not None and (
-                i >= src_lengths[lineno - 1] or j >= tgt_lengths[lineno - 1]
-            ):
+            k = lineno - first_line
+            if src_lengths is not None and tgt_lengths is not None and (i >= src_lengths[k] or j >= tgt_lengths[k]):
                 raise DataError(
                     f"{source} line {lineno}: link {item} is out of range: the pivot sentence has "
-                    f"{src_lengths[lineno - 1]} token(s) and the other {tgt_lengths[lineno - 1]} (indices are 0-based); "
+                    f"{src_lengths[k]} token(s) and the other {tgt_lengths[k]} (indices are 0-based); "
                     f"the alignments must index the same tokens as the corpus (see cloze.corpora.*.tokenized)"
                 )
             links.add((i, j))
@@ -143,117 +147,247 @@ def _eflomal_token(tok: str) -> str:
     return "".join(tok.split()) or "<sp>"
 
 
-def run_eflomal(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], *, model: int = 3,
-                rel_iterations: float = 1.0, n_samplers: int = 3,
-                threads: int | None = None) -> tuple[list[Links], list[Links]]:
-    """Align tokenized sentence pairs with eflomal in both directions; (forward, reverse) links, each
-    written as (source, target) pairs. ``threads``: OpenMP threads of the eflomal binary (its
-    samplers run in parallel; None: OpenMP's default)."""
+def eflomal_line(tokens: Iterable[str]) -> str:
+    """One sentence as eflomal reads it: its tokens separated by single spaces."""
+    return " ".join(_eflomal_token(t) for t in tokens)
+
+
+def write_sentences(sentences: Iterable[Sequence[str]], fh: TextIO) -> int:
+    """Write token lists (gold sentences, extra text) to ``fh``, one eflomal line each; returns the count."""
+    n = 0
+    for sentence in sentences:
+        fh.write(eflomal_line(sentence) + "\n")
+        n += 1
+    return n
+
+
+def token_counts(tokens: str | os.PathLike, n_lines: int) -> np.ndarray:
+    """Tokens per corpus line 1..``n_lines`` of a tokens file, read a batch at a time."""
+    counts = np.zeros(n_lines + 1, dtype=np.int64)
+    for batch in pq.ParquetFile(tokens).iter_batches(columns=["line"]):
+        counts += np.bincount(batch.column("line").to_numpy(), minlength=n_lines + 1)[: n_lines + 1]
+    return counts[1:]
+
+
+def write_token_lines(tokens: str | os.PathLike, fh: TextIO, *, n_lines: int, lowercase: bool = False,
+                      batch_rows: int = 1 << 16) -> np.ndarray:
+    """Stream a tokens file (:data:`plmfair.pos.TOKENS_SCHEMA`) to ``fh`` as eflomal text, one line per
+    corpus line 1..``n_lines`` (an empty line where the file has no token); returns the tokens per
+    line. Reads one batch of rows at a time: memory does not grow with the corpus. The file must be
+    as the tokenize stage writes it, lines ascending and each line's tokens numbered 0, 1, ... in
+    order (the indices the links use); anything else is refused with the command that rebuilds it.
+    ``lowercase``: the tokens lower-cased."""
+    lengths = np.zeros(n_lines, dtype=np.int64)
+    rebuild = (f"{tokens}: not in line and token order as this version writes it; delete it (rm {tokens}) and run "
+               f"the workflow again")
+    written = 0  # corpus lines written so far
+    current, words = 0, []  # the line being collected (it may continue into the next batch) and its tokens
+
+    def flush():
+        nonlocal written
+        if current > n_lines:
+            raise DataError(f"{tokens}: line {current} past the file's {n_lines} lines; delete it (rm {tokens}) and "
+                            f"run the workflow again")
+        fh.write("\n" * (current - 1 - written) + eflomal_line([w.lower() for w in words] if lowercase else words)
+                 + "\n")
+        lengths[current - 1] = len(words)
+        written = current
+
+    for batch in pq.ParquetFile(tokens).iter_batches(batch_size=batch_rows, columns=["line", "token", "text"]):
+        lines = batch.column("line").to_numpy()
+        index = batch.column("token").to_numpy()
+        texts = batch.column("text").to_pylist()
+        starts = np.flatnonzero(np.diff(lines, prepend=-1))
+        if (np.diff(lines) < 0).any() or lines[0] < current:
+            raise DataError(rebuild)
+        # each token's place in its line, counting the tokens of a line begun in the previous batch
+        place = np.arange(len(lines)) - np.repeat(starts, np.diff(np.append(starts, len(lines))))
+        if lines[0] == current:
+            place[: starts[1] if len(starts) > 1 else len(lines)] += len(words)
+        if not np.array_equal(place, index):
+            raise DataError(rebuild)
+        for a, b in zip(starts, np.append(starts[1:], len(lines)), strict=True):
+            if lines[a] == current:
+                words.extend(texts[a:b])
+                continue
+            if current:
+                flush()
+            current, words = int(lines[a]), texts[a:b]
+    if current:
+        flush()
+    fh.write("\n" * (n_lines - written))
+    return lengths
+
+
+def eflomal_links(src: str | os.PathLike, tgt: str | os.PathLike, out_dir: str | os.PathLike, *, model: int = 3,
+                  rel_iterations: float = 1.0, n_samplers: int = 3, threads: int | None = None) -> tuple[Path, Path]:
+    """Align the sentence pairs of two eflomal text files (one sentence a line, tokens separated by
+    spaces) in both directions; returns the forward and reverse Pharaoh link files written in
+    ``out_dir`` (each as (source, target) pairs; eflomal writes no line for trailing empty
+    sentences). ``threads``: OpenMP threads of the eflomal binary (its samplers run in parallel)."""
     try:
         import eflomal
     except ImportError as exc:
         raise DataError(
             "eflomal is not installed; `pip install eflomal` (or give Pharaoh alignments in the config)"
         ) from exc
-    if len(src) != len(tgt):
-        raise DataError(f"eflomal input: {len(src)} source and {len(tgt)} target sentences")
+    fwd, rev = Path(out_dir) / "links.fwd", Path(out_dir) / "links.rev"
     aligner = eflomal.Aligner(model=model, rel_iterations=rel_iterations, n_samplers=n_samplers)
-    with tempfile.TemporaryDirectory(prefix="plmfair-eflomal-") as tmp:
-        fwd_path, rev_path = os.path.join(tmp, "fwd"), os.path.join(tmp, "rev")
-        src_lines = [" ".join(_eflomal_token(t) for t in s) + "\n" for s in src]
-        tgt_lines = [" ".join(_eflomal_token(t) for t in s) + "\n" for s in tgt]
-        with _omp_threads(threads):
-            aligner.align(src_lines, tgt_lines, links_filename_fwd=fwd_path, links_filename_rev=rev_path,
-                          quiet=True)
-        with open(fwd_path, encoding="utf-8") as fh:
-            fwd = parse_pharaoh(fh.read().splitlines(), source="eflomal forward links")
-        with open(rev_path, encoding="utf-8") as fh:
-            rev = parse_pharaoh(fh.read().splitlines(), source="eflomal reverse links")
-    # eflomal writes no line for trailing empty sentences; pad to the input length
-    fwd += [set() for _ in range(len(src) - len(fwd))]
-    rev += [set() for _ in range(len(src) - len(rev))]
+    with open(src, encoding="utf-8") as src_fh, open(tgt, encoding="utf-8") as tgt_fh, _omp_threads(threads):
+        aligner.align(src_fh, tgt_fh, links_filename_fwd=str(fwd), links_filename_rev=str(rev), quiet=True)
     return fwd, rev
 
 
-def sentence_lengths(tokens: pd.DataFrame, n_lines: int) -> list[int]:
-    """Tokens per line 1..n_lines from a tokens table (0 for empty lines)."""
-    counts = tokens.groupby("line").size()
-    return [int(counts.get(i, 0)) for i in range(1, n_lines + 1)]
+# A link (line, i, j) as one int64 key, so that a chunk's links are symmetrised by NumPy set operations;
+# the key's order is the links' order (line, then pivot token, then token).
+_TOKEN_BITS = 16
 
 
-def sentence_tokens(tokens: pd.DataFrame, n_lines: int) -> list[list[str]]:
-    grouped = tokens.sort_values(["line", "token"]).groupby("line")["text"].apply(list)
-    return [list(grouped.get(i, [])) for i in range(1, n_lines + 1)]
+def _keys(line: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    if len(i) and max(int(i.max()), int(j.max())) >= 1 << _TOKEN_BITS:
+        raise DataError(f"a sentence of more than {1 << _TOKEN_BITS:,} tokens cannot be aligned; split the corpus "
+                        f"lines that long")
+    return (line << (2 * _TOKEN_BITS)) | (i << _TOKEN_BITS) | j
 
 
-def links_frame(alignments: Sequence[Links]) -> pd.DataFrame:
-    rows = [(lineno, i, j) for lineno, links in enumerate(alignments, start=1) for i, j in sorted(links)]
+def _unkey(keys: np.ndarray) -> pd.DataFrame:
+    mask = (1 << _TOKEN_BITS) - 1
+    return pd.DataFrame({"line": keys >> (2 * _TOKEN_BITS), "pivot_token": (keys >> _TOKEN_BITS) & mask,
+                         "token": keys & mask}, dtype="int64")
+
+
+def _parsed(lines: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Links per line and the pivot and other token indices of eflomal's link lines (``i-j i-j ...``)."""
+    counts = np.fromiter((text.count("-") for text in lines), dtype=np.int64, count=len(lines))
+    values = np.array(" ".join(lines).replace("-", " ").split(), dtype=np.int64)
+    return counts, values[0::2], values[1::2]
+
+
+def link_chunks(fwd: str | os.PathLike, rev: str | os.PathLike, *, skip: int, n_lines: int, method: str,
+                src_len: np.ndarray, tgt_len: np.ndarray, source: str,
+                chunk_lines: int = 50_000) -> Iterator[pd.DataFrame]:
+    """eflomal's two link files, lines ``skip + 1 .. skip + n_lines``, symmetrised by ``method`` into
+    :data:`ALIGNMENT_SCHEMA` frames of ``chunk_lines`` corpus lines each (lines renumbered from 1).
+    Links are parsed a chunk at a time into integer arrays: memory does not grow with the corpus."""
+    if method not in SYMMETRISATIONS:
+        raise ValueError(f"unknown symmetrisation {method!r}; one of {SYMMETRISATIONS}")
+    with open(fwd, encoding="utf-8") as f_fh, open(rev, encoding="utf-8") as r_fh:
+        for _ in range(skip):
+            f_fh.readline()
+            r_fh.readline()
+        for first in range(1, n_lines + 1, chunk_lines):
+            size = min(chunk_lines, n_lines + 1 - first)
+            line_no = np.arange(first, first + size, dtype=np.int64)
+            keys = []
+            for fh in (f_fh, r_fh):
+                texts = [fh.readline() for _ in range(size)]  # "" past the end: trailing empty sentences
+                counts, i, j = _parsed(texts)
+                keys.append(_keys(np.repeat(line_no, counts), i, j))
+            if method == "intersection":
+                out = np.intersect1d(keys[0], keys[1])
+            elif method == "union":
+                out = np.union1d(keys[0], keys[1])
+            else:
+                out = _grown(keys[0], keys[1], line_no, final_and=method == "grow-diag-final-and")
+            links = _unkey(out)
+            rows = links["line"].to_numpy() - 1
+            outside = (links["pivot_token"].to_numpy() >= src_len[rows]) | (links["token"].to_numpy() >= tgt_len[rows])
+            if outside.any():
+                raise DataError(f"eflomal returned a link out of range at line {int(rows[outside][0]) + 1} of {source}")
+            yield links
+
+
+def _grown(fwd: np.ndarray, rev: np.ndarray, line_no: np.ndarray, *, final_and: bool) -> np.ndarray:
+    """grow-diag-final(-and) of a chunk, sentence by sentence (the heuristic is sequential)."""
+    out = []
+    bounds = [np.searchsorted(k, line_no << (2 * _TOKEN_BITS)) for k in (fwd, rev)]
+    ends = [np.append(b[1:], len(k)) for b, k in zip(bounds, (fwd, rev), strict=True)]
+    mask = (1 << _TOKEN_BITS) - 1
+    for n, line in enumerate(line_no):
+        pair = [{(int(k >> _TOKEN_BITS) & mask, int(k) & mask) for k in keys[b[n]:e[n]]}
+                for keys, b, e in zip((fwd, rev), bounds, ends, strict=True)]
+        grown = _grow_diag_final(pair[0], pair[1], final_and=final_and)
+        out += sorted((int(line) << (2 * _TOKEN_BITS)) | (i << _TOKEN_BITS) | j for i, j in grown)
+    return np.array(out, dtype=np.int64)
+
+
+def pharaoh_chunks(lines: Sequence[str], *, source: str, src_len: np.ndarray, tgt_len: np.ndarray,
+                   chunk_lines: int = 50_000) -> Iterator[pd.DataFrame]:
+    """A Pharaoh file's links as :data:`ALIGNMENT_SCHEMA` frames of ``chunk_lines`` lines, each link
+    checked against its sentence's lengths (:func:`parse_pharaoh`)."""
+    if len(lines) != len(src_len):
+        parse_pharaoh(lines, source=source, src_lengths=src_len, tgt_lengths=tgt_len)  # says what is wrong
+    for first in range(0, len(lines), chunk_lines):
+        part = slice(first, first + chunk_lines)
+        links = parse_pharaoh(lines[part], source=source, src_lengths=src_len[part], tgt_lengths=tgt_len[part],
+                              first_line=first + 1)
+        yield links_frame(links, first_line=first + 1)
+
+
+def links_frame(alignments: Sequence[Links], *, first_line: int = 1) -> pd.DataFrame:
+    rows = [(lineno, i, j) for lineno, links in enumerate(alignments, start=first_line) for i, j in sorted(links)]
     return pd.DataFrame(rows, columns=list(ALIGNMENT_SCHEMA)).astype("int64")
 
 
-def align_corpus(pivot_tokens: pd.DataFrame, tokens: pd.DataFrame, *, n_lines: int, pivot_source: str, source: str,
-                 pharaoh_lines: Sequence[str] | None = None, pharaoh_source: str = "",
-                 extra: tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
-                 symmetrisation: str = "intersection", eflomal_options: dict | None = None) -> tuple[pd.DataFrame, dict]:
-    """Alignments pivot -> language for every corpus line: read from Pharaoh lines when given,
-    else computed by eflomal in both directions (with optional extra parallel sentences
-    prepended to the run and dropped afterwards) and symmetrised."""
-    src_len = sentence_lengths(pivot_tokens, n_lines)
-    tgt_len = sentence_lengths(tokens, n_lines)
-    if pharaoh_lines is not None:
-        links = parse_pharaoh(pharaoh_lines, source=pharaoh_source, src_lengths=src_len, tgt_lengths=tgt_len)
-        return links_frame(links), {"alignment_source": pharaoh_source}
-    src, tgt = sentence_tokens(pivot_tokens, n_lines), sentence_tokens(tokens, n_lines)
-    n_extra = 0
-    if extra is not None:
-        extra_src, extra_tgt = extra
-        if len(extra_src) != len(extra_tgt):
-            raise DataError(
-                f"extra alignment text: {len(extra_src)} pivot and {len(extra_tgt)} other line(s); the two files "
-                f"must be parallel (same number of lines)"
-            )
-        n_extra = len(extra_src)
-        src, tgt = list(extra_src) + src, list(extra_tgt) + tgt
-    log.info("eflomal: aligning %d sentence pairs (%d corpus + %d extra)", len(src), n_lines, n_extra)
-    fwd, rev = run_eflomal(src, tgt, **(eflomal_options or {}))
-    links = [symmetrise(f, r, symmetrisation) for f, r in zip(fwd[n_extra:], rev[n_extra:], strict=True)]
-    for lineno, (sym, n_s, n_t) in enumerate(zip(links, src_len, tgt_len, strict=True), start=1):
-        if any(i >= n_s or j >= n_t for i, j in sym):
-            raise DataError(f"eflomal returned a link out of range at line {lineno} of {pivot_source} / {source}")
-    return links_frame(links), {"alignment_source": "eflomal", "symmetrisation": symmetrisation,
-                                "extra_lines": n_extra}
+def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out: str | os.PathLike, *,
+                pharaoh: str | os.PathLike | None = None, pharaoh_member: str | None = None,
+                extra_pivot: str | os.PathLike | None = None, extra_text: str | os.PathLike | None = None,
+                extra_members: tuple[str | None, str | None] = (None, None), extra_lines: int | None = None,
+                pipelines: tuple | None = None, langs: tuple[str, str] = ("en", "xx"), tokenized: bool = False,
+                symmetrisation: str = "intersection", eflomal_options: dict | None = None) -> dict:
+    """Alignments of one language to the pivot for every corpus line, from the two tokens files, written
+    to ``out`` (:data:`ALIGNMENT_SCHEMA`, row groups of corpus lines); returns the run metadata.
 
-
-def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, *, pharaoh: str | os.PathLike | None = None,
-                pharaoh_member: str | None = None, extra_pivot: str | os.PathLike | None = None,
-                extra_text: str | os.PathLike | None = None, extra_members: tuple[str | None, str | None] = (None, None),
-                extra_lines: int | None = None, pipelines: tuple | None = None, langs: tuple[str, str] = ("en", "xx"),
-                tokenized: bool = False, symmetrisation: str = "intersection",
-                eflomal_options: dict | None = None) -> tuple[pd.DataFrame, dict]:
-    """Alignments of one language to the pivot from the two tokens files (see :func:`align_corpus`)."""
+    Read from a Pharaoh file when one is given; otherwise computed by eflomal in both directions
+    (with optional extra parallel sentences prepended to the run and dropped afterwards) and
+    symmetrised. The tokens reach eflomal as text files written in a stream from the tokens files,
+    and the links come back parsed a chunk at a time into integer arrays
+    (:func:`write_token_lines`, :func:`link_chunks`): memory stays flat as the corpus grows."""
     from plmfair.corpus_text import check_parallel, read_text_lines
-    from plmfair.io import read_parquet, read_parquet_meta
+    from plmfair.io import read_parquet_meta, write_parquet_chunks
 
     p_meta, t_meta = read_parquet_meta(pivot_tokens), read_parquet_meta(tokens)
     n_p = check_parallel({"pivot": p_meta["n_lines"], "other": t_meta["n_lines"]},
                          {"pivot": p_meta["source"], "other": t_meta["source"]})
-    pharaoh_lines = pharaoh_source = None
+    meta_common = {"pivot": langs[0], "lang": langs[1], "n_lines": n_p}
     if pharaoh is not None:
-        pharaoh_lines, pharaoh_source = read_text_lines(pharaoh, pharaoh_member)
-    extra = None
-    if extra_pivot is not None and extra_text is not None:
-        from plmfair.pos import load_pipeline, tokenize_lines
+        lines, source = read_text_lines(pharaoh, pharaoh_member)
+        meta = {"alignment_source": source, **meta_common}
+        chunks = pharaoh_chunks(lines, source=source, src_len=token_counts(pivot_tokens, n_p),
+                                tgt_len=token_counts(tokens, n_p))
+        write_parquet_chunks(chunks, out, schema_doc=ALIGNMENT_SCHEMA, meta=meta)
+        return meta
+    with tempfile.TemporaryDirectory(prefix="plmfair-eflomal-") as tmp:
+        src, tgt = Path(tmp) / "pivot.txt", Path(tmp) / "other.txt"
+        n_extra = 0
+        with open(src, "w", encoding="utf-8") as src_fh, open(tgt, "w", encoding="utf-8") as tgt_fh:
+            if extra_pivot is not None and extra_text is not None:
+                n_extra = _write_extra(src_fh, tgt_fh, (extra_pivot, extra_text), extra_members, extra_lines,
+                                       pipelines, langs, tokenized)
+            src_len = write_token_lines(pivot_tokens, src_fh, n_lines=n_p)
+            tgt_len = write_token_lines(tokens, tgt_fh, n_lines=n_p)
+        log.info("eflomal: aligning %d sentence pairs (%d corpus + %d extra)", n_p + n_extra, n_p, n_extra)
+        fwd, rev = eflomal_links(src, tgt, tmp, **(eflomal_options or {}))
+        meta = {"alignment_source": "eflomal", "symmetrisation": symmetrisation, "extra_lines": n_extra, **meta_common}
+        chunks = link_chunks(fwd, rev, skip=n_extra, n_lines=n_p, method=symmetrisation, src_len=src_len,
+                             tgt_len=tgt_len, source=f"{p_meta['source']} / {t_meta['source']}")
+        write_parquet_chunks(chunks, out, schema_doc=ALIGNMENT_SCHEMA, meta=meta)
+    return meta
 
-        sides = []
-        for path, member, lang, pipe in zip((extra_pivot, extra_text), extra_members, langs, pipelines or (None, None),
+
+def _write_extra(src_fh: TextIO, tgt_fh: TextIO, paths, members, extra_lines, pipelines, langs, tokenized) -> int:
+    """The extra parallel text, tokenized, at the head of eflomal's two input files; returns its lines."""
+    from plmfair.corpus_text import read_text_lines
+    from plmfair.pos import load_pipeline, tokenize_lines
+
+    counts = []
+    for path, member, lang, pipe, fh in zip(paths, members, langs, pipelines or (None, None), (src_fh, tgt_fh),
                                             strict=True):
-            lines, _ = read_text_lines(path, member)
-            lines = lines[:extra_lines] if extra_lines else lines
-            nlp = None if tokenized else load_pipeline(pipe, lang)
-            sides.append(tokenize_lines(nlp, lines, tokenized=tokenized))
-        extra = (sides[0], sides[1])
-    links, meta = align_corpus(read_parquet(pivot_tokens), read_parquet(tokens), n_lines=n_p,
-                               pivot_source=p_meta["source"], source=t_meta["source"], pharaoh_lines=pharaoh_lines,
-                               pharaoh_source=pharaoh_source or "", extra=extra, symmetrisation=symmetrisation,
-                               eflomal_options=eflomal_options)
-    return links, {**meta, "pivot": langs[0], "lang": langs[1], "n_lines": n_p}
+        lines, _ = read_text_lines(path, member)
+        lines = lines[:extra_lines] if extra_lines else lines
+        nlp = None if tokenized else load_pipeline(pipe, lang)
+        counts.append(write_sentences(tokenize_lines(nlp, lines, tokenized=tokenized), fh))
+    if counts[0] != counts[1]:
+        raise DataError(f"extra alignment text: {counts[0]} pivot and {counts[1]} other line(s); the two files "
+                        f"must be parallel (same number of lines)")
+    return counts[0]

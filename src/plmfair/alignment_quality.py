@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
 
 import pandas as pd
 
@@ -19,12 +22,14 @@ from plmfair.alignment import (
     LINK_INDEX,
     SYMMETRISATIONS,
     Links,
+    eflomal_links,
     parse_pharaoh,
-    run_eflomal,
-    sentence_tokens,
     symmetrise,
+    write_sentences,
+    write_token_lines,
 )
 from plmfair.errors import DataError
+from plmfair.io import read_parquet_meta
 
 log = logging.getLogger(__name__)
 
@@ -146,24 +151,34 @@ def alignment_error(predicted: Sequence[Links], sure: Sequence[Links], possible:
 
 
 def alignment_quality(gold: GoldAlignments, *, corpus: str, lang: str,
-                      extra: tuple[Sequence[Sequence[str]], Sequence[Sequence[str]]] | None = None,
+                      extra: tuple[str | os.PathLike, str | os.PathLike] | None = None,
                       symmetrisations: Sequence[str] = SYMMETRISATIONS, eflomal_options: dict | None = None,
                       lowercase: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """eflomal on the gold sentences, alone and with ``extra`` sentence pairs in the same run, each
-    symmetrisation scored: the quality rows (:data:`ALIGNMENT_QUALITY_SCHEMA`) and the predicted
-    links (:data:`GOLD_LINKS_SCHEMA`) they were computed from."""
-    runs = [("none", [], [])]
-    if extra is not None:
-        low = (lambda s: [t.lower() for t in s]) if lowercase else list
-        runs.append(("corpus", [low(s) for s in extra[0]], [low(s) for s in extra[1]]))
+    """eflomal on the gold sentences, alone and with the corpus's lines (``extra``: its pivot and
+    other-language tokens files, streamed into the run, :func:`plmfair.alignment.write_token_lines`,
+    lower-cased with ``lowercase``) in the same run, each symmetrisation scored: the quality rows
+    (:data:`ALIGNMENT_QUALITY_SCHEMA`) and the predicted links (:data:`GOLD_LINKS_SCHEMA`) they
+    were computed from."""
+    runs = [("none", None)] + ([] if extra is None else [("corpus", extra)])
     rows, links = [], []
     n = len(gold.sentences)
-    for extra_name, ex_src, ex_tgt in runs:
-        log.info("eflomal on %d gold sentence pairs of %s + %d extra", n, gold.name, len(ex_src))
-        fwd, rev = run_eflomal(list(gold.pivot_sentences) + ex_src, list(gold.sentences) + ex_tgt, **(eflomal_options or {}))
+    for extra_name, tokens in runs:
+        with tempfile.TemporaryDirectory(prefix="plmfair-eflomal-") as tmp:
+            src, tgt = Path(tmp) / "pivot.txt", Path(tmp) / "other.txt"
+            n_extra = 0
+            with open(src, "w", encoding="utf-8") as src_fh, open(tgt, "w", encoding="utf-8") as tgt_fh:
+                write_sentences(gold.pivot_sentences, src_fh)
+                write_sentences(gold.sentences, tgt_fh)
+                if tokens is not None:
+                    n_extra = read_parquet_meta(tokens[0])["n_lines"]
+                    for path, fh in zip(tokens, (src_fh, tgt_fh), strict=True):
+                        write_token_lines(path, fh, n_lines=n_extra, lowercase=lowercase)
+            log.info("eflomal on %d gold sentence pairs of %s + %d extra", n, gold.name, n_extra)
+            fwd_path, rev_path = eflomal_links(src, tgt, tmp, **(eflomal_options or {}))
+            fwd, rev = (_first_links(path, n) for path in (fwd_path, rev_path))
         for method in symmetrisations:
-            predicted = [symmetrise(f, r, method) for f, r in zip(fwd[:n], rev[:n], strict=True)]
-            rows.append({"corpus": corpus, "gold": gold.name, "lang": lang, "extra": extra_name, "extra_lines": len(ex_src),
+            predicted = [symmetrise(f, r, method) for f, r in zip(fwd, rev, strict=True)]
+            rows.append({"corpus": corpus, "gold": gold.name, "lang": lang, "extra": extra_name, "extra_lines": n_extra,
                          "symmetrisation": method, "sentences": n,
                          **alignment_error(predicted, gold.sure, gold.possible), "dropped_gold_links": gold.dropped})
             links += [(gold.name, extra_name, method, k, i, j) for k, sent in enumerate(predicted, start=1)
@@ -171,6 +186,14 @@ def alignment_quality(gold: GoldAlignments, *, corpus: str, lang: str,
     quality = pd.DataFrame(rows, columns=list(ALIGNMENT_QUALITY_SCHEMA))
     return quality, pd.DataFrame(links, columns=list(GOLD_LINKS_SCHEMA)).astype(
         {"sentence": "int64", "pivot_token": "int64", "token": "int64"})
+
+
+def _first_links(path: Path, n: int) -> list[Links]:
+    """The links of the first ``n`` sentences of an eflomal link file (the gold ones; an empty set for
+    trailing sentences eflomal wrote no line for)."""
+    with open(path, encoding="utf-8") as fh:
+        lines = [line.rstrip("\n") for line in islice(fh, n)]
+    return parse_pharaoh(lines + [""] * (n - len(lines)), source=f"eflomal links {path.name}")
 
 
 def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot: str,
@@ -182,19 +205,9 @@ def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot
     ``links`` and optionally ``pivot_sentences``; ``token_files``: the corpus tokens per
     language, the extra text (None: without extra text only)."""
     from plmfair.corpus_text import read_text_lines
-    from plmfair.io import read_parquet, read_parquet_meta
 
     def lines(spec):
         return read_text_lines(spec["path"], spec.get("member"))
-
-    corpus_sentences: dict[str, list[list[str]]] = {}
-
-    def corpus_text(lang):
-        """The corpus's sentences in ``lang`` as token lists, read once however many gold sets use them."""
-        if lang not in corpus_sentences:
-            n_lines = read_parquet_meta(token_files[lang])["n_lines"]
-            corpus_sentences[lang] = sentence_tokens(read_parquet(token_files[lang]), n_lines)
-        return corpus_sentences[lang]
 
     qualities, all_links = [], []
     for name, g in gold_sets.items():
@@ -205,7 +218,7 @@ def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot
         gold = gold_alignments(name, sentence_lines=sentence_lines, link_lines=link_lines, fmt=g.get("format", "talp"),
                                pivot_first=g.get("links_first") in (None, pivot), pivot_lines=pivot_lines,
                                source=f"{source} / {link_source}")
-        extra = None if token_files is None else (corpus_text(pivot), corpus_text(lang))
+        extra = None if token_files is None else (token_files[pivot], token_files[lang])
         quality, links = alignment_quality(gold, corpus=corpus, lang=lang, extra=extra, symmetrisations=symmetrisations,
                                            eflomal_options=eflomal_options, lowercase=g.get("lowercase", False))
         qualities.append(quality)

@@ -1,15 +1,15 @@
 """Word alignments pivot -> one language: a Pharaoh file from config, or eflomal symmetrised."""
 
-from plmfair.alignment import ALIGNMENT_SCHEMA, align_files
-from plmfair.io import write_parquet
+from plmfair.alignment import align_files
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 inputs = snakemake.input
 settings = snakemake.params.settings
-links, meta = align_files(
+align_files(
     pivot_tokens=inputs.pivot_tokens,
     tokens=inputs.tokens,
+    out=snakemake.output.alignments,
     pharaoh=inputs.get("pharaoh"),
     pharaoh_member=settings.get("pharaoh_member"),
     extra_pivot=inputs.get("extra_pivot"),
@@ -22,4 +22,3 @@ links, meta = align_files(
     symmetrisation=settings.get("symmetrisation", "intersection"),
     eflomal_options={**settings.get("eflomal_options", {}), "threads": snakemake.threads},
 )
-write_parquet(df=links, path=snakemake.output.alignments, schema_doc=ALIGNMENT_SCHEMA, meta=meta)
