@@ -114,7 +114,7 @@ def test_streamed_links_equal_the_whole_corpus_parsed_at_once(demo_eflomal, meth
     got = pd.concat(link_chunks(demo_eflomal["fwd"], demo_eflomal["rev"], skip=skip, n_lines=n, method=method,
                                 src_len=lengths[0], tgt_len=lengths[1], source="demo", chunk_lines=chunk_lines),
                     ignore_index=True)
-    assert len(expected) > 500
+    assert len(expected) > 300  # about 6 links a line on the 81 demo lines (eflomal varies run to run)
     pd.testing.assert_frame_equal(got, expected)
     short = lengths[1].copy()
     short[int(got["line"].iloc[0]) - 1] = 0
