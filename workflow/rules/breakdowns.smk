@@ -11,8 +11,8 @@ rule cloze_breakdowns:
     log:
         "results/logs/cloze/{cloze_set}/breakdowns.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("cloze_breakdowns"),
+        runtime=job_needs.runtime("cloze_breakdowns"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -37,8 +37,8 @@ rule cloze_breakdown_figure:
     log:
         "results/logs/figures/{cloze_set}_breakdowns.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("cloze_breakdown_figure"),
+        runtime=job_needs.runtime("cloze_breakdown_figure"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -57,8 +57,8 @@ rule crows_pairs_breakdowns:
     log:
         "results/logs/crows_pairs/breakdowns.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("crows_pairs_breakdowns"),
+        runtime=job_needs.runtime("crows_pairs_breakdowns"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -81,8 +81,8 @@ rule crows_pairs_breakdown_figure:
     log:
         "results/logs/figures/crows_pairs_breakdowns.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("crows_pairs_breakdown_figure"),
+        runtime=job_needs.runtime("crows_pairs_breakdown_figure"),
     conda:
         "../../envs/stats.yaml"
     script:

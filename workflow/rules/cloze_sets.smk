@@ -21,8 +21,8 @@ rule cloze_score:
     group:
         "score_{model}"
     resources:
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=job_needs.mem_mb("cloze_score"),
+        runtime=job_needs.runtime("cloze_score"),
         gpu=from_plan(plan.model_gpus, "model"),
         # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
         cpus_per_gpu=8,
@@ -51,8 +51,8 @@ rule cloze_metrics:
     benchmark:
         "results/benchmarks/cloze/{cloze_set}/metrics.tsv"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("cloze_metrics"),
+        runtime=job_needs.runtime("cloze_metrics"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -75,8 +75,8 @@ rule cloze_mrr_figure:
     log:
         "results/logs/figures/{cloze_set}_mrr.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("cloze_mrr_figure"),
+        runtime=job_needs.runtime("cloze_mrr_figure"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -105,8 +105,8 @@ rule mozart_tsne_vectors:
     group:
         "score_{model}"
     resources:
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=job_needs.mem_mb("mozart_tsne_vectors"),
+        runtime=job_needs.runtime("mozart_tsne_vectors"),
         gpu=from_plan(plan.model_gpus, "model"),
         # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
         cpus_per_gpu=8,
@@ -138,8 +138,8 @@ rule mozart_tsne:
     benchmark:
         "results/benchmarks/cloze/mozart/tsne.tsv"
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=job_needs.mem_mb("mozart_tsne"),
+        runtime=job_needs.runtime("mozart_tsne"),
     conda:
         "../../envs/stats.yaml"
     script:

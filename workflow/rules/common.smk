@@ -3,6 +3,7 @@
 import re
 
 from plmfair import plan
+from plmfair import resources as job_needs  # each rule's declared memory and run time
 from plmfair.download import mirror_copy_stamp
 from plmfair.models import model_files
 

@@ -23,8 +23,8 @@ rule group_analysis:
     benchmark:
         "results/benchmarks/cloze/{cloze_set}/group_analysis.tsv"
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=job_needs.mem_mb("group_analysis"),
+        runtime=job_needs.runtime("group_analysis"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -49,8 +49,8 @@ rule group_figure:
     log:
         "results/logs/figures/{cloze_set}_group_effects.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("group_figure"),
+        runtime=job_needs.runtime("group_figure"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -72,8 +72,8 @@ rule crows_pairs_languages:
     benchmark:
         "results/benchmarks/crows_pairs/languages.tsv"
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=job_needs.mem_mb("crows_pairs_languages"),
+        runtime=job_needs.runtime("crows_pairs_languages"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -98,8 +98,8 @@ rule crows_pairs_language_figure:
     log:
         "results/logs/figures/crows_pairs_languages.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("crows_pairs_language_figure"),
+        runtime=job_needs.runtime("crows_pairs_language_figure"),
     conda:
         "../../envs/stats.yaml"
     script:

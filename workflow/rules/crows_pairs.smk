@@ -17,8 +17,8 @@ rule crows_pairs_score:
     group:
         "score_{model}"
     resources:
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=job_needs.mem_mb("crows_pairs_score"),
+        runtime=job_needs.runtime("crows_pairs_score"),
         gpu=from_plan(plan.model_gpus, "model"),
         # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
         cpus_per_gpu=8,
@@ -46,8 +46,8 @@ rule crows_pairs_summary:
     benchmark:
         "results/benchmarks/crows_pairs/summary.tsv"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("crows_pairs_summary"),
+        runtime=job_needs.runtime("crows_pairs_summary"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -70,8 +70,8 @@ rule crows_pairs_figure:
     log:
         "results/logs/figures/crows_pairs.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("crows_pairs_figure"),
+        runtime=job_needs.runtime("crows_pairs_figure"),
     conda:
         "../../envs/stats.yaml"
     script:

@@ -10,8 +10,8 @@ rule download:
         "results/logs/download/{file}.log",
     retries: 3
     resources:
-        mem_mb=500,
-        runtime=30,
+        mem_mb=job_needs.mem_mb("download"),
+        runtime=job_needs.runtime("download"),
     conda:
         "../../envs/data.yaml"
     script:

@@ -8,8 +8,8 @@ rule ingest_mozart:
     log:
         "results/logs/ingest/mozart.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("ingest_mozart"),
+        runtime=job_needs.runtime("ingest_mozart"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -26,8 +26,8 @@ rule ingest_crows_pairs:
     log:
         "results/logs/ingest/crows_pairs_{dataset}.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("ingest_crows_pairs"),
+        runtime=job_needs.runtime("ingest_crows_pairs"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -46,8 +46,8 @@ rule data_summary:
     log:
         "results/logs/ingest/data_summary.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("data_summary"),
+        runtime=job_needs.runtime("data_summary"),
     conda:
         "../../envs/data.yaml"
     script:

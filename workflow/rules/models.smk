@@ -10,8 +10,8 @@ rule build_tiny_model:
     log:
         "results/logs/models/build_{built_model}.log",
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("build_tiny_model"),
+        runtime=job_needs.runtime("build_tiny_model"),
     conda:
         "../../envs/models.yaml"
     script:
@@ -31,8 +31,8 @@ rule model_manifest:
     log:
         "results/logs/models/manifest_{model}.log",
     resources:
-        mem_mb=1000,
-        runtime=30,
+        mem_mb=job_needs.mem_mb("model_manifest"),
+        runtime=job_needs.runtime("model_manifest"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -49,8 +49,8 @@ rule fetch_model:
         "results/logs/models/fetch_{hub_model}.log",
     retries: 3
     resources:
-        mem_mb=1000,
-        runtime=120,
+        mem_mb=job_needs.mem_mb("fetch_model"),
+        runtime=job_needs.runtime("fetch_model"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -72,8 +72,8 @@ rule models:
     log:
         "results/logs/models/models.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("models"),
+        runtime=job_needs.runtime("models"),
     conda:
         "../../envs/stats.yaml"
     script:

@@ -22,8 +22,8 @@ rule run_record:
     log:
         "results/logs/run_record.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("run_record"),
+        runtime=job_needs.runtime("run_record"),
     conda:
         "../../envs/stats.yaml"
     script:

@@ -25,8 +25,8 @@ rule table:
     log:
         "results/logs/tables/{table}.log",
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=job_needs.mem_mb("table"),
+        runtime=job_needs.runtime("table"),
     conda:
         "../../envs/stats.yaml"
     script:

@@ -1,0 +1,44 @@
+"""Declared memory and run time (plmfair.resources): every rule declares them as a function of its
+input, and the functions grow with the input, the model's weights and the attempt."""
+
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+
+from plmfair.resources import LIGHT, NEEDS, mem_mb, model_mb, runtime
+
+
+def rule_blocks(repo) -> dict[str, str]:
+    blocks = {}
+    for path in sorted((repo / "workflow" / "rules").glob("*.smk")):
+        for name, body in re.findall(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", path.read_text(), flags=re.M | re.S):
+            blocks[name] = body
+    return blocks
+
+
+def test_every_rule_declares_its_memory_and_run_time_from_its_input(repo):
+    blocks = rule_blocks(repo)
+    assert set(NEEDS) <= set(blocks)  # no fit for a rule that is gone
+    for name, body in blocks.items():
+        if "resources:" not in body:
+            continue
+        assert f'mem_mb=job_needs.mem_mb("{name}")' in body, name
+        assert f'runtime=job_needs.runtime("{name}")' in body, name
+        assert not re.search(r"^\s+(mem_mb|runtime)=\d", body, flags=re.M), name
+
+
+def test_needs_grow_with_input_weights_and_attempt(tmp_path):
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"files": [{"file": "model.safetensors", "bytes": 500 * 2**20},
+                                              {"file": "tokenizer.json", "bytes": 2**20}]}))
+    assert model_mb(str(manifest)) == 500 and model_mb(str(tmp_path / "missing.json")) == 0
+    align = mem_mb("cloze_align")
+    small, large = (align(None, SimpleNamespace(size_mb=mb), 1) for mb in (10, 1000))
+    assert small < large and align(None, SimpleNamespace(size_mb=1000), 2) == 2 * large
+    score = mem_mb("crows_pairs_score")
+    bare = score(None, SimpleNamespace(size_mb=1, model=str(tmp_path / "missing.json")), 1)
+    assert score(None, SimpleNamespace(size_mb=1, model=str(manifest)), 1) >= bare + 3 * 500 - 100
+    assert runtime("a_table")(None, SimpleNamespace(size_mb=0), 1) == LIGHT.runtime_base_min
+    assert all(v % 100 == 0 for v in (small, large, bare))
