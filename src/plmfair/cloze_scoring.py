@@ -22,7 +22,13 @@ import logging
 import pandas as pd
 
 from plmfair.annotations import MASK
-from plmfair.coverage import COVERAGE_COLUMNS, DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id, warning
+from plmfair.coverage import (
+    DEFAULT_MAX_UNKNOWN,
+    Coverage,
+    check,
+    unknown_id,
+    warning,
+)
 from plmfair.errors import DataError
 from plmfair.text import normalise
 

@@ -19,7 +19,14 @@ import unicodedata
 
 import pandas as pd
 
-from plmfair.coverage import COVERAGE_COLUMNS, DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id, warning
+from plmfair.coverage import (
+    COVERAGE_COLUMNS,
+    DEFAULT_MAX_UNKNOWN,
+    Coverage,
+    check,
+    unknown_id,
+    warning,
+)
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.models import MODEL_METADATA_SCHEMA
