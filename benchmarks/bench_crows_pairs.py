@@ -8,7 +8,11 @@ give the same scores, and prints pairs/s, the ratio, and the achieved GFLOP/s ag
 machine's measured matrix-multiply rate.
 
     python benchmarks/bench_crows_pairs.py [--pairs 200] [--device cpu|cuda] [--shape small|bert-base|xlmr-base]
-        [--precision-effect] [--budgets 8192,32768] [--profile]
+        [--precision-effect] [--budgets 8192,32768] [--profile] [--protocols aul,all_tokens]
+
+--protocols times other protocols on the same pairs and model beside Nangia et al.'s (the All
+Unmasked Likelihood, ``aul``: one forward pass per sentence where a pseudo-log-likelihood needs one
+per token).
 
 --shape bert-base is BERT-base (12 layers, hidden 768, 120,000-row vocabulary, as FlauBERT's and
 mBERT's are about); xlmr-base the same encoder with XLM-R's 250,002-row vocabulary (the
@@ -133,6 +137,9 @@ def main() -> int:
     ap.add_argument("--skip-plain", action="store_true", help="time only the fast path")
     ap.add_argument("--precision-effect", action="store_true", help="also compare bf16 with fp32 on the same pairs")
     ap.add_argument("--profile", action="store_true", help="print where the fast path spends its time (cProfile)")
+    ap.add_argument("--protocols", default="",
+                    help="comma-separated protocols (plmfair.scoring.protocols) to time on the same pairs beside nangia, "
+                         "e.g. aul,all_tokens")
     args = ap.parse_args()
     layers, hidden, vocab = SHAPES[args.shape]
     args.layers, args.hidden, args.vocab = args.layers or layers, args.hidden or hidden, args.vocab or vocab
@@ -179,6 +186,17 @@ def main() -> int:
                        != fast_out[["sent_more_score", "sent_less_score"]].fillna(0)).any(axis=1).sum())
         report(f"plmfair (token budget {budget})", t)
         print(f"  pairs whose rounded scores differ from budget {args.token_budget}'s: {changed}")
+    for protocol in (p for p in args.protocols.split(",") if p):
+        sync(device)
+        t0 = time.perf_counter()
+        other = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name="bench", uncased=True,
+                                                  token_budget=args.token_budget), protocol=protocol)
+        sync(device)
+        t = time.perf_counter() - t0
+        units = int(other["n_masked_more"].sum() + other["n_masked_less"].sum())
+        copies = int(fast_out["n_masked_more"].sum() + fast_out["n_masked_less"].sum())
+        print(f"protocol {protocol:<25}{t:8.2f} s  {len(pairs) / t:9.2f} pairs/s  ({t_fast / t:.1f}x nangia's speed; "
+              f"{units:,} tokens read where nangia reads {copies:,} masked copies)")
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()

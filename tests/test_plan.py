@@ -95,13 +95,17 @@ def test_cloze_sets_of_the_demo(repo):
 
 def test_schema_enums_match_the_registries(repo):
     from plmfair.scoring import FAMILIES
-    from plmfair.scoring.masking import MASKING_RULES
+    from plmfair.scoring.protocols import PROTOCOLS
 
     with open(repo / "workflow" / "schemas" / "config.schema.yaml") as fh:
         schema = yaml.safe_load(fh)
     models = schema["properties"]["models"]["additionalProperties"]["properties"]
     assert set(models["family"]["enum"]) == set(FAMILIES)
-    assert set(schema["properties"]["crows_pairs"]["properties"]["protocol"]["enum"]) == set(MASKING_RULES)
+    assert set(schema["properties"]["crows_pairs"]["properties"]["protocol"]["enum"]) == set(PROTOCOLS)
+    # the tiny models the demo and the tests build (tiny_models imports torch: read its registry's keys)
+    from plmfair.tiny_models import TINY_KINDS
+
+    assert set(models["build"]["properties"]["kind"]["enum"]) == set(TINY_KINDS)
 
 
 def test_plan_and_config_import_without_torch(repo, tmp_path):

@@ -18,8 +18,8 @@ its groups.
   Scoring", PLL-word-l2r): like ``all_tokens``, but the tokens to the right of the masked
   one within the same word are masked too.
 
-Torch-free: the configuration is checked against :data:`MASKING_RULES` before any model
-library is imported.
+Each rule is a protocol of :data:`plmfair.scoring.protocols.PROTOCOLS`, scored through the masked
+LM's masked-copies primitive. Torch-free.
 """
 
 from __future__ import annotations

@@ -40,8 +40,9 @@ from plmfair.scoring.base import (
     right_padded,
     to_device,
 )
-from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
+from plmfair.scoring.masking import TokenizedSentence
 from plmfair.scoring.pieces import whole_word_vocabulary
+from plmfair.scoring.protocols import PROTOCOLS, Protocol
 from plmfair.scoring.tokenization import encode_with_words
 
 log = logging.getLogger(__name__)
@@ -202,8 +203,11 @@ class MaskedLMScorer(Scorer):
     def last_hidden(self, input_ids, attention_mask):
         return self.model.base_model(input_ids=input_ids, attention_mask=attention_mask)[0]
 
-    def _log_probs(self, copies: Sequence[_Copies], desc: str) -> list[float]:
-        """Sum of log P(original token) over each sentence's copies, batched across all of them."""
+    # The family's two primitives, which every protocol (plmfair.scoring.protocols) and the answer
+    # scores are written with.
+
+    def masked_copies_log_probs(self, copies: Sequence[_Copies], desc: str) -> list[float]:
+        """Sum of log P(original token) over each sentence's masked copies, batched across all of them."""
         seqs, positions, targets, owner = [], [], [], []
         for k, sent in enumerate(copies):
             for masked, pos, tgt in sent.copies:
@@ -219,19 +223,52 @@ class MaskedLMScorer(Scorer):
             totals[k] += v
         return totals
 
+    def unmasked_log_probs(self, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]],
+                           desc: str, head_rows: int = 1024) -> list[list[float]]:
+        """log P(token at p | the whole sequence, nothing masked) for every position ``p`` of
+        ``positions[i]`` in ``sequences[i]``: one forward pass per sequence, batched by length under
+        the token budget; the LM head runs on the read positions only, ``head_rows`` at a time (a
+        vocabulary of 250,000 rows over every position of a batch would not fit)."""
+        parts = split_mlm(self.model)
+        device = input_device(self.model)
+        out: list[list[float]] = [[] for _ in sequences]
+        bar = progress_bar(self.progress, total=len(sequences), desc=desc, unit="sentence")
+        with torch.inference_mode():
+            for idx in length_batches([len(s) for s in sequences], self.token_budget):
+                ids, att = right_padded(sequences, idx, pad_id=self.pad_id, device=device)
+                hidden = parts.encoder(ids, att)
+                rows = torch.as_tensor([r for r, i in enumerate(idx) for _ in positions[i]], device=hidden.device)
+                cols = torch.as_tensor([p for i in idx for p in positions[i]], device=hidden.device)
+                picked, targets = hidden[rows, cols], ids.to(hidden.device)[rows, cols]
+                values = []
+                for a in range(0, len(rows), head_rows):
+                    logits = parts.head(picked[a:a + head_rows]).float()
+                    tgt = targets[a:a + head_rows].to(logits.device)
+                    values.append(logits.gather(1, tgt[:, None])[:, 0] - torch.logsumexp(logits, dim=-1))
+                flat = torch.cat(values).tolist() if values else []
+                start = 0
+                for i in idx:
+                    out[i] = flat[start:start + len(positions[i])]
+                    start += len(positions[i])
+                if bar is not None:
+                    bar.update(len(idx))
+        if bar is not None:
+            bar.close()
+        return out
+
     def _tokenize(self, text: str) -> TokenizedSentence:
         ids, words = encode_with_words(self.tokenizer, self.prepare(text))
         return TokenizedSentence(ids, words, frozenset(self.tokenizer.all_special_ids))
 
     def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:
-        if protocol not in MASKING_RULES:
-            raise ModelError(f"model {self.name!r}: unknown masking protocol {protocol!r}; known: {sorted(MASKING_RULES)}")
+        if protocol not in PROTOCOLS:
+            raise ModelError(f"model {self.name!r}: unknown masked-LM protocol {protocol!r}; known: {sorted(PROTOCOLS)}")
         check_too_long(too_long)
-        rule = MASKING_RULES[protocol]
+        rule = PROTOCOLS[protocol]
         max_len = self.max_length()
         results: list[PairScore | None] = [None] * len(pairs)
-        work: list[tuple[int, str, list[_Copies]]] = []
+        work: list[tuple[int, str, tuple[TokenizedSentence, TokenizedSentence]]] = []
         for i, pair in enumerate(pairs):
             t1, t2 = self._tokenize(pair.more), self._tokenize(pair.less)
             status = "ok"
@@ -242,15 +279,30 @@ class MaskedLMScorer(Scorer):
                 t1, t2 = (TokenizedSentence(_truncate(t.ids, max_len), _truncate(t.word_ids, max_len), t.special_ids)
                           for t in (t1, t2))
                 status = "truncated"
-            g1, g2 = rule.groups(t1, t2, pair.stereo)
-            work.append((i, status, [_copies(t1.ids, g1, self.mask_id), _copies(t2.ids, g2, self.mask_id)]))
-        totals = self._log_probs([c for _, _, pair in work for c in pair], desc=f"{self.name} ({protocol})")
-        for j, (i, status, (c1, c2)) in enumerate(work):
-            s1, s2 = totals[2 * j], totals[2 * j + 1]
+            work.append((i, status, (t1, t2)))
+        scores = self._protocol_scores(rule, [(t1, t2, pairs[i].stereo) for i, _, (t1, t2) in work])
+        for (i, status, _), ((s1, n1), (s2, n2)) in zip(work, scores, strict=True):
             if rule.rounded:
                 s1, s2 = round(s1, 3), round(s2, 3)
-            results[i] = PairScore(s1, s2, len(c1.copies), len(c2.copies), status)
+            results[i] = PairScore(s1, s2, n1, n2, status)
         return results  # type: ignore[return-value]
+
+    def _protocol_scores(self, rule: Protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]]
+                         ) -> list[tuple[tuple[float, int], tuple[float, int]]]:
+        """Each pair's two (score, units scored) under ``rule``, through the primitive it names."""
+        desc = f"{self.name} ({rule.name})"
+        if rule.masking is not None:
+            copies = [_copies(t.ids, groups, self.mask_id) for t1, t2, stereo in pairs
+                      for t, groups in zip((t1, t2), rule.masking(t1, t2, stereo), strict=True)]
+            totals = self.masked_copies_log_probs(copies, desc=desc)
+            units = [len(c.copies) for c in copies]
+        else:
+            sentences = [t for t1, t2, _ in pairs for t in (t1, t2)]
+            read = [rule.positions(t) for t in sentences]
+            values = self.unmasked_log_probs([t.ids for t in sentences], read, desc=desc)
+            units = [len(r) for r in read]
+            totals = [(sum(v) / len(v) if rule.mean else sum(v)) if v else 0.0 for v in values]
+        return [((totals[k], units[k]), (totals[k + 1], units[k + 1])) for k in range(0, len(totals), 2)]
 
     def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:
@@ -283,5 +335,5 @@ class MaskedLMScorer(Scorer):
                 raise DataError(f"model {self.name!r}: answer {answer!r} disappeared in tokenization of {text!r}")
             n_pieces.append(len(span))
             copies.append(_Copies([(_masked(ids, span[j:], self.mask_id), pos, ids[pos]) for j, pos in enumerate(span)]))
-        totals = self._log_probs(copies, desc=f"{self.name} answers")
+        totals = self.masked_copies_log_probs(copies, desc=f"{self.name} answers")
         return list(zip(totals, n_pieces, strict=True))

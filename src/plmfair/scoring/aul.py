@@ -1,0 +1,26 @@
+"""All Unmasked Likelihood (AUL; Kaneko & Bollegala, "Unmasking the Mask - Evaluating Social
+Biases in Masked Language Models", AAAI 2022).
+
+Nothing is masked: one forward pass per sentence, and every token but the special ones is
+predicted from the whole sentence, itself included. A sentence's score is the mean
+log-probability of its tokens,
+
+    AUL(S) = 1/|S| sum_i log P(w_i | S),
+
+so that sentences of different lengths compare (the pair's outcome is decided by which of the
+two scores is higher, as under Nangia et al.'s protocol). It costs one forward pass per
+sentence where pseudo-log-likelihoods cost one per token, and it does not depend on which
+tokens the two sentences share. Registered as ``aul`` in :data:`plmfair.scoring.protocols.PROTOCOLS`;
+the forward pass is :meth:`plmfair.scoring.mlm.MaskedLMScorer.unmasked_log_probs`.
+"""
+
+from __future__ import annotations
+
+from plmfair.scoring.masking import TokenizedSentence
+
+REFERENCE = "Kaneko & Bollegala (2022), All Unmasked Likelihood"
+
+
+def positions(sentence: TokenizedSentence) -> list[int]:
+    """The positions AUL reads: every token of the sentence but the special ones ([CLS], [SEP], <s>)."""
+    return sentence.content_positions()
