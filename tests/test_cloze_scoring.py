@@ -176,8 +176,8 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
     assert meta["too_long"] == {"fr": {"sentences": ["3"], "answers": [["1", long_answer]]}}
     write_parquet(preds, tmp_path / "p.parquet", meta=meta)
     write_parquet(answers, tmp_path / "a.parquet", meta=meta)
-    metrics, scores = metrics_for_models(annotations, models=["b"], predictions=[tmp_path / "p.parquet"],
-                                         answer_scores=[tmp_path / "a.parquet"])
+    metrics, scores = metrics_for_models(annotations, runs=[{"model": "b", "predictions": tmp_path / "p.parquet",
+                                                             "answer_scores": tmp_path / "a.parquet"}])
     counted = metrics.set_index("group")
     assert counted.loc["all", "n"] == 2 and counted.loc["all", "n_too_long"] == 3
     assert counted.loc["FN", "n_too_long"] == 1 and counted.loc["FNN", "n_too_long"] == 1

@@ -260,7 +260,8 @@ def test_corpus_records(demo):
     assert plan.text_reading(demo, "bitext", "de") == {"member": None, "tokenized": True}
     join = plan.bitext_join(demo, "bitext")
     assert join["pivot"] == "en" and join["duplicates"] == "first" and set(join["members"]) == {"de", "es", "fr"}
-    assert plan.answer_langs(demo, "demo") == ["en", "de", "es", "fr"] and plan.answer_langs(demo, "bitext") == []
+    assert list(plan.corpus(demo, "demo").answers()) == ["en", "de", "es", "fr"]
+    assert not plan.corpus(demo, "bitext").answers()
 
 
 def test_scoring_jobs_get_what_loads_the_model_and_nothing_else(demo):
@@ -320,7 +321,7 @@ def test_two_tables_of_one_name_are_refused(demo, monkeypatch):
 
 def test_downloads_name_their_source_not_the_mirror(demo):
     assert plan.download_source(demo, "MozArt.zip") == {"url": None, "sha256": demo["datasets"]["mozart"]["sha256"]}
-    assert plan.spacy_lexicon(demo, "fr")["file"] and plan.answer_files(demo, "demo")[0]["file"].endswith(".jsonl")
+    assert plan.spacy_lexicon(demo, "fr")["file"] and plan.corpus(demo, "demo").answers()["en"]["file"].endswith(".jsonl")
 
 
 def test_output_registry_is_consistent():
@@ -376,3 +377,18 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
     assert len(plan.crows_pairs_jobs(config)) == 600 and max(calls.values()) <= 12
     config["models"]["m0"]["family"] = "causal"
     assert plan.model_specs(config)["m0"].family == "causal"
+
+
+def test_scripts_get_their_jobs_as_named_mappings(repo):
+    """A job and its file travel together (plan.crows_pairs_runs, plan.cloze_set_runs, files by
+    language): no script pairs a params list with an input list by position."""
+    import re
+
+    for script in sorted((repo / "workflow" / "scripts").glob("*.py")):
+        text = script.read_text()
+        assert not re.search(r"\bzip\([^)]*snakemake\.(params|input)", text), script.name
+
+
+def test_job_records_carry_their_files():
+    assert plan.crows_pairs_runs([("fr", "m")]) == [
+        {"dataset": "fr", "model": "m", "scores": "results/crows_pairs/fr/m.parquet"}]

@@ -22,13 +22,8 @@ import logging
 import pandas as pd
 
 from plmfair.annotations import MASK
-from plmfair.coverage import (
-    DEFAULT_MAX_UNKNOWN,
-    Coverage,
-    check,
-    unknown_id,
-    warning,
-)
+from plmfair.coverage import DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id
+from plmfair.coverage import columns as coverage_columns
 from plmfair.errors import DataError
 from plmfair.text import normalise
 
@@ -193,23 +188,25 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
     return _by_lang(preds, PREDICTION_DTYPES), _by_lang(scores, ANSWER_DTYPES), meta
 
 
-def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer_scores,
-                       max_unknown: float = DEFAULT_MAX_UNKNOWN, strict: bool = False
-                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def metrics_for_models(annotations: pd.DataFrame, *, runs, max_unknown: float = DEFAULT_MAX_UNKNOWN,
+                       strict: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Metrics (:data:`~plmfair.metrics.METRICS_SCHEMA`, then the model's metadata,
     :data:`~plmfair.models.MODEL_METADATA_SCHEMA`, then what it read of the language,
     :data:`~plmfair.coverage.COVERAGE_COLUMNS`) and annotation scores
     (:data:`~plmfair.metrics.ANNOTATION_SCORES_SCHEMA`) of every model on every language it
-    scored that has answers, from its prediction and answer-score files. A model that cannot read
+    scored that has answers, from its prediction and answer-score files (``runs``: one record per model,
+    :func:`plmfair.plan.cloze_set_runs`). A model that cannot read
     a language is warned about, or under ``strict`` stops the job (:func:`plmfair.coverage.check`)."""
     from plmfair.io import read_parquet_meta
     from plmfair.metrics import annotation_scores, compute_metrics
     from plmfair.models import model_metadata
 
     metrics, scores = [], []
-    for model, p, a in zip(models, predictions, answer_scores, strict=True):
-        preds, answers = read_cloze_scores(p, PREDICTION_DTYPES), read_cloze_scores(a, ANSWER_DTYPES)
-        run_meta = read_parquet_meta(a)
+    for run in runs:
+        model = run["model"]
+        preds = read_cloze_scores(run["predictions"], PREDICTION_DTYPES)
+        answers = read_cloze_scores(run["answer_scores"], ANSWER_DTYPES)
+        run_meta = read_parquet_meta(run["answer_scores"])
         meta = model_metadata(run_meta)
         for lang in dict.fromkeys(answers["lang"]):
             lang_preds, lang_answers = preds[preds["lang"] == lang], answers[answers["lang"] == lang]
@@ -218,10 +215,8 @@ def metrics_for_models(annotations: pd.DataFrame, *, models, predictions, answer
             run_metrics = compute_metrics(kept, lang_preds, lang_answers, model=model, lang=lang,
                                           scores=run_scores, too_long=skipped)
             read = Coverage.from_dict(run_meta.get("coverage", {}).get(lang))
-            metrics.append(run_metrics.assign(
-                **meta, unknown_share=float("nan") if read is None else read.unknown_share,
-                identical_items=None if read is None else read.identical_items,
-                coverage_warning=warning(read, model=model, what=lang, max_unknown=max_unknown, item_kind="answers")))
+            metrics.append(run_metrics.assign(**meta, **coverage_columns(read, model=model, what=lang,
+                                                                         max_unknown=max_unknown, item_kind="answers")))
             scores.append(run_scores)
     out = pd.concat(metrics, ignore_index=True)
     check(out.drop_duplicates(["model", "lang"])["coverage_warning"], strict=strict, max_unknown=max_unknown)

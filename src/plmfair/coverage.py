@@ -94,6 +94,15 @@ def warning(coverage: Coverage | None, *, model: str, what: str, max_unknown: fl
     return f"{model} {'; '.join(problems)}: scores not meaningful"
 
 
+def columns(coverage: Coverage | None, *, model: str, what: str, max_unknown: float, item_kind: str) -> dict:
+    """The values of :data:`COVERAGE_COLUMNS` for a model's numbers on ``what`` (NaN and None when the
+    scoring output recorded no counts)."""
+    return {"unknown_share": float("nan") if coverage is None else coverage.unknown_share,
+            "identical_items": None if coverage is None else coverage.identical_items,
+            "coverage_warning": warning(coverage, model=model, what=what, max_unknown=max_unknown,
+                                        item_kind=item_kind)}
+
+
 def check(warnings: Iterable[str], *, strict: bool, max_unknown: float) -> list[str]:
     """Log each warning; under ``strict`` stop with them instead (nothing is published). Returns the
     warnings that are not empty."""

@@ -19,14 +19,8 @@ import unicodedata
 
 import pandas as pd
 
-from plmfair.coverage import (
-    COVERAGE_COLUMNS,
-    DEFAULT_MAX_UNKNOWN,
-    Coverage,
-    check,
-    unknown_id,
-    warning,
-)
+from plmfair.coverage import COVERAGE_COLUMNS, DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id
+from plmfair.coverage import columns as coverage_columns
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.models import MODEL_METADATA_SCHEMA
@@ -228,11 +222,8 @@ def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str
     bt_rows = out["subset_kind"] == "bias_type"
     out.loc[bt_rows, "p_adjusted"] = bonferroni(out.loc[bt_rows, "p_value"].to_numpy())
     out["significant"] = out["p_adjusted"] < alpha
-    coverage = Coverage.from_dict(meta.get("coverage"))
-    meta = {**meta, "unknown_share": float("nan") if coverage is None else coverage.unknown_share,
-            "identical_items": None if coverage is None else coverage.identical_items,
-            "coverage_warning": warning(coverage, model=meta.get("model", "the model"), what=f"{dataset} ({lang})",
-                                        max_unknown=max_unknown, item_kind="pairs")}
+    meta = {**meta, **coverage_columns(Coverage.from_dict(meta.get("coverage")), model=meta.get("model", "the model"),
+                                       what=f"{dataset} ({lang})", max_unknown=max_unknown, item_kind="pairs")}
     # the run's columns (those before subset_kind in the schema) come from the run metadata
     columns = list(SUMMARY_SCHEMA)
     for col in columns[:columns.index("subset_kind")]:

@@ -287,8 +287,8 @@ def model_languages(config: dict) -> dict[str, list[str]]:
 def model_run_files(config: dict) -> dict[str, str]:
     """The path of the scoring output :func:`model_runs` names for each model (its run metadata holds
     what was loaded and how it ran), by model."""
-    paths = {"crows_pairs": "results/crows_pairs/{}/{}.parquet", "cloze": "results/cloze/{}/predictions/{}.parquet"}
-    return {m: paths[study].format(name, m) for m, (study, name) in model_runs(config).items()}
+    paths = {"crows_pairs": crows_pairs_scores_file, "cloze": lambda cloze_set, m: cloze_scores_file(cloze_set, "predictions", m)}
+    return {m: paths[study](name, m) for m, (study, name) in model_runs(config).items()}
 
 
 # ---- CrowS-Pairs ---------------------------------------------------------------------------------
@@ -300,6 +300,22 @@ def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
         return []
     specs, sets, models = model_specs(config), crows_pairs_sets(config), study_models(config, "crows_pairs")
     return [(ds, m) for ds in config["crows_pairs"]["datasets"] for m in models if specs[m].runs_on(sets[ds]["lang"])]
+
+
+def crows_pairs_scores_file(dataset: str, model: str) -> str:
+    """The per-pair scores of a model on a CrowS-Pairs data set."""
+    return f"results/crows_pairs/{dataset}/{model}.parquet"
+
+
+def crows_pairs_data_file(dataset: str) -> str:
+    """An ingested CrowS-Pairs data set."""
+    return f"results/data/crows_pairs/{dataset}.parquet"
+
+
+def crows_pairs_runs(jobs: list[tuple[str, str]]) -> list[dict[str, str]]:
+    """Each job as one record a script reads (``dataset``, ``model``, ``scores``: its per-pair file), so
+    that a job and its file travel together rather than as two lists zipped by position."""
+    return [{"dataset": ds, "model": m, "scores": crows_pairs_scores_file(ds, m)} for ds, m in jobs]
 
 
 def crows_pairs_language_jobs(config: dict) -> list[tuple[str, str]]:
@@ -348,6 +364,17 @@ def cloze_sets(config: dict) -> dict[str, ClozeSet]:
         langs = tuple(corpus_langs(entry))
         out[name] = ClozeSet(name, "cloze", langs, tuple(lang for lang in langs if lang in entry["answers"]))
     return out
+
+
+def cloze_scores_file(cloze_set: str, kind: str, model: str) -> str:
+    """A model's ``predictions`` or ``answer_scores`` file of a cloze set."""
+    return f"results/cloze/{cloze_set}/{kind}/{model}.parquet"
+
+
+def cloze_set_runs(config: dict, name: str) -> list[dict[str, str]]:
+    """Each model that fills a cloze set as one record (``model``, ``predictions``, ``answer_scores``)."""
+    return [{"model": m, **{kind: cloze_scores_file(name, kind, m) for kind in ("predictions", "answer_scores")}}
+            for m in cloze_set_models(config, name)]
 
 
 def cloze_set_models(config: dict, name: str) -> list[str]:
@@ -434,16 +461,6 @@ def text_reading(config: dict, corpus_name: str, lang: str) -> dict:
     lines are tokenized already."""
     c = corpus(config, corpus_name)
     return {"member": (c.text(lang) or {}).get("member"), "tokenized": c.tokenized}
-
-
-def answer_langs(config: dict, corpus_name: str) -> list[str]:
-    """The languages of a corpus with human answers, in the order of its answer files."""
-    return list(corpus(config, corpus_name).answers())
-
-
-def answer_files(config: dict, corpus_name: str) -> list[dict]:
-    """The downloads of a corpus's human answers, in the order of :func:`answer_langs`."""
-    return list(corpus(config, corpus_name).answers().values())
 
 
 def is_folder_name(name: str) -> bool:

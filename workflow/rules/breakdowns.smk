@@ -48,11 +48,11 @@ rule cloze_breakdown_figure:
 rule crows_pairs_breakdowns:
     input:
         scores=crows_pairs_scores(plan.crows_pairs_jobs(config)),
-        pairs=[f"results/data/crows_pairs/{ds}.parquet" for ds in plan.crows_pairs_langs(config)],
+        pairs=[plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_langs(config)],
     output:
         breakdowns="results/crows_pairs/breakdowns.parquet",
     params:
-        jobs=plan.crows_pairs_jobs(config),
+        runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
         langs=plan.crows_pairs_langs(config),
     log:
         "results/logs/crows_pairs/breakdowns.log",

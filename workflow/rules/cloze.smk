@@ -113,6 +113,7 @@ rule cloze_alignment_quality:
     params:
         gold=from_plan(plan.gold_readings, "corpus"),
         langs=from_plan(plan.gold_langs, "corpus"),
+        token_files=gold_token_files,
         eflomal_options=config["cloze"]["eflomal"],
     log:
         "results/logs/cloze/{corpus}/alignment_quality.log",
@@ -150,11 +151,11 @@ rule cloze_sheets:
 rule ingest_cloze_answers:
     input:
         sentences="results/cloze/{corpus}/sentences.parquet",
-        answers=downloaded(plan.answer_files, "corpus"),
+        answers=lambda w: list(answer_downloads(w).values()),
     output:
         annotations="results/data/{corpus}/annotations.parquet",
     params:
-        langs=from_plan(plan.answer_langs, "corpus"),
+        answers=answer_downloads,
     log:
         "results/logs/ingest/cloze_{corpus}.log",
     resources:

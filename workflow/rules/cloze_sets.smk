@@ -44,7 +44,7 @@ rule cloze_metrics:
         annotation_scores="results/cloze/{cloze_set}/annotation_scores.parquet",
         overview="results/cloze/{cloze_set}/overview.parquet",
     params:
-        models=from_plan(plan.cloze_set_models, "cloze_set"),
+        runs=from_plan(plan.cloze_set_runs, "cloze_set"),
         coverage=config["coverage"],
     log:
         "results/logs/cloze/{cloze_set}/metrics.log",

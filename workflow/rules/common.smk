@@ -15,7 +15,7 @@ CLOZE_SETS = plan.cloze_sets(config)
 TABLES = plan.tables(config)
 INGESTED_MOZART = ["results/data/mozart/annotations.parquet"] if plan.mozart_ingested(config) else []
 CONSTRUCTED_ANSWERS = [f"results/data/{s}/annotations.parquet" for s in plan.answered_sets(config) if s != "mozart"]
-INGESTED_CROWS_PAIRS = [f"results/data/crows_pairs/{ds}.parquet" for ds in plan.crows_pairs_ingested(config)]
+INGESTED_CROWS_PAIRS = {ds: plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_ingested(config)}
 
 
 def _alternatives(names):
@@ -66,11 +66,21 @@ def unverified_mirror_copy(wildcards):
 
 
 def crows_pairs_scores(jobs):
-    return [f"results/crows_pairs/{ds}/{m}.parquet" for ds, m in jobs]
+    return [run["scores"] for run in plan.crows_pairs_runs(jobs)]
+
+
+def corpus_token_files(corpus, langs):
+    """Each language's tokens file of a corpus, by language: what a script reads by name."""
+    return {lang: f"results/cloze/{corpus}/tokens/{lang}.parquet" for lang in langs}
 
 
 def corpus_tokens(corpus, langs):
-    return [f"results/cloze/{corpus}/tokens/{lang}.parquet" for lang in langs]
+    return list(corpus_token_files(corpus, langs).values())
+
+
+def corpus_alignment_files(corpus, langs):
+    """Each language's alignments to the pivot, by language."""
+    return {lang: f"results/cloze/{corpus}/alignments/{lang}.parquet" for lang in langs}
 
 
 def spacy_load(pipeline):
@@ -145,7 +155,7 @@ def get_cloze_align_settings(w):
 def get_cloze_select_inputs(w):
     c = plan.corpus(config, w.corpus)
     return {"tokens": corpus_tokens(w.corpus, c.langs),
-            "alignments": [f"results/cloze/{w.corpus}/alignments/{lang}.parquet" for lang in c.langs[1:]],
+            "alignments": list(corpus_alignment_files(w.corpus, c.langs[1:]).values()),
             "join_counts": f"results/cloze/{w.corpus}/join_counts.parquet" if c.joined else [],
             "pipelines": spacy_built(plan.spacy_pipeline(config, lang) for lang in c.langs)}
 
@@ -153,8 +163,19 @@ def get_cloze_select_inputs(w):
 def get_cloze_select_settings(w):
     """The corpus's languages (pivot first), whether its lines are tokenized, and each language's pipeline."""
     c = plan.corpus(config, w.corpus)
-    return {"langs": list(c.langs), "tokenized": c.tokenized,
+    return {"langs": list(c.langs), "tokenized": c.tokenized, "token_files": corpus_token_files(w.corpus, c.langs),
+            "alignment_files": corpus_alignment_files(w.corpus, c.langs[1:]),
             "pipelines": {lang: spacy_load(plan.spacy_pipeline(config, lang)) for lang in c.langs}}
+
+
+def gold_token_files(w):
+    """The corpus text of the gold sets' languages, by language."""
+    return corpus_token_files(w.corpus, plan.gold_langs(config, w.corpus))
+
+
+def answer_downloads(w):
+    """A corpus's human answer files, by language."""
+    return {lang: download(entry) for lang, entry in plan.corpus(config, w.corpus).answers().items()}
 
 
 def get_gold_alignment_inputs(w):
@@ -178,7 +199,7 @@ def get_cloze_set_scores(kind):
     """Every model's ``predictions`` or ``answer_scores`` file of a set, in the order of its models."""
 
     def files(w):
-        return [f"results/cloze/{w.cloze_set}/{kind}/{m}.parquet" for m in plan.cloze_set_models(config, w.cloze_set)]
+        return [run[kind] for run in plan.cloze_set_runs(config, w.cloze_set)]
 
     return files
 

@@ -64,7 +64,7 @@ rule crows_pairs_languages:
         winloss="results/crows_pairs/language_winloss.parquet",
         effects="results/crows_pairs/language_effects.parquet",
     params:
-        jobs=plan.crows_pairs_language_jobs(config),
+        runs=plan.crows_pairs_runs(plan.crows_pairs_language_jobs(config)),
         langs=plan.crows_pairs_langs(config),
         alpha=config["analysis"]["alpha"],
     log:

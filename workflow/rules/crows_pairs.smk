@@ -37,7 +37,7 @@ rule crows_pairs_summary:
         summary="results/crows_pairs/summary.parquet",
         mcnemar="results/crows_pairs/mcnemar.parquet",
     params:
-        jobs=plan.crows_pairs_jobs(config),
+        runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
         langs=plan.crows_pairs_langs(config),
         alpha=config["crows_pairs"]["alpha"],
         coverage=config["coverage"],

@@ -38,11 +38,11 @@ rule data_summary:
     localrule: True
     input:
         mozart=INGESTED_MOZART,
-        crows_pairs=INGESTED_CROWS_PAIRS,
+        crows_pairs=list(INGESTED_CROWS_PAIRS.values()),
     output:
         summary="results/data/summary.parquet",
     params:
-        crows_pairs=plan.crows_pairs_ingested(config),
+        crows_pairs=INGESTED_CROWS_PAIRS,
     log:
         "results/logs/ingest/data_summary.log",
     resources:

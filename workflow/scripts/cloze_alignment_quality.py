@@ -21,7 +21,7 @@ quality, links = alignment_quality_files(
     },
     corpus=snakemake.wildcards.corpus,
     pivot=snakemake.params.langs[0],
-    token_files=dict(zip(snakemake.params.langs, snakemake.input.tokens, strict=True)),
+    token_files=snakemake.params.token_files,
     eflomal_options={**snakemake.params.eflomal_options, "threads": snakemake.threads},
 )
 write_parquet(df=quality, path=snakemake.output.quality, schema_doc=ALIGNMENT_QUALITY_SCHEMA)

@@ -12,9 +12,7 @@ configure_logging(snakemake)
 annotations = read_parquet(path=snakemake.input.annotations)
 metrics, scores = metrics_for_models(
     annotations=annotations,
-    models=snakemake.params.models,
-    predictions=snakemake.input.predictions,
-    answer_scores=snakemake.input.answer_scores,
+    runs=snakemake.params.runs,
     max_unknown=snakemake.params.coverage["max_unknown"],
     strict=snakemake.params.coverage["strict"],
 )
@@ -24,8 +22,7 @@ write_parquet(df=scores, path=snakemake.output.annotation_scores, schema_doc=ANN
 write_parquet(
     df=set_overview(
         annotations=annotations,
-        prediction_metas={model: read_parquet_meta(path) for model, path in zip(snakemake.params.models,
-                                                                               snakemake.input.predictions, strict=True)},
+        prediction_metas={run["model"]: read_parquet_meta(run["predictions"]) for run in snakemake.params.runs},
     ),
     path=snakemake.output.overview,
     schema_doc=OVERVIEW_SCHEMA,

@@ -8,8 +8,8 @@ configure_logging(snakemake)
 corpus = snakemake.params.corpus
 langs = corpus["langs"]  # pivot first
 sentences, counts, meta = construct_files(
-    token_files=dict(zip(langs, snakemake.input.tokens, strict=True)),
-    alignment_files=dict(zip(langs[1:], snakemake.input.alignments, strict=True)),
+    token_files=corpus["token_files"],
+    alignment_files=corpus["alignment_files"],
     pivot=langs[0],
     corpus=snakemake.wildcards.corpus,
     filters=snakemake.params.filters,

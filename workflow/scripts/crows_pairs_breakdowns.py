@@ -6,17 +6,19 @@ from plmfair.breakdowns import CROWS_BREAKDOWN_SCHEMA, crows_breakdowns
 from plmfair.crows_pairs import read_pair_scores
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
+from plmfair.plan import crows_pairs_data_file
 
 configure_logging(snakemake)
-pairs = {ds: read_parquet(path=path) for ds, path in zip(snakemake.params.langs, snakemake.input.pairs, strict=True)}
-parts = []
-for (dataset, model), scores in zip(snakemake.params.jobs, snakemake.input.scores, strict=True):
-    parts.append(crows_breakdowns(
-        scores=read_pair_scores(scores),
-        pairs=pairs[dataset],
-        dataset=dataset,
-        lang=snakemake.params.langs[dataset],
-        model=model,
-    ))
+pairs = {ds: read_parquet(path=crows_pairs_data_file(ds)) for ds in snakemake.params.langs}
+parts = [
+    crows_breakdowns(
+        scores=read_pair_scores(run["scores"]),
+        pairs=pairs[run["dataset"]],
+        dataset=run["dataset"],
+        lang=snakemake.params.langs[run["dataset"]],
+        model=run["model"],
+    )
+    for run in snakemake.params.runs
+]
 write_parquet(df=pd.concat(parts, ignore_index=True), path=snakemake.output.breakdowns,
               schema_doc=CROWS_BREAKDOWN_SCHEMA)

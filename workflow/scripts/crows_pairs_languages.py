@@ -11,10 +11,7 @@ from plmfair.language_tests import (
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
-per_pair = {
-    tuple(job): read_pair_scores(path)
-    for job, path in zip(snakemake.params.jobs, snakemake.input.scores, strict=True)
-}
+per_pair = {(run["dataset"], run["model"]): read_pair_scores(run["scores"]) for run in snakemake.params.runs}
 write_parquet(
     df=language_winloss(per_pair=per_pair, langs=snakemake.params.langs, alpha=snakemake.params.alpha),
     path=snakemake.output.winloss,

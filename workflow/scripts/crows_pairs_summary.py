@@ -6,7 +6,7 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 summary, mcnemar = summarise_runs(
-    runs=dict(zip(map(tuple, snakemake.params.jobs), snakemake.input.scores, strict=True)),
+    runs={(run["dataset"], run["model"]): run["scores"] for run in snakemake.params.runs},
     langs=snakemake.params.langs,
     alpha=snakemake.params.alpha,
     max_unknown=snakemake.params.coverage["max_unknown"],

@@ -8,10 +8,7 @@ configure_logging(snakemake)
 write_parquet(
     df=data_summary(
         mozart=read_parquet(path=snakemake.input.mozart[0]) if snakemake.input.mozart else None,
-        crows={
-            name: read_parquet(path=path)
-            for name, path in zip(snakemake.params.crows_pairs, snakemake.input.crows_pairs, strict=True)
-        },
+        crows={name: read_parquet(path=path) for name, path in snakemake.params.crows_pairs.items()},
     ),
     path=snakemake.output.summary,
     schema_doc=DATA_SUMMARY_SCHEMA,

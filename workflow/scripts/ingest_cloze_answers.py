@@ -9,7 +9,7 @@ configure_logging(snakemake)
 write_parquet(
     df=ingest_answers(
         sentences=read_parquet(path=snakemake.input.sentences),
-        answer_files=dict(zip(snakemake.params.langs, snakemake.input.answers, strict=True)),
+        answer_files=snakemake.params.answers,
     ),
     path=snakemake.output.annotations,
     schema_doc=MOZART_SCHEMA,
