@@ -7,8 +7,8 @@ import pytest
 from conftest import construct_in_memory
 
 from plmfair.alignment import links_frame, parse_pharaoh
-from plmfair.annotations import MASK
 from plmfair.cloze import balanced_sample, candidate_words, verify_sentences
+from plmfair.core import MASK
 from plmfair.corpus_text import check_parallel, read_text_lines
 from plmfair.errors import DataError
 from plmfair.pos import build_lexicon_pipeline, read_lexicon, tag_lines

@@ -335,13 +335,14 @@ def test_output_registry_is_consistent():
     names = [spec.name for spec in TABLES]
     assert len(names) == len(set(names))
     for spec in TABLES:
-        builder = getattr(tables, spec.builder)
+        builder = tables.BUILDERS[spec.builder]
         params = inspect.signature(builder).parameters
         assert set(spec.inputs) | set(spec.options) | set(spec.builder_settings) <= set(params), spec.name
         assert spec.subjects in SUBJECTS and set(spec.builder_settings) <= set(spec.settings)
         spec.caption.format(subject="x", **{k: 0.05 for k in spec.settings})
         assert ("{subject}" in spec.name) == (spec.subjects in ("answered_sets", "corpora", "gold_corpora"))
     assert set(FIGURES.values()) <= set(SUBJECTS)
+    assert {spec.builder for spec in TABLES} == set(tables.BUILDERS)  # no builder left without a table
 
 
 def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(monkeypatch):
@@ -392,3 +393,13 @@ def test_scripts_get_their_jobs_as_named_mappings(repo):
 def test_job_records_carry_their_files():
     assert plan.crows_pairs_runs([("fr", "m")]) == [
         {"dataset": "fr", "model": "m", "scores": "results/crows_pairs/fr/m.parquet"}]
+
+
+def test_figure_categories_come_from_the_plan(repo):
+    """The report files a figure under its study, as the plan says (no category written in a rule)."""
+    import re
+
+    assert plan.figure_category("crows_pairs") == plan.figure_category("crows_pairs_language_effects") == "CrowS-Pairs"
+    assert plan.figure_category("mozart_tsne") == "MozArt" and plan.report_category("data") == "Data and models"
+    for path in (repo / "workflow" / "rules").glob("*.smk"):
+        assert not re.search(r'\bcategory="', path.read_text()), path.name

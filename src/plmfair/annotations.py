@@ -57,10 +57,6 @@ MOZART_SCHEMA = {
     "nationality": "as given (nullable)",
     "time_taken": "seconds the annotator took (nullable)",
 }
-# The annotator groups of MozArt: gender (M/F) x native (N) / non-native (NN) speaker.
-GROUPS = ("MN", "FN", "MNN", "FNN")
-# The literal gap of a cloze sentence, in MozArt's files and in constructed sets.
-MASK = "[MASK]"
 MOZART_REQUIRED = ("s_id", "text", "mask", "u_id", "male", "female", "native", "nonnative")
 _DEMOGRAPHIC_STR = (
     "country_of_birth",

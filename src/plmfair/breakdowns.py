@@ -40,7 +40,7 @@ import difflib
 
 import pandas as pd
 
-from plmfair.annotations import GROUPS
+from plmfair.core import GROUPS
 from plmfair.text import base_normalise
 
 N_BUCKETS = 4

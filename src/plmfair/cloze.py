@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from plmfair.annotations import MASK
+from plmfair.core import MASK
 from plmfair.errors import DataError
 from plmfair.pos import TAGS_SCHEMA
 

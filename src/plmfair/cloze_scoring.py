@@ -21,7 +21,7 @@ import logging
 
 import pandas as pd
 
-from plmfair.annotations import MASK
+from plmfair.core import MASK
 from plmfair.coverage import DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id
 from plmfair.coverage import columns as coverage_columns
 from plmfair.errors import DataError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from plmfair.annotations import GROUPS
+from plmfair.core import GROUPS
 from plmfair.crows_pairs_data import BIAS_TYPES
 
 DATA_SUMMARY_SCHEMA = {

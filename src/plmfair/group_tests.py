@@ -60,7 +60,7 @@ from math import lcm
 import numpy as np
 import pandas as pd
 
-from plmfair.annotations import GROUPS
+from plmfair.core import GROUPS
 from plmfair.stats import (
     EFFECTS_COLUMNS,
     bonferroni,

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from plmfair.annotations import GROUPS
+from plmfair.core import GROUPS
 from plmfair.errors import DataError
 
 log = logging.getLogger(__name__)

@@ -20,6 +20,7 @@ import copy
 from collections import Counter
 from dataclasses import dataclass
 
+from plmfair.core import is_folder_name
 from plmfair.errors import ConfigError
 from plmfair.models import ModelSpec, model_spec, specs_from_config
 from plmfair.outputs import FIGURES, TABLES
@@ -463,12 +464,6 @@ def text_reading(config: dict, corpus_name: str, lang: str) -> dict:
     return {"member": (c.text(lang) or {}).get("member"), "tokenized": c.tokenized}
 
 
-def is_folder_name(name: str) -> bool:
-    """Whether a spaCy pipeline name from ``cloze.spacy`` is a folder (it has a path separator)
-    rather than an installed package's name."""
-    return "/" in name or "\\" in name
-
-
 @dataclass(frozen=True)
 class SpacyPipeline:
     """The spaCy pipeline of a language: ``built`` by the workflow from a lexicon entry (the demo's
@@ -606,11 +601,18 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
 def report_category(subjects: str, subject: str = "") -> str:
     """The report category (the study) of a table or figure: MozArt, a constructed cloze set,
     CrowS-Pairs, or the data and models."""
+    if subjects == "tsne":
+        return "MozArt"
     if subjects in ("answered_sets", "corpora", "gold_corpora"):
         return "MozArt" if subject == "mozart" else f"Cloze set {subject}"
     if subjects.startswith("crows_pairs"):
         return "CrowS-Pairs"
     return "Data and models"
+
+
+def figure_category(figure: str) -> str:
+    """The report category of a figure made once per run (:data:`plmfair.outputs.FIGURES`)."""
+    return report_category(FIGURES[figure])
 
 
 def cloze_set_category(config: dict, cloze_set: str) -> str:

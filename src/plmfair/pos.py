@@ -37,8 +37,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from plmfair.core import is_folder_name
 from plmfair.errors import ConfigError, DataError
-from plmfair.plan import is_folder_name
 
 log = logging.getLogger(__name__)
 

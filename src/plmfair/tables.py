@@ -31,8 +31,8 @@ import jinja2  # noqa: F401
 import pandas as pd
 import tabulate  # noqa: F401
 
-from plmfair.annotations import GROUPS
 from plmfair.atomic import write_text
+from plmfair.core import GROUPS
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import write_csv
 from plmfair.labels import PAPER_METRIC_LABELS, contrast_label, format_p, metric_label
@@ -479,10 +479,10 @@ def long_table(table: pd.DataFrame) -> pd.DataFrame:
 def render_table(frames: Mapping[str, pd.DataFrame], *, builder: str, options: Mapping, caption: str, digits: int,
                  label: str, csv: str | os.PathLike, md: str | os.PathLike, tex: str | os.PathLike,
                  html: str | os.PathLike) -> pd.DataFrame:
-    """Build one table of :data:`plmfair.outputs.TABLES` (``builder``, a function of this module,
+    """Build one table of :data:`plmfair.outputs.TABLES` (``builder``, a name of :data:`BUILDERS`,
     given the input ``frames`` by role and the ``options``) and write it as CSV, Markdown and LaTeX
     (:func:`write_table`) and as the HTML of the report."""
-    table = globals()[builder](**frames, **options)
+    table = BUILDERS[builder](**frames, **options)
     warnings = table.attrs.get("warnings")
     if warnings:  # a model that cannot read its input (plmfair.coverage): said under every copy of the table
         caption += " WARNING: " + "; ".join(warnings) + "."
@@ -491,3 +491,10 @@ def render_table(frames: Mapping[str, pd.DataFrame], *, builder: str, options: M
     write_text(_formatted(table, digits).style.hide(axis="index").set_caption(caption)
                .set_table_attributes('class="table table-sm"').to_html(), html)
     return table
+
+
+# The builders a TableSpec names (plmfair.outputs.TABLES), by name; a test keeps the two in step.
+BUILDERS = {f.__name__: f for f in (
+    long_table, models_table, table1, table4, table5, crows_pairs_tests_table, paper_table, construction_table,
+    alignment_quality_table, winloss_table, effects_table, gaps_table, disparity_table, group_tests_table,
+)}

@@ -366,7 +366,7 @@ def _batch(tokenizer, family: str, gaps: list[tuple[str, str]]) -> dict[str, tor
     """One batch of cloze items (text with ``[MASK]``, answer) in the family's own form: the answer's
     tokens masked and predicted (masked LM), the sentence with the answer filled in (causal LM), or
     the answer filled in for a sentinel (seq2seq)."""
-    from plmfair.annotations import MASK
+    from plmfair.core import MASK
 
     if family == "seq2seq":
         sources = [text.replace(MASK, "<extra_id_0>") for text, _ in gaps]
@@ -586,7 +586,7 @@ def build_tiny_model(
 
 def corpus_texts(paths: Iterable[str | os.PathLike]) -> list[str]:
     """Every sentence of ingested Parquet files (MozArt texts with answers filled in, CrowS-Pairs pairs)."""
-    from plmfair.annotations import MASK
+    from plmfair.core import MASK
     from plmfair.io import read_parquet
 
     texts: list[str] = []

@@ -73,7 +73,7 @@ rule crows_pairs_breakdown_figure:
         png=report(
             "results/figures/crows_pairs_breakdowns.png",
             caption="../report/crows_pairs_breakdowns.rst",
-            category="CrowS-Pairs",
+            category=plan.figure_category("crows_pairs_breakdowns"),
             subcategory="Figures",
             labels={"figure": "score by attribute bucket and model"},
         ),

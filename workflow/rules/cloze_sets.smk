@@ -17,17 +17,11 @@ rule cloze_score:
         "results/logs/cloze/{cloze_set}/score_{model}.log",
     benchmark:
         "results/benchmarks/cloze/{cloze_set}/score_{model}.tsv"
-    threads: 8
+    threads: SCORING_THREADS
     group:
         "score_{model}"
     resources:
-        mem_mb=job_needs.mem_mb("cloze_score"),
-        runtime=job_needs.runtime("cloze_score"),
-        gpu=from_plan(plan.model_gpus, "model"),
-        # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
-        cpus_per_gpu=8,
-        # Tokens per forward pass (batch size x padded length); raise it on a large GPU.
-        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
+        **scoring_resources("cloze_score"),
     conda:
         "../../envs/models.yaml"
     script:
@@ -101,16 +95,11 @@ rule mozart_tsne_vectors:
         "results/logs/cloze/mozart/tsne_{model}.log",
     benchmark:
         "results/benchmarks/cloze/mozart/tsne_{model}.tsv"
-    threads: 8
+    threads: SCORING_THREADS
     group:
         "score_{model}"
     resources:
-        mem_mb=job_needs.mem_mb("mozart_tsne_vectors"),
-        runtime=job_needs.runtime("mozart_tsne_vectors"),
-        gpu=from_plan(plan.model_gpus, "model"),
-        # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
-        cpus_per_gpu=8,
-        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
+        **scoring_resources("mozart_tsne_vectors"),
     conda:
         "../../envs/models.yaml"
     script:
@@ -125,7 +114,7 @@ rule mozart_tsne:
         png=report(
             "results/figures/mozart_tsne.png",
             caption="../report/mozart_tsne.rst",
-            category="MozArt",
+            category=plan.figure_category("mozart_tsne"),
             subcategory="Figures",
             labels={"figure": "t-SNE of each model's top predictions"},
         ),

@@ -34,6 +34,20 @@ wildcard_constraints:
     table=_alternatives(TABLES),
 
 
+# Threads of a scoring job: torch's host threads, and on SLURM the CPUs beside each GPU (cpus_per_gpu).
+SCORING_THREADS = 8
+
+
+def scoring_resources(rule):
+    """What every scoring job declares (crows_pairs_score, cloze_score, mozart_tsne_vectors): its memory
+    and run time from its input and model (plmfair.resources), its model's GPUs, the CPUs beside each
+    GPU for tokenisation and torch's host work, and its token budget (tokens per forward pass, batch
+    size x padded length; 0: the device's default, 8192 on a CPU and 16384 on a GPU; raise it on a
+    large GPU with --set-resources <rule>:token_budget=N)."""
+    return {"mem_mb": job_needs.mem_mb(rule), "runtime": job_needs.runtime(rule),
+            "gpu": from_plan(plan.model_gpus, "model"), "cpus_per_gpu": SCORING_THREADS, "token_budget": 0}
+
+
 def from_plan(function, *wildcards, **fixed):
     """A params function handing a job exactly what it reads, ``function(config, <wildcards>, **fixed)``
     of plmfair.plan, the wildcards given by name."""

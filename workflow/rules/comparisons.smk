@@ -88,7 +88,7 @@ rule crows_pairs_language_figure:
         png=report(
             "results/figures/crows_pairs_language_effects.png",
             caption="../report/crows_pairs_languages.rst",
-            category="CrowS-Pairs",
+            category=plan.figure_category("crows_pairs_language_effects"),
             subcategory="Figures",
             labels={"figure": "languages compared on shared pairs"},
         ),

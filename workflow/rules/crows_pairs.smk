@@ -13,17 +13,11 @@ rule crows_pairs_score:
         "results/logs/crows_pairs/{dataset}/{model}.log",
     benchmark:
         "results/benchmarks/crows_pairs/{dataset}/{model}.tsv"
-    threads: 8
+    threads: SCORING_THREADS
     group:
         "score_{model}"
     resources:
-        mem_mb=job_needs.mem_mb("crows_pairs_score"),
-        runtime=job_needs.runtime("crows_pairs_score"),
-        gpu=from_plan(plan.model_gpus, "model"),
-        # on SLURM: CPUs for tokenisation and torch's host work beside each GPU (the job's threads)
-        cpus_per_gpu=8,
-        # Tokens per forward pass (batch size x padded length); raise it on a large GPU.
-        token_budget=0,  # 0: the device's default (8192 on a CPU, 16384 on a GPU)
+        **scoring_resources("crows_pairs_score"),
     conda:
         "../../envs/models.yaml"
     script:
@@ -62,7 +56,7 @@ rule crows_pairs_figure:
         png=report(
             "results/figures/crows_pairs.png",
             caption="../report/crows_pairs.rst",
-            category="CrowS-Pairs",
+            category=plan.figure_category("crows_pairs"),
             subcategory="Figures",
             labels={"figure": "score per bias type"},
         ),

@@ -12,7 +12,7 @@ rule run_record:
         html=report(
             "results/run.html",
             caption="../report/run_record.rst",
-            category="Data and models",
+            category=plan.report_category("data"),
             subcategory="Run record",
             labels={"record": "results/run.json"},
         ),

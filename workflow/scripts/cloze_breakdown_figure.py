@@ -1,7 +1,7 @@
 """Heatmap of a cloze set's MRR per attribute bucket x annotator group, one panel per model."""
 
-from plmfair.annotations import GROUPS
 from plmfair.breakdowns import CLOZE_ATTRIBUTES
+from plmfair.core import GROUPS
 from plmfair.io import read_parquet
 from plmfair.logs import configure_logging
 from plmfair.plots import breakdown_heatmap

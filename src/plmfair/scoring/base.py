@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from plmfair.annotations import MASK
+from plmfair.core import MASK
 from plmfair.errors import DataError, ModelError
 from plmfair.scoring.tokenization import filled_span, normaliser
 
