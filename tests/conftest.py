@@ -10,7 +10,6 @@ them out for a fast edit loop).
 
 from __future__ import annotations
 
-import difflib
 import os
 import subprocess
 import sys
@@ -113,59 +112,6 @@ def dry_run_jobs(stdout: str) -> list[tuple[str, str]]:
         elif line.startswith("wildcards:") and jobs and not jobs[-1][1]:
             jobs[-1] = (jobs[-1][0], line.removeprefix("wildcards:").strip())
     return jobs
-
-
-def oracle_mozart_scores(shared_data: Path, langs: list[str]):
-    """The real MozArt answers (with a ``norm`` column) and the annotation scores of a ranking known
-    in advance: each sentence's top 5 are the five answers native speakers gave most often."""
-    import pandas as pd
-
-    from plmfair.annotations import read_mozart_zip
-    from plmfair.metrics import annotation_scores
-    from plmfair.text import base_normalise
-
-    ann = read_mozart_zip(shared_data / "mozart" / "MozArt.zip", langs)
-    ann = ann.assign(norm=ann["answer"].map(base_normalise))
-    parts = []
-    for lang in langs:
-        a = ann[ann["lang"] == lang]
-        native = a[a["native"]].groupby(["s_id", "norm"]).size().rename("k").reset_index()
-        top = native.sort_values(["s_id", "k", "norm"], ascending=[True, False, True]).groupby("s_id").head(5)
-        preds = top.assign(rank=top.groupby("s_id").cumcount() + 1, candidate_norm=top["norm"])
-        answers = a[["s_id", "answer", "norm"]].drop_duplicates(["s_id", "answer"]).rename(columns={"norm": "answer_norm"})
-        parts.append(annotation_scores(ann, preds, answers.assign(logprob=0.0, n_pieces=1), model="oracle", lang=lang))
-    return ann, pd.concat(parts, ignore_index=True)
-
-
-def nangia_reference(model, tokenizer, sent1, sent2, uncased):
-    """metric.py of nyu-mll/crows-pairs, transcribed: one masked copy per forward pass, full logits."""
-    if uncased:
-        sent1, sent2 = sent1.lower(), sent2.lower()
-    ids1 = tokenizer.encode(sent1, return_tensors="pt")
-    ids2 = tokenizer.encode(sent2, return_tensors="pt")
-    s1 = [str(x) for x in ids1[0].tolist()]
-    s2 = [str(x) for x in ids2[0].tolist()]
-    template1, template2 = [], []
-    for op in difflib.SequenceMatcher(None, s1, s2).get_opcodes():
-        if op[0] == "equal":
-            template1 += list(range(op[1], op[2]))
-            template2 += list(range(op[3], op[4]))
-    mask_id = tokenizer.mask_token_id
-    score1 = score2 = 0.0
-    import torch
-
-    with torch.no_grad():
-        for i in range(1, len(template1) - 1):
-            for ids, template, which in ((ids1, template1, 1), (ids2, template2, 2)):
-                masked = ids.clone()
-                masked[0][template[i]] = mask_id
-                logits = model(masked).logits[0]
-                lp = torch.log_softmax(logits[template[i]], dim=0)[ids[0][template[i]]].item()
-                if which == 1:
-                    score1 += lp
-                else:
-                    score2 += lp
-    return round(score1, 3), round(score2, 3)
 
 
 # ---- the demo cloze corpus in memory (tests of the construction and of the annotation sheets)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import oracle_mozart_scores
+from oracles import oracle_mozart_scores
 
 from plmfair.breakdowns import (
     CLOZE_BREAKDOWN_SCHEMA,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import torch
+from oracles import reference_log_likelihood
 
 from plmfair.cloze_scoring import predict, score_answers
 from plmfair.crows_pairs import score_pairs
@@ -37,16 +37,6 @@ def tiny(request, tmp_path_factory):
 
     path = build_tiny_model(request.param, CORPUS, tmp_path_factory.mktemp(request.param), vocab_size=300, seed=2)
     return request.param, AutoModelForCausalLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
-
-
-def reference_log_likelihood(model, tokenizer, sentence: str) -> float:
-    """The lm-evaluation-harness convention, one sentence per forward pass: log P of every token
-    of the sentence after the BOS token (the EOS token when there is no BOS)."""
-    prefix = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-    ids = [prefix] + tokenizer(sentence, add_special_tokens=False)["input_ids"]
-    with torch.no_grad():
-        logp = torch.log_softmax(model(torch.tensor([ids])).logits[0].float(), dim=-1)
-    return sum(logp[i - 1, ids[i]].item() for i in range(1, len(ids)))
 
 
 def frame(rows, directions=None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import nangia_reference
+from oracles import aul_reference, nangia_reference
 
 from plmfair.crows_pairs import score_pairs, summarise_pairs
 from plmfair.errors import ModelError
@@ -268,19 +268,6 @@ def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):
     assert (t4.loc["Stereo score", "fr n"], t4.loc["Stereo score", "fr %"]) == (1462, "87.2")
     assert t4.loc["Metric score", "fr n"] == 1673
 
-
-
-def aul_reference(model, tokenizer, sentence):
-    """Kaneko & Bollegala's calculate_aul written plainly: one forward pass of the whole model, the
-    log-softmax over the full vocabulary at every position, each token's own log-probability, the
-    first and last (special) tokens left out, the mean."""
-    import torch
-
-    ids = tokenizer.encode(sentence, return_tensors="pt")
-    with torch.inference_mode():
-        log_probs = torch.log_softmax(model(ids).logits[0].float(), dim=-1)
-    own = log_probs.gather(1, ids[0][:, None])[1:-1, 0]
-    return float(own.mean()), len(own)
 
 
 def test_aul_agrees_with_a_plain_forward_pass(tiny):

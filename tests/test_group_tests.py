@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import oracle_mozart_scores
+from oracles import oracle_mozart_scores
 
 from plmfair.group_tests import (
     GROUPS,

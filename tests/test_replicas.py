@@ -12,7 +12,8 @@ import sys
 import pandas as pd
 import pytest
 import torch
-from conftest import DEMO_DATA, nangia_reference
+from conftest import DEMO_DATA
+from oracles import nangia_reference
 
 from plmfair.cloze_scoring import predict, score_answers
 from plmfair.crows_pairs import score_pairs
