@@ -31,7 +31,9 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from plmfair.corpus_text import check_parallel, read_text_lines
 from plmfair.errors import DataError
+from plmfair.io import read_parquet_meta, write_parquet_chunks
 
 log = logging.getLogger(__name__)
 
@@ -343,8 +345,6 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
     symmetrised. The tokens reach eflomal as text files written in a stream from the tokens files,
     and the links come back parsed a chunk at a time into integer arrays
     (:func:`write_token_lines`, :func:`link_chunks`): memory stays flat as the corpus grows."""
-    from plmfair.corpus_text import check_parallel, read_text_lines
-    from plmfair.io import read_parquet_meta, write_parquet_chunks
 
     p_meta, t_meta = read_parquet_meta(pivot_tokens), read_parquet_meta(tokens)
     n_p = check_parallel({"pivot": p_meta["n_lines"], "other": t_meta["n_lines"]},
@@ -377,7 +377,6 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
 
 def _write_extra(src_fh: TextIO, tgt_fh: TextIO, paths, members, extra_lines, pipelines, langs, tokenized) -> int:
     """The extra parallel text, tokenized, at the head of eflomal's two input files; returns its lines."""
-    from plmfair.corpus_text import read_text_lines
     from plmfair.pos import load_pipeline, tokenize_lines
 
     counts = []

@@ -28,6 +28,7 @@ from plmfair.alignment import (
     write_sentences,
     write_token_lines,
 )
+from plmfair.corpus_text import read_text_lines
 from plmfair.errors import DataError
 from plmfair.io import read_parquet_meta
 
@@ -204,7 +205,6 @@ def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot
     (lang, format, links_first, lowercase) and the local paths and members of ``sentences``,
     ``links`` and optionally ``pivot_sentences``; ``token_files``: the corpus tokens per
     language, the extra text (None: without extra text only)."""
-    from plmfair.corpus_text import read_text_lines
 
     def lines(spec):
         return read_text_lines(spec["path"], spec.get("member"))

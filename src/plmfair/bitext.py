@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from plmfair.corpus_text import read_text_lines
 from plmfair.errors import ConfigError, DataError
 from plmfair.text import normalise_whitespace
 
@@ -142,7 +143,6 @@ def _join_counts(per_bitext, langs, *, pivot, corpus, duplicates, n_joined) -> p
 def join_bitext_files(bitexts: Mapping[str, tuple[tuple[str, str | None], tuple[str, str | None]]], *, pivot: str,
                       corpus: str, duplicates: str = "first") -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """:func:`join_bitexts` on files: per language ``((pivot path, member), (path, member))``."""
-    from plmfair.corpus_text import read_text_lines
 
     loaded = []
     for lang, ((pivot_path, pivot_member), (path, member)) in bitexts.items():

@@ -41,6 +41,7 @@ import difflib
 import pandas as pd
 
 from plmfair.core import GROUPS
+from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.text import base_normalise
 
 N_BUCKETS = 4
@@ -213,7 +214,6 @@ def origin_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def bias_type_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-    from plmfair.crows_pairs_data import BIAS_TYPES
 
     return _categories(scores["bias_type"], order=BIAS_TYPES)
 

@@ -32,6 +32,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from plmfair import plan
+from plmfair.atomic import write_text
 from plmfair.errors import ConfigError, PlmfairError
 from plmfair.runs import ROOT, run_folder, run_lock, setup_run, snakemake_locked, write_settings
 from plmfair.scoring import FAMILIES
@@ -104,7 +105,6 @@ def show(run: str, *, runs: str) -> int:
 
 def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
     """Runs side by side (:func:`plmfair.run_compare.compare_runs`)."""
-    from plmfair.atomic import write_text
     from plmfair.run_compare import compare_runs, render
 
     text = render(compare_runs(folders), fmt)

@@ -51,7 +51,9 @@ import numpy as np
 import pandas as pd
 
 from plmfair.core import MASK
+from plmfair.corpus_text import check_parallel
 from plmfair.errors import DataError
+from plmfair.io import read_parquet, read_parquet_meta
 from plmfair.pos import TAGS_SCHEMA
 
 log = logging.getLogger(__name__)
@@ -493,8 +495,6 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
     """
     import time
 
-    from plmfair.corpus_text import check_parallel
-    from plmfair.io import read_parquet, read_parquet_meta
     from plmfair.pos import ROW_GROUP_LINES, load_pipeline, tag_tokens
 
     f = {**DEFAULT_FILTERS, **(filters or {})}

@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from plmfair.annotations import mozart_frame, read_mozart_jsonl
+from plmfair.atomic import atomic_dir
 from plmfair.errors import DataError
+from plmfair.io import write_csv
 
 
 def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLike, batch_size: int = 10
@@ -26,8 +29,6 @@ def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLi
     Answers come back in the MozArt JSONL format (one line per annotator and sentence with
     s_id, text, mask, u_id and the demographic flags) and are read by :func:`ingest_answers`.
     """
-    from plmfair.atomic import atomic_dir
-    from plmfair.io import write_csv
 
     if sentences.empty:
         raise DataError("no constructed sentences to put on annotation sheets")
@@ -50,7 +51,6 @@ def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLi
 def ingest_answers(sentences: pd.DataFrame, answer_files: Mapping[str, str | os.PathLike]) -> pd.DataFrame:
     """Answers in the MozArt JSONL format, per language, as an annotations table
     (:data:`plmfair.annotations.MOZART_SCHEMA`); every answer must be to a constructed sentence with its text."""
-    from plmfair.annotations import mozart_frame, read_mozart_jsonl
 
     frames = []
     for lang, path in answer_files.items():

@@ -25,6 +25,9 @@ from plmfair.core import MASK
 from plmfair.coverage import DEFAULT_MAX_UNKNOWN, Coverage, check, unknown_id
 from plmfair.coverage import columns as coverage_columns
 from plmfair.errors import DataError
+from plmfair.io import read_parquet, read_parquet_meta
+from plmfair.metrics import annotation_scores, compute_metrics
+from plmfair.models import model_metadata
 from plmfair.text import normalise
 
 log = logging.getLogger(__name__)
@@ -129,7 +132,6 @@ def read_cloze_scores(path, dtypes: dict[str, str]) -> pd.DataFrame:
     """A prediction or answer-score file (``dtypes``: :data:`PREDICTION_DTYPES` or :data:`ANSWER_DTYPES`),
     refused with the command that rebuilds it when another version wrote it (a missing column, or
     numbers, flags or text of another type)."""
-    from plmfair.io import read_parquet
 
     kinds = {c: {"string": "string", "bool": "bool"}.get(t, "number") for c, t in dtypes.items()}
     return read_parquet(path, columns=list(dtypes), kinds=kinds)
@@ -197,9 +199,6 @@ def metrics_for_models(annotations: pd.DataFrame, *, runs, max_unknown: float = 
     scored that has answers, from its prediction and answer-score files (``runs``: one record per model,
     :func:`plmfair.plan.cloze_set_runs`). A model that cannot read
     a language is warned about, or under ``strict`` stops the job (:func:`plmfair.coverage.check`)."""
-    from plmfair.io import read_parquet_meta
-    from plmfair.metrics import annotation_scores, compute_metrics
-    from plmfair.models import model_metadata
 
     metrics, scores = [], []
     for run in runs:

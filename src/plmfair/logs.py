@@ -7,6 +7,9 @@ import logging
 import os
 import sys
 
+from plmfair.atomic import storage_error
+from plmfair.errors import PlmfairError
+
 # Room set aside in a job's log when it opens, so that a job stopped by a full disk can still say why
 # in the log it points to (Linux fallocate with FALLOC_FL_KEEP_SIZE: blocks allocated, size unchanged).
 LOG_RESERVE = 64 * 1024
@@ -51,8 +54,6 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
         force=True,
     )
 
-    from plmfair.atomic import storage_error
-    from plmfair.errors import PlmfairError
 
     def _excepthook(exc_type, exc, tb):
         log = logging.getLogger("plmfair")

@@ -32,6 +32,7 @@ import pandas as pd
 
 from plmfair.core import GROUPS
 from plmfair.errors import DataError
+from plmfair.io import read_parquet
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,6 @@ def read_metrics(path) -> pd.DataFrame:
     """A cloze set's metrics file (:data:`METRICS_SCHEMA` and more), refused with the command that
     rebuilds it when another version wrote it (a missing column, a group this version does not
     write, numbers of another type)."""
-    from plmfair.io import read_parquet
 
     return read_parquet(path, columns=list(METRICS_SCHEMA), kinds=METRIC_KINDS, values={"group": (*GROUPS, "all")})
 

@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from plmfair.download import sha256_of
 from plmfair.errors import ConfigError
 from plmfair.scoring import get_family
 
@@ -185,7 +186,6 @@ def folder_manifest(folder: str | os.PathLike) -> dict:
     """What a local model is: every file of its folder with its size and SHA-256, one digest of
     them all, and where a fetched folder came from (Hub id, revision, commit). A scoring job
     depends on this manifest, so replacing the weights reruns exactly that model's jobs."""
-    from plmfair.download import sha256_of
     from plmfair.hub import source_record
 
     root = Path(folder)

@@ -37,8 +37,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from plmfair.atomic import atomic_dir
+from plmfair.bitext import joined_lines
 from plmfair.core import is_folder_name
+from plmfair.corpus_text import read_text_lines
 from plmfair.errors import ConfigError, DataError
+from plmfair.io import read_parquet, write_parquet_chunks
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +213,6 @@ def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os
     that sets POS (and DEP) of the listed words, matched lower-cased; others stay untagged."""
     import spacy
 
-    from plmfair.atomic import atomic_dir
 
     nlp = spacy.blank(lang)
     ruler = nlp.add_pipe("attribute_ruler")
@@ -226,12 +229,9 @@ def corpus_lines(path: str | os.PathLike, *, lang: str, member: str | None = Non
     """One language's lines: of a text file (or archive member), or of a joined corpus
     (:mod:`plmfair.bitext`, a ``.parquet`` file)."""
     if str(path).endswith(".parquet"):
-        from plmfair.bitext import joined_lines
-        from plmfair.io import read_parquet
 
         source = f"{path}[{lang}]"
         return joined_lines(read_parquet(path), lang, str(path)), source
-    from plmfair.corpus_text import read_text_lines
 
     return read_text_lines(path, member)
 
@@ -240,7 +240,6 @@ def tokenize_corpus_file(path: str | os.PathLike, out: str | os.PathLike, *, lan
                          member: str | None = None, tokenized: bool = False, empty: str = "error") -> dict:
     """Tokenize one language's corpus file into ``out`` (row groups of :data:`ROW_GROUP_LINES`
     lines, written atomically); returns the run metadata (source, line counts, pipeline)."""
-    from plmfair.io import write_parquet_chunks
 
     lines, source = corpus_lines(path, lang=lang, member=member)
     if not lines:

@@ -56,6 +56,8 @@ from tokenizers import (
 )
 
 from plmfair.atomic import atomic_dir
+from plmfair.core import MASK
+from plmfair.io import read_parquet
 
 log = logging.getLogger(__name__)
 
@@ -366,7 +368,6 @@ def _batch(tokenizer, family: str, gaps: list[tuple[str, str]]) -> dict[str, tor
     """One batch of cloze items (text with ``[MASK]``, answer) in the family's own form: the answer's
     tokens masked and predicted (masked LM), the sentence with the answer filled in (causal LM), or
     the answer filled in for a sentinel (seq2seq)."""
-    from plmfair.core import MASK
 
     if family == "seq2seq":
         sources = [text.replace(MASK, "<extra_id_0>") for text, _ in gaps]
@@ -586,8 +587,6 @@ def build_tiny_model(
 
 def corpus_texts(paths: Iterable[str | os.PathLike]) -> list[str]:
     """Every sentence of ingested Parquet files (MozArt texts with answers filled in, CrowS-Pairs pairs)."""
-    from plmfair.core import MASK
-    from plmfair.io import read_parquet
 
     texts: list[str] = []
     for path in paths:
@@ -602,7 +601,6 @@ def corpus_texts(paths: Iterable[str | os.PathLike]) -> list[str]:
 
 def answered_gaps(paths: Iterable[str | os.PathLike]) -> list[tuple[str, str]]:
     """Every (text with ``[MASK]``, answer) of ingested MozArt-format answers, one per annotation."""
-    from plmfair.io import read_parquet
 
     gaps: list[tuple[str, str]] = []
     for path in paths:
