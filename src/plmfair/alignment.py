@@ -8,7 +8,10 @@ separated by spaces.
 Alignments (``results/cloze/{corpus}/alignments/{lang}.parquet``), one row per link
 (:data:`ALIGNMENT_SCHEMA`): line (int64, 1-based), pivot_token (int64), token (int64).
 The file's metadata records the source (a Pharaoh file, or eflomal with the
-symmetrisation used).
+symmetrisation used). Memory does not grow with the corpus beyond eflomal's own: tokens reach
+eflomal as text streamed from the tokens file (:func:`write_token_lines`), and its links come back
+parsed and symmetrised a chunk of lines at a time in integer arrays (:func:`link_chunks`), written
+as row groups.
 
 eflomal (Östling & Tiedemann 2016) samples with a seed from /dev/urandom, so two runs on
 the same text can differ slightly; the workflow keeps the alignment file and reruns it
