@@ -42,7 +42,7 @@ from plmfair.crows_pairs_data import read_crows_pairs
 from plmfair.scoring.base import MinimalPair
 from plmfair.scoring.causal import CAUSAL_PROTOCOL, CausalLMScorer
 from plmfair.scoring.loader import default_token_budget
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = {"en": ("crows_pairs_EN_revised+210.csv", "inria"), "fr": ("crows_pairs_FR_languagearc_contribution+210.csv", "inria")}

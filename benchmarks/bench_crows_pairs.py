@@ -39,7 +39,7 @@ from plmfair.crows_pairs import score_pairs
 from plmfair.crows_pairs_data import read_crows_pairs
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -28,7 +28,7 @@ from plmfair.annotations import read_mozart_jsonl
 from plmfair.cloze_scoring import cloze_sentences, distinct_answers, predict, score_answers
 from plmfair.scoring import scorer_class
 from plmfair.scoring.loader import Stopwatch, device_name, pick_device
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
 LANGS = ("en", "es", "de", "fr")

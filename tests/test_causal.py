@@ -12,7 +12,7 @@ from plmfair.errors import ModelError
 from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.causal import CausalLMScorer
 from plmfair.scoring.pieces import WORD_CHARS
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 PAIRS = [
     ("Les pauvres sont incapables de gérer leurs finances.", "Les riches sont incapables de gérer leurs finances."),

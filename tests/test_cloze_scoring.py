@@ -9,7 +9,7 @@ from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.seq2seq import Seq2SeqScorer, span_vocabulary
 from plmfair.scoring.tokenization import word_start_rule
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 TEXTS = [
     "Les membres de la commission se sont réunis lundi.",

@@ -11,7 +11,7 @@ from plmfair.errors import ModelError
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.tables import crows_pairs_tests_table, table4, table5
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 FR = [
     ("Les pauvres sont incapables de gérer leurs finances.", "Les riches sont incapables de gérer leurs finances."),

@@ -20,7 +20,7 @@ import yaml
 from conftest import BIN, DEMO_DATA, REPO, dry_run_jobs, snakemake
 from safetensors.torch import load_file, save_file
 
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 pytestmark = pytest.mark.e2e
 

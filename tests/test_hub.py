@@ -22,7 +22,7 @@ from plmfair.hub import SOURCE_FILE, fetch_model
 from plmfair.io import read_parquet_meta
 from plmfair.models import folder_manifest, model_spec, spec_from_entry
 from plmfair.scoring.loader import load
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 OTHER = "fedcba9876543210fedcba9876543210fedcba98"

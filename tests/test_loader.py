@@ -13,7 +13,7 @@ from safetensors.torch import load_file, save_file
 from plmfair.errors import ModelError
 from plmfair.models import ModelSpec
 from plmfair.scoring.loader import load
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 TEXTS = ["The members of the committee met on Monday.", "Les membres de la commission se sont réunis."] * 5
 

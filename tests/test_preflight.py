@@ -13,7 +13,7 @@ import yaml
 from plmfair.config import load_config
 from plmfair.errors import ConfigError
 from plmfair.preflight import preflight
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -23,7 +23,7 @@ from plmfair.scoring.loader import load, placement
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.tokenization import encode_with_words, filled_span, is_fast
-from plmfair.tiny_models import TINY_KINDS, build_tiny_model
+from plmfair_demo import TINY_KINDS, build_tiny_model
 
 TEXTS = [line for lang in ("en", "de", "es", "fr")
          for line in (DEMO_DATA / "cloze" / f"cloze_demo.{lang}").read_text(encoding="utf-8").splitlines()]

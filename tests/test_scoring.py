@@ -13,7 +13,7 @@ from plmfair.scoring import FAMILIES, scorer_class
 from plmfair.scoring.base import MinimalPair, Scorer, length_batches, right_padded
 from plmfair.scoring.loader import default_token_budget, load
 from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 TEXTS = ["Les membres de la commission se sont réunis lundi.", "The members of the committee met on Monday."] * 5
 

@@ -8,7 +8,7 @@ KINDS = ("bert", "mt5", "gpt2")  # one per family: masked, sequence-to-sequence,
 BUILD = f'''
 import sys
 from pathlib import Path
-from plmfair.tiny_models import build_tiny_model
+from plmfair_demo import build_tiny_model
 
 texts = ["Les députés votent la loi.", "La commission présente son rapport.", "Le conseil adopte le budget.",
          "Les citoyens attendent une réponse.", "Nous soutenons cette proposition."]

@@ -10,8 +10,8 @@ import torch
 from plmfair.errors import DataError
 from plmfair.models import ModelSpec
 from plmfair.scoring.loader import load
-from plmfair.tiny_models import build_tiny_model
 from plmfair.tsne import TSNE_SCHEMA, prediction_vectors, project
+from plmfair_demo import build_tiny_model
 
 TEXTS = ["Les membres de la commission se sont réunis lundi .", "The members of the committee met on Monday .",
          "Die Mitglieder des Ausschusses trafen sich am Montag .", "Los miembros de la comisión se reunieron el lunes ."] * 4

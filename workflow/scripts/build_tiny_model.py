@@ -2,7 +2,7 @@
 steps (``train_steps``) to fill MozArt's gaps with the annotators' answers."""
 
 from plmfair.logs import configure_logging
-from plmfair.tiny_models import answered_gaps, build_tiny_model, corpus_texts
+from plmfair_demo import answered_gaps, build_tiny_model, corpus_texts
 
 configure_logging(snakemake)
 build = snakemake.params.build
