@@ -15,7 +15,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version
 
-from plmfair.config import check_overrides, validate_config
+from plmfair.config import validate_config
 from plmfair.errors import ConfigError
 
 min_version("9.0")
@@ -44,6 +44,7 @@ include: "workflow/rules/comparisons.smk"
 include: "workflow/rules/breakdowns.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/record.smk"
+include: "workflow/rules/overrides.smk"
 
 
 rule all:
@@ -51,16 +52,3 @@ rule all:
     input:
         get_final_outputs(),
     default_target: True
-
-
-# a --set-threads or --set-resources value Snakemake would fail on deep in its scheduler: one line now
-try:
-    _settings = workflow.resource_settings
-    check_overrides(
-        threads={rule: getattr(value, "raw", value) for rule, value in _settings.overwrite_threads.items()},
-        resources={rule: {name: getattr(value, "raw", value) for name, value in values.items()}
-                   for rule, values in _settings.overwrite_resources.items()},
-        rules={rule.name for rule in workflow.rules},
-    )
-except ConfigError as exc:
-    raise SystemExit(f"plmfair: {exc}") from None

@@ -113,7 +113,7 @@ rule cloze_alignment_quality:
     params:
         gold=from_plan(plan.gold_readings, "corpus"),
         langs=from_plan(plan.gold_langs, "corpus"),
-        token_files=gold_token_files,
+        token_files=get_gold_token_files,
         eflomal_options=config["cloze"]["eflomal"],
     log:
         "results/logs/cloze/{corpus}/alignment_quality.log",
@@ -151,11 +151,11 @@ rule cloze_sheets:
 rule ingest_cloze_answers:
     input:
         sentences="results/cloze/{corpus}/sentences.parquet",
-        answers=lambda w: list(answer_downloads(w).values()),
+        answers=get_answer_files,
     output:
         annotations="results/data/{corpus}/annotations.parquet",
     params:
-        answers=answer_downloads,
+        answers=get_answer_downloads,
     log:
         "results/logs/ingest/cloze_{corpus}.log",
     resources:

@@ -182,14 +182,19 @@ def get_cloze_select_settings(w):
             "pipelines": {lang: spacy_load(plan.spacy_pipeline(config, lang)) for lang in c.langs}}
 
 
-def gold_token_files(w):
+def get_gold_token_files(w):
     """The corpus text of the gold sets' languages, by language."""
     return corpus_token_files(w.corpus, plan.gold_langs(config, w.corpus))
 
 
-def answer_downloads(w):
+def get_answer_downloads(w):
     """A corpus's human answer files, by language."""
     return {lang: download(entry) for lang, entry in plan.corpus(config, w.corpus).answers().items()}
+
+
+def get_answer_files(w):
+    """The same files, as the rule's input."""
+    return list(get_answer_downloads(w).values())
 
 
 def get_gold_alignment_inputs(w):
