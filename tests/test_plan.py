@@ -403,3 +403,20 @@ def test_figure_categories_come_from_the_plan(repo):
     assert plan.figure_category("mozart_tsne") == "MozArt" and plan.report_category("data") == "Data and models"
     for path in (repo / "workflow" / "rules").glob("*.smk"):
         assert not re.search(r'\bcategory="', path.read_text()), path.name
+
+
+def test_no_study_name_in_a_string_comparison_outside_the_registry(repo):
+    """The plan, the families, the rules and the scripts ask plmfair.studies what a study is and does;
+    none compares a name with a study's (the switches a new study would have to find and extend)."""
+    import re
+
+    from plmfair.studies import STUDIES
+
+    names = "|".join(STUDIES)
+    compared = re.compile(rf'(==|!=)\s*"({names})"|"({names})"\s*(==|!=)|startswith\("({names})')
+    files = [*(repo / "src").rglob("*.py"), *(repo / "workflow").rglob("*.smk"), *(repo / "workflow").rglob("*.py")]
+    found = [f"{path.name}: {m.group(0)}" for path in files if path.name != "studies.py"
+             for m in compared.finditer(path.read_text(encoding="utf-8"))]
+    assert found == []
+    # and what the plan asks of it
+    assert [s for s in STUDIES if STUDIES[s].constructs] == ["cloze"] and plan.report_category("tsne") == "MozArt"

@@ -31,6 +31,9 @@ SUBJECTS = {
     "gold_corpora": "each corpus with gold word alignments",
     "tsne": "one figure, when MozArt's predictions are mapped (mozart.tsne.sentences)",
 }
+# The study whose report category a kind of subject goes under (the others: their cloze set's, or the
+# data and models).
+SUBJECT_STUDIES = {"crows_pairs": "crows_pairs", "crows_pairs_languages": "crows_pairs", "tsne": "mozart"}
 
 
 @dataclass(frozen=True)

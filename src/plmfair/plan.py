@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from plmfair.core import is_folder_name
 from plmfair.errors import ConfigError
 from plmfair.models import ModelSpec, model_spec, specs_from_config
-from plmfair.outputs import FIGURES, TABLES
+from plmfair.outputs import FIGURES, SUBJECT_STUDIES, TABLES
 from plmfair.scoring import FAMILIES
+from plmfair.studies import PAIRS_TASK, STUDIES
 
 # ---- Studies and their data ----------------------------------------------------------------------
 
 
-STUDIES = ("mozart", "crows_pairs", "cloze")
+# the studies, by name (plmfair.studies): what each reads and does
 
 
 def enabled(config: dict, study: str) -> bool:
@@ -81,15 +82,12 @@ def cloze_langs(config: dict, corpus: str) -> list[str]:
 
 
 def study_languages(config: dict, study: str) -> list[str]:
-    """The data languages a study covers."""
-    if study == "mozart":
-        if not mozart_ingested(config):
-            return []
-        return list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
-    if study == "crows_pairs":
+    """The data languages a study covers: its minimal-pair data sets', or its cloze sets'."""
+    if STUDIES[study].task == PAIRS_TASK:
         sets = crows_pairs_sets(config)
-        return list(dict.fromkeys(sets[ds]["lang"] for ds in config["crows_pairs"]["datasets"] if ds in sets))
-    return list(dict.fromkeys(lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)))
+        return list(dict.fromkeys(sets[ds]["lang"] for ds in config[study]["datasets"] if ds in sets))
+    return list(dict.fromkeys(lang for cloze_set in cloze_sets(config).values() if cloze_set.study == study
+                              for lang in cloze_set.langs))
 
 
 def crows_pairs_langs(config: dict) -> dict[str, str]:
@@ -352,7 +350,7 @@ class ClozeSet:
 
     @property
     def constructed(self) -> bool:
-        return self.study == "cloze"
+        return STUDIES[self.study].constructs
 
 
 def cloze_sets(config: dict) -> dict[str, ClozeSet]:
@@ -601,18 +599,26 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
 def report_category(subjects: str, subject: str = "") -> str:
     """The report category (the study) of a table or figure: MozArt, a constructed cloze set,
     CrowS-Pairs, or the data and models."""
-    if subjects == "tsne":
-        return "MozArt"
+    study = SUBJECT_STUDIES.get(subjects)
+    if study is not None:
+        return STUDIES[study].title
     if subjects in ("answered_sets", "corpora", "gold_corpora"):
-        return "MozArt" if subject == "mozart" else f"Cloze set {subject}"
-    if subjects.startswith("crows_pairs"):
-        return "CrowS-Pairs"
+        # a ready-made set is named after its study (MozArt's is "mozart"); a constructed one after its corpus
+        ready_made = subject in STUDIES and not STUDIES[subject].constructs
+        return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
     return "Data and models"
 
 
 def figure_category(figure: str) -> str:
     """The report category of a figure made once per run (:data:`plmfair.outputs.FIGURES`)."""
     return report_category(FIGURES[figure])
+
+
+def constructed_answered_sets(config: dict) -> list[str]:
+    """The cloze sets with human answers that were constructed from a corpus (their answers are
+    ingested from the corpus's answer files)."""
+    sets = cloze_sets(config)
+    return [name for name in answered_sets(config) if sets[name].constructed]
 
 
 def cloze_set_category(config: dict, cloze_set: str) -> str:

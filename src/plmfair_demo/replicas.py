@@ -24,6 +24,7 @@ from plmfair_demo.architectures import (
     xlmr_model,
 )
 
+
 def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_vocab: bool = False, **options) -> Path:
     """Train a SentencePiece model on ``texts`` (the ``sentencepiece`` library itself, one thread, so
     a build is reproducible) and write ``<prefix>.model`` to ``out`` (and ``<prefix>.vocab``, its

@@ -6,6 +6,7 @@ import torch
 
 from plmfair.core import MASK
 
+
 def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
     width = max(map(len, rows))
     return torch.tensor([row + [value] * (width - len(row)) for row in rows])

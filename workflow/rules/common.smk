@@ -14,7 +14,7 @@ CLOZE_CORPORA = plan.cloze_corpora(config)
 CLOZE_SETS = plan.cloze_sets(config)
 TABLES = plan.tables(config)
 INGESTED_MOZART = ["results/data/mozart/annotations.parquet"] if plan.mozart_ingested(config) else []
-CONSTRUCTED_ANSWERS = [f"results/data/{s}/annotations.parquet" for s in plan.answered_sets(config) if s != "mozart"]
+CONSTRUCTED_ANSWERS = [f"results/data/{s}/annotations.parquet" for s in plan.constructed_answered_sets(config)]
 INGESTED_CROWS_PAIRS = {ds: plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_ingested(config)}
 
 

@@ -22,6 +22,7 @@ import importlib
 from dataclasses import dataclass
 
 from plmfair.errors import ConfigError
+from plmfair.studies import CLOZE_STUDIES, STUDIES
 
 # The CrowS-Pairs rule of causal models (lm-evaluation-harness's crows_pairs tasks): the
 # sum of log P(token | BOS or EOS, previous tokens) over every token of the sentence.
@@ -48,8 +49,7 @@ class Family:
         return study in self.studies
 
 
-ALL_STUDIES = frozenset({"mozart", "cloze", "crows_pairs"})
-CLOZE_STUDIES = frozenset({"mozart", "cloze"})
+ALL_STUDIES = frozenset(STUDIES)
 
 FAMILIES: dict[str, Family] = {
     f.name: f
