@@ -100,6 +100,11 @@ CONFIG_ERRORS = {
     "a corpus named crows_pairs": (lambda c: c["cloze"]["corpora"].update(crows_pairs=c["cloze"]["corpora"]["wmt06_test2006"]),
                                    "config error at cloze.corpora.crows_pairs: results/data/crows_pairs/ holds the "
                                    "CrowS-Pairs data sets"),
+    "a cloze test named like a corpus": (lambda c: c["datasets"].update(cloze_tests={"wmt06_test2006": {
+        "file": "x.zip", "languages": ["en"]}}), "config error at datasets.cloze_tests.wmt06_test2006: a cloze corpus "
+                                                  "has that name; give the cloze test another name"),
+    "a cloze test without languages": (lambda c: c["datasets"].update(cloze_tests={"mine": {"file": "x.zip"}}),
+                                       "config error at datasets.cloze_tests.mine: 'languages' is a required property"),
     "symmetrisation": (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
     "a model twice": (lambda c: c["mozart"].update(models=["xlmr_base", "gpt2", "xlmr_base"]),
                       "config error at mozart.models: 'xlmr_base' is listed twice"),

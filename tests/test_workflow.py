@@ -431,3 +431,29 @@ def test_the_run_record_holds_what_the_tables_print(demo_run):
     counted = record["results"]["crows_pairs"] + record["results"]["cloze"]
     assert all(r["unknown_share"] == 0 and r["coverage_warning"] == "" for r in counted)
     assert record["results"]["warnings"] == [] and "WARNING" not in html
+
+
+def test_a_ready_made_cloze_test_is_a_config_entry(demo_copy, tmp_path):
+    """A cloze test with annotator groups in MozArt's archive format, under another name, costs no
+    code: one entry under datasets.cloze_tests (here a copy of the demo's MozArt archive). It is
+    ingested, scored by the mozart study's models and settings and measured as MozArt's set is, with
+    the same numbers on the same data, and its tables are planned."""
+    import yaml
+
+    mirror = tmp_path / "mirror"
+    shutil.copytree(DEMO_DATA, mirror)
+    shutil.copy(DEMO_DATA / "MozArt.zip", mirror / "MozArtCopy.zip")
+    with open(DEMO_CONFIGS[0]) as fh:
+        sha256 = yaml.safe_load(fh)["datasets"]["mozart"]["sha256"]
+    extra = tmp_path / "copy.yaml"
+    extra.write_text(yaml.safe_dump({"datasets": {"cloze_tests": {"mozart_copy": {
+        "file": "MozArtCopy.zip", "sha256": sha256, "languages": ["en", "es", "de", "fr"]}}}}))
+    configs = (*DEMO_CONFIGS, extra)
+    planned = dry_run_jobs(snakemake(demo_copy, "-n", configfiles=configs, mirror=mirror).stdout)
+    assert ("table", "table=mozart_copy_table2_p_at_1") in planned
+    assert ("group_analysis", "cloze_set=mozart_copy") in planned
+    snakemake(demo_copy, "results/cloze/mozart_copy/metrics.parquet", configfiles=configs, mirror=mirror)
+    original, copy = (read_parquet(demo_copy / f"results/cloze/{name}/metrics.parquet")
+                      for name in ("mozart", "mozart_copy"))
+    assert len(copy) == len(original) > 0
+    pd.testing.assert_frame_equal(copy, original)

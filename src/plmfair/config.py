@@ -156,6 +156,11 @@ def _check_cloze(config: dict) -> None:
             f"config error at cloze.sample.n: {n} quadruples cannot be balanced across {classes} POS classes; "
             f"use a multiple of {classes}"
         )
+    tests = config.get("datasets", {}).get("cloze_tests", {})
+    for name in tests:  # a ready-made test's answers are ingested at results/data/<name>/, as a corpus's
+        clash = RESERVED_CORPUS_NAMES.get(name) or ("a cloze corpus has that name" if name in cloze["corpora"] else None)
+        if clash:
+            raise ConfigError(f"config error at datasets.cloze_tests.{name}: {clash}; give the cloze test another name")
     for name, corpus in cloze["corpora"].items():
         if name in RESERVED_CORPUS_NAMES:
             raise ConfigError(f"config error at cloze.corpora.{name}: {RESERVED_CORPUS_NAMES[name]}; give the corpus "

@@ -62,6 +62,12 @@ def mozart_ingested(config: dict) -> bool:
     return enabled(config, "mozart") and "mozart" in config.get("datasets", {})
 
 
+def cloze_tests(config: dict) -> dict[str, dict]:
+    """The ready-made cloze tests in MozArt's format (``datasets.cloze_tests``), by name, while the
+    study that scores them (``mozart``) is enabled."""
+    return dict(config.get("datasets", {}).get("cloze_tests", {})) if enabled(config, "mozart") else {}
+
+
 def cloze_corpora(config: dict) -> dict[str, dict]:
     """The constructed-set corpora in use (the study and the corpus not switched off)."""
     if not enabled(config, "cloze"):
@@ -124,6 +130,11 @@ def download_entries(config: dict) -> dict[str, dict]:
     return out
 
 
+def cloze_test_languages(config: dict, name: str) -> list[str]:
+    """The languages read from a ready-made cloze test's archive."""
+    return list(cloze_tests(config)[name]["languages"])
+
+
 def _download_in_use(config: dict, where: str) -> bool:
     """Whether an enabled study uses the download at config location ``where`` (an unknown location
     is a programming error: a new kind of download needs its rule here)."""
@@ -132,6 +143,8 @@ def _download_in_use(config: dict, where: str) -> bool:
         return mozart_ingested(config)
     if parts[:2] == ["datasets", "crows_pairs"]:
         return parts[2] in crows_pairs_ingested(config)
+    if parts[:2] == ["datasets", "cloze_tests"]:
+        return parts[2] in cloze_tests(config)
     if parts[:2] == ["cloze", "corpora"]:
         return parts[2] in cloze_corpora(config)
     if parts[:2] == ["cloze", "spacy"]:
@@ -354,11 +367,15 @@ class ClozeSet:
 
 
 def cloze_sets(config: dict) -> dict[str, ClozeSet]:
-    """The cloze sets in use, by name: ``mozart`` when MozArt is ingested, then every enabled corpus."""
+    """The cloze sets in use, by name: ``mozart`` when MozArt is ingested, the ready-made cloze tests in
+    its format, then every enabled corpus."""
     out = {}
     if mozart_ingested(config):
         langs = tuple(config["datasets"]["mozart"]["languages"])
         out["mozart"] = ClozeSet("mozart", "mozart", langs, langs)
+    for name, entry in cloze_tests(config).items():  # ready-made, scored as MozArt's set is
+        langs = tuple(entry["languages"])
+        out[name] = ClozeSet(name, "mozart", langs, langs)
     for name, entry in cloze_corpora(config).items():
         langs = tuple(corpus_langs(entry))
         out[name] = ClozeSet(name, "cloze", langs, tuple(lang for lang in langs if lang in entry["answers"]))

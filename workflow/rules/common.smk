@@ -31,6 +31,7 @@ wildcard_constraints:
     corpus=_alternatives(CLOZE_CORPORA),
     lang="[a-z]{2,3}",
     cloze_set=_alternatives(CLOZE_SETS),
+    cloze_test=_alternatives(plan.cloze_tests(config)),
     table=_alternatives(TABLES),
 
 
@@ -185,6 +186,11 @@ def get_cloze_select_settings(w):
 def get_gold_token_files(w):
     """The corpus text of the gold sets' languages, by language."""
     return corpus_token_files(w.corpus, plan.gold_langs(config, w.corpus))
+
+
+def get_cloze_test_archive(w):
+    """The archive of a ready-made cloze test (datasets.cloze_tests)."""
+    return download(plan.cloze_tests(config)[w.cloze_test])
 
 
 def get_answer_downloads(w):

@@ -16,6 +16,25 @@ rule ingest_mozart:
         "../scripts/ingest_mozart.py"
 
 
+# A ready-made cloze test in MozArt's archive format (datasets.cloze_tests): read as MozArt's is.
+rule ingest_cloze_test:
+    input:
+        archive=get_cloze_test_archive,
+    output:
+        annotations="results/data/{cloze_test}/annotations.parquet",
+    params:
+        languages=from_plan(plan.cloze_test_languages, "cloze_test"),
+    log:
+        "results/logs/ingest/{cloze_test}.log",
+    resources:
+        mem_mb=job_needs.mem_mb("ingest_cloze_test"),
+        runtime=job_needs.runtime("ingest_cloze_test"),
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/ingest_mozart.py"
+
+
 rule ingest_crows_pairs:
     input:
         unpack(get_crows_pairs_inputs),
