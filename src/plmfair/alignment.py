@@ -231,6 +231,7 @@ def eflomal_links(src: str | os.PathLike, tgt: str | os.PathLike, out_dir: str |
     ``out_dir`` (each as (source, target) pairs; eflomal writes no line for trailing empty
     sentences). ``threads``: OpenMP threads of the eflomal binary (its samplers run in parallel)."""
     try:
+        # optional: only the alignment jobs need it
         import eflomal
     except ImportError as exc:
         raise DataError(

@@ -32,6 +32,7 @@ def _key_path(error) -> str:
 
 def validate_config(config: dict, schema: str | os.PathLike) -> dict:
     """Validate ``config`` in place (filling defaults); raise :class:`ConfigError` with one line on failure."""
+    # only when a config or a record is validated
     import jsonschema
     import yaml
     from snakemake.utils import validate
@@ -66,6 +67,7 @@ def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = S
     """The configuration a run gets from ``--configfile`` files: merged key by key in order, as
     Snakemake merges them, then validated with the schema's defaults filled in
     (:func:`validate_config`), so that tools run before Snakemake read what the workflow reads."""
+    # only when a config or a record is read
     import yaml
     from snakemake.utils import update_config
 

@@ -66,6 +66,7 @@ def fetch_model(*, name: str, hf_id: str, revision: str | None, out_dir: str | o
                 allow_pickle: bool = False) -> dict:
     """Download (or take from the Hub cache) ``hf_id`` at ``revision`` and write its files to
     ``out_dir``; return the source record (id, revision asked for, commit resolved, files)."""
+    # only when the Hub or its cache is asked
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import (
         GatedRepoError,

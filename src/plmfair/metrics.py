@@ -89,6 +89,7 @@ def group_metrics(annotations: pd.DataFrame) -> dict:
     rr = np.where(rank <= 5, 1.0 / rank, 0.0)
     rr = np.nan_to_num(rr, nan=0.0)
     out = {"n": n, "p_at_1": p1, "p_at_5": p5, "mrr": 100 * float(rr.mean())}
+    # scipy is heavy: imported where a test is computed
     from scipy import stats  # here, so that the tables (sigma_gd) need not import scipy
 
     # one point per distinct (sentence, answer): an answer given by k annotators is one item with

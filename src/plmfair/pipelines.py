@@ -29,6 +29,7 @@ def spacy_download(name: str) -> bool:
 
 def spacy_wheel(name: str) -> str:
     """The pip spec of a spaCy pipeline package for the installed spaCy (its GitHub release wheel)."""
+    # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
     version = ".".join(spacy.about.__version__.split(".")[:2]) + ".0"
@@ -39,6 +40,7 @@ def spacy_wheel(name: str) -> str:
 def install_pipelines(packages: dict[str, str], *, download: Callable[[str], bool] = spacy_download) -> list[str]:
     """Install the missing pipeline packages of ``packages`` (language -> package name); return
     the names installed."""
+    # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
     installed, failed = [], []

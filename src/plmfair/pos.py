@@ -74,6 +74,7 @@ UNUSED_COMPONENTS = ("ner", "lemmatizer", "entity_ruler", "textcat", "textcat_mu
 
 def load_pipeline(name: str | os.PathLike, lang: str):
     """Load a spaCy pipeline by package name or path; a missing one stops with the command that installs it."""
+    # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
     try:
@@ -115,6 +116,7 @@ def tokenize_table(nlp, lines: Sequence[str], *, tokenized: bool = False, source
     empties = _check_empty(lines, source, empty)
 
     def frames():
+        # spaCy is heavy: only the jobs that tokenize or tag load it
         from spacy.tokens import Doc
 
         for start in range(0, max(len(lines), 1), chunk_lines):
@@ -147,6 +149,7 @@ def tag_tokens(nlp, tokens: pd.DataFrame, *, tokenized: bool = False, source: st
     space), which must give the same tokens again; components the filters do not read are
     switched off.
     """
+    # spaCy is heavy: only the jobs that tokenize or tag load it
     from spacy.tokens import Doc
 
     tokens = tokens.sort_values(["line", "token"])
@@ -211,6 +214,7 @@ def read_lexicon(path: str | os.PathLike) -> list[dict]:
 def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os.PathLike) -> None:
     """Write a lookup pipeline: spaCy's rule-based tokenizer for ``lang`` plus an attribute ruler
     that sets POS (and DEP) of the listed words, matched lower-cased; others stay untagged."""
+    # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
 

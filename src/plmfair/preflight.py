@@ -48,6 +48,7 @@ class Missing:
 
 def in_hub_cache(hf_id: str, revision: str | None) -> bool:
     """Whether the Hub cache holds the files the workflow fetches of ``hf_id`` at ``revision``."""
+    # only when the Hub or its cache is asked
     from huggingface_hub import snapshot_download
 
     from plmfair.hub import FILE_PATTERNS
@@ -104,6 +105,7 @@ def missing_downloads(config: dict, workdir: Path, mirror: str | None) -> list[M
 def missing_pipelines(config: dict) -> list[Missing]:
     """spaCy pipelines the cloze corpora name that are not installed: installed now where the
     network allows, else listed with the exact pip command for this Python."""
+    # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
     from plmfair.pipelines import install_pipelines, spacy_wheel

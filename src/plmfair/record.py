@@ -192,6 +192,7 @@ def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequen
 
 def validate_record(record: Mapping, schema: str | os.PathLike = SCHEMA) -> None:
     """Raise :class:`DataError` naming the field when ``record`` does not follow the schema."""
+    # only when a config or a record is validated
     import jsonschema
     import yaml
 

@@ -73,6 +73,7 @@ def model_name(source: str) -> str:
 
 def detect_family(source: str, *, local: bool) -> str:
     """The family of a checkpoint, read off its ``config.json`` (:func:`plmfair.scoring.loader.checkpoint_families`)."""
+    # transformers is heavy: only the jobs that load a model import it
     from transformers import AutoConfig
 
     from plmfair.scoring.loader import checkpoint_families
@@ -96,6 +97,7 @@ def is_uncased(source: str, *, local: bool) -> bool:
         path = Path(source) / "tokenizer_config.json"
     else:
         try:
+            # only when the Hub or its cache is asked
             from huggingface_hub import hf_hub_download
 
             path = Path(hf_hub_download(source, "tokenizer_config.json"))
@@ -239,6 +241,7 @@ def read_yaml(path: str | Path) -> dict:
 
 def merged(paths: Sequence[str | Path], *, onto: dict | None = None) -> dict:
     """Configuration files merged key by key, in order, as Snakemake merges them (not validated)."""
+    # only when a config is validated
     from snakemake.utils import update_config
 
     config = copy.deepcopy(onto) if onto is not None else {}
@@ -388,6 +391,7 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
 
 def _merge_part(old, new):
     """``new`` merged into ``old`` key by key (Snakemake's update_config on one section)."""
+    # only when a config is validated
     from snakemake.utils import update_config
 
     if not isinstance(old, dict) or not isinstance(new, dict):

@@ -182,6 +182,7 @@ def design_blocks(left: Sequence, right: Sequence) -> np.ndarray:
     (sentences and the annotators who answered them): one block index per edge. In MozArt each
     annotator answers one batch of sentences, so the blocks are the batches; random effects of
     different blocks are independent, which makes a crossed model cheap to fit."""
+    # scipy is heavy: imported where a test is computed
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -216,6 +217,7 @@ def _gls(model, variances: Mapping[str, float], scale: float, blocks: np.ndarray
 def _at_optimum(model, params, *, step: float = 0.01, tol: float = 1e-6) -> bool:
     """No variance component moved by ``step`` (relative) raises the profile REML log-likelihood by
     more than ``tol``; a component at zero is only moved up."""
+    # statsmodels is heavy: only the mixed models need it
     from statsmodels.regression.mixed_linear_model import MixedLMParams
 
     base = model.loglike(params, profile_fe=True)
@@ -243,6 +245,7 @@ def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[s
     (lme4's ``fixef`` and ``vcov``); ``variances`` holds each effect's variance and the residual's."""
     import warnings
 
+    # statsmodels is heavy: only the mixed models need it
     import statsmodels.formula.api as smf
 
     if len(effects) not in (1, 2):

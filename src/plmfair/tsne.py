@@ -66,6 +66,7 @@ def prediction_vectors(annotations: pd.DataFrame, scorer, *, model: str, s_ids, 
 def project(vectors: pd.DataFrame, *, perplexity: float = 30.0, seed: int = 0) -> pd.DataFrame:
     """2-D t-SNE coordinates of every prediction, one projection per (model, quadruple) with the four
     languages together (:data:`TSNE_SCHEMA`). The perplexity is capped below the number of points."""
+    # scikit-learn is heavy: only the t-SNE job needs it
     from sklearn.manifold import TSNE
     from threadpoolctl import threadpool_limits
 

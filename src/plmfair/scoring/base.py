@@ -235,6 +235,7 @@ def input_device(model):
     """Where a batch of token ids goes: the device of the input embeddings. For a model spread
     over devices (``device_map``) that is its first shard; weights offloaded to disk compute on
     the CPU."""
+    # torch is heavy: only the jobs that load a model import it
     import torch
 
     device = model.get_input_embeddings().weight.device
@@ -287,6 +288,7 @@ def to_device(values, device, dtype=None):
     """``values`` (a tensor or nested lists) as a tensor on ``device``. On CUDA the host copy is
     page-locked and the transfer asynchronous, so the host can prepare the next batch while the
     GPU still runs this one."""
+    # torch is heavy: only the jobs that load a model import it
     import torch
 
     host = torch.as_tensor(values, dtype=dtype)
@@ -297,6 +299,7 @@ def to_device(values, device, dtype=None):
 
 def right_padded(sequences: Sequence[Sequence[int]], idx: Sequence[int], *, pad_id: int, device):
     """The sequences ``idx`` as one right-padded batch: (input ids, attention mask) on ``device``."""
+    # torch is heavy: only the jobs that load a model import it
     import torch
 
     lengths = [len(sequences[i]) for i in idx]
@@ -316,6 +319,7 @@ def progress_bar(enabled: bool, *, total: int, desc: str, unit: str):
     """A tqdm bar when ``enabled``, else None."""
     if not enabled:
         return None
+    # only when a progress bar is shown
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit=unit, mininterval=2.0)

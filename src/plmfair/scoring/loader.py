@@ -102,6 +102,7 @@ def checkpoint_families(config) -> list[str]:
     ``*ForConditionalGeneration`` ``seq2seq``, looked up in transformers' Auto tables), else its
     ``model_type``. A class in two tables (XLM's and FlauBERT's ``*WithLMHeadModel``) is a masked
     LM unless the config makes it causal; so is a model type without architectures that has both."""
+    # transformers is heavy: only the jobs that load a model import it
     from transformers.models.auto import modeling_auto
 
     from plmfair.scoring import FAMILIES
@@ -138,6 +139,7 @@ def checkpoint_families(config) -> list[str]:
 def check_family(spec: ModelSpec) -> None:
     """The checkpoint must be of the declared family (:func:`checkpoint_families`); otherwise one line
     naming the declared family and the one that fits, before any weight is read or score written."""
+    # transformers is heavy: only the jobs that load a model import it
     from transformers import AutoConfig
 
     from plmfair.scoring import FAMILIES
@@ -175,6 +177,7 @@ def _where_from(spec: ModelSpec) -> dict:
 def _from_pretrained(cls, spec: ModelSpec, **kwargs):
     """``cls.from_pretrained`` for the spec: safetensors only (pickles with ``allow_pickle``), and
     every load error as one line naming the model."""
+    # only when a checkpoint is read
     from safetensors import SafetensorError
 
     common = _where_from(spec)
@@ -220,6 +223,7 @@ def load_tokenizer(spec: ModelSpec):
     SentencePiece ``.model`` file is converted, which needs sentencepiece and protobuf), else its
     Python tokenizer (FlauBERT's needs sacremoses). A missing package is one line with the pip
     command, checked before transformers gets to misname it."""
+    # transformers is heavy: only the jobs that load a model import it
     from transformers import AutoTokenizer
 
     if spec.is_local:
@@ -354,6 +358,7 @@ class LoadedModel:
 
     def metadata(self, **extra) -> dict:
         """Run metadata: the model entry, precision, device, library versions and ``extra``."""
+        # transformers is heavy: only the jobs that load a model import it
         import transformers
 
         return {**self.spec.metadata(), **architecture(self.model, self.tokenizer),
@@ -401,6 +406,7 @@ def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str
     problem one line). A spec with ``device_map`` is spread over the devices instead (accelerate;
     ``max_memory`` caps each). ``threads``: the CPU threads torch may use (the job's ``threads:``;
     None: torch's default)."""
+    # transformers is heavy: only the jobs that load a model import it
     import transformers
 
     transformers.utils.logging.disable_progress_bar()
