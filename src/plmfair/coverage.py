@@ -103,10 +103,16 @@ def columns(coverage: Coverage | None, *, model: str, what: str, max_unknown: fl
                                         item_kind=item_kind)}
 
 
+def distinct(warnings: Iterable) -> list[str]:
+    """The warnings of a column of ``coverage_warning`` values, each once, in order (empty and
+    missing values left out): what a table, the run record and :func:`check` say."""
+    return [w for w in dict.fromkeys(warnings) if isinstance(w, str) and w]
+
+
 def check(warnings: Iterable[str], *, strict: bool, max_unknown: float) -> list[str]:
     """Log each warning; under ``strict`` stop with them instead (nothing is published). Returns the
     warnings that are not empty."""
-    found = [w for w in warnings if w]
+    found = distinct(warnings)
     if found and strict:
         raise DataError(f"{'; '.join(found)} (more than coverage.max_unknown = {max_unknown:g}); the model cannot "
                         f"read this text: leave it out of this study, or set coverage.strict: false to publish its "

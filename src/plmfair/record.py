@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.atomic import write_text
+from plmfair.coverage import distinct
 from plmfair.download import sha256_of
 from plmfair.errors import DataError
 from plmfair.io import read_parquet, read_parquet_meta
@@ -176,8 +177,7 @@ def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequen
     for path in cloze_tests:
         tests = read_parquet(path)
         results["omnibus"] += _rows(tests[tests["test"] == "omnibus"], OMNIBUS_FIELDS, set=Path(path).parent.name)
-    results["warnings"] = list(dict.fromkeys(r["coverage_warning"] for r in results["crows_pairs"] + results["cloze"]
-                                             if r.get("coverage_warning")))
+    results["warnings"] = distinct(r.get("coverage_warning") for r in results["crows_pairs"] + results["cloze"])
     return {
         "record_version": RECORD_VERSION,
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),

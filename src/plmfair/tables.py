@@ -33,6 +33,7 @@ import tabulate  # noqa: F401
 
 from plmfair.atomic import write_text
 from plmfair.core import GROUPS
+from plmfair.coverage import distinct
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.io import write_csv
 from plmfair.labels import PAPER_METRIC_LABELS, contrast_label, format_p, metric_label
@@ -130,8 +131,7 @@ def _neutral(row) -> str:
 def _warned(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     """``table`` carrying the coverage warnings of the rows it is built from (``coverage_warning``,
     :mod:`plmfair.coverage`), which :func:`render_table` prints under its caption."""
-    notes = frame["coverage_warning"].dropna() if "coverage_warning" in frame else pd.Series(dtype=str)
-    table.attrs["warnings"] = [w for w in dict.fromkeys(notes) if w]
+    table.attrs["warnings"] = distinct(frame["coverage_warning"]) if "coverage_warning" in frame else []
     return table
 
 
