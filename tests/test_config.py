@@ -56,8 +56,8 @@ CONFIG_ERRORS = {
                      "config error at datasets.crows_pairs.fr.sha256"),
     "file is ..": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file=".."),
                    "config error at datasets.crows_pairs.fr.file: '..' is not a plain file name"),
-    "file with a folder": (lambda c: c["datasets"]["mozart"].update(file="../../etc/passwd"),
-                           "config error at datasets.mozart.file: '../../etc/passwd' is not a plain file name"),
+    "file with a folder": (lambda c: c["datasets"]["cloze_tests"]["mozart"].update(file="../../etc/passwd"),
+                           "config error at datasets.cloze_tests.mozart.file: '../../etc/passwd' is not a plain file name"),
     "two downloads, one file name": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"),
                                      "downloads need distinct file names"),
     "one archive, two urls": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"]["text"]["de"].update(
@@ -96,7 +96,13 @@ CONFIG_ERRORS = {
     "unbalanced sample": (lambda c: c["cloze"]["sample"].update(n=30),
                           "config error at cloze.sample.n: 30 quadruples cannot be balanced"),
     "a corpus named mozart": (lambda c: c["cloze"]["corpora"].update(mozart=c["cloze"]["corpora"]["wmt06_test2006"]),
-                              "config error at cloze.corpora.mozart: 'mozart' is the name of MozArt's cloze set"),
+                              "config error at datasets.cloze_tests.mozart: a cloze corpus has that name; give the cloze "
+                              "test another name"),
+    "MozArt where it was": (lambda c: c["datasets"].update(mozart=c["datasets"]["cloze_tests"].pop("mozart")),
+                            "config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
+                            "(file, url, sha256, languages) to datasets.cloze_tests.mozart"),
+    "t-SNE of an undeclared test": (lambda c: c["mozart"].update(tsne={"sets": ["mozrat"]}),
+                                    "config error at mozart.tsne.sets: 'mozrat' is no ready-made cloze test"),
     "a corpus named crows_pairs": (lambda c: c["cloze"]["corpora"].update(crows_pairs=c["cloze"]["corpora"]["wmt06_test2006"]),
                                    "config error at cloze.corpora.crows_pairs: results/data/crows_pairs/ holds the "
                                    "CrowS-Pairs data sets"),

@@ -68,7 +68,7 @@ def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path)
     assert mirror_copy_stamp(mirror, "absent.csv") == "" and mirror_copy_stamp(None, "MozArt.zip") == ""
 
     config = tmp_path / "unverified.yaml"
-    config.write_text("datasets: {mozart: {sha256: null}}\n")
+    config.write_text("datasets: {cloze_tests: {mozart: {sha256: null}}}\n")
     work = tmp_path / "work"
     target = "resources/downloads/MozArt.zip"
 

@@ -27,7 +27,7 @@ def config(repo):
     """A small valid config: MozArt in four languages, CrowS-Pairs in English and French."""
     cfg = {
         "datasets": {
-            "mozart": {"file": "MozArt.zip", "languages": ["en", "fr"]},
+            "cloze_tests": {"mozart": {"file": "MozArt.zip", "languages": ["en", "fr"]}},
             "crows_pairs": {
                 "en": {"file": "en.csv", "lang": "en", "format": "nyu"},
                 "fr": {"file": "fr.csv", "lang": "fr", "format": "inria"},
@@ -91,6 +91,10 @@ def test_cloze_sets_of_the_demo(repo):
     assert plan.cloze_sets(cfg)["demo"].answered == ("en", "de", "es")
     cfg["cloze"]["corpora"]["demo"]["answers"] = {}
     assert plan.answered_sets(cfg) == ["mozart"] and len(runs(cfg, "demo")) == 3 * 4
+    # MozArt is one ready-made cloze test: switched off, its set, its t-SNE maps and its download go
+    cfg["datasets"]["cloze_tests"]["mozart"]["enabled"] = False
+    assert "mozart" not in plan.cloze_sets(cfg) and plan.tsne_sets(cfg) == []
+    assert "MozArt.zip" not in {entry["file"] for entry in plan.active_downloads(cfg).values()}
 
 
 def test_schema_enums_match_the_registries(repo):
@@ -201,7 +205,7 @@ def test_downloads_are_every_entry_with_a_file_wherever_it_is(config):
                                        "gold_alignments": {"g": {"lang": "fr", "links": {"file": "g.talp"},
                                                                  "sentences": {"file": "g.txt"}}}}
     where = plan.download_entries(config)
-    assert {"datasets.mozart", "datasets.crows_pairs.en", "cloze.corpora.c.text.fr",
+    assert {"datasets.cloze_tests.mozart", "datasets.crows_pairs.en", "cloze.corpora.c.text.fr",
             "cloze.corpora.c.gold_alignments.g.links"} <= set(where)
     assert "datasets.crows_pairs.de" not in plan.active_downloads(config)  # declared, not scored
     config["elsewhere"] = {"file": "x.csv"}
@@ -301,6 +305,12 @@ def test_tables_and_figures_of_the_demo(demo):
     assert set(plan.figures(demo)) == {"crows_pairs", "crows_pairs_breakdowns", "crows_pairs_language_effects",
                                        "mozart_mrr", "mozart_group_effects", "mozart_breakdowns", "demo_mrr",
                                        "demo_group_effects", "demo_breakdowns", "mozart_tsne"}
+    # another ready-made test gets MozArt's figures, and its maps when mozart.tsne.sets names it
+    demo["datasets"]["cloze_tests"]["copy"] = dict(demo["datasets"]["cloze_tests"]["mozart"], file="copy.zip")
+    figures = set(plan.figures(demo))
+    assert {"copy_mrr", "copy_group_effects", "copy_breakdowns"} <= figures and "copy_tsne" not in figures
+    demo["mozart"]["tsne"]["sets"] = ["mozart", "copy"]
+    assert {"mozart_tsne", "copy_tsne"} <= set(plan.figures(demo))
     demo["mozart"]["tsne"]["sentences"] = []
     demo["crows_pairs"]["datasets"] = ["demo_fr"]
     assert {"mozart_tsne", "crows_pairs_language_effects"}.isdisjoint(plan.figures(demo))
@@ -320,7 +330,7 @@ def test_two_tables_of_one_name_are_refused(demo, monkeypatch):
 
 
 def test_downloads_name_their_source_not_the_mirror(demo):
-    assert plan.download_source(demo, "MozArt.zip") == {"url": None, "sha256": demo["datasets"]["mozart"]["sha256"]}
+    assert plan.download_source(demo, "MozArt.zip") == {"url": None, "sha256": demo["datasets"]["cloze_tests"]["mozart"]["sha256"]}
     assert plan.spacy_lexicon(demo, "fr")["file"] and plan.corpus(demo, "demo").answers()["en"]["file"].endswith(".jsonl")
 
 
@@ -400,7 +410,7 @@ def test_figure_categories_come_from_the_plan(repo):
     import re
 
     assert plan.figure_category("crows_pairs") == plan.figure_category("crows_pairs_language_effects") == "CrowS-Pairs"
-    assert plan.figure_category("mozart_tsne") == "MozArt" and plan.report_category("data") == "Data and models"
+    assert plan.report_category("tsne", "mozart") == "MozArt" and plan.report_category("data") == "Data and models"
     for path in (repo / "workflow" / "rules").glob("*.smk"):
         assert not re.search(r'\bcategory="', path.read_text()), path.name
 
@@ -419,4 +429,35 @@ def test_no_study_name_in_a_string_comparison_outside_the_registry(repo):
              for m in compared.finditer(path.read_text(encoding="utf-8"))]
     assert found == []
     # and what the plan asks of it
-    assert [s for s in STUDIES if STUDIES[s].constructs] == ["cloze"] and plan.report_category("tsne") == "MozArt"
+    assert [s for s in STUDIES if STUDIES[s].constructs] == ["cloze"] and plan.report_category("tsne", "mozart") == "MozArt"
+
+
+def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
+    """Each study record names its jobs, and the workflow's rules are exactly the studies' jobs and the
+    shared ones (a rule added without its study's record, or a record naming a rule that is gone, fails
+    here); its tables and figures are those made for its subject kinds, and every kind but the data
+    and models has a study."""
+    import re
+
+    from plmfair import studies
+    from plmfair.outputs import FIGURES, SUBJECTS, TABLES
+
+    rules = {m.group(1) for path in (repo / "workflow" / "rules").glob("*.smk")
+             for m in re.finditer(r"^rule (\w+):", path.read_text(), re.M)}
+    rules |= {m.group(1) for m in re.finditer(r"^rule (\w+):", (repo / "Snakefile").read_text(), re.M)}
+    own = [job for study in studies.STUDIES.values() for job in study.own_jobs]
+    assert len(own) == len(set(own)), "a job belongs to one study"
+    listed = set(own) | set(studies.CLOZE_SET_JOBS) | set(studies.SHARED_JOBS)
+    assert rules == listed, (sorted(rules - listed), sorted(listed - rules))
+    assert set(studies.STUDIES["mozart"].jobs) >= {"ingest_cloze_test", "tsne", "cloze_score", "group_analysis"}
+    assert "cloze_score" not in studies.STUDIES["crows_pairs"].jobs
+    assert {kind for study in studies.STUDIES.values() for kind in study.subjects} == set(SUBJECTS) - {"data", "models"}
+    assert "{subject}_table2_p_at_1" in studies.tables("mozart") and "crows_pairs" in studies.tables("crows_pairs")
+    assert "{subject}_construction" in studies.tables("cloze") and "{subject}_construction" not in studies.tables("mozart")
+    assert studies.figures("mozart") == ["{subject}_mrr", "{subject}_group_effects", "{subject}_breakdowns",
+                                         "{subject}_tsne"]
+    made = {spec.name for spec in TABLES if spec.subjects in ("data", "models")}
+    assert {t for s in studies.STUDIES for t in studies.tables(s)} | made == {spec.name for spec in TABLES}
+    assert {f for s in studies.STUDIES for f in studies.figures(s)} == set(FIGURES)
+    for study in studies.STUDIES.values():
+        assert all(path.startswith(("results/", "resources/")) and path.endswith("/") for path in study.outputs)

@@ -328,7 +328,7 @@ def test_scoring_and_aggregation_are_deterministic(demo_run, demo_copy):
     file as it was, every column and metadata key but wall times (plmfair.compare)."""
     proc = snakemake(demo_copy, *FORCED, "--forcerun", *FORCED)
     ran = {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)}
-    assert ran == {"cloze_score", "crows_pairs_score", "mozart_tsne_vectors", "mozart_tsne", "group_analysis",
+    assert ran == {"cloze_score", "crows_pairs_score", "tsne_vectors", "tsne", "group_analysis",
                    "cloze_metrics", "crows_pairs_summary"}, ran
     proc = snakemake(demo_copy, SAMPLE, "--forcerun", SAMPLE)
     assert {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)} == {"cloze_select"}
@@ -444,7 +444,7 @@ def test_a_ready_made_cloze_test_is_a_config_entry(demo_copy, tmp_path):
     shutil.copytree(DEMO_DATA, mirror)
     shutil.copy(DEMO_DATA / "MozArt.zip", mirror / "MozArtCopy.zip")
     with open(DEMO_CONFIGS[0]) as fh:
-        sha256 = yaml.safe_load(fh)["datasets"]["mozart"]["sha256"]
+        sha256 = yaml.safe_load(fh)["datasets"]["cloze_tests"]["mozart"]["sha256"]
     extra = tmp_path / "copy.yaml"
     extra.write_text(yaml.safe_dump({"datasets": {"cloze_tests": {"mozart_copy": {
         "file": "MozArtCopy.zip", "sha256": sha256, "languages": ["en", "es", "de", "fr"]}}}}))

@@ -202,7 +202,7 @@ def read_mozart_zip(path: str | os.PathLike, languages: Sequence[str]) -> pd.Dat
             if not found:
                 raise DataError(
                     f"{path}: no member named {wanted} (members: {sorted(members)}); "
-                    f"check `datasets.mozart.languages` in the config"
+                    f"check `datasets.cloze_tests.<name>.languages` in the config"
                 )
             try:
                 raw = zf.read(found[0])

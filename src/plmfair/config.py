@@ -37,6 +37,7 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
     import yaml
     from snakemake.utils import validate
 
+    _check_moved(config)
     try:
         validate(config, str(schema), set_default=True)
     except Exception as exc:  # snakemake wraps the jsonschema error in a WorkflowError
@@ -57,6 +58,15 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
         raise ConfigError(f"config error at {_key_path(best)}: {message}") from None
     check_config(config)
     return config
+
+
+def _check_moved(config: dict) -> None:
+    """A key of an earlier version's config, named with where it lives now (the schema alone would only
+    say that it is not allowed)."""
+    datasets = config.get("datasets")
+    if isinstance(datasets, dict) and "mozart" in datasets:
+        raise ConfigError("config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
+                          "(file, url, sha256, languages) to datasets.cloze_tests.mozart")
 
 
 # The schema beside the workflow (plmfair is installed from its checkout).
@@ -80,7 +90,7 @@ def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = S
 
 def known_languages(config: dict) -> list[str]:
     """Every language some data set of the config is in."""
-    langs = list(config.get("datasets", {}).get("mozart", {}).get("languages", []))
+    langs = [lang for entry in config.get("datasets", {}).get("cloze_tests", {}).values() for lang in entry["languages"]]
     langs += [entry["lang"] for entry in crows_pairs_sets(config).values()]
     langs += study_languages(config, "cloze")
     return sorted(set(langs))
@@ -144,9 +154,8 @@ def check_config(config: dict) -> None:
     _check_downloads(config)
 
 
-# A corpus's answers are ingested at results/data/<corpus>/ and its cloze set shares MozArt's chain.
-RESERVED_CORPUS_NAMES = {"mozart": "'mozart' is the name of MozArt's cloze set",
-                         "crows_pairs": "results/data/crows_pairs/ holds the CrowS-Pairs data sets"}
+# A corpus's or a ready-made cloze test's answers are ingested at results/data/<name>/.
+RESERVED_CORPUS_NAMES = {"crows_pairs": "results/data/crows_pairs/ holds the CrowS-Pairs data sets"}
 
 
 def _check_cloze(config: dict) -> None:
@@ -163,6 +172,12 @@ def _check_cloze(config: dict) -> None:
         clash = RESERVED_CORPUS_NAMES.get(name) or ("a cloze corpus has that name" if name in cloze["corpora"] else None)
         if clash:
             raise ConfigError(f"config error at datasets.cloze_tests.{name}: {clash}; give the cloze test another name")
+    tsne = config["mozart"]["tsne"]
+    unknown = [name for name in tsne["sets"] if name not in tests]
+    if tsne["sentences"] and tests and unknown:  # with no ready-made test declared there is nothing to map
+        raise ConfigError(f"config error at mozart.tsne.sets: {unknown[0]!r} is no ready-made cloze test (declared in "
+                          f"datasets.cloze_tests: {sorted(tests)}); list the tests whose quadruples are mapped, or set "
+                          f"mozart.tsne.sentences: [] for no maps")
     for name, corpus in cloze["corpora"].items():
         if name in RESERVED_CORPUS_NAMES:
             raise ConfigError(f"config error at cloze.corpora.{name}: {RESERVED_CORPUS_NAMES[name]}; give the corpus "

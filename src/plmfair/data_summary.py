@@ -1,4 +1,4 @@
-"""What is in the data: counts per MozArt language and per CrowS-Pairs data set
+"""What is in the data: counts per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs data set
 (``results/data/summary.parquet``, rendered as the ``data_summary`` table)."""
 
 from __future__ import annotations
@@ -9,25 +9,26 @@ from plmfair.core import GROUPS
 from plmfair.crows_pairs_data import BIAS_TYPES
 
 DATA_SUMMARY_SCHEMA = {
-    "dataset": "mozart, or crows_pairs/<data set>",
-    "subset": "language (of a MozArt subset or of the data set)",
+    "dataset": "a ready-made cloze test's name (mozart), or crows_pairs/<data set>",
+    "subset": "language (of a cloze test's subset or of the data set)",
     "statistic": "what is counted (see plmfair.data_summary.data_summary)",
     "value": "the count",
 }
 
 
-def data_summary(mozart: pd.DataFrame | None, crows: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One long table: per MozArt language and per CrowS-Pairs dataset, what is in the data.
+def data_summary(cloze_tests: dict[str, pd.DataFrame], crows: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One long table: per language of each ready-made cloze test (annotations by name) and per
+    CrowS-Pairs dataset, what is in the data.
 
-    Columns: dataset, subset, statistic, value. MozArt statistics: sentences, annotations,
+    Columns: dataset, subset, statistic, value. Cloze test statistics: sentences, annotations,
     annotators, annotations_<group>, distinct_answers (after trimming and lower-casing,
     empty answers not counted). CrowS-Pairs statistics: pairs, pairs_<bias_type>,
     pairs_stereo, pairs_antistereo, pairs_native, pairs_translated, pairs_missing_sentence,
     pairs_unlabelled, pairs_duplicate (the last three are skipped by the scoring stage).
     """
     out = []
-    if mozart is not None:
-        for lang, g in mozart.groupby("lang", sort=False):
+    for test, answers_of_test in cloze_tests.items():
+        for lang, g in answers_of_test.groupby("lang", sort=False):
             answers = g["answer"].str.lower()
             stats = {
                 "sentences": g["s_id"].nunique(),
@@ -36,7 +37,7 @@ def data_summary(mozart: pd.DataFrame | None, crows: dict[str, pd.DataFrame]) ->
                 **{f"annotations_{grp}": int((g["group"] == grp).sum()) for grp in GROUPS},
                 "distinct_answers": answers[answers != ""].nunique(),
             }
-            out += [("mozart", lang, k, int(v)) for k, v in stats.items()]
+            out += [(test, lang, k, int(v)) for k, v in stats.items()]
     for name, df in crows.items():
         stats = {"pairs": len(df)}
         for bt in BIAS_TYPES:

@@ -29,11 +29,8 @@ SUBJECTS = {
     "answered_sets": "each cloze set with human answers (MozArt, and constructed sets with answers)",
     "corpora": "each corpus cloze sentences are constructed from",
     "gold_corpora": "each corpus with gold word alignments",
-    "tsne": "one figure, when MozArt's predictions are mapped (mozart.tsne.sentences)",
+    "tsne": "each ready-made cloze test whose predictions are mapped (mozart.tsne.sentences)",
 }
-# The study whose report category a kind of subject goes under (the others: their cloze set's, or the
-# data and models).
-SUBJECT_STUDIES = {"crows_pairs": "crows_pairs", "crows_pairs_languages": "crows_pairs", "tsne": "mozart"}
 
 
 @dataclass(frozen=True)
@@ -84,7 +81,7 @@ def _paper_table(number: int, metric: str, title: str, correlation: bool) -> Tab
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec("data_summary", "data", "long_table", {"table": "results/data/summary.parquet"},
-              "What is in the data: per MozArt language and CrowS-Pairs data set, sentences, annotations, annotators "
+              "What is in the data: per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs data set, sentences, annotations, annotators "
               "and pairs by bias type, direction and origin (pairs missing a sentence, unlabelled or duplicated are "
               "skipped by the scoring).", digits=0),
     TableSpec("models", "models", "models_table", {"models": "results/models.parquet"},
@@ -199,5 +196,5 @@ FIGURES = {
     "{subject}_mrr": "answered_sets",
     "{subject}_group_effects": "answered_sets",
     "{subject}_breakdowns": "answered_sets",
-    "mozart_tsne": "tsne",
+    "{subject}_tsne": "tsne",
 }

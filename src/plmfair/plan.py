@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from plmfair.core import is_folder_name
 from plmfair.errors import ConfigError
 from plmfair.models import ModelSpec, model_spec, specs_from_config
-from plmfair.outputs import FIGURES, SUBJECT_STUDIES, TABLES
+from plmfair.outputs import FIGURES, TABLES
 from plmfair.scoring import FAMILIES
-from plmfair.studies import PAIRS_TASK, STUDIES
+from plmfair.studies import PAIRS_TASK, STUDIES, owners
 
 # ---- Studies and their data ----------------------------------------------------------------------
 
@@ -58,14 +58,13 @@ def crows_pairs_ingested(config: dict) -> list[str]:
     return out
 
 
-def mozart_ingested(config: dict) -> bool:
-    return enabled(config, "mozart") and "mozart" in config.get("datasets", {})
-
-
 def cloze_tests(config: dict) -> dict[str, dict]:
-    """The ready-made cloze tests in MozArt's format (``datasets.cloze_tests``), by name, while the
-    study that scores them (``mozart``) is enabled."""
-    return dict(config.get("datasets", {}).get("cloze_tests", {})) if enabled(config, "mozart") else {}
+    """The ready-made cloze tests in MozArt's format (``datasets.cloze_tests``, MozArt's own among
+    them), by name, while the study that scores them (``mozart``) is enabled."""
+    if not enabled(config, "mozart"):
+        return {}
+    return {name: entry for name, entry in config.get("datasets", {}).get("cloze_tests", {}).items()
+            if entry.get("enabled", True)}
 
 
 def cloze_corpora(config: dict) -> dict[str, dict]:
@@ -139,8 +138,6 @@ def _download_in_use(config: dict, where: str) -> bool:
     """Whether an enabled study uses the download at config location ``where`` (an unknown location
     is a programming error: a new kind of download needs its rule here)."""
     parts = where.split(".")
-    if parts[:2] == ["datasets", "mozart"]:
-        return mozart_ingested(config)
     if parts[:2] == ["datasets", "crows_pairs"]:
         return parts[2] in crows_pairs_ingested(config)
     if parts[:2] == ["datasets", "cloze_tests"]:
@@ -367,13 +364,10 @@ class ClozeSet:
 
 
 def cloze_sets(config: dict) -> dict[str, ClozeSet]:
-    """The cloze sets in use, by name: ``mozart`` when MozArt is ingested, the ready-made cloze tests in
-    its format, then every enabled corpus."""
+    """The cloze sets in use, by name: the ready-made cloze tests (MozArt's is ``mozart``), then every
+    enabled corpus."""
     out = {}
-    if mozart_ingested(config):
-        langs = tuple(config["datasets"]["mozart"]["languages"])
-        out["mozart"] = ClozeSet("mozart", "mozart", langs, langs)
-    for name, entry in cloze_tests(config).items():  # ready-made, scored as MozArt's set is
+    for name, entry in cloze_tests(config).items():  # ready-made, scored under the mozart study
         langs = tuple(entry["languages"])
         out[name] = ClozeSet(name, "mozart", langs, langs)
     for name, entry in cloze_corpora(config).items():
@@ -424,11 +418,20 @@ def answered_sets(config: dict) -> list[str]:
     return [name for name, s in cloze_sets(config).items() if s.answered and cloze_set_models(config, name)]
 
 
-def tsne_models(config: dict) -> list[str]:
-    """The models whose MozArt predictions are mapped by t-SNE: MozArt's, when quadruples are configured."""
-    if "mozart" not in cloze_sets(config) or not config["mozart"]["tsne"]["sentences"]:
+def tsne_sets(config: dict) -> list[str]:
+    """The ready-made cloze tests whose predictions are mapped by t-SNE (MozArt's appendix B): those
+    ``mozart.tsne.sets`` names, in use and filled by some model, when quadruples are configured
+    (``mozart.tsne.sentences``)."""
+    tsne = config["mozart"]["tsne"]
+    if not tsne["sentences"]:
         return []
-    return cloze_set_models(config, "mozart")
+    tests = cloze_tests(config)
+    return [name for name in tsne["sets"] if name in tests and cloze_set_models(config, name)]
+
+
+def tsne_models(config: dict, name: str) -> list[str]:
+    """The models whose predictions for a ready-made cloze test are mapped by t-SNE."""
+    return cloze_set_models(config, name) if name in tsne_sets(config) else []
 
 
 # ---- Cloze construction --------------------------------------------------------------------------
@@ -601,29 +604,28 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
     """The subjects of a kind (:data:`plmfair.outputs.SUBJECTS`) the configuration has: the names
     of the data sets, or ``[""]`` for a study-wide output that is made, ``[]`` when it is not."""
     one = {
-        "data": mozart_ingested(config) or bool(crows_pairs_ingested(config)),
+        "data": bool(cloze_tests(config)) or bool(crows_pairs_ingested(config)),
         "models": bool(model_runs(config)),
         "crows_pairs": bool(crows_pairs_jobs(config)),
         "crows_pairs_languages": bool(crows_pairs_language_jobs(config)),
-        "tsne": bool(tsne_models(config)),
     }
     if subjects in one:
         return [""] if one[subjects] else []
     return {"answered_sets": answered_sets, "corpora": lambda c: list(cloze_corpora(c)),
-            "gold_corpora": gold_corpora}[subjects](config)
+            "gold_corpora": gold_corpora, "tsne": tsne_sets}[subjects](config)
 
 
 def report_category(subjects: str, subject: str = "") -> str:
     """The report category (the study) of a table or figure: MozArt, a constructed cloze set,
     CrowS-Pairs, or the data and models."""
-    study = SUBJECT_STUDIES.get(subjects)
-    if study is not None:
-        return STUDIES[study].title
-    if subjects in ("answered_sets", "corpora", "gold_corpora"):
-        # a ready-made set is named after its study (MozArt's is "mozart"); a constructed one after its corpus
-        ready_made = subject in STUDIES and not STUDIES[subject].constructs
-        return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
-    return "Data and models"
+    studies = owners(subjects)
+    if not studies:
+        return "Data and models"
+    if studies[0].task == PAIRS_TASK:  # the minimal-pair study's outputs cover all its data sets
+        return studies[0].title
+    # a cloze set's outputs go under the set: MozArt's own test is named after its study
+    ready_made = subject in STUDIES and not STUDIES[subject].constructs
+    return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
 
 
 def figure_category(figure: str) -> str:

@@ -63,7 +63,7 @@ NEEDS: dict[str, Need] = {
     # scoring and model jobs
     "crows_pairs_score": SCORING,
     "cloze_score": SCORING,
-    "mozart_tsne_vectors": SCORING,
+    "tsne_vectors": SCORING,
     "build_tiny_model": Need(2000, 4.0, 10),
     "fetch_model": Need(1000, 0.0, 120),
     "model_manifest": Need(1000, 0.0, 30),

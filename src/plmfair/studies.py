@@ -2,40 +2,91 @@
 
 A study is a config section (``<name>.enabled``, ``<name>.models`` and its scoring settings), the
 data it reads, what its models do (``task``: fill the gap of cloze sentences, or score the two
-sentences of minimal pairs), and the report category its tables and figures go under. The plan
-(:mod:`plmfair.plan`), the model families (:mod:`plmfair.scoring`), the command line and the report
-ask this registry rather than compare study names: a test refuses a comparison with a study name
-outside this module. Standard library only.
+sentences of minimal pairs), its jobs (Snakemake rules), its outputs (result folders), the kinds of
+subject its tables and figures are made for (:data:`plmfair.outputs.SUBJECTS`, which
+:func:`tables` and :func:`figures` resolve in :mod:`plmfair.outputs`) and the report category they
+go under. The plan (:mod:`plmfair.plan`), the model families (:mod:`plmfair.scoring`), the command
+line and the report ask this registry rather than compare study names: a test refuses a comparison
+with a study name outside this module, and another that the workflow's rules are exactly the
+studies' jobs and the shared ones. Light: the standard library and :mod:`plmfair.outputs`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from plmfair.outputs import FIGURES, TABLES
+
 CLOZE_TASK = "cloze"  # fill the gap of cloze sentences (predictions and answer scores)
 PAIRS_TASK = "minimal_pairs"  # score both sentences of minimal pairs
+
+# The chain every cloze set goes through, whichever study it belongs to: scores, metrics, Tables 1-5
+# (the generic table rule), Figure 1, group tests and their figure, breakdowns.
+CLOZE_SET_JOBS = ("cloze_score", "cloze_metrics", "cloze_mrr_figure", "group_analysis", "group_figure",
+                  "cloze_breakdowns", "cloze_breakdown_figure")
+# Jobs every study shares: downloads, the data summary, models, tables, the run record, the targets.
+SHARED_JOBS = ("download", "data_summary", "ingest", "build_tiny_model", "fetch_model", "model_manifest", "models",
+               "table", "run_record", "all")
 
 
 @dataclass(frozen=True)
 class Study:
     """One study: ``name`` (its config section), ``title`` (its report category), ``task``,
     ``constructs`` (its cloze sets are built from parallel text by the cloze-construction stages,
-    rather than read ready-made with their answers), and what it reads (``data``)."""
+    rather than read ready-made with their answers), what it reads (``data``), its own jobs
+    (``own_jobs``, rule names; :attr:`jobs` adds the cloze-set chain for a cloze study), its result
+    folders (``outputs``, with ``{name}`` for each data set) and the subject kinds of its tables and
+    figures (``subjects``)."""
 
     name: str
     title: str
     task: str
     constructs: bool
     data: str
+    own_jobs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    subjects: tuple[str, ...]
+
+    @property
+    def jobs(self) -> tuple[str, ...]:
+        return self.own_jobs + (CLOZE_SET_JOBS if self.task == CLOZE_TASK else ())
 
 
 STUDIES: dict[str, Study] = {s.name: s for s in (
     Study("mozart", "MozArt", CLOZE_TASK, False,
-          "MozArt's parallel cloze sentences with the answers of four annotator groups (datasets.mozart)"),
+          "ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
+          "(datasets.cloze_tests; MozArt's own is mozart)",
+          own_jobs=("ingest_cloze_test", "tsne_vectors", "tsne"),
+          outputs=("results/data/{name}/", "results/cloze/{name}/"),
+          subjects=("answered_sets", "tsne")),
     Study("crows_pairs", "CrowS-Pairs", PAIRS_TASK, False,
-          "CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)"),
+          "CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)",
+          own_jobs=("ingest_crows_pairs", "crows_pairs_score", "crows_pairs_summary", "crows_pairs_figure",
+                    "crows_pairs_breakdowns", "crows_pairs_breakdown_figure", "crows_pairs_languages",
+                    "crows_pairs_language_figure"),
+          outputs=("results/data/crows_pairs/", "results/crows_pairs/"),
+          subjects=("crows_pairs", "crows_pairs_languages")),
     Study("cloze", "Cloze sets", CLOZE_TASK, True,
-          "cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)"),
+          "cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
+          own_jobs=("cloze_join_bitexts", "cloze_tokenize", "build_spacy_pipeline", "cloze_align", "cloze_select",
+                    "cloze_sheets", "ingest_cloze_answers", "cloze_alignment_quality"),
+          outputs=("resources/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
+          subjects=("answered_sets", "corpora", "gold_corpora")),
 )}
 
 CLOZE_STUDIES = frozenset(name for name, study in STUDIES.items() if study.task == CLOZE_TASK)
+
+
+def tables(study: str) -> list[str]:
+    """The names (templates of ``{subject}``) of the tables a study's data sets get."""
+    return [spec.name for spec in TABLES if spec.subjects in STUDIES[study].subjects]
+
+
+def figures(study: str) -> list[str]:
+    """The names (templates of ``{subject}``) of the figures a study's data sets get."""
+    return [name for name, subjects in FIGURES.items() if subjects in STUDIES[study].subjects]
+
+
+def owners(subjects: str) -> list[Study]:
+    """The studies whose outputs are made for a kind of subject (none: the data and models)."""
+    return [study for study in STUDIES.values() if subjects in study.subjects]

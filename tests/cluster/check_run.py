@@ -17,7 +17,7 @@ from plmfair.config import load_config
 from plmfair.io import read_parquet_meta
 
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
-SUBMITTED_ON_CLUSTER = {"ingest_mozart", "ingest_crows_pairs", "build_tiny_model", "cloze_tokenize", "cloze_align",
+SUBMITTED_ON_CLUSTER = {"ingest_cloze_test", "ingest_crows_pairs", "build_tiny_model", "cloze_tokenize", "cloze_align",
                         "cloze_select", "cloze_metrics", "crows_pairs_summary", "group_analysis"}
 LOCAL = {"download", "model_manifest", "data_summary", "crows_pairs_tables", "cloze_tables", "cloze_sheets"}
 

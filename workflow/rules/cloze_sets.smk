@@ -77,14 +77,15 @@ rule cloze_mrr_figure:
         "../scripts/cloze_mrr_figure.py"
 
 
-# MozArt's appendix B: each model's top predictions for a few quadruples, in four languages,
-# as last-layer vectors (a scoring job), then projected together by t-SNE and drawn.
-rule mozart_tsne_vectors:
+# MozArt's appendix B, for each ready-made cloze test: each model's top predictions for a few
+# quadruples, in every language, as last-layer vectors (a scoring job), then projected together by
+# t-SNE and drawn.
+rule tsne_vectors:
     input:
-        annotations="results/data/mozart/annotations.parquet",
+        annotations="results/data/{cloze_set}/annotations.parquet",
         model="resources/manifests/{model}.json",
     output:
-        vectors="results/cloze/mozart/tsne/{model}.parquet",
+        vectors="results/cloze/{cloze_set}/tsne/{model}.parquet",
     params:
         model=from_plan(plan.model_loading, "model"),
         sentences=config["mozart"]["tsne"]["sentences"],
@@ -92,44 +93,44 @@ rule mozart_tsne_vectors:
         num_beams=from_plan(plan.num_beams, "model", study="mozart"),
         precision=from_plan(plan.model_precision, "model", study="mozart"),
     log:
-        "results/logs/cloze/mozart/tsne_{model}.log",
+        "results/logs/cloze/{cloze_set}/tsne_{model}.log",
     benchmark:
-        "results/benchmarks/cloze/mozart/tsne_{model}.tsv"
+        "results/benchmarks/cloze/{cloze_set}/tsne_{model}.tsv"
     threads: SCORING_THREADS
     group:
         "score_{model}"
     resources:
-        **scoring_resources("mozart_tsne_vectors"),
+        **scoring_resources("tsne_vectors"),
     conda:
         "../../envs/models.yaml"
     script:
-        "../scripts/mozart_tsne_vectors.py"
+        "../scripts/tsne_vectors.py"
 
 
-rule mozart_tsne:
+rule tsne:
     input:
-        vectors=[f"results/cloze/mozart/tsne/{m}.parquet" for m in plan.tsne_models(config)],
+        vectors=get_tsne_vectors,
     output:
-        coordinates="results/cloze/mozart/tsne.parquet",
+        coordinates="results/cloze/{cloze_set}/tsne.parquet",
         png=report(
-            "results/figures/mozart_tsne.png",
-            caption="../report/mozart_tsne.rst",
-            category=plan.figure_category("mozart_tsne"),
+            "results/figures/{cloze_set}_tsne.png",
+            caption="../report/tsne.rst",
+            category=from_plan(plan.cloze_set_category, "cloze_set"),
             subcategory="Figures",
             labels={"figure": "t-SNE of each model's top predictions"},
         ),
-        pdf="results/figures/mozart_tsne.pdf",
+        pdf="results/figures/{cloze_set}_tsne.pdf",
     params:
         perplexity=config["mozart"]["tsne"]["perplexity"],
         seed=config["mozart"]["tsne"]["seed"],
     log:
-        "results/logs/cloze/mozart/tsne.log",
+        "results/logs/cloze/{cloze_set}/tsne.log",
     benchmark:
-        "results/benchmarks/cloze/mozart/tsne.tsv"
+        "results/benchmarks/cloze/{cloze_set}/tsne.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("mozart_tsne"),
-        runtime=job_needs.runtime("mozart_tsne"),
+        mem_mb=job_needs.mem_mb("tsne"),
+        runtime=job_needs.runtime("tsne"),
     conda:
         "../../envs/stats.yaml"
     script:
-        "../scripts/mozart_tsne.py"
+        "../scripts/tsne.py"

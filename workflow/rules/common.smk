@@ -13,7 +13,7 @@ CROWS_SETS = plan.crows_pairs_sets(config)
 CLOZE_CORPORA = plan.cloze_corpora(config)
 CLOZE_SETS = plan.cloze_sets(config)
 TABLES = plan.tables(config)
-INGESTED_MOZART = ["results/data/mozart/annotations.parquet"] if plan.mozart_ingested(config) else []
+INGESTED_CLOZE_TESTS = {name: f"results/data/{name}/annotations.parquet" for name in plan.cloze_tests(config)}
 CONSTRUCTED_ANSWERS = [f"results/data/{s}/annotations.parquet" for s in plan.constructed_answered_sets(config)]
 INGESTED_CROWS_PAIRS = {ds: plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_ingested(config)}
 
@@ -40,7 +40,7 @@ SCORING_THREADS = 8
 
 
 def scoring_resources(rule):
-    """What every scoring job declares (crows_pairs_score, cloze_score, mozart_tsne_vectors): its memory
+    """What every scoring job declares (crows_pairs_score, cloze_score, tsne_vectors): its memory
     and run time from its input and model (plmfair.resources), its model's GPUs, the CPUs beside each
     GPU for tokenisation and torch's host work, and its token budget (tokens per forward pass, batch
     size x padded length; 0: the device's default, 8192 on a CPU and 16384 on a GPU; raise it on a
@@ -191,6 +191,11 @@ def get_gold_token_files(w):
 def get_cloze_test_archive(w):
     """The archive of a ready-made cloze test (datasets.cloze_tests)."""
     return download(plan.cloze_tests(config)[w.cloze_test])
+
+
+def get_tsne_vectors(w):
+    """The t-SNE vectors of every model mapped for a ready-made cloze test."""
+    return [f"results/cloze/{w.cloze_set}/tsne/{m}.parquet" for m in plan.tsne_models(config, w.cloze_set)]
 
 
 def get_answer_downloads(w):

@@ -1,22 +1,4 @@
-rule ingest_mozart:
-    input:
-        archive=download(config["datasets"]["mozart"]) if plan.mozart_ingested(config) else [],
-    output:
-        annotations="results/data/mozart/annotations.parquet",
-    params:
-        languages=config["datasets"].get("mozart", {}).get("languages", []),
-    log:
-        "results/logs/ingest/mozart.log",
-    resources:
-        mem_mb=job_needs.mem_mb("ingest_mozart"),
-        runtime=job_needs.runtime("ingest_mozart"),
-    conda:
-        "../../envs/data.yaml"
-    script:
-        "../scripts/ingest_mozart.py"
-
-
-# A ready-made cloze test in MozArt's archive format (datasets.cloze_tests): read as MozArt's is.
+# A ready-made cloze test in MozArt's archive format (datasets.cloze_tests; MozArt's own is one).
 rule ingest_cloze_test:
     input:
         archive=get_cloze_test_archive,
@@ -32,7 +14,7 @@ rule ingest_cloze_test:
     conda:
         "../../envs/data.yaml"
     script:
-        "../scripts/ingest_mozart.py"
+        "../scripts/ingest_cloze_test.py"
 
 
 rule ingest_crows_pairs:
@@ -56,11 +38,12 @@ rule ingest_crows_pairs:
 rule data_summary:
     localrule: True
     input:
-        mozart=INGESTED_MOZART,
+        cloze_tests=list(INGESTED_CLOZE_TESTS.values()),
         crows_pairs=list(INGESTED_CROWS_PAIRS.values()),
     output:
         summary="results/data/summary.parquet",
     params:
+        cloze_tests=INGESTED_CLOZE_TESTS,
         crows_pairs=INGESTED_CROWS_PAIRS,
     log:
         "results/logs/ingest/data_summary.log",

@@ -1,4 +1,4 @@
-"""Top predictions of one model for the configured MozArt quadruples, with their last-layer vectors."""
+"""Top predictions of one model for the configured quadruples of a ready-made cloze test, with their last-layer vectors."""
 
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
