@@ -39,8 +39,9 @@ import torch
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
 from plmfair.crows_pairs_data import read_crows_pairs
+from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.base import MinimalPair
-from plmfair.scoring.causal import CAUSAL_PROTOCOL, CausalLMScorer
+from plmfair.scoring.causal import CausalLMScorer
 from plmfair.scoring.loader import default_token_budget
 from plmfair_demo import build_tiny_model
 

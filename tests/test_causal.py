@@ -101,8 +101,8 @@ def test_too_long_pairs_are_skipped_or_truncated(tiny):
 
 def test_a_masking_protocol_is_refused(tiny):
     kind, model, tok = tiny
-    with pytest.raises(ModelError, match=f"model '{kind}' is a causal LM: its CrowS-Pairs protocol is "
-                                         "'sentence_log_likelihood', not 'nangia'"):
+    with pytest.raises(ModelError, match=f"model '{kind}' is a causal model: its CrowS-Pairs protocols are "
+                                         r"\['sentence_log_likelihood'\], not 'nangia'"):
         score_pairs(frame(PAIRS[:1]), CausalLMScorer(model, tok, name=kind), protocol="nangia")
 
 
@@ -194,3 +194,28 @@ def test_the_output_layer_runs_only_at_real_tokens_unless_the_logits_are_more_th
         assert all(abs(a - b) > 1e-3 for a, b in zip(full, split, strict=True))
     finally:
         del model.forward
+
+
+def test_a_new_protocol_is_its_score_function_and_one_registry_line(tiny, monkeypatch):
+    """A protocol written above the causal primitive (here the per-token mean log-likelihood), registered
+    with one line, scores through the family unchanged: the family knows nothing of it."""
+    from plmfair.scoring import protocols
+    from plmfair.scoring.base import MinimalPair
+    from plmfair.scoring.masking import paired
+
+    def mean_log_likelihood(scorer, protocol, pairs, desc):
+        sentences = [t for more, less, _ in pairs for t in (more, less)]
+        totals = scorer.sequence_log_likelihoods([t.ids for t in sentences], desc=desc)
+        return paired([v / (len(t.ids) - 1) for v, t in zip(totals, sentences, strict=True)],
+                      [len(t.ids) - 1 for t in sentences])
+
+    monkeypatch.setitem(protocols.PROTOCOLS, "mean_ll",
+                        protocols.Protocol("mean_ll", "a test", "causal", mean_log_likelihood))
+    kind, model, tok = tiny
+    scorer = CausalLMScorer(model, tok, name=kind)
+    got = scorer.score_sentences([MinimalPair(*PAIRS[0], True)], protocol="mean_ll")[0]
+    n_more = len(tok(PAIRS[0][0], add_special_tokens=False)["input_ids"])
+    assert got.n_more == n_more and got.status == "ok"
+    assert got.more == pytest.approx(reference_log_likelihood(model, tok, PAIRS[0][0]) / n_more, abs=1e-5)
+    with pytest.raises(ModelError, match="unknown CrowS-Pairs protocol 'mean'"):
+        scorer.score_sentences([MinimalPair(*PAIRS[0], True)], protocol="mean")

@@ -16,7 +16,9 @@ the forward pass is :meth:`plmfair.scoring.mlm.MaskedLMScorer.unmasked_log_probs
 
 from __future__ import annotations
 
-from plmfair.scoring.masking import TokenizedSentence
+from collections.abc import Sequence
+
+from plmfair.scoring.masking import PairScores, TokenizedSentence, paired
 
 REFERENCE = "Kaneko & Bollegala (2022), All Unmasked Likelihood"
 
@@ -24,3 +26,13 @@ REFERENCE = "Kaneko & Bollegala (2022), All Unmasked Likelihood"
 def positions(sentence: TokenizedSentence) -> list[int]:
     """The positions AUL reads: every token of the sentence but the special ones ([CLS], [SEP], <s>)."""
     return sentence.content_positions()
+
+
+def score(scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
+          ) -> PairScores:
+    """AUL of each sentence: the mean of the unmasked log-probabilities of the positions it reads (the
+    masked LM's one-pass primitive); 0 for a sentence with nothing to read."""
+    sentences = [t for more, less, _ in pairs for t in (more, less)]
+    read = [positions(t) for t in sentences]
+    values = scorer.unmasked_log_probs([t.ids for t in sentences], read, desc=desc)
+    return paired([sum(v) / len(v) if v else 0.0 for v in values], [len(r) for r in read])

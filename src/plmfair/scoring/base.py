@@ -4,16 +4,17 @@ A :class:`Scorer` wraps one loaded model and its tokenizer (see
 :func:`plmfair.scoring.loader.load`) and answers the three questions the studies ask:
 
 - :meth:`Scorer.score_sentences` (CrowS-Pairs): the score of each sentence of a minimal
-  pair under a protocol;
+  pair under a protocol (:mod:`plmfair.scoring.protocols`, written above the family's primitives);
 - :meth:`Scorer.predict_gap` (MozArt and constructed cloze sets): the top-k whole-word
   candidates for the gap ``[MASK]`` of a sentence, with their log-probabilities;
 - :meth:`Scorer.score_answers` (the same studies): the log-probability of given answers
   in the gap, and how many tokens each takes.
 
 Texts reach a scorer as the data has them (with the literal gap ``[MASK]`` for cloze
-sentences); a scorer lower-cases them first when its model is uncased. How a family turns
-these into forward passes (masked copies, span infilling, left-to-right likelihood) is
-its own business; batching is capped by ``token_budget`` (tokens per forward pass) so
+sentences); a scorer lower-cases them first when its model is uncased. A family implements its
+primitives (masked copies and one unmasked pass for masked LMs, the left-to-right likelihood for
+causal LMs, with ``encode_sentence``/``truncate``), which the CrowS-Pairs protocols are written
+with, and its gap predictions and answer scores (``_predict_gap``, ``_score_answers``); batching is capped by ``token_budget`` (tokens per forward pass) so
 that a long input cannot run out of memory.
 """
 
@@ -28,6 +29,8 @@ from typing import ClassVar
 
 from plmfair.core import MASK
 from plmfair.errors import DataError, ModelError
+from plmfair.scoring.masking import TokenizedSentence
+from plmfair.scoring.protocols import PROTOCOLS, Protocol, family_protocols
 from plmfair.scoring.tokenization import filled_span, normaliser
 
 log = logging.getLogger(__name__)
@@ -154,24 +157,67 @@ class Scorer(ABC):
         """The last layer's hidden states ``[batch, length, hidden]`` of a batch of token ids (the
         encoder's for masked and seq2seq models, the decoder stack's for causal ones)."""
 
-    # The studies' three questions. Each checks what the family's implementation (``_score_sentences``,
-    # ``_predict_gap``, ``_score_answers``) returns: a NaN or infinite log-probability (broken
+    # The studies' three questions. Each checks what the protocol or the family's implementation
+    # (``_predict_gap``, ``_score_answers``) returns: a NaN or infinite log-probability (broken
     # weights, an overflow in half precision) stops the job rather than becoming a result.
 
     def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:
-        """Score both sentences of every minimal pair under ``protocol``.
+        """Score both sentences of every minimal pair under ``protocol``, one of the family's
+        (:data:`plmfair.scoring.protocols.PROTOCOLS`).
 
-        The masking rule of masked LMs may depend on both sentences and the direction (Nangia
-        et al.'s does); other families score each sentence alone. A pair with a sentence
-        longer than the model accepts is skipped (``too_long='skip'``) or truncated
-        (``'truncate'``). Scores are rounded to 3 decimals when the protocol says so.
+        A protocol may depend on both sentences and the direction (Nangia et al.'s masking rule
+        does). A pair with a sentence longer than the model accepts is skipped
+        (``too_long='skip'``) or truncated (``'truncate'``). Scores are rounded to 3 decimals
+        when the protocol says so.
         """
-        scores = self._score_sentences(pairs, protocol=protocol, too_long=too_long)
+        rule = self.protocol(protocol)
+        check_too_long(too_long)
+        max_len = self.max_length()
+        scores: list[PairScore | None] = [None] * len(pairs)
+        work: list[tuple[int, str, TokenizedSentence, TokenizedSentence]] = []
+        for i, pair in enumerate(pairs):
+            more, less = self.encode_sentence(pair.more), self.encode_sentence(pair.less)
+            status = "ok"
+            if max(len(more.ids), len(less.ids)) > max_len:
+                if too_long == "skip":
+                    scores[i] = PairScore(None, None, 0, 0, "skipped_too_long")
+                    continue
+                more, less, status = self.truncate(more, max_len), self.truncate(less, max_len), "truncated"
+            work.append((i, status, more, less))
+        values = rule.score(self, rule, [(more, less, pairs[i].stereo) for i, _, more, less in work],
+                            f"{self.name} ({rule.name})")
+        for (i, status, _, _), ((s1, n1), (s2, n2)) in zip(work, values, strict=True):
+            if rule.rounded:
+                s1, s2 = round(s1, 3), round(s2, 3)
+            scores[i] = PairScore(s1, s2, n1, n2, status)
         for pair, score in zip(pairs, scores, strict=True):
             for sentence, value in ((pair.more, score.more), (pair.less, score.less)):
                 self._require_finite(value, sentence)
-        return scores
+        return scores  # type: ignore[return-value]
+
+    def protocol(self, name: str) -> Protocol:
+        """The registered protocol ``name``, if it is written for this model's family."""
+        if name not in PROTOCOLS:
+            raise ModelError(f"model {self.name!r}: unknown CrowS-Pairs protocol {name!r}; known: {sorted(PROTOCOLS)}")
+        own = family_protocols(self.family)
+        if not own:
+            raise ModelError(f"model {self.name!r} is a {self.family} model; no CrowS-Pairs protocol is defined for "
+                             f"its family (use a masked or causal LM)")
+        if PROTOCOLS[name].family != self.family:
+            raise ModelError(f"model {self.name!r} is a {self.family} model: its CrowS-Pairs protocols are {own}, "
+                             f"not {name!r}")
+        return PROTOCOLS[name]
+
+    def encode_sentence(self, text: str) -> TokenizedSentence:
+        """A CrowS-Pairs sentence as the family's protocols read it: token ids (with the special
+        tokens the family adds) and the word of each."""
+        raise ModelError(f"model {self.name!r}: its family has no CrowS-Pairs encoding")
+
+    def truncate(self, sentence: TokenizedSentence, max_len: int) -> TokenizedSentence:
+        """The first ``max_len`` tokens of an encoded sentence (a family whose encoding ends with a
+        special token keeps it)."""
+        return TokenizedSentence(sentence.ids[:max_len], sentence.word_ids[:max_len], sentence.special_ids)
 
     def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:
@@ -210,10 +256,6 @@ class Scorer(ABC):
         if value is not None and not math.isfinite(value):
             raise ModelError(f"model {self.name!r} gives a non-finite log-probability ({value}) for {item[:120]!r}: "
                              f"its weights or its precision are broken (NaN or overflow); no score is written")
-
-    @abstractmethod
-    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str) -> list[PairScore]:
-        """The family's scores of :meth:`score_sentences`."""
 
     @abstractmethod
     def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:

@@ -1,10 +1,9 @@
 """Decoder-only (causal) language models: GPT-2, Llama, Qwen, Mistral.
 
-Sentence score (CrowS-Pairs, protocol ``sentence_log_likelihood``, the convention of
-lm-evaluation-harness's ``crows_pairs`` tasks): the sentence is tokenized without special
-tokens and scored after the tokenizer's BOS token (its EOS token when it has no BOS):
-log P(sentence) = sum over its tokens t_i of log P(t_i | BOS, t_1 .. t_{i-1}). Scores are
-rounded to 3 decimals and equal rounded scores are neutral, as under Nangia et al.'s protocol.
+Primitive: the left-to-right log-likelihood of token sequences (:meth:`CausalLMScorer.sequence_log_likelihoods`),
+which the CrowS-Pairs protocol ``sentence_log_likelihood`` (:mod:`plmfair.scoring.sentence_log_likelihood`,
+the convention of lm-evaluation-harness's ``crows_pairs`` tasks) is written with: the sentence after
+the tokenizer's BOS token (its EOS token when it has no BOS), rounded to 3 decimals.
 
 Cloze gaps: a causal LM sees only the left context, so candidates are generated there
 and judged on the whole sentence. A beam search over word pieces constrained to one word
@@ -29,12 +28,8 @@ from collections.abc import Sequence
 import torch
 
 from plmfair.errors import ModelError
-from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.base import (
-    MinimalPair,
-    PairScore,
     Scorer,
-    check_too_long,
     input_device,
     length_batches,
     padding_id,
@@ -42,6 +37,7 @@ from plmfair.scoring.base import (
     right_padded,
 )
 from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_search
+from plmfair.scoring.masking import TokenizedSentence
 from plmfair.scoring.pieces import marks_text_start, piece_classes
 
 log = logging.getLogger(__name__)
@@ -133,31 +129,10 @@ class CausalLMScorer(Scorer):
             parts.append(picked - torch.logsumexp(logits, dim=-1))
         return torch.cat(parts) if parts else torch.zeros(0, device=ids.device)
 
-    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
-                        too_long: str = "skip") -> list[PairScore]:
-        if protocol != CAUSAL_PROTOCOL:
-            raise ModelError(f"model {self.name!r} is a causal LM: its CrowS-Pairs protocol is {CAUSAL_PROTOCOL!r}, "
-                             f"not {protocol!r}")
-        check_too_long(too_long)
-        max_len = self.max_length()
-        results: list[PairScore | None] = [None] * len(pairs)
-        work: list[tuple[int, str, list[int], list[int]]] = []
-        for i, pair in enumerate(pairs):
-            s1 = [self.prefix_id] + self._ids(self.prepare(pair.more))
-            s2 = [self.prefix_id] + self._ids(self.prepare(pair.less))
-            status = "ok"
-            if max(len(s1), len(s2)) > max_len:
-                if too_long == "skip":
-                    results[i] = PairScore(None, None, 0, 0, "skipped_too_long")
-                    continue
-                s1, s2, status = s1[:max_len], s2[:max_len], "truncated"
-            work.append((i, status, s1, s2))
-        totals = self.sequence_log_likelihoods([s for _, _, s1, s2 in work for s in (s1, s2)],
-                                               desc=f"{self.name} ({protocol})")
-        for j, (i, status, s1, s2) in enumerate(work):
-            results[i] = PairScore(round(totals[2 * j], 3), round(totals[2 * j + 1], 3), len(s1) - 1, len(s2) - 1,
-                                   status)
-        return results  # type: ignore[return-value]
+    def encode_sentence(self, text: str) -> TokenizedSentence:
+        """The sentence's tokens without special tokens, after the prefix (BOS, else EOS)."""
+        ids = [self.prefix_id] + self._ids(self.prepare(text))
+        return TokenizedSentence(ids, [None] + list(range(len(ids) - 1)), frozenset({self.prefix_id}))
 
     def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:

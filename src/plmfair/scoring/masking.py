@@ -18,8 +18,8 @@ its groups.
   Scoring", PLL-word-l2r): like ``all_tokens``, but the tokens to the right of the masked
   one within the same word are masked too.
 
-Each rule is a protocol of :data:`plmfair.scoring.protocols.PROTOCOLS`, scored through the masked
-LM's masked-copies primitive. Torch-free.
+Each rule is a protocol of :data:`plmfair.scoring.protocols.PROTOCOLS`, scored by :func:`score`
+through the masked LM's masked-copies primitive. Torch-free.
 """
 
 from __future__ import annotations
@@ -27,8 +27,14 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from plmfair.scoring.protocols import Protocol
 
 Groups = list[list[int]]
+# A protocol's scores of each pair's two sentences: ((score, units scored), (score, units scored))
+PairScores = list[tuple[tuple[float, int], tuple[float, int]]]
 
 
 @dataclass(frozen=True)
@@ -95,3 +101,17 @@ MASKING_RULES: dict[str, MaskingRule] = {
         MaskingRule("within_word_l2r", False, _within_word_l2r, "Kauf & Ivanova (2023)"),
     )
 }
+
+
+def paired(totals: Sequence[float], units: Sequence[int]) -> PairScores:
+    """Sentence scores listed pair by pair (more, less, more, less, ...) as each pair's two."""
+    return [((totals[k], units[k]), (totals[k + 1], units[k + 1])) for k in range(0, len(totals), 2)]
+
+
+def score(scorer, protocol: Protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]],
+          desc: str) -> PairScores:
+    """A masking rule's scores (the masked LM's masked-copies primitive): one masked copy per group of
+    each sentence, the log-probabilities at the groups' first positions summed."""
+    copies = [scorer.masked_copies(t.ids, groups) for more, less, stereo in pairs
+              for t, groups in zip((more, less), protocol.masking(more, less, stereo), strict=True)]
+    return paired(scorer.masked_copies_log_probs(copies, desc=desc), [len(c.copies) for c in copies])

@@ -30,10 +30,7 @@ from torch import nn
 
 from plmfair.errors import DataError, ModelError
 from plmfair.scoring.base import (
-    MinimalPair,
-    PairScore,
     Scorer,
-    check_too_long,
     input_device,
     length_batches,
     progress_bar,
@@ -42,7 +39,6 @@ from plmfair.scoring.base import (
 )
 from plmfair.scoring.masking import TokenizedSentence
 from plmfair.scoring.pieces import whole_word_vocabulary
-from plmfair.scoring.protocols import PROTOCOLS, Protocol
 from plmfair.scoring.tokenization import encode_with_words
 
 log = logging.getLogger(__name__)
@@ -203,7 +199,7 @@ class MaskedLMScorer(Scorer):
     def last_hidden(self, input_ids, attention_mask):
         return self.model.base_model(input_ids=input_ids, attention_mask=attention_mask)[0]
 
-    # The family's two primitives, which every protocol (plmfair.scoring.protocols) and the answer
+    # The family's two primitives, which its protocols (plmfair.scoring.protocols) and the answer
     # scores are written with.
 
     def masked_copies_log_probs(self, copies: Sequence[_Copies], desc: str) -> list[float]:
@@ -256,53 +252,18 @@ class MaskedLMScorer(Scorer):
             bar.close()
         return out
 
-    def _tokenize(self, text: str) -> TokenizedSentence:
+    def masked_copies(self, ids: list[int], groups: list[list[int]]) -> _Copies:
+        """One masked copy of ``ids`` per group: every position of the group masked, its first read."""
+        return _copies(ids, groups, self.mask_id)
+
+    def encode_sentence(self, text: str) -> TokenizedSentence:
         ids, words = encode_with_words(self.tokenizer, self.prepare(text))
         return TokenizedSentence(ids, words, frozenset(self.tokenizer.all_special_ids))
 
-    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
-                        too_long: str = "skip") -> list[PairScore]:
-        if protocol not in PROTOCOLS:
-            raise ModelError(f"model {self.name!r}: unknown masked-LM protocol {protocol!r}; known: {sorted(PROTOCOLS)}")
-        check_too_long(too_long)
-        rule = PROTOCOLS[protocol]
-        max_len = self.max_length()
-        results: list[PairScore | None] = [None] * len(pairs)
-        work: list[tuple[int, str, tuple[TokenizedSentence, TokenizedSentence]]] = []
-        for i, pair in enumerate(pairs):
-            t1, t2 = self._tokenize(pair.more), self._tokenize(pair.less)
-            status = "ok"
-            if max(len(t1.ids), len(t2.ids)) > max_len:
-                if too_long == "skip":
-                    results[i] = PairScore(None, None, 0, 0, "skipped_too_long")
-                    continue
-                t1, t2 = (TokenizedSentence(_truncate(t.ids, max_len), _truncate(t.word_ids, max_len), t.special_ids)
-                          for t in (t1, t2))
-                status = "truncated"
-            work.append((i, status, (t1, t2)))
-        scores = self._protocol_scores(rule, [(t1, t2, pairs[i].stereo) for i, _, (t1, t2) in work])
-        for (i, status, _), ((s1, n1), (s2, n2)) in zip(work, scores, strict=True):
-            if rule.rounded:
-                s1, s2 = round(s1, 3), round(s2, 3)
-            results[i] = PairScore(s1, s2, n1, n2, status)
-        return results  # type: ignore[return-value]
-
-    def _protocol_scores(self, rule: Protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]]
-                         ) -> list[tuple[tuple[float, int], tuple[float, int]]]:
-        """Each pair's two (score, units scored) under ``rule``, through the primitive it names."""
-        desc = f"{self.name} ({rule.name})"
-        if rule.masking is not None:
-            copies = [_copies(t.ids, groups, self.mask_id) for t1, t2, stereo in pairs
-                      for t, groups in zip((t1, t2), rule.masking(t1, t2, stereo), strict=True)]
-            totals = self.masked_copies_log_probs(copies, desc=desc)
-            units = [len(c.copies) for c in copies]
-        else:
-            sentences = [t for t1, t2, _ in pairs for t in (t1, t2)]
-            read = [rule.positions(t) for t in sentences]
-            values = self.unmasked_log_probs([t.ids for t in sentences], read, desc=desc)
-            units = [len(r) for r in read]
-            totals = [(sum(v) / len(v) if rule.mean else sum(v)) if v else 0.0 for v in values]
-        return [((totals[k], units[k]), (totals[k + 1], units[k + 1])) for k in range(0, len(totals), 2)]
+    def truncate(self, sentence: TokenizedSentence, max_len: int) -> TokenizedSentence:
+        # the closing special token ([SEP], </s>) stays
+        return TokenizedSentence(_truncate(sentence.ids, max_len), _truncate(sentence.word_ids, max_len),
+                                 sentence.special_ids)
 
     def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:

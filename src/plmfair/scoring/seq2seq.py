@@ -19,8 +19,6 @@ import torch
 
 from plmfair.errors import ModelError
 from plmfair.scoring.base import (
-    MinimalPair,
-    PairScore,
     Scorer,
     input_device,
     length_batches,
@@ -70,11 +68,6 @@ class Seq2SeqScorer(Scorer):
 
     def last_hidden(self, input_ids, attention_mask):
         return self.model.get_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-
-    def _score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str = "skip"
-                        ) -> list[PairScore]:
-        raise ModelError(f"model {self.name!r} is a seq2seq model; no CrowS-Pairs protocol is defined for span "
-                         f"infilling (use a masked or causal LM)")
 
     def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
                     ) -> list[list[tuple[str, float]]]:
