@@ -122,9 +122,14 @@ CLOZE_LANGS = ("en", "de", "es", "fr")
 @pytest.fixture(scope="session")
 def demo_corpus(demo_data, tmp_path_factory):
     """The synthetic four-way demo corpus tagged by lookup pipelines built here, with its gold alignments."""
-    from plmfair.alignment import links_frame, parse_pharaoh
+    from plmfair.construction.alignment import links_frame, parse_pharaoh
+    from plmfair.construction.pos import (
+        build_lexicon_pipeline,
+        load_pipeline,
+        read_lexicon,
+        tag_lines,
+    )
     from plmfair.corpus_text import read_text_lines
-    from plmfair.pos import build_lexicon_pipeline, load_pipeline, read_lexicon, tag_lines
 
     root = demo_data / "cloze"
     tokens, lines = {}, {}
@@ -155,14 +160,14 @@ def construct(tokens, alignments, *, pivot, n_lines, corpus, filters, n, seed, e
     plmfair.cloze.construct_files does on files, tagging only the lines it examines."""
     import pandas as pd
 
-    from plmfair.cloze import (
+    from plmfair.construction.pos import TAGS_SCHEMA
+    from plmfair.construction.selection import (
         DEFAULT_FILTERS,
         cloze_sentences_from_sample,
         lexical_candidates,
         select_sample,
         verify_sentences,
     )
-    from plmfair.pos import TAGS_SCHEMA
 
     f = {**DEFAULT_FILTERS, **(filters or {})}
     langs = [pivot] + [lang for lang in tokens if lang != pivot]

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair.alignment import (
+from plmfair.construction.alignment import (
     SYMMETRISATIONS,
     align_files,
     eflomal_links,

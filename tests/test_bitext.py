@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from plmfair.bitext import Bitext, join_bitext_files, join_bitexts
+from plmfair.construction.bitext import Bitext, join_bitext_files, join_bitexts
+from plmfair.construction.pos import corpus_lines
 from plmfair.errors import ConfigError, DataError
 from plmfair.io import read_parquet
-from plmfair.pos import corpus_lines
 
 # de-en: "Good morning ." twice (two translations), "Thank you ." missing from es-en;
 # es-en: extra white space around one pivot sentence, an empty translation, "Yes ." twice.
@@ -73,7 +73,7 @@ def test_join_errors_name_the_files_and_the_key():
 
 
 def test_joined_file_feeds_the_tokenizer_line_by_line(tmp_path):
-    from plmfair.bitext import JOINED_SCHEMA
+    from plmfair.construction.bitext import JOINED_SCHEMA
     from plmfair.io import write_parquet
 
     for name, lines in {"de-en.en": [p for p, _ in DE], "de-en.de": [t for _, t in DE],

@@ -440,7 +440,7 @@ def tsne_models(config: dict, name: str) -> list[str]:
 @dataclass(frozen=True)
 class Corpus:
     """A parallel corpus the cloze sentences are constructed from. ``joined``: made of bitexts
-    (:mod:`plmfair.bitext`) rather than one text file per language."""
+    (:mod:`plmfair.construction.bitext`) rather than one text file per language."""
 
     name: str
     pivot: str

@@ -1,7 +1,7 @@
 """A lookup spaCy pipeline (tokenizer + POS/dependency lexicon) for the offline demo and tests."""
 
+from plmfair.construction.pos import build_lexicon_pipeline, read_lexicon
 from plmfair.logs import configure_logging
-from plmfair.pos import build_lexicon_pipeline, read_lexicon
 
 configure_logging(snakemake)
 build_lexicon_pipeline(

@@ -3,7 +3,7 @@ with and without the corpus's own text in the run."""
 
 from pathlib import Path
 
-from plmfair.alignment_quality import (
+from plmfair.construction.alignment_quality import (
     ALIGNMENT_QUALITY_SCHEMA,
     GOLD_LINKS_SCHEMA,
     alignment_quality_files,

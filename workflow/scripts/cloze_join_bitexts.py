@@ -1,7 +1,7 @@
 """A multi-way corpus from pivot-language bitexts: the lines whose pivot sentence is in every bitext."""
 
-from plmfair.bitext import JOINED_SCHEMA, join_bitext_files
-from plmfair.cloze import CONSTRUCTION_SCHEMA
+from plmfair.construction.bitext import JOINED_SCHEMA, join_bitext_files
+from plmfair.construction.selection import CONSTRUCTION_SCHEMA
 from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
 

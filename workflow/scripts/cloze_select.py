@@ -1,6 +1,6 @@
 """Filter the candidates of one corpus, tag the lines the sample examines, and draw the balanced sample."""
 
-from plmfair.cloze import CONSTRUCTION_SCHEMA, SENTENCES_SCHEMA, construct_files
+from plmfair.construction.selection import CONSTRUCTION_SCHEMA, SENTENCES_SCHEMA, construct_files
 from plmfair.io import write_parquet
 from plmfair.logs import configure_logging
 

@@ -1,6 +1,6 @@
 """Annotation sheets (CSV, batches of sentences) for every language of a constructed cloze set."""
 
-from plmfair.cloze_answers import write_annotation_sheets
+from plmfair.construction.answers import write_annotation_sheets
 from plmfair.io import read_parquet
 from plmfair.logs import configure_logging
 

@@ -1,7 +1,7 @@
 """Tokens of one language of a parallel corpus (spaCy's tokenizer; tagging comes later, where needed)."""
 
+from plmfair.construction.pos import tokenize_corpus_file
 from plmfair.logs import configure_logging
-from plmfair.pos import tokenize_corpus_file
 
 configure_logging(snakemake)
 tokenize_corpus_file(

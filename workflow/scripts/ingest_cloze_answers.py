@@ -1,7 +1,7 @@
 """Human answers (MozArt JSONL) to a constructed cloze set, one row per annotation."""
 
 from plmfair.annotations import MOZART_SCHEMA
-from plmfair.cloze_answers import ingest_answers
+from plmfair.construction.answers import ingest_answers
 from plmfair.io import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from plmfair.alignment import (
+from plmfair.construction.alignment import (
     LINK_INDEX,
     SYMMETRISATIONS,
     Links,
@@ -156,7 +156,7 @@ def alignment_quality(gold: GoldAlignments, *, corpus: str, lang: str,
                       symmetrisations: Sequence[str] = SYMMETRISATIONS, eflomal_options: dict | None = None,
                       lowercase: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """eflomal on the gold sentences, alone and with the corpus's lines (``extra``: its pivot and
-    other-language tokens files, streamed into the run, :func:`plmfair.alignment.write_token_lines`,
+    other-language tokens files, streamed into the run, :func:`plmfair.construction.alignment.write_token_lines`,
     lower-cased with ``lowercase``) in the same run, each symmetrisation scored: the quality rows
     (:data:`ALIGNMENT_QUALITY_SCHEMA`) and the predicted links (:data:`GOLD_LINKS_SCHEMA`) they
     were computed from."""

@@ -38,7 +38,7 @@ Outputs:
 language and sampled line, shaped like the MozArt sentences;
 ``results/cloze/{corpus}/construction.parquet`` (:data:`CONSTRUCTION_SCHEMA`), the count
 left after each filter, per language, rendered as ``results/tables/{corpus}_construction.*``.
-The annotation sheets and the answers to them are :mod:`plmfair.cloze_answers`.
+The annotation sheets and the answers to them are :mod:`plmfair.construction.answers`.
 """
 
 from __future__ import annotations
@@ -50,11 +50,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from plmfair.construction.pos import TAGS_SCHEMA
 from plmfair.core import MASK
 from plmfair.corpus_text import check_parallel
 from plmfair.errors import DataError
 from plmfair.io import read_parquet, read_parquet_meta
-from plmfair.pos import TAGS_SCHEMA
 
 log = logging.getLogger(__name__)
 
@@ -153,8 +153,8 @@ def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[s
     """The candidates of ``lines`` that pass the filters needing no tagger (non_empty, length,
     one_to_one, letters_only, not_number), and their counts.
 
-    ``tokens``: per language, a tokens table (:data:`plmfair.pos.TOKENS_SCHEMA`) holding at least
-    those lines; ``alignments``: per non-pivot language, links (:data:`plmfair.alignment.ALIGNMENT_SCHEMA`).
+    ``tokens``: per language, a tokens table (:data:`plmfair.construction.pos.TOKENS_SCHEMA`) holding at least
+    those lines; ``alignments``: per non-pivot language, links (:data:`plmfair.construction.alignment.ALIGNMENT_SCHEMA`).
     Every filter looks at one line only, so the counts of line ranges add up to the corpus's.
     """
     f = {**DEFAULT_FILTERS, **(filters or {})}
@@ -218,7 +218,7 @@ def tagged_candidates(cand: pd.DataFrame, tags: Mapping[str, pd.DataFrame], *, p
                       filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The lexical candidates (:func:`lexical_candidates`) of the tagged lines that pass the
     filters needing POS and dependencies (pos, not_excluded, not_mwe), with ``upos_<lang>`` and
-    ``pos_class``, and their counts. ``tags``: per language, :data:`plmfair.pos.TAGS_SCHEMA`
+    ``pos_class``, and their counts. ``tags``: per language, :data:`plmfair.construction.pos.TAGS_SCHEMA`
     rows of every token of the lines examined (candidates of other lines are dropped)."""
     f = {**DEFAULT_FILTERS, **(filters or {})}
     langs = _pivot_first(tags, pivot)
@@ -265,8 +265,8 @@ def _add_counts(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
                     n_lines: int, corpus: str, filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every candidate that passes the filters, and the count table (:data:`CONSTRUCTION_SCHEMA`),
-    from tokens tagged in full (tokens with the :data:`plmfair.pos.TAGS_SCHEMA` columns, as
-    :func:`plmfair.pos.tag_lines` gives them) over lines 1..n_lines."""
+    from tokens tagged in full (tokens with the :data:`plmfair.construction.pos.TAGS_SCHEMA` columns, as
+    :func:`plmfair.construction.pos.tag_lines` gives them) over lines 1..n_lines."""
     lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
                                          filters=filters)
     tags = {lang: t[t["line"].isin(lexical["line"])][list(TAGS_SCHEMA)] for lang, t in tokens.items()}
@@ -372,7 +372,7 @@ def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str
                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tag the lines with lexical candidates batch by batch and draw the sample; its counts.
 
-    ``tag(lines)`` returns, per language, the :data:`plmfair.pos.TAGS_SCHEMA` rows of those
+    ``tag(lines)`` returns, per language, the :data:`plmfair.construction.pos.TAGS_SCHEMA` rows of those
     lines. ``examine``: ``all`` tags every line and draws :func:`balanced_sample` from all the
     candidates; ``as_needed`` tags lines in the :class:`SeededWalk` order only until the
     sample is full (the counts from ``examined`` on are of the lines examined).
@@ -489,13 +489,13 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
     streamed from its tokens and alignments files; also the run metadata (with the seconds spent
     filtering, tagging and sampling).
 
-    The lexical filters run over one row group of lines (:data:`plmfair.pos.ROW_GROUP_LINES`)
+    The lexical filters run over one row group of lines (:data:`plmfair.construction.pos.ROW_GROUP_LINES`)
     at a time; only the lines the sample examines are read again, tagged and parsed
-    (:func:`plmfair.pos.tag_tokens`). Memory holds one range of lines and the candidates.
+    (:func:`plmfair.construction.pos.tag_tokens`). Memory holds one range of lines and the candidates.
     """
     import time
 
-    from plmfair.pos import ROW_GROUP_LINES, load_pipeline, tag_tokens
+    from plmfair.construction.pos import ROW_GROUP_LINES, load_pipeline, tag_tokens
 
     f = {**DEFAULT_FILTERS, **(filters or {})}
     metas = {lang: read_parquet_meta(p) for lang, p in token_files.items()}

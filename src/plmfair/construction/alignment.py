@@ -2,7 +2,7 @@
 
 An alignment of a sentence pair is a set of links ``(i, j)``: token ``i`` of the pivot
 language (English) and token ``j`` of the other language, 0-based over the tokens of
-:mod:`plmfair.pos`. Pharaoh format writes one sentence per line as ``i-j`` pairs
+:mod:`plmfair.construction.pos`. Pharaoh format writes one sentence per line as ``i-j`` pairs
 separated by spaces.
 
 Alignments (``results/cloze/{corpus}/alignments/{lang}.parquet``), one row per link
@@ -16,7 +16,7 @@ as row groups.
 eflomal (Östling & Tiedemann 2016) samples with a seed from /dev/urandom, so two runs on
 the same text can differ slightly; the workflow keeps the alignment file and reruns it
 only when its inputs change, and the sample drawn from it is reproducible from a seed.
-How good eflomal's links are, against hand-made gold alignments, is :mod:`plmfair.alignment_quality`.
+How good eflomal's links are, against hand-made gold alignments, is :mod:`plmfair.construction.alignment_quality`.
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def token_counts(tokens: str | os.PathLike, n_lines: int) -> np.ndarray:
 
 def write_token_lines(tokens: str | os.PathLike, fh: TextIO, *, n_lines: int, lowercase: bool = False,
                       batch_rows: int = 1 << 16) -> np.ndarray:
-    """Stream a tokens file (:data:`plmfair.pos.TOKENS_SCHEMA`) to ``fh`` as eflomal text, one line per
+    """Stream a tokens file (:data:`plmfair.construction.pos.TOKENS_SCHEMA`) to ``fh`` as eflomal text, one line per
     corpus line 1..``n_lines`` (an empty line where the file has no token); returns the tokens per
     line. Reads one batch of rows at a time: memory does not grow with the corpus. The file must be
     as the tokenize stage writes it, lines ascending and each line's tokens numbered 0, 1, ... in
@@ -381,7 +381,7 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
 
 def _write_extra(src_fh: TextIO, tgt_fh: TextIO, paths, members, extra_lines, pipelines, langs, tokenized) -> int:
     """The extra parallel text, tokenized, at the head of eflomal's two input files; returns its lines."""
-    from plmfair.pos import load_pipeline, tokenize_lines
+    from plmfair.construction.pos import load_pipeline, tokenize_lines
 
     counts = []
     for path, member, lang, pipe, fh in zip(paths, members, langs, pipelines or (None, None), (src_fh, tgt_fh),

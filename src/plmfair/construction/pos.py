@@ -38,7 +38,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.atomic import atomic_dir
-from plmfair.bitext import joined_lines
+from plmfair.construction.bitext import joined_lines
 from plmfair.core import is_folder_name
 from plmfair.corpus_text import read_text_lines
 from plmfair.errors import ConfigError, DataError
@@ -231,7 +231,7 @@ def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os
 
 def corpus_lines(path: str | os.PathLike, *, lang: str, member: str | None = None) -> tuple[list[str], str]:
     """One language's lines: of a text file (or archive member), or of a joined corpus
-    (:mod:`plmfair.bitext`, a ``.parquet`` file)."""
+    (:mod:`plmfair.construction.bitext`, a ``.parquet`` file)."""
     if str(path).endswith(".parquet"):
 
         source = f"{path}[{lang}]"
