@@ -41,6 +41,7 @@ import difflib
 import pandas as pd
 
 from plmfair.core import GROUPS
+from plmfair.crows_pairs import SCORED_STATUSES
 from plmfair.crows_pairs_data import BIAS_TYPES
 from plmfair.text import base_normalise
 
@@ -229,7 +230,7 @@ CROWS_ATTRIBUTES = {
 
 def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str, lang: str, model: str) -> pd.DataFrame:
     """Score and Wilson interval per attribute bucket of one (data set, model) run (:data:`CROWS_BREAKDOWN_SCHEMA`)."""
-    from plmfair.crows_pairs import SCORED_STATUSES
+    # scipy: only the breakdown jobs test
     from plmfair.stats import binomial_summary
 
     scored = scores["status"].isin(SCORED_STATUSES).to_numpy()

@@ -43,6 +43,7 @@ DRY_RUN = ("-n", "--dry-run", "--dryrun")
 
 
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    # the preflight (the Hub client, spaCy's packages) only for `run`: `plmfair --help` and `show` stay quick
     from plmfair.preflight import main as preflight
 
     setup = setup_run(models=args.models, studies=args.studies, datasets=args.datasets, run=args.run,
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _ending(workdir: Path, name: str | None, *, runs: str) -> str:
     """The headline numbers of a finished run and where its record and report are."""
+    # pandas and the tables (through the record) only when a run's headline is shown
     from plmfair.record import headline, read_run_record
 
     record_path = workdir / "results" / "run.json"
@@ -105,6 +107,7 @@ def show(run: str, *, runs: str) -> int:
 
 def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
     """Runs side by side (:func:`plmfair.run_compare.compare_runs`)."""
+    # pandas and scipy (through run_compare) only for `compare`
     from plmfair.run_compare import compare_runs, render
 
     text = render(compare_runs(folders), fmt)

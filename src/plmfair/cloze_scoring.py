@@ -152,6 +152,7 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
     and the log-probability of every distinct human answer (from ``annotations``, None for a set
     without answers). Returns (predictions, answer scores, run metadata with the sentences and
     mean tokens per sentence of each language, MozArt's Table 1)."""
+    # torch and transformers (through the loader): only the scoring job loads a model
     from plmfair.scoring.loader import load
 
     loaded = load(spec, device=device, precision=precision, threads=threads)

@@ -128,6 +128,7 @@ def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_lo
 def run_scoring(pairs: pd.DataFrame, spec, *, protocol: str, precision: str, too_long: str, token_budget: int,
                 device: str = "auto", threads: int | None = None, progress: bool = True) -> tuple[pd.DataFrame, dict]:
     """Load the model of ``spec``, score ``pairs``; return the per-pair table and run metadata."""
+    # torch and transformers (through the loader): only the scoring job loads a model
     from plmfair.scoring.loader import load
 
     loaded = load(spec, device=device, precision=precision, threads=threads)
@@ -189,6 +190,7 @@ def summarise_pairs(scores: pd.DataFrame, meta: dict, *, dataset: str, lang: str
     the Clopper-Pearson interval that inverts it, at the Bonferroni level for the bias types; beside
     them how much of the data the model reads as unknown, with the warning when that passes
     ``max_unknown`` (:func:`plmfair.coverage.warning`)."""
+    # scipy (through stats): the scoring job, which imports this module, does not test
     from plmfair.stats import binomial_summary, bonferroni
 
     scored = scores["status"].isin(SCORED_STATUSES)
@@ -267,6 +269,7 @@ MCNEMAR_SCHEMA = {
 
 def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str) -> pd.DataFrame:
     """Exact McNemar test for every two models scored on the same data set (pairs scored by both)."""
+    # scipy (through stats): the scoring job, which imports this module, does not test
     from plmfair.stats import paired_mcnemar
 
     outcomes = {model: decisive_outcomes(df) for model, df in per_pair.items()}

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from plmfair.download import sha256_of
 from plmfair.errors import ConfigError
+from plmfair.hub import source_record
 from plmfair.scoring import get_family
 
 
@@ -186,7 +187,6 @@ def folder_manifest(folder: str | os.PathLike) -> dict:
     """What a local model is: every file of its folder with its size and SHA-256, one digest of
     them all, and where a fetched folder came from (Hub id, revision, commit). A scoring job
     depends on this manifest, so replacing the weights reruns exactly that model's jobs."""
-    from plmfair.hub import source_record
 
     root = Path(folder)
     require_model_folder(root)

@@ -29,8 +29,11 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from plmfair import plan
+from plmfair.config import load_config
+from plmfair.download import find_in_mirror
 from plmfair.errors import PlmfairError
-from plmfair.hub import hub_reachable, reachable
+from plmfair.hub import FILE_PATTERNS, hub_reachable, reachable
+from plmfair.pipelines import install_pipelines, spacy_wheel
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +54,6 @@ def in_hub_cache(hf_id: str, revision: str | None) -> bool:
     # only when the Hub or its cache is asked
     from huggingface_hub import snapshot_download
 
-    from plmfair.hub import FILE_PATTERNS
 
     try:
         snapshot_download(repo_id=hf_id, revision=revision, allow_patterns=FILE_PATTERNS, local_files_only=True)
@@ -79,7 +81,6 @@ def missing_models(config: dict, workdir: Path, *, online: bool) -> list[Missing
 
 def missing_downloads(config: dict, workdir: Path, mirror: str | None) -> list[Missing]:
     """Declared files a study uses that are not downloaded, not in the mirror, and not reachable."""
-    from plmfair.download import find_in_mirror
 
     out, seen, hosts = [], set(), {}
     for where, entry in plan.active_downloads(config).items():
@@ -108,7 +109,6 @@ def missing_pipelines(config: dict) -> list[Missing]:
     # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
-    from plmfair.pipelines import install_pipelines, spacy_wheel
 
     packages = {lang: name for lang, name in plan.spacy_packages(config).items() if not spacy.util.is_package(name)}
     if packages and reachable("https://github.com"):
@@ -132,7 +132,6 @@ def preflight(config: dict, *, workdir: str | os.PathLike = ".", mirror: str | N
 
 
 def main(argv: list[str]) -> int:
-    from plmfair.config import load_config
 
     parser = argparse.ArgumentParser(prog="python -m plmfair.preflight", description=__doc__.split("\n")[0])
     parser.add_argument("configfiles", nargs="+")

@@ -76,6 +76,7 @@ def detect_family(source: str, *, local: bool) -> str:
     # transformers is heavy: only the jobs that load a model import it
     from transformers import AutoConfig
 
+    # torch (through the loader), as transformers above: only when a checkpoint's family is read off it
     from plmfair.scoring.loader import checkpoint_families
 
     try:

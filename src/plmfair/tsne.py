@@ -91,6 +91,7 @@ def project(vectors: pd.DataFrame, *, perplexity: float = 30.0, seed: int = 0) -
 def run_tsne_vectors(annotations: pd.DataFrame, spec, *, s_ids, k: int, num_beams: int | None, precision: str,
                      token_budget: int = 0, device: str = "auto", threads: int | None = None):
     """Load the model; return (prediction vectors, run metadata)."""
+    # torch and transformers (through the loader): only the scoring job loads a model
     from plmfair.scoring.loader import load
 
     loaded = load(spec, device=device, precision=precision, threads=threads)

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from plmfair.construction.pos import load_pipeline, tokenize_lines
 from plmfair.corpus_text import check_parallel, read_text_lines
 from plmfair.errors import DataError
 from plmfair.io import read_parquet_meta, write_parquet_chunks
@@ -381,7 +382,6 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
 
 def _write_extra(src_fh: TextIO, tgt_fh: TextIO, paths, members, extra_lines, pipelines, langs, tokenized) -> int:
     """The extra parallel text, tokenized, at the head of eflomal's two input files; returns its lines."""
-    from plmfair.construction.pos import load_pipeline, tokenize_lines
 
     counts = []
     for path, member, lang, pipe, fh in zip(paths, members, langs, pipelines or (None, None), (src_fh, tgt_fh),

@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from plmfair.construction.pos import TAGS_SCHEMA
+from plmfair.construction.pos import ROW_GROUP_LINES, TAGS_SCHEMA, load_pipeline, tag_tokens
 from plmfair.core import MASK
 from plmfair.corpus_text import check_parallel
 from plmfair.errors import DataError
@@ -494,8 +494,6 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
     (:func:`plmfair.construction.pos.tag_tokens`). Memory holds one range of lines and the candidates.
     """
     import time
-
-    from plmfair.construction.pos import ROW_GROUP_LINES, load_pipeline, tag_tokens
 
     f = {**DEFAULT_FILTERS, **(filters or {})}
     metas = {lang: read_parquet_meta(p) for lang, p in token_files.items()}

@@ -26,8 +26,8 @@ import torch
 
 from plmfair.errors import ConfigError, ModelError
 from plmfair.models import ModelSpec
-from plmfair.scoring import get_family, scorer_class
-from plmfair.scoring.base import input_device
+from plmfair.scoring import FAMILIES, get_family, scorer_class
+from plmfair.scoring.base import input_device, max_input_length
 from plmfair.scoring.tokenization import check_tokenizer_packages, install_hint
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,6 @@ def checkpoint_families(config) -> list[str]:
     # transformers is heavy: only the jobs that load a model import it
     from transformers.models.auto import modeling_auto
 
-    from plmfair.scoring import FAMILIES
 
     def tables(name: str, *, by_class: bool) -> list[str]:
         out = []
@@ -142,7 +141,6 @@ def check_family(spec: ModelSpec) -> None:
     # transformers is heavy: only the jobs that load a model import it
     from transformers import AutoConfig
 
-    from plmfair.scoring import FAMILIES
 
     try:
         config = AutoConfig.from_pretrained(spec.source, **_where_from(spec))
@@ -281,7 +279,6 @@ def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: torch.nn.Module, *, 
 def architecture(model: torch.nn.Module, tokenizer) -> dict:
     """The ``model_*`` facts of :data:`plmfair.models.MODEL_METADATA_SCHEMA` read off the loaded
     model and tokenizer: parameters, layers, hidden size, vocabulary, tokenizer kind, maximum length."""
-    from plmfair.scoring.base import max_input_length
 
     cfg = model.config
 
