@@ -328,7 +328,7 @@ def test_two_tables_of_one_name_are_refused(demo, monkeypatch):
     from plmfair.outputs import TABLES, TableSpec
 
     clash = TableSpec("demo_construction", "data", "long_table", {"table": "results/data/summary.parquet"}, "x")
-    monkeypatch.setattr(plan, "TABLES", (*TABLES, clash))
+    monkeypatch.setattr(plan.outputs, "TABLES", (*TABLES, clash))
     with pytest.raises(ConfigError, match="two tables would be written to results/tables/demo_construction; rename "
                                           "the data set or corpus 'demo'"):
         plan.tables(demo)
@@ -378,7 +378,7 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
         return real(name, entry)
 
     monkeypatch.setattr(model_module, "model_spec", counting)
-    monkeypatch.setattr(plan, "model_spec", counting)
+    monkeypatch.setattr(plan.models, "model_spec", counting)
     sets = {f"s{d}": {"file": f"s{d}.csv", "lang": "en"} for d in range(10)}
     config = validate_config({"models": {f"m{i}": {"hf_id": f"o/m{i}", "family": "mlm"} for i in range(60)},
                               "datasets": {"crows_pairs": sets}, "crows_pairs": {"datasets": list(sets)},

@@ -1,0 +1,111 @@
+"""Tables, figures and the report: which subjects each output of :mod:`plmfair.outputs` is made for,
+their report categories, and each table's job."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plmfair.errors import ConfigError
+from plmfair.outputs import FIGURES, TABLES
+from plmfair.plan.cloze import answered_sets, tsne_sets
+from plmfair.plan.construction import gold_corpora
+from plmfair.plan.crows_pairs import crows_pairs_jobs, crows_pairs_language_jobs
+from plmfair.plan.data import cloze_corpora, cloze_tests, crows_pairs_ingested
+from plmfair.plan.model_runs import model_runs
+from plmfair.studies import PAIRS_TASK, STUDIES, owners
+
+
+def output_subjects(config: dict, subjects: str) -> list[str]:
+    """The subjects of a kind (:data:`plmfair.outputs.SUBJECTS`) the configuration has: the names
+    of the data sets, or ``[""]`` for a study-wide output that is made, ``[]`` when it is not."""
+    one = {
+        "data": bool(cloze_tests(config)) or bool(crows_pairs_ingested(config)),
+        "models": bool(model_runs(config)),
+        "crows_pairs": bool(crows_pairs_jobs(config)),
+        "crows_pairs_languages": bool(crows_pairs_language_jobs(config)),
+    }
+    if subjects in one:
+        return [""] if one[subjects] else []
+    return {"answered_sets": answered_sets, "corpora": lambda c: list(cloze_corpora(c)),
+            "gold_corpora": gold_corpora, "tsne": tsne_sets}[subjects](config)
+
+
+def report_category(subjects: str, subject: str = "") -> str:
+    """The report category (the study) of a table or figure: MozArt, a constructed cloze set,
+    CrowS-Pairs, or the data and models."""
+    studies = owners(subjects)
+    if not studies:
+        return "Data and models"
+    if studies[0].task == PAIRS_TASK:  # the minimal-pair study's outputs cover all its data sets
+        return studies[0].title
+    # a cloze set's outputs go under the set: MozArt's own test is named after its study
+    ready_made = subject in STUDIES and not STUDIES[subject].constructs
+    return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
+
+
+def figure_category(figure: str) -> str:
+    """The report category of a figure made once per run (:data:`plmfair.outputs.FIGURES`)."""
+    return report_category(FIGURES[figure])
+
+
+def cloze_set_category(config: dict, cloze_set: str) -> str:
+    """The report category of a cloze set's figures."""
+    return report_category("answered_sets", cloze_set)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table to render: its registry entry made for one subject, with the paths of its inputs,
+    the builder's keyword arguments (options and settings) and the caption filled in."""
+
+    name: str
+    subject: str
+    builder: str
+    inputs: dict[str, str]
+    options: dict
+    caption: str
+    digits: int
+    category: str
+
+    def rendering(self) -> dict:
+        """The table job's parameter: everything the rendering reads but its inputs."""
+        return {"builder": self.builder, "options": self.options, "caption": self.caption, "digits": self.digits,
+                "label": f"tab:{self.name}"}
+
+
+def _config_value(config: dict, dotted: str):
+    node = config
+    for key in dotted.split("."):
+        node = node[key]
+    return node
+
+
+def tables(config: dict) -> dict[str, Table]:
+    """Every table of the configuration, by name (:data:`plmfair.outputs.TABLES` made for each of
+    its subjects)."""
+    out: dict[str, Table] = {}
+    for spec in TABLES:
+        settings = {key: _config_value(config, dotted) for key, dotted in spec.settings.items()}
+        for subject in output_subjects(config, spec.subjects):
+            name = spec.name.format(subject=subject)
+            if name in out:
+                subjects = sorted({s for s in (subject, out[name].subject) if s})
+                raise ConfigError(f"config error: two tables would be written to results/tables/{name}; rename the "
+                                  f"data set or corpus {' or '.join(map(repr, subjects))}")
+            out[name] = Table(name, subject, spec.builder, {role: path.format(subject=subject) for role, path in spec.inputs.items()},
+                              {**spec.options, **{key: settings[key] for key in spec.builder_settings}},
+                              spec.caption.format(subject=subject, **settings),
+                              spec.digits, report_category(spec.subjects, subject))
+    return out
+
+
+def figures(config: dict) -> list[str]:
+    """The names of every figure of the configuration (:data:`plmfair.outputs.FIGURES`)."""
+    return [name.format(subject=subject) for name, subjects in FIGURES.items()
+            for subject in output_subjects(config, subjects)]
+
+
+def caption_models(config: dict, table: str) -> list[str]:
+    """The models whose config free text the report's caption of ``table`` tells: those that ran,
+    for the models table; none for the others."""
+    return list(model_runs(config)) if table == "models" else []
