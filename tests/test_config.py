@@ -128,6 +128,12 @@ CONFIG_ERRORS = {
                                   "direction_from: a cycle (fr -> mcp_it_IT -> fr)"),
     "a huge value": (lambda c: c["crows_pairs"].update(protocol=["x" * 50] * 10_000),
                      "config error at crows_pairs.protocol: "),
+    "unknown protocol": (lambda c: c["crows_pairs"].update(protocol="nangai"),
+                         "config error at crows_pairs.protocol: unknown protocol 'nangai' (did you mean 'nangia'?); the "
+                         "masked-LM protocols are ['nangia', 'all_tokens', 'within_word_l2r', 'aul']"),
+    "the causal protocol for masked LMs": (lambda c: c["crows_pairs"].update(protocol="sentence_log_likelihood"),
+                                           "config error at crows_pairs.protocol: 'sentence_log_likelihood' is the "
+                                           "protocol of causal models"),
 }
 
 

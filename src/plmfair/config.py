@@ -23,6 +23,7 @@ from plmfair.plan import (
     study_languages,
 )
 from plmfair.scoring import FAMILIES, did_you_mean
+from plmfair.scoring.protocols import PROTOCOLS, family_protocols
 
 
 def _key_path(error) -> str:
@@ -118,6 +119,7 @@ def check_config(config: dict) -> None:
                                   f"set with its own directions")
             chain.append(source)
             source = sets[source].get("direction_from")
+    _check_protocol(config["crows_pairs"]["protocol"])
     lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
     lists += [("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
               for name, entry in config.get("cloze", {}).get("corpora", {}).items()]
@@ -152,6 +154,20 @@ def check_config(config: dict) -> None:
             )
     _check_cloze(config)
     _check_downloads(config)
+
+
+def _check_protocol(name: str) -> None:
+    """``crows_pairs.protocol`` names a masked-LM protocol of the registry (a new protocol is its module
+    and its registry line, with no list to extend here or in the schema)."""
+    masked = family_protocols("mlm")
+    if name in masked:
+        return
+    if name in PROTOCOLS:
+        raise ConfigError(f"config error at crows_pairs.protocol: {name!r} is the protocol of {PROTOCOLS[name].family} "
+                          f"models, used for them whatever this key says; this key chooses the masked LMs' protocol, "
+                          f"one of {masked}")
+    raise ConfigError(f"config error at crows_pairs.protocol: unknown protocol {name!r}{did_you_mean(name, masked)}; "
+                      f"the masked-LM protocols are {masked}")
 
 
 # A corpus's or a ready-made cloze test's answers are ingested at results/data/<name>/.
