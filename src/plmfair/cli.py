@@ -34,7 +34,15 @@ from pathlib import Path
 from plmfair import plan
 from plmfair.atomic import write_text
 from plmfair.errors import ConfigError, PlmfairError
-from plmfair.runs import ROOT, run_folder, run_lock, setup_run, snakemake_locked, write_settings
+from plmfair.runs import (
+    FLAGS,
+    ROOT,
+    run_folder,
+    run_lock,
+    setup_run,
+    snakemake_locked,
+    write_settings,
+)
 from plmfair.scoring import FAMILIES
 
 log = logging.getLogger(__name__)
@@ -139,8 +147,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--configfile", action="append", default=[], help="your configuration, over config/config.yaml")
     r.add_argument("--cores", default="all")
     r.add_argument("--mirror", default=None, help="a folder of data files to use before the network")
-    r.add_argument("--dry-run", action="store_true", help="show the jobs, run nothing")
-    r.add_argument("--report", action="store_true", help="then write the run's report, results/report.html")
+    for flag, text in FLAGS.items():
+        r.add_argument(flag, action="store_true", help=text)
     sh = sub.add_parser("show", help="a finished run's headline numbers, record and report")
     sh.add_argument("name", help="the run's name (runs/<name>) or folder")
     sh.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
