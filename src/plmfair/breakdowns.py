@@ -230,7 +230,7 @@ CROWS_ATTRIBUTES = {
 
 def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str, lang: str, model: str) -> pd.DataFrame:
     """Score and Wilson interval per attribute bucket of one (data set, model) run (:data:`CROWS_BREAKDOWN_SCHEMA`)."""
-    # scipy: only the breakdown jobs test
+    # scipy (through stats): the figure jobs import this module for its attribute names only
     from plmfair.stats import binomial_summary
 
     scored = scores["status"].isin(SCORED_STATUSES).to_numpy()

@@ -1,5 +1,5 @@
-"""What is in the data: counts per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs data set
-(``results/data/summary.parquet``, rendered as the ``data_summary`` table)."""
+"""What is in the data: counts per language of each ready-made cloze test (MozArt's) and per
+CrowS-Pairs data set (``results/data/summary.parquet``, rendered as the ``data_summary`` table)."""
 
 from __future__ import annotations
 

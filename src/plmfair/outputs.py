@@ -81,7 +81,8 @@ def _paper_table(number: int, metric: str, title: str, correlation: bool) -> Tab
 
 TABLES: tuple[TableSpec, ...] = (
     TableSpec("data_summary", "data", "long_table", {"table": "results/data/summary.parquet"},
-              "What is in the data: per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs data set, sentences, annotations, annotators "
+              "What is in the data: per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs "
+              "data set, sentences, annotations, annotators "
               "and pairs by bias type, direction and origin (pairs missing a sentence, unlabelled or duplicated are "
               "skipped by the scoring).", digits=0),
     TableSpec("models", "models", "models_table", {"models": "results/models.parquet"},

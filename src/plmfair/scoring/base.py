@@ -14,8 +14,9 @@ Texts reach a scorer as the data has them (with the literal gap ``[MASK]`` for c
 sentences); a scorer lower-cases them first when its model is uncased. A family implements its
 primitives (masked copies and one unmasked pass for masked LMs, the left-to-right likelihood for
 causal LMs, with ``encode_sentence``/``truncate``), which the CrowS-Pairs protocols are written
-with, and its gap predictions and answer scores (``_predict_gap``, ``_score_answers``); batching is capped by ``token_budget`` (tokens per forward pass) so
-that a long input cannot run out of memory.
+with, and its gap predictions and answer scores (``_predict_gap``, ``_score_answers``). Batching
+is capped by ``token_budget`` (tokens per forward pass) so that a long input cannot run out of
+memory.
 """
 
 from __future__ import annotations

@@ -130,7 +130,8 @@ class CausalLMScorer(Scorer):
         return torch.cat(parts) if parts else torch.zeros(0, device=ids.device)
 
     def encode_sentence(self, text: str) -> TokenizedSentence:
-        """The sentence's tokens without special tokens, after the prefix (BOS, else EOS)."""
+        """The sentence's tokens without special tokens, after the prefix (BOS, else EOS); each token is
+        its own word (the sentence log-likelihood reads every token and groups none)."""
         ids = [self.prefix_id] + self._ids(self.prepare(text))
         return TokenizedSentence(ids, [None] + list(range(len(ids) - 1)), frozenset({self.prefix_id}))
 

@@ -105,7 +105,6 @@ def checkpoint_families(config) -> list[str]:
     # transformers is heavy: only the jobs that load a model import it
     from transformers.models.auto import modeling_auto
 
-
     def tables(name: str, *, by_class: bool) -> list[str]:
         out = []
         for family in FAMILIES.values():
@@ -140,7 +139,6 @@ def check_family(spec: ModelSpec) -> None:
     naming the declared family and the one that fits, before any weight is read or score written."""
     # transformers is heavy: only the jobs that load a model import it
     from transformers import AutoConfig
-
 
     try:
         config = AutoConfig.from_pretrained(spec.source, **_where_from(spec))
@@ -279,7 +277,6 @@ def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: torch.nn.Module, *, 
 def architecture(model: torch.nn.Module, tokenizer) -> dict:
     """The ``model_*`` facts of :data:`plmfair.models.MODEL_METADATA_SCHEMA` read off the loaded
     model and tokenizer: parameters, layers, hidden size, vocabulary, tokenizer kind, maximum length."""
-
     cfg = model.config
 
     def first(*names):
