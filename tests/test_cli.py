@@ -68,9 +68,24 @@ def test_named_models_are_the_only_ones_scored_by_the_studies_kept():
     assert every["mozart"] == {"models": ["mine"]} and every["crows_pairs"] == {"models": ["mine"]}
     assert every["cloze"] == {"models": ["mine"], "corpora": {"demo": {"enabled": True},
                                                              "listed": {"enabled": False, "models": ["mine"]}}}
+    # a ready-made cloze test named (MozArt's is one) keeps that test and leaves the others out
+    tests = {**DEMO, "datasets": {**DEMO["datasets"], "cloze_tests": {"mozart": {}, "other": {}}}}
+    assert runs.run_settings(tests, {}, studies=None, datasets=["other"]) == {
+        "datasets": {"cloze_tests": {"mozart": {"enabled": False}, "other": {"enabled": True}}}}
     # no models, no studies: the configuration's own choices stand
     assert runs.run_settings(DEMO, {}, studies=None, datasets=None) == {}
     assert "mozart" not in runs.run_settings({**DEMO, "mozart": {"enabled": False}}, models, studies=None, datasets=None)
+
+
+def test_a_later_call_keeps_the_earlier_cloze_tests_and_corpora():
+    """A run that scored a cloze test or a corpus keeps it when a later call names another."""
+    had = {"datasets": {"cloze_tests": {"mozart": {}, "other": {"enabled": False}}}, "cloze": {"corpora": {"demo": {}}}}
+    settings = {"datasets": {"cloze_tests": {"mozart": {"enabled": False}, "other": {"enabled": True}}},
+                "cloze": {"corpora": {"demo": {"enabled": False}}}}
+    out, notes = runs.keep_earlier(had, settings)
+    assert out["datasets"]["cloze_tests"] == {"mozart": {"enabled": True}, "other": {"enabled": True}}
+    assert out["cloze"]["corpora"] == {"demo": {"enabled": True}}
+    assert notes == ["keeps its earlier corpus demo", "keeps its earlier cloze test mozart"]
 
 
 def test_unknown_studies_and_data_sets_are_refused_with_the_known_ones():

@@ -11,7 +11,7 @@ its headline numbers at the end, and runs compared with what makes them differ.
 
 A MODEL is ``[name=]folder-or-hub-id[:key=value...]`` (``mine=../m:uncased=true:revision=abc``); its
 family is read off its ``config.json``. ``--studies`` keeps only those studies; ``--datasets`` names
-the CrowS-Pairs data sets and cloze corpora to run. Each run is ``runs/<name>/`` (the name: ``--run``,
+the CrowS-Pairs data sets, ready-made cloze tests and cloze corpora to run. Each run is ``runs/<name>/`` (the name: ``--run``,
 else the models' names, else your last config file's name, else the studies and data sets named;
 with none of these, the checkout's own ``results/``) with its complete configuration in
 ``config.yaml``; :mod:`plmfair.runs` says how names, models and later calls are kept true. A run
@@ -138,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--studies", type=lambda s: [x for x in s.split(",") if x], default=None,
                    help=f"comma-separated, of {', '.join(plan.STUDIES)} (default: all)")
     r.add_argument("--datasets", type=lambda s: [x for x in s.split(",") if x], default=None,
-                   help="comma-separated CrowS-Pairs data sets and cloze corpora (default: the configuration's)")
+                   help="comma-separated CrowS-Pairs data sets, ready-made cloze tests (mozart) and cloze "
+                        "corpora (default: the configuration's)")
     r.add_argument("--family", choices=list(FAMILIES), default=None, help="the models' family, when it cannot be read")
     r.add_argument("--run", default=None, help="the run's name: its results go to runs/<name>/results")
     r.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are made (default: runs/)")

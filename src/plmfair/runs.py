@@ -170,19 +170,20 @@ def run_settings(config: dict, models: dict[str, dict], *, studies: Sequence[str
                  datasets: Sequence[str] | None) -> dict:
     """The configuration a run adds over ``config`` (the merged base): the named models, scored by
     every study the run keeps and by nothing else; with ``studies``, the others switched off; the
-    data sets and corpora named kept, the others of their kind left out."""
+    data sets, ready-made cloze tests and corpora named kept, the others of their kind left out."""
     for study in studies or []:
         if study not in plan.STUDIES:
             raise ConfigError(f"study {study!r}{did_you_mean(study, plan.STUDIES)}: the studies are "
                               f"{', '.join(plan.STUDIES)}")
     kept = [s for s in plan.STUDIES if (s in studies if studies else plan.enabled(config, s))]
     sets, corpora = plan.crows_pairs_sets(config), config.get("cloze", {}).get("corpora", {})
+    tests = config.get("datasets", {}).get("cloze_tests", {})
     for name in datasets or []:
-        if name not in sets and name not in corpora:
-            known = [*sets, *corpora]
+        if name not in sets and name not in tests and name not in corpora:
+            known = [*sets, *tests, *corpora]
             raise ConfigError(f"data set {name!r}{did_you_mean(name, known)} is neither a CrowS-Pairs data set "
-                              f"(datasets.crows_pairs) nor a cloze corpus (cloze.corpora) of the configuration; "
-                              f"known: {', '.join(known)}")
+                              f"(datasets.crows_pairs), a ready-made cloze test (datasets.cloze_tests) nor a cloze "
+                              f"corpus (cloze.corpora) of the configuration; known: {', '.join(known)}")
     out: dict = {"models": dict(models)} if models else {}
     for study in plan.STUDIES:
         part = {**({"enabled": study in kept} if studies else {}),
@@ -193,6 +194,9 @@ def run_settings(config: dict, models: dict[str, dict], *, studies: Sequence[str
     named_corpora = [d for d in datasets or [] if d in corpora]
     if named_sets:
         out.setdefault("crows_pairs", {})["datasets"] = named_sets
+    named_tests = [d for d in datasets or [] if d in tests]
+    if named_tests:
+        out.setdefault("datasets", {})["cloze_tests"] = {name: {"enabled": name in named_tests} for name in tests}
     if "cloze" in kept:
         # a corpus with its own model list would keep scoring those: it gets the named models
         chosen = {name: {**({"enabled": name in named_corpora} if named_corpora else {}),
@@ -228,10 +232,12 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
         out["crows_pairs"]["datasets"] = _union(had["crows_pairs"]["datasets"], sets)
         if out["crows_pairs"]["datasets"] != sets:
             notes.append(f"keeps its earlier data sets {', '.join(s for s in had['crows_pairs']['datasets'] if s not in sets)}")
-    for name, part in out.get("cloze", {}).get("corpora", {}).items():
-        if part.get("enabled") is False and had.get("cloze", {}).get("corpora", {}).get(name, {}).get("enabled", True):
-            part["enabled"] = True
-            notes.append(f"keeps its earlier corpus {name}")
+    kinds = (("cloze", "corpora", "corpus"), ("datasets", "cloze_tests", "cloze test"))
+    for section, key, kind in kinds:
+        for name, part in out.get(section, {}).get(key, {}).items():
+            if part.get("enabled") is False and had.get(section, {}).get(key, {}).get(name, {}).get("enabled", True):
+                part["enabled"] = True
+                notes.append(f"keeps its earlier {kind} {name}")
     return out, notes
 
 
