@@ -248,13 +248,23 @@ def read_yaml(path: str | Path) -> dict:
 
 def merged(paths: Sequence[str | Path], *, onto: dict | None = None) -> dict:
     """Configuration files merged key by key, in order, as Snakemake merges them (not validated)."""
-    # only when a config is validated
-    from snakemake.utils import update_config
-
     config = copy.deepcopy(onto) if onto is not None else {}
     for path in paths:
-        update_config(config, read_yaml(path))
+        config = updated(config, read_yaml(path))
     return config
+
+
+def updated(old, new):
+    """``new`` merged into a copy of ``old`` key by key, as Snakemake merges config files (its
+    ``update_config``); anything but two mappings: ``new`` replaces ``old``."""
+    # Snakemake's utilities: only when a run's configuration is written
+    from snakemake.utils import update_config
+
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return copy.deepcopy(new)
+    out = copy.deepcopy(old)
+    update_config(out, new)
+    return out
 
 
 def _setting(entry: dict, key: str):
@@ -389,25 +399,13 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
     for key, value in settings.items():
         if key == "models":
             continue  # entries replace, never merge with, a model of the same name
-        config[key] = _merge_part(config.get(key), value)
+        config[key] = updated(config.get(key), value)
     # Snakemake runs in the run folder: a model folder given relative to here is made absolute
     for model, entry in config.get("models", {}).items():
         if entry.get("path") and not plan.workflow_managed(config, model) and not Path(entry["path"]).is_absolute():
             entry["path"] = str(Path(entry["path"]).resolve())
     validate_config(copy.deepcopy(config), SCHEMA)  # every key of the run checked before anything starts
     return RunSetup(name, folder, [existing], config, notes)
-
-
-def _merge_part(old, new):
-    """``new`` merged into ``old`` key by key (Snakemake's update_config on one section)."""
-    # only when a config is validated
-    from snakemake.utils import update_config
-
-    if not isinstance(old, dict) or not isinstance(new, dict):
-        return copy.deepcopy(new)
-    out = copy.deepcopy(old)
-    update_config(out, new)
-    return out
 
 
 def run_folder(runs: Path, name: str, *, resources: Path) -> Path:
