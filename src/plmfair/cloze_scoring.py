@@ -219,7 +219,7 @@ def metrics_for_models(annotations: pd.DataFrame, *, runs, max_unknown: float = 
                                                                          max_unknown=max_unknown, item_kind="answers")))
             scores.append(run_scores)
     out = pd.concat(metrics, ignore_index=True)
-    check(out.drop_duplicates(["model", "lang"])["coverage_warning"], strict=strict, max_unknown=max_unknown)
+    check(out["coverage_warning"], strict=strict, max_unknown=max_unknown)
     return out, pd.concat(scores, ignore_index=True)
 
 

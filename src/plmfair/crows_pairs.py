@@ -293,7 +293,7 @@ def summarise_runs(runs: dict[tuple[str, str], str], *, langs: dict[str, str], a
                                          max_unknown=max_unknown))
         by_dataset.setdefault(dataset, {})[model] = scores
     summary = pd.concat(summaries, ignore_index=True)
-    check(summary.drop_duplicates(["dataset", "model"])["coverage_warning"], strict=strict, max_unknown=max_unknown)
+    check(summary["coverage_warning"], strict=strict, max_unknown=max_unknown)
     for dataset, per_model in by_dataset.items():
         comparisons.append(compare_models(per_model, dataset=dataset))
     return summary, pd.concat(comparisons, ignore_index=True)
