@@ -5,7 +5,8 @@ only when the write succeeded. Temporary names are ``.<name>.plmfair-tmp.<random
 leftovers of a killed write of ``<name>`` are removed by its next write, and no other output's
 cleanup can match them (``corpus.en``'s cleanup never touches ``corpus.en.gz``'s temporary file).
 A write the machine stops (disk full, read-only file system, permission denied) ends in one line
-naming the path, what is missing and what to do (:func:`storage_error`). Standard library only, so light jobs (downloads) import nothing else.
+naming the path, what is missing and what to do (:func:`storage_error`). Standard library only
+(and :mod:`plmfair.errors`), so light jobs (downloads) import nothing else.
 """
 
 from __future__ import annotations

@@ -132,7 +132,6 @@ def read_cloze_scores(path, dtypes: dict[str, str]) -> pd.DataFrame:
     """A prediction or answer-score file (``dtypes``: :data:`PREDICTION_DTYPES` or :data:`ANSWER_DTYPES`),
     refused with the command that rebuilds it when another version wrote it (a missing column, or
     numbers, flags or text of another type)."""
-
     kinds = {c: {"string": "string", "bool": "bool"}.get(t, "number") for c, t in dtypes.items()}
     return read_parquet(path, columns=list(dtypes), kinds=kinds)
 

@@ -9,6 +9,7 @@ models.xlmr_base.family: 'mllm' is not one of ['causal', 'mlm', 'seq2seq']``.
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -256,8 +257,6 @@ _EXPRESSION_NAMES = {"input", "threads", "attempt", "wildcards", "params", "reso
 def _bad_override(raw, *, integer: bool) -> bool:
     """Whether a ``--set-threads``/``--set-resources`` value cannot be what Snakemake takes: an
     integer where one is needed, or an expression naming something Snakemake does not give it."""
-    import ast
-
     if raw is None or isinstance(raw, bool):
         return True
     if isinstance(raw, int):

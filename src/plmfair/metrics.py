@@ -63,7 +63,6 @@ def read_metrics(path) -> pd.DataFrame:
     """A cloze set's metrics file (:data:`METRICS_SCHEMA` and more), refused with the command that
     rebuilds it when another version wrote it (a missing column, a group this version does not
     write, numbers of another type)."""
-
     return read_parquet(path, columns=list(METRICS_SCHEMA), kinds=METRIC_KINDS, values={"group": (*GROUPS, "all")})
 
 

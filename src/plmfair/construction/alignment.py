@@ -54,6 +54,7 @@ Links = set[tuple[int, int]]
 # an index of a link: ASCII digits only (str.isdigit also takes '²' and Arabic-Indic digits)
 LINK_INDEX = re.compile(r"[0-9]+")
 
+
 def parse_pharaoh(lines: Sequence[str], *, source: str, src_lengths: Sequence[int] | None = None,
                   tgt_lengths: Sequence[int] | None = None, first_line: int = 1) -> list[Links]:
     """Parse Pharaoh lines (the first is line ``first_line`` of ``source``); with sentence lengths
@@ -177,8 +178,8 @@ def token_counts(tokens: str | os.PathLike, n_lines: int) -> np.ndarray:
 
 def write_token_lines(tokens: str | os.PathLike, fh: TextIO, *, n_lines: int, lowercase: bool = False,
                       batch_rows: int = 1 << 16) -> np.ndarray:
-    """Stream a tokens file (:data:`plmfair.construction.pos.TOKENS_SCHEMA`) to ``fh`` as eflomal text, one line per
-    corpus line 1..``n_lines`` (an empty line where the file has no token); returns the tokens per
+    """Stream a tokens file (:data:`plmfair.construction.pos.TOKENS_SCHEMA`) to ``fh`` as eflomal text,
+    one line per corpus line 1..``n_lines`` (an empty line where the file has no token); returns the tokens per
     line. Reads one batch of rows at a time: memory does not grow with the corpus. The file must be
     as the tokenize stage writes it, lines ascending and each line's tokens numbered 0, 1, ... in
     order (the indices the links use); anything else is refused with the command that rebuilds it.
@@ -350,7 +351,6 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
     symmetrised. The tokens reach eflomal as text files written in a stream from the tokens files,
     and the links come back parsed a chunk at a time into integer arrays
     (:func:`write_token_lines`, :func:`link_chunks`): memory stays flat as the corpus grows."""
-
     p_meta, t_meta = read_parquet_meta(pivot_tokens), read_parquet_meta(tokens)
     n_p = check_parallel({"pivot": p_meta["n_lines"], "other": t_meta["n_lines"]},
                          {"pivot": p_meta["source"], "other": t_meta["source"]})
@@ -382,7 +382,6 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
 
 def _write_extra(src_fh: TextIO, tgt_fh: TextIO, paths, members, extra_lines, pipelines, langs, tokenized) -> int:
     """The extra parallel text, tokenized, at the head of eflomal's two input files; returns its lines."""
-
     counts = []
     for path, member, lang, pipe, fh in zip(paths, members, langs, pipelines or (None, None), (src_fh, tgt_fh),
                                             strict=True):
