@@ -210,7 +210,8 @@ def test_a_new_protocol_is_its_score_function_and_one_registry_line(tiny, monkey
                       [len(t.ids) - 1 for t in sentences])
 
     monkeypatch.setitem(protocols.PROTOCOLS, "mean_ll",
-                        protocols.Protocol("mean_ll", "a test", "causal", mean_log_likelihood))
+                        protocols.Protocol("mean_ll", "a test", "causal", mean_log_likelihood,
+                                                       ("encode_sentence", "sequence_log_likelihoods")))
     kind, model, tok = tiny
     scorer = CausalLMScorer(model, tok, name=kind)
     got = scorer.score_sentences([MinimalPair(*PAIRS[0], True)], protocol="mean_ll")[0]

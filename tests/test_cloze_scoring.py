@@ -211,3 +211,39 @@ def test_cloze_files_of_another_version_are_refused_with_the_command_that_rebuil
     read_metrics_ok = metrics.assign(group="MN")
     write_parquet(read_metrics_ok, tmp_path / "metrics.parquet")
     assert read_metrics(tmp_path / "metrics.parquet")["group"].tolist() == ["MN"]
+
+
+def test_a_new_gap_protocol_is_its_functions_and_one_registry_line(models, monkeypatch):
+    """A gap protocol written above the masked LM's primitives in a test module (answers read with
+    every piece of the answer masked at once), registered with one line and named by the family,
+    scores through the scorer unchanged; checked against a plain forward pass."""
+    import dataclasses
+
+    import torch
+
+    from plmfair.scoring import FAMILIES, protocols
+
+    def all_masked(scorer, items):
+        copies, n_pieces = [], []
+        for text, answer in items:
+            ids, span = scorer.filled(text, answer)
+            n_pieces.append(len(span))
+            copies.append(scorer.masked_copies(ids, [[p, *(q for q in span if q != p)] for p in span]))
+        return list(zip(scorer.masked_copies_log_probs(copies, desc="all masked"), n_pieces, strict=True))
+
+    fill_mask = protocols.CLOZE_PROTOCOLS["fill_mask"]
+    monkeypatch.setitem(protocols.CLOZE_PROTOCOLS, "all_masked", protocols.ClozeProtocol(
+        "all_masked", "a test", fill_mask.predict, all_masked, fill_mask.primitives))
+    monkeypatch.setitem(FAMILIES, "mlm", dataclasses.replace(FAMILIES["mlm"], cloze_protocol="all_masked"))
+    model, tok = models["bert"]
+    scorer = MaskedLMScorer(model, tok, name="bert", uncased=True)
+    text, answer = SENTS.text[0], "commissionnaires"
+    [(got, n)] = scorer.score_answers([(text, answer)])
+    ids, span = scorer.filled(text, answer)
+    masked = torch.tensor([[tok.mask_token_id if i in span else t for i, t in enumerate(ids)]])
+    with torch.inference_mode():
+        logp = torch.log_softmax(model(input_ids=masked).logits[0].float(), dim=-1)
+    assert n == len(span) > 1
+    assert got == pytest.approx(sum(logp[p, ids[p]].item() for p in span), abs=1e-4)
+    assert scorer.predict_gap([text], k=2) == MaskedLMScorer(model, tok, name="bert", uncased=True).predict_gap(
+        [text], k=2)

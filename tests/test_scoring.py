@@ -25,6 +25,18 @@ def test_every_family_has_a_scorer_of_that_family():
         assert family.scores("mozart") and family.scores("cloze")  # every family fills cloze gaps
 
 
+def test_every_family_implements_the_primitives_its_protocols_read():
+    """A protocol names the scorer methods it reads; the family that is scored with it has each."""
+    from plmfair.scoring.protocols import CLOZE_PROTOCOLS, PROTOCOLS
+
+    for name, family in FAMILIES.items():
+        cls = scorer_class(name)
+        protocols = [CLOZE_PROTOCOLS[family.cloze_protocol]] + [p for p in PROTOCOLS.values() if p.family == name]
+        for protocol in protocols:
+            missing = [m for m in protocol.primitives if not callable(getattr(cls, m, None))]
+            assert not missing, f"family {name}: protocol {protocol.name} reads {missing}, which it lacks"
+
+
 def test_unknown_family_is_named_with_a_suggestion():
     with pytest.raises(ConfigError, match=r"config error at models.gpt.family: unknown model family 'causl' "
                                           r"\(did you mean 'causal'\?\)"):

@@ -32,8 +32,9 @@ CAUSAL_PROTOCOL = "sentence_log_likelihood"
 @dataclass(frozen=True)
 class Family:
     """What a model family is and what it can do: the studies it is scored on, whether its gap
-    predictions are a beam search (``num_beams`` applies), and its CrowS-Pairs protocol (None: the
-    configured masking rule of masked LMs, ``crows_pairs.protocol``)."""
+    predictions are a beam search (``num_beams`` applies), its CrowS-Pairs protocol (None: the
+    configured protocol of masked LMs, ``crows_pairs.protocol``) and its gap protocol (a name in
+    :data:`plmfair.scoring.protocols.CLOZE_PROTOCOLS`: how it predicts a gap and scores answers)."""
 
     name: str
     module: str
@@ -43,6 +44,7 @@ class Family:
     studies: frozenset[str]
     beam_search: bool
     protocol: str | None
+    cloze_protocol: str
     description: str
 
     def scores(self, study: str) -> bool:
@@ -56,12 +58,15 @@ FAMILIES: dict[str, Family] = {
     for f in (
         Family("mlm", "plmfair.scoring.mlm", "MaskedLMScorer", "AutoModelForMaskedLM",
                "MODEL_FOR_MASKED_LM_MAPPING_NAMES", studies=ALL_STUDIES, beam_search=False, protocol=None,
+               cloze_protocol="fill_mask",
                description="masked language model (BERT, RoBERTa, XLM-R, ALBERT, CamemBERT, FlauBERT)"),
         Family("seq2seq", "plmfair.scoring.seq2seq", "Seq2SeqScorer", "AutoModelForSeq2SeqLM",
                "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", studies=CLOZE_STUDIES, beam_search=True, protocol=None,
+               cloze_protocol="span_infilling",
                description="span-infilling encoder-decoder with sentinel tokens (mT5)"),
         Family("causal", "plmfair.scoring.causal", "CausalLMScorer", "AutoModelForCausalLM",
                "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", studies=ALL_STUDIES, beam_search=True, protocol=CAUSAL_PROTOCOL,
+               cloze_protocol="left_context_rerank",
                description="decoder-only language model (GPT-2, Llama, Qwen, Mistral)"),
     )
 }

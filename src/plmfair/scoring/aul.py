@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from plmfair.scoring.masking import PairScores, TokenizedSentence, paired
 
 REFERENCE = "Kaneko & Bollegala (2022), All Unmasked Likelihood"
+PRIMITIVES = ("encode_sentence", "unmasked_log_probs")
 
 
 def positions(sentence: TokenizedSentence) -> list[int]:

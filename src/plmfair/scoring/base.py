@@ -12,11 +12,12 @@ A :class:`Scorer` wraps one loaded model and its tokenizer (see
 
 Texts reach a scorer as the data has them (with the literal gap ``[MASK]`` for cloze
 sentences); a scorer lower-cases them first when its model is uncased. A family implements its
-primitives (masked copies and one unmasked pass for masked LMs, the left-to-right likelihood for
-causal LMs, with ``encode_sentence``/``truncate``), which the CrowS-Pairs protocols are written
-with, and its gap predictions and answer scores (``_predict_gap``, ``_score_answers``). Batching
-is capped by ``token_budget`` (tokens per forward pass) so that a long input cannot run out of
-memory.
+primitives (masked copies, one unmasked pass and the whole words at a mask for masked LMs; the
+left-to-right likelihood and the words proposed after a left context for causal LMs; the one-word
+spans at a sentinel and their likelihoods for seq2seq models; ``encode_sentence``/``truncate`` for
+CrowS-Pairs), and the protocols of :mod:`plmfair.scoring.protocols` are written above them once.
+Batching is capped by ``token_budget`` (tokens per forward pass) so that a long input cannot run out
+of memory.
 """
 
 from __future__ import annotations
@@ -30,8 +31,15 @@ from typing import ClassVar
 
 from plmfair.core import MASK
 from plmfair.errors import DataError, ModelError
+from plmfair.scoring import FAMILIES
 from plmfair.scoring.masking import TokenizedSentence
-from plmfair.scoring.protocols import PROTOCOLS, Protocol, family_protocols
+from plmfair.scoring.protocols import (
+    CLOZE_PROTOCOLS,
+    PROTOCOLS,
+    ClozeProtocol,
+    Protocol,
+    family_protocols,
+)
 from plmfair.scoring.tokenization import filled_span, normaliser
 
 log = logging.getLogger(__name__)
@@ -158,9 +166,9 @@ class Scorer(ABC):
         """The last layer's hidden states ``[batch, length, hidden]`` of a batch of token ids (the
         encoder's for masked and seq2seq models, the decoder stack's for causal ones)."""
 
-    # The studies' three questions. Each checks what the protocol or the family's implementation
-    # (``_predict_gap``, ``_score_answers``) returns: a NaN or infinite log-probability (broken
-    # weights, an overflow in half precision) stops the job rather than becoming a result.
+    # The studies' three questions. Each checks what its protocol returns: a NaN or infinite
+    # log-probability (broken weights, an overflow in half precision) stops the job rather than
+    # becoming a result.
 
     def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
                         too_long: str = "skip") -> list[PairScore]:
@@ -210,6 +218,10 @@ class Scorer(ABC):
                              f"not {name!r}")
         return PROTOCOLS[name]
 
+    def cloze_protocol(self) -> ClozeProtocol:
+        """The gap protocol this model's family is scored with (``Family.cloze_protocol``)."""
+        return CLOZE_PROTOCOLS[FAMILIES[self.family].cloze_protocol]
+
     def encode_sentence(self, text: str) -> TokenizedSentence:
         """A CrowS-Pairs sentence as the family's protocols read it: token ids (with the special
         tokens the family adds) and the word of each."""
@@ -226,7 +238,7 @@ class Scorer(ABC):
         ``(surface form, log-probability)``. ``num_beams`` applies to families that search."""
         for text in texts:
             self._require_fits(self.input_length(text), text)
-        candidates = self._predict_gap(texts, k=k, num_beams=num_beams)
+        candidates = self.cloze_protocol().predict(self, texts, k=k, num_beams=num_beams)
         for text, best in zip(texts, candidates, strict=True):
             if k > 0 and not best:  # a search drops the beams whose scores are NaN
                 raise ModelError(f"model {self.name!r} gives no candidate for {text[:120]!r}: its log-probabilities "
@@ -241,7 +253,7 @@ class Scorer(ABC):
         gap and the number of tokens the answer takes."""
         for text, answer in items:
             self._require_fits(self.input_length(text, answer), f"{text} (answer {answer[:60]!r})")
-        scores = self._score_answers(items)
+        scores = self.cloze_protocol().score_answers(self, items)
         for (text, answer), (value, _) in zip(items, scores, strict=True):
             self._require_finite(value, f"{text} (answer {answer!r})")
         return scores
@@ -257,14 +269,6 @@ class Scorer(ABC):
         if value is not None and not math.isfinite(value):
             raise ModelError(f"model {self.name!r} gives a non-finite log-probability ({value}) for {item[:120]!r}: "
                              f"its weights or its precision are broken (NaN or overflow); no score is written")
-
-    @abstractmethod
-    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
-        """The family's candidates of :meth:`predict_gap`."""
-
-    @abstractmethod
-    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
-        """The family's answer scores of :meth:`score_answers`."""
 
 
 def padding_id(tokenizer) -> int:

@@ -1,16 +1,15 @@
 """Decoder-only (causal) language models: GPT-2, Llama, Qwen, Mistral.
 
-Primitive: the left-to-right log-likelihood of token sequences (:meth:`CausalLMScorer.sequence_log_likelihoods`),
-which the CrowS-Pairs protocol ``sentence_log_likelihood`` (:mod:`plmfair.scoring.sentence_log_likelihood`,
-the convention of lm-evaluation-harness's ``crows_pairs`` tasks) is written with: the sentence after
-the tokenizer's BOS token (its EOS token when it has no BOS), rounded to 3 decimals.
-
-Cloze gaps: a causal LM sees only the left context, so candidates are generated there
-and judged on the whole sentence. A beam search over word pieces constrained to one word
-(:mod:`plmfair.scoring.beam`; a word ends with any token that does not continue it)
-proposes ``k`` distinct words after the left context; each candidate is then re-ranked by
-the log-likelihood of the whole sentence with the word in the gap, which is the
-candidate's ``logprob``. An answer is scored by the same whole-sentence log-likelihood.
+Primitives: the left-to-right log-likelihood of token sequences
+(:meth:`CausalLMScorer.sequence_log_likelihoods`) and the words proposed for a gap after its left
+context (:meth:`CausalLMScorer.gap_candidates`: a beam search over word pieces constrained to one
+word, :mod:`plmfair.scoring.beam`; a word ends with any token that does not continue it). The
+protocols are written above them: the CrowS-Pairs protocol ``sentence_log_likelihood``
+(:mod:`plmfair.scoring.sentence_log_likelihood`, the convention of lm-evaluation-harness's
+``crows_pairs`` tasks: the sentence after the tokenizer's BOS token, its EOS token when it has no
+BOS, rounded to 3 decimals) and the gap protocol ``left_context_rerank``
+(:mod:`plmfair.scoring.left_context_rerank`: candidates re-ranked by the whole sentence's
+log-likelihood).
 
 Batches are right-padded with an attention mask and capped by the token budget. The decoder
 stack runs on the batch; the output layer only at the real tokens' positions (never at
@@ -90,6 +89,11 @@ class CausalLMScorer(Scorer):
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
+    def after_prefix(self, text: str) -> list[int]:
+        """The ids of ``text`` (as given: already prepared) after the prefix token, as
+        :meth:`sequence_log_likelihoods` reads a sentence."""
+        return [self.prefix_id] + self._ids(text)
+
     def sequence_log_likelihoods(self, sequences: Sequence[Sequence[int]], *, desc: str = "scoring") -> list[float]:
         """sum_i log P(seq[i] | seq[:i]) for i >= 1, for each sequence (its first token is the prefix)."""
         out = [0.0] * len(sequences)
@@ -132,20 +136,21 @@ class CausalLMScorer(Scorer):
     def encode_sentence(self, text: str) -> TokenizedSentence:
         """The sentence's tokens without special tokens, after the prefix (BOS, else EOS); each token is
         its own word (the sentence log-likelihood reads every token and groups none)."""
-        ids = [self.prefix_id] + self._ids(self.prepare(text))
+        ids = self.after_prefix(self.prepare(text))
         return TokenizedSentence(ids, [None] + list(range(len(ids) - 1)), frozenset({self.prefix_id}))
 
-    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
-                    ) -> list[list[tuple[str, float]]]:
+    def gap_candidates(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+                       ) -> list[list[tuple[str, float]]]:
+        """Up to ``k`` distinct whole words the model proposes after the left context of each text's
+        gap, best first, with the beam's log-probability of their pieces there (the right context
+        is not read: :mod:`plmfair.scoring.left_context_rerank` re-ranks them on the whole sentence)."""
         pieces = piece_classes(self.tokenizer, self.vocab_size)
         text_start_marked = marks_text_start(self.tokenizer)
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
         out = []
         for text in texts:
-            left, right = self.split_gap(text)
-            words = self._candidate_words(left, pieces, text_start_marked, k=k, num_beams=num_beams)
-            lls = self.sequence_log_likelihoods([[self.prefix_id] + self._ids(left + w + right) for w in words])
-            out.append(sorted(zip(words, lls, strict=True), key=lambda x: -x[1])[:k])
+            left, _ = self.split_gap(text)
+            out.append(self._candidate_words(left, pieces, text_start_marked, k=k, num_beams=num_beams))
             if bar is not None:
                 bar.update(1)
         if bar is not None:
@@ -153,8 +158,8 @@ class CausalLMScorer(Scorer):
         return out
 
     def _candidate_words(self, left: str, pieces, text_start_marked: bool, *, k: int,
-                         num_beams: int | None) -> list[str]:
-        """Distinct whole words the model proposes after ``left`` (best first)."""
+                         num_beams: int | None) -> list[tuple[str, float]]:
+        """Distinct whole words the model proposes after ``left`` (best first), with their beam scores."""
         context = left.rstrip()
         if context:
             marked = context != left  # white space before the gap: the word carries a start marker
@@ -173,13 +178,7 @@ class CausalLMScorer(Scorer):
         decoder = IncrementalDecoder(forward, prefix, self.device, use_cache=self.beam_cache)
         spans = single_word_beam_search(decoder, start=start, cont=pieces.cont, end=~pieces.cont, k=k,
                                         num_beams=num_beams)
-        words = [self.tokenizer.decode(p).strip() for p, _ in spans]
-        return list(dict.fromkeys(w for w in words if w))
-
-    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
-        seqs, n_pieces = [], []
-        for text, answer in items:
-            ids, span = self.filled(text, answer, add_special_tokens=False)
-            n_pieces.append(len(span))
-            seqs.append([self.prefix_id] + ids)
-        return list(zip(self.sequence_log_likelihoods(seqs, desc=f"{self.name} answers"), n_pieces, strict=True))
+        words: dict[str, float] = {}
+        for p, lp in spans:
+            words.setdefault(self.tokenizer.decode(p).strip(), lp)
+        return [(w, lp) for w, lp in words.items() if w]

@@ -102,6 +102,9 @@ MASKING_RULES: dict[str, MaskingRule] = {
     )
 }
 
+# what :func:`score` reads of a masked LM
+PRIMITIVES = ("encode_sentence", "masked_copies", "masked_copies_log_probs")
+
 
 def paired(totals: Sequence[float], units: Sequence[int]) -> PairScores:
     """Sentence scores listed pair by pair (more, less, more, less, ...) as each pair's two."""

@@ -2,8 +2,11 @@
 
 The unit of work is a *masked copy*: a token sequence in which some positions hold
 the mask token, and one *query* position whose output distribution is wanted.
-CrowS-Pairs protocols (:mod:`plmfair.scoring.masking`), answer scores (within-word
-left-to-right pseudo-log-likelihood) and gap predictions are all sets of masked copies.
+The family's primitives are sets of masked copies (:meth:`MaskedLMScorer.masked_copies_log_probs`),
+one unmasked pass (:meth:`MaskedLMScorer.unmasked_log_probs`) and the whole words most probable at
+a gap's mask (:meth:`MaskedLMScorer.gap_candidates`); the protocols are written above them: the
+CrowS-Pairs masking rules (:mod:`plmfair.scoring.masking`) and AUL (:mod:`plmfair.scoring.aul`),
+MozArt's gap predictions and answer scores (:mod:`plmfair.scoring.fill_mask`).
 
 Two things make this fast without changing the numbers:
 
@@ -13,10 +16,6 @@ Two things make this fast without changing the numbers:
 - the encoder runs on the whole batch but the language-model head (the projection
   onto a 30k-250k vocabulary, most of the arithmetic of a plain loop) is applied only
   at the query positions.
-
-Gap predictions are the top-k tokens that are whole words (:mod:`plmfair.scoring.pieces`).
-An answer of several tokens fills the gap with as many masks and is scored by within-word
-left-to-right PLL (Kauf & Ivanova 2023): token j is scored with tokens j.. of the answer masked.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from plmfair.errors import DataError, ModelError
+from plmfair.errors import ModelError
 from plmfair.scoring.base import (
     Scorer,
     input_device,
@@ -199,8 +198,7 @@ class MaskedLMScorer(Scorer):
     def last_hidden(self, input_ids, attention_mask):
         return self.model.base_model(input_ids=input_ids, attention_mask=attention_mask)[0]
 
-    # The family's two primitives, which its protocols (plmfair.scoring.protocols) and the answer
-    # scores are written with.
+    # The family's primitives, which its protocols (plmfair.scoring.protocols) are written with.
 
     def masked_copies_log_probs(self, copies: Sequence[_Copies], desc: str) -> list[float]:
         """Sum of log P(original token) over each sentence's masked copies, batched across all of them."""
@@ -265,8 +263,10 @@ class MaskedLMScorer(Scorer):
         return TokenizedSentence(_truncate(sentence.ids, max_len), _truncate(sentence.word_ids, max_len),
                                  sentence.special_ids)
 
-    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
-                    ) -> list[list[tuple[str, float]]]:
+    def gap_candidates(self, texts: Sequence[str], *, k: int) -> list[list[tuple[str, float]]]:
+        """The ``k`` whole words (:func:`~plmfair.scoring.pieces.whole_word_vocabulary`) most probable
+        at the mask token put in each text's gap, best first, with their log-probabilities: one
+        forward pass per text, batched under the token budget, the head at the mask only."""
         words = whole_word_vocabulary(self.tokenizer)
         vocab_size = self.model.get_output_embeddings().weight.shape[0]
         allowed = torch.zeros(vocab_size, dtype=torch.bool)
@@ -287,14 +287,3 @@ class MaskedLMScorer(Scorer):
                 out[i] = [(words[tid], v) for v, tid in zip(top.values[row].tolist(), top.indices[row].tolist(),
                                                              strict=True)]
         return out
-
-    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
-        copies, n_pieces = [], []
-        for text, answer in items:
-            ids, span = self.filled(text, answer)
-            if not span:
-                raise DataError(f"model {self.name!r}: answer {answer!r} disappeared in tokenization of {text!r}")
-            n_pieces.append(len(span))
-            copies.append(_Copies([(_masked(ids, span[j:], self.mask_id), pos, ids[pos]) for j, pos in enumerate(span)]))
-        totals = self.masked_copies_log_probs(copies, desc=f"{self.name} answers")
-        return list(zip(totals, n_pieces, strict=True))

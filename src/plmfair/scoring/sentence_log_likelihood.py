@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from plmfair.scoring.masking import PairScores, TokenizedSentence, paired
 
 REFERENCE = "lm-evaluation-harness crows_pairs tasks, sentence log-likelihood after BOS"
+PRIMITIVES = ("encode_sentence", "sequence_log_likelihoods")
 
 
 def score(scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str

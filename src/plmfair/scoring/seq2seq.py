@@ -1,11 +1,13 @@
 """Span infilling with seq2seq models of the T5 family (mT5).
 
-The gap becomes the first sentinel (``<extra_id_0>``). Predictions: the decoder is forced
-to emit that sentinel, then a span that is exactly one word (:mod:`plmfair.scoring.beam`):
+The gap becomes the first sentinel (``<extra_id_0>``). Primitives (read by the gap protocol
+:mod:`plmfair.scoring.span_infilling`): the decoder is forced to emit that sentinel, then a span
+that is exactly one word (:meth:`Seq2SeqScorer.gap_candidates`, :mod:`plmfair.scoring.beam`):
 its first piece starts a word (carries ``▁``), every later piece continues it (no ``▁``:
 no word boundary inside), and the span ends with the next sentinel (``<extra_id_1>``) or
 the end of sequence. A candidate's score is the log-probability of its pieces and of the
-ending token; an answer is scored the same way, log P(<extra_id_0> answer <end>).
+ending token; a given span is scored the same way, log P(<extra_id_0> answer <end>)
+(:meth:`Seq2SeqScorer.span_log_likelihoods`).
 
 No CrowS-Pairs protocol is defined for span-infilling models.
 """
@@ -69,8 +71,12 @@ class Seq2SeqScorer(Scorer):
     def last_hidden(self, input_ids, attention_mask):
         return self.model.get_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
-    def _predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
-                    ) -> list[list[tuple[str, float]]]:
+    # The family's primitives, which its gap protocol (plmfair.scoring.span_infilling) reads.
+
+    def gap_candidates(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+                       ) -> list[list[tuple[str, float]]]:
+        """The ``k`` best spans of exactly one word after the sentinel of each text's gap, best
+        first: (the word, log P(<extra_id_0> pieces <end>)), by constrained beam search."""
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
         out = []
         for text in texts:
@@ -100,11 +106,12 @@ class Seq2SeqScorer(Scorer):
         return single_word_beam_search(decoder, start=self.vocab.start, cont=self.vocab.cont,
                                        end=self.vocab.end, k=k, num_beams=num_beams)
 
-    def _score_answers(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
-        """log P(<extra_id_0> answer <end>) of every item: the pieces and the ending token. The
-        encoder runs once per sentence; the answers to a sentence go through the decoder together,
-        in batches of equal length under the token budget (no padding: a padded batch would
-        change the products' shapes and so the last bits of the scores)."""
+    def span_log_likelihoods(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+        """For each ``(text with the gap, answer)``: log P(<extra_id_0> answer <end>), over the
+        answer's pieces and the ending token, and the number of pieces. The encoder runs once per
+        sentence; the answers to a sentence go through the decoder together, in batches of equal
+        length under the token budget (no padding: a padded batch would change the products'
+        shapes and so the last bits of the scores)."""
         by_text: dict[str, list[int]] = {}
         for i, (text, _) in enumerate(items):
             by_text.setdefault(text, []).append(i)

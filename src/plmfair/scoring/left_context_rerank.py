@@ -1,0 +1,38 @@
+"""The gap protocol of causal LMs (GPT-2, Llama, ...; registered as ``left_context_rerank``).
+
+A causal LM sees only the text left of the gap, so candidates are proposed there and judged on the
+whole sentence: the family's beam search over word pieces, constrained to one word
+(:meth:`~plmfair.scoring.causal.CausalLMScorer.gap_candidates`), proposes ``k`` distinct words
+after the left context; each is re-ranked by the left-to-right log-likelihood of the whole
+sentence with the word in the gap (:meth:`~plmfair.scoring.causal.CausalLMScorer.sequence_log_likelihoods`,
+after the BOS token), which is the candidate's log-probability. An answer is scored by the same
+whole-sentence log-likelihood. Torch-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+REFERENCE = "candidates after the left context, re-ranked by the sentence log-likelihood with the word in the gap"
+PRIMITIVES = ("gap_candidates", "sequence_log_likelihoods")
+
+
+def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
+    """The beam's words for each gap, best first by the log-likelihood of the filled sentence."""
+    out = []
+    for text, candidates in zip(texts, scorer.gap_candidates(texts, k=k, num_beams=num_beams), strict=True):
+        left, right = scorer.split_gap(text)
+        words = [word for word, _ in candidates]
+        lls = scorer.sequence_log_likelihoods([scorer.after_prefix(left + w + right) for w in words])
+        out.append(sorted(zip(words, lls, strict=True), key=lambda x: -x[1])[:k])
+    return out
+
+
+def score_answers(scorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+    """The log-likelihood of each sentence with its answer in the gap, and the tokens the answer takes."""
+    seqs, n_pieces = [], []
+    for text, answer in items:
+        ids, span = scorer.filled(text, answer, add_special_tokens=False)
+        n_pieces.append(len(span))
+        seqs.append([scorer.prefix_id] + ids)
+    return list(zip(scorer.sequence_log_likelihoods(seqs, desc=f"{scorer.name} answers"), n_pieces, strict=True))
