@@ -17,6 +17,7 @@ from snakemake.utils import min_version
 
 from plmfair.config import validate_config
 from plmfair.errors import ConfigError
+from plmfair.studies import rule_files
 
 min_version("9.0")
 
@@ -37,11 +38,14 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/models.smk"
-include: "workflow/rules/crows_pairs.smk"
-include: "workflow/rules/cloze.smk"
-include: "workflow/rules/cloze_sets.smk"
-include: "workflow/rules/comparisons.smk"
-include: "workflow/rules/breakdowns.smk"
+
+
+# each study's rules, as its record in plmfair.studies.STUDIES names them
+for rule_file in rule_files():
+
+    include: f"workflow/rules/{rule_file}"
+
+
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/record.smk"
 include: "workflow/rules/overrides.smk"

@@ -437,22 +437,32 @@ def test_no_study_name_in_a_string_comparison_outside_the_registry(repo):
 
 
 def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
-    """Each study record names its jobs, and the workflow's rules are exactly the studies' jobs and the
-    shared ones (a rule added without its study's record, or a record naming a rule that is gone, fails
-    here); its tables and figures are those made for its subject kinds, and every kind but the data
+    """Each study record names its jobs and the rule files that define them, which the Snakefile
+    includes from the registry: the workflow's rules are exactly the studies' jobs and the shared ones
+    (a rule added without its study's record, or a record naming a rule that is gone, fails here); its
+    tables and figures are those made for its subject kinds, and every kind but the data
     and models has a study."""
+    import importlib
     import re
 
     from plmfair import studies
     from plmfair.outputs import FIGURES, SUBJECTS, TABLES
 
-    rules = {m.group(1) for path in (repo / "workflow" / "rules").glob("*.smk")
-             for m in re.finditer(r"^rule (\w+):", path.read_text(), re.M)}
-    rules |= {m.group(1) for m in re.finditer(r"^rule (\w+):", (repo / "Snakefile").read_text(), re.M)}
+    def defined(text):
+        return {m.group(1) for m in re.finditer(r"^rule (\w+):", text, re.M)}
+
+    rule_dir = repo / "workflow" / "rules"
+    snakefile = (repo / "Snakefile").read_text()
+    shared_files = re.findall(r'^include: "workflow/rules/(\w+\.smk)"', snakefile, re.M)
+    rules = {f.name: defined(f.read_text()) for f in rule_dir.glob("*.smk")}
+    assert set(rules) == set(shared_files) | set(studies.rule_files()), "each rule file is shared or a study's"
     own = [job for study in studies.STUDIES.values() for job in study.own_jobs]
     assert len(own) == len(set(own)), "a job belongs to one study"
-    listed = set(own) | set(studies.CLOZE_SET_JOBS) | set(studies.SHARED_JOBS)
-    assert rules == listed, (sorted(rules - listed), sorted(listed - rules))
+    for study in studies.STUDIES.values():  # a study's rule files define exactly its own jobs
+        assert set().union(*(rules[f] for f in study.rules)) == set(study.own_jobs), study.name
+    assert rules[studies.CLOZE_SET_RULES] == set(studies.CLOZE_SET_JOBS)
+    assert set().union(*(rules[f] for f in shared_files)) | defined(snakefile) == set(studies.SHARED_JOBS)
+    assert studies.rule_files() == ["mozart.smk", "cloze_sets.smk", "crows_pairs.smk", "cloze.smk"]
     assert set(studies.STUDIES["mozart"].jobs) >= {"ingest_cloze_test", "tsne", "cloze_score", "group_analysis"}
     assert "cloze_score" not in studies.STUDIES["crows_pairs"].jobs
     assert {kind for study in studies.STUDIES.values() for kind in study.subjects} == set(SUBJECTS) - {"data", "models"}
@@ -465,3 +475,6 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     assert {f for s in studies.STUDIES for f in studies.figures(s)} == set(FIGURES)
     for study in studies.STUDIES.values():
         assert all(path.startswith(("results/", "resources/")) and path.endswith("/") for path in study.outputs)
+        for kind, function in study.subjects.items():  # each kind's subjects are listed by a plan function
+            module, name = function.split(":")
+            assert callable(getattr(importlib.import_module(module), name)), (study.name, kind)

@@ -1,6 +1,9 @@
-# Cloze sets filled by the models: MozArt's ({cloze_set} = mozart) and every constructed corpus
-# ({cloze_set} = its name), one chain for both: each model scores every language of a set it
-# covers in one job; a set with human answers gets MozArt's metrics, Tables 1-5 and Figure 1.
+# Cloze sets filled by the models, whichever study they belong to: MozArt's ready-made tests
+# ({cloze_set} = mozart) and every constructed corpus ({cloze_set} = its name), one chain for all:
+# each model scores every language of a set it covers in one job; a set with human answers gets
+# MozArt's metrics, Tables 1-5 and Figure 1, the tests of disparity between its annotator groups on
+# the sentences they share, and its results broken down by attributes of the examples
+# (plmfair.breakdowns), with a figure of each.
 
 
 rule cloze_score:
@@ -80,57 +83,100 @@ rule cloze_mrr_figure:
 # MozArt's appendix B, for each ready-made cloze test: each model's top predictions for a few
 # quadruples, in every language, as last-layer vectors (a scoring job), then projected together by
 # t-SNE and drawn.
-rule tsne_vectors:
-    input:
-        annotations="results/data/{cloze_set}/annotations.parquet",
-        model="resources/manifests/{model}.json",
-    output:
-        vectors="results/cloze/{cloze_set}/tsne/{model}.parquet",
-    params:
-        model=from_plan(plan.model_loading, "model"),
-        sentences=config["mozart"]["tsne"]["sentences"],
-        top_k=config["mozart"]["tsne"]["top_k"],
-        num_beams=from_plan(plan.num_beams, "model", study="mozart"),
-        precision=from_plan(plan.model_precision, "model", study="mozart"),
-    log:
-        "results/logs/cloze/{cloze_set}/tsne_{model}.log",
-    benchmark:
-        "results/benchmarks/cloze/{cloze_set}/tsne_{model}.tsv"
-    threads: SCORING_THREADS
-    group:
-        "score_{model}"
-    resources:
-        **scoring_resources("tsne_vectors"),
-    conda:
-        "../../envs/models.yaml"
-    script:
-        "../scripts/tsne_vectors.py"
 
 
-rule tsne:
+rule group_analysis:
     input:
-        vectors=get_tsne_vectors,
+        scores="results/cloze/{cloze_set}/annotation_scores.parquet",
     output:
-        coordinates="results/cloze/{cloze_set}/tsne.parquet",
-        png=report(
-            "results/figures/{cloze_set}_tsne.png",
-            caption="../report/tsne.rst",
-            category=from_plan(plan.cloze_set_category, "cloze_set"),
-            subcategory="Figures",
-            labels={"figure": "t-SNE of each model's top predictions"},
-        ),
-        pdf="results/figures/{cloze_set}_tsne.pdf",
+        winloss="results/cloze/{cloze_set}/group_winloss.parquet",
+        gaps="results/cloze/{cloze_set}/group_gaps.parquet",
+        effects="results/cloze/{cloze_set}/group_effects.parquet",
+        tests="results/cloze/{cloze_set}/group_tests.parquet",
+        disparity="results/cloze/{cloze_set}/group_disparity.parquet",
     params:
-        perplexity=config["mozart"]["tsne"]["perplexity"],
-        seed=config["mozart"]["tsne"]["seed"],
+        alpha=config["analysis"]["alpha"],
+        reference_group=config["analysis"]["reference_group"],
+        permutations=config["analysis"]["permutations"],
+        bootstrap=config["analysis"]["bootstrap"],
+        seed=config["analysis"]["seed"],
     log:
-        "results/logs/cloze/{cloze_set}/tsne.log",
+        "results/logs/cloze/{cloze_set}/group_analysis.log",
     benchmark:
-        "results/benchmarks/cloze/{cloze_set}/tsne.tsv"
+        "results/benchmarks/cloze/{cloze_set}/group_analysis.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("tsne"),
-        runtime=job_needs.runtime("tsne"),
+        mem_mb=job_needs.mem_mb("group_analysis"),
+        runtime=job_needs.runtime("group_analysis"),
     conda:
         "../../envs/stats.yaml"
     script:
-        "../scripts/tsne.py"
+        "../scripts/group_analysis.py"
+
+
+rule group_figure:
+    localrule: True
+    input:
+        effects="results/cloze/{cloze_set}/group_gaps.parquet",
+    output:
+        png=report(
+            "results/figures/{cloze_set}_group_effects.png",
+            caption="../report/group_effects.rst",
+            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            subcategory="Figures",
+            labels={"figure": "group effects"},
+        ),
+        pdf="results/figures/{cloze_set}_group_effects.pdf",
+    params:
+        title="{cloze_set}: each annotator group's gap to the reference group",
+    log:
+        "results/logs/figures/{cloze_set}_group_effects.log",
+    resources:
+        mem_mb=job_needs.mem_mb("group_figure"),
+        runtime=job_needs.runtime("group_figure"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/effects_figure.py"
+
+
+rule cloze_breakdowns:
+    input:
+        scores="results/cloze/{cloze_set}/annotation_scores.parquet",
+        annotations="results/data/{cloze_set}/annotations.parquet",
+    output:
+        breakdowns="results/cloze/{cloze_set}/breakdowns.parquet",
+    log:
+        "results/logs/cloze/{cloze_set}/breakdowns.log",
+    resources:
+        mem_mb=job_needs.mem_mb("cloze_breakdowns"),
+        runtime=job_needs.runtime("cloze_breakdowns"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_breakdowns.py"
+
+
+rule cloze_breakdown_figure:
+    localrule: True
+    input:
+        breakdowns="results/cloze/{cloze_set}/breakdowns.parquet",
+    output:
+        png=report(
+            "results/figures/{cloze_set}_breakdowns.png",
+            caption="../report/cloze_breakdowns.rst",
+            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            subcategory="Figures",
+            labels={"figure": "MRR by attribute bucket and group"},
+        ),
+        pdf="results/figures/{cloze_set}_breakdowns.pdf",
+    params:
+        title="{cloze_set}: MRR over the top 5 (%) by attribute bucket, all languages",
+    log:
+        "results/logs/figures/{cloze_set}_breakdowns.log",
+    resources:
+        mem_mb=job_needs.mem_mb("cloze_breakdown_figure"),
+        runtime=job_needs.runtime("cloze_breakdown_figure"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_breakdown_figure.py"

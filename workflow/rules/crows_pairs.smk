@@ -1,3 +1,26 @@
+# CrowS-Pairs (study crows_pairs): each data set read into one Parquet row per pair, scored by each
+# model, summarised with tests; data sets (languages) compared on the pairs they share; scores broken
+# down by attributes of the pairs (plmfair.breakdowns); a figure of each.
+
+
+rule ingest_crows_pairs:
+    input:
+        unpack(get_crows_pairs_inputs),
+    output:
+        pairs="results/data/crows_pairs/{dataset}.parquet",
+    params:
+        reading=from_plan(plan.crows_pairs_reading, "dataset"),
+    log:
+        "results/logs/ingest/crows_pairs_{dataset}.log",
+    resources:
+        mem_mb=job_needs.mem_mb("ingest_crows_pairs"),
+        runtime=job_needs.runtime("ingest_crows_pairs"),
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/ingest_crows_pairs.py"
+
+
 rule crows_pairs_score:
     input:
         pairs="results/data/crows_pairs/{dataset}.parquet",
@@ -70,3 +93,96 @@ rule crows_pairs_figure:
         "../../envs/stats.yaml"
     script:
         "../scripts/crows_pairs_figure.py"
+
+
+rule crows_pairs_languages:
+    input:
+        scores=crows_pairs_scores(plan.crows_pairs_language_jobs(config)),
+    output:
+        winloss="results/crows_pairs/language_winloss.parquet",
+        effects="results/crows_pairs/language_effects.parquet",
+    params:
+        runs=plan.crows_pairs_runs(plan.crows_pairs_language_jobs(config)),
+        langs=plan.crows_pairs_langs(config),
+        alpha=config["analysis"]["alpha"],
+    log:
+        "results/logs/crows_pairs/languages.log",
+    benchmark:
+        "results/benchmarks/crows_pairs/languages.tsv"
+    resources:
+        mem_mb=job_needs.mem_mb("crows_pairs_languages"),
+        runtime=job_needs.runtime("crows_pairs_languages"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/crows_pairs_languages.py"
+
+
+rule crows_pairs_language_figure:
+    localrule: True
+    input:
+        effects="results/crows_pairs/language_effects.parquet",
+    output:
+        png=report(
+            "results/figures/crows_pairs_language_effects.png",
+            caption="../report/crows_pairs_languages.rst",
+            category=plan.figure_category("crows_pairs_language_effects"),
+            subcategory="Figures",
+            labels={"figure": "languages compared on shared pairs"},
+        ),
+        pdf="results/figures/crows_pairs_language_effects.pdf",
+    params:
+        title="CrowS-Pairs: score margin of each data set against the first",
+    log:
+        "results/logs/figures/crows_pairs_languages.log",
+    resources:
+        mem_mb=job_needs.mem_mb("crows_pairs_language_figure"),
+        runtime=job_needs.runtime("crows_pairs_language_figure"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/effects_figure.py"
+
+
+rule crows_pairs_breakdowns:
+    input:
+        scores=crows_pairs_scores(plan.crows_pairs_jobs(config)),
+        pairs=[plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_langs(config)],
+    output:
+        breakdowns="results/crows_pairs/breakdowns.parquet",
+    params:
+        runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
+        langs=plan.crows_pairs_langs(config),
+    log:
+        "results/logs/crows_pairs/breakdowns.log",
+    resources:
+        mem_mb=job_needs.mem_mb("crows_pairs_breakdowns"),
+        runtime=job_needs.runtime("crows_pairs_breakdowns"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/crows_pairs_breakdowns.py"
+
+
+rule crows_pairs_breakdown_figure:
+    localrule: True
+    input:
+        breakdowns="results/crows_pairs/breakdowns.parquet",
+    output:
+        png=report(
+            "results/figures/crows_pairs_breakdowns.png",
+            caption="../report/crows_pairs_breakdowns.rst",
+            category=plan.figure_category("crows_pairs_breakdowns"),
+            subcategory="Figures",
+            labels={"figure": "score by attribute bucket and model"},
+        ),
+        pdf="results/figures/crows_pairs_breakdowns.pdf",
+    log:
+        "results/logs/figures/crows_pairs_breakdowns.log",
+    resources:
+        mem_mb=job_needs.mem_mb("crows_pairs_breakdown_figure"),
+        runtime=job_needs.runtime("crows_pairs_breakdown_figure"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/crows_pairs_breakdown_figure.py"

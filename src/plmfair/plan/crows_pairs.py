@@ -42,6 +42,17 @@ def crows_pairs_language_jobs(config: dict) -> list[tuple[str, str]]:
     return [(ds, m) for ds, m in jobs if runs[m] > 1]
 
 
+def crows_pairs_outputs(config: dict) -> list[str]:
+    """``[""]`` when some CrowS-Pairs data set is scored (the study's tables and figures are made
+    once for all of them), else ``[]``."""
+    return [""] if crows_pairs_jobs(config) else []
+
+
+def crows_pairs_language_outputs(config: dict) -> list[str]:
+    """``[""]`` when some model is compared across CrowS-Pairs data sets, else ``[]``."""
+    return [""] if crows_pairs_language_jobs(config) else []
+
+
 def crows_pairs_protocol(config: dict, model: str) -> str:
     """The protocol a model is scored with: the configured masking rule for masked LMs, the
     whole-sentence log-likelihood for causal LMs."""

@@ -3,31 +3,27 @@ their report categories, and each table's job."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 
 from plmfair.errors import ConfigError
 from plmfair.outputs import FIGURES, TABLES
-from plmfair.plan.cloze import answered_sets, tsne_sets
-from plmfair.plan.construction import gold_corpora
-from plmfair.plan.crows_pairs import crows_pairs_jobs, crows_pairs_language_jobs
-from plmfair.plan.data import cloze_corpora, cloze_tests, crows_pairs_ingested
+from plmfair.plan.data import cloze_tests, crows_pairs_ingested
 from plmfair.plan.model_runs import model_runs
 from plmfair.studies import PAIRS_TASK, STUDIES, owners
 
 
 def output_subjects(config: dict, subjects: str) -> list[str]:
     """The subjects of a kind (:data:`plmfair.outputs.SUBJECTS`) the configuration has: the names
-    of the data sets, or ``[""]`` for a study-wide output that is made, ``[]`` when it is not."""
-    one = {
-        "data": bool(cloze_tests(config)) or bool(crows_pairs_ingested(config)),
-        "models": bool(model_runs(config)),
-        "crows_pairs": bool(crows_pairs_jobs(config)),
-        "crows_pairs_languages": bool(crows_pairs_language_jobs(config)),
-    }
-    if subjects in one:
-        return [""] if one[subjects] else []
-    return {"answered_sets": answered_sets, "corpora": lambda c: list(cloze_corpora(c)),
-            "gold_corpora": gold_corpora, "tsne": tsne_sets}[subjects](config)
+    of the data sets, or ``[""]`` for a study-wide output that is made, ``[]`` when it is not. The
+    data and models are every study's; any other kind is listed by the plan function its study's
+    record names (:attr:`plmfair.studies.Study.subjects`)."""
+    if subjects == "data":
+        return [""] if cloze_tests(config) or crows_pairs_ingested(config) else []
+    if subjects == "models":
+        return [""] if model_runs(config) else []
+    module, function = owners(subjects)[0].subjects[subjects].split(":")
+    return list(getattr(importlib.import_module(module), function)(config))
 
 
 def report_category(subjects: str, subject: str = "") -> str:

@@ -1,0 +1,80 @@
+# MozArt (study mozart): ready-made cloze tests in MozArt's archive format (datasets.cloze_tests;
+# MozArt's own is one), ingested; their cloze-set chain is cloze_sets.smk; the t-SNE maps of the
+# predictions (appendix B) for the tests mozart.tsne.sets names.
+
+
+rule ingest_cloze_test:
+    input:
+        archive=get_cloze_test_archive,
+    output:
+        annotations="results/data/{cloze_test}/annotations.parquet",
+    params:
+        languages=from_plan(plan.cloze_test_languages, "cloze_test"),
+    log:
+        "results/logs/ingest/{cloze_test}.log",
+    resources:
+        mem_mb=job_needs.mem_mb("ingest_cloze_test"),
+        runtime=job_needs.runtime("ingest_cloze_test"),
+    conda:
+        "../../envs/data.yaml"
+    script:
+        "../scripts/ingest_cloze_test.py"
+
+
+# MozArt's appendix B, for each ready-made cloze test: each model's top predictions for a few
+# quadruples, in every language, as last-layer vectors (a scoring job), then projected together by
+# t-SNE and drawn.
+rule tsne_vectors:
+    input:
+        annotations="results/data/{cloze_set}/annotations.parquet",
+        model="resources/manifests/{model}.json",
+    output:
+        vectors="results/cloze/{cloze_set}/tsne/{model}.parquet",
+    params:
+        model=from_plan(plan.model_loading, "model"),
+        sentences=config["mozart"]["tsne"]["sentences"],
+        top_k=config["mozart"]["tsne"]["top_k"],
+        num_beams=from_plan(plan.num_beams, "model", study="mozart"),
+        precision=from_plan(plan.model_precision, "model", study="mozart"),
+    log:
+        "results/logs/cloze/{cloze_set}/tsne_{model}.log",
+    benchmark:
+        "results/benchmarks/cloze/{cloze_set}/tsne_{model}.tsv"
+    threads: SCORING_THREADS
+    group:
+        "score_{model}"
+    resources:
+        **scoring_resources("tsne_vectors"),
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/tsne_vectors.py"
+
+
+rule tsne:
+    input:
+        vectors=get_tsne_vectors,
+    output:
+        coordinates="results/cloze/{cloze_set}/tsne.parquet",
+        png=report(
+            "results/figures/{cloze_set}_tsne.png",
+            caption="../report/tsne.rst",
+            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            subcategory="Figures",
+            labels={"figure": "t-SNE of each model's top predictions"},
+        ),
+        pdf="results/figures/{cloze_set}_tsne.pdf",
+    params:
+        perplexity=config["mozart"]["tsne"]["perplexity"],
+        seed=config["mozart"]["tsne"]["seed"],
+    log:
+        "results/logs/cloze/{cloze_set}/tsne.log",
+    benchmark:
+        "results/benchmarks/cloze/{cloze_set}/tsne.tsv"
+    resources:
+        mem_mb=job_needs.mem_mb("tsne"),
+        runtime=job_needs.runtime("tsne"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/tsne.py"
