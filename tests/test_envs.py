@@ -52,7 +52,8 @@ def _with_dependencies(names: set[str]) -> set[str]:
 
 
 def rule_envs() -> dict[str, tuple[str, str]]:
-    """rule -> (its conda environment file, its script), read from workflow/rules/*.smk."""
+    """rule -> (its conda environment file, its script), read from workflow/rules/*.smk; a library
+    job's script is named by the module of its function (``job`` in its params, plmfair.jobs)."""
     out = {}
     for smk in sorted((REPO / "workflow" / "rules").glob("*.smk")):
         for block in re.split(r"\n(?=rule \w+:)", smk.read_text()):
@@ -61,7 +62,9 @@ def rule_envs() -> dict[str, tuple[str, str]]:
                 continue
             env = re.search(r'conda:\s*\n\s*"\.\./\.\./envs/(\w+\.yaml)"', block)
             script = re.search(r'script:\s*\n\s*"\.\./scripts/(\w+\.py)"', block)
-            out[name.group(1)] = (env.group(1) if env else None, script.group(1) if script else None)
+            job = re.search(r'\bjob="([\w.]+):\w+"', block)
+            out[name.group(1)] = (env.group(1) if env else None,
+                                  job.group(1) if job else script.group(1) if script else None)
     return out
 
 
@@ -81,7 +84,10 @@ def test_every_rule_with_a_script_has_an_environment():
 
 
 def script_imports(script: str) -> str:
-    """The import statements of a workflow script, as source."""
+    """The import statements of a workflow script, as source; for a library job, its script's and
+    the function's module."""
+    if not script.endswith(".py"):
+        return f"{script_imports('library_job.py')}\nimport {script}"
     tree = ast.parse((REPO / "workflow" / "scripts" / script).read_text())
     return "\n".join(ast.unparse(node) for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom))
 

@@ -34,6 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.errors import DataError
+from plmfair.io import write_parquet
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +213,12 @@ def read_mozart_zip(path: str | os.PathLike, languages: Sequence[str]) -> pd.Dat
             rows.extend(parse_mozart_lines(io.StringIO(text), lang=lang, source=f"{path}:{found[0]}"))
     return mozart_frame(rows)
 
+
+
+def ingest_cloze_test(*, archive: str | os.PathLike, annotations: str | os.PathLike, languages: Sequence[str]) -> None:
+    """The ``ingest_cloze_test`` job: a ready-made cloze test's archive to one Parquet row per
+    annotation (:data:`MOZART_SCHEMA`)."""
+    write_parquet(df=read_mozart_zip(archive, languages), path=annotations, schema_doc=MOZART_SCHEMA)
 
 def read_mozart_jsonl(path: str | os.PathLike, lang: str) -> pd.DataFrame:
     """Read one MozArt-format JSONL file (for example human answers to a newly built cloze set)."""

@@ -9,6 +9,7 @@ rule ingest_cloze_test:
     output:
         annotations="results/data/{cloze_test}/annotations.parquet",
     params:
+        job="plmfair.annotations:ingest_cloze_test",
         languages=from_plan(plan.cloze_test_languages, "cloze_test"),
     log:
         "results/logs/ingest/{cloze_test}.log",
@@ -18,7 +19,7 @@ rule ingest_cloze_test:
     conda:
         "../../envs/data.yaml"
     script:
-        "../scripts/ingest_cloze_test.py"
+        "../scripts/library_job.py"
 
 
 # MozArt's appendix B, for each ready-made cloze test: each model's top predictions for a few

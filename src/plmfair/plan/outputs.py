@@ -3,9 +3,9 @@ their report categories, and each table's job."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
+from plmfair.core import named_function
 from plmfair.errors import ConfigError
 from plmfair.outputs import FIGURES, TABLES
 from plmfair.plan.data import cloze_tests, crows_pairs_ingested
@@ -22,8 +22,7 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
         return [""] if cloze_tests(config) or crows_pairs_ingested(config) else []
     if subjects == "models":
         return [""] if model_runs(config) else []
-    module, function = owners(subjects)[0].subjects[subjects].split(":")
-    return list(getattr(importlib.import_module(module), function)(config))
+    return list(named_function(owners(subjects)[0].subjects[subjects])(config))
 
 
 def report_category(subjects: str, subject: str = "") -> str:
