@@ -42,7 +42,9 @@ class Study:
     files of ``workflow/rules/`` that define them (``rules``; :attr:`rule_files` adds the chain's), its result
     folders (``outputs``, with ``{name}`` for each data set) and the subject kinds of its tables and
     figures (``subjects``), each with the plan function (``"module:function"``, imported by
-    :func:`plmfair.plan.output_subjects` when asked) that lists a configuration's subjects of that kind."""
+    :func:`plmfair.plan.output_subjects` when asked) that lists a configuration's subjects of that
+    kind, and the config sections its downloads are declared in (``downloads``: ``datasets.crows_pairs``
+    holds one entry per data set), each with the plan function that lists the entries in use."""
 
     name: str
     title: str
@@ -53,6 +55,7 @@ class Study:
     rules: tuple[str, ...]
     outputs: tuple[str, ...]
     subjects: dict[str, str]
+    downloads: dict[str, str]
 
     @property
     def jobs(self) -> tuple[str, ...]:
@@ -70,7 +73,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           own_jobs=("ingest_cloze_test", "tsne_vectors", "tsne"),
           rules=("mozart.smk",),
           outputs=("results/data/{name}/", "results/cloze/{name}/"),
-          subjects={"answered_sets": "plmfair.plan.cloze:answered_sets", "tsne": "plmfair.plan.cloze:tsne_sets"}),
+          subjects={"answered_sets": "plmfair.plan.cloze:answered_sets", "tsne": "plmfair.plan.cloze:tsne_sets"},
+          downloads={"datasets.cloze_tests": "plmfair.plan.data:cloze_tests"}),
     Study("crows_pairs", "CrowS-Pairs", PAIRS_TASK, False,
           "CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)",
           own_jobs=("ingest_crows_pairs", "crows_pairs_score", "crows_pairs_summary", "crows_pairs_figure",
@@ -79,7 +83,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           rules=("crows_pairs.smk",),
           outputs=("results/data/crows_pairs/", "results/crows_pairs/"),
           subjects={"crows_pairs": "plmfair.plan.crows_pairs:crows_pairs_outputs",
-                    "crows_pairs_languages": "plmfair.plan.crows_pairs:crows_pairs_language_outputs"}),
+                    "crows_pairs_languages": "plmfair.plan.crows_pairs:crows_pairs_language_outputs"},
+          downloads={"datasets.crows_pairs": "plmfair.plan.data:crows_pairs_ingested"}),
     Study("cloze", "Cloze sets", CLOZE_TASK, True,
           "cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
           own_jobs=("cloze_join_bitexts", "cloze_tokenize", "build_spacy_pipeline", "cloze_align", "cloze_select",
@@ -87,7 +92,9 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           rules=("cloze.smk",),
           outputs=("resources/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
           subjects={"answered_sets": "plmfair.plan.cloze:answered_sets", "corpora": "plmfair.plan.data:cloze_corpora",
-                    "gold_corpora": "plmfair.plan.construction:gold_corpora"}),
+                    "gold_corpora": "plmfair.plan.construction:gold_corpora"},
+          downloads={"cloze.corpora": "plmfair.plan.data:cloze_corpora",
+                     "cloze.spacy": "plmfair.plan.data:corpus_languages"}),
 )}
 
 CLOZE_STUDIES = frozenset(name for name, study in STUDIES.items() if study.task == CLOZE_TASK)

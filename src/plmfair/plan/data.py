@@ -66,6 +66,11 @@ def cloze_langs(config: dict, corpus: str) -> list[str]:
     return corpus_langs(cloze_corpora(config)[corpus])
 
 
+def corpus_languages(config: dict) -> list[str]:
+    """The languages of the corpora in use (each needs its spaCy pipeline)."""
+    return list(dict.fromkeys(lang for name in cloze_corpora(config) for lang in cloze_langs(config, name)))
+
+
 DOWNLOAD_KEYS = ("file", "url", "sha256")
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from plmfair.core import named_function
 from plmfair.errors import ConfigError
-from plmfair.plan.data import cloze_corpora, cloze_langs, cloze_tests, crows_pairs_ingested
+from plmfair.studies import STUDIES
 
 
 def download_entries(config: dict) -> dict[str, dict]:
@@ -24,18 +25,16 @@ def download_entries(config: dict) -> dict[str, dict]:
 
 
 def _download_in_use(config: dict, where: str) -> bool:
-    """Whether an enabled study uses the download at config location ``where`` (an unknown location
-    is a programming error: a new kind of download needs its rule here)."""
-    parts = where.split(".")
-    if parts[:2] == ["datasets", "crows_pairs"]:
-        return parts[2] in crows_pairs_ingested(config)
-    if parts[:2] == ["datasets", "cloze_tests"]:
-        return parts[2] in cloze_tests(config)
-    if parts[:2] == ["cloze", "corpora"]:
-        return parts[2] in cloze_corpora(config)
-    if parts[:2] == ["cloze", "spacy"]:
-        return any(parts[2] in cloze_langs(config, name) for name in cloze_corpora(config))
-    raise ConfigError(f"config error at {where}: plmfair does not know what uses a download declared here")
+    """Whether an enabled study uses the download at config location ``where``: the entry of its
+    section (``corpus`` in ``cloze.corpora.<corpus>.text.en``) is among those the plan function of the
+    section lists (:attr:`plmfair.studies.Study.downloads`; a location no study reads is a
+    programming error: the study that reads it declares its section there)."""
+    readers = [(section, function) for study in STUDIES.values() for section, function in study.downloads.items()
+               if where.startswith(section + ".")]
+    if not readers:
+        raise ConfigError(f"config error at {where}: plmfair does not know what uses a download declared here")
+    return any(where[len(section) + 1:].split(".")[0] in named_function(function)(config)
+               for section, function in readers)
 
 
 def active_downloads(config: dict) -> dict[str, dict]:
