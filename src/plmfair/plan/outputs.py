@@ -10,7 +10,7 @@ from plmfair.errors import ConfigError
 from plmfair.outputs import FIGURES, TABLES
 from plmfair.plan.data import cloze_tests, crows_pairs_ingested
 from plmfair.plan.model_runs import model_runs
-from plmfair.studies import PAIRS_TASK, STUDIES, owners
+from plmfair.studies import CLOZE_TASK, STUDIES, owners
 
 
 def output_subjects(config: dict, subjects: str) -> list[str]:
@@ -26,14 +26,14 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
 
 
 def report_category(subjects: str, subject: str = "") -> str:
-    """The report category (the study) of a table or figure: MozArt, a constructed cloze set,
-    CrowS-Pairs, or the data and models."""
+    """The report category (the study) of a table or figure: the data and models, a cloze set (its
+    outputs go under the set; a ready-made test named after its study, MozArt's, under the study), or
+    the study that owns the kind of subject."""
     studies = owners(subjects)
     if not studies:
         return "Data and models"
-    if studies[0].task == PAIRS_TASK:  # the minimal-pair study's outputs cover all its data sets
+    if not (subject and studies[0].task == CLOZE_TASK):
         return studies[0].title
-    # a cloze set's outputs go under the set: MozArt's own test is named after its study
     ready_made = subject in STUDIES and not STUDIES[subject].constructs
     return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
 
