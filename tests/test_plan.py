@@ -474,5 +474,6 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     assert {f for s in studies.STUDIES for f in studies.figures(s)} == set(FIGURES)
     for study in studies.STUDIES.values():
         assert all(path.startswith(("results/", "resources/")) and path.endswith("/") for path in study.outputs)
-        for function in [*study.subjects.values(), *study.downloads.values()]:  # plan functions, by name
+        named = [*study.subjects.values(), *study.downloads.values(), *filter(None, [study.languages])]
+        for function in named:  # plan functions, by name
             named_function(function)

@@ -43,8 +43,10 @@ class Study:
     folders (``outputs``, with ``{name}`` for each data set) and the subject kinds of its tables and
     figures (``subjects``), each with the plan function (``"module:function"``, imported by
     :func:`plmfair.plan.output_subjects` when asked) that lists a configuration's subjects of that
-    kind, and the config sections its downloads are declared in (``downloads``: ``datasets.crows_pairs``
-    holds one entry per data set), each with the plan function that lists the entries in use."""
+    kind, the config sections its downloads are declared in (``downloads``: ``datasets.crows_pairs``
+    holds one entry per data set), each with the plan function that lists the entries in use, and the
+    plan function giving the languages of its data (``languages``, ``(config, study)``: a model scores
+    the study when it covers one of them; None for a study that scores no model)."""
 
     name: str
     title: str
@@ -56,6 +58,7 @@ class Study:
     outputs: tuple[str, ...]
     subjects: dict[str, str]
     downloads: dict[str, str]
+    languages: str | None = None
 
     @property
     def jobs(self) -> tuple[str, ...]:
@@ -74,7 +77,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           rules=("mozart.smk",),
           outputs=("results/data/{name}/", "results/cloze/{name}/"),
           subjects={"answered_sets": "plmfair.plan.cloze:answered_sets", "tsne": "plmfair.plan.cloze:tsne_sets"},
-          downloads={"datasets.cloze_tests": "plmfair.plan.data:cloze_tests"}),
+          downloads={"datasets.cloze_tests": "plmfair.plan.data:cloze_tests"},
+          languages="plmfair.plan.data:cloze_set_languages"),
     Study("crows_pairs", "CrowS-Pairs", PAIRS_TASK, False,
           "CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)",
           own_jobs=("ingest_crows_pairs", "crows_pairs_score", "crows_pairs_summary", "crows_pairs_figure",
@@ -84,7 +88,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           outputs=("results/data/crows_pairs/", "results/crows_pairs/"),
           subjects={"crows_pairs": "plmfair.plan.crows_pairs:crows_pairs_outputs",
                     "crows_pairs_languages": "plmfair.plan.crows_pairs:crows_pairs_language_outputs"},
-          downloads={"datasets.crows_pairs": "plmfair.plan.data:crows_pairs_ingested"}),
+          downloads={"datasets.crows_pairs": "plmfair.plan.data:crows_pairs_ingested"},
+          languages="plmfair.plan.data:minimal_pair_languages"),
     Study("cloze", "Cloze sets", CLOZE_TASK, True,
           "cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
           own_jobs=("cloze_join_bitexts", "cloze_tokenize", "build_spacy_pipeline", "cloze_align", "cloze_select",
@@ -94,7 +99,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           subjects={"answered_sets": "plmfair.plan.cloze:answered_sets", "corpora": "plmfair.plan.data:cloze_corpora",
                     "gold_corpora": "plmfair.plan.construction:gold_corpora"},
           downloads={"cloze.corpora": "plmfair.plan.data:cloze_corpora",
-                     "cloze.spacy": "plmfair.plan.data:corpus_languages"}),
+                     "cloze.spacy": "plmfair.plan.data:corpus_languages"},
+          languages="plmfair.plan.data:cloze_set_languages"),
 )}
 
 CLOZE_STUDIES = frozenset(name for name, study in STUDIES.items() if study.task == CLOZE_TASK)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plmfair.studies import PAIRS_TASK, STUDIES
+from plmfair.core import named_function
+from plmfair.studies import STUDIES
 
 
 def enabled(config: dict, study: str) -> bool:
@@ -118,9 +119,19 @@ def cloze_sets(config: dict) -> dict[str, ClozeSet]:
 
 
 def study_languages(config: dict, study: str) -> list[str]:
-    """The data languages a study covers: its minimal-pair data sets', or its cloze sets'."""
-    if STUDIES[study].task == PAIRS_TASK:
-        sets = crows_pairs_sets(config)
-        return list(dict.fromkeys(sets[ds]["lang"] for ds in config[study]["datasets"] if ds in sets))
+    """The data languages a study covers (the models of its languages score it), as the plan function
+    its record names says (:attr:`plmfair.studies.Study.languages`; none: the study scores no model)."""
+    function = STUDIES[study].languages
+    return named_function(function)(config, study) if function else []
+
+
+def minimal_pair_languages(config: dict, study: str) -> list[str]:
+    """The languages of a minimal-pair study's data sets (``<study>.datasets``)."""
+    sets = crows_pairs_sets(config)
+    return list(dict.fromkeys(sets[ds]["lang"] for ds in config[study]["datasets"] if ds in sets))
+
+
+def cloze_set_languages(config: dict, study: str) -> list[str]:
+    """The languages of a cloze study's sets."""
     return list(dict.fromkeys(lang for cloze_set in cloze_sets(config).values() if cloze_set.study == study
                               for lang in cloze_set.langs))
