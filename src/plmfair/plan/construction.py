@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plmfair.core import is_folder_name
-from plmfair.plan.data import cloze_corpora, cloze_langs, corpus_langs
+from plmfair.plan.data import cloze_corpora, corpus_langs, corpus_languages
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,7 @@ def spacy_pipeline(config: dict, lang: str) -> SpacyPipeline:
 
 def spacy_packages(config: dict) -> dict[str, str]:
     """The spaCy pipelines the enabled cloze corpora need as installed packages, by language."""
-    langs = sorted({lang for corpus in cloze_corpora(config) for lang in cloze_langs(config, corpus)})
-    pipelines = [spacy_pipeline(config, lang) for lang in langs]
+    pipelines = [spacy_pipeline(config, lang) for lang in sorted(corpus_languages(config))]
     return {p.lang: p.package for p in pipelines if p.package}
 
 
