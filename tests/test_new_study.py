@@ -158,9 +158,9 @@ def add_study(root: Path) -> list[str]:
         fh.write(TABLE)
     schema_path = root / "workflow/schemas/config.schema.yaml"
     schema = yaml.safe_load(schema_path.read_text())
+    # its download entries take the fields every data set entry has (the schema's x-download-fields)
     download = {"type": "object", "additionalProperties": False, "required": ["file"],
-                "properties": {"file": {"type": "string"}, "url": {"type": ["string", "null"], "default": None},
-                               "sha256": {"type": ["string", "null"], "default": None}}}
+                "properties": schema["x-download-fields"]}
     schema["properties"]["datasets"]["properties"]["sentence_lengths"] = {
         "type": "object", "default": {}, "additionalProperties": download}
     schema["properties"]["sentence_lengths"] = {
