@@ -19,6 +19,9 @@ A package by the plan's sections, each a module that reads only the sections bef
 :mod:`~plmfair.plan.construction`, :mod:`~plmfair.plan.model_runs`, :mod:`~plmfair.plan.downloads`,
 :mod:`~plmfair.plan.outputs` (tables, figures, report categories) and :mod:`~plmfair.plan.record`.
 The rules and the library call every function as ``plan.<name>``: this module re-exports them.
+The study registry (:data:`plmfair.studies.STUDIES`) names the plan functions it needs by module
+(``"plmfair.plan.data:cloze_tests"``), and a study added later may keep its plan module to itself
+(its rule file imports it), so neither is re-exported here.
 """
 
 from __future__ import annotations
