@@ -83,9 +83,9 @@ CONFIG_ERRORS = {
                         "config error at analysis.reference_group: 'men' is not one of ['MN', 'FN', 'MNN', 'FNN']"),
     "missing local model": (_declare("mine", path="no/such/folder", family="mlm"),
                             "config error at models.mine.path: folder no/such/folder does not exist"),
-    "built model elsewhere": (_declare("tiny", path="elsewhere", family="mlm", build={"kind": "bert"}),
-                              "config error at models.tiny.path: a model with `build` must have path: "
-                              "resources/models/tiny"),
+    "built model with a path": (_declare("tiny", path="elsewhere", family="mlm", build={"kind": "bert"}),
+                                "config error at models.tiny.path: a model with `build` is built by the workflow "
+                                "into the run's results/models/tiny: remove its path"),
     "no spaCy pipeline": (lambda c: c["cloze"]["spacy"].pop("de"),
                           "config error at cloze.spacy: no spaCy pipeline for 'de'"),
     "pivot not a text language": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(pivot="it"),

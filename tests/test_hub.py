@@ -114,9 +114,10 @@ def test_the_workflow_fetches_a_hub_model_and_ties_scores_to_its_commit(repo, of
     configfile.write_text(yaml.safe_dump(cfg))
     work = tmp_path / "work"
     snakemake(work, configfiles=(configfile,), env={**os.environ})
-    assert (work / "resources/models/hub/model.safetensors").is_file()
+    store = f"{REPO_ID.replace('/', '--')}@{COMMIT}"
+    assert (work / "resources/models" / store / "model.safetensors").is_file()
     meta = read_parquet_meta(work / "results/crows_pairs/demo_fr/hub.parquet")
-    manifest = json.loads((work / "resources/manifests/hub.json").read_text())
+    manifest = json.loads((work / "results/manifests/hub.json").read_text())
     assert meta["model_commit"] == COMMIT and meta["model_source"] == REPO_ID
     assert meta["model_files_sha256"] == manifest["sha256"]
     summary = pd.read_parquet(work / "results/crows_pairs/summary.parquet")

@@ -43,6 +43,12 @@ def test_model_folder_without_config(tiny, tmp_path):
     load_fails(path, "has no config.json; a model folder holds config.json, the tokenizer files and *.safetensors")
 
 
+def test_model_folder_without_weights(tiny, tmp_path):
+    path = variant(tiny, tmp_path, "noweights")
+    (path / "model.safetensors").unlink()
+    load_fails(path, "has no weights (*.safetensors); copy the model's weights there")
+
+
 def test_pickle_only_weights_are_refused_unless_allowed(tiny, tmp_path):
     path = variant(tiny, tmp_path, "pickled")
     state = load_file(path / "model.safetensors")
@@ -158,3 +164,22 @@ def test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run(tiny, tmp
     with caplog.at_level("INFO"):
         load(ModelSpec(name="m", family="mlm", path=str(path)), device="cpu")
     assert "never runs a model's own code" in caplog.text and "AutoModelForMaskedLM" in caplog.text
+
+
+def test_a_folder_changed_since_its_manifest_is_never_scored(tiny, tmp_path):
+    """A copy that kept older times replaced the weights: Snakemake sees nothing, the scoring job refuses."""
+    from plmfair.atomic import write_json
+    from plmfair.models import folder_manifest, spec_from_entry
+
+    path = variant(tiny, tmp_path, "replaced")
+    manifest = tmp_path / "results" / "manifests" / "m.json"
+    write_json(folder_manifest(path), manifest)
+    entry = {"name": "m", "path": str(path), "family": "mlm"}
+    assert spec_from_entry(entry, manifest).files_sha256 == folder_manifest(path)["sha256"]
+    data = (path / "model.safetensors").read_bytes()
+    (path / "model.safetensors").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelError) as err:
+        spec_from_entry(entry, manifest)
+    assert str(err.value) == (f"model 'm': {path} changed since its manifest {manifest} was written "
+                              f"(model.safetensors); nothing was scored: rm {manifest} and run the workflow again to "
+                              f"score the folder as it is now")

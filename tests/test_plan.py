@@ -139,13 +139,29 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
     assert proc.stdout.split() == [str(len(plan.crows_pairs_jobs(cfg))), str(len(plan.models_in_use(cfg)))]
 
 
-def test_hub_models_are_fetched_into_resources_and_path_models_stay_where_they_are(config):
+def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_models_stay_where_they_are(config):
+    """A model is its content, not its name: the fetched folder is named by id, revision and pickle
+    setting, so two runs giving one name to two revisions never share a folder, and two names for one
+    id and revision do; a built model lives in the run's own results; manifests are the run's own."""
     config = copy.deepcopy(config)
     config["models"]["mine"] = {"path": "/data/mine", "family": "mlm"}
+    mbert = config["models"]["mbert"]
+    config["models"]["alias"] = dict(mbert)
+    config["models"]["pinned"] = {**mbert, "revision": "refs/pr/5"}
+    config["models"]["pickled"] = {**mbert, "allow_pickle": True}
+    config["models"]["tiny"] = {"family": "mlm", "build": {"kind": "bert"}}
     hub = plan.hub_models(config)
     assert "mbert" in hub and "mine" not in hub
-    assert plan.model_folder(config, "mbert") == "resources/models/mbert"
+    owner, repo_name = mbert["hf_id"].split("/")
+    assert plan.model_folder(config, "mbert") == f"resources/models/{owner}--{repo_name}@default"
+    assert plan.model_folder(config, "alias") == plan.model_folder(config, "mbert")
+    assert plan.model_folder(config, "pinned") == f"resources/models/{owner}--{repo_name}@refs--pr--5"
+    assert plan.model_folder(config, "pickled") == f"resources/models/{owner}--{repo_name}@default+pickle"
+    assert plan.hub_store_names(config, f"{owner}--{repo_name}@default") == "mbert|alias"
+    assert plan.hub_fetch(config, f"{owner}--{repo_name}@refs--pr--5")["revision"] == "refs/pr/5"
     assert plan.model_folder(config, "mine") == "/data/mine"
+    assert plan.model_folder(config, "tiny") == "results/models/tiny"
+    assert plan.model_manifest("mine") == "results/manifests/mine.json"
 
 
 def test_spacy_packages_of_enabled_corpora_only(repo):
@@ -275,7 +291,7 @@ def test_corpus_records(demo):
 def test_scoring_jobs_get_what_loads_the_model_and_nothing_else(demo):
     demo["models"]["tiny_bert"].update(licence="MIT", pretraining_data="a few sentences", gpus=2)
     loading = plan.model_loading(demo, "tiny_bert")
-    assert loading == {"name": "tiny_bert", "path": "resources/models/tiny_bert", "family": "mlm", "uncased": True,
+    assert loading == {"name": "tiny_bert", "path": "results/models/tiny_bert", "family": "mlm", "uncased": True,
                        "allow_pickle": False}
     assert plan.model_gpus(demo, "tiny_bert") == 2
     assert plan.workflow_managed(demo, "tiny_bert") and plan.tiny_model_build(demo, "tiny_bert")["kind"] == "bert"

@@ -147,12 +147,6 @@ def check_config(config: dict) -> None:
         if spec.path and name not in built_models(config) and not Path(spec.path).is_dir():
             raise ConfigError(f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
                               f"start from the working directory {Path.cwd()}); give the folder holding the model")
-    for name, entry in built_models(config).items():
-        if entry.get("path") != f"resources/models/{name}":
-            raise ConfigError(
-                f"config error at models.{name}.path: a model with `build` must have path: resources/models/{name} "
-                f"(where the workflow builds it)"
-            )
     _check_cloze(config)
     _check_downloads(config)
 

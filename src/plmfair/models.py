@@ -10,9 +10,11 @@ larger than one GPU over several devices, accelerate) and ``gpus`` (GPUs per sco
 Loading is :func:`plmfair.scoring.loader.load`.
 
 A scoring job loads every model from a local folder named by the model's manifest
-(:func:`folder_manifest`): a ``path`` model's own folder, or ``resources/models/<name>``
-where the workflow built it or fetched its ``hf_id`` (:mod:`plmfair.hub`). The manifest's
-commit and digest go into every result.
+(:func:`folder_manifest`, the run's ``results/manifests/<name>.json``): a ``path`` model's own
+folder, the run's ``results/models/<name>`` where the workflow built it, or the folder under
+``resources/models/`` it fetched the ``hf_id`` at its revision into (:mod:`plmfair.hub`;
+:func:`plmfair.plan.hub_store`). The manifest's commit and digest go into every result, and a
+folder whose files no longer match it is refused (:func:`spec_from_entry`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plmfair.download import sha256_of
-from plmfair.errors import ConfigError
+from plmfair.errors import ConfigError, ModelError
 from plmfair.hub import source_record
 from plmfair.scoring import get_family
 
@@ -67,7 +69,7 @@ class ModelSpec:
         :data:`MODEL_METADATA_SCHEMA` that need no loaded weights)."""
         return {
             "model": self.name,
-            "model_source": self.hf_id or self.path,
+            "model_source": self.hf_id or self.path or self.local_dir,
             "model_revision": self.revision,
             "model_commit": self.commit,
             "model_files_sha256": self.files_sha256,
@@ -90,7 +92,7 @@ MODEL_METADATA_SCHEMA = {
     "model_source": "Hugging Face id or local path",
     "model_revision": "revision asked for in the config (null: default branch)",
     "model_commit": "Hub commit the weights were fetched at (null: a local folder)",
-    "model_files_sha256": "SHA-256 over the model folder's files and their SHA-256 (resources/manifests/<model>.json)",
+    "model_files_sha256": "SHA-256 over the model folder's files and their SHA-256 (results/manifests/<model>.json)",
 }
 
 # results/models.parquet: one row per model that ran, what its first scoring job measured and the
@@ -127,7 +129,10 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
     if entry.get("hf_id") and entry.get("path"):
         raise ConfigError(f"config error at models.{name}: it has both hf_id and path; give one of them: hf_id "
                           f"(a Hugging Face id) or path (a local folder)")
-    if not entry.get("hf_id") and not entry.get("path"):
+    if entry.get("build") and entry.get("path"):
+        raise ConfigError(f"config error at models.{name}.path: a model with `build` is built by the workflow into the "
+                          f"run's results/models/{name}: remove its path")
+    if not entry.get("hf_id") and not entry.get("path") and not entry.get("build"):
         raise ConfigError(f"config error at models.{name}: give hf_id (a Hugging Face id) or path (a local folder)")
     family = get_family(entry.get("family"), where=f"models.{name}.family").name
     return ModelSpec(
@@ -156,8 +161,23 @@ def spec_from_entry(entry: dict, manifest: str | os.PathLike | None = None) -> M
         return spec
     with open(manifest, encoding="utf-8") as fh:
         record = json.load(fh)
+    _same_files(spec.name, record, manifest)
     return replace(spec, local_dir=record["folder"], commit=record.get("source", {}).get("commit"),
                    files_sha256=record["sha256"])
+
+
+def _same_files(name: str, record: dict, manifest: str | os.PathLike) -> None:
+    """The folder still holds the files the manifest lists, at their sizes (a cheap check: the record
+    names the manifest's digest, so a folder changed since, e.g. by a copy that kept older times, which
+    Snakemake does not see, must not be scored)."""
+    root = Path(record["folder"])
+    listed = {f["file"]: f["bytes"] for f in record["files"]}
+    present = {p.relative_to(root).as_posix(): p.stat().st_size for p in model_files(root)}
+    changed = sorted(f for f in listed.keys() | present.keys() if listed.get(f) != present.get(f))
+    if changed:
+        raise ModelError(f"model {name!r}: {root} changed since its manifest {manifest} was written "
+                         f"({', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''}); nothing was scored: "
+                         f"rm {manifest} and run the workflow again to score the folder as it is now")
 
 
 def specs_from_config(config: dict) -> dict[str, ModelSpec]:

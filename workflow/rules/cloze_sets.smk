@@ -9,7 +9,7 @@
 rule cloze_score:
     input:
         unpack(get_cloze_set_inputs),
-        model="resources/manifests/{model}.json",
+        model="results/manifests/{model}.json",
     output:
         predictions="results/cloze/{cloze_set}/predictions/{model}.parquet",
         answer_scores="results/cloze/{cloze_set}/answer_scores/{model}.parquet",

@@ -24,7 +24,7 @@ rule ingest_crows_pairs:
 rule crows_pairs_score:
     input:
         pairs="results/data/crows_pairs/{dataset}.parquet",
-        model="resources/manifests/{model}.json",
+        model="results/manifests/{model}.json",
     output:
         scores="results/crows_pairs/{dataset}/{model}.parquet",
     params:

@@ -4,7 +4,7 @@ rule build_tiny_model:
         # gaps with: every ingested sentence, the ready-made cloze tests' and the constructed sets' answers
         corpus=list(INGESTED_CLOZE_TESTS.values()) + list(INGESTED_CROWS_PAIRS.values()) + CONSTRUCTED_ANSWERS,
     output:
-        model=directory("resources/models/{built_model}"),
+        model=directory("results/models/{built_model}"),
     params:
         build=from_plan(plan.tiny_model_build, "built_model"),
     log:
@@ -19,13 +19,14 @@ rule build_tiny_model:
 
 
 # Every model is an input of its jobs through the manifest of its folder's files, so replacing its
-# weights (or fetching another commit) reruns exactly its jobs.
+# weights (or fetching another commit) reruns exactly its jobs. The manifest is the run's own
+# (results/), so another run that gives the name to other weights never touches this run's jobs.
 rule model_manifest:
     localrule: True
     input:
         files=get_local_model_files,
     output:
-        manifest="resources/manifests/{model}.json",
+        manifest="results/manifests/{model}.json",
     params:
         folder=from_plan(plan.model_folder, "model"),
     log:

@@ -28,7 +28,7 @@ rule ingest_cloze_test:
 rule tsne_vectors:
     input:
         annotations="results/data/{cloze_set}/annotations.parquet",
-        model="resources/manifests/{model}.json",
+        model="results/manifests/{model}.json",
     output:
         vectors="results/cloze/{cloze_set}/tsne/{model}.parquet",
     params:

@@ -1,12 +1,15 @@
-"""Fetch one Hub model at its configured revision into resources/models/<name>."""
+"""Fetch one Hub model at its configured revision into resources/models/<hf_id>@<revision>."""
 
+from plmfair import plan
 from plmfair.hub import fetch_model
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 hub = snakemake.params.hub
 fetch_model(
-    name=snakemake.wildcards.hub_model,
+    # the config names of the models fetched into this folder, for the messages only (not a param: naming
+    # the same id and revision once more must not fetch it again)
+    name=plan.hub_store_names(snakemake.config, snakemake.wildcards.hub_model),
     hf_id=hub["hf_id"],
     revision=hub["revision"],
     allow_pickle=hub["allow_pickle"],

@@ -54,16 +54,45 @@ def built_models(config: dict) -> dict[str, dict]:
 
 
 def hub_models(config: dict) -> dict[str, dict]:
-    """Models the workflow fetches from the Hub (``hf_id``) into ``resources/models/<name>``, by name."""
+    """Models the workflow fetches from the Hub (``hf_id``), by name."""
     return {name: entry for name, entry in config.get("models", {}).items() if entry.get("hf_id")}
 
 
+def hub_store(entry: dict) -> str:
+    """The folder under ``resources/models/`` a Hub model is fetched into, named by what is fetched (the
+    id, the revision, whether pickle weights are accepted) and never by the model's name in a run: two
+    runs that give one name to different ids or revisions fetch into different folders, and two names
+    for the same id and revision share one."""
+    revision = (entry.get("revision") or "default").replace("/", "--")
+    return f"{entry['hf_id'].replace('/', '--')}@{revision}" + ("+pickle" if entry.get("allow_pickle") else "")
+
+
+def hub_stores(config: dict) -> dict[str, dict]:
+    """The Hub models of the configuration by :func:`hub_store` folder."""
+    return {hub_store(entry): entry for entry in hub_models(config).values()}
+
+
+def hub_store_names(config: dict, store: str) -> str:
+    """The config names of the models fetched into one :func:`hub_store` folder, for messages."""
+    return "|".join(name for name, entry in hub_models(config).items() if hub_store(entry) == store)
+
+
 def model_folder(config: dict, name: str) -> str:
-    """The folder a model's jobs load it from: ``resources/models/<name>`` for a model the workflow
-    builds or fetches, else its ``path``."""
-    if name in built_models(config) or name in hub_models(config):
-        return f"resources/models/{name}"
-    return config["models"][name]["path"]
+    """The folder a model's jobs load it from: a built model's in the run's own results (it is trained
+    on the run's data), a Hub model's under ``resources/models/`` by :func:`hub_store`, else its
+    ``path``."""
+    entry = config["models"][name]
+    if "build" in entry:
+        return f"results/models/{name}"
+    if entry.get("hf_id"):
+        return f"resources/models/{hub_store(entry)}"
+    return entry["path"]
+
+
+def model_manifest(model: str) -> str:
+    """A model's manifest (:func:`plmfair.models.folder_manifest`), the input of every job that loads it.
+    It is the run's own: another run that gives the name to another folder has its own manifest."""
+    return f"results/manifests/{model}.json"
 
 
 def workflow_managed(config: dict, name: str) -> bool:
@@ -77,9 +106,10 @@ def tiny_model_build(config: dict, name: str) -> dict:
     return built_models(config)[name]["build"]
 
 
-def hub_fetch(config: dict, name: str) -> dict:
-    """What fetching a Hub model reads: its id, revision and whether pickle weights are accepted."""
-    entry = hub_models(config)[name]
+def hub_fetch(config: dict, store: str) -> dict:
+    """What fetching into a :func:`hub_store` folder reads: the id, revision and whether pickle weights
+    are accepted."""
+    entry = hub_stores(config)[store]
     return {"hf_id": entry["hf_id"], "revision": entry.get("revision"), "allow_pickle": entry.get("allow_pickle", False)}
 
 
@@ -89,9 +119,11 @@ LOADING_KEYS = ("hf_id", "path", "revision", "family", "uncased", "allow_pickle"
 
 
 def model_loading(config: dict, name: str) -> dict:
-    """The ``models.<name>`` keys a scoring job of the model reads (its ``model`` parameter)."""
+    """The ``models.<name>`` keys a scoring job of the model reads (its ``model`` parameter); a built
+    model's folder as its ``path``."""
     entry = config["models"][name]
-    return {"name": name, **{key: entry[key] for key in LOADING_KEYS if entry.get(key) is not None}}
+    built = {"path": model_folder(config, name)} if name in built_models(config) else {}
+    return {"name": name, **built, **{key: entry[key] for key in LOADING_KEYS if entry.get(key) is not None}}
 
 
 def model_precision(config: dict, model: str, study: str) -> str:
