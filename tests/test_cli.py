@@ -267,7 +267,7 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(demo_run, tmp_path)
     models = tmp_path / "my models"
     models.mkdir()
     for built, copy in (("tiny_bert", "tiny_bert"), ("tiny_gpt2", "gpt")):
-        subprocess.run(["cp", "-r", str(demo_run / "resources" / "models" / built), str(models / copy)], check=True)
+        subprocess.run(["cp", "-r", str(demo_run / "results" / "models" / built), str(models / copy)], check=True)
     subprocess.run(["chmod", "-R", "u+w", str(models)], check=True)
     own_config = tmp_path / "my config.yaml"
     own_config.write_text(DEMO_CONFIGS[0].read_text())
