@@ -66,6 +66,7 @@ ingest: $(STAMP)
 demo: $(STAMP)
 	$(SNAKEMAKE) --cores $(CORES) --directory .test --snakefile Snakefile --workflow-profile .test/profile \
 	  --configfile .test/config/config.yaml $(SMK_FLAGS)
+	@$(VENV)/bin/plmfair show .test
 
 ## Every test (the end-to-end ones share one demo run); test-fast leaves out those that run Snakemake.
 test: $(STAMP)

@@ -48,20 +48,42 @@ def _grammar():
     return module
 
 
-def write_corpus(out: Path, n_lines: int, seed: int = 0) -> None:
+# Corpus shapes the declared memory must hold for: the seed (eflomal's links and the sample differ with
+# the text), clauses per line (sentence length: about 8 tokens a clause) and variants per content word
+# (vocabulary size: 1 is the demo grammar's 33 content words a language, 300 about 10,000).
+SHAPES = {
+    "europarl": {"seed": 0, "clauses": (2, 4), "variants": 1},  # about 24 tokens a line, as in Europarl
+    "long": {"seed": 1, "clauses": (3, 5), "variants": 20},  # about 32 tokens, longest lines near max_tokens
+    "wide": {"seed": 2, "clauses": (1, 4), "variants": 300},  # a vocabulary of about 10,000 words a language
+}
+
+
+def _with_variants(g, variants: int) -> None:
+    """Each content word of the grammar ``variants`` times, told apart by a suffix of letters (so the
+    letters-only filter keeps them), the same suffix in every language so that translations stay pairs."""
+    if variants <= 1:
+        return
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    suffixes = [""] + [a + b for a in letters for b in letters][: variants - 1]
+    g.WORDS = {cls: [tuple(" ".join([*w.split()[:-1], w.split()[-1] + suf]) for w in entry)
+                     for entry in entries for suf in suffixes] for cls, entries in g.WORDS.items()}
+
+
+def write_corpus(out: Path, n_lines: int, seed: int = 0, clauses: tuple[int, int] = (2, 4), variants: int = 1) -> None:
     """``n_lines`` four-way lines as bitexts en-{de,es,fr}; lexicons beside them."""
     g = _grammar()
+    _with_variants(g, variants)
     # Adjectives before the noun in every language: on this artificial text eflomal's intersection
     # leaves the demo's post-nominal Spanish and French adjectives unaligned, and a sample with
     # no ADJ candidate would tag the whole corpus and then stop short (real Europarl has them).
     g.TEMPLATES = [{lang: order.replace("D N A", "D A N") for lang, order in t.items()} for t in g.TEMPLATES]
     rng = random.Random(seed)
     sides = {lang: [] for lang in LANGS}
-    weights = [4, 1, 2, 1, 1, 0]  # no too-short template: lines of 2-4 clauses
+    weights = [4, 1, 2, 1, 1, 0]  # no too-short template
     for _ in range(n_lines):
-        clauses, _ = g.corpus(rng.randint(2, 4), rng, weights=weights)
+        line, _ = g.corpus(rng.randint(*clauses), rng, weights=weights)
         for lang in LANGS:
-            sides[lang].append(" ".join(clauses[lang]))
+            sides[lang].append(" ".join(line[lang]))
     for lang in LANGS[1:]:
         (out / f"bench.{lang}-en.en").write_text("\n".join(sides["en"]) + "\n", encoding="utf-8")
         (out / f"bench.{lang}-en.{lang}").write_text("\n".join(sides[lang]) + "\n", encoding="utf-8")
@@ -114,11 +136,11 @@ def declared_jobs(log: str, run: Path) -> dict[str, dict]:
     return jobs
 
 
-def run_size(n_lines: int, *, work: Path, spacy: dict[str, str], cores: int, n: int) -> dict:
-    data, run = work / f"data_{n_lines}", work / f"run_{n_lines}"
+def run_size(n_lines: int, *, shape: str, work: Path, spacy: dict[str, str], cores: int, n: int) -> dict:
+    data, run = work / f"data_{shape}_{n_lines}", work / f"run_{shape}_{n_lines}"
     data.mkdir(parents=True)
     run.mkdir(parents=True)
-    write_corpus(data, n_lines)
+    write_corpus(data, n_lines, **SHAPES[shape])
     write_config(data, run / "bench.yaml", spacy=spacy, n=n)
     cmd = [sys.executable, "-m", "snakemake", "results/cloze/bench/sentences.parquet", "--cores", str(cores),
            "--directory", str(run), "--snakefile", str(REPO / "Snakefile"), "--configfile", str(run / "bench.yaml")]
@@ -126,10 +148,10 @@ def run_size(n_lines: int, *, work: Path, spacy: dict[str, str], cores: int, n: 
     done = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if done.returncode:
-        sys.exit(f"snakemake failed for {n_lines} lines:\n{done.stderr[-4000:]}")
+        sys.exit(f"snakemake failed for {n_lines} lines of shape {shape}:\n{done.stderr[-4000:]}")
     bench = run / "results" / "benchmarks" / "cloze" / "bench"
     declared = declared_jobs(done.stdout + done.stderr, run)
-    out = {"lines": n_lines, "wall_s": wall, "jobs": []}
+    out = {"lines": n_lines, "shape": shape, "wall_s": wall, "jobs": []}
     for stage, pattern in STAGES:
         rows = pd.concat([pd.read_csv(p, sep="\t") for p in sorted(bench.glob(pattern))])
         out[f"{stage}_s"] = float(rows["s"].sum())
@@ -151,7 +173,7 @@ def run_size(n_lines: int, *, work: Path, spacy: dict[str, str], cores: int, n: 
 def report(results: list[dict]) -> None:
     print("\nper stage: seconds (lines/s), peak RSS of the job")
     for r in results:
-        print(f"\n{r['lines']:,} four-way lines ({r['four_way_lines']:,} after the join), end to end {r['wall_s']:.0f} s "
+        print(f"\n{r['lines']:,} four-way lines of shape {r['shape']} ({r['four_way_lines']:,} after the join), end to end {r['wall_s']:.0f} s "
               f"(Snakemake included); the sample examined {r['examined_lines']:,} lines")
         for stage, _ in STAGES:
             s = r[f"{stage}_s"]
@@ -162,11 +184,12 @@ def report(results: list[dict]) -> None:
     for r in results:
         for job in r["jobs"]:
             flag = "  OVER ITS DECLARED MEMORY" if job["peak_mb"] > job["mem_mb"] else ""
-            print(f"  {r['lines']:>9,} lines  {job['job']:<13} input {job['input_mb']:8,.0f} MB   peak {job['peak_mb']:7,.0f} MB"
+            print(f"  {r['lines']:>9,} lines {r['shape']:<9} {job['job']:<13} input {job['input_mb']:8,.0f} MB   peak {job['peak_mb']:7,.0f} MB"
                   f" / declared {job['mem_mb']:7,} MB ({100 * job['peak_mb'] / job['mem_mb']:3.0f}%)   "
                   f"{job['seconds']:7.1f} s / declared {job['runtime']} min{flag}")
-    if len(results) > 1:
-        a, b = results[0], results[-1]
+    first = [r for r in results if r["shape"] == results[0]["shape"]]
+    if len(first) > 1:
+        a, b = first[0], first[-1]
         size = b["lines"] / a["lines"]
         print(f"\ngrowth {a['lines']:,} -> {b['lines']:,} lines ({size:.0f}x):")
         for stage, _ in STAGES:
@@ -183,6 +206,8 @@ def main() -> None:
     ap.add_argument("--spacy", nargs="*", default=[], metavar="LANG=PIPELINE",
                     help="a real spaCy pipeline for a language (others: the demo's lookup pipelines)")
     ap.add_argument("--n", type=int, default=100, help="sentences sampled (cloze.sample.n)")
+    ap.add_argument("--shapes", nargs="+", choices=list(SHAPES), default=["europarl", "wide"],
+                    help="corpus shapes, each run at every size (SHAPES: seed, clauses a line, vocabulary)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)")
     args = ap.parse_args()
@@ -190,11 +215,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="plmfair-bench-cloze-") as tmp:
         work = args.keep or Path(tmp)
         results = []
-        for n_lines in args.lines:
-            print(f"building the cloze set from {n_lines:,} lines ...", flush=True)
-            results.append(run_size(n_lines, work=work, spacy=spacy, cores=args.cores, n=args.n))
+        for shape in args.shapes:
+            for n_lines in args.lines:
+                print(f"building the cloze set from {n_lines:,} lines of shape {shape} ...", flush=True)
+                results.append(run_size(n_lines, shape=shape, work=work, spacy=spacy, cores=args.cores, n=args.n))
     report(results)
-    over = [f"{j['job']} at {r['lines']:,} lines: peak {j['peak_mb']:,.0f} MB > declared {j['mem_mb']:,} MB"
+    over = [f"{j['job']} at {r['lines']:,} lines of shape {r['shape']}: peak {j['peak_mb']:,.0f} MB > declared {j['mem_mb']:,} MB"
             for r in results for j in r["jobs"] if j["peak_mb"] > j["mem_mb"]]
     if over:
         sys.exit("FAILED: a job used more memory than it declared (plmfair.resources; a SLURM job would have been "

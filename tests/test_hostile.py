@@ -8,6 +8,10 @@ cases of each reader are tables in that module's tests (test_data, test_config, 
 
 from __future__ import annotations
 
+import io
+import json
+import os
+import shlex
 import signal
 import subprocess
 import time
@@ -152,3 +156,311 @@ def test_a_bad_resource_override_stops_the_run_in_one_line(tmp_path):
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert said == ["plmfair: --set-threads crows_pairs_score=two: threads takes a whole number (or an expression of "
                     "input, threads, attempt), e.g. --set-threads crows_pairs_score=4"]
+
+
+# ---- runs as a hostile user drives them: one name for other weights, lost and corrupt results, bad
+# files and names, Ctrl-C. Each case: the command, its one line, the earlier run's files byte for byte.
+
+def published(run: Path) -> dict[str, bytes]:
+    """Every file of a run's results but its logs and Snakemake's benchmark files, by path."""
+    return {p.relative_to(run).as_posix(): p.read_bytes() for p in sorted((run / "results").rglob("*"))
+            if p.is_file() and p.relative_to(run / "results").parts[0] not in ("logs", "benchmarks")}
+
+
+def plmfair(*words: str, cwd: Path, ok: bool = True, timeout: int = 600) -> subprocess.CompletedProcess:
+    proc = subprocess.run([str(BIN / "plmfair"), *words], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert (proc.returncode == 0) == ok, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def said(proc: subprocess.CompletedProcess) -> list[str]:
+    """plmfair's own lines on stderr; the case's output must hold no traceback."""
+    assert "Traceback" not in proc.stdout + proc.stderr and "Uncaught exception" not in proc.stderr
+    return [line for line in proc.stderr.splitlines() if line.startswith("plmfair:")]
+
+
+def record_model(run: Path) -> dict:
+    (model,) = json.loads((run / "results" / "run.json").read_text())["models"]
+    return model
+
+
+@pytest.fixture(scope="module")
+def two_runs(bert, tmp_path_factory) -> dict:
+    """Run h2 scores tb=<folder A>, run h4 tb=<folder B> (other weights): French demo pairs, CrowS-Pairs only."""
+    base = tmp_path_factory.mktemp("two_runs")
+    a, b = copy_model(bert, base / "A"), copy_model(bert, base / "B")
+    state = load_file(b / "model.safetensors")
+    save_file({k: v * 1.5 for k, v in state.items()}, b / "model.safetensors", metadata={"format": "pt"})
+    places = ["--runs", str(base / "runs"), "--resources", str(base / "resources"), "--mirror", str(DEMO_DATA),
+              "--studies", "crows_pairs", "--datasets", "demo_fr", "--cores", "2",
+              "--configfile", str(REPO / ".test" / "config" / "config.yaml")]
+    plmfair("run", f"tb={a}", "--run", "h2", *places, cwd=base)
+    plmfair("run", f"tb={b}", "--run", "h4", *places, cwd=base)
+    return {"base": base, "A": a, "B": b, "places": places}
+
+
+def run_copy(two_runs: dict, tmp_path: Path) -> tuple[Path, list[str]]:
+    """A copy of the two runs (every time kept) for a test that changes them, and its places."""
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(two_runs["base"]), str(copy)], check=True)
+    places = [w.replace(str(two_runs["base"]), str(copy)) for w in two_runs["places"]]
+    for run in (copy / "runs").iterdir():  # each run's link to the shared resources, into the copy
+        (run / "resources").unlink()
+        (run / "resources").symlink_to(copy / "resources", target_is_directory=True)
+    return copy, places
+
+
+def test_one_name_for_other_weights_never_rescores_a_finished_run(two_runs):
+    """Run h4 gave the name tb to other weights: run h2 again is byte for byte what it was and its record
+    names folder A and A's digest; a third run naming folder C, whose files are older than every manifest,
+    is scored with C and says so."""
+    from plmfair.models import folder_manifest
+
+    base, places = two_runs["base"], two_runs["places"]
+    h2, h4 = base / "runs" / "h2", base / "runs" / "h4"
+    before = published(h2)
+    assert before["results/crows_pairs/demo_fr/tb.parquet"] != published(h4)["results/crows_pairs/demo_fr/tb.parquet"]
+    plmfair("run", "--run", "h2", *places, cwd=base)
+    assert published(h2) == before
+    digest = {name: folder_manifest(two_runs[name])["sha256"] for name in ("A", "B")}
+    assert record_model(h2)["source"] == str(two_runs["A"]) and record_model(h2)["files_sha256"] == digest["A"]
+    assert record_model(h4)["source"] == str(two_runs["B"]) and record_model(h4)["files_sha256"] == digest["B"]
+    c = copy_model(two_runs["B"], base / "C")
+    state = load_file(c / "model.safetensors")
+    save_file({k: v * 0.5 for k, v in state.items()}, c / "model.safetensors", metadata={"format": "pt"})
+    for path in c.iterdir():
+        os.utime(path, (978307200, 978307200))  # 2001: older than any manifest
+    h4_before = published(h4)
+    plmfair("run", f"tb={c}", "--run", "h5", *places, cwd=base)
+    h5 = base / "runs" / "h5"
+    assert record_model(h5)["source"] == str(c) and record_model(h5)["files_sha256"] == folder_manifest(c)["sha256"]
+    assert published(h2) == before and published(h4) == h4_before
+    # the shared resources hold no manifest another run could read
+    assert not list((base / "resources").rglob("manifests"))
+
+
+def test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost(two_runs, tmp_path):
+    base, places = run_copy(two_runs, tmp_path)
+    h2, h4 = base / "runs" / "h2", base / "runs" / "h4"
+    before, other = published(h2), published(h4)
+    scores = "results/crows_pairs/demo_fr/tb.parquet"
+    # deleted: rebuilt by the next run, and only it with what reads it; no other run changes
+    (h2 / scores).unlink()
+    out = plmfair("run", "--run", "h2", *places, cwd=base)
+    assert (h2 / scores).is_file() and published(h4) == other
+    rebuilt = published(h2)
+    assert pd.read_parquet(h2 / scores).equals(pd.read_parquet(io.BytesIO(before[scores])))
+    assert json.loads(rebuilt["results/run.json"])["results"] == json.loads(before["results/run.json"])["results"]
+    assert "status: complete, verified" in out.stdout
+    # corrupt: the ingested pairs overwritten by something else are set aside (kept) and rebuilt; the
+    # scores, which read them, are not redone (the rebuilt file is the same)
+    ingested = h2 / "results/data/crows_pairs/demo_fr.parquet"
+    good, kept_scores = ingested.read_bytes(), (h2 / scores).read_bytes()
+    ingested.write_bytes(b"not a parquet file")
+    out = plmfair("run", "--run", "h2", *places, cwd=base)
+    assert ingested.read_bytes() == good and (h2 / scores).read_bytes() == kept_scores
+    (aside,) = (h2 / ".plmfair" / "altered").rglob("demo_fr.parquet")
+    assert aside.read_bytes() == b"not a parquet file"
+    assert "1 result(s) changed since the workflow wrote them (results/data/crows_pairs/demo_fr.parquet)" in out.stderr
+    # a failed job: the run ends naming what it lost and the command that rebuilds it
+    weights = two_runs["A"] / "model.safetensors"
+    broken = tmp_path / "A"
+    subprocess.run(["cp", "-a", str(two_runs["A"]), str(broken)], check=True)
+    config = (h2 / "config.yaml").read_text().replace(str(two_runs["A"]), str(broken))
+    (h2 / "config.yaml").write_text(config)
+    (broken / "model.safetensors").write_bytes(weights.read_bytes()[:1000])
+    failed = plmfair("run", "--run", "h2", *places, cwd=base, ok=False)
+    again = f"plmfair run --run h2 --runs {base / 'runs'}"
+    assert [line for line in said(failed) if "missing after this failure" in line] == [
+        f"plmfair: run h2: 1 result(s) of its last complete run are missing after this failure ({scores}): fix "
+        f"what the job's log above names, then rebuild them: {again}"]
+    (broken / "model.safetensors").write_bytes(weights.read_bytes())
+    rerun = subprocess.run([str(BIN / "plmfair"), *shlex.split(again)[1:], *places[4:6]], capture_output=True,
+                           text=True, cwd=base)  # the command it printed (with this machine's mirror)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert (h2 / scores).is_file() and published(h4) == other
+
+
+def test_verify_names_every_file_changed_missing_or_not_of_the_configuration(two_runs, tmp_path):
+    base, places = run_copy(two_runs, tmp_path)
+    h2 = base / "runs" / "h2"
+    runs_arg = ["--runs", str(base / "runs")]
+    ok = plmfair("verify", "h2", *runs_arg, cwd=base)
+    files = json.loads((h2 / "results/run.json").read_text())["files"]
+    assert {"results/crows_pairs/demo_fr/tb.parquet", "results/manifests/tb.json", "results/crows_pairs/summary.parquet",
+            "results/tables/crows_pairs.csv", "results/figures/crows_pairs.pdf"} <= {f["path"] for f in files}
+    assert ok.stdout == f"run h2: verified: the {len(files)} files its record lists are as it lists them\n"
+    (h2 / "results/tables/crows_pairs.md").write_text("| edited |\n")
+    (h2 / "results/figures/crows_pairs.png").unlink()
+    (h2 / "results/crows_pairs/demo_fr/old_model.parquet").write_bytes(b"left from another configuration")
+    bad = plmfair("verify", "h2", *runs_arg, cwd=base, ok=False)
+    assert bad.stdout.splitlines() == ["changed: results/tables/crows_pairs.md", "missing: results/figures/crows_pairs.png",
+                                       "not produced by the record's configuration: "
+                                       "results/crows_pairs/demo_fr/old_model.parquet"]
+    assert said(bad) == [] and bad.stderr.startswith("run h2: NOT verified: 1 changed, 1 missing, 1 not produced")
+    assert "status: INCOMPLETE: 1 of the" in plmfair("show", "h2", *runs_arg, cwd=base).stdout
+    # the next run rebuilds the changed and missing ones and leaves the stranger where it is
+    plmfair("run", "--run", "h2", *places, cwd=base)
+    again = plmfair("verify", "h2", *runs_arg, cwd=base, ok=False)
+    assert again.stdout.splitlines() == ["not produced by the record's configuration: "
+                                         "results/crows_pairs/demo_fr/old_model.parquet"]
+    (h2 / "results/crows_pairs/demo_fr/old_model.parquet").unlink()
+    assert "status: complete, verified" in plmfair("show", "h2", *runs_arg, cwd=base).stdout
+
+
+def one_line(proc: subprocess.CompletedProcess) -> str:
+    """The one line a refused command says (and nothing else of plmfair's; no traceback)."""
+    assert proc.returncode != 0
+    lines = said(proc)
+    assert len(lines) == 1, proc.stderr[-3000:]
+    return lines[0]
+
+
+def test_bad_names_files_and_options_end_in_one_line(two_runs, bert, tmp_path):
+    base, places = run_copy(two_runs, tmp_path)
+    h2 = base / "runs" / "h2"
+    before = published(h2)
+    runs_arg = ["--runs", str(base / "runs")]
+
+    def refused(*words):
+        return one_line(plmfair(*words, cwd=base, ok=False))
+
+    long = "r" * 300
+    assert refused("run", f"x={bert}", "--run", long, "--dry-run", *places) == (
+        f"plmfair: run name {long[:40]}... has 300 characters, more than 100: give a shorter one with --run NAME")
+    assert refused("run", f"{bert}", "--run", "", *places).startswith("plmfair: run name '': one folder name")
+    assert refused("run", f"x={bert}:languages=[fr", *places).startswith(
+        "plmfair: model option 'languages=[fr' (in 'x=")
+    settings = h2 / "config.yaml"
+    good = settings.read_bytes()
+    settings.write_text("crows_pairs:\n  alpha: [0.05\n")
+    assert refused("run", "--run", "h2", *places) == (
+        f"plmfair: {settings}: not valid YAML at line 3, column 1 (expected ',' or ']', but got '<stream end>'); "
+        f"fix it there")
+    settings.write_bytes(good.replace(b"crows_pairs:", b"crows_pairs: # \xff", 1))
+    assert refused("run", "--run", "h2", *places).startswith(f"plmfair: {settings}: byte ")
+    settings.write_text("")
+    assert refused("run", "--run", "h2", *places).startswith(f"plmfair: {settings} is empty, but a run's config.yaml")
+    settings.write_bytes(good)
+    not_json = copy_model(bert, tmp_path / "not_json")
+    (not_json / "config.json").write_text("{not json")
+    line = refused("run", str(not_json), *places)
+    assert "config.json is not valid JSON" in line and "--family" not in line
+    # show, verify and compare refuse what is not a run, with a command that works
+    demo_like = tmp_path / "demo_like"  # a workflow folder with a config of its own, never run
+    demo_like.mkdir()
+    (demo_like / "config.yaml").write_text((REPO / ".test" / "config" / "config.yaml").read_text())
+    for words in (["show", str(tmp_path)], ["show", str(demo_like)], ["verify", "nonexistent"],
+                  ["compare", "/nonexistent", str(h2)]):
+        line = refused(*words, *(runs_arg if words[0] != "compare" else []))
+        assert "is not a run" in line and "plmfair run --run nonexistent" not in line, line
+    hint = refused("show", str(tmp_path), *runs_arg).split("; e.g. ")[1]
+    plmfair(*shlex.split(hint)[1:], cwd=base)
+    # a run whose last call failed: show says it is incomplete and how to finish it, exit 1
+    (h2 / "results/run.json").unlink()
+    assert refused("show", "h2", *runs_arg) == (
+        f"plmfair: run h2 is incomplete: it has no record (results/run.json), so its last run did not finish; "
+        f"finish it: plmfair run --run h2 --runs {base / 'runs'}")
+    assert {k: v for k, v in published(h2).items() if k != "results/run.json"} == \
+        {k: v for k, v in before.items() if k != "results/run.json"}
+
+
+def test_a_read_only_results_folder_is_one_line_and_nothing_runs(two_runs, tmp_path, monkeypatch, capsys):
+    """Snakemake asks os.access whether it may replace an output, which says yes to root whatever the mode:
+    the same question is answered here as it is for another user."""
+    from plmfair import cli
+
+    base, places = run_copy(two_runs, tmp_path)
+    h2 = base / "runs" / "h2"
+    before = published(h2)
+    subprocess.run(["chmod", "-R", "a-w", str(h2 / "results")], check=True)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: bool(os.stat(path).st_mode & 0o200))
+    try:
+        assert cli.main(["run", "--run", "h2", *places]) == 1
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(h2 / "results")], check=True)
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"plmfair: {h2 / 'results'} cannot be written (mode 555): make the run's results writable "
+        f"(chmod -R u+w {h2 / 'results'}) or run in another folder (--run NAME); nothing was run")
+    assert published(h2) == before
+
+
+def test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on(two_runs, bert, tmp_path):
+    base, places = run_copy(two_runs, tmp_path)
+    words = [str(BIN / "plmfair"), "run", f"other={bert}", "--run", "h9", *places]
+    first = subprocess.Popen(words, cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    job = scoring_job(first, "crows_pairs_score.py")
+    if job is None:
+        first.kill()
+        pytest.fail(f"the scoring job did not start:\n{first.communicate()[1][-3000:]}")
+    os.killpg(first.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
+    out, err = first.communicate(timeout=300)
+    assert first.returncode == 130, err[-3000:]
+    assert "Traceback" not in err and "Uncaught exception" not in err
+    assert [line for line in err.splitlines() if line.startswith("plmfair:")][-1] == (
+        "plmfair: interrupted: the finished jobs' results are kept and the stopped ones left no output, so nothing "
+        f"is lost; rerun the same command: {shlex.join(['plmfair', *words[1:]])}")
+    # the job Ctrl-C met either finished (its file whole) or left nothing, not even a temporary file
+    scores = base / "runs/h9/results/crows_pairs/demo_fr/other.parquet"
+    assert not scores.exists() or len(pd.read_parquet(scores)) == 40
+    assert not [p for p in (base / "runs/h9").rglob("*") if ".plmfair-tmp." in p.name]
+    again = subprocess.run(words, cwd=base, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "status: complete, verified" in again.stdout
+
+
+def test_make_demo_ends_as_a_run_does():
+    recipe = subprocess.run(["make", "-n", "demo", "VENV=.venv"], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout.strip().splitlines()
+    assert recipe[-1] == ".venv/bin/plmfair show .test"
+
+
+# Each row of the README's troubleshooting table (a fragment of its first column) and the tests that
+# meet its message as a user would.
+TROUBLESHOOTING = {
+    "config error at <key>": ["test_config.py::test_config_errors_are_one_line_naming_the_key"],
+    "--set-threads": ["test_hostile.py::test_a_bad_resource_override_stops_the_run_in_one_line"],
+    "has no weights": ["test_config.py::test_config_errors_are_one_line_naming_the_key",
+                       "test_loader.py::test_model_folder_without_config", "test_loader.py::test_model_folder_without_weights"],
+    "is not in the Hub cache": ["test_hub.py::test_unknown_revision_and_uncached_model_say_what_to_do"],
+    "the tokenizer has 5 entries": ["test_loader.py::test_a_folder_without_its_tokenizer_files_is_refused"],
+    "the tokenizer produces ids up to": ["test_loader.py::test_a_tokenizer_larger_than_the_embeddings_is_refused"],
+    "the checkpoint lacks N tensor(s)": ["test_hostile.py::test_a_broken_model_stops_its_job_with_one_line",
+                                         "test_loader.py::test_checkpoint_of_another_family_stops_before_scoring"],
+    "names its own code": ["test_loader.py::test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run"],
+    "reads 100.0% of the pieces": ["test_coverage.py::test_an_english_model_on_chinese_pairs_is_counted_skipped_and_warned"],
+    "column 'status' holds": ["test_io.py::test_a_pair_file_of_another_version_is_refused_with_the_command_that_rebuilds_it",
+                              "test_hostile.py::test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost"],
+    "no space left": ["test_atomic.py::test_disk_full_is_one_line_with_the_space_it_needed_and_leaves_nothing"],
+    "is on a read-only file system": ["test_atomic.py::test_read_only_and_permission_denied_are_one_line"],
+    "checksum mismatch": ["test_download.py::test_checksum_mismatch_leaves_nothing"],
+    "already has a model": ["test_cli.py::test_a_run_never_takes_another_folder_or_setting_under_its_model_name",
+                            "test_cli.py::test_one_plmfair_at_a_time_on_a_run"],
+    "is locked by a Snakemake": ["test_hostile.py::test_kill_mid_run_then_rerun_and_a_second_run_in_the_same_directory",
+                                 "test_hostile.py::test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on"],
+    "not valid YAML": ["test_hostile.py::test_bad_names_files_and_options_end_in_one_line"],
+    "has 300 characters": ["test_hostile.py::test_bad_names_files_and_options_end_in_one_line"],
+    "cannot be written (mode 555)": ["test_hostile.py::test_a_read_only_results_folder_is_one_line_and_nothing_runs"],
+    "changed since the workflow wrote them": [
+        "test_hostile.py::test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost"],
+    "missing after this failure": ["test_hostile.py::test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost"],
+    "changed since its manifest": ["test_loader.py::test_a_folder_changed_since_its_manifest_is_never_scored"],
+    "interrupted:": ["test_hostile.py::test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on"],
+    "is not a run": ["test_hostile.py::test_bad_names_files_and_options_end_in_one_line"],
+    "not produced by the record's configuration": [
+        "test_hostile.py::test_verify_names_every_file_changed_missing_or_not_of_the_configuration"],
+}
+
+
+def test_every_row_of_the_readme_troubleshooting_table_is_met_by_a_test():
+    table = (REPO / "README.md").read_text(encoding="utf-8").split("### Troubleshooting")[1].split("\n## ")[0]
+    rows = [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `")]
+    for row in rows:
+        fragments = [f for f in TROUBLESHOOTING if f in row]
+        assert len(fragments) == 1, f"README troubleshooting row without (or with two) tests: {row}"
+    assert len(rows) == len(TROUBLESHOOTING)
+    for tests in TROUBLESHOOTING.values():
+        for test in tests:
+            module, name = test.split("::")
+            assert f"def {name}(" in (REPO / "tests" / module).read_text(encoding="utf-8"), test

@@ -1,5 +1,10 @@
 """Atomic writes: a failed or killed job never leaves a file or folder that looks valid.
 
+In a workflow job (:func:`seal_writes`, which :func:`plmfair.logs.configure_logging` calls), every
+file written under the run's ``results/`` also gets a seal, ``.plmfair/seals/<path>.json`` (its
+SHA-256, size and time), so that a file changed outside the workflow afterwards is told apart from
+one the workflow wrote (:mod:`plmfair.integrity`).
+
 Every writer writes to a temporary name in the destination folder and renames it into place
 only when the write succeeded. Temporary names are ``.<name>.plmfair-tmp.<random>``: the
 leftovers of a killed write of ``<name>`` are removed by its next write, and no other output's
@@ -14,16 +19,20 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from plmfair.errors import StorageError
 
 TMP_MARK = ".plmfair-tmp."
+SEALS = Path(".plmfair") / "seals"
+SEALED = "results"  # the folder under a run whose files are sealed
+_sealing: Path | None = None  # the run folder whose results are sealed (None: no sealing)
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 _READ_ONLY = (errno.EROFS,)
 _DENIED = (errno.EACCES, errno.EPERM)
@@ -101,6 +110,51 @@ def _remove_leftovers(path: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
+def seal_writes(run_folder: str | os.PathLike | None) -> None:
+    """Seal every file written under ``run_folder/results`` from now on (None: stop sealing)."""
+    global _sealing
+    _sealing = Path(run_folder).resolve() if run_folder is not None else None
+
+
+def seal_path(run_folder: str | os.PathLike, relative: str | os.PathLike) -> Path:
+    """Where the seal of ``relative`` (a path under the run folder) is kept."""
+    return Path(run_folder) / SEALS / f"{Path(relative).as_posix()}.json"
+
+
+def sha256_of(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _seal(path: Path, tmp: Path) -> Callable[[], None] | None:
+    """The seal of ``path`` about to be replaced by ``tmp`` (a writer of it after the rename), or None
+    when ``path`` is not a sealed result."""
+    if _sealing is None:
+        return None
+    try:
+        relative = path.resolve().relative_to(_sealing)
+    except ValueError:
+        return None
+    if relative.parts[:1] != (SEALED,) or any(TMP_MARK in part for part in relative.parts):
+        return None  # not a result, or a file inside a folder output still being written
+    digest, size = sha256_of(tmp), tmp.stat().st_size
+
+    def write() -> None:
+        record = {"sha256": digest, "bytes": size, "mtime_ns": path.stat().st_mtime_ns}
+        target = seal_path(_sealing, relative)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=_tmp_prefix(target), dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(record, fh)
+        os.replace(name, target)
+
+    return write
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` on success, delete it on error.
@@ -119,7 +173,10 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         with _speaking(path, lambda: tmp_path.stat().st_size if tmp_path.exists() else None):
             yield tmp_path
             os.chmod(tmp_path, 0o666 & ~_umask())
+            seal = _seal(path, tmp_path)
             os.replace(tmp_path, path)
+            if seal is not None:
+                seal()
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

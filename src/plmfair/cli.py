@@ -5,6 +5,7 @@ its headline numbers at the end, and runs compared with what makes them differ.
                 [--configfile your.yaml ...] [--cores N] [--mirror DIR] [--dry-run] [--report]
                 [-- SNAKEMAKE ARGS]
     plmfair show RUN
+    plmfair verify RUN
     plmfair compare RUN RUN ... [--format md|csv|json] [--out FILE]
 
 ``make run MODELS=... STUDIES=... DATASETS=... RUN=...`` calls ``plmfair run``.
@@ -16,14 +17,20 @@ else the models' names, else your last config file's name, else the studies and 
 with none of these, the checkout's own ``results/``) with its complete configuration in
 ``config.yaml``; :mod:`plmfair.runs` says how names, models and later calls are kept true. A run
 ends with its headline numbers (:func:`plmfair.record.headline`) and where its record
-(``results/run.json``) and report are; ``plmfair show`` prints them again; ``plmfair compare`` puts
-runs side by side (:mod:`plmfair.run_compare`).
+(``results/run.json``) and report are; ``plmfair show`` prints them again with whether the run is
+complete; ``plmfair verify`` re-hashes its files against its record (:mod:`plmfair.integrity`);
+``plmfair compare`` puts runs side by side (:mod:`plmfair.run_compare`). Before Snakemake runs, results
+changed outside the workflow are set aside so that they are rebuilt; Ctrl-C stops the run with nothing
+lost, and the same command goes on from there.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,7 +38,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from plmfair import plan
+from plmfair import integrity, plan
 from plmfair.atomic import write_text
 from plmfair.errors import ConfigError, PlmfairError
 from plmfair.runs import (
@@ -50,6 +57,24 @@ log = logging.getLogger(__name__)
 DRY_RUN = ("-n", "--dry-run", "--dryrun")
 
 
+def _snakemake(cmd: Sequence[str]) -> int:
+    """Run Snakemake in a process group of its own, so that Ctrl-C reaches this command alone: it then
+    asks Snakemake to stop (SIGINT), which ends its jobs itself and removes their unfinished outputs,
+    instead of every job dying at once with a traceback of its own."""
+    proc = subprocess.Popen(list(cmd), start_new_session=True)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.send_signal(signal.SIGINT)
+        while True:
+            try:
+                proc.wait()
+                break
+            except KeyboardInterrupt:
+                continue  # a second Ctrl-C: Snakemake is already stopping its jobs
+        raise
+
+
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     # the preflight (the Hub client, spaCy's packages) only for `run`: `plmfair --help` and `show` stay quick
     from plmfair.preflight import main as preflight
@@ -62,6 +87,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     for note in setup.notes:
         log.info("%s", note)
     workdir = run_folder(Path(args.runs), setup.name, resources=Path(args.resources)) if setup.name else ROOT
+    again = _run_again(workdir)
     with run_lock(workdir) if setup.name else nullcontext(), tempfile.TemporaryDirectory() as scratch:
         if setup.name and snakemake_locked(workdir) and not unlock:
             raise ConfigError(f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
@@ -72,6 +98,10 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             target = Path(scratch) / "config.yaml" if dry_run else setup.configfiles[0]
             write_settings(target, setup.config, ["plmfair", "run", *argv])
             configfiles = [target]
+        rebuild = []
+        if not (dry_run or unlock):
+            _writable(workdir)
+            rebuild = _to_rebuild(workdir, configfiles)
         mirror = Path(args.mirror).resolve() if args.mirror else None
         if not (dry_run or unlock) and preflight([*map(str, configfiles), "--directory", str(workdir),
                                       *(["--mirror", str(mirror)] if mirror else [])]) != 0:
@@ -81,36 +111,176 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         # --configfile and --config take every word after them: they come last
         config_args = ["--configfile", *map(str, configfiles),
                        *(["--config", f"mirror={mirror}"] if mirror else [])]
-        status = subprocess.run([*snakemake, "--cores", str(args.cores), *(["--dry-run"] if args.dry_run else []),
-                                 *args.snakemake_args, *config_args], check=False).returncode
-        if status == 0 and args.report and not dry_run:
-            status = subprocess.run([*snakemake, "--report", "results/report.html", *config_args],
-                                    check=False).returncode
+        try:
+            status = 0
+            if rebuild:
+                # first those alone: what reads a rebuilt file that came out the same is then not redone
+                # (Snakemake compares it with the checksum it recorded), as it would be in one invocation
+                status = _snakemake([*snakemake, "--cores", str(args.cores), *args.snakemake_args, *rebuild,
+                                     *config_args])
+            if status == 0:
+                status = _snakemake([*snakemake, "--cores", str(args.cores), *(["--dry-run"] if args.dry_run else []),
+                                     *args.snakemake_args, *config_args])
+            if status == 0 and args.report and not dry_run:
+                status = _snakemake([*snakemake, "--report", "results/report.html", *config_args])
+        except KeyboardInterrupt:
+            if snakemake_locked(workdir):
+                # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
+                subprocess.run([*snakemake, "--unlock", *config_args], capture_output=True, check=False)
+            raise
+    if status != 0 and not (dry_run or unlock):
+        lost = integrity.missing(workdir)
+        if lost:
+            print(f"plmfair: run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing "
+                  f"after this failure ({', '.join(lost[:3])}{' ...' if len(lost) > 3 else ''}): fix what the job's "
+                  f"log above names, then rebuild them: {again}", file=sys.stderr)
     if status == 0 and not (dry_run or unlock):
-        print(_ending(workdir, setup.name, runs=args.runs))
+        print(_ending(workdir))
     return status
 
 
-def _ending(workdir: Path, name: str | None, *, runs: str) -> str:
-    """The headline numbers of a finished run and where its record and report are."""
+def _writable(workdir: Path) -> None:
+    """Every folder and file of the run's results can be written, as Snakemake asks it (``os.access``):
+    it would stop at the first output it cannot replace with a ProtectedOutputException of many lines."""
+    results = workdir / "results"
+    for path in [results, *results.rglob("*")] if results.is_dir() else []:
+        if not path.is_symlink() and not os.access(path, os.W_OK):
+            raise ConfigError(f"{path} cannot be written (mode {path.stat().st_mode & 0o777:o}): make the run's "
+                              f"results writable (chmod -R u+w {results}) or run in another folder (--run NAME); "
+                              f"nothing was run")
+
+
+def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
+    """The published files of the run to rebuild before anything else: those changed outside the workflow
+    since their job wrote them, moved aside (kept) first, and those its last record lists that are gone;
+    only files the run's configuration still publishes (:func:`plmfair.plan.published_files`)."""
+    # the configuration's schema and defaults (jsonschema, Snakemake's merge) only when a run starts
+    from plmfair.config import load_config
+
+    altered = integrity.altered(workdir)
+    if altered:
+        where = integrity.set_aside(workdir, altered)
+        log.info("%s", f"{len(altered)} result(s) changed since the workflow wrote them "
+                       f"({', '.join(altered[:3])}{' ...' if len(altered) > 3 else ''}): moved to {where} and rebuilt now")
+    lost = sorted(set(altered) | set(integrity.missing(workdir)))
+    if not lost:
+        return []
+    try:
+        published = set(plan.published_files(load_config(list(configfiles))))
+    except PlmfairError:
+        return []  # Snakemake names the configuration's fault itself
+    return [path for path in lost if path in published]
+
+
+def _run_again(folder: Path) -> str | None:
+    """The command that brings a run folder's results up to date: ``plmfair run`` for a run plmfair
+    started or the checkout's own results, ``make demo`` for the demo; None for another folder."""
+    folder = folder.resolve()
+    if folder == ROOT:
+        return "plmfair run"
+    if folder == ROOT / ".test":
+        return "make demo"
+    if _started_by_plmfair(folder):
+        return shlex.join(["plmfair", "run", "--run", folder.name, "--runs", str(folder.parent)])
+    return None
+
+
+def _report_command(folder: Path) -> str | None:
+    folder = folder.resolve()
+    if folder == ROOT:
+        return "make report"
+    if folder == ROOT / ".test":
+        return "make demo-report"
+    again = _run_again(folder)
+    return f"{again} --report" if again else None
+
+
+def _started_by_plmfair(folder: Path) -> bool:
+    """A run folder ``plmfair run`` made: its config.yaml says so in its first line."""
+    try:
+        with open(folder / "config.yaml", encoding="utf-8") as fh:
+            return fh.readline().startswith("# written by `plmfair run")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def locate_run(name: str, *, runs: str) -> Path:
+    """The folder of a run given by its name (``runs/<name>``) or folder: one with a record
+    (``results/run.json``) or one ``plmfair run`` started; anything else is refused with the runs there
+    are and a command that shows one."""
+    candidates = [Path(name), Path(runs) / name]
+    for folder in candidates:
+        try:
+            if (folder / "results" / "run.json").is_file() or _started_by_plmfair(folder):
+                return folder
+        except OSError:  # a name too long for the file system is no run
+            continue
+    known = sorted(p.name for p in Path(runs).glob("*/") if _started_by_plmfair(p)) if Path(runs).is_dir() else []
+    shown = name if len(name) <= 60 else name[:57] + "..."
+    hint = (f"e.g. {shlex.join(['plmfair', 'show', known[0], '--runs', runs])}" if known
+            else "start one with: plmfair run MODEL --run NAME")
+    raise ConfigError(f"{shown!r} is not a run: no record (results/run.json) and no config.yaml of plmfair run there or "
+                      f"in {runs}; the runs in {runs}: {', '.join(known) or 'none yet'}; {hint}")
+
+
+def _status(folder: Path) -> str:
+    """Whether the run is complete and its files those its record lists (:func:`plmfair.integrity.verify`)."""
+    check = integrity.verify(folder)
+    if not check.record:
+        return "status: INCOMPLETE: no record (results/run.json)"
+    if check.missing:
+        return f"status: INCOMPLETE: {len(check.missing)} of the {check.checked} files its record lists are missing"
+    if check.changed or check.unexpected:
+        return (f"status: UNVERIFIED: {len(check.changed)} file(s) changed since the record, {len(check.unexpected)} "
+                f"not produced by its configuration (plmfair verify {folder})")
+    return f"status: complete, verified ({check.checked} files as its record lists them)"
+
+
+def _ending(workdir: Path) -> str:
+    """The headline numbers of a finished run, whether it is complete, and where its record and report are."""
     # pandas and the tables (through the record) only when a run's headline is shown
     from plmfair.record import headline, read_run_record
 
     record_path = workdir / "results" / "run.json"
     report = workdir / "results" / "report.html"
-    again = f"plmfair run --run {name} --runs {runs} --report" if name else "make report"
     text = headline(read_run_record(record_path)) if record_path.is_file() else "(no run record was written)\n"
-    return (f"\n{text}\nrecord: {record_path}\nreport: {report}" + ("" if report.is_file() else f" ({again})"))
+    command = _report_command(workdir)
+    where = "" if report.is_file() else (f" (not written: {command})" if command else " (not written)")
+    return f"\n{text}\n{_status(workdir)}\nrecord: {record_path}\nreport: {report}{where}"
 
 
 def show(run: str, *, runs: str) -> int:
     """Print a finished run's headline numbers again."""
-    folder = Path(run) if (Path(run) / "results").is_dir() else Path(runs) / run
-    if not (folder / "results").is_dir():
-        known = sorted(p.name for p in Path(runs).glob("*/") if (p / "results").is_dir())
-        raise ConfigError(f"run {run!r}: no {folder / 'results'}; the runs in {runs}: {', '.join(known) or 'none yet'}")
-    print(_ending(folder, folder.name, runs=str(folder.parent)))
+    folder = locate_run(run, runs=runs)
+    if not (folder / "results" / "run.json").is_file():
+        again = _run_again(folder)
+        raise ConfigError(f"run {folder.name} is incomplete: it has no record (results/run.json), so its last run did "
+                          f"not finish" + (f"; finish it: {again}" if again else ""))
+    print(_ending(folder))
     return 0
+
+
+def verify(run: str, *, runs: str) -> int:
+    """Re-hash a run's files against its record; name every file changed, missing or not produced by its
+    configuration."""
+    folder = locate_run(run, runs=runs)
+    check = integrity.verify(folder)
+    again = _run_again(folder)
+    if not check.record:
+        raise ConfigError(f"run {folder.name} has no record (results/run.json), so there is nothing to verify its "
+                          f"files against" + (f"; finish it: {again}" if again else ""))
+    for kind, files in (("changed", check.changed), ("missing", check.missing),
+                        ("not produced by the record's configuration", check.unexpected)):
+        for path in files:
+            print(f"{kind}: {path}")
+    if check.ok:
+        print(f"run {folder.name}: verified: the {check.checked} files its record lists are as it lists them")
+        return 0
+    fix = f"; rebuild the changed and missing ones: {again}" if again and (check.changed or check.missing) else ""
+    print(f"run {folder.name}: NOT verified: {len(check.changed)} changed, {len(check.missing)} missing, "
+          f"{len(check.unexpected)} not produced by its configuration, of the {check.checked} files its record "
+          f"lists{fix}", file=sys.stderr)
+    return 1
 
 
 def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
@@ -118,7 +288,13 @@ def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
     # pandas and scipy (through run_compare) only for `compare`
     from plmfair.run_compare import compare_runs, render
 
-    text = render(compare_runs(folders), fmt)
+    located = [locate_run(f, runs=str(ROOT / "runs")) for f in folders]
+    for folder in located:
+        if not (folder / "results" / "run.json").is_file():
+            again = _run_again(folder)
+            raise ConfigError(f"run {folder.name} is incomplete: it has no record (results/run.json) to compare"
+                              + (f"; finish it: {again}" if again else ""))
+    text = render(compare_runs(located), fmt)
     if out:
         write_text(text, out)
     print(text, end="")
@@ -150,9 +326,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--mirror", default=None, help="a folder of data files to use before the network")
     for flag, text in FLAGS.items():
         r.add_argument(flag, action="store_true", help=text)
-    sh = sub.add_parser("show", help="a finished run's headline numbers, record and report")
+    sh = sub.add_parser("show", help="a finished run's headline numbers, whether it is complete, its record and report")
     sh.add_argument("name", help="the run's name (runs/<name>) or folder")
     sh.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
+    v = sub.add_parser("verify", help="re-hash a run's files against its record: every file changed, missing or "
+                                      "not produced by its configuration")
+    v.add_argument("name", help="the run's name (runs/<name>) or folder")
+    v.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
     c = sub.add_parser("compare", help="runs side by side: numbers with intervals and marks, settings that differ, "
                                        "paired tests")
     c.add_argument("folders", nargs="+", help="run folders (runs/<name>)")
@@ -165,11 +345,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return compare(args.folders, fmt=args.format, out=args.out)
         if args.command == "show":
             return show(args.name, runs=args.runs)
+        if args.command == "verify":
+            return verify(args.name, runs=args.runs)
         args.snakemake_args = extra
         return run(args, argv[1:])
     except PlmfairError as exc:
         print(f"plmfair: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"plmfair: interrupted: the finished jobs' results are kept and the stopped ones left no output, so "
+              f"nothing is lost; rerun the same command: {shlex.join(['plmfair', *argv])}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

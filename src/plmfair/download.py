@@ -8,7 +8,6 @@ left where the workflow would take it as valid.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
@@ -16,21 +15,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from plmfair.atomic import atomic_path
+from plmfair.atomic import atomic_path, sha256_of
 from plmfair.errors import DataError
 
 log = logging.getLogger(__name__)
 
 _CHUNK = 1 << 20
-
-
-def sha256_of(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def find_in_mirror(mirror: str | os.PathLike | None, filename: str) -> Path | None:

@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from plmfair.atomic import storage_error
+from plmfair.atomic import seal_writes, storage_error
 from plmfair.errors import PlmfairError
 
 # Room set aside in a job's log when it opens, so that a job stopped by a full disk can still say why
@@ -37,6 +37,9 @@ class JobLog(logging.FileHandler):
 def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | None = None) -> None:
     """Log to the rule's ``log[0]`` (or ``path``) and to stderr; route uncaught exceptions there too.
 
+    In a workflow job (``snakemake`` given) every result the job writes is sealed
+    (:func:`plmfair.atomic.seal_writes`).
+
     Plmfair's own errors are logged as one line (they already say what to do) and print no
     traceback, and so is a fault of the machine (disk full, read-only folder, permission denied:
     :func:`plmfair.atomic.storage_error`) wherever it was raised; anything else is logged with its
@@ -44,6 +47,8 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
     """
     if path is None and snakemake is not None and len(snakemake.log) > 0:
         path = str(snakemake.log[0])
+    if snakemake is not None:
+        seal_writes(os.getcwd())  # a job runs in the run folder: its results are sealed as written
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if path:
         handlers.append(JobLog(path, mode="w", encoding="utf-8"))
@@ -57,6 +62,10 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
 
     def _excepthook(exc_type, exc, tb):
         log = logging.getLogger("plmfair")
+        if issubclass(exc_type, KeyboardInterrupt):
+            # Ctrl-C reaches every job: Snakemake removes the stopped job's outputs and says so itself
+            log.error("interrupted: this job stopped before writing its outputs")
+            return
         if issubclass(exc_type, PlmfairError):
             # already says which file, row or key and what to do: one line, no traceback
             log.error("%s", exc)

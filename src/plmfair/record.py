@@ -158,10 +158,21 @@ def data_section(files: Sequence[str], pinned: Mapping[str, str | None]) -> list
              "sha256_config": pinned.get(Path(f).name)} for f in files]
 
 
+def published_section(paths: Sequence[str]) -> list[dict]:
+    """Every file the run publishes (:func:`plmfair.plan.published_files`), the files of a folder output
+    one by one, each with its size and SHA-256: what ``plmfair verify`` checks the run folder against."""
+    files = []
+    for path in map(Path, paths):
+        inside = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")) \
+            if path.is_dir() else [path]
+        files += [{"path": p.as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in inside]
+    return files
+
+
 def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequence[str] = (),
                crows_pairs: str | None = None, cloze_metrics: Sequence[str] = (), cloze_disparity: Sequence[str] = (),
                cloze_tests: Sequence[str] = (), data: Sequence[str] = (), pinned: Mapping[str, str | None] | None = None,
-               benchmarks: str | os.PathLike = "results/benchmarks") -> dict:
+               published: Sequence[str] = (), benchmarks: str | os.PathLike = "results/benchmarks") -> dict:
     """The record of a run from the paths of its results (each optional: a run may have one study). A model's
     scoring output is named by its file (``<model>.parquet``), a cloze set's results by their folder
     (``results/cloze/<set>/``), as :func:`plmfair.plan.run_record_inputs` lists them."""
@@ -187,6 +198,7 @@ def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequen
         "data": data_section(data, pinned or {}),
         "config": _plain(dict(config)),
         "results": results,
+        "files": published_section(published),
     }
 
 

@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]  # the checkout: Snakefile, config/, 
 DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+RUN_NAME_MAX = 100  # a folder name, with room for the files below it in every file system
 MODEL_NAME = re.compile(r"[A-Za-z0-9_]+")
 # what a model entry says of the model itself (free text and the demo's build recipe are not settings)
 NOT_SETTINGS = ("pretraining_data", "licence", "build")
@@ -79,6 +80,13 @@ def detect_family(source: str, *, local: bool) -> str:
     # torch (through the loader), as transformers above: only when a checkpoint's family is read off it
     from plmfair.scoring.loader import checkpoint_families
 
+    if local:
+        path = Path(source) / "config.json"
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ConfigError(f"model {source}: {path} is not valid JSON ({exc}); put back the model's own "
+                              f"config.json") from None
     try:
         config = AutoConfig.from_pretrained(source, local_files_only=local, trust_remote_code=False)
     except (OSError, ValueError) as exc:
@@ -131,7 +139,12 @@ class ModelArgument:
             if key not in allowed:
                 raise ConfigError(f"model option {key!r} (in {text!r}){did_you_mean(key, allowed)}: the options are "
                                   f"{', '.join(allowed)}")
-            options[key] = yaml.safe_load(value) if value else None
+            try:
+                options[key] = yaml.safe_load(value) if value else None
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"model option {part!r} (in {text!r}): {value!r} is not a YAML value "
+                                  f"({getattr(exc, 'problem', None) or 'cannot be read'}); e.g. "
+                                  f"{spec}:languages=[fr,en]") from None
         name, sep, source = spec.partition("=")
         if not sep:
             name, source = model_name(spec), spec
@@ -242,8 +255,34 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
 
 
 def read_yaml(path: str | Path) -> dict:
-    with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh) or {}
+    """A YAML configuration file as a mapping; one that is not UTF-8, not YAML or not a mapping is
+    refused in one line naming the file and the place."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: byte {exc.start} is not UTF-8 text; save the file as UTF-8") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML{where} ({getattr(exc, 'problem', None) or exc}); fix it "
+                          f"there") from None
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"{path}: a configuration is a mapping of keys (crows_pairs:, models:, ...), not a "
+                          f"{type(data).__name__}")
+    return data or {}
+
+
+def read_run_config(path: Path) -> dict:
+    """A run's own ``config.yaml`` (:func:`read_yaml`); an empty one is refused, as every run's has its
+    complete configuration."""
+    config = read_yaml(path)
+    if not config:
+        raise ConfigError(f"{path} is empty, but a run's config.yaml holds its complete configuration: put it "
+                          f"back (the configuration of the run's last complete run is under \"config\" in "
+                          f"{path.parent / 'results' / 'run.json'}), or start the run again in a new folder "
+                          f"with --run NAME")
+    return config
 
 
 def merged(paths: Sequence[str | Path], *, onto: dict | None = None) -> dict:
@@ -278,7 +317,13 @@ def differences(old: dict, new: dict) -> list[str]:
     return [f"{k} {_setting(old, k)!r} -> {_setting(new, k)!r}" for k in keys if _setting(old, k) != _setting(new, k)]
 
 
-def check_run_name(name: str) -> None:
+def check_run_name(name: str, *, derived: bool = False) -> None:
+    """A run name is one short folder name; ``derived``: made from the models' or a file's name (the
+    message then says to give one)."""
+    if len(name) > RUN_NAME_MAX:
+        where = "made from the models' or your config file's name " if derived else ""
+        raise ConfigError(f"run name {name[:40]}... {where}has {len(name)} characters, more than {RUN_NAME_MAX}: "
+                          f"give a shorter one with --run NAME")
     if not RUN_NAME.fullmatch(name):
         raise ConfigError(f"run name {name!r}: one folder name of letters, digits and _ . + -, not starting with "
                           f"'.' (a run is runs/<name>/)")
@@ -342,6 +387,8 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
               run: str | None, configfiles: Sequence[Path], runs: Path, family: str | None,
               argv: Sequence[str]) -> RunSetup:
     """Decide what a ``plmfair run`` call runs (nothing is written here)."""
+    if run is not None:
+        check_run_name(run)
     arguments = [ModelArgument.parse(text) for text in models]
     by_name: dict[str, list[ModelArgument]] = {}
     for arg in arguments:
@@ -356,10 +403,10 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
             or "+".join([*(studies or []), *(datasets or [])]) or None)
     if name is None:
         return RunSetup(None, ROOT, [DEFAULT_CONFIG, *configfiles])
-    check_run_name(name)
+    check_run_name(name, derived=run is None)
     folder = runs / name
     existing = folder / "config.yaml"
-    had = read_yaml(existing) if existing.is_file() else None
+    had = read_run_config(existing) if existing.is_file() else None
     if had is not None and not (models or studies or datasets or configfiles):
         return RunSetup(name, folder, [existing])
     user = merged(configfiles)

@@ -26,7 +26,7 @@ wildcard_constraints:
     file=_alternatives(DOWNLOADS),
     dataset=_alternatives(CROWS_SETS),
     built_model=_alternatives(plan.built_models(config)),
-    hub_model=_alternatives(plan.hub_models(config)),
+    hub_model=_alternatives(plan.hub_stores(config)),
     model=_alternatives(MODEL_SPECS),
     corpus=_alternatives(CLOZE_CORPORA),
     lang="[a-z]{2,3}",
@@ -248,12 +248,6 @@ def get_table(attribute):
 
 
 def get_final_outputs():
-    """Every table and figure, the run record, and what none reads: each corpus's sheets and each set's
-    predictions."""
-    out = [f"results/tables/{name}.{ext}" for name in TABLES for ext in ("csv", "md", "tex", "html")]
-    out += [f"results/figures/{name}.png" for name in plan.figures(config)]
-    out += [f"results/cloze/{corpus}/sheets" for corpus in CLOZE_CORPORA]
-    out += ["results/run.json"]
-    for name in CLOZE_SETS:
-        out += [f"results/cloze/{name}/predictions/{m}.parquet" for m in plan.cloze_set_models(config, name)]
-    return out
+    """The run record and every file the run publishes or reads back (plmfair.plan.published_files):
+    each is a target, so a lost one is rebuilt by the next run."""
+    return ["results/run.json", *plan.published_files(config)]

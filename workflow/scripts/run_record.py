@@ -10,7 +10,7 @@ write_run_record(
                       crows_pairs=next(iter(snakemake.input.crows_pairs), None),
                       cloze_metrics=snakemake.input.cloze_metrics, cloze_disparity=snakemake.input.cloze_disparity,
                       cloze_tests=snakemake.input.cloze_tests, data=snakemake.input.data,
-                      pinned=snakemake.params.pinned),
+                      pinned=snakemake.params.pinned, published=snakemake.input.published),
     json_path=snakemake.output.record,
     html_path=snakemake.output.html,
 )
