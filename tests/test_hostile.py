@@ -299,6 +299,11 @@ def test_verify_names_every_file_changed_missing_or_not_of_the_configuration(two
                                        "results/crows_pairs/demo_fr/old_model.parquet"]
     assert said(bad) == [] and bad.stderr.startswith("run h2: NOT verified: 1 changed, 1 missing, 1 not produced")
     assert "status: INCOMPLETE: 1 of the" in plmfair("show", "h2", *runs_arg, cwd=base).stdout
+    # compare refuses a run with a file missing rather than dropping its rows without a word
+    assert one_line(plmfair("compare", str(h2), str(base / "runs" / "h4"), cwd=base, ok=False)) == (
+        f"plmfair: run h2 is incomplete: 1 of the files its record lists are missing "
+        f"(results/figures/crows_pairs.png), so it is not compared; rebuild them: plmfair run --run h2 --runs "
+        f"{base / 'runs'}")
     # the next run rebuilds the changed and missing ones and leaves the stranger where it is
     plmfair("run", "--run", "h2", *places, cwd=base)
     again = plmfair("verify", "h2", *runs_arg, cwd=base, ok=False)

@@ -84,10 +84,10 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                       family=args.family, argv=argv)
     dry_run = args.dry_run or any(word in DRY_RUN for word in args.snakemake_args)
     unlock = "--unlock" in args.snakemake_args  # only frees the run folder: no preflight, no headline
+    acting = not (dry_run or unlock)  # the call runs jobs (and may rebuild, lose or report results)
     for note in setup.notes:
         log.info("%s", note)
     workdir = run_folder(Path(args.runs), setup.name, resources=Path(args.resources)) if setup.name else ROOT
-    again = _run_again(workdir)
     with run_lock(workdir) if setup.name else nullcontext(), tempfile.TemporaryDirectory() as scratch:
         if setup.name and snakemake_locked(workdir) and not unlock:
             raise ConfigError(f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
@@ -99,11 +99,11 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             write_settings(target, setup.config, ["plmfair", "run", *argv])
             configfiles = [target]
         rebuild = []
-        if not (dry_run or unlock):
+        if acting:
             _writable(workdir)
             rebuild = _to_rebuild(workdir, configfiles)
         mirror = Path(args.mirror).resolve() if args.mirror else None
-        if not (dry_run or unlock) and preflight([*map(str, configfiles), "--directory", str(workdir),
+        if acting and preflight([*map(str, configfiles), "--directory", str(workdir),
                                       *(["--mirror", str(mirror)] if mirror else [])]) != 0:
             return 1
         snakemake = [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(ROOT / "Snakefile"),
@@ -128,13 +128,12 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
                 subprocess.run([*snakemake, "--unlock", *config_args], capture_output=True, check=False)
             raise
-    if status != 0 and not (dry_run or unlock):
-        lost = integrity.missing(workdir)
-        if lost:
-            print(f"plmfair: run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing "
-                  f"after this failure ({', '.join(lost[:3])}{' ...' if len(lost) > 3 else ''}): fix what the job's "
-                  f"log above names, then rebuild them: {again}", file=sys.stderr)
-    if status == 0 and not (dry_run or unlock):
+    lost = integrity.missing(workdir) if acting and status != 0 else []
+    if lost:
+        print(f"plmfair: run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing "
+              f"after this failure ({', '.join(lost[:3])}{' ...' if len(lost) > 3 else ''}): fix what the job's "
+              f"log above names, then rebuild them: {_run_again(workdir)}", file=sys.stderr)
+    if acting and status == 0:
         print(_ending(workdir))
     return status
 
@@ -290,10 +289,15 @@ def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
 
     located = [locate_run(f, runs=str(ROOT / "runs")) for f in folders]
     for folder in located:
+        again = _run_again(folder)
         if not (folder / "results" / "run.json").is_file():
-            again = _run_again(folder)
             raise ConfigError(f"run {folder.name} is incomplete: it has no record (results/run.json) to compare"
                               + (f"; finish it: {again}" if again else ""))
+        lost = integrity.missing(folder)
+        if lost:
+            raise ConfigError(f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
+                              f"({', '.join(lost[:3])}{' ...' if len(lost) > 3 else ''}), so it is not compared"
+                              + (f"; rebuild them: {again}" if again else ""))
     text = render(compare_runs(located), fmt)
     if out:
         write_text(text, out)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.crows_pairs import decisive_outcomes, read_pair_scores
+from plmfair.errors import DataError
 from plmfair.record import cloze_headline, crows_pairs_lines, read_run_record
 from plmfair.stats import bonferroni, paired_mcnemar
 from plmfair.tables import to_markdown
@@ -62,8 +63,10 @@ def paired_tests(folders: Mapping[str, Path], records: Mapping[str, dict]) -> pd
     for run, record in records.items():
         for row in record["results"]["crows_pairs"]:
             path = folders[run] / "results" / "crows_pairs" / row["dataset"] / f"{row['model']}.parquet"
-            if path.is_file():
-                by_dataset.setdefault(row["dataset"], {})[f"{run}/{row['model']}"] = decisive_outcomes(read_pair_scores(path))
+            if not path.is_file():
+                raise DataError(f"{path}: missing, though the record of run {run} lists these scores; rebuild the run "
+                                f"before comparing it (plmfair run --run {Path(folders[run]).name})")
+            by_dataset.setdefault(row["dataset"], {})[f"{run}/{row['model']}"] = decisive_outcomes(read_pair_scores(path))
     frames = []
     for dataset, outcomes in by_dataset.items():
         if len(outcomes) > 1:
