@@ -42,7 +42,7 @@ from plmfair.tables import to_markdown
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: the published files with their SHA-256 (files)
 PACKAGES = ("torch", "transformers", "tokenizers", "snakemake", "pandas", "numpy", "scipy", "statsmodels", "spacy",
             "eflomal")
 # what a model's scoring output says of how it ran (its run metadata)
@@ -237,6 +237,11 @@ def read_run_record(path: str | os.PathLike) -> dict:
         raise DataError(f"{path}: no run record; it is written at the end of a run: plmfair run --run {run.name} "
                         f"--runs {run.parent}")
     record = json.loads(path.read_text(encoding="utf-8"))
+    if record.get("record_version") != RECORD_VERSION:
+        run = path.parent.parent
+        raise DataError(f"{path}: a record of version {record.get('record_version')} (this plmfair writes version "
+                        f"{RECORD_VERSION}); rewrite it from the run's results: plmfair run --run {run.name} --runs "
+                        f"{run.parent}")
     validate_record(record)
     return record
 
