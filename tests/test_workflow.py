@@ -433,6 +433,22 @@ def test_the_run_record_holds_what_the_tables_print(demo_run):
     assert record["results"]["warnings"] == [] and "WARNING" not in html
 
 
+def test_the_record_lists_every_file_the_demo_publishes_and_verify_holds_them(demo_run):
+    """plan.published_files is every file of the demo's results/ but its logs, benchmarks, built models
+    and the record itself (a new output of a rule that is not listed fails here), and plmfair verify
+    finds each as the record lists it."""
+    import subprocess
+    import sys
+
+    from plmfair.integrity import verify
+
+    check = verify(demo_run)
+    assert check.ok and check.checked > 200, (check.changed, check.missing, check.unexpected)
+    proc = subprocess.run([str(Path(sys.executable).parent / "plmfair"), "verify", str(demo_run)], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and proc.stdout.startswith(f"run {demo_run.name}: verified: the {check.checked} files")
+
+
 def test_a_ready_made_cloze_test_is_a_config_entry(demo_copy, tmp_path):
     """A cloze test with annotator groups in MozArt's archive format, under another name, costs no
     code: one entry under datasets.cloze_tests (here a copy of the demo's MozArt archive). It is

@@ -71,9 +71,9 @@ def published_files(config: dict) -> list[str]:
     answered = answered_sets(config)
     for name in cloze_sets(config):
         models = cloze_set_models(config, name)
-        out += [cloze_scores_file(name, "predictions", m) for m in models]
+        # a set without answers yet gets an empty answer-scores file per model (its scoring job writes both)
+        out += [cloze_scores_file(name, kind, m) for m in models for kind in ("predictions", "answer_scores")]
         if name in answered:
-            out += [cloze_scores_file(name, "answer_scores", m) for m in models]
             out += [f"results/cloze/{name}/{kind}.parquet" for kind in ANSWERED_SET_FILES]
     for name in tsne_sets(config):
         out += [f"results/cloze/{name}/tsne/{m}.parquet" for m in cloze_set_models(config, name)]
