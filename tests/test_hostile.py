@@ -416,9 +416,17 @@ def test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on(two_r
 
 
 def test_make_demo_ends_as_a_run_does():
+    """make demo ends with plmfair show (headline, status, record, report); show prints for the demo's
+    folder a report command that works there; the README's quick start shows the demo."""
+    from plmfair import cli
+
     recipe = subprocess.run(["make", "-n", "demo", "VENV=.venv"], cwd=REPO, capture_output=True, text=True,
                             check=True).stdout.strip().splitlines()
     assert recipe[-1] == ".venv/bin/plmfair show .test"
+    assert cli._report_command(REPO / ".test") == "make demo-report" and cli._run_again(REPO / ".test") == "make demo"
+    assert cli._report_command(REPO) == "make report" and cli._run_again(REPO) == "plmfair run"
+    quick_start = (REPO / "README.md").read_text(encoding="utf-8").split("## Quick start")[1].split("\n## ")[0]
+    assert "make demo " in quick_start and "make test " in quick_start and "make run " in quick_start
 
 
 # Each row of the README's troubleshooting table (a fragment of its first column) and the tests that
