@@ -2,15 +2,18 @@
 #
 # Path convention (relative to the working directory, `--directory` for the demo):
 #   resources/downloads/{file}                    verified downloads (mirror or URL)
-#   resources/models/{model}/                      models built (demo) or fetched from the Hub
-#   resources/manifests/{model}.json               each model folder's files, sizes and SHA-256
+#   resources/models/{hf_id}@{revision}/           models fetched from the Hub (named by what is fetched)
+#   results/models/{model}/                        models the run builds and trains (demo)
+#   results/manifests/{model}.json                 the run's manifest of each model: files, sizes, SHA-256
 #   resources/spacy/{lang}/                        lookup spaCy pipelines built for the demo
 #   results/data/<dataset>/....parquet             ingested data (a cloze set's answers: <cloze_set>/annotations)
 #   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage
 #   results/tables/<table>.{csv,md,tex,html}       tables for people (plmfair.table_registry)
 #   results/figures/<figure>.{png,pdf}             figures (also in the Snakemake report)
 #   results/logs/<stage>/...log, results/benchmarks/<stage>/...tsv
-#   results/run.json                               the run's record (plmfair.record): settings, provenance, headline
+#   results/run.json                               the run's record (plmfair.record): settings, provenance, headline,
+#                                                  every published file with its SHA-256 (plan.published_files)
+#   .plmfair/seals/results/...json                 what each job wrote (plmfair.atomic); .plmfair/altered/: set aside
 from pathlib import Path
 
 from snakemake.utils import min_version
