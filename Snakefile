@@ -5,7 +5,7 @@
 #   resources/models/{hf_id}@{revision}/           models fetched from the Hub (named by what is fetched)
 #   results/models/{model}/                        models the run builds and trains (demo)
 #   results/manifests/{model}.json                 the run's manifest of each model: files, sizes, SHA-256
-#   resources/spacy/{lang}/                        lookup spaCy pipelines built for the demo
+#   results/spacy/{lang}/                          lookup spaCy pipelines the run builds (demo)
 #   results/data/<dataset>/....parquet             ingested data (a cloze set's answers: <cloze_set>/annotations)
 #   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage
 #   results/tables/<table>.{csv,md,tex,html}       tables for people (plmfair.table_registry)

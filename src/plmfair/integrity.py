@@ -24,10 +24,10 @@ from pathlib import Path
 from plmfair.atomic import SEALED, SEALS, TMP_MARK, sha256_of
 
 RECORD = Path("results") / "run.json"
-# what results/ holds besides the published files: logs, Snakemake's benchmarks, the models the run
-# built, the record and its renderings (none is a result the record lists)
-NOT_PUBLISHED = ("results/logs/", "results/benchmarks/", "results/models/", "results/run.json", "results/run.html",
-                 "results/report.html")
+# what results/ holds besides the published files: logs, Snakemake's benchmarks, the models and spaCy
+# pipelines the run built, the record and its renderings (none is a result the record lists)
+NOT_PUBLISHED = ("results/logs/", "results/benchmarks/", "results/models/", "results/spacy/", "results/run.json",
+                 "results/run.html", "results/report.html")
 ALTERED = Path(".plmfair") / "altered"
 
 

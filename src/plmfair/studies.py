@@ -95,7 +95,7 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           own_jobs=("cloze_join_bitexts", "cloze_tokenize", "build_spacy_pipeline", "cloze_align", "cloze_select",
                     "cloze_sheets", "ingest_cloze_answers", "cloze_alignment_quality"),
           rules=("cloze.smk",),
-          outputs=("resources/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
+          outputs=("results/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
           subjects={"answered_sets": "plmfair.plan.cloze:answered_sets", "corpora": "plmfair.plan.data:cloze_corpora",
                     "gold_corpora": "plmfair.plan.construction:gold_corpora"},
           downloads={"cloze.corpora": "plmfair.plan.data:cloze_corpora",

@@ -3,7 +3,7 @@ rule build_spacy_pipeline:
     input:
         lexicon=downloaded(plan.spacy_lexicon, "lang"),
     output:
-        pipeline=directory("resources/spacy/{lang}"),
+        pipeline=directory("results/spacy/{lang}"),
     params:
         lang="{lang}",
     log:

@@ -100,11 +100,11 @@ def corpus_alignment_files(corpus, langs):
 
 def spacy_load(pipeline):
     """What spacy.load is given: the folder the workflow built the pipeline in, or its name."""
-    return f"resources/spacy/{pipeline.lang}" if pipeline.built else pipeline.name
+    return f"results/spacy/{pipeline.lang}" if pipeline.built else pipeline.name
 
 
 def spacy_built(pipelines):
-    return [f"resources/spacy/{p.lang}" for p in pipelines if p.built]
+    return [f"results/spacy/{p.lang}" for p in pipelines if p.built]
 
 
 # ---- data and models

@@ -57,7 +57,7 @@ def text_reading(config: dict, corpus_name: str, lang: str) -> dict:
 @dataclass(frozen=True)
 class SpacyPipeline:
     """The spaCy pipeline of a language: ``built`` by the workflow from a lexicon entry (the demo's
-    lookup pipelines, ``resources/spacy/<lang>``), else ``name``, a package or a folder."""
+    lookup pipelines, the run's own ``results/spacy/<lang>``), else ``name``, a package or a folder."""
 
     lang: str
     built: bool
