@@ -55,6 +55,8 @@ from plmfair.scoring import FAMILIES
 log = logging.getLogger(__name__)
 
 DRY_RUN = ("-n", "--dry-run", "--dryrun")
+# lost results rebuilt in a Snakemake call each, up to this many (more: one call for all of them)
+REBUILD_ONE_BY_ONE = 10
 
 
 def _snakemake(cmd: Sequence[str]) -> int:
@@ -113,11 +115,13 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                        *(["--config", f"mirror={mirror}"] if mirror else [])]
         try:
             status = 0
-            if rebuild:
-                # first those alone: what reads a rebuilt file that came out the same is then not redone
-                # (Snakemake compares it with the checksum it recorded), as it would be in one invocation
-                status = _snakemake([*snakemake, "--cores", str(args.cores), *args.snakemake_args, *rebuild,
-                                     *config_args])
+            # first those alone, each in a call of its own (a few) in the order of the stages: what reads a
+            # rebuilt file that came out the same is then not redone (Snakemake compares it with the checksum
+            # it recorded), as it would be in one call that also rebuilds a file further down
+            for targets in [[path] for path in rebuild] if len(rebuild) <= REBUILD_ONE_BY_ONE else [rebuild]:
+                if status == 0 and not all((workdir / path).exists() for path in targets):
+                    status = _snakemake([*snakemake, "--cores", str(args.cores), *args.snakemake_args, *targets,
+                                         *config_args])
             if status == 0:
                 status = _snakemake([*snakemake, "--cores", str(args.cores), *(["--dry-run"] if args.dry_run else []),
                                      *args.snakemake_args, *config_args])
@@ -150,9 +154,10 @@ def _writable(workdir: Path) -> None:
 
 
 def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
-    """The published files of the run to rebuild before anything else: those changed outside the workflow
-    since their job wrote them, moved aside (kept) first, and those its last record lists that are gone;
-    only files the run's configuration still publishes (:func:`plmfair.plan.published_files`)."""
+    """The published files of a run that has run jobs before (:func:`plmfair.plan.published_files`) to
+    rebuild before anything else: those changed outside the workflow since their job wrote them, moved
+    aside (kept) first, and those that are gone. Rebuilt alone, a file that comes out the same reruns
+    nothing that reads it."""
     # the configuration's schema and defaults (jsonschema, Snakemake's merge) only when a run starts
     from plmfair.config import load_config
 
@@ -160,15 +165,14 @@ def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
     if altered:
         where = integrity.set_aside(workdir, altered)
         log.info("%s", f"{len(altered)} result(s) changed since the workflow wrote them "
-                       f"({', '.join(altered[:3])}{' ...' if len(altered) > 3 else ''}): moved to {where} and rebuilt now")
-    lost = sorted(set(altered) | set(integrity.missing(workdir)))
-    if not lost:
-        return []
+                       f"({', '.join(altered[:3])}{' ...' if len(altered) > 3 else ''}): moved to {where}, to be rebuilt")
+    if not integrity.has_run(workdir):
+        return []  # a new run: everything is built in one go
     try:
-        published = set(plan.published_files(load_config(list(configfiles))))
+        published = plan.published_files(load_config(list(configfiles)))
     except PlmfairError:
         return []  # Snakemake names the configuration's fault itself
-    return [path for path in lost if path in published]
+    return [path for path in published if not (workdir / path).exists()]  # in the stages' order
 
 
 def _run_again(folder: Path) -> str | None:

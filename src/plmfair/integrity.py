@@ -44,6 +44,11 @@ def _sealed_files(run: Path) -> dict[str, dict]:
     return seals
 
 
+def has_run(run: str | os.PathLike) -> bool:
+    """Whether a job of the run has written a result (its seals are there)."""
+    return (Path(run) / SEALS).is_dir()
+
+
 def altered(run: str | os.PathLike) -> list[str]:
     """The sealed results of ``run`` whose content is no longer what their job wrote (a file of the
     same size and time is taken as unchanged without reading it)."""
