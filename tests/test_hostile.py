@@ -420,8 +420,9 @@ def test_make_demo_ends_as_a_run_does():
     folder a report command that works there; the README's quick start shows the demo."""
     from plmfair import cli
 
-    recipe = subprocess.run(["make", "-n", "demo", "VENV=.venv"], cwd=REPO, capture_output=True, text=True,
-                            check=True).stdout.strip().splitlines()
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}  # under make test
+    recipe = subprocess.run(["make", "--no-print-directory", "-n", "demo", "VENV=.venv"], cwd=REPO, capture_output=True,
+                            text=True, check=True, env=env).stdout.strip().splitlines()
     assert recipe[-1] == ".venv/bin/plmfair show .test"
     assert cli._report_command(REPO / ".test") == "make demo-report" and cli._run_again(REPO / ".test") == "make demo"
     assert cli._report_command(REPO) == "make report" and cli._run_again(REPO) == "plmfair run"
