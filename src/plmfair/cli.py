@@ -40,7 +40,7 @@ from pathlib import Path
 
 from plmfair import integrity, plan
 from plmfair.atomic import write_text
-from plmfair.errors import ConfigError, PlmfairError
+from plmfair.errors import ConfigError, PlmfairError, first_few
 from plmfair.runs import (
     FLAGS,
     ROOT,
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     lost = integrity.missing(workdir) if acting and status != 0 else []
     if lost:
         print(f"plmfair: run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing "
-              f"after this failure ({', '.join(lost[:3])}{' ...' if len(lost) > 3 else ''}): fix what the job's "
+              f"after this failure ({first_few(lost)}): fix what the job's "
               f"log above names, then rebuild them: {_run_again(workdir)}", file=sys.stderr)
     if acting and status == 0:
         print(_ending(workdir))
@@ -165,7 +165,7 @@ def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
     if altered:
         where = integrity.set_aside(workdir, altered)
         log.info("%s", f"{len(altered)} result(s) changed since the workflow wrote them "
-                       f"({', '.join(altered[:3])}{' ...' if len(altered) > 3 else ''}): moved to {where}, to be rebuilt")
+                       f"({first_few(altered)}): moved to {where}, to be rebuilt")
     if not integrity.has_run(workdir):
         return []  # a new run: everything is built in one go
     try:
@@ -300,7 +300,7 @@ def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
         lost = integrity.missing(folder)
         if lost:
             raise ConfigError(f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
-                              f"({', '.join(lost[:3])}{' ...' if len(lost) > 3 else ''}), so it is not compared"
+                              f"({first_few(lost)}), so it is not compared"
                               + (f"; rebuild them: {again}" if again else ""))
     text = render(compare_runs(located), fmt)
     if out:

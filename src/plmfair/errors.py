@@ -19,3 +19,10 @@ class ModelError(PlmfairError):
 
 class StorageError(PlmfairError):
     """A file cannot be written: the disk is full, the folder read-only or not the user's to write."""
+
+
+def first_few(names, n: int = 3) -> str:
+    """The first ``n`` of ``names``, comma-separated, with `` ...`` when there are more: how a one-line
+    message names files it cannot all list."""
+    names = list(names)
+    return ", ".join(names[:n]) + (" ..." if len(names) > n else "")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plmfair.download import sha256_of
-from plmfair.errors import ConfigError, ModelError
+from plmfair.errors import ConfigError, ModelError, first_few
 from plmfair.hub import source_record
 from plmfair.scoring import get_family
 
@@ -176,7 +176,7 @@ def _same_files(name: str, record: dict, manifest: str | os.PathLike) -> None:
     changed = sorted(f for f in listed.keys() | present.keys() if listed.get(f) != present.get(f))
     if changed:
         raise ModelError(f"model {name!r}: {root} changed since its manifest {manifest} was written "
-                         f"({', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''}); nothing was scored: "
+                         f"({first_few(changed)}); nothing was scored: "
                          f"rm {manifest} and run the workflow again to score the folder as it is now")
 
 
