@@ -7,13 +7,13 @@
 #   results/manifests/{model}.json                 the run's manifest of each model: files, sizes, SHA-256
 #   results/spacy/{lang}/                          lookup spaCy pipelines the run builds (demo)
 #   results/data/<dataset>/....parquet             ingested data (a cloze set's answers: <cloze_set>/annotations)
-#   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage
-#   results/tables/<table>.{csv,md,tex,html}       tables for people (plmfair.table_registry)
+#   results/<stage>/{dataset|model}/....parquet    one Parquet file per job of a stage (each path once, in its study's plan.py)
+#   results/tables/<table>.{csv,md,tex,html}       tables for people (each study's outputs.py; plmfair.plan.targets)
 #   results/figures/<figure>.{png,pdf}             figures (also in the Snakemake report)
 #   results/logs/<stage>/...log, results/benchmarks/<stage>/...tsv
-#   results/run.json                               the run's record (plmfair.record): settings, provenance, headline,
+#   results/run.json                               the run's record (plmfair.runs.record): settings, provenance, headline,
 #                                                  every published file with its SHA-256 (plan.published_files)
-#   .plmfair/seals/results/...json                 what each job wrote (plmfair.atomic); .plmfair/altered/: set aside
+#   .plmfair/seals/results/...json                 what each job wrote (plmfair.io.atomic); .plmfair/altered/: set aside
 from pathlib import Path
 
 from snakemake.utils import min_version

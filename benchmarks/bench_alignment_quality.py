@@ -3,7 +3,7 @@
     python benchmarks/bench_alignment_quality.py [--repeats 10] [--rel-iterations 1.0] [--samplers 3]
 
 eflomal seeds its sampler from the system and has no seed option, so two runs differ: this runs
-the workflow's alignment-quality function (plmfair.construction.alignment_quality) ``--repeats`` times on the
+the workflow's alignment-quality function (plmfair.cloze.construction.alignment_quality) ``--repeats`` times on the
 508 gold sentence pairs and prints, per symmetrisation, the mean AER, precision and recall with
 their standard deviation over the runs. Run it at two commits to compare them (the AER of a change
 that must not alter the links should agree within the runs' spread). Reads the gold set from
@@ -29,7 +29,7 @@ def main() -> None:
     ap.add_argument("--rel-iterations", type=float, default=1.0)
     ap.add_argument("--samplers", type=int, default=3)
     args = ap.parse_args()
-    from plmfair.construction.alignment_quality import alignment_quality_files
+    from plmfair.cloze.construction.alignment_quality import alignment_quality_files
 
     root = shared_file(*GOLD.split("/"))
     if root is None:

@@ -38,11 +38,10 @@ from pathlib import Path
 import torch
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
-from plmfair.crows_pairs_data import read_crows_pairs
+from plmfair.crows_pairs.reader import read_crows_pairs
 from plmfair.scoring import CAUSAL_PROTOCOL
-from plmfair.scoring.base import MinimalPair
+from plmfair.scoring.base import MinimalPair, default_token_budget
 from plmfair.scoring.causal import CausalLMScorer
-from plmfair.scoring.loader import default_token_budget
 from plmfair_demo import build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -152,7 +151,7 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=200, help="pairs per language (0: every English and French pair)")
     ap.add_argument("--shapes", default="gpt2,qwen2.5-0.5b", help=f"comma-separated, of {', '.join(SHAPES)}")
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
-    ap.add_argument("--token-budget", type=int, default=default_token_budget(torch.device("cpu"), "causal"),
+    ap.add_argument("--token-budget", type=int, default=default_token_budget("cpu", "causal"),
                     help="plmfair's token budget (default: the scoring jobs' CPU default)")
     ap.add_argument("--harness-batch-size", type=int, default=32, help="lm-evaluation-harness's batch_size")
     ap.add_argument("--profile", action="store_true", help="where plmfair's run spends its time (cProfile)")

@@ -35,8 +35,8 @@ from pathlib import Path
 import torch
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
-from plmfair.crows_pairs import score_pairs
-from plmfair.crows_pairs_data import read_crows_pairs
+from plmfair.crows_pairs.reader import read_crows_pairs
+from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair_demo import build_tiny_model

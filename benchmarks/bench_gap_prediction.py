@@ -24,8 +24,8 @@ import pandas as pd
 import torch
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
-from plmfair.annotations import read_mozart_jsonl
-from plmfair.cloze_scoring import cloze_sentences, distinct_answers, predict, score_answers
+from plmfair.cloze.annotations import read_mozart_jsonl
+from plmfair.cloze.scoring_job import cloze_sentences, distinct_answers, predict, score_answers
 from plmfair.scoring import scorer_class
 from plmfair.scoring.loader import Stopwatch, device_name, pick_device
 from plmfair_demo import build_tiny_model

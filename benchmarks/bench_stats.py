@@ -47,9 +47,8 @@ import numpy as np
 import pandas as pd
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 
-from plmfair.annotations import read_mozart_zip
-from plmfair.core import GROUPS
-from plmfair.group_tests import (
+from plmfair.cloze.annotations import GROUPS, read_mozart_zip
+from plmfair.cloze.group_tests import (
     group_disparity,
     group_effects,
     group_gaps,

@@ -122,14 +122,14 @@ CLOZE_LANGS = ("en", "de", "es", "fr")
 @pytest.fixture(scope="session")
 def demo_corpus(demo_data, tmp_path_factory):
     """The synthetic four-way demo corpus tagged by lookup pipelines built here, with its gold alignments."""
-    from plmfair.construction.alignment import links_frame, parse_pharaoh
-    from plmfair.construction.pos import (
+    from plmfair.cloze.construction.alignment import links_frame, parse_pharaoh
+    from plmfair.cloze.construction.pos import (
         build_lexicon_pipeline,
         load_pipeline,
         read_lexicon,
         tag_lines,
     )
-    from plmfair.corpus_text import read_text_lines
+    from plmfair.io.text_files import read_text_lines
 
     root = demo_data / "cloze"
     tokens, lines = {}, {}
@@ -160,8 +160,8 @@ def construct(tokens, alignments, *, pivot, n_lines, corpus, filters, n, seed, e
     plmfair.cloze.construct_files does on files, tagging only the lines it examines."""
     import pandas as pd
 
-    from plmfair.construction.pos import TAGS_SCHEMA
-    from plmfair.construction.selection import (
+    from plmfair.cloze.construction.pos import TAGS_SCHEMA
+    from plmfair.cloze.construction.selection import (
         DEFAULT_FILTERS,
         cloze_sentences_from_sample,
         lexical_candidates,

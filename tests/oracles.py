@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from plmfair.annotations import read_mozart_zip
-from plmfair.metrics import annotation_scores
+from plmfair.cloze.annotations import read_mozart_zip
+from plmfair.cloze.metrics import annotation_scores
 from plmfair.text import base_normalise
 
 

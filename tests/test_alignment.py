@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair.construction.alignment import (
+from plmfair.cloze.construction.alignment import (
     SYMMETRISATIONS,
     align_files,
     eflomal_links,
@@ -18,9 +18,9 @@ from plmfair.construction.alignment import (
     write_sentences,
     write_token_lines,
 )
-from plmfair.corpus_text import read_text_lines
 from plmfair.errors import DataError
-from plmfair.io import read_parquet, write_parquet
+from plmfair.io.parquet import read_parquet, write_parquet
+from plmfair.io.text_files import read_text_lines
 
 
 def test_parse_pharaoh_round_trip_and_empty_lines():

@@ -11,7 +11,7 @@ def test_aer_by_hand():
     """Two sentences. Sure S = {(0,0),(1,1)} and {(0,0)}; possible P adds (2,1) to the first.
     Predicted A = {(0,0),(2,1),(2,2)} and {(0,0),(1,1)}: |A| = 5, |S| = 3, |P| = 4,
     |A∩S| = 1 + 1 = 2, |A∩P| = 2 + 1 = 3; precision 3/5, recall 2/3, AER = 1 - (2 + 3)/(5 + 3) = 3/8."""
-    from plmfair.construction.alignment_quality import alignment_error
+    from plmfair.cloze.construction.alignment_quality import alignment_error
 
     sure = [{(0, 0), (1, 1)}, {(0, 0)}]
     possible = [{(0, 0), (1, 1), (2, 1)}, {(0, 0)}]
@@ -25,7 +25,7 @@ def test_aer_by_hand():
 
 
 def test_gold_formats_talp_and_pharaoh_reversed_and_out_of_range():
-    from plmfair.construction.alignment_quality import gold_alignments
+    from plmfair.cloze.construction.alignment_quality import gold_alignments
 
     # talp, German first, 1-based: "Haus 1-2 / das 2p1" -> (en, de) 0-based
     talp = gold_alignments("t", sentence_lines=["\ufeffdas Haus ||| the house"], link_lines=["1-1 2-2 2p1"], fmt="talp",
@@ -47,7 +47,7 @@ def test_gold_formats_talp_and_pharaoh_reversed_and_out_of_range():
 def test_alignment_quality_on_the_real_vilar_gold_set_is_recomputed_from_its_links(shared_data):
     """eflomal on the 508 RWTH sentence pairs: the table's AER equals an independent count from the
     links the function returns and the gold file parsed here by hand."""
-    from plmfair.construction.alignment_quality import alignment_quality_files
+    from plmfair.cloze.construction.alignment_quality import alignment_quality_files
 
     root = shared_data / "wmt06" / "gold_alignments" / "vilar2006_de-en_via_Cross-Align"
     if not root.exists():

@@ -7,14 +7,14 @@ import zipfile
 import pandas as pd
 import pytest
 
-from plmfair.annotations import (
+from plmfair.cloze.annotations import (
     MOZART_SCHEMA,
     parse_mozart_lines,
     read_mozart_jsonl,
     read_mozart_zip,
 )
-from plmfair.data_summary import data_summary
 from plmfair.errors import DataError
+from plmfair.runs.data_summary import data_summary
 
 LANGS = ["en", "es", "de", "fr"]
 

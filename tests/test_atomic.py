@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from plmfair.atomic import atomic_dir, atomic_path, write_text
+from plmfair.io.atomic import atomic_dir, atomic_path, write_text
 
 
 def test_failed_write_leaves_no_file(tmp_path):
@@ -120,7 +120,7 @@ def test_a_job_stopped_by_a_full_disk_says_so_in_its_log_without_a_traceback(tmp
     import sys
 
     log = tmp_path / "job.log"
-    code = ("import errno\nfrom plmfair.logs import configure_logging\nfrom plmfair.atomic import atomic_path\n"
+    code = ("import errno\nfrom plmfair.logs import configure_logging\nfrom plmfair.io.atomic import atomic_path\n"
             f"configure_logging(path={str(log)!r})\n"
             f"with atomic_path({str(tmp_path / 'out.parquet')!r}):\n"
             "    raise OSError(errno.ENOSPC, 'No space left on device')\n")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from plmfair.construction.bitext import Bitext, join_bitext_files, join_bitexts
-from plmfair.construction.pos import corpus_lines
+from plmfair.cloze.construction.bitext import Bitext, join_bitext_files, join_bitexts
+from plmfair.cloze.construction.pos import corpus_lines
 from plmfair.errors import ConfigError, DataError
-from plmfair.io import read_parquet
+from plmfair.io.parquet import read_parquet
 
 # de-en: "Good morning ." twice (two translations), "Thank you ." missing from es-en;
 # es-en: extra white space around one pivot sentence, an empty translation, "Yes ." twice.
@@ -46,7 +46,7 @@ def test_join_keeps_pivot_sentences_in_every_bitext_with_their_source_lines():
     assert c[("bitext_duplicated", "es")] == 1 and c[("bitext_repeats", "es")] == 1  # Yes (Good morning once non-empty)
     assert c[("bitext_distinct", "es")] == 4 and c[("joined", "all")] == 3
     # one row per step in the construction table, the pivot's column first and empty for bitext steps
-    from plmfair.tables import construction_table
+    from plmfair.cloze.tables import construction_table
 
     table = construction_table(counts)
     assert table["step"].tolist() == ["bitext_lines", "bitext_empty", "bitext_distinct", "bitext_duplicated",
@@ -73,8 +73,8 @@ def test_join_errors_name_the_files_and_the_key():
 
 
 def test_joined_file_feeds_the_tokenizer_line_by_line(tmp_path):
-    from plmfair.construction.bitext import JOINED_SCHEMA
-    from plmfair.io import write_parquet
+    from plmfair.cloze.construction.bitext import JOINED_SCHEMA
+    from plmfair.io.parquet import write_parquet
 
     for name, lines in {"de-en.en": [p for p, _ in DE], "de-en.de": [t for _, t in DE],
                         "es-en.en": [p for p, _ in ES], "es-en.es": [t for _, t in ES]}.items():

@@ -6,13 +6,11 @@ import pandas as pd
 import pytest
 from oracles import oracle_mozart_scores
 
-from plmfair.breakdowns import (
-    CLOZE_BREAKDOWN_SCHEMA,
+from plmfair.cloze.breakdowns import CLOZE_BREAKDOWN_SCHEMA, cloze_breakdowns, equal_size_buckets
+from plmfair.crows_pairs.breakdowns import (
     CROWS_BREAKDOWN_SCHEMA,
-    cloze_breakdowns,
     crows_breakdowns,
     differing_tokens,
-    equal_size_buckets,
 )
 
 

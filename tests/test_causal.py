@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from oracles import reference_log_likelihood
 
-from plmfair.cloze_scoring import predict, score_answers
-from plmfair.crows_pairs import score_pairs
+from plmfair.cloze.scoring_job import predict, score_answers
+from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.errors import ModelError
 from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.causal import CausalLMScorer

@@ -13,9 +13,9 @@ import pytest
 import yaml
 from conftest import BIN, DEMO_CONFIGS, DEMO_DATA, REPO
 
-from plmfair import runs
 from plmfair.errors import ConfigError
-from plmfair.io import read_parquet
+from plmfair.io.parquet import read_parquet
+from plmfair.runs import folders as runs
 
 DEMO = {"models": {"tiny_bert": {}}, "datasets": {"crows_pairs": {"demo_fr": {}, "demo_en": {}}},
         "cloze": {"corpora": {"demo": {}, "listed": {"models": ["tiny_bert"]}}}}
@@ -143,7 +143,7 @@ def test_a_folder_without_config_json_is_refused_before_anything_reads_it(tmp_pa
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="holds no config.json: give the folder that holds the model's config.json"):
         runs.model_entry(f"x={source}")
-    from plmfair.models import model_files
+    from plmfair.scoring.specs import model_files
 
     assert model_files("/") == [] and model_files("/etc") == []  # the plan never walks them either
 
@@ -262,7 +262,7 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(demo_run, tmp_path)
     refusal's suggestion, run as printed); each run ends with its headline and a record that validates
     and equals its tables; compare shows both with the setting that differs and their paired test;
     a run reports without its original config file; dry runs and hostile calls change no file."""
-    from plmfair.record import read_run_record
+    from plmfair.runs.record import read_run_record
 
     models = tmp_path / "my models"
     models.mkdir()
@@ -373,7 +373,7 @@ def _record(models: list[dict], crows: list[dict], config: dict) -> dict:
 
 
 def test_compare_shows_the_settings_that_differ_and_only_what_records_hold():
-    from plmfair.run_compare import render, settings_that_differ
+    from plmfair.runs.comparison import render, settings_that_differ
 
     model = {"name": "m", "source": "/m", "uncased": False, "revision_requested": None, "commit": None,
              "files_sha256": "ab", "precision": "fp32", "protocol": "nangia", "token_budget": 0, "k": None,

@@ -6,13 +6,13 @@ import pandas as pd
 import pytest
 from conftest import construct_in_memory
 
-from plmfair.construction.alignment import links_frame, parse_pharaoh
-from plmfair.construction.pos import build_lexicon_pipeline, read_lexicon, tag_lines
-from plmfair.construction.selection import balanced_sample, candidate_words, verify_sentences
-from plmfair.core import MASK
-from plmfair.corpus_text import check_parallel, read_text_lines
+from plmfair.cloze.construction.alignment import links_frame, parse_pharaoh
+from plmfair.cloze.construction.pos import build_lexicon_pipeline, read_lexicon, tag_lines
+from plmfair.cloze.construction.selection import balanced_sample, candidate_words, verify_sentences
+from plmfair.cloze.tables import construction_table
 from plmfair.errors import DataError
-from plmfair.tables import construction_table
+from plmfair.io.text_files import check_parallel, read_text_lines
+from plmfair.text import MASK
 
 LANGS = ("en", "de", "es", "fr")
 
@@ -218,14 +218,14 @@ def test_verify_sentences_catches_a_broken_quadruple(demo_corpus):
 @pytest.fixture(scope="module")
 def demo_files(demo_data, tmp_path_factory):
     """The demo corpus as the workflow stores it: tokens files (row groups of 10 lines) and alignments files."""
-    import plmfair.construction.pos
-    from plmfair.construction.alignment import ALIGNMENT_SCHEMA
-    from plmfair.construction.pos import tokenize_corpus_file
-    from plmfair.io import write_parquet
+    import plmfair.cloze.construction.pos
+    from plmfair.cloze.construction.alignment import ALIGNMENT_SCHEMA
+    from plmfair.cloze.construction.pos import tokenize_corpus_file
+    from plmfair.io.parquet import write_parquet
 
     root, out = demo_data / "cloze", tmp_path_factory.mktemp("demo_files")
     pipelines, tokens, aligns = {}, {}, {}
-    saved, plmfair.construction.pos.ROW_GROUP_LINES = plmfair.construction.pos.ROW_GROUP_LINES, 10
+    saved, plmfair.cloze.construction.pos.ROW_GROUP_LINES = plmfair.cloze.construction.pos.ROW_GROUP_LINES, 10
     try:
         for lang in LANGS:
             pipelines[lang] = out / f"nlp_{lang}"
@@ -234,7 +234,7 @@ def demo_files(demo_data, tmp_path_factory):
             tokenize_corpus_file(root / f"cloze_demo.{lang}", tokens[lang], lang=lang, pipeline=pipelines[lang],
                                  tokenized=True)
     finally:
-        plmfair.construction.pos.ROW_GROUP_LINES = saved
+        plmfair.cloze.construction.pos.ROW_GROUP_LINES = saved
     for lang in LANGS[1:]:
         aligns[lang] = out / f"align_{lang}.parquet"
         links = links_frame(parse_pharaoh(read_text_lines(root / f"cloze_demo.en-{lang}.align")[0], source=lang))
@@ -243,10 +243,10 @@ def demo_files(demo_data, tmp_path_factory):
 
 
 def _construct_files(demo_files, monkeypatch, *, row_group_lines=10, **kw):
-    import plmfair.construction.pos
-    from plmfair.construction.selection import construct_files
+    import plmfair.cloze.construction.pos
+    from plmfair.cloze.construction.selection import construct_files
 
-    monkeypatch.setattr(plmfair.construction.pos, "ROW_GROUP_LINES", row_group_lines)
+    monkeypatch.setattr(plmfair.cloze.construction.pos, "ROW_GROUP_LINES", row_group_lines)
     tokens, aligns, pipelines = demo_files
     args = {"pivot": "en", "corpus": "demo", "filters": {"min_tokens": 4, "max_tokens": 30}, "n": 8, "seed": 7,
             "pipelines": pipelines, "tokenized": True, **kw}

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from conftest import construct_in_memory
 
-from plmfair.construction.answers import ingest_answers, write_annotation_sheets
+from plmfair.cloze.construction.answers import ingest_answers, write_annotation_sheets
 from plmfair.errors import DataError
 
 

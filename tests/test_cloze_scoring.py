@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from plmfair.cloze_scoring import cloze_sentences, predict, score_answers
+from plmfair.cloze.scoring_job import cloze_sentences, predict, score_answers
 from plmfair.errors import DataError, ModelError
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
@@ -157,10 +157,11 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
     """As CrowS-Pairs' too_long: a sentence or an answer longer than the model accepts gets no
     prediction or score, its annotations leave the metrics and are counted per group (n_too_long),
     and Table 1 says how many each model skipped."""
-    from plmfair.cloze_scoring import metrics_for_models, score_cloze_set, set_overview
-    from plmfair.io import write_parquet
-    from plmfair.models import ModelSpec
-    from plmfair.tables import table1
+    from plmfair.cloze.metrics import metrics_for_models, set_overview
+    from plmfair.cloze.scoring_job import score_cloze_set
+    from plmfair.cloze.tables import table1
+    from plmfair.io.parquet import write_parquet
+    from plmfair.scoring.specs import ModelSpec
 
     path = build_tiny_model("bert", TEXTS, tmp_path / "bert", vocab_size=200, seed=3, max_length=32)
     long_text = "Les [MASK] de " + " ".join(["la commission"] * 40) + "."
@@ -190,9 +191,10 @@ def test_cloze_files_of_another_version_are_refused_with_the_command_that_rebuil
     """Predictions with log-probabilities stored as text, answer scores without n_pieces, metrics of
     a group this version does not write: each refused at read time, naming the file, the column,
     what was expected and the command that rebuilds it."""
-    from plmfair.cloze_scoring import ANSWER_DTYPES, PREDICTION_DTYPES, read_cloze_scores
-    from plmfair.io import write_parquet
-    from plmfair.metrics import METRICS_SCHEMA, read_metrics
+    from plmfair.cloze.metrics import METRICS_SCHEMA, read_metrics
+    from plmfair.cloze.schemas import read_cloze_scores
+    from plmfair.cloze.scoring_job import ANSWER_DTYPES, PREDICTION_DTYPES
+    from plmfair.io.parquet import write_parquet
 
     preds = pd.DataFrame({"lang": ["en"], "s_id": ["1"], "rank": [1], "candidate": ["x"], "candidate_norm": ["x"],
                           "logprob": ["-1.5"]})

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from plmfair.compare import compare_results, main
-from plmfair.io import write_parquet
+from plmfair.io.parquet import write_parquet
 
 DOC = {"x": "a value", "wall_time_s": "seconds"}
 

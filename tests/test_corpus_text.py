@@ -9,8 +9,8 @@ import zipfile
 
 import pytest
 
-from plmfair.corpus_text import read_text_lines
 from plmfair.errors import DataError
+from plmfair.io.text_files import read_text_lines
 
 BODY = b"Une phrase .\nUne autre phrase .\n"
 

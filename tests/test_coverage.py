@@ -1,5 +1,5 @@
 """A model that cannot read its input is counted and warned about, never published silently
-(plmfair.coverage): an English-only BERT on the real Chinese Multilingual CrowS-Pairs file, and
+(plmfair.scoring.coverage): an English-only BERT on the real Chinese Multilingual CrowS-Pairs file, and
 cloze answers made of pieces the model does not know."""
 
 from __future__ import annotations
@@ -8,15 +8,16 @@ import pandas as pd
 import pytest
 import yaml
 
-from plmfair.cloze_scoring import read_coverage
+from plmfair.cloze.scoring_job import read_coverage
 from plmfair.config import validate_config
-from plmfair.coverage import Coverage, check, warning
-from plmfair.crows_pairs import score_pairs, summarise_pairs
-from plmfair.crows_pairs_data import read_crows_pairs
+from plmfair.crows_pairs.reader import read_crows_pairs
+from plmfair.crows_pairs.scoring_job import score_pairs
+from plmfair.crows_pairs.summary import summarise_pairs
 from plmfair.errors import DataError
-from plmfair.record import headline
+from plmfair.rendering.table_format import render_table
+from plmfair.runs.record import headline
+from plmfair.scoring.coverage import Coverage, check, warning
 from plmfair.scoring.mlm import MaskedLMScorer
-from plmfair.tables import render_table
 from plmfair_demo import build_tiny_model
 
 ENGLISH = ["The poor are really ignorant about how to handle the money they do have.",
@@ -72,7 +73,7 @@ def test_an_english_model_on_chinese_pairs_is_counted_skipped_and_warned(repo, s
     assert said.endswith("scores not meaningful") and summary["identical_items"].eq(len(same)).all()
     # the table says it under its caption, in every format, and marks the model's column
     files = {ext: tmp_path / f"t.{ext}" for ext in ("csv", "md", "tex", "html")}
-    table = render_table({"summary": summary}, builder="table4", options={}, caption="Table 4.", digits=2,
+    table = render_table({"summary": summary}, builder="plmfair.crows_pairs.tables:table4", options={}, caption="Table 4.", digits=2,
                          label="t4", **files)
     assert f"WARNING: {said}." in files["md"].read_text() and "WARNING: bert" in files["html"].read_text()
     assert table.set_index("").loc["Unknown pieces (%)", "mcp_zh_CN bert_en"].endswith("(!)")

@@ -6,11 +6,12 @@ import pandas as pd
 import pytest
 from oracles import aul_reference, nangia_reference
 
-from plmfair.crows_pairs import score_pairs, summarise_pairs
+from plmfair.crows_pairs.scoring_job import score_pairs
+from plmfair.crows_pairs.summary import summarise_pairs
+from plmfair.crows_pairs.tables import crows_pairs_tests_table, table4, table5
 from plmfair.errors import ModelError
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
-from plmfair.tables import crows_pairs_tests_table, table4, table5
 from plmfair_demo import build_tiny_model
 
 FR = [
@@ -254,8 +255,8 @@ def test_tables_layout():
 
 def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):
     """Névéol et al.'s Table 4: 1,462 stereo pairs, 87.2% (of the 1,677 pairs; 4 cannot be scored)."""
-    from plmfair.crows_pairs import pair_status
-    from plmfair.crows_pairs_data import read_crows_pairs
+    from plmfair.crows_pairs.reader import read_crows_pairs
+    from plmfair.crows_pairs.scoring_job import pair_status
 
     pairs = read_crows_pairs(shared_data / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv",
                              fmt="inria", lang="fr")

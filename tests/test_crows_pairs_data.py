@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from plmfair.crows_pairs_data import BIAS_TYPES, read_crows_pairs
-from plmfair.data_summary import data_summary
+from plmfair.crows_pairs.reader import BIAS_TYPES, read_crows_pairs
 from plmfair.errors import DataError
+from plmfair.runs.data_summary import data_summary
 
 
 def test_read_crows_pairs_nyu_and_inria(demo_data):
@@ -161,7 +161,7 @@ def test_duplicate_ids_kept_first_when_asked(tmp_path):
         read_crows_pairs(path, lang="es")
     df = read_crows_pairs(path, lang="es", duplicate_ids="keep_first")
     assert df["pair_id"].tolist() == ["409", "409#2", "410"] and df["duplicate_of"].tolist()[1] == "409"
-    from plmfair.crows_pairs import pair_status
+    from plmfair.crows_pairs.scoring_job import pair_status
 
     assert [pair_status(row) for _, row in df.iterrows()] == ["ok", "skipped_duplicate", "ok"]
 

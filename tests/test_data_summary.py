@@ -1,8 +1,8 @@
 """The data summary: what is in each data set."""
 
-from plmfair.annotations import read_mozart_zip
-from plmfair.crows_pairs_data import read_crows_pairs
-from plmfair.data_summary import data_summary
+from plmfair.cloze.annotations import read_mozart_zip
+from plmfair.crows_pairs.reader import read_crows_pairs
+from plmfair.runs.data_summary import data_summary
 
 LANGS = ["en", "es", "de", "fr"]
 

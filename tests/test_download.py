@@ -2,8 +2,8 @@ import hashlib
 
 import pytest
 
-from plmfair.download import fetch, find_in_mirror, sha256_of
 from plmfair.errors import DataError
+from plmfair.io.download import fetch, find_in_mirror, sha256_of
 
 
 def _sha(data: bytes) -> str:
@@ -58,7 +58,7 @@ def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path)
 
     from conftest import BIN, REPO, dry_run_jobs
 
-    from plmfair.download import mirror_copy_stamp
+    from plmfair.io.download import mirror_copy_stamp
 
     mirror = tmp_path / "mirror"
     mirror.mkdir()

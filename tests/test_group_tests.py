@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from oracles import oracle_mozart_scores
 
-from plmfair.group_tests import (
+from plmfair.cloze.group_tests import (
     GROUPS,
     AnnotatorDesign,
     _rng,

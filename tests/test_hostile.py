@@ -214,7 +214,7 @@ def test_one_name_for_other_weights_never_rescores_a_finished_run(two_runs):
     """Run h4 gave the name tb to other weights: run h2 again is byte for byte what it was and its record
     names folder A and A's digest; a third run naming folder C, whose files are older than every manifest,
     is scored with C and says so."""
-    from plmfair.models import folder_manifest
+    from plmfair.scoring.specs import folder_manifest
 
     base, places = two_runs["base"], two_runs["places"]
     h2, h4 = base / "runs" / "h2", base / "runs" / "h4"

@@ -18,10 +18,10 @@ import yaml
 from conftest import snakemake
 
 from plmfair.errors import ModelError
-from plmfair.hub import SOURCE_FILE, fetch_model
-from plmfair.io import read_parquet_meta
-from plmfair.models import folder_manifest, model_spec, spec_from_entry
+from plmfair.io.hub import SOURCE_FILE, fetch_model
+from plmfair.io.parquet import read_parquet_meta
 from plmfair.scoring.loader import load
+from plmfair.scoring.specs import folder_manifest, model_spec, spec_from_entry
 from plmfair_demo import build_tiny_model
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

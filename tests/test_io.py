@@ -2,7 +2,7 @@ import pandas as pd
 import pytest
 
 from plmfair.errors import DataError
-from plmfair.io import read_parquet, read_parquet_meta, read_schema_doc, write_parquet
+from plmfair.io.parquet import read_parquet, read_parquet_meta, read_schema_doc, write_parquet
 
 
 def test_parquet_roundtrip_with_docs_and_meta(tmp_path):
@@ -35,7 +35,7 @@ def test_read_parquet_errors(tmp_path):
 
 def _pair_file(tmp_path, **changes):
     """A per-pair CrowS-Pairs file as this version writes it, with ``changes`` of another version."""
-    from plmfair.crows_pairs import PAIR_SCHEMA
+    from plmfair.crows_pairs.schemas import PAIR_SCHEMA
 
     frame = pd.DataFrame({"pair_id": ["1", "2"], "bias_type": ["gender", "age"], "stereo_antistereo": ["stereo"] * 2,
                           "origin": ["native"] * 2, "sent_more_score": [-1.0, -2.0], "sent_less_score": [-2.0, -2.0],
@@ -53,7 +53,7 @@ def _pair_file(tmp_path, **changes):
 def test_a_pair_file_of_another_version_is_refused_with_the_command_that_rebuilds_it(tmp_path, changes, message):
     """An older status value gave Table 4 n = 0 and a figure's ValueError; neutral stored as strings a
     TypeError: both are one line naming the file, the column and the fix, wherever the file is read."""
-    from plmfair.crows_pairs import read_pair_scores, summarise_runs
+    from plmfair.crows_pairs.summary import read_pair_scores, summarise_runs
 
     path = _pair_file(tmp_path, **changes)
     with pytest.raises(DataError, match=message + ".*rm .*m.parquet"):

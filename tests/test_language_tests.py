@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair.language_tests import language_effects, language_winloss
+from plmfair.crows_pairs.languages import language_effects, language_winloss
 
 
 def crows_frame(ids, biased, margins, status=None):

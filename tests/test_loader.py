@@ -11,8 +11,8 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from plmfair.errors import ModelError
-from plmfair.models import ModelSpec
 from plmfair.scoring.loader import load
+from plmfair.scoring.specs import ModelSpec
 from plmfair_demo import build_tiny_model
 
 TEXTS = ["The members of the committee met on Monday.", "Les membres de la commission se sont réunis."] * 5
@@ -168,8 +168,8 @@ def test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run(tiny, tmp
 
 def test_a_folder_changed_since_its_manifest_is_never_scored(tiny, tmp_path):
     """A copy that kept older times replaced the weights: Snakemake sees nothing, the scoring job refuses."""
-    from plmfair.atomic import write_json
-    from plmfair.models import folder_manifest, spec_from_entry
+    from plmfair.io.atomic import write_json
+    from plmfair.scoring.specs import folder_manifest, spec_from_entry
 
     path = variant(tiny, tmp_path, "replaced")
     manifest = tmp_path / "results" / "manifests" / "m.json"

@@ -5,14 +5,14 @@ import math
 import pandas as pd
 import pytest
 
-from plmfair.metrics import (
+from plmfair.cloze.metrics import (
     annotation_scores,
     answer_ranks,
     compute_metrics,
     group_metrics,
     sigma_gd,
 )
-from plmfair.tables import paper_table
+from plmfair.cloze.tables import paper_table
 from plmfair.text import normalise, normalise_whitespace
 
 

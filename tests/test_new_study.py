@@ -1,6 +1,7 @@
 """docs/architecture.md's recipe for a study of another kind, carried out: a small study (sentence
-lengths per group, read from a CSV file of its own) is added to a copy of the project in seven files
-(three new code files and its tests, its record, its schema section, its table) and the workflow
+lengths per group, read from a CSV file of its own) is added to a copy of the project as one package
+(its record, jobs, plan and table), its rule file and its tests, plus its line in the study registry and
+its schema section, and the workflow
 downloads its data, runs its jobs, renders its table under its report category, and holds its rules
 to its record. If an extension point regresses (a study name in a switch, a rule file the Snakefile
 must name, a plan section to extend), this fails."""
@@ -21,8 +22,23 @@ import yaml
 pytestmark = pytest.mark.e2e
 
 NEW_FILES = {
-    "src/plmfair/sentence_lengths.py": '''
+    "src/plmfair/sentence_lengths/__init__.py": '''
         """Sentence lengths per group: a study of sentences about groups of people, how long each is."""
+
+        from __future__ import annotations
+
+        from plmfair.sentence_lengths import outputs, plan
+        from plmfair.studies import Study
+
+        STUDY = Study(
+            "sentence_lengths", "Sentence lengths", "sentence_lengths", False, "CSV files of sentences about groups",
+            own_jobs=("sentence_lengths_ingest", "sentence_lengths_summary"), rules=("sentence_lengths.smk",),
+            outputs=("results/data/sentence_lengths/", "results/sentence_lengths/"),
+            subjects={"sentence_lengths": plan.outputs}, downloads={"datasets.sentence_lengths": plan.datasets},
+            tables=outputs.TABLES)
+        ''',
+    "src/plmfair/sentence_lengths/lengths.py": '''
+        """Its reader and its two jobs (library job functions, named by its rules)."""
 
         from __future__ import annotations
 
@@ -31,7 +47,7 @@ NEW_FILES = {
         import pandas as pd
 
         from plmfair.errors import DataError
-        from plmfair.io import read_parquet, write_parquet
+        from plmfair.io.parquet import read_parquet, write_parquet
 
         SENTENCES_SCHEMA = {"group": "who the sentence is about", "sentence": "the sentence",
                             "words": "its words, split at white space"}
@@ -57,12 +73,14 @@ NEW_FILES = {
                      .agg(sentences=("sentence", "size"), mean_words=("words", "mean")))
             write_parquet(df=table, path=summary, schema_doc=SUMMARY_SCHEMA)
         ''',
-    "src/plmfair/plan/sentence_lengths.py": '''
-        """Sentence-length jobs: which data sets are read."""
+    "src/plmfair/sentence_lengths/plan.py": '''
+        """Its jobs: which data sets are read, and its files."""
 
         from __future__ import annotations
 
-        from plmfair.plan.data import enabled
+        from plmfair.studies import enabled
+
+        SUMMARY = "results/sentence_lengths/summary.parquet"
 
 
         def datasets(config: dict) -> list[str]:
@@ -76,8 +94,17 @@ NEW_FILES = {
         def outputs(config: dict) -> list[str]:
             return [""] if datasets(config) else []
         ''',
+    "src/plmfair/sentence_lengths/outputs.py": '''
+        """Its table."""
+
+        from plmfair.rendering.table_spec import TableSpec
+        from plmfair.sentence_lengths.plan import SUMMARY
+
+        TABLES = (TableSpec("sentence_lengths", "sentence_lengths", "plmfair.rendering.table_format:long_table",
+                            {"table": SUMMARY}, "Sentences per group and their mean length in words, per data set."),)
+        ''',
     "workflow/rules/sentence_lengths.smk": '''
-        import plmfair.plan.sentence_lengths as sentence_lengths_plan
+        import plmfair.sentence_lengths.plan as sentence_lengths_plan
 
 
         rule sentence_lengths_ingest:
@@ -86,7 +113,7 @@ NEW_FILES = {
             output:
                 sentences="results/data/sentence_lengths/{sentence_file}.parquet",
             params:
-                job="plmfair.sentence_lengths:ingest",
+                job="plmfair.sentence_lengths.lengths:ingest",
             log:
                 "results/logs/ingest/sentence_lengths_{sentence_file}.log",
             resources:
@@ -103,9 +130,9 @@ NEW_FILES = {
                 sentences=expand("results/data/sentence_lengths/{name}.parquet",
                                  name=sentence_lengths_plan.datasets(config)),
             output:
-                summary="results/sentence_lengths/summary.parquet",
+                summary=sentence_lengths_plan.SUMMARY,
             params:
-                job="plmfair.sentence_lengths:summarise",
+                job="plmfair.sentence_lengths.lengths:summarise",
             log:
                 "results/logs/sentence_lengths/summary.log",
             resources:
@@ -120,7 +147,7 @@ NEW_FILES = {
         import pytest
 
         from plmfair.errors import DataError
-        from plmfair.sentence_lengths import read_sentences
+        from plmfair.sentence_lengths.lengths import read_sentences
 
 
         def test_a_file_without_its_columns_is_named(tmp_path):
@@ -130,32 +157,18 @@ NEW_FILES = {
         ''',
 }
 
-# The edits: its record, its table (and the kind of subject it is made for), its config section.
-RECORD = '''
-STUDIES["sentence_lengths"] = Study(
-    "sentence_lengths", "Sentence lengths", "sentence_lengths", False, "CSV files of sentences about groups",
-    own_jobs=("sentence_lengths_ingest", "sentence_lengths_summary"), rules=("sentence_lengths.smk",),
-    outputs=("results/data/sentence_lengths/", "results/sentence_lengths/"),
-    subjects={"sentence_lengths": "plmfair.plan.sentence_lengths:outputs"},
-    downloads={"datasets.sentence_lengths": "plmfair.plan.sentence_lengths:datasets"})
-'''
-TABLE = '''
-SUBJECTS["sentence_lengths"] = "one table, when some sentence file is read"
-TABLES += (TableSpec("sentence_lengths", "sentence_lengths", "long_table",
-                     {"table": "results/sentence_lengths/summary.parquet"},
-                     "Sentences per group and their mean length in words, per data set."),)
-'''
+# The edits: its line in the study registry, its config section.
+RECORD = '\nSTUDIES.register("sentence_lengths", "plmfair.sentence_lengths:STUDY")\n'
 SENTENCES = "group,sentence\nwomen,They lead the team.\nwomen,She wrote it.\nmen,He cooks dinner for everyone.\n"
 
 
 def add_study(root: Path) -> list[str]:
     """The recipe's files, written into the copy at ``root``; the paths it touched."""
     for path, text in NEW_FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(textwrap.dedent(text).lstrip())
     with open(root / "src/plmfair/studies.py", "a", encoding="utf-8") as fh:
         fh.write(RECORD)
-    with open(root / "src/plmfair/outputs.py", "a", encoding="utf-8") as fh:
-        fh.write(TABLE)
     schema_path = root / "workflow/schemas/config.schema.yaml"
     schema = yaml.safe_load(schema_path.read_text())
     # its download entries take the fields every data set entry has (the schema's x-download-fields)
@@ -167,10 +180,10 @@ def add_study(root: Path) -> list[str]:
         "type": "object", "default": {}, "additionalProperties": False,
         "properties": {"enabled": {"type": "boolean", "default": True}}}
     schema_path.write_text(yaml.safe_dump(schema, sort_keys=False, allow_unicode=True))
-    return [*NEW_FILES, "src/plmfair/studies.py", "src/plmfair/outputs.py", "workflow/schemas/config.schema.yaml"]
+    return [*NEW_FILES, "src/plmfair/studies.py", "workflow/schemas/config.schema.yaml"]
 
 
-def test_a_study_of_another_kind_is_seven_files(repo, tmp_path):
+def test_a_study_of_another_kind_is_one_package_and_three_edits(repo, tmp_path):
     root = tmp_path / "project"
     tracked = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=repo, capture_output=True,
                              text=True, check=True).stdout.split("\n")
@@ -182,7 +195,8 @@ def test_a_study_of_another_kind_is_seven_files(repo, tmp_path):
     mirror.mkdir()
     (mirror / "lengths_en.csv").write_text(SENTENCES)
     touched = add_study(root)
-    assert len(touched) == 7
+    # one new package (4 files), its rule file and its tests; its registry line and its schema section
+    assert len(touched) == 8 and len({Path(p).parent for p in touched if p.startswith("src/plmfair/sentence_lengths/")}) == 1
     (tmp_path / "run.yaml").write_text(yaml.safe_dump({
         "mirror": str(mirror),
         "datasets": {"sentence_lengths": {"en": {"file": "lengths_en.csv",

@@ -340,10 +340,12 @@ def test_tables_and_figures_of_the_demo(demo):
 def test_two_tables_of_one_name_are_refused(demo, monkeypatch):
     """A table made for a subject can meet a study-wide table of the same name (a corpus named after
     it); the plan refuses rather than let one overwrite the other."""
-    from plmfair.outputs import TABLES, TableSpec
+    from plmfair.plan import targets
+    from plmfair.rendering.table_spec import TableSpec
 
-    clash = TableSpec("demo_construction", "data", "long_table", {"table": "results/data/summary.parquet"}, "x")
-    monkeypatch.setattr(plan.outputs, "TABLES", (*TABLES, clash))
+    clash = TableSpec("demo_construction", "data", "plmfair.rendering.table_format:long_table",
+                      {"table": "results/data/summary.parquet"}, "x")
+    monkeypatch.setattr(targets, "SHARED_TABLES", (*targets.SHARED_TABLES, clash))
     with pytest.raises(ConfigError, match="two tables would be written to results/tables/demo_construction; rename "
                                           "the data set or corpus 'demo'"):
         plan.tables(demo)
@@ -355,24 +357,26 @@ def test_downloads_name_their_source_not_the_mirror(demo):
 
 
 def test_output_registry_is_consistent():
-    """Every table names a builder of plmfair.tables and a known kind of subject; every caption and
+    """Every table names a builder that takes its inputs and a known kind of subject; every caption and
     name formats; every figure's subjects are known."""
     import inspect
 
-    from plmfair import tables
-    from plmfair.outputs import FIGURES, SUBJECTS, TABLES
+    from plmfair.plan.targets import all_figures, all_tables
+    from plmfair.registry import load_function
+    from plmfair.studies import STUDIES
 
+    SUBJECTS = {"data", "models"} | {kind for study in STUDIES.values() for kind in study.subjects}
+    TABLES, FIGURES = all_tables(), all_figures()
     names = [spec.name for spec in TABLES]
     assert len(names) == len(set(names))
     for spec in TABLES:
-        builder = tables.BUILDERS[spec.builder]
+        builder = load_function(spec.builder)
         params = inspect.signature(builder).parameters
         assert set(spec.inputs) | set(spec.options) | set(spec.builder_settings) <= set(params), spec.name
         assert spec.subjects in SUBJECTS and set(spec.builder_settings) <= set(spec.settings)
         spec.caption.format(subject="x", **{k: 0.05 for k in spec.settings})
         assert ("{subject}" in spec.name) == (spec.subjects in ("answered_sets", "corpora", "gold_corpora"))
     assert set(FIGURES.values()) <= set(SUBJECTS)
-    assert {spec.builder for spec in TABLES} == set(tables.BUILDERS)  # no builder left without a table
 
 
 def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(monkeypatch):
@@ -383,7 +387,8 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
 
     from conftest import REPO
 
-    from plmfair import models as model_module
+    from plmfair.scoring import model_plan
+    from plmfair.scoring import specs as model_module
 
     calls: Counter = Counter()
     real = model_module.model_spec
@@ -393,7 +398,7 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
         return real(name, entry)
 
     monkeypatch.setattr(model_module, "model_spec", counting)
-    monkeypatch.setattr(plan.models, "model_spec", counting)
+    monkeypatch.setattr(model_plan, "model_spec", counting)
     sets = {f"s{d}": {"file": f"s{d}.csv", "lang": "en"} for d in range(10)}
     config = validate_config({"models": {f"m{i}": {"hf_id": f"o/m{i}", "family": "mlm"} for i in range(60)},
                               "datasets": {"crows_pairs": sets}, "crows_pairs": {"datasets": list(sets)},
@@ -461,8 +466,9 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     import re
 
     from plmfair import studies
-    from plmfair.core import named_function
-    from plmfair.outputs import FIGURES, SUBJECTS, TABLES
+    from plmfair.plan.targets import all_figures, all_tables, study_figures, study_tables
+
+    TABLES, FIGURES = all_tables(), all_figures()
 
     def defined(text):
         return {m.group(1) for m in re.finditer(r"^rule (\w+):", text, re.M)}
@@ -480,16 +486,16 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     assert set().union(*(rules[f] for f in shared_files)) | defined(snakefile) == set(studies.SHARED_JOBS)
     assert set(studies.STUDIES["mozart"].jobs) >= {"ingest_cloze_test", "tsne", "cloze_score", "group_analysis"}
     assert "cloze_score" not in studies.STUDIES["crows_pairs"].jobs
-    assert {kind for study in studies.STUDIES.values() for kind in study.subjects} == set(SUBJECTS) - {"data", "models"}
-    assert "{subject}_table2_p_at_1" in studies.tables("mozart") and "crows_pairs" in studies.tables("crows_pairs")
-    assert "{subject}_construction" in studies.tables("cloze") and "{subject}_construction" not in studies.tables("mozart")
-    assert studies.figures("mozart") == ["{subject}_mrr", "{subject}_group_effects", "{subject}_breakdowns",
+    assert {spec.subjects for spec in TABLES} - {"data", "models"} <= {
+        kind for study in studies.STUDIES.values() for kind in study.subjects}
+    assert "{subject}_table2_p_at_1" in study_tables("mozart") and "crows_pairs" in study_tables("crows_pairs")
+    assert "{subject}_construction" in study_tables("cloze") and "{subject}_construction" not in study_tables("mozart")
+    assert study_figures("mozart") == ["{subject}_mrr", "{subject}_group_effects", "{subject}_breakdowns",
                                          "{subject}_tsne"]
     made = {spec.name for spec in TABLES if spec.subjects in ("data", "models")}
-    assert {t for s in studies.STUDIES for t in studies.tables(s)} | made == {spec.name for spec in TABLES}
-    assert {f for s in studies.STUDIES for f in studies.figures(s)} == set(FIGURES)
+    assert {t for s in studies.STUDIES for t in study_tables(s)} | made == {spec.name for spec in TABLES}
+    assert {f for s in studies.STUDIES for f in study_figures(s)} == set(FIGURES)
     for study in studies.STUDIES.values():
         assert all(path.startswith(("results/", "resources/")) and path.endswith("/") for path in study.outputs)
         named = [*study.subjects.values(), *study.downloads.values(), *filter(None, [study.languages])]
-        for function in named:  # plan functions, by name
-            named_function(function)
+        assert all(callable(function) for function in named)  # plan functions

@@ -8,14 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair import plots
+from plmfair.cloze import figures as cloze_figures
+from plmfair.cloze.figures import mozart_mrr_figure
+from plmfair.crows_pairs import figures as crows_pairs_figures
+from plmfair.crows_pairs.figures import crows_pairs_figure
+from plmfair.rendering import plots
 
 
 @pytest.fixture
 def drawn(monkeypatch):
     """The figures a plotting function made, instead of files."""
     figures = []
-    monkeypatch.setattr(plots, "save_figure", lambda fig, png, pdf: figures.append(fig))
+    for module in (plots, cloze_figures, crows_pairs_figures):
+        monkeypatch.setattr(module, "save_figure", lambda fig, png, pdf: figures.append(fig))
     return figures
 
 
@@ -60,7 +65,7 @@ def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
         "ci_low": [44.0, 45.0, 10.0], "ci_high": [50.3, 74.0, 45.0], "neutral_share": [27.1, 10.0, 0.0],
         "n_neutral": [454, 17, 0],
         "significant": [False, False, True]})
-    plots.crows_pairs_figure(summary, "x.png", "x.pdf")
+    crows_pairs_figure(summary, "x.png", "x.pdf")
     ax, below = drawn[0].axes[0], drawn[0].axes[1]
     # the decisive share is drawn with its interval; Nangia's score apart, unmarked; one star (age)
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
@@ -76,7 +81,7 @@ def test_mrr_figure_marks_every_tied_group_and_says_when_nothing_hit(drawn):
     for model, values in (("tied", {"MN": 20.0, "FN": 20.0, "MNN": 5.0, "FNN": 5.0}),
                           ("empty", dict.fromkeys(("MN", "FN", "MNN", "FNN"), 0.0))):
         rows += [{"model": model, "lang": "en", "group": g, "mrr": v} for g, v in values.items()]
-    plots.mozart_mrr_figure(pd.DataFrame(rows), "x.png", "x.pdf")
+    mozart_mrr_figure(pd.DataFrame(rows), "x.png", "x.pdf")
     tied, empty = drawn[0].axes[:2]
     marks = [t.get_text() for t in tied.texts]
     assert marks.count("▲") == 2 and marks.count("▼") == 2

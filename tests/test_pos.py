@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from plmfair.construction.pos import (
+from plmfair.cloze.construction.pos import (
     TAGS_SCHEMA,
     TOKENS_SCHEMA,
     build_lexicon_pipeline,
@@ -19,9 +19,9 @@ from plmfair.construction.pos import (
     tag_tokens,
     tokenize_corpus_file,
 )
-from plmfair.corpus_text import read_text_lines
 from plmfair.errors import ConfigError, DataError
-from plmfair.io import read_parquet, read_parquet_meta
+from plmfair.io.parquet import read_parquet, read_parquet_meta
+from plmfair.io.text_files import read_text_lines
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +108,9 @@ def test_missing_member_and_bad_encoding_are_named(tmp_path):
 def test_tokenize_corpus_file_writes_row_groups_and_records_lines(fr_pipeline, tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
-    import plmfair.construction.pos
+    import plmfair.cloze.construction.pos
 
-    monkeypatch.setattr(plmfair.construction.pos, "ROW_GROUP_LINES", 2)
+    monkeypatch.setattr(plmfair.cloze.construction.pos, "ROW_GROUP_LINES", 2)
     (tmp_path / "c.fr").write_text("le chien dort\n\nle chien\nchien\ndort le chien\n")
     meta = tokenize_corpus_file(tmp_path / "c.fr", tmp_path / "t.parquet", lang="fr", pipeline=fr_pipeline, empty="skip")
     assert meta["n_lines"] == 5 and meta["n_empty"] == 1 and meta["empty_lines"] == [2]
@@ -140,7 +140,7 @@ def test_tagging_a_subset_of_lines_gives_the_tags_of_tagging_everything(fr_pipel
 
 
 def test_missing_spacy_pipeline_says_how_to_install_it():
-    from plmfair.construction.pos import load_pipeline
+    from plmfair.cloze.construction.pos import load_pipeline
     from plmfair.errors import ConfigError
 
     with pytest.raises(ConfigError, match="spaCy pipeline 'xx_core_news_xl' .* is not installed. Install it with"):

@@ -15,13 +15,13 @@ import torch
 from conftest import DEMO_DATA
 from oracles import nangia_reference
 
-from plmfair.cloze_scoring import predict, score_answers
-from plmfair.crows_pairs import score_pairs
-from plmfair.models import ModelSpec
+from plmfair.cloze.scoring_job import predict, score_answers
+from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.scoring.base import MinimalPair
 from plmfair.scoring.loader import load, placement
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
+from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tokenization import encode_with_words, filled_span, is_fast
 from plmfair_demo import TINY_KINDS, build_tiny_model
 
@@ -162,7 +162,7 @@ def test_python_tokenizer_scores_equal_the_rust_backed_one(tmp_path):
 BLOCKED = '''
 import sys
 from plmfair.errors import ModelError
-from plmfair.models import ModelSpec
+from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.loader import load
 for name, family, path in [("mt5", "seq2seq", sys.argv[1]), ("flaubert", "mlm", sys.argv[2])]:
     try:

@@ -8,11 +8,17 @@ import torch
 from conftest import outputs_under_hash_seeds
 
 from plmfair.errors import ConfigError, ModelError
-from plmfair.models import ModelSpec, model_spec
 from plmfair.scoring import FAMILIES, scorer_class
-from plmfair.scoring.base import MinimalPair, Scorer, length_batches, right_padded
-from plmfair.scoring.loader import default_token_budget, load
+from plmfair.scoring.base import (
+    MinimalPair,
+    Scorer,
+    default_token_budget,
+    length_batches,
+    right_padded,
+)
+from plmfair.scoring.loader import load
 from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
+from plmfair.scoring.specs import ModelSpec, model_spec
 from plmfair_demo import build_tiny_model
 
 TEXTS = ["Les membres de la commission se sont réunis lundi.", "The members of the committee met on Monday."] * 5
@@ -60,9 +66,9 @@ def test_right_padded_batch_and_mask():
 
 
 def test_token_budget_defaults_per_device(built):
-    assert default_token_budget(torch.device("cpu")) == 8192
-    assert default_token_budget(torch.device("cpu"), "causal") == 2048  # benchmarks/bench_causal.py
-    assert default_token_budget(torch.device("cuda", 0)) == 16384  # measured on an H100 (README, Speed)
+    assert default_token_budget("cpu", "mlm") == 8192
+    assert default_token_budget("cpu", "causal") == 2048  # benchmarks/bench_causal.py
+    assert default_token_budget("cuda", "mlm") == 16384  # measured on an H100 (README, Speed)
     loaded = load(ModelSpec(name="bert", family="mlm", path=str(built["bert"])), device="cpu")
     assert loaded.scorer(progress=False).token_budget == 8192  # 0 / unset: the device's default
     assert loaded.scorer(token_budget=512, progress=False).token_budget == 512
@@ -72,10 +78,10 @@ def test_masking_rules_of_the_protocols():
     special = frozenset({0, 9})
     first = TokenizedSentence([0, 4, 5, 6, 9], [None, 0, 0, 1, None], special)
     second = TokenizedSentence([0, 4, 7, 6, 9], [None, 0, 1, 2, None], special)
-    assert MASKING_RULES["nangia"].groups(first, second, True) == ([[1], [3]], [[1], [3]])
-    assert MASKING_RULES["all_tokens"].groups(first, second, True)[0] == [[1], [2], [3]]
+    assert MASKING_RULES["nangia"].masking(first, second, True) == ([[1], [3]], [[1], [3]])
+    assert MASKING_RULES["all_tokens"].masking(first, second, True)[0] == [[1], [2], [3]]
     # within a word, the tokens to the right are masked with the one scored
-    assert MASKING_RULES["within_word_l2r"].groups(first, second, False)[0] == [[1, 2], [2], [3]]
+    assert MASKING_RULES["within_word_l2r"].masking(first, second, False)[0] == [[1, 2], [2], [3]]
     assert MASKING_RULES["nangia"].rounded and not MASKING_RULES["all_tokens"].rounded
 
 
@@ -167,8 +173,8 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
 
     import transformers as tf
 
-    from plmfair.models import models_frame
-    from plmfair.tables import models_table
+    from plmfair.rendering.table_format import models_table
+    from plmfair.scoring.specs import models_frame
 
     folder = tmp_path / "outside"
     shutil.copytree(built["bert"], folder)
@@ -192,12 +198,12 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
 ENTRY_POINTS = '''
 import pickle, sys
 from pathlib import Path
-from plmfair.cloze_scoring import score_cloze_set
-from plmfair.crows_pairs import run_scoring
-from plmfair.annotations import read_mozart_zip
-from plmfair.crows_pairs_data import read_crows_pairs
-from plmfair.models import ModelSpec
-from plmfair.tsne import run_tsne_vectors
+from plmfair.cloze.scoring_job import score_cloze_set
+from plmfair.crows_pairs.scoring_job import run_scoring
+from plmfair.cloze.annotations import read_mozart_zip
+from plmfair.crows_pairs.reader import read_crows_pairs
+from plmfair.scoring.specs import ModelSpec
+from plmfair.cloze.vectors import run_tsne_vectors
 
 data, models, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 annotations = read_mozart_zip(data / "MozArt.zip", ["fr"])

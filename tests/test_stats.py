@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair.crows_pairs import compare_models
+from plmfair.crows_pairs.summary import compare_models
 from plmfair.stats import (
     binomial_summary,
     bonferroni,

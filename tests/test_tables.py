@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from plmfair.tables import to_latex, to_markdown
+from plmfair.rendering.table_format import to_latex, to_markdown
 
 
 def _table():
@@ -40,8 +40,8 @@ def test_latex_converts_section_and_degree_marks():
 
 
 def test_statistical_terms_and_metrics_read_as_contrasts():
-    from plmfair.labels import contrast_label, metric_label
-    from plmfair.tables import effects_table
+    from plmfair.rendering.labels import contrast_label, metric_label
+    from plmfair.rendering.table_format import effects_table
 
     assert contrast_label("group[T.FN]", "MN") == "FN vs MN"
     assert contrast_label("dataset[T.demo_de]", "demo_en") == "demo_de vs demo_en"
@@ -61,7 +61,7 @@ def test_statistical_terms_and_metrics_read_as_contrasts():
 
 
 def test_p_values_print_as_their_size_allows():
-    from plmfair.labels import format_p
+    from plmfair.rendering.labels import format_p
 
     assert [format_p(p) for p in (0.0, 0.0002, 0.001, 0.0456, 1.0, float("nan"))] == [
         "<0.001", "<0.001", "0.001", "0.046", "1.000", ""]
@@ -71,7 +71,7 @@ def test_p_values_print_as_their_size_allows():
 
 
 def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
-    from plmfair.tables import disparity_table, gaps_table
+    from plmfair.cloze.tables import disparity_table, gaps_table
 
     gaps = pd.DataFrame({"model": ["m", "m"], "lang": ["en", "all"], "metric": ["rr", "rr"], "group": ["FN", "FN"],
                          "reference": ["MN", "MN"], "gap": [0.1, -0.2], "ci_low": [-np.inf, -0.3],
@@ -91,17 +91,17 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
 
 
 def test_html_prints_the_same_cells_as_markdown(tmp_path):
-    from plmfair.tables import render_table
+    from plmfair.rendering.table_format import render_table
 
     frame = pd.DataFrame({"dataset": ["fr"], "n": [36], "score": [55.123], "missing": [None]})
-    render_table({"table": frame}, builder="long_table", options={}, caption="c", digits=2, label="t",
+    render_table({"table": frame}, builder="plmfair.rendering.table_format:long_table", options={}, caption="c", digits=2, label="t",
                  csv=tmp_path / "t.csv", md=tmp_path / "t.md", tex=tmp_path / "t.tex", html=tmp_path / "t.html")
     html = (tmp_path / "t.html").read_text()
     assert ">36<" in html and ">55.12<" in html and "36.00" not in html and "nan" not in html.lower()
 
 
 def test_a_row_mean_over_fewer_languages_says_so():
-    from plmfair.tables import paper_table
+    from plmfair.cloze.tables import paper_table
 
     rows = [{"model": "m", "lang": lang, "group": g, "p_at_1": float(i), "n": 10}
             for i, (lang, g) in enumerate((lang, g) for lang in ("en", "de") for g in ("MN", "FN", "MNN", "FNN", "all"))

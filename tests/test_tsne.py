@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 import torch
 
+from plmfair.cloze.tsne import TSNE_SCHEMA, project
+from plmfair.cloze.vectors import prediction_vectors
 from plmfair.errors import DataError
-from plmfair.models import ModelSpec
 from plmfair.scoring.loader import load
-from plmfair.tsne import TSNE_SCHEMA, prediction_vectors, project
+from plmfair.scoring.specs import ModelSpec
 from plmfair_demo import build_tiny_model
 
 TEXTS = ["Les membres de la commission se sont réunis lundi .", "The members of the committee met on Monday .",

@@ -16,7 +16,7 @@ import pytest
 from conftest import DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, snakemake
 
 from plmfair.compare import compare_results, parquet_files
-from plmfair.io import read_parquet, read_parquet_meta
+from plmfair.io.parquet import read_parquet, read_parquet_meta
 
 pytestmark = pytest.mark.e2e
 
@@ -403,7 +403,7 @@ def test_the_run_record_holds_what_the_tables_print(demo_run):
     overall row, every cloze metric, every disparity row), with provenance for every model and file."""
     import json
 
-    from plmfair.record import read_run_record
+    from plmfair.runs.record import read_run_record
 
     record = read_run_record(demo_run / "results" / "run.json")
     summary = read_parquet(demo_run / "results/crows_pairs/summary.parquet")
@@ -440,7 +440,7 @@ def test_the_record_lists_every_file_the_demo_publishes_and_verify_holds_them(de
     import subprocess
     import sys
 
-    from plmfair.integrity import verify
+    from plmfair.runs.integrity import verify
 
     check = verify(demo_run)
     assert check.ok and check.checked > 200, (check.changed, check.missing, check.unexpected)

@@ -15,11 +15,11 @@ family is read off its ``config.json``. ``--studies`` keeps only those studies; 
 the CrowS-Pairs data sets, ready-made cloze tests and cloze corpora to run. Each run is ``runs/<name>/`` (the name: ``--run``,
 else the models' names, else your last config file's name, else the studies and data sets named;
 with none of these, the checkout's own ``results/``) with its complete configuration in
-``config.yaml``; :mod:`plmfair.runs` says how names, models and later calls are kept true. A run
-ends with its headline numbers (:func:`plmfair.record.headline`) and where its record
+``config.yaml``; :mod:`plmfair.runs.folders` says how names, models and later calls are kept true. A run
+ends with its headline numbers (:func:`plmfair.runs.record.headline`) and where its record
 (``results/run.json``) and report are; ``plmfair show`` prints them again with whether the run is
-complete; ``plmfair verify`` re-hashes its files against its record (:mod:`plmfair.integrity`);
-``plmfair compare`` puts runs side by side (:mod:`plmfair.run_compare`). Before Snakemake runs, results
+complete; ``plmfair verify`` re-hashes its files against its record (:mod:`plmfair.runs.integrity`);
+``plmfair compare`` puts runs side by side (:mod:`plmfair.runs.comparison`). Before Snakemake runs, results
 changed outside the workflow are set aside so that they are rebuilt; Ctrl-C stops the run with nothing
 lost, and the same command goes on from there.
 """
@@ -38,10 +38,11 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from plmfair import integrity, plan
-from plmfair.atomic import write_text
+from plmfair import plan
 from plmfair.errors import ConfigError, PlmfairError, first_few
-from plmfair.runs import (
+from plmfair.io.atomic import write_text
+from plmfair.runs import integrity
+from plmfair.runs.folders import (
     FLAGS,
     ROOT,
     run_folder,
@@ -227,7 +228,7 @@ def locate_run(name: str, *, runs: str) -> Path:
 
 
 def _status(folder: Path) -> str:
-    """Whether the run is complete and its files those its record lists (:func:`plmfair.integrity.verify`)."""
+    """Whether the run is complete and its files those its record lists (:func:`plmfair.runs.integrity.verify`)."""
     check = integrity.verify(folder)
     if not check.record:
         return "status: INCOMPLETE: no record (results/run.json)"
@@ -242,7 +243,7 @@ def _status(folder: Path) -> str:
 def _ending(workdir: Path) -> str:
     """The headline numbers of a finished run, whether it is complete, and where its record and report are."""
     # pandas and the tables (through the record) only when a run's headline is shown
-    from plmfair.record import headline, read_run_record
+    from plmfair.runs.record import headline, read_run_record
 
     record_path = workdir / "results" / "run.json"
     report = workdir / "results" / "report.html"
@@ -287,9 +288,9 @@ def verify(run: str, *, runs: str) -> int:
 
 
 def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
-    """Runs side by side (:func:`plmfair.run_compare.compare_runs`)."""
+    """Runs side by side (:func:`plmfair.runs.comparison.compare_runs`)."""
     # pandas and scipy (through run_compare) only for `compare`
-    from plmfair.run_compare import compare_runs, render
+    from plmfair.runs.comparison import compare_runs, render
 
     located = [locate_run(f, runs=str(ROOT / "runs")) for f in folders]
     for folder in located:

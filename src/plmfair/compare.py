@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from plmfair.io import read_parquet, read_parquet_meta
+from plmfair.io.parquet import read_parquet, read_parquet_meta
 
 RUN_MEASURES = ("wall_time_s", "seconds")
 

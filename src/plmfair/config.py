@@ -13,7 +13,7 @@ import ast
 import os
 from pathlib import Path
 
-from plmfair.errors import ConfigError
+from plmfair.errors import ConfigError, did_you_mean
 from plmfair.plan import (
     STUDIES,
     built_models,
@@ -23,7 +23,7 @@ from plmfair.plan import (
     model_specs,
     study_languages,
 )
-from plmfair.scoring import FAMILIES, did_you_mean
+from plmfair.scoring import FAMILIES
 from plmfair.scoring.protocols import PROTOCOLS, family_protocols
 
 

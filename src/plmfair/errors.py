@@ -1,5 +1,7 @@
 """Errors that speak to the user: which file, row or key, what was expected, what to do."""
 
+import difflib
+
 
 class PlmfairError(Exception):
     """Base class of every error the workflow raises on purpose."""
@@ -26,3 +28,10 @@ def first_few(names, n: int = 3) -> str:
     message names files it cannot all list."""
     names = list(names)
     return ", ".join(names[:n]) + (" ..." if len(names) > n else "")
+
+
+def did_you_mean(name: str, known) -> str:
+    """`` (did you mean 'x'?)`` when a known name is close to ``name`` (case aside), else ``""``."""
+    folded = {str(k).lower(): str(k) for k in known}
+    close = difflib.get_close_matches(str(name).lower(), list(folded), n=1)
+    return f" (did you mean {folded[close[0]]!r}?)" if close else ""

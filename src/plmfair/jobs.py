@@ -14,8 +14,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 
-from plmfair.core import named_function
 from plmfair.errors import PlmfairError
+from plmfair.registry import load_function as named_function
 
 
 class JobError(PlmfairError):
@@ -28,7 +28,7 @@ def job_function(job: str) -> Callable:
         return named_function(job)
     except LookupError:
         raise JobError(f"job {job!r} names no function: write it as '<module>:<function>', e.g. "
-                       f"'plmfair.annotations:ingest_cloze_test'") from None
+                       f"'plmfair.cloze.annotations:ingest_cloze_test'") from None
 
 
 def job_arguments(rule: str, named: Mapping[str, Mapping], extra: Mapping) -> dict:

@@ -7,8 +7,8 @@ import logging
 import os
 import sys
 
-from plmfair.atomic import seal_writes, storage_error
 from plmfair.errors import PlmfairError
+from plmfair.io.atomic import seal_writes, storage_error
 
 # Room set aside in a job's log when it opens, so that a job stopped by a full disk can still say why
 # in the log it points to (Linux fallocate with FALLOC_FL_KEEP_SIZE: blocks allocated, size unchanged).
@@ -38,11 +38,11 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
     """Log to the rule's ``log[0]`` (or ``path``) and to stderr; route uncaught exceptions there too.
 
     In a workflow job (``snakemake`` given) every result the job writes is sealed
-    (:func:`plmfair.atomic.seal_writes`).
+    (:func:`plmfair.io.atomic.seal_writes`).
 
     Plmfair's own errors are logged as one line (they already say what to do) and print no
     traceback, and so is a fault of the machine (disk full, read-only folder, permission denied:
-    :func:`plmfair.atomic.storage_error`) wherever it was raised; anything else is logged with its
+    :func:`plmfair.io.atomic.storage_error`) wherever it was raised; anything else is logged with its
     traceback. The process exits with status 1 either way.
     """
     if path is None and snakemake is not None and len(snakemake.log) > 0:

@@ -17,6 +17,12 @@ from plmfair.errors import ConfigError
 log = logging.getLogger(__name__)
 
 
+def is_folder_name(name: str) -> bool:
+    """Whether a spaCy pipeline name from ``cloze.spacy`` is a folder (it has a path separator)
+    rather than an installed package's name."""
+    return "/" in name or "\\" in name
+
+
 def spacy_download(name: str) -> bool:
     """``python -m spacy download name``; its error's last line is logged, not its traceback."""
     proc = subprocess.run([sys.executable, "-m", "spacy", "download", name], capture_output=True, text=True,

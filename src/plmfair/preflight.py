@@ -30,9 +30,9 @@ from urllib.parse import urlparse
 
 from plmfair import plan
 from plmfair.config import load_config
-from plmfair.download import find_in_mirror
 from plmfair.errors import PlmfairError
-from plmfair.hub import FILE_PATTERNS, hub_reachable, reachable
+from plmfair.io.download import find_in_mirror
+from plmfair.io.hub import FILE_PATTERNS, hub_reachable, reachable
 from plmfair.pipelines import install_pipelines, spacy_wheel
 
 log = logging.getLogger(__name__)

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from plmfair.registry import Registry
+
 
 @dataclass(frozen=True)
 class Need:
@@ -49,7 +51,7 @@ LIGHT = Need(1000, 4.0, 10, 10.0)
 # XLM-R-base shape, 1,110 MB, at 3,907 of 6,330).
 SCORING = Need(3000, 3.0, 120, 120.0)
 
-NEEDS: dict[str, Need] = {
+NEEDS: Registry[Need] = Registry("rule", {
     # cloze construction, fitted from make bench-cloze on corpora of three shapes (docs/performance.md,
     # "Declared memory across corpus shapes"): at 1,000,000 lines join peaks at 2,110 MB for 610 MB of
     # text in, tokenize at 2,244 MB for 234 MB; align (eflomal) at 856 MB for 61 MB in with the
@@ -70,7 +72,7 @@ NEEDS: dict[str, Need] = {
     "fetch_model": Need(1000, 0.0, 120),
     "model_manifest": Need(1000, 0.0, 30),
     "download": Need(500, 0.0, 30),
-}
+})
 
 
 def need(rule: str) -> Need:

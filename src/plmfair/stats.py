@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -243,7 +244,6 @@ def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[s
     :func:`_at_optimum` and every standard error is finite. Fixed effects, standard errors, Wald
     intervals and p-values are those of generalised least squares at the fitted variances
     (lme4's ``fixef`` and ``vcov``); ``variances`` holds each effect's variance and the residual's."""
-    import warnings
 
     # statsmodels is heavy: only the mixed models need it
     import statsmodels.formula.api as smf
@@ -428,3 +428,43 @@ def effects_rows(fit, *, reference: Mapping[str, str], context: str) -> pd.DataF
     terms = fit.terms.assign(term=[term_name(t) for t in fit.terms["term"]])
     terms["reference"] = [reference.get(t.split("[")[0], reference.get("Intercept", "")) for t in terms["term"]]
     return terms.assign(converged=fit.converged)
+
+
+N_BUCKETS = 4
+
+
+
+def range_label(lo: float, hi: float) -> str:
+    """'lo-hi' (or one value), as integers when both are whole numbers, else with 2 decimals."""
+    whole = float(lo).is_integer() and float(hi).is_integer()
+    fmt = "{:.0f}" if whole else "{:.2f}"
+    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+
+
+
+def equal_size_buckets(values: pd.Series, n: int = N_BUCKETS) -> pd.DataFrame:
+    """``bucket`` label and ``bucket_order`` of every value: up to ``n`` buckets of as equal
+    size as ties allow (cut at the quantiles), labelled with the values they hold."""
+    codes = pd.qcut(values.astype(float), q=n, labels=False, duplicates="drop")
+    codes = codes.fillna(0).astype(int) if len(values) else codes
+    bounds = values.astype(float).groupby(codes).agg(["min", "max"])
+    labels = {code: range_label(row["min"], row["max"]) for code, row in bounds.iterrows()}
+    return pd.DataFrame({"bucket": codes.map(labels), "bucket_order": codes}, index=values.index)
+
+
+
+def category_buckets(values: pd.Series, order=None) -> pd.DataFrame:
+    """Bucket = the value itself, ordered by ``order`` (else sorted)."""
+    values = values.astype("string").fillna("(none)")
+    order = list(order) if order is not None else sorted(values.unique())
+    order += sorted(set(values) - set(order))
+    rank = {v: i for i, v in enumerate(order)}
+    return pd.DataFrame({"bucket": values, "bucket_order": values.map(rank).astype(int)}, index=values.index)
+
+
+
+def capped_buckets(counts: pd.Series, cap: int) -> pd.DataFrame:
+    """Counts as buckets 1 .. cap-1 and 'cap+'."""
+    counts = counts.astype(int)
+    labels = counts.where(counts < cap, cap).map(lambda v: f"{v}+" if v == cap else str(v))
+    return pd.DataFrame({"bucket": labels, "bucket_order": counts.clip(upper=cap)}, index=counts.index)

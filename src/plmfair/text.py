@@ -17,6 +17,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
+# The literal gap of a cloze sentence, in MozArt's files and in constructed sets.
+MASK = "[MASK]"
+
 
 def base_normalise(text: str) -> str:
     """NFC, trimmed, lower-cased."""

@@ -48,9 +48,10 @@ from pathlib import Path
 
 import torch
 
-from plmfair.atomic import atomic_dir
-from plmfair.core import MASK
-from plmfair.io import read_parquet
+from plmfair.io.atomic import atomic_dir
+from plmfair.io.parquet import read_parquet
+from plmfair.registry import Registry
+from plmfair.text import MASK
 from plmfair_demo.architectures import (
     Sizes,
     albert,
@@ -89,7 +90,7 @@ class TinyKind:
     files: Callable | None = None
 
 
-TINY_KINDS: dict[str, TinyKind] = {k.name: k for k in (
+TINY_KINDS: Registry[TinyKind] = Registry("tiny model kind", error=ValueError, entries={k.name: k for k in (
     TinyKind("bert", "mlm", "BERT/mBERT uncased: WordPiece, lower-casing and accent stripping", tokenizer=bert),
     TinyKind("xlmr", "mlm", "XLM-R/CamemBERT: SentencePiece-style Unigram with the ▁ marker", tokenizer=xlmr),
     TinyKind("roberta", "mlm", "RoBERTa: byte-level BPE", tokenizer=roberta),
@@ -108,7 +109,7 @@ TINY_KINDS: dict[str, TinyKind] = {k.name: k for k in (
              "CamembertTokenizer", files=camembert_spiece),
     TinyKind("flaubert_bpe", "mlm", "flaubert/flaubert_base_cased's files: vocab.json + merges.txt, the Python "
              "FlaubertTokenizer (sacremoses), pytorch_model.bin", files=flaubert_bpe),
-)}
+)})
 
 
 def build_tiny_model(
@@ -129,12 +130,10 @@ def build_tiny_model(
     of that architecture in ``out_dir`` (atomically); with ``train_steps``, the model is first
     trained that many steps on the cloze items ``gaps`` (:func:`train_briefly`; kinds with a
     tokenizer.json)."""
-    if kind not in TINY_KINDS:
-        raise ValueError(f"unknown tiny model kind {kind!r}; choose one of {sorted(TINY_KINDS)}")
     texts = [t for t in texts if t and t.strip()]
     if not texts:
         raise ValueError("no text to train the tokenizer on")
-    spec = TINY_KINDS[kind]
+    spec = TINY_KINDS[kind]  # an unknown kind: a ValueError naming the kinds there are
     gaps = [(text, answer) for text, answer in gaps if answer and answer.strip()]
     if train_steps and (spec.files is not None or not gaps):
         raise ValueError(f"train_steps: kind {kind!r} cannot be trained (only kinds with a tokenizer.json: "

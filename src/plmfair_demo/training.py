@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from plmfair.core import MASK
+from plmfair.text import MASK
 
 
 def _pad(rows: list[list[int]], value: int) -> torch.Tensor:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from plmfair import plan
 from plmfair.config import load_config
-from plmfair.io import read_parquet_meta
+from plmfair.io.parquet import read_parquet_meta
 
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 SUBMITTED_ON_CLUSTER = {"ingest_cloze_test", "ingest_crows_pairs", "build_tiny_model", "cloze_tokenize", "cloze_align",

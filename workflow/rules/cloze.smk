@@ -46,7 +46,7 @@ rule cloze_tokenize:
     params:
         reading=from_plan(plan.text_reading, "corpus", "lang"),
         pipeline=get_spacy_pipeline,
-        empty_lines=config["cloze"]["empty_lines"],
+        empty_lines=plan.setting(config, "cloze.empty_lines"),
     log:
         "results/logs/cloze/{corpus}/tokenize_{lang}.log",
     benchmark:
@@ -89,8 +89,8 @@ rule cloze_select:
         counts="results/cloze/{corpus}/construction.parquet",
     params:
         corpus=get_cloze_select_settings,
-        filters=config["cloze"]["filters"],
-        sample=config["cloze"]["sample"],
+        filters=plan.setting(config, "cloze.filters"),
+        sample=plan.setting(config, "cloze.sample"),
     log:
         "results/logs/cloze/{corpus}/select.log",
     benchmark:
@@ -114,7 +114,7 @@ rule cloze_alignment_quality:
         gold=from_plan(plan.gold_readings, "corpus"),
         langs=from_plan(plan.gold_langs, "corpus"),
         token_files=get_gold_token_files,
-        eflomal_options=config["cloze"]["eflomal"],
+        eflomal_options=plan.setting(config, "cloze.eflomal"),
     log:
         "results/logs/cloze/{corpus}/alignment_quality.log",
     benchmark:
@@ -136,7 +136,7 @@ rule cloze_sheets:
     output:
         sheets=directory("results/cloze/{corpus}/sheets"),
     params:
-        batch_size=config["cloze"]["sheet_size"],
+        batch_size=plan.setting(config, "cloze.sheet_size"),
     log:
         "results/logs/cloze/{corpus}/sheets.log",
     resources:

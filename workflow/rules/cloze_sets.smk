@@ -3,7 +3,7 @@
 # each model scores every language of a set it covers in one job; a set with human answers gets
 # MozArt's metrics, Tables 1-5 and Figure 1, the tests of disparity between its annotator groups on
 # the sentences they share, and its results broken down by attributes of the examples
-# (plmfair.breakdowns), with a figure of each.
+# (plmfair.cloze.breakdowns), with a figure of each.
 
 
 rule cloze_score:
@@ -42,7 +42,7 @@ rule cloze_metrics:
         overview="results/cloze/{cloze_set}/overview.parquet",
     params:
         runs=from_plan(plan.cloze_set_runs, "cloze_set"),
-        coverage=config["coverage"],
+        coverage=plan.setting(config, "coverage"),
     log:
         "results/logs/cloze/{cloze_set}/metrics.log",
     benchmark:
@@ -95,11 +95,11 @@ rule group_analysis:
         tests="results/cloze/{cloze_set}/group_tests.parquet",
         disparity="results/cloze/{cloze_set}/group_disparity.parquet",
     params:
-        alpha=config["analysis"]["alpha"],
-        reference_group=config["analysis"]["reference_group"],
-        permutations=config["analysis"]["permutations"],
-        bootstrap=config["analysis"]["bootstrap"],
-        seed=config["analysis"]["seed"],
+        alpha=plan.setting(config, "analysis.alpha"),
+        reference_group=plan.setting(config, "analysis.reference_group"),
+        permutations=plan.setting(config, "analysis.permutations"),
+        bootstrap=plan.setting(config, "analysis.bootstrap"),
+        seed=plan.setting(config, "analysis.seed"),
     log:
         "results/logs/cloze/{cloze_set}/group_analysis.log",
     benchmark:

@@ -4,8 +4,8 @@ import re
 
 from plmfair import plan
 from plmfair import resources as job_needs  # each rule's declared memory and run time
-from plmfair.download import mirror_copy_stamp
-from plmfair.models import model_files
+from plmfair.io.download import mirror_copy_stamp
+from plmfair.scoring.specs import model_files
 
 MODEL_SPECS = plan.model_specs(config)
 DOWNLOADS = {entry["file"]: entry for entry in plan.active_downloads(config).values()}
@@ -43,7 +43,7 @@ def scoring_resources(rule):
     """What every scoring job declares (crows_pairs_score, cloze_score, tsne_vectors): its memory
     and run time from its input and model (plmfair.resources), its model's GPUs, the CPUs beside each
     GPU for tokenisation and torch's host work, and its token budget (tokens per forward pass, batch
-    size x padded length; 0: the device's default, 8192 on a CPU and 16384 on a GPU; raise it on a
+    size x padded length; 0: the default of plmfair.scoring.base.default_token_budget; raise it on a
     large GPU with --set-resources <rule>:token_budget=N)."""
     return {"mem_mb": job_needs.mem_mb(rule), "runtime": job_needs.runtime(rule),
             "gpu": from_plan(plan.model_gpus, "model"), "cpus_per_gpu": SCORING_THREADS, "token_budget": 0}

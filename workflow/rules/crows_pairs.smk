@@ -1,13 +1,15 @@
 # CrowS-Pairs (study crows_pairs): each data set read into one Parquet row per pair, scored by each
 # model, summarised with tests; data sets (languages) compared on the pairs they share; scores broken
-# down by attributes of the pairs (plmfair.breakdowns); a figure of each.
+# down by attributes of the pairs (plmfair.crows_pairs.breakdowns); a figure of each. Its paths are
+# its plan's (plmfair.crows_pairs.plan).
+from plmfair.crows_pairs import plan as crows_pairs_plan
 
 
 rule ingest_crows_pairs:
     input:
         unpack(get_crows_pairs_inputs),
     output:
-        pairs="results/data/crows_pairs/{dataset}.parquet",
+        pairs=crows_pairs_plan.DATA,
     params:
         reading=from_plan(plan.crows_pairs_reading, "dataset"),
     log:
@@ -23,15 +25,15 @@ rule ingest_crows_pairs:
 
 rule crows_pairs_score:
     input:
-        pairs="results/data/crows_pairs/{dataset}.parquet",
+        pairs=crows_pairs_plan.DATA,
         model="results/manifests/{model}.json",
     output:
-        scores="results/crows_pairs/{dataset}/{model}.parquet",
+        scores=crows_pairs_plan.PAIR_SCORES,
     params:
         model=from_plan(plan.model_loading, "model"),
         protocol=from_plan(plan.crows_pairs_protocol, "model"),
         precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
-        too_long=config["crows_pairs"]["too_long"],
+        too_long=plan.setting(config, "crows_pairs.too_long"),
     log:
         "results/logs/crows_pairs/{dataset}/{model}.log",
     benchmark:
@@ -51,13 +53,13 @@ rule crows_pairs_summary:
     input:
         scores=crows_pairs_scores(plan.crows_pairs_jobs(config)),
     output:
-        summary="results/crows_pairs/summary.parquet",
-        mcnemar="results/crows_pairs/mcnemar.parquet",
+        summary=crows_pairs_plan.SUMMARY,
+        mcnemar=crows_pairs_plan.MCNEMAR,
     params:
         runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
         langs=plan.crows_pairs_langs(config),
-        alpha=config["crows_pairs"]["alpha"],
-        coverage=config["coverage"],
+        alpha=plan.setting(config, "crows_pairs.alpha"),
+        coverage=plan.setting(config, "coverage"),
     log:
         "results/logs/crows_pairs/summary.log",
     benchmark:
@@ -74,7 +76,7 @@ rule crows_pairs_summary:
 rule crows_pairs_figure:
     localrule: True
     input:
-        summary="results/crows_pairs/summary.parquet",
+        summary=crows_pairs_plan.SUMMARY,
     output:
         png=report(
             "results/figures/crows_pairs.png",
@@ -99,12 +101,12 @@ rule crows_pairs_languages:
     input:
         scores=crows_pairs_scores(plan.crows_pairs_language_jobs(config)),
     output:
-        winloss="results/crows_pairs/language_winloss.parquet",
-        effects="results/crows_pairs/language_effects.parquet",
+        winloss=crows_pairs_plan.LANGUAGE_WINLOSS,
+        effects=crows_pairs_plan.LANGUAGE_EFFECTS,
     params:
         runs=plan.crows_pairs_runs(plan.crows_pairs_language_jobs(config)),
         langs=plan.crows_pairs_langs(config),
-        alpha=config["analysis"]["alpha"],
+        alpha=plan.setting(config, "analysis.alpha"),
     log:
         "results/logs/crows_pairs/languages.log",
     benchmark:
@@ -121,7 +123,7 @@ rule crows_pairs_languages:
 rule crows_pairs_language_figure:
     localrule: True
     input:
-        effects="results/crows_pairs/language_effects.parquet",
+        effects=crows_pairs_plan.LANGUAGE_EFFECTS,
     output:
         png=report(
             "results/figures/crows_pairs_language_effects.png",
@@ -149,7 +151,7 @@ rule crows_pairs_breakdowns:
         scores=crows_pairs_scores(plan.crows_pairs_jobs(config)),
         pairs=[plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_langs(config)],
     output:
-        breakdowns="results/crows_pairs/breakdowns.parquet",
+        breakdowns=crows_pairs_plan.BREAKDOWNS,
     params:
         runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
         langs=plan.crows_pairs_langs(config),
@@ -167,7 +169,7 @@ rule crows_pairs_breakdowns:
 rule crows_pairs_breakdown_figure:
     localrule: True
     input:
-        breakdowns="results/crows_pairs/breakdowns.parquet",
+        breakdowns=crows_pairs_plan.BREAKDOWNS,
     output:
         png=report(
             "results/figures/crows_pairs_breakdowns.png",

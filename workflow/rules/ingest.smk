@@ -7,7 +7,7 @@ rule data_summary:
         cloze_tests=list(INGESTED_CLOZE_TESTS.values()),
         crows_pairs=list(INGESTED_CROWS_PAIRS.values()),
     output:
-        summary="results/data/summary.parquet",
+        summary=plan.DATA_SUMMARY,
     params:
         cloze_tests=INGESTED_CLOZE_TESTS,
         crows_pairs=INGESTED_CROWS_PAIRS,
@@ -25,4 +25,4 @@ rule data_summary:
 rule ingest:
     localrule: True
     input:
-        "results/data/summary.parquet",
+        plan.DATA_SUMMARY,

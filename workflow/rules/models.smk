@@ -65,7 +65,7 @@ rule models:
     input:
         runs=list(get_model_run_files().values()),
     output:
-        models="results/models.parquet",
+        models=plan.MODELS_TABLE,
     params:
         # (the inputs above make the job wait for these files; the script reads them by model)
         runs=get_model_run_files(),

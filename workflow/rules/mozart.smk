@@ -9,7 +9,7 @@ rule ingest_cloze_test:
     output:
         annotations="results/data/{cloze_test}/annotations.parquet",
     params:
-        job="plmfair.annotations:ingest_cloze_test",
+        job="plmfair.cloze.annotations:ingest_cloze_test",
         languages=from_plan(plan.cloze_test_languages, "cloze_test"),
     log:
         "results/logs/ingest/{cloze_test}.log",
@@ -33,8 +33,8 @@ rule tsne_vectors:
         vectors="results/cloze/{cloze_set}/tsne/{model}.parquet",
     params:
         model=from_plan(plan.model_loading, "model"),
-        sentences=config["mozart"]["tsne"]["sentences"],
-        top_k=config["mozart"]["tsne"]["top_k"],
+        sentences=plan.setting(config, "mozart.tsne.sentences"),
+        top_k=plan.setting(config, "mozart.tsne.top_k"),
         num_beams=from_plan(plan.num_beams, "model", study="mozart"),
         precision=from_plan(plan.model_precision, "model", study="mozart"),
     log:
@@ -66,8 +66,8 @@ rule tsne:
         ),
         pdf="results/figures/{cloze_set}_tsne.pdf",
     params:
-        perplexity=config["mozart"]["tsne"]["perplexity"],
-        seed=config["mozart"]["tsne"]["seed"],
+        perplexity=plan.setting(config, "mozart.tsne.perplexity"),
+        seed=plan.setting(config, "mozart.tsne.seed"),
     log:
         "results/logs/cloze/{cloze_set}/tsne.log",
     benchmark:

@@ -1,4 +1,4 @@
-# The run's results record (plmfair.record): what to cite a number with. Its inputs are the results it
+# The run's results record (plmfair.runs.record): what to cite a number with. Its inputs are the results it
 # summarises, so it is never older than they are; the configuration it echoes is a param, so a change of
 # setting rewrites it (a change that alters no result reruns this job alone).
 

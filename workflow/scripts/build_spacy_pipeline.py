@@ -1,6 +1,6 @@
 """A lookup spaCy pipeline (tokenizer + POS/dependency lexicon) for the offline demo and tests."""
 
-from plmfair.construction.pos import build_lexicon_pipeline, read_lexicon
+from plmfair.cloze.construction.pos import build_lexicon_pipeline, read_lexicon
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

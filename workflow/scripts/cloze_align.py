@@ -1,6 +1,6 @@
 """Word alignments pivot -> one language: a Pharaoh file from config, or eflomal symmetrised."""
 
-from plmfair.construction.alignment import align_files
+from plmfair.cloze.construction.alignment import align_files
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

@@ -3,12 +3,12 @@ with and without the corpus's own text in the run."""
 
 from pathlib import Path
 
-from plmfair.construction.alignment_quality import (
+from plmfair.cloze.construction.alignment_quality import (
     ALIGNMENT_QUALITY_SCHEMA,
     GOLD_LINKS_SCHEMA,
     alignment_quality_files,
 )
-from plmfair.io import write_parquet
+from plmfair.io.parquet import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

@@ -1,10 +1,10 @@
 """Heatmap of a cloze set's MRR per attribute bucket x annotator group, one panel per model."""
 
-from plmfair.breakdowns import CLOZE_ATTRIBUTES
-from plmfair.core import GROUPS
-from plmfair.io import read_parquet
+from plmfair.cloze.annotations import GROUPS
+from plmfair.cloze.breakdowns import CLOZE_ATTRIBUTES
+from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
-from plmfair.plots import breakdown_heatmap
+from plmfair.rendering.plots import breakdown_heatmap
 
 configure_logging(snakemake)
 table = read_parquet(path=snakemake.input.breakdowns)

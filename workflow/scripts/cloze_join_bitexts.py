@@ -1,8 +1,8 @@
 """A multi-way corpus from pivot-language bitexts: the lines whose pivot sentence is in every bitext."""
 
-from plmfair.construction.bitext import JOINED_SCHEMA, join_bitext_files
-from plmfair.construction.selection import CONSTRUCTION_SCHEMA
-from plmfair.io import write_parquet
+from plmfair.cloze.construction.bitext import JOINED_SCHEMA, join_bitext_files
+from plmfair.cloze.construction.selection import CONSTRUCTION_SCHEMA
+from plmfair.io.parquet import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

@@ -1,12 +1,17 @@
 """MozArt's metrics per model x language x annotator group on a cloze set with human answers, and
 the set's overview (MozArt's Table 1)."""
 
-from plmfair.cloze_scoring import OVERVIEW_SCHEMA, metrics_for_models, set_overview
-from plmfair.coverage import COVERAGE_COLUMNS
-from plmfair.io import read_parquet, read_parquet_meta, write_parquet
+from plmfair.cloze.metrics import (
+    ANNOTATION_SCORES_SCHEMA,
+    METRICS_SCHEMA,
+    OVERVIEW_SCHEMA,
+    metrics_for_models,
+    set_overview,
+)
+from plmfair.io.parquet import read_parquet, read_parquet_meta, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.metrics import ANNOTATION_SCORES_SCHEMA, METRICS_SCHEMA
-from plmfair.models import MODEL_METADATA_SCHEMA
+from plmfair.scoring.coverage import COVERAGE_COLUMNS
+from plmfair.scoring.specs import MODEL_METADATA_SCHEMA
 
 configure_logging(snakemake)
 annotations = read_parquet(path=snakemake.input.annotations)

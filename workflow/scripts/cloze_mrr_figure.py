@@ -1,8 +1,8 @@
 """Figure 1 of the MozArt paper: MRR per group per language."""
 
+from plmfair.cloze.figures import mozart_mrr_figure
+from plmfair.cloze.metrics import read_metrics
 from plmfair.logs import configure_logging
-from plmfair.metrics import read_metrics
-from plmfair.plots import mozart_mrr_figure
 
 configure_logging(snakemake)
 mozart_mrr_figure(

@@ -1,9 +1,10 @@
 """Predictions and answer log-probabilities of one model on one cloze set (MozArt or constructed)."""
 
-from plmfair.cloze_scoring import ANSWER_SCHEMA, PREDICTION_SCHEMA, score_cloze_set
-from plmfair.io import read_parquet, write_parquet
+from plmfair.cloze.schemas import ANSWER_SCHEMA
+from plmfair.cloze.scoring_job import PREDICTION_SCHEMA, score_cloze_set
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.models import spec_from_entry
+from plmfair.scoring.specs import spec_from_entry
 
 configure_logging(snakemake)
 scoring = snakemake.params.scoring

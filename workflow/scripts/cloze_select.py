@@ -1,7 +1,11 @@
 """Filter the candidates of one corpus, tag the lines the sample examines, and draw the balanced sample."""
 
-from plmfair.construction.selection import CONSTRUCTION_SCHEMA, SENTENCES_SCHEMA, construct_files
-from plmfair.io import write_parquet
+from plmfair.cloze.construction.selection import (
+    CONSTRUCTION_SCHEMA,
+    SENTENCES_SCHEMA,
+    construct_files,
+)
+from plmfair.io.parquet import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

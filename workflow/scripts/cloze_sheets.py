@@ -1,7 +1,7 @@
 """Annotation sheets (CSV, batches of sentences) for every language of a constructed cloze set."""
 
-from plmfair.construction.answers import write_annotation_sheets
-from plmfair.io import read_parquet
+from plmfair.cloze.construction.answers import write_annotation_sheets
+from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

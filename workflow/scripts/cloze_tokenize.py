@@ -1,6 +1,6 @@
 """Tokens of one language of a parallel corpus (spaCy's tokenizer; tagging comes later, where needed)."""
 
-from plmfair.construction.pos import tokenize_corpus_file
+from plmfair.cloze.construction.pos import tokenize_corpus_file
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

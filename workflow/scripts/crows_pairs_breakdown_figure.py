@@ -1,9 +1,9 @@
 """Heatmap of the CrowS-Pairs score per attribute bucket x model, one panel per data set."""
 
-from plmfair.breakdowns import CROWS_ATTRIBUTES
-from plmfair.io import read_parquet
+from plmfair.crows_pairs.breakdowns import CROWS_ATTRIBUTES
+from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
-from plmfair.plots import breakdown_heatmap
+from plmfair.rendering.plots import breakdown_heatmap
 
 configure_logging(snakemake)
 breakdown_heatmap(

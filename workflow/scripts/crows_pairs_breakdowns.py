@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from plmfair.breakdowns import CROWS_BREAKDOWN_SCHEMA, crows_breakdowns
-from plmfair.crows_pairs import read_pair_scores
-from plmfair.io import read_parquet, write_parquet
+from plmfair.crows_pairs.breakdowns import CROWS_BREAKDOWN_SCHEMA, crows_breakdowns
+from plmfair.crows_pairs.summary import read_pair_scores
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 from plmfair.plan import crows_pairs_data_file
 

@@ -1,8 +1,8 @@
 """Score per bias type per model with 95% intervals."""
 
-from plmfair.io import read_parquet
+from plmfair.crows_pairs.figures import crows_pairs_figure
+from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
-from plmfair.plots import crows_pairs_figure
 
 configure_logging(snakemake)
 crows_pairs_figure(

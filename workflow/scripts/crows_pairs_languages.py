@@ -1,13 +1,13 @@
 """CrowS-Pairs data sets (languages) compared on the pairs they share, per model."""
 
-from plmfair.crows_pairs import read_pair_scores
-from plmfair.io import write_parquet
-from plmfair.language_tests import (
+from plmfair.crows_pairs.languages import (
     LANGUAGE_EFFECTS_SCHEMA,
     LANGUAGE_WINLOSS_SCHEMA,
     language_effects,
     language_winloss,
 )
+from plmfair.crows_pairs.summary import read_pair_scores
+from plmfair.io.parquet import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

@@ -1,9 +1,10 @@
 """Score one CrowS-Pairs data set with one masked or causal LM."""
 
-from plmfair.crows_pairs import PAIR_SCHEMA, run_scoring
-from plmfair.io import read_parquet, write_parquet
+from plmfair.crows_pairs.schemas import PAIR_SCHEMA
+from plmfair.crows_pairs.scoring_job import run_scoring
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.models import spec_from_entry
+from plmfair.scoring.specs import spec_from_entry
 
 configure_logging(snakemake)
 scores, meta = run_scoring(

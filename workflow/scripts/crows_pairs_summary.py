@@ -1,7 +1,7 @@
 """Scores, intervals and tests per (data set, model); McNemar tests between models."""
 
-from plmfair.crows_pairs import MCNEMAR_SCHEMA, SUMMARY_SCHEMA, summarise_runs
-from plmfair.io import write_parquet
+from plmfair.crows_pairs.summary import MCNEMAR_SCHEMA, SUMMARY_SCHEMA, summarise_runs
+from plmfair.io.parquet import write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

@@ -1,8 +1,8 @@
 """Counts per language of each ready-made cloze test and per CrowS-Pairs data set."""
 
-from plmfair.data_summary import DATA_SUMMARY_SCHEMA, data_summary
-from plmfair.io import read_parquet, write_parquet
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
+from plmfair.runs.data_summary import DATA_SUMMARY_SCHEMA, data_summary
 
 configure_logging(snakemake)
 write_parquet(

@@ -1,6 +1,6 @@
 """Fetch one declared file from the mirror or its URL, verified by SHA-256."""
 
-from plmfair.download import fetch
+from plmfair.io.download import fetch
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

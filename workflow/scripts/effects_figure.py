@@ -1,9 +1,9 @@
 """Forest plot of a comparison's rows (group gaps, or CrowS-Pairs languages' mixed-model effects), each
 drawn with the interval and mark of its own test."""
 
-from plmfair.io import read_parquet
+from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
-from plmfair.plots import effects_forest_figure
+from plmfair.rendering.plots import effects_forest_figure
 
 configure_logging(snakemake)
 effects_forest_figure(

@@ -1,7 +1,7 @@
 """Fetch one Hub model at its configured revision into resources/models/<hf_id>@<revision>."""
 
 from plmfair import plan
-from plmfair.hub import fetch_model
+from plmfair.io.hub import fetch_model
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

@@ -1,7 +1,7 @@
 """Annotator groups compared with the annotator as the unit (MozArt or a constructed set): win/loss on
 shared sentences, sentence-adjusted gaps, the omnibus and 2 x 2 tests, disparity, crossed mixed models."""
 
-from plmfair.group_tests import (
+from plmfair.cloze.group_tests import (
     GROUP_DISPARITY_SCHEMA,
     GROUP_EFFECTS_SCHEMA,
     GROUP_GAPS_SCHEMA,
@@ -13,7 +13,7 @@ from plmfair.group_tests import (
     group_tests,
     group_winloss,
 )
-from plmfair.io import read_parquet, write_parquet
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

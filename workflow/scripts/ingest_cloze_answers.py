@@ -1,8 +1,8 @@
 """Human answers (MozArt JSONL) to a constructed cloze set, one row per annotation."""
 
-from plmfair.annotations import MOZART_SCHEMA
-from plmfair.construction.answers import ingest_answers
-from plmfair.io import read_parquet, write_parquet
+from plmfair.cloze.annotations import MOZART_SCHEMA
+from plmfair.cloze.construction.answers import ingest_answers
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

@@ -1,7 +1,7 @@
 """A CrowS-Pairs file to one Parquet row per pair, read as its data set entry describes it."""
 
-from plmfair.crows_pairs_data import CROWS_SCHEMA, read_crows_pairs
-from plmfair.io import read_parquet, write_parquet
+from plmfair.crows_pairs.reader import CROWS_SCHEMA, read_crows_pairs
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

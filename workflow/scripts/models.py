@@ -1,8 +1,8 @@
 """The models that ran: what each one's first scoring job measured (results/models.parquet)."""
 
-from plmfair.io import read_parquet_meta, write_parquet
+from plmfair.io.parquet import read_parquet_meta, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.models import MODELS_SCHEMA, models_frame
+from plmfair.scoring.specs import MODELS_SCHEMA, models_frame
 
 configure_logging(snakemake)
 write_parquet(

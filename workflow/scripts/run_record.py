@@ -1,7 +1,7 @@
 """The run's results record, results/run.json (and its rendering for the report)."""
 
 from plmfair.logs import configure_logging
-from plmfair.record import run_record, write_run_record
+from plmfair.runs.record import run_record, write_run_record
 
 configure_logging(snakemake)
 write_run_record(

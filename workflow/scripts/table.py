@@ -1,9 +1,9 @@
-"""One table of plmfair.outputs.TABLES: built from its Parquet inputs, written as CSV, Markdown,
+"""One table of plmfair.rendering.table_spec.TABLES: built from its Parquet inputs, written as CSV, Markdown,
 LaTeX and the report's HTML."""
 
-from plmfair.io import read_parquet
+from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
-from plmfair.tables import render_table
+from plmfair.rendering.table_format import render_table
 
 configure_logging(snakemake)
 out = snakemake.output

@@ -2,10 +2,10 @@
 
 import pandas as pd
 
-from plmfair.io import read_parquet, write_parquet
+from plmfair.cloze.figures import tsne_figure
+from plmfair.cloze.tsne import TSNE_SCHEMA, project
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.plots import tsne_figure
-from plmfair.tsne import TSNE_SCHEMA, project
 
 configure_logging(snakemake)
 vectors = pd.concat([read_parquet(path=path) for path in snakemake.input.vectors], ignore_index=True)

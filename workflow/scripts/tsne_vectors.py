@@ -1,9 +1,10 @@
 """Top predictions of one model for the configured quadruples of a ready-made cloze test, with their last-layer vectors."""
 
-from plmfair.io import read_parquet, write_parquet
+from plmfair.cloze.schemas import TSNE_VECTORS_SCHEMA
+from plmfair.cloze.vectors import run_tsne_vectors
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
-from plmfair.models import spec_from_entry
-from plmfair.tsne import TSNE_VECTORS_SCHEMA, run_tsne_vectors
+from plmfair.scoring.specs import spec_from_entry
 
 configure_logging(snakemake)
 vectors, meta = run_tsne_vectors(

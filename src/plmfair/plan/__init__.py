@@ -14,30 +14,19 @@ language of the study's data. An explicit list wins; a model on it still runs on
 the languages it covers.
 
 A package by the plan's sections, each a module that reads only the sections before it:
-:mod:`~plmfair.plan.data` (data sets, cloze tests, corpora, cloze sets), :mod:`~plmfair.plan.models`,
-:mod:`~plmfair.plan.crows_pairs` and :mod:`~plmfair.plan.cloze` (each kind of study's jobs),
-:mod:`~plmfair.plan.construction`, :mod:`~plmfair.plan.model_runs`, :mod:`~plmfair.plan.downloads`,
-:mod:`~plmfair.plan.outputs` (tables, figures, report categories) and :mod:`~plmfair.plan.record`.
+:mod:`~plmfair.cloze.plan` (data sets, cloze tests, corpora, cloze sets), :mod:`~plmfair.scoring.model_plan`,
+:mod:`~plmfair.crows_pairs.plan` and :mod:`~plmfair.cloze.plan` (each kind of study's jobs),
+:mod:`~plmfair.cloze.construction_plan`, :mod:`~plmfair.plan.model_runs`, :mod:`~plmfair.plan.downloads`,
+:mod:`~plmfair.plan.targets` (tables, figures, report categories) and :mod:`~plmfair.plan.published`.
 The rules and the library call every function as ``plan.<name>``: this module re-exports them.
 The study registry (:data:`plmfair.studies.STUDIES`) names the plan functions it needs by module
-(``"plmfair.plan.data:cloze_tests"``), and a study added later may keep its plan module to itself
+(``"plmfair.cloze.plan:cloze_tests"``), and a study added later may keep its plan module to itself
 (its rule file imports it), so neither is re-exported here.
 """
 
 from __future__ import annotations
 
-from plmfair.plan.cloze import (
-    answered_sets,
-    cloze_scores_file,
-    cloze_set_langs,
-    cloze_set_models,
-    cloze_set_runs,
-    cloze_set_scoring,
-    constructed_answered_sets,
-    tsne_models,
-    tsne_sets,
-)
-from plmfair.plan.construction import (
+from plmfair.cloze.construction_plan import (
     GOLD_FILES,
     AlignmentRoute,
     Corpus,
@@ -55,30 +44,37 @@ from plmfair.plan.construction import (
     spacy_pipeline,
     text_reading,
 )
-from plmfair.plan.crows_pairs import (
+from plmfair.cloze.plan import (
+    ClozeSet,
+    answered_sets,
+    cloze_corpora,
+    cloze_langs,
+    cloze_scores_file,
+    cloze_set_langs,
+    cloze_set_models,
+    cloze_set_runs,
+    cloze_set_scoring,
+    cloze_sets,
+    cloze_test_languages,
+    cloze_tests,
+    constructed_answered_sets,
+    corpus_langs,
+    tsne_models,
+    tsne_sets,
+)
+from plmfair.crows_pairs.plan import (
+    crows_pairs_data_file,
+    crows_pairs_ingested,
     crows_pairs_jobs,
     crows_pairs_langs,
     crows_pairs_language_jobs,
     crows_pairs_protocol,
+    crows_pairs_reading,
     crows_pairs_runs,
     crows_pairs_scores_file,
-)
-from plmfair.plan.data import (
-    DOWNLOAD_KEYS,
-    ClozeSet,
-    cloze_corpora,
-    cloze_langs,
-    cloze_sets,
-    cloze_test_languages,
-    cloze_tests,
-    corpus_langs,
-    crows_pairs_data_file,
-    crows_pairs_ingested,
-    crows_pairs_reading,
     crows_pairs_sets,
-    enabled,
-    study_languages,
 )
+from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.plan.downloads import (
     active_downloads,
     download_entries,
@@ -90,7 +86,26 @@ from plmfair.plan.model_runs import (
     model_runs,
     models_in_use,
 )
-from plmfair.plan.models import (
+from plmfair.plan.published import (
+    pinned_checksums,
+    published_files,
+    recorded_config,
+    run_record_inputs,
+)
+from plmfair.plan.targets import (
+    DATA_SUMMARY,
+    MODELS_TABLE,
+    Table,
+    caption_models,
+    cloze_set_category,
+    figure_category,
+    figures,
+    output_subjects,
+    report_category,
+    setting,
+    tables,
+)
+from plmfair.scoring.model_plan import (
     LOADING_KEYS,
     built_models,
     fits,
@@ -111,25 +126,11 @@ from plmfair.plan.models import (
     tiny_model_build,
     workflow_managed,
 )
-from plmfair.plan.outputs import (
-    Table,
-    caption_models,
-    cloze_set_category,
-    figure_category,
-    figures,
-    output_subjects,
-    report_category,
-    tables,
-)
-from plmfair.plan.record import (
-    pinned_checksums,
-    published_files,
-    recorded_config,
-    run_record_inputs,
-)
-from plmfair.studies import STUDIES
+from plmfair.studies import STUDIES, enabled, study_languages
 
 __all__ = [
+    "DATA_SUMMARY",
+    "MODELS_TABLE",
     "AlignmentRoute",
     "ClozeSet",
     "Corpus",
@@ -208,6 +209,7 @@ __all__ = [
     "spec_of",
     "study_languages",
     "study_models",
+    "setting",
     "tables",
     "text_reading",
     "tiny_model_build",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from plmfair.core import named_function
 from plmfair.errors import ConfigError
 from plmfair.studies import STUDIES
 
@@ -33,7 +32,7 @@ def _download_in_use(config: dict, where: str) -> bool:
                if where.startswith(section + ".")]
     if not readers:
         raise ConfigError(f"config error at {where}: plmfair does not know what uses a download declared here")
-    return any(where[len(section) + 1:].split(".")[0] in named_function(function)(config)
+    return any(where[len(section) + 1:].split(".")[0] in function(config)
                for section, function in readers)
 
 

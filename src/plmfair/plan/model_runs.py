@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from plmfair.plan.cloze import cloze_scores_file, cloze_set_models
-from plmfair.plan.crows_pairs import crows_pairs_jobs, crows_pairs_scores_file
-from plmfair.plan.data import cloze_sets
-from plmfair.plan.models import model_specs
+from plmfair.cloze.plan import cloze_scores_file, cloze_set_models, cloze_sets
+from plmfair.crows_pairs.plan import crows_pairs_jobs, crows_pairs_scores_file
+from plmfair.scoring.model_plan import model_specs
 
 
 def models_in_use(config: dict) -> list[str]:

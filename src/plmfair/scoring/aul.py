@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plmfair.scoring.masking import PairScores, TokenizedSentence, paired
+from plmfair.scoring.protocols import PairScores, Protocol, TokenizedSentence, paired
 
 REFERENCE = "Kaneko & Bollegala (2022), All Unmasked Likelihood"
 PRIMITIVES = ("encode_sentence", "unmasked_log_probs")
@@ -37,3 +37,6 @@ def score(scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSe
     read = [positions(t) for t in sentences]
     values = scorer.unmasked_log_probs([t.ids for t in sentences], read, desc=desc)
     return paired([sum(v) / len(v) if v else 0.0 for v in values], [len(r) for r in read])
+
+
+PROTOCOL = Protocol("aul", REFERENCE, "mlm", score, PRIMITIVES)

@@ -36,8 +36,8 @@ from plmfair.scoring.base import (
     right_padded,
 )
 from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_search
-from plmfair.scoring.masking import TokenizedSentence
 from plmfair.scoring.pieces import marks_text_start, piece_classes
+from plmfair.scoring.protocols import TokenizedSentence
 
 log = logging.getLogger(__name__)
 

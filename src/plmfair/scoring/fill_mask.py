@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from plmfair.errors import DataError
+from plmfair.scoring.protocols import ClozeProtocol
 
 REFERENCE = "MozArt (Cabello Piqueras & Søgaard 2022): top-k whole words at the mask; answers by within-word l2r PLL"
 PRIMITIVES = ("gap_candidates", "masked_copies", "masked_copies_log_probs")
@@ -37,3 +38,6 @@ def score_answers(scorer, items: Sequence[tuple[str, str]]) -> list[tuple[float,
         copies.append(scorer.masked_copies(ids, [span[j:] for j in range(len(span))]))
     totals = scorer.masked_copies_log_probs(copies, desc=f"{scorer.name} answers")
     return list(zip(totals, n_pieces, strict=True))
+
+
+PROTOCOL = ClozeProtocol("fill_mask", REFERENCE, predict, score_answers, PRIMITIVES)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from plmfair.scoring.protocols import ClozeProtocol
+
 REFERENCE = "candidates after the left context, re-ranked by the sentence log-likelihood with the word in the gap"
 PRIMITIVES = ("gap_candidates", "sequence_log_likelihoods")
 
@@ -36,3 +38,6 @@ def score_answers(scorer, items: Sequence[tuple[str, str]]) -> list[tuple[float,
         n_pieces.append(len(span))
         seqs.append([scorer.prefix_id] + ids)
     return list(zip(scorer.sequence_log_likelihoods(seqs, desc=f"{scorer.name} answers"), n_pieces, strict=True))
+
+
+PROTOCOL = ClozeProtocol("left_context_rerank", REFERENCE, predict, score_answers, PRIMITIVES)

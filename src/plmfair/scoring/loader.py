@@ -16,8 +16,11 @@ would fill with random values, stops the run.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import re
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +28,9 @@ from pathlib import Path
 import torch
 
 from plmfair.errors import ConfigError, ModelError
-from plmfair.models import ModelSpec
 from plmfair.scoring import FAMILIES, get_family, scorer_class
 from plmfair.scoring.base import input_device, max_input_length
+from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tokenization import check_tokenizer_packages, install_hint
 
 log = logging.getLogger(__name__)
@@ -275,7 +278,7 @@ def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: torch.nn.Module, *, 
 
 
 def architecture(model: torch.nn.Module, tokenizer) -> dict:
-    """The ``model_*`` facts of :data:`plmfair.models.MODEL_METADATA_SCHEMA` read off the loaded
+    """The ``model_*`` facts of :data:`plmfair.scoring.specs.MODEL_METADATA_SCHEMA` read off the loaded
     model and tokenizer: parameters, layers, hidden size, vocabulary, tokenizer kind, maximum length."""
     cfg = model.config
 
@@ -296,19 +299,6 @@ def architecture(model: torch.nn.Module, tokenizer) -> dict:
         "model_max_length": max_input_length(model, tokenizer),
     }
 
-
-def default_token_budget(device: torch.device, family: str = "mlm") -> int:
-    """Tokens per forward pass when the job does not set ``resources: token_budget``.
-
-    Measured on an H100 with base-size models over the 1,677 French CrowS-Pairs (docs/performance.md):
-    16,384 was 12% faster than 8,192, 32,768 no faster again and 65,536 slower; the scores were
-    the same at every budget. On a CPU, masked LMs: larger batches only cost memory; causal LMs,
-    whose every position runs the whole stack: 2,048 tokens (activations that stay in the caches)
-    took 0.54x the time of 8,192 (117 s against 217 s for 200 CrowS-Pairs pairs with a
-    Qwen2.5-0.5B-shaped model, benchmarks/bench_causal.py)."""
-    if device.type == "cuda":
-        return 16384
-    return 2048 if family == "causal" else 8192
 
 
 class Stopwatch:
@@ -340,11 +330,10 @@ class LoadedModel:
 
     def scorer(self, *, token_budget: int = 0, progress: bool = True):
         """The family's :class:`~plmfair.scoring.base.Scorer` for this model; ``token_budget`` 0:
-        the device's default (:func:`default_token_budget`)."""
+        the device's default (:func:`plmfair.scoring.base.default_token_budget`)."""
         return scorer_class(self.spec.family)(self.model, self.tokenizer, name=self.spec.name,
                                               uncased=self.spec.uncased,
-                                              token_budget=token_budget or default_token_budget(self.device,
-                                                                                                self.spec.family),
+                                              token_budget=token_budget,
                                               progress=progress)
 
     def stopwatch(self) -> Stopwatch:
@@ -364,9 +353,6 @@ class LoadedModel:
 def _device_map_kwargs(spec: ModelSpec) -> dict:
     """``from_pretrained`` arguments that spread a model over the visible devices (accelerate):
     GPUs first, then the CPU, then an offload folder on disk removed when the process ends."""
-    import atexit
-    import shutil
-    import tempfile
 
     offload = tempfile.mkdtemp(prefix=f"plmfair-offload-{spec.name}-")
     atexit.register(shutil.rmtree, offload, ignore_errors=True)

@@ -18,43 +18,17 @@ its groups.
   Scoring", PLL-word-l2r): like ``all_tokens``, but the tokens to the right of the masked
   one within the same word are masked too.
 
-Each rule is a protocol of :data:`plmfair.scoring.protocols.PROTOCOLS`, scored by :func:`score`
-through the masked LM's masked-copies primitive. Torch-free.
+Each rule is a protocol of :data:`plmfair.scoring.protocols.PROTOCOLS` (a line there names it), scored
+by :func:`score` through the masked LM's masked-copies primitive. Torch-free.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
-if TYPE_CHECKING:
-    from plmfair.scoring.protocols import Protocol
-
-Groups = list[list[int]]
-# A protocol's scores of each pair's two sentences: ((score, units scored), (score, units scored))
-PairScores = list[tuple[tuple[float, int], tuple[float, int]]]
-
-
-@dataclass(frozen=True)
-class TokenizedSentence:
-    """Token ids of a sentence with special tokens, and the word index of each (None for specials)."""
-
-    ids: list[int]
-    word_ids: list[int | None]
-    special_ids: frozenset[int]
-
-    def content_positions(self) -> list[int]:
-        return [i for i, t in enumerate(self.ids) if t not in self.special_ids]
-
-
-@dataclass(frozen=True)
-class MaskingRule:
-    name: str
-    rounded: bool
-    groups: Callable[[TokenizedSentence, TokenizedSentence, bool], tuple[Groups, Groups]]
-    reference: str
+from plmfair.registry import Registry
+from plmfair.scoring.protocols import Groups, PairScores, Protocol, TokenizedSentence, paired
 
 
 def shared_positions(ids1: Sequence[int], ids2: Sequence[int]) -> tuple[list[int], list[int]]:
@@ -93,22 +67,9 @@ def _within_word_l2r(more: TokenizedSentence, less: TokenizedSentence, stereo: b
     return _word_l2r(more), _word_l2r(less)
 
 
-MASKING_RULES: dict[str, MaskingRule] = {
-    r.name: r
-    for r in (
-        MaskingRule("nangia", True, _nangia, "Nangia et al. (2020), metric.py"),
-        MaskingRule("all_tokens", False, _all_tokens, "Salazar et al. (2020)"),
-        MaskingRule("within_word_l2r", False, _within_word_l2r, "Kauf & Ivanova (2023)"),
-    )
-}
 
 # what :func:`score` reads of a masked LM
 PRIMITIVES = ("encode_sentence", "masked_copies", "masked_copies_log_probs")
-
-
-def paired(totals: Sequence[float], units: Sequence[int]) -> PairScores:
-    """Sentence scores listed pair by pair (more, less, more, less, ...) as each pair's two."""
-    return [((totals[k], units[k]), (totals[k + 1], units[k + 1])) for k in range(0, len(totals), 2)]
 
 
 def score(scorer, protocol: Protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]],
@@ -118,3 +79,14 @@ def score(scorer, protocol: Protocol, pairs: Sequence[tuple[TokenizedSentence, T
     copies = [scorer.masked_copies(t.ids, groups) for more, less, stereo in pairs
               for t, groups in zip((more, less), protocol.masking(more, less, stereo), strict=True)]
     return paired(scorer.masked_copies_log_probs(copies, desc=desc), [len(c.copies) for c in copies])
+
+
+def _rule(name: str, groups, reference: str, *, rounded: bool = False) -> Protocol:
+    """A masking rule as a CrowS-Pairs protocol of masked LMs, scored by :func:`score`."""
+    return Protocol(name, reference, "mlm", score, PRIMITIVES, rounded, masking=groups)
+
+
+NANGIA = _rule("nangia", _nangia, "Nangia et al. (2020), metric.py", rounded=True)
+ALL_TOKENS = _rule("all_tokens", _all_tokens, "Salazar et al. (2020)")
+WITHIN_WORD_L2R = _rule("within_word_l2r", _within_word_l2r, "Kauf & Ivanova (2023)")
+MASKING_RULES: Registry[Protocol] = Registry("masking rule", {p.name: p for p in (NANGIA, ALL_TOKENS, WITHIN_WORD_L2R)})

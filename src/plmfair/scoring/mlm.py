@@ -36,8 +36,8 @@ from plmfair.scoring.base import (
     right_padded,
     to_device,
 )
-from plmfair.scoring.masking import TokenizedSentence
 from plmfair.scoring.pieces import whole_word_vocabulary
+from plmfair.scoring.protocols import TokenizedSentence
 from plmfair.scoring.tokenization import encode_with_words
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def query_logits(
     positions: Sequence[int],
     *,
     pad_id: int,
-    token_budget: int = 8192,
+    token_budget: int,
     progress: bool = False,
     desc: str = "scoring",
 ) -> Iterator[tuple[list[int], torch.Tensor]]:

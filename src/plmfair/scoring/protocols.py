@@ -19,7 +19,9 @@ CrowS-Pairs protocols apply to one family (``family``):
 Every family encodes a sentence (``encode_sentence``) and cuts one that is too long (``truncate``);
 :meth:`plmfair.scoring.base.Scorer.score_sentences` does the rest once for all of them (which pairs
 fit, the protocol's scores, rounding, checks). A new protocol is a module with its ``score`` function
-and one line in :data:`PROTOCOLS` (``crows_pairs.protocol`` is checked against it).
+and one line in :data:`PROTOCOLS` naming it (``crows_pairs.protocol`` is checked against it). The
+registries name each protocol lazily, so this module, which holds the types every protocol uses,
+imports none of them.
 
 Gap protocols (:class:`ClozeProtocol`) give a gap's top-k whole-word candidates (``predict``) and
 the log-probability of given answers in it (``score_answers``); each family names the one it is
@@ -37,19 +39,32 @@ against the registries before any model library is imported.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from plmfair.scoring import (
-    CAUSAL_PROTOCOL,
-    aul,
-    fill_mask,
-    left_context_rerank,
-    masking,
-    sentence_log_likelihood,
-    span_infilling,
-)
-from plmfair.scoring.masking import MASKING_RULES, Groups, PairScores, TokenizedSentence
+from plmfair.registry import Registry
+from plmfair.scoring import CAUSAL_PROTOCOL
+
+Groups = list[list[int]]
+# A protocol's scores of each pair's two sentences: ((score, units scored), (score, units scored))
+PairScores = list[tuple[tuple[float, int], tuple[float, int]]]
+
+
+@dataclass(frozen=True)
+class TokenizedSentence:
+    """Token ids of a sentence with special tokens, and the word index of each (None for specials)."""
+
+    ids: list[int]
+    word_ids: list[int | None]
+    special_ids: frozenset[int]
+
+    def content_positions(self) -> list[int]:
+        return [i for i, t in enumerate(self.ids) if t not in self.special_ids]
+
+
+def paired(totals: Sequence[float], units: Sequence[int]) -> PairScores:
+    """Sentence scores listed pair by pair (more, less, more, less, ...) as each pair's two."""
+    return [((totals[k], units[k]), (totals[k + 1], units[k + 1])) for k in range(0, len(totals), 2)]
 
 
 @dataclass(frozen=True)
@@ -67,13 +82,13 @@ class Protocol:
     masking: Callable[[TokenizedSentence, TokenizedSentence, bool], tuple[Groups, Groups]] | None = None
 
 
-PROTOCOLS: dict[str, Protocol] = {
-    **{r.name: Protocol(r.name, r.reference, "mlm", masking.score, masking.PRIMITIVES, r.rounded, masking=r.groups)
-       for r in MASKING_RULES.values()},
-    "aul": Protocol("aul", aul.REFERENCE, "mlm", aul.score, aul.PRIMITIVES),
-    CAUSAL_PROTOCOL: Protocol(CAUSAL_PROTOCOL, sentence_log_likelihood.REFERENCE, "causal",
-                              sentence_log_likelihood.score, sentence_log_likelihood.PRIMITIVES, rounded=True),
-}
+PROTOCOLS: Registry[Protocol] = Registry("CrowS-Pairs protocol", {
+    "nangia": "plmfair.scoring.masking:NANGIA",
+    "all_tokens": "plmfair.scoring.masking:ALL_TOKENS",
+    "within_word_l2r": "plmfair.scoring.masking:WITHIN_WORD_L2R",
+    "aul": "plmfair.scoring.aul:PROTOCOL",
+    CAUSAL_PROTOCOL: "plmfair.scoring.sentence_log_likelihood:PROTOCOL",
+})
 
 
 @dataclass(frozen=True)
@@ -89,11 +104,11 @@ class ClozeProtocol:
     primitives: tuple[str, ...]
 
 
-CLOZE_PROTOCOLS: dict[str, ClozeProtocol] = {
-    name: ClozeProtocol(name, module.REFERENCE, module.predict, module.score_answers, module.PRIMITIVES)
-    for name, module in (("fill_mask", fill_mask), ("span_infilling", span_infilling),
-                         ("left_context_rerank", left_context_rerank))
-}
+CLOZE_PROTOCOLS: Registry[ClozeProtocol] = Registry("gap protocol", {
+    "fill_mask": "plmfair.scoring.fill_mask:PROTOCOL",
+    "span_infilling": "plmfair.scoring.span_infilling:PROTOCOL",
+    "left_context_rerank": "plmfair.scoring.left_context_rerank:PROTOCOL",
+})
 
 
 def family_protocols(family: str) -> list[str]:

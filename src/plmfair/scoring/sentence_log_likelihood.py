@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from plmfair.scoring.masking import PairScores, TokenizedSentence, paired
+from plmfair.scoring import CAUSAL_PROTOCOL
+from plmfair.scoring.protocols import PairScores, Protocol, TokenizedSentence, paired
 
 REFERENCE = "lm-evaluation-harness crows_pairs tasks, sentence log-likelihood after BOS"
 PRIMITIVES = ("encode_sentence", "sequence_log_likelihoods")
@@ -27,3 +28,6 @@ def score(scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSe
     sentences = [t for more, less, _ in pairs for t in (more, less)]
     totals = scorer.sequence_log_likelihoods([t.ids for t in sentences], desc=desc)
     return paired(totals, [len(t.ids) - 1 for t in sentences])
+
+
+PROTOCOL = Protocol(CAUSAL_PROTOCOL, REFERENCE, "causal", score, PRIMITIVES, rounded=True)

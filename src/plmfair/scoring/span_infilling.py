@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from plmfair.scoring.protocols import ClozeProtocol
+
 REFERENCE = "MozArt (Cabello Piqueras & Søgaard 2022): mT5 single-word constrained beam search at the sentinel"
 PRIMITIVES = ("gap_candidates", "span_log_likelihoods")
 
@@ -25,3 +27,6 @@ def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> l
 def score_answers(scorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
     """log P(<extra_id_0> answer <end>) of each answer, and the tokens it takes."""
     return scorer.span_log_likelihoods(items)
+
+
+PROTOCOL = ClozeProtocol("span_infilling", REFERENCE, predict, score_answers, PRIMITIVES)

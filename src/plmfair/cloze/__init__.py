@@ -1,0 +1,81 @@
+"""The cloze studies: ready-made annotated cloze tests in MozArt's format (``mozart``) and cloze sets
+constructed from multi-way parallel text (``cloze``); both go through the same chain per set.
+
+Its modules: :mod:`~plmfair.cloze.annotations` (human answers), :mod:`~plmfair.cloze.construction`
+(a package, a module per construction stage), :mod:`~plmfair.cloze.scoring_job` and
+:mod:`~plmfair.cloze.vectors` (torch), :mod:`~plmfair.cloze.schemas` (files between jobs),
+:mod:`~plmfair.cloze.metrics` (P@k, MRR, correlations, sigma_gd), :mod:`~plmfair.cloze.group_tests`,
+:mod:`~plmfair.cloze.tsne`, :mod:`~plmfair.cloze.breakdowns`, :mod:`~plmfair.cloze.plan` and
+:mod:`~plmfair.cloze.construction_plan` (jobs and paths), :mod:`~plmfair.cloze.outputs`,
+:mod:`~plmfair.cloze.tables`, :mod:`~plmfair.cloze.figures`. Rules: ``workflow/rules/mozart.smk``,
+``cloze.smk`` and the per-set chain ``cloze_sets.smk``.
+"""
+
+from __future__ import annotations
+
+from plmfair.cloze import construction_plan, outputs, plan
+from plmfair.studies import CLOZE_TASK, Study
+
+
+def _own(subjects: dict) -> dict:
+    """The tables and figures of the cloze outputs made for these kinds of subject."""
+    return {"tables": tuple(t for t in outputs.TABLES if t.subjects in subjects),
+            "figures": {name: kind for name, kind in outputs.FIGURES.items() if kind in subjects}}
+
+
+def published(config: dict) -> list[str]:
+    """The cloze studies' files a run publishes (:func:`plmfair.plan.published_files`): the answers
+    ingested, each model's scores of each set, what a set with answers derives from them, the t-SNE
+    vectors and maps, and each constructed corpus's stages."""
+    out = [plan.annotations_file(name) for name in [*plan.cloze_tests(config), *plan.constructed_answered_sets(config)]]
+    answered = plan.answered_sets(config)
+    for name in plan.cloze_sets(config):
+        models = plan.cloze_set_models(config, name)
+        # a set without answers yet gets an empty answer-scores file per model (its scoring job writes both)
+        out += [plan.cloze_scores_file(name, kind, m) for m in models for kind in ("predictions", "answer_scores")]
+        out += [plan.set_file(name, kind) for kind in plan.ANSWERED_SET_FILES] if name in answered else []
+    for name in plan.tsne_sets(config):
+        out += [plan.set_file(name, f"tsne/{m}") for m in plan.cloze_set_models(config, name)]
+        out += [plan.set_file(name, "tsne")]
+    gold = construction_plan.gold_corpora(config)
+    for name in plan.cloze_corpora(config):
+        c, langs = construction_plan.corpus(config, name), plan.cloze_langs(config, name)
+        out += [plan.set_file(name, "joined"), plan.set_file(name, "join_counts")] if c.joined else []
+        out += [plan.set_file(name, f"tokens/{lang}") for lang in langs]
+        out += [plan.set_file(name, f"alignments/{lang}") for lang in langs if lang != c.pivot]
+        out += [plan.set_file(name, kind) for kind in plan.CORPUS_FILES]
+        out += [plan.set_file(name, "alignment_quality"), plan.set_file(name, "gold_alignment_links")] if name in gold else []
+        out += [f"results/cloze/{name}/sheets"]
+    return out
+
+
+_MOZART_SUBJECTS = {"answered_sets": plan.answered_sets, "tsne": plan.tsne_sets}
+MOZART = Study(
+    "mozart", "MozArt", CLOZE_TASK, False,
+    "ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
+    "(datasets.cloze_tests; MozArt's own is mozart)",
+    own_jobs=("ingest_cloze_test", "tsne_vectors", "tsne"),
+    rules=("mozart.smk",),
+    outputs=("results/data/{name}/", "results/cloze/{name}/"),
+    subjects=_MOZART_SUBJECTS,
+    downloads={"datasets.cloze_tests": plan.cloze_tests},
+    languages=plan.cloze_set_languages,
+    published=published,
+    **_own(_MOZART_SUBJECTS),
+)
+
+_CLOZE_SUBJECTS = {"answered_sets": plan.answered_sets, "corpora": plan.cloze_corpora,
+                   "gold_corpora": construction_plan.gold_corpora}
+CLOZE = Study(
+    "cloze", "Cloze sets", CLOZE_TASK, True,
+    "cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
+    own_jobs=("cloze_join_bitexts", "cloze_tokenize", "build_spacy_pipeline", "cloze_align", "cloze_select",
+              "cloze_sheets", "ingest_cloze_answers", "cloze_alignment_quality"),
+    rules=("cloze.smk",),
+    outputs=("results/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
+    subjects=_CLOZE_SUBJECTS,
+    downloads={"cloze.corpora": plan.cloze_corpora, "cloze.spacy": plan.corpus_languages},
+    languages=plan.cloze_set_languages,
+    published=published,
+    **_own(_CLOZE_SUBJECTS),
+)

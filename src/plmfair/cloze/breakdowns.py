@@ -1,0 +1,149 @@
+"""Results broken down by attributes of the examples (XTREME-R's fine-grained analysis).
+
+Cloze sets (MozArt and constructed sets with answers), one row per (model, language or
+``all``, group or ``all``, attribute, bucket), on the per-annotation scores of :func:`plmfair.cloze.metrics.annotation_scores`
+(P@1, P@5 and MRR are 100 x the means of ``hit1``, ``hit5`` and ``rr``, as the main metrics):
+
+- ``pos``: the universal POS tag of the masked word (the sentence's ``tag``);
+- ``length``: white-space tokens of the cloze sentence, the gap counted as one;
+- ``agreement``: share of the sentence's non-empty answers (all annotators; NFC, trimmed and
+  lower-cased, the metrics' normalisation without any tokenizer's own, so that the buckets are
+  the same for every model) equal to its most frequent answer;
+- ``answer_pieces``: tokens the answer takes in the model's tokenizer (1, 2, 3+);
+- ``multiword``: whether the answer has more than one white-space separated word.
+
+The continuous attributes (length, agreement) get 4 buckets of equal size, as XTREME-R
+buckets continuous attributes: cut points at the quartiles of the attribute over all
+sentences of the set (every language, so a bucket means the same in every language), fewer
+buckets when ties leave a cut point twice; a bucket is labelled with the smallest and the
+largest value it holds.
+
+CrowS-Pairs, one row per (data set, model, attribute, bucket) with the score (100 x the share
+of scored pairs whose more stereotyping sentence scores higher, neutral pairs counted in the
+denominator as in the overall metric) and its Wilson 95% interval:
+
+- ``length``: white-space tokens of the more stereotyping sentence (4 equal-size buckets over
+  the data set's pairs);
+- ``differing_tokens``: tokens of the more stereotyping sentence outside the blocks it shares
+  with the less stereotyping one (difflib's matching blocks over white-space tokens, the
+  word-level analogue of the shared spans that Nangia et al.'s protocol scores): 1, 2, 3, 4+;
+- ``origin`` (native or translated) and ``bias_type``.
+
+Each attribute is one bucket function in a registry (:data:`CLOZE_ATTRIBUTES`,
+:data:`CROWS_ATTRIBUTES`): it gets the rows to break down and the data set, and returns each
+row's ``bucket`` and ``bucket_order``. Adding an attribute is its function and one registry line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+
+from plmfair.cloze.annotations import GROUPS
+from plmfair.registry import Registry
+from plmfair.stats import capped_buckets, category_buckets, equal_size_buckets
+from plmfair.text import base_normalise
+
+CLOZE_BREAKDOWN_SCHEMA = {
+    "model": "model short name",
+    "lang": "language, or all (the annotations of every language pooled)",
+    "group": "annotator group (MN, FN, MNN, FNN) or all",
+    "attribute": "an attribute of plmfair.cloze.breakdowns.CLOZE_ATTRIBUTES",
+    "bucket": "the attribute's value or range (length and agreement: smallest-largest value in the bucket)",
+    "bucket_order": "position of the bucket within its attribute, for sorting",
+    "n": "annotations in the cell",
+    "n_sentences": "distinct sentences in the cell",
+    "p_at_1": "percentage of the cell's annotations whose answer is the top candidate",
+    "p_at_5": "percentage of the cell's annotations whose answer is among the top 5 candidates",
+    "mrr": "mean reciprocal rank within the top 5 (0 when absent), percent",
+}
+
+
+def _sentences(annotations: pd.DataFrame) -> pd.DataFrame:
+    """One row per sentence of a cloze set, indexed by (lang, s_id)."""
+    return annotations.drop_duplicates(["lang", "s_id"]).set_index(["lang", "s_id"])
+
+
+def _per_annotation(scores: pd.DataFrame, buckets: pd.DataFrame) -> pd.DataFrame:
+    """Sentence buckets (indexed by lang, s_id) on the annotation rows of ``scores``."""
+    return buckets.reindex(pd.MultiIndex.from_arrays([scores["lang"], scores["s_id"]])).set_axis(scores.index)
+
+
+def pos_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """The universal POS tag of the masked word."""
+    return _per_annotation(scores, category_buckets(_sentences(annotations)["tag"]))
+
+
+def length_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """White-space tokens of the cloze sentence (the gap one), 4 equal-size buckets over the set."""
+    lengths = _sentences(annotations)["text"].map(lambda t: len(str(t).split()))
+    return _per_annotation(scores, equal_size_buckets(lengths))
+
+
+def agreement_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Share of a sentence's non-empty answers equal to its most frequent one, 4 equal-size buckets."""
+    answered = annotations[annotations["answer"] != ""].assign(norm=lambda d: d["answer"].map(base_normalise))
+    counts = answered.groupby(["lang", "s_id", "norm"]).size()
+    agreement = counts.groupby(level=["lang", "s_id"]).max() / counts.groupby(level=["lang", "s_id"]).sum()
+    return _per_annotation(scores, equal_size_buckets(agreement.dropna()))
+
+
+def answer_pieces_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Tokens the answer takes in the model's tokenizer: 1, 2, 3+."""
+    return capped_buckets(scores["n_pieces"], 3)
+
+
+def multiword_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """Whether the answer has more than one white-space separated word."""
+    return category_buckets(scores["answer"].map(lambda a: "yes" if len(str(a).split()) > 1 else "no"), order=["no", "yes"])
+
+
+# name -> bucket function(annotation scores, the set's annotations), in the order of the figures
+CLOZE_ATTRIBUTES: Registry[Callable] = Registry("breakdown attribute", {
+    "pos": pos_buckets,
+    "length": length_buckets,
+    "agreement": agreement_buckets,
+    "answer_pieces": answer_pieces_buckets,
+    "multiword": multiword_buckets,
+})
+
+
+def cloze_breakdowns(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
+    """P@1, P@5 and MRR per (model, lang, group incl. ``all``, attribute, bucket) (:data:`CLOZE_BREAKDOWN_SCHEMA`)
+    from annotation scores (with ``n_pieces``) and the set's annotations (``tag``, ``text``, ``answer``)."""
+    rows = []
+    for attribute, buckets in CLOZE_ATTRIBUTES.items():
+        frame = scores.join(buckets(scores, annotations)).dropna(subset=["bucket"])
+        frame = pd.concat([frame, frame.assign(lang="all")], ignore_index=True)
+        for group in (*GROUPS, "all"):
+            g = frame if group == "all" else frame[frame["group"] == group]
+            agg = g.groupby(["model", "lang", "bucket", "bucket_order"], observed=True).agg(
+                n=("hit1", "size"), n_sentences=("s_id", "nunique"),
+                p_at_1=("hit1", "mean"), p_at_5=("hit5", "mean"), mrr=("rr", "mean")).reset_index()
+            agg[["p_at_1", "p_at_5", "mrr"]] *= 100
+            rows.append(agg.assign(group=group, attribute=attribute))
+    out = pd.concat(rows, ignore_index=True)
+    # models in the order they come (the configuration's, which every figure keeps)
+    first = {model: i for i, model in enumerate(dict.fromkeys(scores["model"]))}
+    out = out.sort_values(["model", "lang", "attribute", "bucket_order", "group"], kind="stable",
+                          key=lambda col: col.map(first) if col.name == "model" else col)
+    return out[list(CLOZE_BREAKDOWN_SCHEMA)].reset_index(drop=True).astype(
+        {"model": "string", "lang": "string", "group": "string", "attribute": "string", "bucket": "string",
+         "bucket_order": "int64", "n": "int64", "n_sentences": "int64"})
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+

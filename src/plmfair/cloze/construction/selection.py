@@ -1,0 +1,556 @@
+"""Cloze construction as in MozArt: from a multi-way parallel corpus, its tokens and word
+alignments to one masked word per sentence quadruple, balanced across parts of speech.
+
+A candidate is a pivot-language (English) token with its counterpart in every other
+language. Filters, in order (each configurable under ``cloze.filters``); the first five need
+only tokens and alignments (:func:`lexical_candidates`), the rest POS and dependencies
+(:func:`tagged_candidates`). Each is a test on one word of one line, so the order changes
+the counts between steps, never the candidates that pass them all.
+
+1. non_empty: the line has text in every language (empty lines stop the run unless
+   ``cloze.empty_lines: skip``).
+2. length: every language's sentence has between ``min_tokens`` and ``max_tokens`` tokens.
+3. one_to_one: the pivot token is aligned to exactly one token of each language and that
+   token to nothing else.
+4. letters_only: every word consists of letters only.
+5. not_number: no word looks like punctuation or (``exclude_numbers``) a number to spaCy
+   (``is_punct``/``like_num``).
+6. pos: every language's word has a universal POS in ``pos`` (NOUN, VERB, ADJ, ADV); with
+   ``same_pos`` all four must carry the same one.
+7. not_excluded: no word is tagged with a POS in ``exclude_pos`` (PROPN, AUX, NUM, PUNCT).
+8. not_mwe: no word is part of a multi-word expression: neither it nor one of its dependents
+   carries a relation in ``mwe_deps`` (UD fixed, flat, compound:prt, goeswith; spaCy's
+   English ``prt`` and German ``svp`` for separable verb particles). A relation matches by
+   its full name or by the part before ``:`` (flat matches flat:name).
+
+Only lines with a candidate after step 5 are tagged and parsed, a batch at a time
+(:func:`select_sample`). Then one candidate per line, balanced across the POS classes of
+``pos`` (taken from the pivot word), ``sample.n / len(pos)`` lines per class, a line used
+once: with ``sample.examine: as_needed`` the lines are visited in a seeded random order and
+tagged only until every class is full (:class:`SeededWalk`); with ``all`` every line is
+tagged and the sample drawn from all candidates with ``numpy``'s generator seeded by
+``sample.seed``, the scarcest class first (:func:`balanced_sample`).
+:func:`construct_files` does this streamed from the files.
+
+Outputs:
+
+``results/cloze/{corpus}/sentences.parquet`` (:data:`SENTENCES_SCHEMA`), one row per
+language and sampled line, shaped like the MozArt sentences;
+``results/cloze/{corpus}/construction.parquet`` (:data:`CONSTRUCTION_SCHEMA`), the count
+left after each filter, per language, rendered as ``results/tables/{corpus}_construction.*``.
+The annotation sheets and the answers to them are :mod:`plmfair.cloze.construction.answers`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from plmfair.cloze.construction.pos import ROW_GROUP_LINES, TAGS_SCHEMA, load_pipeline, tag_tokens
+from plmfair.errors import DataError
+from plmfair.io.parquet import read_parquet, read_parquet_meta
+from plmfair.io.text_files import check_parallel
+from plmfair.text import MASK
+
+log = logging.getLogger(__name__)
+
+SENTENCES_SCHEMA = {
+    "lang": "ISO 639-1 code of the sentence",
+    "s_id": "sentence id, shared by the parallel sentences of a quadruple ({corpus}-{line})",
+    "text": "the sentence with the masked word replaced by [MASK]",
+    "true_mask": "the masked word",
+    "tag": "universal POS of the masked word in this language",
+    "pos_class": "POS class of the quadruple (the pivot word's POS), the class the sample is balanced on",
+    "line": "1-based line of the corpus files",
+    "token": "0-based index of the masked token in this language's tokens",
+}
+
+CONSTRUCTION_SCHEMA = {
+    "corpus": "corpus name in config",
+    "step": "filter, in the order applied",
+    "unit": "sentences (lines) or words (candidate pivot words with their counterparts)",
+    "description": "what the step keeps",
+    "lang": "language the count is for, or 'all' for what passes in every language",
+    "count": "number left after the step (for a language: passing the step's test in that language, "
+             "among what passed every earlier step in all languages)",
+}
+
+DEFAULT_FILTERS = {
+    "min_tokens": 5,
+    "max_tokens": 40,
+    "pos": ["NOUN", "VERB", "ADJ", "ADV"],
+    "same_pos": False,
+    "exclude_pos": ["PROPN", "AUX", "NUM", "PUNCT"],
+    "exclude_numbers": True,
+    "mwe_deps": ["fixed", "flat", "compound:prt", "goeswith", "prt", "svp"],
+    "letters_only": True,
+}
+
+
+def _pivot_first(tokens: Mapping[str, pd.DataFrame], pivot: str) -> list[str]:
+    return [pivot] + [lang for lang in tokens if lang != pivot]
+
+
+def _dep_matches(dep: pd.Series, labels: Sequence[str]) -> pd.Series:
+    labels = set(labels)
+    base = dep.str.split(":").str[0]
+    return dep.isin(labels) | base.isin(labels)
+
+
+def _in_mwe(tokens: pd.DataFrame, labels: Sequence[str]) -> pd.Series:
+    """Tokens that carry an MWE relation or govern a token that does."""
+    rel = _dep_matches(tokens["dep"].fillna(""), labels)
+    governs = tokens.loc[rel & (tokens["head"] != tokens["token"]), ["line", "head"]]
+    heads = set(zip(governs["line"], governs["head"], strict=True))
+    gov = pd.Series([(ln, t) in heads for ln, t in zip(tokens["line"], tokens["token"], strict=True)],
+                    index=tokens.index)
+    return rel | gov
+
+
+def _one_to_one(links: pd.DataFrame) -> pd.DataFrame:
+    """Links whose pivot token and other token each take part in this link only."""
+    p = links.groupby(["line", "pivot_token"])["token"].transform("size")
+    o = links.groupby(["line", "token"])["pivot_token"].transform("size")
+    return links[(p == 1) & (o == 1)]
+
+
+def _counts_recorder(counts: list[dict], langs: Sequence[str], corpus: str):
+    def record(step, unit, desc, per_lang: Mapping[str, int | None], total: int):
+        for lang in langs:
+            counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": lang,
+                           "count": per_lang.get(lang)})
+        counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": "all",
+                       "count": total})
+    return record
+
+
+class _Steps:
+    """Filters applied in turn to a candidate table, each recording what it keeps."""
+
+    def __init__(self, cand: pd.DataFrame, langs: Sequence[str], record):
+        self.cand, self.langs, self.record = cand, langs, record
+
+    def apply(self, name, desc, test, *, also=None):
+        ok = {lang: test(lang) for lang in self.langs}
+        per_lang = {lang: (None if ok[lang] is None else int(ok[lang].sum())) for lang in self.langs}
+        both = pd.Series(True, index=self.cand.index)
+        for lang in self.langs:
+            if ok[lang] is not None:
+                both &= ok[lang]
+        if also is not None:
+            both &= also
+        self.cand = self.cand[both].reset_index(drop=True)
+        self.record(name, "words", desc, per_lang, len(self.cand))
+
+
+def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
+                       lines: Sequence[int], corpus: str, filters: Mapping | None = None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The candidates of ``lines`` that pass the filters needing no tagger (non_empty, length,
+    one_to_one, letters_only, not_number), and their counts.
+
+    ``tokens``: per language, a tokens table (:data:`plmfair.cloze.construction.pos.TOKENS_SCHEMA`) holding at least
+    those lines; ``alignments``: per non-pivot language, links (:data:`plmfair.cloze.construction.alignment.ALIGNMENT_SCHEMA`).
+    Every filter looks at one line only, so the counts of line ranges add up to the corpus's.
+    """
+    f = {**DEFAULT_FILTERS, **(filters or {})}
+    langs = _pivot_first(tokens, pivot)
+    missing = [lang for lang in langs[1:] if lang not in alignments]
+    if missing:
+        raise DataError(f"corpus {corpus}: no alignments for {missing}")
+    counts: list[dict] = []
+    record = _counts_recorder(counts, langs, corpus)
+    all_lines = pd.Index(lines)
+    record("lines", "sentences", "lines in the corpus files", {lang: len(all_lines) for lang in langs}, len(all_lines))
+    lengths = {lang: tokens[lang].groupby("line").size().reindex(all_lines, fill_value=0) for lang in langs}
+    keep = pd.Series(True, index=all_lines)
+    nonempty = {lang: lengths[lang] > 0 for lang in langs}
+    for lang in langs:
+        keep &= nonempty[lang]
+    record("non_empty", "sentences", "text in every language", {lang: int(nonempty[lang].sum()) for lang in langs},
+           int(keep.sum()))
+    lo, hi = f["min_tokens"], f["max_tokens"]
+    in_bounds = {lang: lengths[lang].between(lo, hi) for lang in langs}
+    per = {lang: int((keep & in_bounds[lang]).sum()) for lang in langs}
+    for lang in langs:
+        keep &= in_bounds[lang]
+    record("length", "sentences", f"{lo} to {hi} tokens in every language", per, int(keep.sum()))
+    lines_kept = all_lines[keep.to_numpy()]
+
+    def lexical(lang):
+        tok = tokens[lang][["line", "token", "text", "like_num", "is_punct"]]
+        return tok.rename(columns={c: f"{c}_{lang}" for c in tok.columns if c != "line"})
+
+    cand = lexical(pivot)
+    cand = cand[cand["line"].isin(lines_kept)].reset_index(drop=True)
+    for lang in langs[1:]:
+        links = _one_to_one(alignments[lang]).rename(columns={"pivot_token": f"token_{pivot}", "token": f"token_{lang}"})
+        cand = cand.merge(links, on=["line", f"token_{pivot}"], how="left")
+        cand = cand.merge(lexical(lang), on=["line", f"token_{lang}"], how="left")
+    record("candidates", "words", "pivot-language tokens of the kept lines", {lang: len(cand) for lang in langs},
+           len(cand))
+    steps = _Steps(cand, langs, record)
+    steps.apply("one_to_one", "aligned one-to-one with the pivot word in every language",
+                lambda lang: None if lang == pivot else steps.cand[f"token_{lang}"].notna())
+    if f["letters_only"]:
+        steps.apply("letters_only", "letters only in every language",
+                    lambda lang: steps.cand[f"text_{lang}"].astype(str).map(str.isalpha).astype(bool))
+
+    def not_number(lang):
+        bad = steps.cand[f"is_punct_{lang}"].astype(bool)
+        if f["exclude_numbers"]:
+            bad |= steps.cand[f"like_num_{lang}"].astype(bool)
+        return ~bad
+
+    steps.apply("not_number", "no punctuation" + (" or number-like word" if f["exclude_numbers"] else "")
+                + " (spaCy's is_punct/like_num)", not_number)
+    cand = steps.cand
+    for lang in langs[1:]:
+        cand[f"token_{lang}"] = cand[f"token_{lang}"].astype("int64")
+    return cand[["line"] + [f"{c}_{lang}" for lang in langs for c in ("token", "text")]], pd.DataFrame(counts)
+
+
+def tagged_candidates(cand: pd.DataFrame, tags: Mapping[str, pd.DataFrame], *, pivot: str, corpus: str,
+                      filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The lexical candidates (:func:`lexical_candidates`) of the tagged lines that pass the
+    filters needing POS and dependencies (pos, not_excluded, not_mwe), with ``upos_<lang>`` and
+    ``pos_class``, and their counts. ``tags``: per language, :data:`plmfair.cloze.construction.pos.TAGS_SCHEMA`
+    rows of every token of the lines examined (candidates of other lines are dropped)."""
+    f = {**DEFAULT_FILTERS, **(filters or {})}
+    langs = _pivot_first(tags, pivot)
+    counts: list[dict] = []
+    record = _counts_recorder(counts, langs, corpus)
+    examined = tags[pivot]["line"].unique()
+    cand = cand[cand["line"].isin(examined)].reset_index(drop=True)
+    record("examined", "words", "candidates of the lines tagged and parsed", {lang: len(cand) for lang in langs},
+           len(cand))
+    for lang in langs:
+        tag = tags[lang].assign(in_mwe=_in_mwe(tags[lang], f["mwe_deps"]))[["line", "token", "upos", "in_mwe"]]
+        cand = cand.merge(tag.rename(columns={c: f"{c}_{lang}" for c in tag.columns if c != "line"}),
+                          on=["line", f"token_{lang}"], how="left", validate="many_to_one")
+    steps = _Steps(cand, langs, record)
+    pos = list(f["pos"])
+    same = None
+    if f["same_pos"]:
+        same = pd.Series(True, index=cand.index)
+        for lang in langs[1:]:
+            same &= cand[f"upos_{lang}"] == cand[f"upos_{pivot}"]
+    steps.apply("pos", f"POS in {pos} in every language" + (" (the same in all)" if f["same_pos"] else ""),
+                lambda lang: steps.cand[f"upos_{lang}"].isin(pos), also=same)
+    steps.apply("not_excluded", f"no POS in {list(f['exclude_pos'])}",
+                lambda lang: ~steps.cand[f"upos_{lang}"].isin(list(f["exclude_pos"])))
+    steps.apply("not_mwe", f"not in a multi-word expression (relations {list(f['mwe_deps'])})",
+                lambda lang: ~steps.cand[f"in_mwe_{lang}"].astype(bool))
+    cand = steps.cand
+    n_sent = cand["line"].nunique()
+    record("sentences_with_candidate", "sentences", "lines with at least one candidate",
+           {lang: n_sent for lang in langs}, n_sent)
+    cand = cand.drop(columns=[f"in_mwe_{lang}" for lang in langs]).assign(pos_class=cand[f"upos_{pivot}"])
+    return cand, pd.DataFrame(counts)
+
+
+def _add_counts(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Counts of line ranges summed per step and language (a step without a count stays without)."""
+    df = pd.concat(frames, ignore_index=True)
+    df["count"] = df["count"].astype("Int64")
+    keys = ["corpus", "step", "unit", "description", "lang"]
+    out = df.groupby(keys, sort=False, dropna=False)["count"].sum(min_count=1).reset_index()
+    return out.astype({"count": "Int64"})
+
+
+def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
+                    n_lines: int, corpus: str, filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every candidate that passes the filters, and the count table (:data:`CONSTRUCTION_SCHEMA`),
+    from tokens tagged in full (tokens with the :data:`plmfair.cloze.construction.pos.TAGS_SCHEMA` columns, as
+    :func:`plmfair.cloze.construction.pos.tag_lines` gives them) over lines 1..n_lines."""
+    lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
+                                         filters=filters)
+    tags = {lang: t[t["line"].isin(lexical["line"])][list(TAGS_SCHEMA)] for lang, t in tokens.items()}
+    cand, tagged = tagged_candidates(lexical, tags, pivot=pivot, corpus=corpus, filters=filters)
+    return cand, pd.concat([counts, tagged], ignore_index=True)
+
+
+def _per_class(n: int, classes: Sequence[str], corpus: str) -> int:
+    k, rest = divmod(n, len(classes))
+    if rest:
+        raise DataError(f"corpus {corpus}: sample size {n} cannot be split evenly across the POS classes {list(classes)}")
+    return k
+
+
+def balanced_sample(cand: pd.DataFrame, *, n: int, classes: Sequence[str], seed: int, corpus: str,
+                    pivot: str) -> pd.DataFrame:
+    """``n / len(classes)`` lines per POS class, one candidate each, no line twice, reproducible from ``seed``."""
+    k = _per_class(n, classes, corpus)
+    rng = np.random.default_rng(seed)
+    cand = cand.sort_values(["line", f"token_{pivot}"]).reset_index(drop=True)
+    lines = {c: sorted(set(cand.loc[cand["pos_class"] == c, "line"])) for c in classes}
+    order = sorted(classes, key=lambda c: (len(lines[c]), c))
+    used: set[int] = set()
+    picked = []
+    for c in order:
+        avail = [ln for ln in lines[c] if ln not in used]
+        if len(avail) < k:
+            have = {cl: len(lines[cl]) for cl in classes}
+            raise DataError(
+                f"corpus {corpus}: only {len(avail)} line(s) still have a {c} candidate after the filters, the balanced "
+                f"sample needs {k} per class (lines with a candidate per class: {have}). Lower cloze.sample.n, relax "
+                f"cloze.filters, or use a larger corpus"
+            )
+        chosen = sorted(int(x) for x in rng.choice(avail, size=k, replace=False))
+        used.update(chosen)
+        for ln in chosen:
+            options = cand[(cand["line"] == ln) & (cand["pos_class"] == c)]
+            picked.append(options.iloc[int(rng.integers(len(options)))])
+    out = pd.DataFrame(picked).sort_values("line").reset_index(drop=True)
+    log.info("corpus %s: sampled %d quadruples (%s per class)", corpus, len(out), k)
+    return out
+
+
+class SeededWalk:
+    """The ``as_needed`` sample: lines visited in a seeded random order, each taken for a POS
+    class it has a candidate of while that class still needs lines, until every class has
+    ``n / len(classes)``. Which class and which candidate a line gives are drawn from a
+    generator seeded by (seed, line), so the sample depends only on the seed and the
+    candidates, never on how many lines were tagged at a time."""
+
+    def __init__(self, *, n: int, classes: Sequence[str], seed: int, corpus: str, pivot: str):
+        self.k = _per_class(n, classes, corpus)
+        self.need = {c: self.k for c in classes}
+        self.seed, self.corpus, self.pivot = seed, corpus, pivot
+        self.picked: list[pd.Series] = []
+        self.seen = {c: 0 for c in classes}
+
+    def order(self, lines) -> list[int]:
+        return [int(x) for x in np.random.default_rng(self.seed).permutation(np.unique(np.asarray(lines, dtype="int64")))]
+
+    @property
+    def full(self) -> bool:
+        return all(v == 0 for v in self.need.values())
+
+    def take(self, cand: pd.DataFrame, lines: Sequence[int]) -> bool:
+        """Visit ``lines`` (in the walk's order) with their candidates; True once the sample is full."""
+        by_line = dict(tuple(cand.sort_values(["line", f"token_{self.pivot}"]).groupby("line", sort=False)))
+        for ln in lines:
+            options = by_line.get(ln)
+            if options is None:
+                continue
+            classes = sorted(c for c in set(options["pos_class"]) if c in self.need)
+            for c in classes:
+                self.seen[c] += 1
+            open_classes = [c for c in classes if self.need[c] > 0]
+            if not open_classes or self.full:
+                continue
+            rng = np.random.default_rng([self.seed, int(ln)])
+            c = open_classes[int(rng.integers(len(open_classes)))]
+            choice = options[options["pos_class"] == c]
+            self.picked.append(choice.iloc[int(rng.integers(len(choice)))])
+            self.need[c] -= 1
+        return self.full
+
+    def sample(self) -> pd.DataFrame:
+        if not self.full:
+            short = {c: self.k - v for c, v in self.need.items() if v}
+            raise DataError(
+                f"corpus {self.corpus}: every line was examined and the balanced sample is still short of {short} "
+                f"(needs {self.k} per class; lines with a candidate per class: {self.seen}). Lower cloze.sample.n, "
+                f"relax cloze.filters, or use a larger corpus"
+            )
+        out = pd.DataFrame(self.picked).sort_values("line").reset_index(drop=True)
+        log.info("corpus %s: sampled %d quadruples (%s per class)", self.corpus, len(out), self.k)
+        return out
+
+
+EXAMINE = ("as_needed", "all")
+
+
+def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str], corpus: str, filters: Mapping,
+                  n: int, seed: int, examine: str = "as_needed", batch_lines: int = 2000
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tag the lines with lexical candidates batch by batch and draw the sample; its counts.
+
+    ``tag(lines)`` returns, per language, the :data:`plmfair.cloze.construction.pos.TAGS_SCHEMA` rows of those
+    lines. ``examine``: ``all`` tags every line and draws :func:`balanced_sample` from all the
+    candidates; ``as_needed`` tags lines in the :class:`SeededWalk` order only until the
+    sample is full (the counts from ``examined`` on are of the lines examined).
+    """
+    if examine not in EXAMINE:
+        raise DataError(f"cloze.sample.examine: {examine!r} is not one of {EXAMINE}")
+    classes = list(filters["pos"])
+    lines = sorted(int(x) for x in lexical["line"].unique())
+    if not lines:
+        raise DataError(f"corpus {corpus}: no line has a candidate after the lexical filters (length, one_to_one, "
+                        f"letters_only, not_number); see its construction table and relax cloze.filters")
+    by_line = lexical.set_index("line").sort_index()
+    counts, parts = [], []
+    walk = SeededWalk(n=n, classes=classes, seed=seed, corpus=corpus, pivot=pivot) if examine == "as_needed" else None
+    order = walk.order(lines) if walk else lines
+    n_examined = 0
+    for start in range(0, len(order), batch_lines):
+        batch = order[start:start + batch_lines]
+        cand, c = tagged_candidates(by_line.loc[sorted(batch)].reset_index(), tag(batch), pivot=pivot, corpus=corpus,
+                                    filters=filters)
+        counts.append(c)
+        n_examined += len(batch)
+        if walk is None:
+            parts.append(cand)
+        elif walk.take(cand, batch):
+            break
+    if walk is None:
+        sample = balanced_sample(pd.concat(parts, ignore_index=True), n=n, classes=classes, seed=seed, corpus=corpus,
+                                 pivot=pivot)
+        how = "balanced sample"
+    else:
+        sample = walk.sample()
+        how = "first lines of each class in a seeded random order"
+    k = n // len(classes)
+    scope = "every" if walk is None else "in seeded order until the sample was full, of"
+    examined, sampled = [], []
+    _counts_recorder(examined, langs, corpus)(
+        "examined_lines", "sentences", f"lines tagged and parsed: {scope} {len(lines)} with a candidate",
+        dict.fromkeys(langs, n_examined), n_examined)
+    _counts_recorder(sampled, langs, corpus)(
+        "sampled", "sentences", f"{how}, seed {seed}: {k} per class of {classes}", dict.fromkeys(langs, len(sample)),
+        len(sample))
+    return sample, _add_counts([pd.DataFrame(examined), *counts, pd.DataFrame(sampled)])
+
+
+def masked_text(tokens: pd.DataFrame, line: int, token: int) -> tuple[str, str]:
+    """The line's text with token ``token`` replaced by [MASK], and the masked word."""
+    sent = tokens[tokens["line"] == line].sort_values("token")
+    parts = []
+    word = None
+    for i, text, ws in zip(sent["token"], sent["text"], sent["whitespace"], strict=True):
+        if i == token:
+            word = text
+            text = MASK
+        parts.append(f"{text}{ws}")
+    if word is None:
+        raise DataError(f"line {line} has no token {token}")
+    return "".join(parts).strip(), word
+
+
+def cloze_sentences_from_sample(sample: pd.DataFrame, tokens: Mapping[str, pd.DataFrame], *, pivot: str,
+                                corpus: str) -> pd.DataFrame:
+    """One row per language and sampled line (:data:`SENTENCES_SCHEMA`)."""
+    langs = _pivot_first(tokens, pivot)
+    rows = []
+    for _, cand in sample.iterrows():
+        line = int(cand["line"])
+        for lang in langs:
+            tok = int(cand[f"token_{lang}"])
+            text, word = masked_text(tokens[lang], line, tok)
+            rows.append({"lang": lang, "s_id": f"{corpus}-{line}", "text": text, "true_mask": word,
+                         "tag": cand[f"upos_{lang}"], "pos_class": cand["pos_class"], "line": line, "token": tok})
+    df = pd.DataFrame(rows, columns=list(SENTENCES_SCHEMA))
+    return df.astype({c: "string" for c in ("lang", "s_id", "text", "true_mask", "tag", "pos_class")}
+                     | {"line": "int64", "token": "int64"})
+
+
+def verify_sentences(sentences: pd.DataFrame, tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame],
+                     *, pivot: str, pos: Sequence[str]) -> None:
+    """Check every quadruple against its inputs before it is written: one [MASK] per sentence, the
+    masked word is the token named, an allowed POS in every language, and one-to-one aligned with
+    the pivot word. A failure here is a bug, reported with the s_id."""
+    tok_index = {lang: t.set_index(["line", "token"]) for lang, t in tokens.items()}
+    for s_id, quad in sentences.groupby("s_id", sort=False):
+        line = int(quad["line"].iloc[0])
+        piv = int(quad.loc[quad["lang"] == pivot, "token"].iloc[0])
+        for lang, tok, text, word in zip(quad["lang"], quad["token"], quad["text"], quad["true_mask"], strict=True):
+            t = tok_index[lang].loc[(line, int(tok))]
+            problems = []
+            if text.count(MASK) != 1:
+                problems.append(f"{text.count(MASK)} masks")
+            if t["text"] != word or t["upos"] not in pos:
+                problems.append(f"token {tok} is {t['text']!r}/{t['upos']}, expected {word!r} with a POS in {list(pos)}")
+            if lang != pivot:
+                links = alignments[lang]
+                links = links[links["line"] == line]
+                if set(links.loc[links["pivot_token"] == piv, "token"]) != {tok} or set(
+                        links.loc[links["token"] == tok, "pivot_token"]) != {piv}:
+                    problems.append(f"token {tok} is not aligned one-to-one with pivot token {piv}")
+            if problems:
+                raise AssertionError(f"cloze construction produced an invalid sentence {s_id} ({lang}): {'; '.join(problems)}")
+
+
+def _compact(cand: pd.DataFrame) -> pd.DataFrame:
+    """A range's lexical candidates as the sample needs them: line and token positions as 32-bit integers,
+    without the words (what is sampled is read again from the tokens). Held for the whole corpus, the
+    words made the memory of a million lines grow with how many candidates eflomal's links leave
+    (1.7 to 3.1 GB for one corpus in two runs); the positions alone take a few hundred MB."""
+    return cand[[c for c in cand.columns if not c.startswith("text_")]].astype("int32")
+
+
+def _line_range_filter(start: int, stop: int) -> list:
+    return [("line", ">=", start), ("line", "<", stop)]
+
+
+def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_files: Mapping[str, str | os.PathLike], *,
+                    pivot: str, corpus: str, filters: Mapping | None, n: int, seed: int,
+                    pipelines: Mapping[str, str | os.PathLike], tokenized: bool = False, examine: str = "as_needed",
+                    join_counts: str | os.PathLike | None = None, batch_lines: int = 2000
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Sentences (:data:`SENTENCES_SCHEMA`) and counts (:data:`CONSTRUCTION_SCHEMA`) of one corpus,
+    streamed from its tokens and alignments files; also the run metadata (with the seconds spent
+    filtering, tagging and sampling).
+
+    The lexical filters run over one row group of lines (:data:`plmfair.cloze.construction.pos.ROW_GROUP_LINES`)
+    at a time; only the lines the sample examines are read again, tagged and parsed
+    (:func:`plmfair.cloze.construction.pos.tag_tokens`). Memory holds one range of lines and the candidates.
+    """
+
+    f = {**DEFAULT_FILTERS, **(filters or {})}
+    metas = {lang: read_parquet_meta(p) for lang, p in token_files.items()}
+    n_lines = check_parallel({lang: m["n_lines"] for lang, m in metas.items()},
+                             {lang: m["source"] for lang, m in metas.items()})
+    langs = [pivot] + [lang for lang in token_files if lang != pivot]
+    seconds = {"filter": 0.0, "tag": 0.0, "sample": 0.0}
+    clock = time.perf_counter()
+    parts, counts = [], []
+    for start in range(1, n_lines + 1, ROW_GROUP_LINES):
+        stop = min(start + ROW_GROUP_LINES, n_lines + 1)
+        rows = _line_range_filter(start, stop)
+        toks = {lang: read_parquet(token_files[lang], filters=rows) for lang in langs}
+        links = {lang: read_parquet(p, filters=rows) for lang, p in alignment_files.items()}
+        cand, c = lexical_candidates(toks, links, pivot=pivot, lines=range(start, stop), corpus=corpus, filters=f)
+        parts.append(_compact(cand))
+        counts.append(c)
+    lexical = pd.concat(parts, ignore_index=True)
+    seconds["filter"] = time.perf_counter() - clock
+    nlps = {lang: load_pipeline(pipelines[lang], lang) for lang in langs}
+
+    def read_tokens(lines):
+        return {lang: read_parquet(token_files[lang], filters=[("line", "in", [int(x) for x in lines])]) for lang in langs}
+
+    def tag_read(tokens):
+        t0 = time.perf_counter()
+        out = {lang: tag_tokens(nlps[lang], t, tokenized=tokenized, source=metas[lang]["source"])
+               for lang, t in tokens.items()}
+        seconds["tag"] += time.perf_counter() - t0
+        return out
+
+    def tag(lines):
+        return tag_read(read_tokens(lines))
+
+    clock = time.perf_counter()
+    sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
+                                     examine=examine, batch_lines=batch_lines)
+    sampled = sorted(int(x) for x in sample["line"])
+    tokens = read_tokens(sampled)
+    tags = tag_read(tokens)
+    tokens = {lang: t.merge(tags[lang], on=["line", "token"], validate="one_to_one") for lang, t in tokens.items()}
+    links = {lang: read_parquet(p, filters=[("line", "in", sampled)]) for lang, p in alignment_files.items()}
+    sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
+    verify_sentences(sentences, tokens, links, pivot=pivot, pos=f["pos"])
+    seconds["sample"] = time.perf_counter() - clock - seconds["tag"]
+    lead = [read_parquet(join_counts)] if join_counts else []
+    counts = pd.concat([*lead, _add_counts(counts), selected], ignore_index=True).astype({"count": "Int64"})
+    meta = {"corpus": corpus, "pivot": pivot, "n": n, "seed": seed, "examine": examine, "filters": f,
+            "n_lines": n_lines, "seconds": seconds,
+            "sources": {lang: m["source"] for lang, m in metas.items()},
+            "alignments": {lang: read_parquet_meta(p) for lang, p in alignment_files.items()}}
+    return sentences, counts, meta

@@ -1,0 +1,575 @@
+"""Annotator groups compared, with the annotator as the unit: is a group gap more than chance?
+
+In MozArt each language has batches of sentences, each batch answered by a few annotators, and
+an annotator answers one batch and belongs to one group: the group is a property of the
+annotator, not of the annotation. Hundreds of annotations are not hundreds of independent
+observations of a group; about fifteen annotators per group and language are. Every test here
+respects that (MozArt and constructed cloze sets with answers alike; the scores are each
+annotation's ``rr``, ``hit1`` and ``hit5``, :data:`plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`), and
+every test permutes group labels only among annotators whose exchangeability its own null
+hypothesis implies, within the batches of the design (:func:`plmfair.stats.design_blocks`,
+within language when languages are pooled), every annotator keeping their answers:
+
+- **Gaps** (:func:`group_gaps`, the rows the figures draw): each group's gap to the reference
+  group, adjusted for batch composition: the weighted mean over sentences of the difference of
+  the two groups' mean scores on that sentence (weight n_a n_b / (n_a + n_b)), so sentence
+  difficulty cancels. Null: the two groups compared are exchangeable (the other groups may
+  differ from them): labels permuted among those two groups' annotators of each batch. The
+  interval is the same test inverted (every shift of the group's scores the test does not
+  reject, Bonferroni level over the family), so the mark and the interval always agree.
+- **Omnibus** (:func:`group_tests`): the annotations' between-group sum of squares; null: all
+  four groups exchangeable (labels permuted among all the annotators of a batch).
+- **2 x 2**: gender (men's mean minus women's, averaged over nativeness) with labels permuted
+  within batch x nativeness (null: no gender difference, whatever nativeness does); nativeness
+  within batch x gender; the interaction by Freedman & Lane (1983): the additive model
+  ``score ~ sentence + gender + nativeness`` is fitted, its residuals are permuted as whole
+  annotators within batches and added back to its fitted values. Languages pooled, the group x
+  language interaction (the spread of each group's per-language gaps) the same way with the
+  model ``score ~ sentence + group``.
+- **Win/loss** (the paper-style description, as dialect-robust evaluation compares dialects):
+  per sentence both groups answered, which group's mean is higher, compared exactly (rational
+  scores: 1/3 against 1/3 is a tie); tested by permuting the two groups' labels within batches
+  (the net wins), not by a sign test, which would take sentences answered by the same few
+  annotators as independent.
+- **Disparity** (:func:`group_disparity`): sigma_gd of P@1, P@5 and MRR across the four groups,
+  with a bootstrap interval (annotators resampled within group and batch), its chance level
+  (sigma_gd is positive even when no group differs: the quantile of its permutation
+  distribution that the observed value must exceed) and the omnibus permutation p of sigma_gd.
+- **Mixed model** (:func:`group_effects`, effect sizes): ``metric ~ group + (1|sentence) +
+  (1|annotator)`` by REML (:func:`plmfair.stats.crossed_mixed_model`, lme4's ``lmer``), per
+  language and pooled (language a fixed effect), marked by its own Wald test.
+
+Multiplicity: Bonferroni over a family wherever an interval is drawn beside a mark (the
+interval then at level 1 - alpha/m, so a mark is set exactly when the interval excludes the
+null value): a model's three gaps to the reference in one language and metric; a model's three
+mixed-model group terms in one language and metric; the languages (and pooled) of a model and
+metric for the disparity. Holm where only p-values are printed: the three 2 x 2 tests of one
+model, language and metric; the win/loss comparisons of one model and metric. The omnibus and
+group x language tests stand alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import combinations
+from math import lcm
+
+import numpy as np
+import pandas as pd
+
+from plmfair.cloze.annotations import GROUPS
+from plmfair.stats import (
+    EFFECTS_COLUMNS,
+    bonferroni,
+    crossed_mixed_model,
+    design_blocks,
+    effects_rows,
+    holm,
+    inverted_permutation_interval,
+    mark_wald_family,
+    permutation_p,
+    permutation_threshold,
+)
+
+log = logging.getLogger(__name__)
+
+METRICS = ("rr", "hit1")
+# the annotation scores whose group means are the metrics of the paper's tables (percent)
+DISPARITY_METRICS = {"hit1": "p_at_1", "hit5": "p_at_5", "rr": "mrr"}
+GROUP_PAIRS = tuple(combinations(GROUPS, 2))
+# the 2 x 2 of gender (M, F) and nativeness (N, NN), as contrasts of the four group means (MN, FN, MNN, FNN)
+CONTRASTS_2X2 = {
+    "gender": ((0.5, -0.5, 0.5, -0.5), "men's mean minus women's (each averaged over native and non-native)"),
+    "nativeness": ((0.5, 0.5, -0.5, -0.5), "natives' mean minus non-natives' (each averaged over men and women)"),
+    "gender_x_nativeness": ((1.0, -1.0, -1.0, 1.0), "interaction: (MN - MNN) - (FN - FNN)"),
+}
+_FEMALE = np.array([g.startswith("F") for g in GROUPS])
+_NON_NATIVE = np.array([g.endswith("NN") for g in GROUPS])
+TEST_NULLS = {
+    "omnibus": "all four groups exchangeable: labels permuted among all the annotators of each batch",
+    "gender": "no gender difference: labels permuted within batch x nativeness",
+    "nativeness": "no nativeness difference: labels permuted within batch x gender",
+    "gender_x_nativeness": "additive gender and nativeness: Freedman-Lane, residuals of score ~ sentence + gender + "
+                           "nativeness permuted as whole annotators within batches",
+    "group_x_language": "the same group gaps in every language: Freedman-Lane, residuals of score ~ sentence + group "
+                        "permuted as whole annotators within batches",
+}
+_PAIR_NULL = "the two groups are exchangeable: their labels permuted among their annotators of each batch"
+
+GROUP_WINLOSS_SCHEMA = {
+    "model": "model short name",
+    "lang": "language, or 'all' for the languages' sentences pooled",
+    "metric": "rr or hit1 of each annotation",
+    "group_a": "first group",
+    "group_b": "second group",
+    "n_sentences": "sentences both groups answered",
+    "wins_a": "sentences where group_a's mean of the metric over its annotations is higher (compared exactly)",
+    "wins_b": "sentences where group_b's mean is higher",
+    "ties": "sentences where both means are equal",
+    "p_permutation": "two-sided permutation p of wins_a - wins_b, " + _PAIR_NULL + " (NaN without a shared sentence)",
+    "p_one_sided": "the same, alternative: group_a wins more",
+    "p_holm": "p_permutation, Holm-adjusted over the rows of the same model and metric",
+    "significant": "p_holm < alpha",
+}
+
+GROUP_GAPS_SCHEMA = {
+    "model": "model short name",
+    "lang": "language, or 'all' for the languages pooled (sentences are (lang, s_id))",
+    "metric": "rr or hit1 of each annotation",
+    "group": "the group compared with the reference",
+    "reference": "the reference group",
+    "gap": "weighted mean over the sentences both answered of (group's mean - reference's mean) on the sentence, "
+           "weight n_group n_reference / (n_group + n_reference): the gap adjusted for batch composition",
+    "ci_low": "lower end of the interval: the smallest shift of the group's scores the permutation test does not "
+              "reject at the Bonferroni level (-inf when the permutations cannot bound it)",
+    "ci_high": "upper end of that interval",
+    "ci_level": "confidence level of the interval, 1 - alpha / family size",
+    "p_permutation": "two-sided permutation p of the gap, " + _PAIR_NULL,
+    "p_bonferroni": "p_permutation times the family size (the group terms of one model, language and metric), capped at 1",
+    "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
+    "n_sentences": "sentences both groups answered",
+    "n_annotators": "annotators of the two groups",
+    "permutations": "random permutations drawn",
+}
+
+GROUP_EFFECTS_SCHEMA = {
+    "model": "model short name",
+    "lang": "language, or 'all' (language then a fixed effect; sentences and annotators are (lang, id))",
+    "metric": "rr or hit1 of each annotation",
+    **EFFECTS_COLUMNS,
+    "n_sentences": "sentences (random-intercept levels)",
+    "n_annotators": "annotators (random-intercept levels)",
+    "sentence_var": "variance of the random intercept per sentence",
+    "annotator_var": "variance of the random intercept per annotator",
+    "residual_var": "residual variance",
+}
+
+GROUP_TESTS_SCHEMA = {
+    "model": "model short name",
+    "lang": "language, or 'all' for the languages pooled",
+    "metric": "rr or hit1 of each annotation",
+    "test": "omnibus, gender, nativeness, gender_x_nativeness, or group_x_language (pooled only)",
+    "description": "what the statistic measures",
+    "null": "the null hypothesis and how its permutations respect it",
+    "statistic": "its observed value",
+    "p_permutation": "permutation p (two-sided for contrasts, upper tail for omnibus and group_x_language)",
+    "p_holm": "Holm-adjusted over gender, nativeness and their interaction (of one model, language, metric); "
+              "equal to p_permutation for the tests that stand alone",
+    "significant": "p_holm < alpha",
+    "n_annotators": "annotators whose labels are permuted",
+    "permutations": "random permutations drawn",
+}
+
+GROUP_DISPARITY_SCHEMA = {
+    "model": "model short name",
+    "lang": "language, or 'all' for the languages pooled",
+    "metric": "p_at_1, p_at_5 or mrr (percent)",
+    "sigma_gd": "population standard deviation of the metric across the four groups (equation 1 of MozArt)",
+    "ci_low": "bootstrap percentile interval of sigma_gd (annotators resampled within group and batch), lower end",
+    "ci_high": "upper end",
+    "ci_level": "confidence level of the bootstrap interval",
+    "chance_level": "the value sigma_gd must exceed to be significant: a high quantile of its permutation "
+                    "distribution when no group differs (Bonferroni level)",
+    "p_permutation": "permutation p of sigma_gd, labels permuted among all the annotators of each batch (the omnibus "
+                     "null: all four groups exchangeable)",
+    "p_bonferroni": "p_permutation times the family size (the languages and pooled of one model and metric), capped at 1",
+    "significant": "p_bonferroni < alpha: exactly when sigma_gd exceeds chance_level",
+    "n_annotators": "annotators",
+    "permutations": "random permutations drawn",
+    "bootstrap": "bootstrap replicates drawn",
+}
+
+
+@dataclass(frozen=True)
+class AnnotatorDesign:
+    """The annotations of one model's scores on one language (or all pooled), indexed for permutation:
+    per annotation its annotator and unit (sentence); per annotator its group, language and stratum
+    (batch within language), within which labels are shuffled."""
+
+    annotator: np.ndarray
+    unit: np.ndarray
+    group: np.ndarray
+    lang: np.ndarray
+    stratum: np.ndarray
+    n_units: int
+
+    @classmethod
+    def of(cls, data: pd.DataFrame) -> AnnotatorDesign:
+        sentence = (data["lang"].astype(str) + ":" + data["s_id"].astype(str)).to_numpy()
+        annotator = (data["lang"].astype(str) + ":" + data["u_id"].astype(str)).to_numpy()
+        codes, levels = pd.factorize(annotator)
+        first = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
+        group = pd.Categorical(data["group"].to_numpy()[first], categories=GROUPS).codes
+        if (group < 0).any():
+            raise ValueError(f"unknown annotator group(s) {sorted(set(data['group']) - set(GROUPS))}")
+        units, _ = pd.factorize(sentence)
+        lang = pd.factorize(data["lang"].to_numpy()[first])[0]
+        blocks = design_blocks(sentence, annotator)[first]
+        stratum = pd.factorize(pd.Series(lang).astype(str) + ":" + pd.Series(blocks).astype(str))[0]
+        return cls(codes, units, group, lang, stratum, int(units.max()) + 1 if len(units) else 0)
+
+    def strata(self, *, among: Sequence[str] = GROUPS, within: np.ndarray | None = None) -> np.ndarray:
+        """Per annotator, the stratum its label is shuffled in: its batch, split further by
+        ``within`` (an attribute of its group, e.g. nativeness); -1 (label kept) for annotators of
+        groups not ``among`` those shuffled."""
+        keyed = self.stratum * 2 + (within[self.group] if within is not None else 0)
+        return np.where(np.isin(self.group, [GROUPS.index(g) for g in among]), keyed, -1)
+
+    def assignments(self, n_permutations: int, rng: np.random.Generator, strata: np.ndarray | None = None
+                    ) -> np.ndarray:
+        """Group labels per annotator: the observed ones (row 0), then ``n_permutations`` shuffles
+        within ``strata`` (default: the batches); an annotator of stratum -1 keeps its label."""
+        strata = self.stratum if strata is None else strata
+        out = np.empty((n_permutations + 1, len(self.group)), dtype=np.int64)
+        out[:] = self.group
+        for stratum in np.unique(strata[strata >= 0]):
+            members = np.flatnonzero(strata == stratum)
+            labels = self.group[members]
+            out[1:, members] = rng.permuted(np.broadcast_to(labels, (n_permutations, len(labels))), axis=1)
+        return out
+
+
+def _cell_sums(weights: np.ndarray, cells: np.ndarray, n_cells: int) -> np.ndarray:
+    """Per row of ``cells`` (one assignment each), the sum of ``weights`` falling in every cell."""
+    rows = np.arange(cells.shape[0])[:, None] * n_cells
+    return np.bincount((rows + cells).ravel(), weights=np.broadcast_to(weights, cells.shape).ravel(),
+                       minlength=cells.shape[0] * n_cells).reshape(cells.shape[0], n_cells)
+
+
+def _group_sums(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per assignment (rows of ``labels``), language and group: sum of the values and annotations."""
+    n_langs, g = int(design.lang.max()) + 1, len(GROUPS)
+    per_annotator = np.bincount(design.annotator, weights=values, minlength=len(design.group))
+    count_annotator = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
+    cells = design.lang[None, :] * g + labels
+    sums = _cell_sums(per_annotator, cells, n_langs * g)
+    counts = _cell_sums(count_annotator, cells, n_langs * g)
+    return sums.reshape(len(labels), n_langs, g), counts.reshape(len(labels), n_langs, g)
+
+
+def _group_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per assignment, the four groups' means over every language's annotations."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums.sum(axis=1) / counts.sum(axis=1)
+
+
+def _omnibus(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The annotations' between-group sum of squares (NaN with fewer than two groups)."""
+    total_s, total_n = sums.sum(axis=1), counts.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = total_s / total_n
+        grand = total_s.sum(axis=1) / total_n.sum(axis=1)
+    return np.where((total_n > 0).sum(axis=1) >= 2, np.nansum(total_n * (means - grand[:, None]) ** 2, axis=1), np.nan)
+
+
+def _group_x_language(sums: np.ndarray, counts: np.ndarray, reference: int) -> np.ndarray:
+    """Languages pooled: the spread of each group's per-language gap to the reference, weighted by sizes."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lang_means = sums / counts
+        gaps = lang_means - lang_means[:, :, [reference]]
+        weight = 1 / (1 / counts + 1 / counts[:, :, [reference]])
+    weight = np.where(np.isfinite(gaps), weight, 0.0)
+    gaps = np.nan_to_num(gaps)
+    total = weight.sum(axis=1, keepdims=True)
+    centre = (weight * gaps).sum(axis=1, keepdims=True) / np.where(total > 0, total, 1)
+    return (weight * (gaps - centre) ** 2).sum(axis=(1, 2))
+
+
+def _sentence_gap(value_sets: Sequence[np.ndarray], design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
+                  ) -> tuple[list[np.ndarray], np.ndarray]:
+    """Per assignment, for each of ``value_sets``, the gap of group ``a`` to group ``b`` adjusted for
+    sentence: sum over sentences of w_s (mean_a,s - mean_b,s) / sum of w_s, w_s = n_a n_b / (n_a + n_b);
+    and the number of sentences both answered."""
+    per_annotation = labels[:, design.annotator]
+    side = np.where(per_annotation == a, 0, np.where(per_annotation == b, 1, 2))
+    cells = np.where(side < 2, design.unit[None, :] * 2 + side, 2 * design.n_units)
+    n_cells = 2 * design.n_units + 1
+    counts = _cell_sums(np.ones(len(design.annotator)), cells, n_cells)[:, :-1].reshape(len(labels), -1, 2)
+    n_a, n_b = counts[:, :, 0], counts[:, :, 1]
+    both = (n_a > 0) & (n_b > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        weight = np.where(both, n_a * n_b / (n_a + n_b), 0.0)
+        total = weight.sum(axis=1)
+        gaps = []
+        for values in value_sets:
+            sums = _cell_sums(values, cells, n_cells)[:, :-1].reshape(len(labels), -1, 2)
+            diff = np.where(both, sums[:, :, 0] / np.where(both, n_a, 1) - sums[:, :, 1] / np.where(both, n_b, 1), 0.0)
+            gaps.append(np.where(total > 0, (weight * diff).sum(axis=1) / np.where(total > 0, total, 1), np.nan))
+    return gaps, both.sum(axis=1)
+
+
+def _exact_scale(values: np.ndarray) -> int | None:
+    """The smallest integer that makes every value an integer (rr: 60), when one below 10^6 does."""
+    denominators = {Fraction(float(v)).limit_denominator(1000).denominator for v in np.unique(values)}
+    scale = lcm(*denominators) if denominators else 1
+    if scale > 10**6 or not np.allclose(values * scale, np.round(values * scale), atol=1e-9):
+        return None
+    return scale
+
+
+def _net_wins(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per assignment, for groups ``a`` and ``b``: wins of a, wins of b and shared units. Means are
+    compared exactly (sums and counts cross-multiplied as integers) when the values are rationals
+    of small denominators, else to 1e-12."""
+    g = len(GROUPS)
+    scale = _exact_scale(values)
+    # integer sums (exact in float64 below 2^53) when the values are small rationals
+    weights = np.round(values * scale) if scale else values
+    cells = design.unit[None, :] * g + labels[:, design.annotator]
+    sums = _cell_sums(weights, cells, design.n_units * g).reshape(len(labels), design.n_units, g)
+    counts = _cell_sums(np.ones(len(values)), cells, design.n_units * g).reshape(len(labels), design.n_units, g)
+    both = (counts[:, :, a] > 0) & (counts[:, :, b] > 0)
+    left, right = sums[:, :, a] * counts[:, :, b], sums[:, :, b] * counts[:, :, a]
+    tolerance = 0 if scale else 1e-12
+    wins_a = (both & (left > right + tolerance)).sum(axis=1)
+    wins_b = (both & (left < right - tolerance)).sum(axis=1)
+    return wins_a, wins_b, both.sum(axis=1)
+
+
+def _blocks(scores: pd.DataFrame):
+    """(model, lang or 'all', data) of every comparison, in the scores' order."""
+    for model, by_model in scores.groupby("model", sort=False):
+        langs = list(dict.fromkeys(by_model["lang"]))
+        for lang in [*langs, "all"]:
+            yield model, lang, by_model if lang == "all" else by_model[by_model["lang"] == lang]
+
+
+def _rng(seed: int, lang: str, test: str) -> np.random.Generator:
+    """The same permutations of a language's annotators for every model and metric (reproducible),
+    a stream of its own for each test."""
+    return np.random.default_rng([seed, *lang.encode(), 0, *test.encode()])
+
+
+def group_winloss(scores: pd.DataFrame, *, alpha: float = 0.05, permutations: int = 4999, seed: int = 2022,
+                  metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Win/loss of every two annotator groups per model, language (and all pooled) and metric
+    (:data:`GROUP_WINLOSS_SCHEMA`), each pair tested by permuting its own two groups' labels."""
+    rows = []
+    for model, lang, data in _blocks(scores):
+        design = AnnotatorDesign.of(data)
+        for a, b in GROUP_PAIRS:
+            ia, ib = GROUPS.index(a), GROUPS.index(b)
+            labels = design.assignments(permutations, _rng(seed, lang, f"{a}-{b}"), design.strata(among=(a, b)))
+            for metric in metrics:
+                wins_a, wins_b, shared = _net_wins(data[metric].to_numpy(float), design, labels, ia, ib)
+                net = (wins_a - wins_b).astype(float)
+                observed = np.array([np.nan if shared[0] == 0 else net[0]])
+                two = permutation_p(observed, net[1:, None], two_sided=True)[0]
+                one = (np.nan if shared[0] == 0 else (1 + (net[1:] >= net[0] - 1e-12).sum()) / (1 + permutations))
+                rows.append({"model": model, "lang": lang, "metric": metric, "group_a": a, "group_b": b,
+                             "n_sentences": int(shared[0]), "wins_a": int(wins_a[0]), "wins_b": int(wins_b[0]),
+                             "ties": int(shared[0] - wins_a[0] - wins_b[0]), "p_permutation": two,
+                             "p_one_sided": one})
+    out = pd.DataFrame(rows, columns=[c for c in GROUP_WINLOSS_SCHEMA if c not in ("p_holm", "significant")])
+    out["p_holm"] = out.groupby(["model", "metric"], sort=False)["p_permutation"].transform(holm) if len(out) else []
+    out["significant"] = out["p_holm"] < alpha
+    return out[list(GROUP_WINLOSS_SCHEMA)].astype({"significant": bool})
+
+
+def group_gaps(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05, permutations: int = 4999,
+               seed: int = 2022, metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Each group's sentence-adjusted gap to ``reference`` per model, language (and all pooled) and
+    metric, with its permutation test and the interval that inverts it (:data:`GROUP_GAPS_SCHEMA`)."""
+    ref = GROUPS.index(reference)
+    others = [g for g in GROUPS if g != reference]
+    level = 1 - alpha / len(others)
+    rows = []
+    for model, lang, data in _blocks(scores):
+        design = AnnotatorDesign.of(data)
+        for group in others:
+            g = GROUPS.index(group)
+            labels = design.assignments(permutations, _rng(seed, lang, f"{min(group, reference)}-"
+                                                                      f"{max(group, reference)}"),
+                                        design.strata(among=(group, reference)))
+            # the shift model: group's scores minus delta; the statistic is linear in it (c - delta d)
+            shifted = (design.group[design.annotator] == g).astype(float)
+            for metric in metrics:
+                (c, d), shared = _sentence_gap([data[metric].to_numpy(float), shifted], design, labels, g, ref)
+                # gaps that are equal as numbers (rational scores summed in another order) are ties
+                c, d = np.round(c, 10), np.round(d, 10)
+                p = permutation_p(c[:1], c[1:, None])[0]
+                significant = bool(bonferroni([p], m=len(others))[0] < alpha)
+                low, high = inverted_permutation_interval(c, d, alpha=alpha, family=len(others))
+                # the accepted shifts need not be one interval (each permutation's extreme set is solved
+                # exactly): 0 accepted outside their hull is added to it; 0 rejected inside it is reported
+                if not np.isnan(p) and not significant and not low <= 0 <= high:
+                    low, high = min(low, 0.0), max(high, 0.0)
+                elif significant and low <= 0 <= high:
+                    log.warning("%s/%s/%s %s vs %s: no gap (0) is rejected but lies between accepted shifts; the "
+                                "interval drawn holds it", model, lang, metric, group, reference)
+                rows.append({"model": model, "lang": lang, "metric": metric, "group": group, "reference": reference,
+                             "gap": c[0], "ci_low": low, "ci_high": high, "ci_level": level, "p_permutation": p,
+                             "n_sentences": int(shared[0]),
+                             "n_annotators": int(np.isin(design.group, [g, ref]).sum()),
+                             "permutations": permutations})
+    out = pd.DataFrame(rows, columns=[c for c in GROUP_GAPS_SCHEMA if c not in ("p_bonferroni", "significant")])
+    out["p_bonferroni"] = bonferroni(out["p_permutation"].to_numpy(), m=len(others))
+    out["significant"] = out["p_bonferroni"] < alpha
+    return out[list(GROUP_GAPS_SCHEMA)].astype({"significant": bool})
+
+
+def _additive_fit(values: np.ndarray, design: AnnotatorDesign, columns: np.ndarray) -> np.ndarray:
+    """Fitted values of ``values ~ sentence + columns`` (per-annotator covariates, least squares)."""
+    x = np.zeros((len(values), design.n_units + columns.shape[1]))
+    x[np.arange(len(values)), design.unit] = 1.0
+    x[:, design.n_units:] = columns[design.annotator]
+    beta, *_ = np.linalg.lstsq(x, values, rcond=None)
+    return x @ beta
+
+
+def _freedman_lane(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, columns: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Group sums and counts under Freedman & Lane's permutation: the observed labels' sums of the
+    additive model's fitted values plus the permuted labels' sums of its residuals (each annotator's
+    residuals moving as a block); row 0 is the observed data."""
+    fitted = _additive_fit(values, design, columns)
+    sums_fit, counts = _group_sums(fitted, design, labels[:1])
+    sums_res, _ = _group_sums(values - fitted, design, labels)
+    return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape)
+
+
+def _permutation_test(statistic: Callable[[np.ndarray, np.ndarray], np.ndarray], sums: np.ndarray,
+                      counts: np.ndarray, *, two_sided: bool) -> tuple[float, float]:
+    """(observed statistic, permutation p) from group sums and counts whose row 0 is observed."""
+    values = statistic(sums, counts)
+    return float(values[0]), float(permutation_p(values[:1], values[1:, None], two_sided=two_sided)[0])
+
+
+def _contrast(weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    return lambda sums, counts: _group_means(sums, counts) @ np.asarray(weights)
+
+
+def group_tests(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05, permutations: int = 4999,
+                seed: int = 2022, metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """The omnibus, 2 x 2 and group x language permutation tests, each under its own null
+    (:data:`GROUP_TESTS_SCHEMA`)."""
+    ref = GROUPS.index(reference)
+    tests = []
+    for model, lang, data in _blocks(scores):
+        design = AnnotatorDesign.of(data)
+        full = design.assignments(permutations, _rng(seed, lang, "all"))
+        by_nativeness = design.assignments(permutations, _rng(seed, lang, "gender"),
+                                           design.strata(within=_NON_NATIVE.astype(int)))
+        by_gender = design.assignments(permutations, _rng(seed, lang, "nativeness"),
+                                       design.strata(within=_FEMALE.astype(int)))
+        additive = np.column_stack([_FEMALE, _NON_NATIVE]).astype(float)
+        per_group = np.eye(len(GROUPS))[:, [g for g in range(len(GROUPS)) if g != ref]]
+        for metric in metrics:
+            values = data[metric].to_numpy(float)
+            runs = {
+                "omnibus": (_omnibus, _group_sums(values, design, full), False),
+                "gender": (_contrast(CONTRASTS_2X2["gender"][0]), _group_sums(values, design, by_nativeness), True),
+                "nativeness": (_contrast(CONTRASTS_2X2["nativeness"][0]), _group_sums(values, design, by_gender),
+                               True),
+                "gender_x_nativeness": (_contrast(CONTRASTS_2X2["gender_x_nativeness"][0]),
+                                        _freedman_lane(values, design, full, additive[design.group]), True),
+            }
+            if lang == "all" and len(set(data["lang"])) > 1:
+                runs["group_x_language"] = (lambda s, n: _group_x_language(s, n, ref),
+                                            _freedman_lane(values, design, full, per_group[design.group]), False)
+            for name, (statistic, (sums, counts), two_sided) in runs.items():
+                observed, p = _permutation_test(statistic, sums, counts, two_sided=two_sided)
+                tests.append({"model": model, "lang": lang, "metric": metric, "test": name, "statistic": observed,
+                              "p_permutation": p, "n_annotators": len(design.group), "permutations": permutations})
+    tests = pd.DataFrame(tests, columns=["model", "lang", "metric", "test", "statistic", "p_permutation",
+                                         "n_annotators", "permutations"])
+    in_2x2 = tests["test"].isin(list(CONTRASTS_2X2))
+    tests["p_holm"] = tests["p_permutation"]
+    tests.loc[in_2x2, "p_holm"] = tests[in_2x2].groupby(["model", "lang", "metric"], sort=False)[
+        "p_permutation"].transform(holm)
+    tests["significant"] = tests["p_holm"] < alpha
+    descriptions = {"omnibus": "between-group sum of squares of the annotations' scores (any group differs)",
+                    "group_x_language": "spread of each group's per-language gap to the reference (the gaps differ "
+                                        "between languages)",
+                    **{name: text for name, (_, text) in CONTRASTS_2X2.items()}}
+    tests["description"] = tests["test"].map(descriptions)
+    tests["null"] = tests["test"].map(TEST_NULLS)
+    return tests[list(GROUP_TESTS_SCHEMA)].astype({"significant": bool})
+
+
+def _sigma_gd(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per row, the population standard deviation (x 100) of the groups' means (groups without an annotation left out)."""
+    means = 100 * _group_means(sums, counts)
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(np.nanmean((means - np.nanmean(means, axis=1, keepdims=True)) ** 2, axis=1))
+
+
+def _bootstrap_weights(design: AnnotatorDesign, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """How often each annotator is drawn in each bootstrap replicate, annotators resampled with
+    replacement within their group and batch (replicates x annotators)."""
+    weights = np.zeros((replicates, len(design.group)))
+    cells = pd.factorize(pd.Series(design.stratum).astype(str) + ":" + pd.Series(design.group).astype(str))[0]
+    for cell in np.unique(cells):
+        members = np.flatnonzero(cells == cell)
+        drawn = members[rng.integers(0, len(members), size=(replicates, len(members)))]
+        np.add.at(weights, (np.arange(replicates)[:, None], drawn), 1.0)
+    return weights
+
+
+def group_disparity(scores: pd.DataFrame, *, alpha: float = 0.05, permutations: int = 4999, bootstrap: int = 999,
+                    seed: int = 2022, confidence: float = 0.95) -> pd.DataFrame:
+    """sigma_gd of P@1, P@5 and MRR across the four groups per model and language (and all pooled),
+    with a bootstrap interval, its chance level and its permutation test (:data:`GROUP_DISPARITY_SCHEMA`)."""
+    rows = []
+    for model, lang, data in _blocks(scores):
+        design = AnnotatorDesign.of(data)
+        labels = design.assignments(permutations, _rng(seed, lang, "all"))
+        weights = _bootstrap_weights(design, bootstrap, _rng(seed, lang, "bootstrap"))
+        # per replicate and group, the annotations drawn (the same for every metric)
+        one_hot = np.eye(len(GROUPS))[design.group]
+        count_annotator = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
+        boot_counts = (weights @ (count_annotator[:, None] * one_hot))[:, None, :]
+        for column, metric in DISPARITY_METRICS.items():
+            values = data[column].to_numpy(float)
+            sigma = _sigma_gd(*_group_sums(values, design, labels))
+            per_annotator = np.bincount(design.annotator, weights=values, minlength=len(design.group))
+            boot = _sigma_gd((weights @ (per_annotator[:, None] * one_hot))[:, None, :], boot_counts)
+            low, high = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
+            rows.append({"model": model, "lang": lang, "metric": metric, "sigma_gd": sigma[0], "null": sigma[1:],
+                         "ci_low": low, "ci_high": high, "ci_level": confidence,
+                         "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
+                         "n_annotators": len(design.group), "permutations": permutations, "bootstrap": bootstrap})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=list(GROUP_DISPARITY_SCHEMA))
+    family = out.groupby(["model", "metric"], sort=False)["p_permutation"].transform("size").to_numpy()
+    out["p_bonferroni"] = np.minimum(1.0, out["p_permutation"] * family)
+    out["chance_level"] = [permutation_threshold(null, alpha=alpha, family=m)
+                           for null, m in zip(out["null"], family, strict=True)]
+    out["significant"] = out["p_bonferroni"] < alpha
+    return out[list(GROUP_DISPARITY_SCHEMA)].astype({"significant": bool})
+
+
+def group_effects(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05,
+                  metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """``metric ~ group + (1|sentence) + (1|annotator)`` per model, language (and all pooled, with
+    language as a fixed effect) and metric, each group term marked by the model's own Wald test,
+    Bonferroni over the group terms, the interval at the same level (:data:`GROUP_EFFECTS_SCHEMA`)."""
+    rows = []
+    for model, lang, data in _blocks(scores):
+        data = data.assign(sentence=data["lang"] + ":" + data["s_id"], annotator=data["lang"] + ":" + data["u_id"])
+        for metric in metrics:
+            context = f"{model}/{lang}/{metric}"
+            if reference not in set(data["group"]):
+                log.warning("%s: no annotation of the reference group %s; no mixed model fitted", context, reference)
+                continue
+            formula = f"value ~ C(group, Treatment(reference='{reference}'))"
+            refs = {"group": reference, "Intercept": reference}
+            if lang == "all":
+                formula += " + C(lang)"
+                refs["lang"] = sorted(set(data["lang"]))[0]
+                refs["Intercept"] = f"{reference}, {refs['lang']}"
+            fit = crossed_mixed_model(data.assign(value=data[metric].astype(float)), formula,
+                                      effects=("sentence", "annotator"))
+            terms = mark_wald_family(effects_rows(fit, reference=refs, context=context), prefix="group[", alpha=alpha)
+            rows.append(terms.assign(
+                model=model, lang=lang, metric=metric, n_obs=len(data), n_sentences=data["sentence"].nunique(),
+                n_annotators=data["annotator"].nunique(), sentence_var=fit.variances.get("sentence", np.nan),
+                annotator_var=fit.variances.get("annotator", np.nan),
+                residual_var=fit.variances.get("residual", np.nan)))
+    out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=list(GROUP_EFFECTS_SCHEMA))
+    return out.reindex(columns=list(GROUP_EFFECTS_SCHEMA)).astype({"converged": bool, "significant": bool})

@@ -1,0 +1,33 @@
+"""The CrowS-Pairs study: minimal sentence pairs, one more stereotyping than the other, scored by the
+masked-LM pseudo-log-likelihood protocol of Nangia et al. (2020) or a causal LM's log-likelihood;
+the French extension of Névéol et al. (2022) and the multilingual sets in any CSV layout.
+
+Its modules, from the data to the tables: :mod:`~plmfair.crows_pairs.reader` (files in any layout),
+:mod:`~plmfair.crows_pairs.scoring_job` (torch), :mod:`~plmfair.crows_pairs.schemas` (the per-pair
+files), :mod:`~plmfair.crows_pairs.summary` (scores, exact tests, McNemar),
+:mod:`~plmfair.crows_pairs.languages` (one model across data sets), :mod:`~plmfair.crows_pairs.breakdowns`,
+:mod:`~plmfair.crows_pairs.plan` (its jobs and paths), :mod:`~plmfair.crows_pairs.outputs`,
+:mod:`~plmfair.crows_pairs.tables`, :mod:`~plmfair.crows_pairs.figures`. Its rules are
+``workflow/rules/crows_pairs.smk``.
+"""
+
+from __future__ import annotations
+
+from plmfair.crows_pairs import outputs, plan
+from plmfair.studies import PAIRS_TASK, Study
+
+STUDY = Study(
+    "crows_pairs", "CrowS-Pairs", PAIRS_TASK, False,
+    "CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)",
+    own_jobs=("ingest_crows_pairs", "crows_pairs_score", "crows_pairs_summary", "crows_pairs_figure",
+              "crows_pairs_breakdowns", "crows_pairs_breakdown_figure", "crows_pairs_languages",
+              "crows_pairs_language_figure"),
+    rules=("crows_pairs.smk",),
+    outputs=("results/data/crows_pairs/", "results/crows_pairs/"),
+    subjects={"crows_pairs": plan.crows_pairs_outputs, "crows_pairs_languages": plan.crows_pairs_language_outputs},
+    downloads={"datasets.crows_pairs": plan.crows_pairs_ingested},
+    languages=plan.minimal_pair_languages,
+    published=plan.published,
+    tables=outputs.TABLES,
+    figures=outputs.FIGURES,
+)

@@ -1,0 +1,69 @@
+"""CrowS-Pairs figures: the decisive-pair share per bias type and model."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import os
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+
+from plmfair.rendering.plots import OKABE_ITO, save_figure
+
+
+def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+    """Per data set, the decisive-pair share per bias type (and overall) per model with the
+    Clopper-Pearson interval that inverts its exact binomial test (at the Bonferroni level for the
+    bias types) and a star exactly where that test is significant (the summary's ``significant``),
+    Nangia et al.'s score (neutral = not biased) as a small grey mark, a line at 50%; below each
+    panel the share of neutral pairs, with their count."""
+    datasets = list(dict.fromkeys(summary["dataset"]))
+    fig, axes = plt.subplots(2 * len(datasets), 1, figsize=(11, 4.6 * len(datasets) + 0.9), squeeze=False,
+                             layout="constrained", gridspec_kw={"height_ratios": [3.4, 1.0] * len(datasets)})
+    for i, ds in enumerate(datasets):
+        ax, below = axes[2 * i, 0], axes[2 * i + 1, 0]
+        sub = summary[(summary["dataset"] == ds) & summary["subset_kind"].isin(["overall", "bias_type"])]
+        cats = list(dict.fromkeys(sub["subset"]))
+        models = list(dict.fromkeys(sub["model"]))
+        width = 0.8 / max(1, len(models))
+        x = np.arange(len(cats))
+        for j, model in enumerate(models):
+            m = sub[sub["model"] == model].set_index("subset").reindex(cats)
+            colour = OKABE_ITO[j % len(OKABE_ITO)]
+            err = np.vstack([m["decisive_score"] - m["ci_low"], m["ci_high"] - m["decisive_score"]])
+            at = x - 0.4 + width * (j + 0.5)
+            ax.errorbar(at, m["decisive_score"], yerr=err, fmt="o", capsize=2, ms=4, label=model, color=colour,
+                        clip_on=False)
+            ax.plot(at, m["score"], ls="", marker="_", ms=9, mew=1.6, color="grey", clip_on=False)
+            for xi, hi, sig in zip(at, m["ci_high"], m["significant"].fillna(False).astype(bool), strict=True):
+                if sig:
+                    ax.annotate("*", (xi, hi), ha="center", va="bottom", fontsize=10)
+            below.bar(at, m["neutral_share"], width=width * 0.9, color=colour)
+            for xi, share, count in zip(at, m["neutral_share"], m["n_neutral"], strict=True):
+                if count > 0:  # the count on its bar: a share of 4 pairs is not a share of 400
+                    below.annotate(f"{int(count)}", (xi, share), ha="center", va="bottom", fontsize=6)
+        ax.axhline(50, color="grey", lw=1, ls="--")
+        ax.set_xticks(x)
+        ax.set_xticklabels([])
+        ax.set_ylim(-4, 108)  # room for markers at 0 and 100% and a star above an interval
+        ax.set_yticks(range(0, 101, 25))
+        ax.set_ylabel("% of decisive pairs\npreferring the more\nstereotyping sentence", fontsize=9)
+        ax.set_title(f"CrowS-Pairs: {ds}")
+        below.set_xticks(x)
+        # the overall score is the metric score of Nangia et al. ("metric" in the summary)
+        below.set_xticklabels(["overall" if c == "metric" else c for c in cats], rotation=30, ha="right")
+        below.set_xlim(ax.get_xlim())
+        below.set_ylim(0, 100)
+        below.set_yticks([0, 50, 100])
+        below.set_ylabel("% neutral\n(equal scores)", fontsize=9)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    handles += [Line2D([], [], ls="", marker="_", ms=9, mew=1.6, color="grey"), Line2D([], [], ls="", marker="$*$",
+                                                                                     color="black")]
+    labels += ["Nangia et al.'s score (neutral = not biased)", "differs from 50% (exact test, Bonferroni over bias types)"]
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=8)
+    save_figure(fig, png, pdf)

@@ -1,0 +1,115 @@
+"""CrowS-Pairs jobs: which model scores which data set, with which protocol, and the files they
+write."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from plmfair.io.download import DOWNLOAD_KEYS
+from plmfair.scoring import FAMILIES
+from plmfair.scoring.model_plan import model_specs, spec_of, study_models
+from plmfair.studies import enabled
+
+# The study's files, each path written here once (its rules, tables and the run's file list use these).
+DATA = "results/data/crows_pairs/{dataset}.parquet"
+PAIR_SCORES = "results/crows_pairs/{dataset}/{model}.parquet"
+SUMMARY = "results/crows_pairs/summary.parquet"
+MCNEMAR = "results/crows_pairs/mcnemar.parquet"
+BREAKDOWNS = "results/crows_pairs/breakdowns.parquet"
+LANGUAGE_WINLOSS = "results/crows_pairs/language_winloss.parquet"
+LANGUAGE_EFFECTS = "results/crows_pairs/language_effects.parquet"
+
+
+def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
+    """(dataset, model) pairs to score: each model on the data sets whose language it covers."""
+    if not enabled(config, "crows_pairs"):
+        return []
+    specs, sets, models = model_specs(config), crows_pairs_sets(config), study_models(config, "crows_pairs")
+    return [(ds, m) for ds in config["crows_pairs"]["datasets"] for m in models if specs[m].runs_on(sets[ds]["lang"])]
+
+
+def crows_pairs_langs(config: dict) -> dict[str, str]:
+    """The language of every scored CrowS-Pairs data set (only those: declaring another reruns nothing)."""
+    sets = crows_pairs_sets(config)
+    return {ds: sets[ds]["lang"] for ds in dict.fromkeys(ds for ds, _ in crows_pairs_jobs(config))}
+
+
+def crows_pairs_scores_file(dataset: str, model: str) -> str:
+    """The per-pair scores of a model on a CrowS-Pairs data set."""
+    return PAIR_SCORES.format(dataset=dataset, model=model)
+
+
+def crows_pairs_runs(jobs: list[tuple[str, str]]) -> list[dict[str, str]]:
+    """Each job as one record a script reads (``dataset``, ``model``, ``scores``: its per-pair file), so
+    that a job and its file travel together rather than as two lists zipped by position."""
+    return [{"dataset": ds, "model": m, "scores": crows_pairs_scores_file(ds, m)} for ds, m in jobs]
+
+
+def crows_pairs_language_jobs(config: dict) -> list[tuple[str, str]]:
+    """The CrowS-Pairs jobs of the models run on two or more data sets: those compared across languages."""
+    jobs = crows_pairs_jobs(config)
+    runs = Counter(m for _, m in jobs)
+    return [(ds, m) for ds, m in jobs if runs[m] > 1]
+
+
+def crows_pairs_outputs(config: dict) -> list[str]:
+    """``[""]`` when some CrowS-Pairs data set is scored (the study's tables and figures are made
+    once for all of them), else ``[]``."""
+    return [""] if crows_pairs_jobs(config) else []
+
+
+def crows_pairs_language_outputs(config: dict) -> list[str]:
+    """``[""]`` when some model is compared across CrowS-Pairs data sets, else ``[]``."""
+    return [""] if crows_pairs_language_jobs(config) else []
+
+
+def crows_pairs_protocol(config: dict, model: str) -> str:
+    """The protocol a model is scored with: the configured masking rule for masked LMs, the
+    whole-sentence log-likelihood for causal LMs."""
+    return FAMILIES[spec_of(config, model).family].protocol or config["crows_pairs"]["protocol"]
+
+
+def crows_pairs_sets(config: dict) -> dict[str, dict]:
+    """Declared CrowS-Pairs data sets by name."""
+    return config.get("datasets", {}).get("crows_pairs", {})
+
+
+def crows_pairs_ingested(config: dict) -> list[str]:
+    """The CrowS-Pairs data sets to download and ingest: those scored, and those they take
+    directions from."""
+    if not enabled(config, "crows_pairs"):
+        return []
+    sets = crows_pairs_sets(config)
+    out = list(config["crows_pairs"]["datasets"])
+    for name in out:  # grows while following direction_from
+        source = sets.get(name, {}).get("direction_from")
+        if source and source not in out:
+            out.append(source)
+    return out
+
+
+def crows_pairs_reading(config: dict, dataset: str) -> dict:
+    """How a CrowS-Pairs file is read: every key of its entry but the download's own."""
+    return {key: value for key, value in crows_pairs_sets(config)[dataset].items() if key not in DOWNLOAD_KEYS}
+
+
+def crows_pairs_data_file(dataset: str) -> str:
+    """An ingested CrowS-Pairs data set."""
+    return DATA.format(dataset=dataset)
+
+
+def minimal_pair_languages(config: dict, study: str) -> list[str]:
+    """The languages of a minimal-pair study's data sets (``<study>.datasets``)."""
+    sets = crows_pairs_sets(config)
+    return list(dict.fromkeys(sets[ds]["lang"] for ds in config[study]["datasets"] if ds in sets))
+
+
+def published(config: dict) -> list[str]:
+    """The study's files a run publishes (:func:`plmfair.plan.published_files`): each ingested data set,
+    each model's per-pair scores, the summary, McNemar tests and breakdowns, the language comparisons."""
+    jobs = crows_pairs_jobs(config)
+    out = [crows_pairs_data_file(ds) for ds in crows_pairs_ingested(config)]
+    out += [crows_pairs_scores_file(ds, m) for ds, m in jobs]
+    out += [SUMMARY, MCNEMAR, BREAKDOWNS] if jobs else []
+    out += [LANGUAGE_WINLOSS, LANGUAGE_EFFECTS] if crows_pairs_language_jobs(config) else []
+    return out

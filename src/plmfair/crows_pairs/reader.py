@@ -1,0 +1,256 @@
+"""CrowS-Pairs files read into one row per pair, in a published layout (Nangia et al.'s, Névéol et
+al.'s) or as the data set's config entry describes it (Multilingual CrowS-Pairs).
+
+CrowS-Pairs (``results/data/crows_pairs/{dataset}.parquet``), one row per pair:
+
+- pair_id (string): the id of the source file (numbers; LA0..LA209 for pairs collected natively in French).
+- lang (string): language of the sentences.
+- sent_more (string, nullable): the more stereotyping sentence.
+- sent_less (string, nullable): the less stereotyping sentence.
+- stereo_antistereo (string): stereo or antistereo.
+- bias_type (string): harmonised bias type (race-color, gender, socioeconomic, nationality, religion,
+  age, sexual-orientation, physical-appearance, disability, other).
+- origin (string): native (first written in this language) or translated; in the Névéol et al.
+  files ids LA0..LA209 were collected in French (native in fr, translated in en), the rest in English.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from plmfair.errors import DataError
+from plmfair.io.text_files import decode_utf8
+
+log = logging.getLogger(__name__)
+
+CROWS_SCHEMA = {
+    "pair_id": "id in the source file (LA0..LA209: collected natively in French)",
+    "lang": "language of the sentences",
+    "sent_more": "the more stereotyping sentence (nullable when missing in the source)",
+    "sent_less": "the less stereotyping sentence (nullable when missing in the source)",
+    "stereo_antistereo": "stereo or antistereo (null when the file gives none)",
+    "bias_type": "harmonised bias type (null when the file gives none)",
+    "origin": "native (first written in this language) or translated",
+    "duplicate_of": "the id this pair repeats (its own id is then <id>#<n>); null for the first or only pair",
+}
+BIAS_TYPE_NAMES = {
+    "race-color": "race-color",
+    "race": "race-color",
+    "gender": "gender",
+    "socioeconomic": "socioeconomic",
+    "nationality": "nationality",
+    "religion": "religion",
+    "age": "age",
+    "sexual-orientation": "sexual-orientation",
+    "physical-appearance": "physical-appearance",
+    "disability": "disability",
+    "autre": "other",
+    "other": "other",
+}
+BIAS_TYPES = (
+    "race-color",
+    "gender",
+    "socioeconomic",
+    "nationality",
+    "religion",
+    "age",
+    "sexual-orientation",
+    "physical-appearance",
+    "disability",
+    "other",
+)
+_NATIVE_FRENCH_ID = re.compile(r"^LA\d+$")
+
+CROWS_COLUMNS = ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type")
+DIRECTIONS = ("stereo", "antistereo")
+# The published layouts: Nangia et al. (comma-separated) and Névéol et al. (tab-separated
+# despite the .csv name); the pair id is the first column in both.
+CROWS_FORMATS = {
+    "nyu": {"delimiter": ",", "columns": {"id": 0, "sent_more": "sent_more", "sent_less": "sent_less",
+                                          "stereo_antistereo": "stereo_antistereo", "bias_type": "bias_type"}},
+    "inria": {"delimiter": "\t", "columns": {"id": 0, "sent_more": "sent_more", "sent_less": "sent_less",
+                                            "stereo_antistereo": "stereo_antistereo", "bias_type": "bias_type"}},
+}
+ColumnSpec = str | int | Sequence[str | int] | None
+
+def _label_key(value: str) -> str:
+    """A label as compared: trimmed, lower-cased, spaces and underscores as hyphens ('race_color',
+    'physical appearance', 'sexual- orientation' all become hyphenated)."""
+    key = str(value).strip().lower()
+    key = re.sub(r"[\s_]*-[\s_]*", "-", key)
+    return re.sub(r"[\s_]+", "-", key)
+
+
+def _resolve_columns(header: list[str], columns: Mapping[str, ColumnSpec], source: str, fmt_hint: str) -> dict:
+    """Column role -> list of positions (first non-empty cell wins), [] for a role with no column."""
+    out: dict[str, list[int]] = {}
+    for role in CROWS_COLUMNS:
+        spec = columns.get(role)
+        specs = [] if spec is None else [spec] if isinstance(spec, str | int) else list(spec)
+        if not specs and role not in ("stereo_antistereo",):
+            raise DataError(f"{source}: no column given for {role!r}; set columns.{role} of this data set in the config")
+        positions = []
+        for col in specs:
+            if isinstance(col, int):
+                if not 0 <= col < len(header):
+                    raise DataError(f"{source}: column position {col} for {role!r} is outside the header "
+                                    f"({len(header)} columns: {header})")
+                positions.append(col)
+                continue
+            found = [i for i, name in enumerate(header) if name.strip() == col]
+            if not found:
+                raise DataError(f"{source}: missing column(s) [{col!r}] (found {header}); is the format right? "
+                                f"({fmt_hint}) Name the columns under columns.{role} in the config")
+            if len(found) > 1:
+                raise DataError(f"{source}: the header names {col!r} {len(found)} times (positions {found}); give "
+                                f"columns.{role} as the 0-based position of the one to read")
+            positions.append(found[0])
+        out[role] = positions
+    return out
+
+
+def _first_label(cells: list[str], aliases: Mapping[str, str | None], known: Mapping[str, str], where: str,
+                 key: str, alias_key: str) -> str | None:
+    """The first usable label among the cells: compared as :func:`_label_key`, harmonised through
+    ``known`` (spelling -> label) or ``aliases``; an alias to null marks a value as unusable (the
+    next cell is tried). A value neither knows is an error."""
+    for cell in cells:
+        if not cell.strip():
+            continue
+        norm = _label_key(cell)
+        if norm in aliases:
+            label = aliases[norm]
+        elif norm in known:
+            label = known[norm]
+        else:
+            raise DataError(
+                f"{where}: {key} must be one of {sorted(set(known.values()))} (got the unknown {key} {cell!r}); "
+                f"map that spelling under {alias_key} of this data set in the config, to a known value or to null "
+                f"to treat it as missing"
+            )
+        if label is not None:
+            return label
+    return None
+
+
+def read_crows_pairs(
+    path: str | os.PathLike,
+    *,
+    lang: str,
+    fmt: str = "nyu",
+    delimiter: str | None = None,
+    columns: Mapping[str, ColumnSpec] | None = None,
+    bias_type_aliases: Mapping[str, str | None] | None = None,
+    direction_aliases: Mapping[str, str | None] | None = None,
+    default_direction: str | None = None,
+    id_prefix_aliases: Mapping[str, str] | None = None,
+    duplicate_ids: str = "error",
+    reference: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Read a CrowS-Pairs file (:data:`CROWS_SCHEMA`), in a published layout or as a config describes it.
+
+    ``fmt`` (``nyu`` or ``inria``) gives the delimiter and the column names; ``delimiter``
+    and ``columns`` (role -> column name, 0-based position, or a list of them of which the
+    first non-empty cell wins; ``stereo_antistereo: null`` for a file without directions)
+    override them. Labels are trimmed, lower-cased and hyphenated before they are compared;
+    ``bias_type_aliases`` and ``direction_aliases`` map further spellings (to null: treat as
+    missing). A pair without a usable direction takes its direction from ``reference`` (an
+    ingested data set, joined on pair id) or ``default_direction``; one still without a
+    direction or bias type is kept unlabelled (the scoring stage skips and counts it).
+    Pair ids are trimmed (a stray byte-order mark included) and ``id_prefix_aliases``
+    rewrites a prefix (``fr_FR12`` -> ``LA12``) so that a pair can be followed across
+    languages. A repeated id is an error, or with ``duplicate_ids: keep_first`` is kept as
+    ``<id>#<n>`` with ``duplicate_of`` set (skipped by the scoring stage). Missing
+    sentences are kept as null; records with every cell empty are dropped and counted.
+    """
+
+    path = Path(path)
+    if fmt not in CROWS_FORMATS:
+        raise DataError(f"{path}: unknown CrowS-Pairs format {fmt!r}; use one of {sorted(CROWS_FORMATS)}")
+    if not path.exists() or path.stat().st_size == 0:
+        raise DataError(f"{path}: the file is missing or empty; download it again")
+    preset = CROWS_FORMATS[fmt]
+    sep = delimiter or preset["delimiter"]
+    fmt_hint = f"{fmt!r}: {'tab' if sep == chr(9) else repr(sep)}-separated"
+    text = decode_utf8(path.read_bytes(), str(path))
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        header = next(reader, None)
+        records = [(reader.line_num, row) for row in reader]
+    except csv.Error as exc:
+        raise DataError(f"{path}: cannot be parsed as {fmt_hint} text ({exc})") from exc
+    if header is None:
+        raise DataError(f"{path}: the file is missing or empty; download it again")
+    cols = _resolve_columns(header, {**preset["columns"], **(columns or {})}, str(path), fmt_hint)
+    bt_aliases = {_label_key(k): v for k, v in (bias_type_aliases or {}).items()}
+    dir_aliases = {_label_key(k): v for k, v in (direction_aliases or {}).items()}
+    prefixes = sorted((id_prefix_aliases or {}).items(), key=lambda kv: -len(kv[0]))
+    ref_direction = {} if reference is None else dict(zip(reference["pair_id"], reference["stereo_antistereo"],
+                                                           strict=True))
+    blank, records_out, seen = [], [], {}
+    for lineno, row in records:
+        if not any(cell.strip() for cell in row):
+            blank.append(lineno)
+            continue
+        row = row + [""] * (len(header) - len(row))
+
+        def cells(role, row=row):
+            return [row[i] for i in cols[role]]
+
+        pid = next((c for c in cells("id") if c.strip()), "").replace("\ufeff", "").strip()
+        where = f"{path} line {lineno} (pair {pid or '?'})"
+        if not pid:
+            raise DataError(f"{where}: the pair id is empty")
+        for old, new in prefixes:
+            if pid.startswith(old):
+                pid = new + pid[len(old):]
+                break
+        duplicate_of = None
+        if pid in seen:
+            if duplicate_ids != "keep_first":
+                raise DataError(f"{path}: duplicate pair ids ['{pid}'] (lines {seen[pid][0]} and {lineno}); each pair "
+                                f"needs its own id (or set duplicate_ids: keep_first for this data set)")
+            seen[pid].append(lineno)
+            duplicate_of, pid = pid, f"{pid}#{len(seen[pid])}"
+            log.warning("%s: id %s repeats line %d; kept as %s and skipped by the scoring stage", where,
+                        duplicate_of, seen[duplicate_of][0], pid)
+        else:
+            seen[pid] = [lineno]
+        direction = _first_label(cells("stereo_antistereo"), dir_aliases, {d: d for d in DIRECTIONS}, where,
+                                 "stereo_antistereo", "direction_aliases")
+        if direction is None:
+            direction = ref_direction.get(duplicate_of or pid)
+            direction = default_direction if pd.isna(direction) else direction
+        bias_type = _first_label(cells("bias_type"), bt_aliases, BIAS_TYPE_NAMES, where, "bias_type",
+                                 "bias_type_aliases")
+        more = next((c for c in cells("sent_more") if c != ""), None)
+        less = next((c for c in cells("sent_less") if c != ""), None)
+        # LA ids were collected natively in French; every other pair was first written in English.
+        first_lang = "fr" if _NATIVE_FRENCH_ID.match(duplicate_of or pid) else "en"
+        records_out.append({
+            "pair_id": pid, "lang": lang, "sent_more": more, "sent_less": less, "stereo_antistereo": direction,
+            "bias_type": bias_type, "origin": "native" if first_lang == lang else "translated",
+            "duplicate_of": duplicate_of,
+        })
+    if not records_out:
+        raise DataError(f"{path}: no pairs in the file")
+    if blank:
+        log.warning("%s: %d record(s) with every cell empty dropped (lines %s)", path, len(blank), blank[:10])
+    df = pd.DataFrame(records_out, columns=list(CROWS_SCHEMA)).astype("string")
+    n_missing = int(df["sent_more"].isna().sum() + df["sent_less"].isna().sum())
+    if n_missing:
+        log.warning("%s: %d sentence(s) missing; kept as null, the scoring stage skips and counts them", path, n_missing)
+    unlabelled = int((df["stereo_antistereo"].isna() | df["bias_type"].isna()).sum())
+    if unlabelled:
+        log.warning("%s: %d pair(s) without a direction or bias type; kept, the scoring stage skips and counts them",
+                    path, unlabelled)
+    return df

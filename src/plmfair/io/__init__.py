@@ -1,0 +1,1 @@
+"""Reading and writing files: Parquet, atomic writes and seals, text files, downloads, the Hub."""

@@ -1,0 +1,57 @@
+"""The run record: what ``results/run.json`` summarises and echoes."""
+
+from __future__ import annotations
+
+from plmfair.cloze.plan import (
+    set_file,
+)
+from plmfair.crows_pairs import plan as crows_pairs_plan
+from plmfair.plan.downloads import active_downloads
+from plmfair.plan.model_runs import model_run_files, models_in_use
+from plmfair.plan.targets import DATA_SUMMARY, MODELS_TABLE, figures, output_subjects, tables
+from plmfair.scoring.model_plan import model_manifest
+from plmfair.studies import STUDIES
+
+
+def run_record_inputs(config: dict) -> dict[str, list[str]]:
+    """What ``results/run.json`` summarises, by role: the models table and one scoring output per model
+    (how each ran), the CrowS-Pairs summary, each cloze set's metrics, disparity and group tests, the
+    data files read, and every file the run publishes (hashed into the record, so it is written last).
+    Every path names its model or set (the file's stem or folder)."""
+    sets = output_subjects(config, "answered_sets")
+    return {
+        "models": [MODELS_TABLE] if output_subjects(config, "models") else [],
+        "model_runs": list(model_run_files(config).values()),
+        "crows_pairs": [crows_pairs_plan.SUMMARY] if output_subjects(config, "crows_pairs") else [],
+        "cloze_metrics": [set_file(s, "metrics") for s in sets],
+        "cloze_disparity": [set_file(s, "group_disparity") for s in sets],
+        "cloze_tests": [set_file(s, "group_tests") for s in sets],
+        "data": [f"resources/downloads/{entry['file']}" for entry in active_downloads(config).values()],
+        "published": published_files(config),
+    }
+
+
+def published_files(config: dict) -> list[str]:
+    """Every file the run publishes or reads back, in ``results/``: the ingested data, the models'
+    manifests, every scoring output, every summary, test and breakdown, each corpus's construction,
+    the tables and figures. Each is a target of the run (so a lost one is rebuilt) and the record
+    lists each with its SHA-256 (``plmfair verify``). A folder output (a corpus's sheets) is listed as
+    the folder. The record's own files are not in it."""
+    out = [DATA_SUMMARY] if output_subjects(config, "data") else []
+    out += [model_manifest(m) for m in models_in_use(config)]
+    out += [MODELS_TABLE] if output_subjects(config, "models") else []
+    out += [path for study in STUDIES.values() if study.published for path in study.published(config)]
+    out += [f"results/tables/{name}.{ext}" for name in tables(config) for ext in ("csv", "md", "tex", "html")]
+    out += [f"results/figures/{name}.{ext}" for name in figures(config) for ext in ("png", "pdf")]
+    return list(dict.fromkeys(out))
+
+
+def recorded_config(config: dict) -> dict:
+    """The configuration the run record echoes: all of it but the mirror, which says where files were
+    looked up, not what they are (moving it reruns nothing, the record included)."""
+    return {key: value for key, value in config.items() if key != "mirror"}
+
+
+def pinned_checksums(config: dict) -> dict[str, str | None]:
+    """The SHA-256 the configuration pins for each data file the run reads, by file name (None: unverified)."""
+    return {entry["file"]: entry.get("sha256") for entry in active_downloads(config).values()}

@@ -1,0 +1,147 @@
+"""Tables, figures and the report: which subjects each output of :mod:`plmfair.rendering.table_spec` is made for,
+their report categories, and each table's job."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plmfair.cloze.plan import cloze_tests
+from plmfair.crows_pairs.plan import crows_pairs_ingested
+from plmfair.errors import ConfigError
+from plmfair.plan.model_runs import model_runs
+from plmfair.rendering.table_spec import TableSpec
+from plmfair.studies import CLOZE_TASK, STUDIES, owners
+
+# The run's own files (not a study's): what its data sets hold, and the models that ran.
+DATA_SUMMARY = "results/data/summary.parquet"
+MODELS_TABLE = "results/models.parquet"
+
+SHARED_TABLES: tuple[TableSpec, ...] = (
+    TableSpec("data_summary", "data", "plmfair.rendering.table_format:long_table", {"table": DATA_SUMMARY},
+              "What is in the data: per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs "
+              "data set, sentences, annotations, annotators "
+              "and pairs by bias type, direction and origin (pairs missing a sentence, unlabelled or duplicated are "
+              "skipped by the scoring).", digits=0),
+    TableSpec("models", "models", "plmfair.rendering.table_format:models_table", {"models": MODELS_TABLE},
+              "Models: family, size, tokenizer, and where the weights come from (read off the loaded model by its "
+              "first scoring job)."),
+)
+
+
+def all_tables() -> list[TableSpec]:
+    """Every table a run can make: the shared ones, then each study's (a table two studies share, once)."""
+    specs = {spec.name: spec for spec in SHARED_TABLES}
+    for study in STUDIES.values():
+        for spec in study.tables:
+            specs.setdefault(spec.name, spec)
+    return list(specs.values())
+
+
+def all_figures() -> dict[str, str]:
+    """Every figure a run can make, by name: the kind of subject it is made for."""
+    return {name: kind for study in STUDIES.values() for name, kind in study.figures.items()}
+
+
+def study_tables(study: str) -> list[str]:
+    """The names (templates of ``{subject}``) of the tables a study's data sets get."""
+    return [spec.name for spec in STUDIES[study].tables]
+
+
+def study_figures(study: str) -> list[str]:
+    """The names (templates of ``{subject}``) of the figures a study's data sets get."""
+    return list(STUDIES[study].figures)
+
+
+def output_subjects(config: dict, subjects: str) -> list[str]:
+    """The subjects of a kind (``data``, ``models`` or a study's :attr:`~plmfair.studies.Study.subjects`) the configuration has: the names
+    of the data sets, or ``[""]`` for a study-wide output that is made, ``[]`` when it is not. The
+    data and models are every study's; any other kind is listed by the plan function its study's
+    record names (:attr:`plmfair.studies.Study.subjects`)."""
+    if subjects == "data":
+        return [""] if cloze_tests(config) or crows_pairs_ingested(config) else []
+    if subjects == "models":
+        return [""] if model_runs(config) else []
+    return list(owners(subjects)[0].subjects[subjects](config))
+
+
+def report_category(subjects: str, subject: str = "") -> str:
+    """The report category (the study) of a table or figure: the data and models, a cloze set (its
+    outputs go under the set; a ready-made test named after its study, MozArt's, under the study), or
+    the study that owns the kind of subject."""
+    studies = owners(subjects)
+    if not studies:
+        return "Data and models"
+    if not (subject and studies[0].task == CLOZE_TASK):
+        return studies[0].title
+    ready_made = subject in STUDIES and not STUDIES[subject].constructs
+    return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
+
+
+def figure_category(figure: str) -> str:
+    """The report category of a figure made once per run (:func:`all_figures`)."""
+    return report_category(all_figures()[figure])
+
+
+def cloze_set_category(config: dict, cloze_set: str) -> str:
+    """The report category of a cloze set's figures."""
+    return report_category("answered_sets", cloze_set)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table to render: its registry entry made for one subject, with the paths of its inputs,
+    the builder's keyword arguments (options and settings) and the caption filled in."""
+
+    name: str
+    subject: str
+    builder: str
+    inputs: dict[str, str]
+    options: dict
+    caption: str
+    digits: int
+    category: str
+
+    def rendering(self) -> dict:
+        """The table job's parameter: everything the rendering reads but its inputs."""
+        return {"builder": self.builder, "options": self.options, "caption": self.caption, "digits": self.digits,
+                "label": f"tab:{self.name}"}
+
+
+def setting(config: dict, dotted: str):
+    """The config value at a dotted key (``"cloze.sample"``): a rule's param that is one setting, as
+    pypsa-eur's ``config_provider`` hands a rule exactly the keys it reads."""
+    node = config
+    for key in dotted.split("."):
+        node = node[key]
+    return node
+
+
+def tables(config: dict) -> dict[str, Table]:
+    """Every table of the configuration, by name (:func:`all_tables` made for each of
+    its subjects)."""
+    out: dict[str, Table] = {}
+    for spec in all_tables():
+        settings = {key: setting(config, dotted) for key, dotted in spec.settings.items()}
+        for subject in output_subjects(config, spec.subjects):
+            name = spec.name.format(subject=subject)
+            if name in out:
+                subjects = sorted({s for s in (subject, out[name].subject) if s})
+                raise ConfigError(f"config error: two tables would be written to results/tables/{name}; rename the "
+                                  f"data set or corpus {' or '.join(map(repr, subjects))}")
+            out[name] = Table(name, subject, spec.builder, {role: path.format(subject=subject) for role, path in spec.inputs.items()},
+                              {**spec.options, **{key: settings[key] for key in spec.builder_settings}},
+                              spec.caption.format(subject=subject, **settings),
+                              spec.digits, report_category(spec.subjects, subject))
+    return out
+
+
+def figures(config: dict) -> list[str]:
+    """The names of every figure of the configuration (:func:`all_figures`)."""
+    return [name.format(subject=subject) for name, subjects in all_figures().items()
+            for subject in output_subjects(config, subjects)]
+
+
+def caption_models(config: dict, table: str) -> list[str]:
+    """The models whose config free text the report's caption of ``table`` tells: those that ran,
+    for the models table; none for the others."""
+    return list(model_runs(config)) if table == "models" else []

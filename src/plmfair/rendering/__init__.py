@@ -1,0 +1,1 @@
+"""What people read: table and figure specs, tables in four formats, figures, labels."""

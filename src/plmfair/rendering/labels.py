@@ -1,0 +1,42 @@
+"""Names for people: how tables and figures name what the code calls by short names.
+
+Statistical terms as patsy writes them (``group[T.FN]``) become the contrast they measure
+(``FN vs MN``); per-annotation metrics (``rr``, ``hit1``) the measure their mean is (MRR, P@1).
+"""
+
+from __future__ import annotations
+
+import re
+
+# each per-annotation score by the measure its mean is (plmfair.cloze.metrics.annotation_scores)
+METRIC_LABELS = {"rr": "MRR (reciprocal rank)", "hit1": "P@1 (hit at 1)", "hit5": "P@5 (hit in the top 5)",
+                 "margin": "score margin"}
+
+
+def metric_label(metric: str) -> str:
+    return METRIC_LABELS.get(metric, metric)
+
+
+def contrast_label(term: str, reference: str) -> str:
+    """A fixed-effect term for people: ``group[T.FN]`` against MN is ``FN vs MN``,
+    ``dataset[T.demo_de]`` against demo_en ``demo_de vs demo_en``; the intercept is the mean at
+    the reference level (``mean at MN, de``)."""
+    if term == "Intercept":
+        return f"mean at {reference}" if reference else "intercept"
+    level = re.fullmatch(r"\w+\[T\.(.*)\]", term)
+    return f"{level.group(1)} vs {reference}" if level else term
+
+
+# the annotator groups spelled out (MozArt's M/F x native/non-native)
+GROUP_NAMES = {"MN": "male native", "FN": "female native", "MNN": "male non-native", "FNN": "female non-native"}
+# the paper's metrics (percent) by their names in the tables
+PAPER_METRIC_LABELS = {"p_at_1": "P@1", "p_at_5": "P@5", "mrr": "MRR"}
+
+
+def format_p(p: float, *, digits: int = 3) -> str:
+    """A p-value as printed: three decimals, ``<0.001`` below what they can show (never ``0.000``);
+    '' when missing."""
+    if p is None or p != p:
+        return ""
+    floor = 10.0 ** -digits
+    return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"

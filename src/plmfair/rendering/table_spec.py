@@ -1,0 +1,29 @@
+"""What a table is, for the generic ``table`` rule: :class:`TableSpec`.
+
+Each study lists its tables in its own ``outputs.py`` (the run's shared ones, data and models, are in
+:mod:`plmfair.plan.targets`); the ``table`` rule (``workflow/rules/tables.smk``) renders each for each
+of its subjects as ``results/tables/<name>.{csv,md,tex,html}``. Names and input paths hold
+``{subject}``; captions are ``str.format`` templates of ``subject`` and the ``settings`` (config
+values by dotted key). Light (no pandas): the plan reads it to build the DAG.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One table: ``name``, the kind of ``subjects`` it is made for, its ``builder``
+    (``"module:function"``, imported when the table is rendered), its Parquet ``inputs`` by role,
+    its ``caption``; the builder also gets ``options`` and the ``builder_settings`` among ``settings``."""
+
+    name: str
+    subjects: str
+    builder: str
+    inputs: dict[str, str]
+    caption: str
+    options: dict = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
+    builder_settings: tuple[str, ...] = ()
+    digits: int = 2

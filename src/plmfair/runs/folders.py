@@ -1,0 +1,497 @@
+"""Run folders: a run's name, its models and its settings, each kept true across calls.
+
+A run is ``runs/<name>/``: its ``config.yaml`` is the run's complete configuration (the checkout's
+``config/config.yaml``, your ``--configfile`` files and the command line, merged), the only
+configuration file Snakemake reads for it, so the run can be rerun or reported without the
+original command line or files; its ``results/`` are its own; ``resources/`` links to the downloads
+and models every run shares.
+
+- A MODEL is ``[name=]folder-or-hub-id[:key=value...]``: a folder must hold a ``config.json`` (checked
+  before anything reads or hashes it); options are keys of a ``models.<name>`` entry
+  (``mine=../m:uncased=true:revision=abc``), values read as YAML. Its family is read off its
+  ``config.json`` and an uncased tokenizer (``do_lower_case``) makes it ``uncased``; an entry of the
+  same name in a ``--configfile`` gives only the keys it changes; a folder named like a model of
+  ``config/config.yaml`` is yours, the default entry dropped for the run (said once).
+- Names: a run name is one safe path component; two models of one call never share a name, and a
+  run never takes a model of the same name from another folder or with other settings: such a
+  call is refused with a command that keeps both apart.
+- A later call on a run adds to it: the studies, models and data sets it had stay (said once), so
+  its earlier results are never silently out of date; with nothing new it keeps its settings.
+- :func:`run_lock` holds the run while settings are written and Snakemake runs.
+"""
+
+from __future__ import annotations
+
+import copy
+import fcntl
+import functools
+import json
+import logging
+import re
+import shlex
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import yaml
+
+from plmfair import plan
+from plmfair.config import validate_config
+from plmfair.errors import ConfigError, did_you_mean
+from plmfair.io.atomic import write_text
+from plmfair.scoring import FAMILIES
+from plmfair.scoring.specs import require_model_folder
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[3]  # the checkout: Snakefile, config/, resources/
+DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
+SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+RUN_NAME_MAX = 100  # a folder name, with room for the files below it in every file system
+MODEL_NAME = re.compile(r"[A-Za-z0-9_]+")
+# what a model entry says of the model itself (free text and the demo's build recipe are not settings)
+NOT_SETTINGS = ("pretraining_data", "licence", "build")
+
+
+@functools.cache
+def _model_schema() -> dict:
+    with open(SCHEMA, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)["properties"]["models"]["additionalProperties"]["properties"]
+
+
+def model_options() -> list[str]:
+    """The keys a MODEL argument may set (``models.<name>`` keys but its source)."""
+    return [key for key in _model_schema() if key not in ("path", "hf_id", "build")]
+
+
+def model_name(source: str) -> str:
+    """A config name for a model: the folder's or the id's last part, in letters, digits and ``_``."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", Path(source.rstrip("/")).name) or "model"
+
+
+def detect_family(source: str, *, local: bool) -> str:
+    """The family of a checkpoint, read off its ``config.json`` (:func:`plmfair.scoring.loader.checkpoint_families`)."""
+    # transformers is heavy: only the jobs that load a model import it
+    from transformers import AutoConfig
+
+    # torch (through the loader), as transformers above: only when a checkpoint's family is read off it
+    from plmfair.scoring.loader import checkpoint_families
+
+    if local:
+        path = Path(source) / "config.json"
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ConfigError(f"model {source}: {path} is not valid JSON ({exc}); put back the model's own "
+                              f"config.json") from None
+    try:
+        config = AutoConfig.from_pretrained(source, local_files_only=local, trust_remote_code=False)
+    except (OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"model {source}: its config.json cannot be read ({first}); give its family with "
+                          f"--family {'|'.join(FAMILIES)}") from None
+    fits = checkpoint_families(config)
+    if not fits:
+        raise ConfigError(f"model {source} is a {config.model_type} model that no plmfair family "
+                          f"({', '.join(FAMILIES)}) can score")
+    return fits[0]
+
+
+def is_uncased(source: str, *, local: bool) -> bool:
+    """Whether the tokenizer lower-cases its input (``do_lower_case`` in ``tokenizer_config.json``)."""
+    if local:
+        path = Path(source) / "tokenizer_config.json"
+    else:
+        try:
+            # only when the Hub or its cache is asked
+            from huggingface_hub import hf_hub_download
+
+            path = Path(hf_hub_download(source, "tokenizer_config.json"))
+        except Exception:  # noqa: BLE001 - no tokenizer config (or offline): cased, as the config default
+            return False
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")).get("do_lower_case", False))
+    except (OSError, ValueError):
+        return False
+
+
+@dataclass(frozen=True)
+class ModelArgument:
+    """A MODEL of the command line: ``[name=]source[:key=value...]``."""
+
+    text: str
+    name: str
+    source: str
+    options: dict = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str) -> ModelArgument:
+        spec, *parts = text.split(":")
+        options = {}
+        allowed = model_options()
+        for part in parts:
+            key, sep, value = part.partition("=")
+            if not sep or not key:
+                raise ConfigError(f"model option {part!r} (in {text!r}): write key=value, e.g. {spec}:uncased=true")
+            if key not in allowed:
+                raise ConfigError(f"model option {key!r} (in {text!r}){did_you_mean(key, allowed)}: the options are "
+                                  f"{', '.join(allowed)}")
+            try:
+                options[key] = yaml.safe_load(value) if value else None
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"model option {part!r} (in {text!r}): {value!r} is not a YAML value "
+                                  f"({getattr(exc, 'problem', None) or 'cannot be read'}); e.g. "
+                                  f"{spec}:languages=[fr,en]") from None
+        name, sep, source = spec.partition("=")
+        if not sep:
+            name, source = model_name(spec), spec
+        if not MODEL_NAME.fullmatch(name):
+            raise ConfigError(f"model name {name!r} (in {text!r}): use letters, digits and _ only")
+        return cls(text, name, source, options)
+
+    def named(self, name: str) -> str:
+        """This argument with another name (for a command that keeps two models apart)."""
+        options = "".join(f":{k}={yaml.safe_dump(v, default_flow_style=True).strip().removesuffix('...').strip()}"
+                          for k, v in self.options.items())
+        return f"{name}={self.source}{options}"
+
+
+def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
+    """``[name=]folder-or-hub-id[:key=value...]`` as (name, ``models.<name>`` entry); a folder by its
+    absolute path, checked to be a model folder (``config.json``) before anything reads it."""
+    arg = ModelArgument.parse(text)
+    folder = Path(arg.source).expanduser()
+    local = folder.is_dir()
+    if not local and ("/" not in arg.source or arg.source.startswith((".", "/", "~"))):
+        raise ConfigError(f"model {arg.source!r}: no such folder, and not a Hugging Face id (owner/name); give the "
+                          f"folder holding config.json and the weights, or a Hub id")
+    if local:
+        require_model_folder(folder.resolve())
+    where = str(folder.resolve()) if local else arg.source
+    entry = {"path": where} if local else {"hf_id": arg.source}
+    entry["family"] = arg.options.get("family") or family or detect_family(where, local=local)
+    if is_uncased(where, local=local):
+        entry["uncased"] = True
+    entry.update({k: v for k, v in arg.options.items() if k != "family"})
+    return arg.name, entry
+
+
+def run_settings(config: dict, models: dict[str, dict], *, studies: Sequence[str] | None,
+                 datasets: Sequence[str] | None) -> dict:
+    """The configuration a run adds over ``config`` (the merged base): the named models, scored by
+    every study the run keeps and by nothing else; with ``studies``, the others switched off; the
+    data sets, ready-made cloze tests and corpora named kept, the others of their kind left out."""
+    for study in studies or []:
+        if study not in plan.STUDIES:
+            raise ConfigError(f"study {study!r}{did_you_mean(study, plan.STUDIES)}: the studies are "
+                              f"{', '.join(plan.STUDIES)}")
+    kept = [s for s in plan.STUDIES if (s in studies if studies else plan.enabled(config, s))]
+    sets, corpora = plan.crows_pairs_sets(config), config.get("cloze", {}).get("corpora", {})
+    tests = config.get("datasets", {}).get("cloze_tests", {})
+    for name in datasets or []:
+        if name not in sets and name not in tests and name not in corpora:
+            known = [*sets, *tests, *corpora]
+            raise ConfigError(f"data set {name!r}{did_you_mean(name, known)} is neither a CrowS-Pairs data set "
+                              f"(datasets.crows_pairs), a ready-made cloze test (datasets.cloze_tests) nor a cloze "
+                              f"corpus (cloze.corpora) of the configuration; known: {', '.join(known)}")
+    out: dict = {"models": dict(models)} if models else {}
+    for study in plan.STUDIES:
+        part = {**({"enabled": study in kept} if studies else {}),
+                **({"models": list(models)} if models and study in kept else {})}
+        if part:
+            out[study] = part
+    named_sets = [d for d in datasets or [] if d in sets]
+    named_corpora = [d for d in datasets or [] if d in corpora]
+    if named_sets:
+        out.setdefault("crows_pairs", {})["datasets"] = named_sets
+    named_tests = [d for d in datasets or [] if d in tests]
+    if named_tests:
+        out.setdefault("datasets", {})["cloze_tests"] = {name: {"enabled": name in named_tests} for name in tests}
+    if "cloze" in kept:
+        # a corpus with its own model list would keep scoring those: it gets the named models
+        chosen = {name: {**({"enabled": name in named_corpora} if named_corpora else {}),
+                         **({"models": list(models)} if models and entry.get("models") is not None else {})}
+                  for name, entry in corpora.items()}
+        if any(chosen.values()):
+            out.setdefault("cloze", {})["corpora"] = {name: entry for name, entry in chosen.items() if entry}
+    return out
+
+
+def _union(old: list | None, new: list | None) -> list | None:
+    """Two lists of names as one (None, "every one", absorbs)."""
+    if old is None or new is None:
+        return None
+    return list(dict.fromkeys([*old, *new]))
+
+
+def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
+    """``settings`` for a run that already has ``had``: every study it ran stays on with its models,
+    and its model and data set lists grow; what was kept, said in words."""
+    out, notes = copy.deepcopy(settings), []
+    for study in plan.STUDIES:
+        part, before = out.get(study), had.get(study, {})
+        if not part:
+            continue
+        if plan.enabled(had, study) and part.get("enabled") is False:
+            part["enabled"] = True
+            notes.append(f"keeps its earlier study {study}")
+        if "models" in part and "models" in before:
+            part["models"] = _union(before["models"], part["models"])
+    sets = out.get("crows_pairs", {}).get("datasets")
+    if sets is not None and "datasets" in had.get("crows_pairs", {}):
+        out["crows_pairs"]["datasets"] = _union(had["crows_pairs"]["datasets"], sets)
+        if out["crows_pairs"]["datasets"] != sets:
+            notes.append(f"keeps its earlier data sets {', '.join(s for s in had['crows_pairs']['datasets'] if s not in sets)}")
+    kinds = (("cloze", "corpora", "corpus"), ("datasets", "cloze_tests", "cloze test"))
+    for section, key, kind in kinds:
+        for name, part in out.get(section, {}).get(key, {}).items():
+            if part.get("enabled") is False and had.get(section, {}).get(key, {}).get(name, {}).get("enabled", True):
+                part["enabled"] = True
+                notes.append(f"keeps its earlier {kind} {name}")
+    return out, notes
+
+
+def read_yaml(path: str | Path) -> dict:
+    """A YAML configuration file as a mapping; one that is not UTF-8, not YAML or not a mapping is
+    refused in one line naming the file and the place."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: byte {exc.start} is not UTF-8 text; save the file as UTF-8") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}: not valid YAML{where} ({getattr(exc, 'problem', None) or exc}); fix it "
+                          f"there") from None
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"{path}: a configuration is a mapping of keys (crows_pairs:, models:, ...), not a "
+                          f"{type(data).__name__}")
+    return data or {}
+
+
+def read_run_config(path: Path) -> dict:
+    """A run's own ``config.yaml`` (:func:`read_yaml`); an empty one is refused, as every run's has its
+    complete configuration."""
+    config = read_yaml(path)
+    if not config:
+        raise ConfigError(f"{path} is empty, but a run's config.yaml holds its complete configuration: put it "
+                          f"back (the configuration of the run's last complete run is under \"config\" in "
+                          f"{path.parent / 'results' / 'run.json'}), or start the run again in a new folder "
+                          f"with --run NAME")
+    return config
+
+
+def merged(paths: Sequence[str | Path], *, onto: dict | None = None) -> dict:
+    """Configuration files merged key by key, in order, as Snakemake merges them (not validated)."""
+    config = copy.deepcopy(onto) if onto is not None else {}
+    for path in paths:
+        config = updated(config, read_yaml(path))
+    return config
+
+
+def updated(old, new):
+    """``new`` merged into a copy of ``old`` key by key, as Snakemake merges config files (its
+    ``update_config``); anything but two mappings: ``new`` replaces ``old``."""
+    # Snakemake's utilities: only when a run's configuration is written
+    from snakemake.utils import update_config
+
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return copy.deepcopy(new)
+    out = copy.deepcopy(old)
+    update_config(out, new)
+    return out
+
+
+def _setting(entry: dict, key: str):
+    """A model entry's value of ``key``, or the schema's default for it."""
+    return entry.get(key, _model_schema().get(key, {}).get("default"))
+
+
+def differences(old: dict, new: dict) -> list[str]:
+    """Where two entries of one model name differ, in words (source and settings, not free text)."""
+    keys = [k for k in dict.fromkeys([*old, *new]) if k not in NOT_SETTINGS]
+    return [f"{k} {_setting(old, k)!r} -> {_setting(new, k)!r}" for k in keys if _setting(old, k) != _setting(new, k)]
+
+
+def check_run_name(name: str, *, derived: bool = False) -> None:
+    """A run name is one short folder name; ``derived``: made from the models' or a file's name (the
+    message then says to give one)."""
+    if len(name) > RUN_NAME_MAX:
+        where = "made from the models' or your config file's name " if derived else ""
+        raise ConfigError(f"run name {name[:40]}... {where}has {len(name)} characters, more than {RUN_NAME_MAX}: "
+                          f"give a shorter one with --run NAME")
+    if not RUN_NAME.fullmatch(name):
+        raise ConfigError(f"run name {name!r}: one folder name of letters, digits and _ . + -, not starting with "
+                          f"'.' (a run is runs/<name>/)")
+
+
+def free_name(runs: Path, name: str) -> str:
+    """``name`` or the first of name_2, name_3, ... that no run has."""
+    candidate, k = name, 2
+    while (runs / candidate).exists():
+        candidate, k = f"{name}_{k}", k + 1
+    return candidate
+
+
+@dataclass
+class RunSetup:
+    """What a ``plmfair run`` call runs: the run's name and folder, the configuration files Snakemake
+    reads, and (when the call changes it) the run's complete configuration to write."""
+
+    name: str | None
+    folder: Path
+    configfiles: list[Path]
+    config: dict | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# the options of ``plmfair run`` that take no value, with their help; cli.py adds them from here (every
+# other option takes one), so that a command rewritten for an error message reads them as the parser does
+FLAGS = {"--dry-run": "show the jobs, run nothing",
+         "--report": "then write the run's report, results/report.html"}
+
+
+def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: str | None = None) -> str:
+    """The ``plmfair run`` command of ``argv`` (its words after ``run``) with other MODEL arguments or
+    another ``--run``: what an error suggests, tested by running it."""
+    out, i, placed = [], 0, False
+    while i < len(argv):
+        word = argv[i]
+        if word.startswith("--") and word not in FLAGS and "=" not in word:
+            if not (word == "--run" and run):
+                out += argv[i:i + 2]
+            i += 2
+            continue
+        if word.startswith("-"):
+            if not (word.startswith("--run=") and run):
+                out.append(word)
+        elif models is None:
+            out.append(word)
+        elif not placed:
+            out += list(models)
+            placed = True
+        i += 1
+    return shlex.join(["plmfair", "run", *out, *(["--run", run] if run else [])])
+
+
+def _renamed(arguments: Sequence[ModelArgument], which: Sequence[ModelArgument], name) -> list[str]:
+    """The MODEL arguments with those of ``which`` given the names ``name(argument)``."""
+    return [arg.named(name(arg)) if arg in which else arg.text for arg in arguments]
+
+
+def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets: Sequence[str] | None,
+              run: str | None, configfiles: Sequence[Path], runs: Path, family: str | None,
+              argv: Sequence[str]) -> RunSetup:
+    """Decide what a ``plmfair run`` call runs (nothing is written here)."""
+    if run is not None:
+        check_run_name(run)
+    arguments = [ModelArgument.parse(text) for text in models]
+    by_name: dict[str, list[ModelArgument]] = {}
+    for arg in arguments:
+        by_name.setdefault(arg.name, []).append(arg)
+    clash = next((args for args in by_name.values() if len(args) > 1), None)
+    if clash:
+        renamed = _renamed(arguments, clash, lambda a: model_name(f"{Path(a.source).parent.name}_{a.name}"))
+        raise ConfigError(f"models {', '.join(a.source for a in clash)} would all be called {clash[0].name!r}; name "
+                          f"them: {_command(argv, models=renamed)}")
+    entries = dict(model_entry(text, family=family) for text in models)
+    name = (run or "+".join(entries) or (Path(configfiles[-1]).stem if configfiles else None)
+            or "+".join([*(studies or []), *(datasets or [])]) or None)
+    if name is None:
+        return RunSetup(None, ROOT, [DEFAULT_CONFIG, *configfiles])
+    check_run_name(name, derived=run is None)
+    folder = runs / name
+    existing = folder / "config.yaml"
+    had = read_run_config(existing) if existing.is_file() else None
+    if had is not None and not (models or studies or datasets or configfiles):
+        return RunSetup(name, folder, [existing])
+    user = merged(configfiles)
+    config = copy.deepcopy(had) if had is not None else merged([DEFAULT_CONFIG])
+    config = merged(configfiles, onto=config)
+    notes = []
+    stated = {arg.name: arg.options for arg in arguments}
+    for model, entry in entries.items():
+        if had is not None and model in had.get("models", {}):
+            # what this call states (the source, its options, a config file's entry), not what was read off
+            # the folder: a run whose model got uncased from a config file keeps it on a plain later call
+            said = {**{k: entry[k] for k in ("path", "hf_id") if k in entry}, **stated[model],
+                    **user.get("models", {}).get(model, {})}
+            changed = differences({k: v for k, v in had["models"][model].items() if k in said}, said)
+            if changed:
+                raise ConfigError(f"run {name!r} already has a model {model!r} and this one differs ({'; '.join(changed)}); "
+                                  f"keep both, each in its own run: {_command(argv, run=free_name(runs, name))}")
+            continue
+        if model in user.get("models", {}):
+            given = user["models"][model]
+            where = {"path": str(Path(given["path"]).resolve()) if given.get("path") else None, "hf_id": given.get("hf_id")}
+            if any(k in given and where[k] != entry.get(k) for k in ("path", "hf_id")):
+                renamed = _renamed(arguments, [a for a in arguments if a.name == model], lambda a: f"{a.name}_2")
+                raise ConfigError(f"model {model!r} is {given.get('path') or given.get('hf_id')} in your config file and "
+                                  f"{entry.get('path') or entry.get('hf_id')} on the command line; name the command "
+                                  f"line's: {_command(argv, models=renamed)}")
+            entry = {**entry, **given}  # the file's keys over what was read off the folder
+        elif model in config.get("models", {}):
+            notes.append(f"model {model}: {entry.get('path') or entry.get('hf_id')} is yours; the default model of that "
+                         f"name is left out of this run")
+        config.setdefault("models", {})[model] = entry
+    checked = validate_config(copy.deepcopy(config), SCHEMA)
+    settings = run_settings(checked, entries, studies=studies, datasets=datasets)
+    if had is not None:
+        settings, kept = keep_earlier(had, settings)
+        notes += [f"run {name} {note}" for note in kept]
+    for key, value in settings.items():
+        if key == "models":
+            continue  # entries replace, never merge with, a model of the same name
+        config[key] = updated(config.get(key), value)
+    # Snakemake runs in the run folder: a model folder given relative to here is made absolute
+    for model, entry in config.get("models", {}).items():
+        if entry.get("path") and not plan.workflow_managed(config, model) and not Path(entry["path"]).is_absolute():
+            entry["path"] = str(Path(entry["path"]).resolve())
+    validate_config(copy.deepcopy(config), SCHEMA)  # every key of the run checked before anything starts
+    return RunSetup(name, folder, [existing], config, notes)
+
+
+def run_folder(runs: Path, name: str, *, resources: Path) -> Path:
+    """``runs/<name>``, with ``resources`` linked in (downloads and models shared by every run)."""
+    folder = runs / name
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "resources"
+    if not link.exists() and not link.is_symlink():
+        resources.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(resources.resolve(), target_is_directory=True)
+    return folder
+
+
+def write_settings(path: Path, config: dict, command: Sequence[str]) -> None:
+    """The run's complete configuration, with the command that wrote it."""
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    header = (f"# written by `{shlex.join(command)}` on {stamp}: the run's complete configuration, the only\n"
+              f"# configuration file Snakemake reads for this run (config/README.md documents each key)\n")
+    write_text(header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True), path)
+
+
+@contextmanager
+def run_lock(folder: Path) -> Iterator[None]:
+    """Hold the run: one ``plmfair run`` at a time writes its settings and runs its Snakemake (a second
+    is refused at once, changing nothing); a Snakemake already working in it is refused too."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".plmfair.lock", "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ConfigError(f"run {folder.name} is being run by another plmfair command; wait for it to finish "
+                              f"(nothing was changed)") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def snakemake_locked(folder: Path) -> bool:
+    """Whether a Snakemake holds (or held, and was killed holding) the run folder's lock."""
+    locks = folder / ".snakemake" / "locks"
+    return locks.is_dir() and any(locks.iterdir())

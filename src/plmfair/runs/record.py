@@ -1,0 +1,298 @@
+"""A run's results record, ``results/run.json``: everything needed to cite a number of the run.
+
+In the spirit of lm-evaluation-harness's results file: the effective configuration (merged,
+every default filled in), each model that ran (family, source, revision asked for, commit and
+SHA-256 of what was loaded, precision, device, protocol, token budget), every data file with its
+SHA-256, plmfair's version and git commit, the versions of Python and the libraries, when the
+run's jobs ran and how long each took, and the headline numbers with their intervals, p-values,
+marks and counts: CrowS-Pairs (Nangia's score and the decisive-pair share per data set and
+model), cloze sets with answers (P@1, P@5, MRR per language and group; sigma_gd with its interval,
+chance level and test; the omnibus test).
+
+:func:`run_record` builds it from the Parquet results it summarises (the ``run_record`` rule's
+inputs, so it is never older than they are); :func:`write_run_record` validates it against
+``workflow/schemas/run_record.schema.yaml`` (every field documented there) and writes it
+atomically with an HTML rendering for the report; :func:`headline` prints its numbers for people
+(the end of ``plmfair run``, ``plmfair show``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+from plmfair.cloze.metrics import read_metrics
+from plmfair.errors import DataError
+from plmfair.io.atomic import write_text
+from plmfair.io.download import sha256_of
+from plmfair.io.parquet import read_parquet, read_parquet_meta
+from plmfair.rendering.labels import PAPER_METRIC_LABELS, format_p
+from plmfair.rendering.table_format import to_markdown
+from plmfair.scoring.coverage import distinct
+
+ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
+SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
+RECORD_VERSION = 2  # 2: the published files with their SHA-256 (files)
+PACKAGES = ("torch", "transformers", "tokenizers", "snakemake", "pandas", "numpy", "scipy", "statsmodels", "spacy",
+            "eflomal")
+# what a model's scoring output says of how it ran (its run metadata)
+RUN_KEYS = ("precision", "device", "device_map", "threads", "protocol", "token_budget", "k", "num_beams")
+CROWS_PAIRS_FIELDS = ("dataset", "lang", "model", "n_pairs", "n_scored", "n_neutral", "n_decisive", "score",
+                      "neutral_share", "decisive_score", "ci_low", "ci_high", "ci_level", "p_value", "significant",
+                      "protocol", "precision", "unknown_share", "identical_items", "coverage_warning")
+CLOZE_FIELDS = ("model", "lang", "group", "n", "p_at_1", "p_at_5", "mrr", "unknown_share", "identical_items",
+                "coverage_warning")
+DISPARITY_FIELDS = ("model", "lang", "metric", "sigma_gd", "ci_low", "ci_high", "ci_level", "chance_level",
+                    "p_permutation", "p_bonferroni", "significant")
+OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "significant")
+
+
+def _plain(value):
+    """A value as JSON holds it: numpy scalars as Python ones, NaN and infinities as null."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def _rows(frame: pd.DataFrame, fields: Sequence[str], **extra) -> list[dict]:
+    return [_plain({**extra, **{f: row[f] for f in fields}}) for _, row in frame.iterrows()]
+
+
+def _git(*args: str) -> str | None:
+    try:
+        proc = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def software() -> dict:
+    """plmfair's version and git commit (dirty when tracked files differ from it), Python, the platform and
+    the libraries' versions."""
+    def version(name):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    commit = _git("rev-parse", "HEAD")
+    status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"plmfair": version("plmfair"), "git_commit": commit, "git_dirty": bool(status) if status is not None else None,
+            "python": sys.version.split()[0], "platform": platform.platform(),
+            "packages": {name: version(name) for name in PACKAGES}}
+
+
+def job_times(benchmarks: str | os.PathLike) -> dict:
+    """When the run's jobs ran and how long each took, from Snakemake's benchmark files: the first job's
+    start (its file's time less its duration), the last job's end, and per stage (the folder under
+    results/benchmarks/) the jobs, their seconds and the largest resident memory."""
+    files = sorted(Path(benchmarks).rglob("*.tsv"))
+    jobs = []
+    for path in files:
+        table = pd.read_csv(path, sep="\t")
+        if table.empty:
+            continue
+        row = table.iloc[-1]
+        jobs.append({"job": path.relative_to(benchmarks).with_suffix("").as_posix(), "seconds": float(row["s"]),
+                     "max_rss_mb": float(row["max_rss"]) if pd.notna(row.get("max_rss")) else None,
+                     "ended": path.stat().st_mtime})
+    stages: dict[str, dict] = {}
+    for job in jobs:
+        stage = stages.setdefault(job["job"].split("/")[0], {"jobs": 0, "seconds": 0.0, "max_rss_mb": None})
+        stage["jobs"] += 1
+        stage["seconds"] = round(stage["seconds"] + job["seconds"], 2)
+        if job["max_rss_mb"] is not None:
+            stage["max_rss_mb"] = max(stage["max_rss_mb"] or 0.0, job["max_rss_mb"])
+
+    def stamp(seconds):
+        return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
+
+    return {"first_job_started": stamp(min(j["ended"] - j["seconds"] for j in jobs)) if jobs else None,
+            "last_job_ended": stamp(max(j["ended"] for j in jobs)) if jobs else None,
+            "stages": stages,
+            "jobs": [{k: j[k] for k in ("job", "seconds", "max_rss_mb")} for j in jobs]}
+
+
+def models_section(models: pd.DataFrame | None, runs: Mapping[str, str], config: Mapping) -> list[dict]:
+    """Each model that ran: what the config asked for, what was loaded (models.parquet) and how it ran (the
+    run metadata of its first scoring output)."""
+    if models is None:
+        return []
+    out = []
+    for _, row in models.iterrows():
+        name = row["model"]
+        asked = config.get("models", {}).get(name, {})
+        meta = read_parquet_meta(runs[name]) if name in runs else {}
+        out.append(_plain({
+            "name": name, "family": row["model_family"], "source": row["model_source"],
+            "revision_requested": asked.get("revision"), "commit": row["model_commit"],
+            "files_sha256": row["model_files_sha256"], "uncased": bool(row["model_uncased"]),
+            "parameters": row["model_parameters"], "tokenizer": row["model_tokenizer"],
+            "max_length": row["model_max_length"], **{key: meta.get(key) for key in RUN_KEYS},
+        }))
+    return out
+
+
+def data_section(files: Sequence[str], pinned: Mapping[str, str | None]) -> list[dict]:
+    """Every data file the run read, its size and SHA-256, and the SHA-256 the config pins by file name
+    (null: the download ran unverified)."""
+    return [{"file": Path(f).name, "bytes": Path(f).stat().st_size, "sha256": sha256_of(f),
+             "sha256_config": pinned.get(Path(f).name)} for f in files]
+
+
+def published_section(paths: Sequence[str]) -> list[dict]:
+    """Every file the run publishes (:func:`plmfair.plan.published_files`), the files of a folder output
+    one by one, each with its size and SHA-256: what ``plmfair verify`` checks the run folder against."""
+    files = []
+    for path in map(Path, paths):
+        inside = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")) \
+            if path.is_dir() else [path]
+        files += [{"path": p.as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in inside]
+    return files
+
+
+def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequence[str] = (),
+               crows_pairs: str | None = None, cloze_metrics: Sequence[str] = (), cloze_disparity: Sequence[str] = (),
+               cloze_tests: Sequence[str] = (), data: Sequence[str] = (), pinned: Mapping[str, str | None] | None = None,
+               published: Sequence[str] = (), benchmarks: str | os.PathLike = "results/benchmarks") -> dict:
+    """The record of a run from the paths of its results (each optional: a run may have one study). A model's
+    scoring output is named by its file (``<model>.parquet``), a cloze set's results by their folder
+    (``results/cloze/<set>/``), as :func:`plmfair.plan.run_record_inputs` lists them."""
+    model_frame = read_parquet(models) if models else None
+    results: dict[str, list] = {"crows_pairs": [], "cloze": [], "disparity": [], "omnibus": []}
+    if crows_pairs:
+        summary = read_parquet(crows_pairs)
+        results["crows_pairs"] = _rows(summary[summary["subset_kind"] == "overall"], CROWS_PAIRS_FIELDS)
+    for path in cloze_metrics:
+        results["cloze"] += _rows(read_metrics(path), CLOZE_FIELDS, set=Path(path).parent.name)
+    for path in cloze_disparity:
+        results["disparity"] += _rows(read_parquet(path), DISPARITY_FIELDS, set=Path(path).parent.name)
+    for path in cloze_tests:
+        tests = read_parquet(path)
+        results["omnibus"] += _rows(tests[tests["test"] == "omnibus"], OMNIBUS_FIELDS, set=Path(path).parent.name)
+    results["warnings"] = distinct(r.get("coverage_warning") for r in results["crows_pairs"] + results["cloze"])
+    return {
+        "record_version": RECORD_VERSION,
+        "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "software": software(),
+        "times": job_times(benchmarks),
+        "models": models_section(model_frame, {Path(p).stem: p for p in model_runs}, config),
+        "data": data_section(data, pinned or {}),
+        "config": _plain(dict(config)),
+        "results": results,
+        "files": published_section(published),
+    }
+
+
+def validate_record(record: Mapping, schema: str | os.PathLike = SCHEMA) -> None:
+    """Raise :class:`DataError` naming the field when ``record`` does not follow the schema."""
+    # only when a config or a record is validated
+    import jsonschema
+    import yaml
+
+    with open(schema, encoding="utf-8") as fh:
+        validator = jsonschema.Draft202012Validator(yaml.safe_load(fh))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(record))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise DataError(f"run record at {where}: {error.message} (workflow/schemas/run_record.schema.yaml)")
+
+
+def write_run_record(record: Mapping, *, json_path: str | os.PathLike, html_path: str | os.PathLike | None = None
+                     ) -> None:
+    """Validate and write the record atomically (and its HTML rendering for the report)."""
+    validate_record(record)
+    write_text(json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n", json_path)
+    if html_path is not None:
+
+        body = html.escape(headline(record))
+        write_text(f"<h3>Headline numbers</h3>\n<pre>{body}</pre>\n<h3>The record (results/run.json)</h3>\n"
+                   f"<pre>{html.escape(json.dumps(record, indent=2, ensure_ascii=False))}</pre>\n", html_path)
+
+
+def read_run_record(path: str | os.PathLike) -> dict:
+    """A run's record, checked against the schema; a missing one is named with the command that writes it."""
+    path = Path(path)
+    if not path.is_file():
+        run = path.parent.parent
+        raise DataError(f"{path}: no run record; it is written at the end of a run: plmfair run --run {run.name} "
+                        f"--runs {run.parent}")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if record.get("record_version") != RECORD_VERSION:
+        run = path.parent.parent
+        raise DataError(f"{path}: a record of version {record.get('record_version')} (this plmfair writes version "
+                        f"{RECORD_VERSION}); rewrite it from the run's results: plmfair run --run {run.name} --runs "
+                        f"{run.parent}")
+    validate_record(record)
+    return record
+
+
+def _pct(value, digits: int = 1) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def crows_pairs_lines(record: Mapping) -> list[dict]:
+    """The CrowS-Pairs headline rows for people."""
+    return [{"data set": r["dataset"], "model": r["model"], "score (Nangia)": _pct(r["score"], 2),
+             "decisive share": _pct(r["decisive_score"]) + ("*" if r["significant"] else ""),
+             "interval": "" if r["ci_low"] is None else f"[{r['ci_low']:.1f}, {r['ci_high']:.1f}]",
+             "p": format_p(r["p_value"] if r["p_value"] is not None else float("nan")),
+             "scored": r["n_scored"], "neutral": f"{r['n_neutral']} ({_pct(r['neutral_share'])}%)"}
+            for r in record["results"]["crows_pairs"]]
+
+
+def cloze_headline(record: Mapping) -> Iterator[tuple[dict, dict]]:
+    """Each cloze row of all annotators with the MRR disparity of its set, model and language ({} without)."""
+    disparity = {(d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == "mrr"}
+    for r in record["results"]["cloze"]:
+        if r["group"] == "all":
+            yield r, disparity.get((r["set"], r["model"], r["lang"]), {})
+
+
+def cloze_lines(record: Mapping) -> list[dict]:
+    """The cloze headline rows for people: all annotators' P@1, P@5 and MRR, and the MRR disparity."""
+    rows = []
+    for r, d in cloze_headline(record):
+        sigma = "" if d.get("sigma_gd") is None else f"{d['sigma_gd']:.1f}" + ("*" if d["significant"] else "")
+        rows.append({"set": r["set"], "model": r["model"], "lang": r["lang"], "P@1": _pct(r["p_at_1"]),
+                     "P@5": _pct(r["p_at_5"]), "MRR": _pct(r["mrr"]), "σ_gd MRR": sigma,
+                     "chance level": _pct(d.get("chance_level")),
+                     "p": format_p(d["p_permutation"]) if d.get("p_permutation") is not None else ""})
+    return rows
+
+
+def headline(record: Mapping) -> str:
+    """The run's headline numbers as Markdown tables, with what their marks mean, after the warnings
+    about scores of text a model cannot read."""
+    parts = [f"WARNING: {w}.\n" for w in record["results"].get("warnings", [])]
+    crows = crows_pairs_lines(record)
+    if crows:
+        parts.append("CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
+                     "of its exact binomial test (* differs from 50%); Nangia's score counts neutral pairs as not "
+                     "biased.\n\n" + to_markdown(pd.DataFrame(crows)))
+    cloze = cloze_lines(record)
+    if cloze:
+        metric = PAPER_METRIC_LABELS["mrr"]
+        parts.append(f"Cloze sets: all annotators' P@1, P@5, {metric} (percent); σ_gd of {metric} across the four "
+                     "groups, its chance level and permutation p (* groups differ, Bonferroni over languages).\n\n"
+                     + to_markdown(pd.DataFrame(cloze)))
+    return "\n".join(parts) if parts else "No headline numbers: the run scored no model.\n"

@@ -1,0 +1,89 @@
+"""The library's layout holds as docs/architecture.md draws it: the layers import one way and no
+package's modules import each other in a circle (import-linter's contracts in pyproject.toml), a
+study is one package, few modules sit at the top, a module name means one thing, and an import that
+waits inside a function says why."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from conftest import REPO
+
+from plmfair.studies import STUDIES
+
+LIBRARY = REPO / "src" / "plmfair"
+MAX_TOP_LEVEL_MODULES = 15
+
+
+def _study_packages() -> set[str]:
+    """The packages the study registry's entries live in (``plmfair.cloze:MOZART`` -> cloze)."""
+    return {STUDIES.module_of(name).split(".")[1] for name in STUDIES}
+
+
+def test_import_contracts_hold():
+    """``lint-imports`` (import-linter) checks the layers and the absence of circles, with the imports
+    inside functions counted."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run([str(lint), "--no-cache"], cwd=REPO, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "2 kept, 0 broken" in proc.stdout
+
+
+def test_a_broken_layer_is_caught(tmp_path):
+    """The contract can fail: a copy of the library where the errors import the command line breaks it."""
+    copy = tmp_path / "src"
+    subprocess.run(["cp", "-r", str(REPO / "src"), str(copy)], check=True)
+    errors = copy / "plmfair" / "errors.py"
+    errors.write_text(errors.read_text() + "\n\ndef _late():\n    from plmfair import cli  # noqa: F401\n")
+    (tmp_path / "pyproject.toml").write_text((REPO / "pyproject.toml").read_text())
+    lint = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run([str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode != 0 and "plmfair.errors is not allowed to import plmfair.cli" in proc.stdout
+
+
+def test_few_modules_at_the_top_and_each_study_one_package():
+    top = sorted(p.name for p in LIBRARY.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, top
+    studies = _study_packages()
+    assert studies == {"cloze", "crows_pairs"}
+    for package in studies:
+        assert (LIBRARY / package / "__init__.py").is_file()
+        assert (LIBRARY / package / "plan.py").is_file() and (LIBRARY / package / "outputs.py").is_file()
+
+
+def test_a_module_name_is_used_once_but_for_the_same_role_in_each_study():
+    """``plan.py`` or ``tables.py`` may be in every study package; any other name is one module."""
+    where = defaultdict(set)
+    for path in LIBRARY.rglob("*.py"):
+        if path.name != "__init__.py":
+            where[path.stem].add(path.relative_to(LIBRARY).parts[0] if len(path.relative_to(LIBRARY).parts) > 1
+                                 else "")
+    studies = _study_packages()
+    twice = {name: places for name, places in where.items() if len(places) > 1 and not places <= studies}
+    assert not twice, twice
+    # nor a module beside a package of the same name (compare.py and a compare/ folder)
+    packages = {p.name for p in LIBRARY.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert not packages & {p.stem for p in LIBRARY.glob("*.py")}
+
+
+def test_an_import_inside_a_function_says_why():
+    bad = []
+    for path in sorted(LIBRARY.rglob("*.py")):
+        lines = path.read_text().splitlines()
+        for function in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    k = node.lineno - 2  # the comment may sit above a block of such imports
+                    while k >= 0 and lines[k].strip().startswith(("import ", "from ")):
+                        k -= 1
+                    if "#" not in lines[node.lineno - 1] and not lines[k].strip().startswith("#"):
+                        bad.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not bad, bad

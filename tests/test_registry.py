@@ -1,0 +1,45 @@
+"""plmfair.registry: one registry type for every name-to-thing table of the project."""
+
+from __future__ import annotations
+
+import pytest
+
+from plmfair.errors import ConfigError
+from plmfair.registry import Registry, load_function, load_object
+from plmfair.rendering.table_spec import TableSpec
+from plmfair.scoring import FAMILIES
+from plmfair.scoring.protocols import CLOZE_PROTOCOLS, PROTOCOLS, ClozeProtocol, Protocol
+from plmfair.studies import STUDIES, Study
+
+
+def test_lookup_registration_and_the_error_of_an_unknown_name():
+    things = Registry("colour", {"red": 1, "green": 2}, error=ConfigError)
+    things.register("blue", 3)
+    assert things["blue"] == 3 and list(things) == ["red", "green", "blue"] and len(things) == 3
+    with pytest.raises(ConfigError, match=r"^at x: unknown colour 'gren' \(did you mean 'green'\?\); known: blue, "
+                                          r"green, red$"):
+        things.get("gren", where="at x")
+    with pytest.raises(ValueError, match="registered twice"):
+        things.register("red", 4)
+    assert things.get("nothing", None) is None
+
+
+def test_a_lazy_entry_loads_only_when_looked_up():
+    things = Registry("table spec", {"spec": "plmfair.rendering.table_spec:TableSpec", "bad": "plmfair.nowhere:x"})
+    assert isinstance(things._entries["spec"], str) and things.module_of("spec") == "plmfair.rendering.table_spec"
+    assert things["spec"] is TableSpec and things._entries["spec"] is TableSpec
+    with pytest.raises(LookupError, match="'plmfair.nowhere:x' names nothing"):
+        things["bad"]
+    with pytest.raises(LookupError, match="names no function"):
+        load_function("plmfair.registry:__doc__")
+    assert load_object("plmfair.registry:Registry") is Registry
+
+
+@pytest.mark.parametrize("registry, kind", [(FAMILIES, object), (PROTOCOLS, Protocol), (CLOZE_PROTOCOLS, ClozeProtocol),
+                                            (STUDIES, Study)])
+def test_every_registry_of_the_project_is_one(registry, kind):
+    """The model families, both kinds of protocol and the studies are registries whose entries load."""
+    assert isinstance(registry, Registry)
+    assert all(isinstance(entry, kind) for entry in registry.values())
+    with pytest.raises(Exception, match="did you mean"):
+        registry.get(next(iter(registry)) + "x")
