@@ -34,17 +34,30 @@ def main() -> None:
     root = shared_file(*GOLD.split("/"))
     if root is None:
         sys.exit(f"{GOLD}: the gold set is not in ../shared/data nor $PLMFAIR_SHARED_DATA (the local mirror)")
-    gold = {"vilar2006": {"lang": "de", "format": "talp", "links_first": "de",
-                          "sentences": {"path": root / "test.de-en"}, "links": {"path": root / "deen.talp"}}}
+    gold = {
+        "vilar2006": {
+            "lang": "de",
+            "format": "talp",
+            "links_first": "de",
+            "sentences": {"path": root / "test.de-en"},
+            "links": {"path": root / "deen.talp"},
+        }
+    }
     runs = []
     t0 = time.perf_counter()
     for _ in range(args.repeats):
-        quality, _ = alignment_quality_files(gold, corpus="vilar", pivot="en", eflomal_options={
-            "rel_iterations": args.rel_iterations, "n_samplers": args.samplers})
+        quality, _ = alignment_quality_files(
+            gold,
+            corpus="vilar",
+            pivot="en",
+            eflomal_options={"rel_iterations": args.rel_iterations, "n_samplers": args.samplers},
+        )
         runs.append(quality)
     seconds = (time.perf_counter() - t0) / args.repeats
-    print(f"eflomal on the 508 RWTH de-en gold pairs, {args.repeats} runs (rel_iterations {args.rel_iterations}, "
-          f"{args.samplers} samplers; {seconds:.1f} s a run)")
+    print(
+        f"eflomal on the 508 RWTH de-en gold pairs, {args.repeats} runs (rel_iterations {args.rel_iterations}, "
+        f"{args.samplers} samplers; {seconds:.1f} s a run)"
+    )
     print(f"{'symmetrisation':<22} {'AER':>15} {'precision':>15} {'recall':>15}")
     for method in runs[0]["symmetrisation"]:
         cells = []

@@ -45,7 +45,10 @@ from plmfair.scoring.causal import CausalLMScorer
 from plmfair_demo import build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
-SETS = {"en": ("crows_pairs_EN_revised+210.csv", "inria"), "fr": ("crows_pairs_FR_languagearc_contribution+210.csv", "inria")}
+SETS = {
+    "en": ("crows_pairs_EN_revised+210.csv", "inria"),
+    "fr": ("crows_pairs_FR_languagearc_contribution+210.csv", "inria"),
+}
 SHAPES = {  # layers, hidden, heads, key-value heads, intermediate, vocabulary
     "gpt2": (12, 768, 12, 12, 3072, 50_257),
     "qwen2.5-0.5b": (24, 896, 14, 2, 4864, 151_936),
@@ -76,14 +79,32 @@ def build(shape: str, texts: list[str], out: Path) -> Path:
     tokenizer = tf.AutoTokenizer.from_pretrained(folder)
     torch.manual_seed(0)
     if shape == "gpt2":
-        model = tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=vocab, n_positions=1024, n_embd=hidden, n_layer=layers,
-                                                 n_head=heads, n_inner=inter, bos_token_id=tokenizer.eos_token_id,
-                                                 eos_token_id=tokenizer.eos_token_id))
+        model = tf.GPT2LMHeadModel(
+            tf.GPT2Config(
+                vocab_size=vocab,
+                n_positions=1024,
+                n_embd=hidden,
+                n_layer=layers,
+                n_head=heads,
+                n_inner=inter,
+                bos_token_id=tokenizer.eos_token_id,
+                eos_token_id=tokenizer.eos_token_id,
+            )
+        )
     else:
-        model = tf.Qwen2ForCausalLM(tf.Qwen2Config(vocab_size=vocab, hidden_size=hidden, intermediate_size=inter,
-                                                   num_hidden_layers=layers, num_attention_heads=heads,
-                                                   num_key_value_heads=kv_heads, max_position_embeddings=1024,
-                                                   tie_word_embeddings=True, eos_token_id=tokenizer.eos_token_id))
+        model = tf.Qwen2ForCausalLM(
+            tf.Qwen2Config(
+                vocab_size=vocab,
+                hidden_size=hidden,
+                intermediate_size=inter,
+                num_hidden_layers=layers,
+                num_attention_heads=heads,
+                num_key_value_heads=kv_heads,
+                max_position_embeddings=1024,
+                tie_word_embeddings=True,
+                eos_token_id=tokenizer.eos_token_id,
+            )
+        )
     model.save_pretrained(folder)
     return folder
 
@@ -93,8 +114,10 @@ def plmfair_scores(folder: Path, pairs, *, token_budget: int) -> tuple[list[floa
 
     model = tf.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
     scorer = CausalLMScorer(model, tf.AutoTokenizer.from_pretrained(folder), name="plmfair", token_budget=token_budget)
-    minimal = [MinimalPair(m, s, d == "stereo") for m, s, d in zip(pairs["sent_more"], pairs["sent_less"],
-                                                                    pairs["stereo_antistereo"], strict=True)]
+    minimal = [
+        MinimalPair(m, s, d == "stereo")
+        for m, s, d in zip(pairs["sent_more"], pairs["sent_less"], pairs["stereo_antistereo"], strict=True)
+    ]
     profile = cProfile.Profile()
     start = time.perf_counter()
     profile.enable()
@@ -110,8 +133,10 @@ def harness_scores(folder: Path, pairs, *, batch_size: int) -> tuple[list[float]
 
     lm = HFLM(pretrained=str(folder), device="cpu", dtype="float32", batch_size=batch_size)
     sentences = [x for m, s in zip(pairs["sent_more"], pairs["sent_less"], strict=True) for x in (m, s)]
-    requests = [Instance(request_type="loglikelihood", doc={}, arguments=("", sentence), idx=i)
-                for i, sentence in enumerate(sentences)]
+    requests = [
+        Instance(request_type="loglikelihood", doc={}, arguments=("", sentence), idx=i)
+        for i, sentence in enumerate(sentences)
+    ]
     start = time.perf_counter()
     out = lm.loglikelihood(requests, disable_tqdm=True)
     seconds = time.perf_counter() - start
@@ -137,9 +162,11 @@ def prefix_sharing_ceiling(folder: Path, pairs) -> str:
         total += len(a) + len(b)
         in_pairs += common
         trie.update(seq[:i] for seq in (a, b) for i in range(1, len(seq) + 1))
-    return (f"{in_pairs / total:.1%} of the {total:,} token positions repeat the other sentence of their pair's prefix "
-            f"(at most {total / (total - in_pairs):.2f}x from sharing them); {1 - len(trie) / total:.1%} repeat some "
-            f"sentence's prefix (at most {total / len(trie):.2f}x)")
+    return (
+        f"{in_pairs / total:.1%} of the {total:,} token positions repeat the other sentence of their pair's prefix "
+        f"(at most {total / (total - in_pairs):.2f}x from sharing them); {1 - len(trie) / total:.1%} repeat some "
+        f"sentence's prefix (at most {total / len(trie):.2f}x)"
+    )
 
 
 def outcome(more: float, less: float) -> int:
@@ -151,16 +178,22 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=200, help="pairs per language (0: every English and French pair)")
     ap.add_argument("--shapes", default="gpt2,qwen2.5-0.5b", help=f"comma-separated, of {', '.join(SHAPES)}")
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
-    ap.add_argument("--token-budget", type=int, default=default_token_budget("cpu", "causal"),
-                    help="plmfair's token budget (default: the scoring jobs' CPU default)")
+    ap.add_argument(
+        "--token-budget",
+        type=int,
+        default=default_token_budget("cpu", "causal"),
+        help="plmfair's token budget (default: the scoring jobs' CPU default)",
+    )
     ap.add_argument("--harness-batch-size", type=int, default=32, help="lm-evaluation-harness's batch_size")
     ap.add_argument("--profile", action="store_true", help="where plmfair's run spends its time (cProfile)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     pairs = crows_pairs(args.pairs)
-    print(f"{len(pairs)} pairs ({', '.join(f'{k} {v}' for k, v in pairs.groupby('lang').size().items())}; "
-          f"{'real' if (pairs['source'] == 'real').all() else 'demo'} CrowS-Pairs), fp32, {args.threads} threads, "
-          f"lm-evaluation-harness batch size {args.harness_batch_size}")
+    print(
+        f"{len(pairs)} pairs ({', '.join(f'{k} {v}' for k, v in pairs.groupby('lang').size().items())}; "
+        f"{'real' if (pairs['source'] == 'real').all() else 'demo'} CrowS-Pairs), fp32, {args.threads} threads, "
+        f"lm-evaluation-harness batch size {args.harness_batch_size}"
+    )
     texts = [t for col in ("sent_more", "sent_less") for t in pairs[col]]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -169,8 +202,10 @@ def main() -> int:
             ours, ours_s, profile = plmfair_scores(folder, pairs, token_budget=args.token_budget)
             theirs, theirs_s = harness_scores(folder, pairs, batch_size=args.harness_batch_size)
             diff = max(abs(a - b) for a, b in zip(ours, theirs, strict=True))
-            flips = sum(outcome(ours[2 * i], ours[2 * i + 1]) != outcome(round(theirs[2 * i], 3), round(theirs[2 * i + 1], 3))
-                        for i in range(len(pairs)))
+            flips = sum(
+                outcome(ours[2 * i], ours[2 * i + 1]) != outcome(round(theirs[2 * i], 3), round(theirs[2 * i + 1], 3))
+                for i in range(len(pairs))
+            )
             rows.append((shape, ours_s, theirs_s, diff, flips))
             if args.profile:
                 print(f"\n{shape}: where plmfair's {ours_s:.1f} s go (cumulative, top 12)")
@@ -181,8 +216,10 @@ def main() -> int:
     print("\n| model shape | plmfair | lm-evaluation-harness | ratio | largest difference | outcomes differing |")
     print("|---|---|---|---|---|---|")
     for shape, ours_s, theirs_s, diff, flips in rows:
-        print(f"| {shape} | {ours_s:.2f} s ({n / ours_s:.1f} pairs/s) | {theirs_s:.2f} s ({n / theirs_s:.1f} pairs/s) "
-              f"| {theirs_s / ours_s:.2f}x | {diff:.4f} | {flips} of {n} |")
+        print(
+            f"| {shape} | {ours_s:.2f} s ({n / ours_s:.1f} pairs/s) | {theirs_s:.2f} s ({n / theirs_s:.1f} pairs/s) "
+            f"| {theirs_s / ours_s:.2f}x | {diff:.4f} | {flips} of {n} |"
+        )
     if ceiling:
         print(f"\nShared prefixes (the same tokenizer for every shape): {ceiling}")
     return 0

@@ -7,7 +7,8 @@ line and a vocabulary size, since the memory of a job can follow more than its i
 each size, writes a four-way corpus of that many lines as three X-English bitexts (text
 generated from the demo's four-language grammar, .test/make_cloze_corpus.py, adjectives before
 the noun everywhere; ``europarl``: two to four clauses a line, about 24 tokens on average as in
-Europarl; no four-way Europarl text is available offline), then runs Snakemake on it up to the cloze sentences: bitext join,
+Europarl; no four-way Europarl text is available offline), then runs Snakemake on it up to the cloze sentences:
+bitext join,
 tokenize (4 languages), eflomal alignment (3 pairs), filter + tag/parse + sample. Prints per
 stage the seconds, lines/s and peak memory (Snakemake's benchmark files: max RSS of the job),
 the end-to-end wall time, and how time and memory grow between the sizes.
@@ -67,8 +68,14 @@ def _with_variants(g, variants: int) -> None:
         return
     letters = "abcdefghijklmnopqrstuvwxyz"
     suffixes = [""] + [a + b for a in letters for b in letters][: variants - 1]
-    g.WORDS = {cls: [tuple(" ".join([*w.split()[:-1], w.split()[-1] + suf]) for w in entry)
-                     for entry in entries for suf in suffixes] for cls, entries in g.WORDS.items()}
+    g.WORDS = {
+        cls: [
+            tuple(" ".join([*w.split()[:-1], w.split()[-1] + suf]) for w in entry)
+            for entry in entries
+            for suf in suffixes
+        ]
+        for cls, entries in g.WORDS.items()
+    }
 
 
 def write_corpus(out: Path, n_lines: int, seed: int = 0, clauses: tuple[int, int] = (2, 4), variants: int = 1) -> None:
@@ -91,7 +98,8 @@ def write_corpus(out: Path, n_lines: int, seed: int = 0, clauses: tuple[int, int
         (out / f"bench.{lang}-en.{lang}").write_text("\n".join(sides[lang]) + "\n", encoding="utf-8")
     for lang in LANGS:
         (out / f"lexicon_{lang}.tsv").write_text(
-            "".join("\t".join(r).rstrip("\t") + "\n" for r in g.lexicon(lang)), encoding="utf-8")
+            "".join("\t".join(r).rstrip("\t") + "\n" for r in g.lexicon(lang)), encoding="utf-8"
+        )
 
 
 def _entry(path: Path) -> dict:
@@ -107,8 +115,13 @@ def write_config(data: Path, path: Path, *, spacy: dict[str, str], n: int) -> No
                 "wmt06_test2006": {"enabled": False},
                 "bench": {
                     "pivot": "en",
-                    "bitexts": {lang: {"pivot": _entry(data / f"bench.{lang}-en.en"),
-                                       "text": _entry(data / f"bench.{lang}-en.{lang}")} for lang in LANGS[1:]},
+                    "bitexts": {
+                        lang: {
+                            "pivot": _entry(data / f"bench.{lang}-en.en"),
+                            "text": _entry(data / f"bench.{lang}-en.{lang}"),
+                        }
+                        for lang in LANGS[1:]
+                    },
                 },
             },
             "spacy": {lang: spacy.get(lang) or {"lexicon": _entry(data / f"lexicon_{lang}.tsv")} for lang in LANGS},
@@ -118,7 +131,12 @@ def write_config(data: Path, path: Path, *, spacy: dict[str, str], n: int) -> No
     path.write_text(yaml.safe_dump(cfg), encoding="utf-8")
 
 
-STAGES = [("join", "join_bitexts.tsv"), ("tokenize", "tokenize_*.tsv"), ("align", "align_*.tsv"), ("select", "select.tsv")]
+STAGES = [
+    ("join", "join_bitexts.tsv"),
+    ("tokenize", "tokenize_*.tsv"),
+    ("align", "align_*.tsv"),
+    ("select", "select.tsv"),
+]
 
 
 def declared_jobs(log: str, run: Path) -> dict[str, dict]:
@@ -131,10 +149,16 @@ def declared_jobs(log: str, run: Path) -> dict[str, dict]:
             continue
         resources = dict(re.findall(r"(\w+)=([^,]+)", fields["resources"]))
         inputs = [run / f.strip() for f in fields.get("input", "").split(",") if f.strip()]
-        size = sum(f.stat().st_size if f.is_file() else sum(g.stat().st_size for g in f.rglob("*") if g.is_file())
-                   for f in inputs if f.exists())
-        jobs[fields["benchmark"].strip()] = {"mem_mb": int(resources["mem_mb"]), "runtime": int(resources["runtime"]),
-                                             "input_mb": size / 2**20}
+        size = sum(
+            f.stat().st_size if f.is_file() else sum(g.stat().st_size for g in f.rglob("*") if g.is_file())
+            for f in inputs
+            if f.exists()
+        )
+        jobs[fields["benchmark"].strip()] = {
+            "mem_mb": int(resources["mem_mb"]),
+            "runtime": int(resources["runtime"]),
+            "input_mb": size / 2**20,
+        }
     return jobs
 
 
@@ -144,8 +168,20 @@ def run_size(n_lines: int, *, shape: str, work: Path, spacy: dict[str, str], cor
     run.mkdir(parents=True)
     write_corpus(data, n_lines, **SHAPES[shape])
     write_config(data, run / "bench.yaml", spacy=spacy, n=n)
-    cmd = [sys.executable, "-m", "snakemake", "results/cloze/bench/sentences.parquet", "--cores", str(cores),
-           "--directory", str(run), "--snakefile", str(REPO / "Snakefile"), "--configfile", str(run / "bench.yaml")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "results/cloze/bench/sentences.parquet",
+        "--cores",
+        str(cores),
+        "--directory",
+        str(run),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--configfile",
+        str(run / "bench.yaml"),
+    ]
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -161,8 +197,15 @@ def run_size(n_lines: int, *, shape: str, work: Path, spacy: dict[str, str], cor
         for path in sorted(bench.glob(pattern)):
             job = declared[str(path.relative_to(run))]
             peak = float(pd.read_csv(path, sep="\t")["max_rss"].max())
-            out["jobs"].append({"stage": stage, "job": path.stem, "peak_mb": peak,
-                                "seconds": float(pd.read_csv(path, sep="\t")["s"].max()), **job})
+            out["jobs"].append(
+                {
+                    "stage": stage,
+                    "job": path.stem,
+                    "peak_mb": peak,
+                    "seconds": float(pd.read_csv(path, sep="\t")["s"].max()),
+                    **job,
+                }
+            )
     meta = json.loads(pq.read_schema(run / "results/cloze/bench/construction.parquet").metadata[b"plmfair.meta"])
     for part, seconds in meta["seconds"].items():
         out[f"select_{part}_s"] = seconds
@@ -175,28 +218,38 @@ def run_size(n_lines: int, *, shape: str, work: Path, spacy: dict[str, str], cor
 def report(results: list[dict]) -> None:
     print("\nper stage: seconds (lines/s), peak RSS of the job")
     for r in results:
-        print(f"\n{r['lines']:,} four-way lines of shape {r['shape']} ({r['four_way_lines']:,} after the join), end to end {r['wall_s']:.0f} s "
-              f"(Snakemake included); the sample examined {r['examined_lines']:,} lines")
+        print(
+            f"\n{r['lines']:,} four-way lines of shape {r['shape']} ({r['four_way_lines']:,} after the join), end "
+            f"to end {r['wall_s']:.0f} s "
+            f"(Snakemake included); the sample examined {r['examined_lines']:,} lines"
+        )
         for stage, _ in STAGES:
             s = r[f"{stage}_s"]
             print(f"  {stage:<9} {s:8.1f} s {r['lines'] / s:10,.0f} lines/s   peak {r[f'{stage}_rss_mb']:7,.0f} MB")
-        print(f"    select = filter {r['select_filter_s']:.1f} s + tag/parse {r['select_tag_s']:.1f} s "
-              f"+ sample {r['select_sample_s']:.1f} s")
+        print(
+            f"    select = filter {r['select_filter_s']:.1f} s + tag/parse {r['select_tag_s']:.1f} s "
+            f"+ sample {r['select_sample_s']:.1f} s"
+        )
     print("\nper job: peak RSS beside the memory it declared (mem_mb, plmfair.resources) for its input")
     for r in results:
         for job in r["jobs"]:
             flag = "  OVER ITS DECLARED MEMORY" if job["peak_mb"] > job["mem_mb"] else ""
-            print(f"  {r['lines']:>9,} lines {r['shape']:<9} {job['job']:<13} input {job['input_mb']:8,.0f} MB   peak {job['peak_mb']:7,.0f} MB"
-                  f" / declared {job['mem_mb']:7,} MB ({100 * job['peak_mb'] / job['mem_mb']:3.0f}%)   "
-                  f"{job['seconds']:7.1f} s / declared {job['runtime']} min{flag}")
+            print(
+                f"  {r['lines']:>9,} lines {r['shape']:<9} {job['job']:<13} input {job['input_mb']:8,.0f} MB   "
+                f"peak {job['peak_mb']:7,.0f} MB"
+                f" / declared {job['mem_mb']:7,} MB ({100 * job['peak_mb'] / job['mem_mb']:3.0f}%)   "
+                f"{job['seconds']:7.1f} s / declared {job['runtime']} min{flag}"
+            )
     first = [r for r in results if r["shape"] == results[0]["shape"]]
     if len(first) > 1:
         a, b = first[0], first[-1]
         size = b["lines"] / a["lines"]
         print(f"\ngrowth {a['lines']:,} -> {b['lines']:,} lines ({size:.0f}x):")
         for stage, _ in STAGES:
-            print(f"  {stage:<9} time x{b[f'{stage}_s'] / a[f'{stage}_s']:.1f}   "
-                  f"peak memory x{b[f'{stage}_rss_mb'] / a[f'{stage}_rss_mb']:.1f}")
+            print(
+                f"  {stage:<9} time x{b[f'{stage}_s'] / a[f'{stage}_s']:.1f}   "
+                f"peak memory x{b[f'{stage}_rss_mb'] / a[f'{stage}_rss_mb']:.1f}"
+            )
         print(f"  end to end time x{b['wall_s'] / a['wall_s']:.1f} (linear would be x{size:.0f})")
         per_line = b["wall_s"] / b["lines"]
         print(f"  at that rate 350,000 lines take about {350_000 * per_line / 60:.1f} min")
@@ -205,11 +258,21 @@ def report(results: list[dict]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, nargs="+", default=[10_000, 100_000])
-    ap.add_argument("--spacy", nargs="*", default=[], metavar="LANG=PIPELINE",
-                    help="a real spaCy pipeline for a language (others: the demo's lookup pipelines)")
+    ap.add_argument(
+        "--spacy",
+        nargs="*",
+        default=[],
+        metavar="LANG=PIPELINE",
+        help="a real spaCy pipeline for a language (others: the demo's lookup pipelines)",
+    )
     ap.add_argument("--n", type=int, default=100, help="sentences sampled (cloze.sample.n)")
-    ap.add_argument("--shapes", nargs="+", choices=list(SHAPES), default=["europarl", "wide"],
-                    help="corpus shapes, each run at every size (SHAPES: seed, clauses a line, vocabulary)")
+    ap.add_argument(
+        "--shapes",
+        nargs="+",
+        choices=list(SHAPES),
+        default=["europarl", "wide"],
+        help="corpus shapes, each run at every size (SHAPES: seed, clauses a line, vocabulary)",
+    )
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--keep", type=Path, default=None, help="work folder to keep (default: a temporary one)")
     args = ap.parse_args()
@@ -222,11 +285,18 @@ def main() -> None:
                 print(f"building the cloze set from {n_lines:,} lines of shape {shape} ...", flush=True)
                 results.append(run_size(n_lines, shape=shape, work=work, spacy=spacy, cores=args.cores, n=args.n))
     report(results)
-    over = [f"{j['job']} at {r['lines']:,} lines of shape {r['shape']}: peak {j['peak_mb']:,.0f} MB > declared {j['mem_mb']:,} MB"
-            for r in results for j in r["jobs"] if j["peak_mb"] > j["mem_mb"]]
+    over = [
+        f"{j['job']} at {r['lines']:,} lines of shape {r['shape']}: peak {j['peak_mb']:,.0f} MB > declared "
+        f"{j['mem_mb']:,} MB"
+        for r in results
+        for j in r["jobs"]
+        if j["peak_mb"] > j["mem_mb"]
+    ]
     if over:
-        sys.exit("FAILED: a job used more memory than it declared (plmfair.resources; a SLURM job would have been "
-                 "killed): " + "; ".join(over))
+        sys.exit(
+            "FAILED: a job used more memory than it declared (plmfair.resources; a SLURM job would have been "
+            "killed): " + "; ".join(over)
+        )
 
 
 if __name__ == "__main__":

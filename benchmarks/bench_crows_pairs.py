@@ -126,20 +126,30 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", type=int, default=200, help="first N French pairs (1677 = the whole set)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--shape", choices=sorted(SHAPES), default="small",
-                    help="model shape preset; --layers/--hidden/--vocab override it")
+    ap.add_argument(
+        "--shape",
+        choices=sorted(SHAPES),
+        default="small",
+        help="model shape preset; --layers/--hidden/--vocab override it",
+    )
     ap.add_argument("--layers", type=int)
     ap.add_argument("--hidden", type=int)
     ap.add_argument("--vocab", type=int)
     ap.add_argument("--token-budget", type=int, default=8192)
-    ap.add_argument("--budgets", default="",
-                    help="comma-separated token budgets to time as well, each checked against --token-budget's scores")
+    ap.add_argument(
+        "--budgets",
+        default="",
+        help="comma-separated token budgets to time as well, each checked against --token-budget's scores",
+    )
     ap.add_argument("--skip-plain", action="store_true", help="time only the fast path")
     ap.add_argument("--precision-effect", action="store_true", help="also compare bf16 with fp32 on the same pairs")
     ap.add_argument("--profile", action="store_true", help="print where the fast path spends its time (cProfile)")
-    ap.add_argument("--protocols", default="",
-                    help="comma-separated protocols (plmfair.scoring.protocols) to time on the same pairs beside nangia, "
-                         "e.g. aul,all_tokens")
+    ap.add_argument(
+        "--protocols",
+        default="",
+        help="comma-separated protocols (plmfair.scoring.protocols) to time on the same pairs beside nangia, "
+        "e.g. aul,all_tokens",
+    )
     args = ap.parse_args()
     layers, hidden, vocab = SHAPES[args.shape]
     args.layers, args.hidden, args.vocab = args.layers or layers, args.hidden or hidden, args.vocab or vocab
@@ -154,13 +164,28 @@ def main() -> int:
         build_tiny_model("bert", texts, tmp, vocab_size=8000, hidden_size=32, num_layers=1)
         tokenizer = AutoTokenizer.from_pretrained(tmp)
     torch.manual_seed(0)
-    model = BertForMaskedLM(BertConfig(
-        vocab_size=args.vocab, hidden_size=args.hidden, num_hidden_layers=args.layers,
-        num_attention_heads=max(1, args.hidden // 64), intermediate_size=4 * args.hidden, max_position_embeddings=512,
-    )).eval().to(device)
-    print(f"device: {device} ({torch.cuda.get_device_name(device) if device.type == 'cuda' else f'{torch.get_num_threads()} threads'})")
-    print(f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab:,}, "
-          f"attention {model.config._attn_implementation}; data: {len(pairs)} {source}")
+    model = (
+        BertForMaskedLM(
+            BertConfig(
+                vocab_size=args.vocab,
+                hidden_size=args.hidden,
+                num_hidden_layers=args.layers,
+                num_attention_heads=max(1, args.hidden // 64),
+                intermediate_size=4 * args.hidden,
+                max_position_embeddings=512,
+            )
+        )
+        .eval()
+        .to(device)
+    )
+    print(
+        f"device: {device} "
+        f"({torch.cuda.get_device_name(device) if device.type == 'cuda' else f'{torch.get_num_threads()} threads'})"
+    )
+    print(
+        f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab:,}, "
+        f"attention {model.config._attn_implementation}; data: {len(pairs)} {source}"
+    )
     n = 4096 if device.type == "cuda" else 2048
     peak = matmul_gflops(device, n=n)
     print(f"matrix-multiply rate (fp32 {n}x{n}): {peak:,.1f} GFLOP/s")
@@ -174,29 +199,42 @@ def main() -> int:
         return out, time.perf_counter() - t0
 
     def report(label: str, t: float) -> None:
-        print(f"{label:<34}{t:8.2f} s  {len(pairs) / t:9.2f} pairs/s  "
-              f"{flops / t / 1e9:8.1f} GFLOP/s ({100 * flops / t / 1e9 / peak:.0f}% of the matmul rate)")
+        print(
+            f"{label:<34}{t:8.2f} s  {len(pairs) / t:9.2f} pairs/s  "
+            f"{flops / t / 1e9:8.1f} GFLOP/s ({100 * flops / t / 1e9 / peak:.0f}% of the matmul rate)"
+        )
 
     score_pairs(pairs.head(4), MaskedLMScorer(model, tokenizer, name="warm-up", uncased=True))
     fast_out, t_fast = fast(args.token_budget)
     report(f"plmfair (token budget {args.token_budget})", t_fast)
     for budget in (int(b) for b in args.budgets.split(",") if b):
         other, t = fast(budget)
-        changed = int((other[["sent_more_score", "sent_less_score"]].fillna(0)
-                       != fast_out[["sent_more_score", "sent_less_score"]].fillna(0)).any(axis=1).sum())
+        changed = int(
+            (
+                other[["sent_more_score", "sent_less_score"]].fillna(0)
+                != fast_out[["sent_more_score", "sent_less_score"]].fillna(0)
+            )
+            .any(axis=1)
+            .sum()
+        )
         report(f"plmfair (token budget {budget})", t)
         print(f"  pairs whose rounded scores differ from budget {args.token_budget}'s: {changed}")
     for protocol in (p for p in args.protocols.split(",") if p):
         sync(device)
         t0 = time.perf_counter()
-        other = score_pairs(pairs, MaskedLMScorer(model, tokenizer, name="bench", uncased=True,
-                                                  token_budget=args.token_budget), protocol=protocol)
+        other = score_pairs(
+            pairs,
+            MaskedLMScorer(model, tokenizer, name="bench", uncased=True, token_budget=args.token_budget),
+            protocol=protocol,
+        )
         sync(device)
         t = time.perf_counter() - t0
         units = int(other["n_masked_more"].sum() + other["n_masked_less"].sum())
         copies = int(fast_out["n_masked_more"].sum() + fast_out["n_masked_less"].sum())
-        print(f"protocol {protocol:<25}{t:8.2f} s  {len(pairs) / t:9.2f} pairs/s  ({t_fast / t:.1f}x nangia's speed; "
-              f"{units:,} tokens read where nangia reads {copies:,} masked copies)")
+        print(
+            f"protocol {protocol:<25}{t:8.2f} s  {len(pairs) / t:9.2f} pairs/s  ({t_fast / t:.1f}x nangia's speed; "
+            f"{units:,} tokens read where nangia reads {copies:,} masked copies)"
+        )
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()
@@ -214,23 +252,36 @@ def main() -> int:
         # pairs the scorer skips (identical sentences) have no score to compare
         diff = max(
             max(abs(a - r[0]), abs(b - r[1]))
-            for a, b, r, st in zip(fast_out.sent_more_score, fast_out.sent_less_score, ref, fast_out.status, strict=True)
+            for a, b, r, st in zip(
+                fast_out.sent_more_score, fast_out.sent_less_score, ref, fast_out.status, strict=True
+            )
             if st == "ok"
         )
         print(f"largest score difference against the plain loop: {diff:.4f}")
     if args.precision_effect:
         model16 = model.to(torch.bfloat16)
-        out16 = score_pairs(pairs, MaskedLMScorer(model16, tokenizer, name="bench-bf16", uncased=True,
-                                                  token_budget=args.token_budget))
-        d = (out16[["sent_more_score", "sent_less_score"]] - fast_out[["sent_more_score", "sent_less_score"]]).abs().max().max()
+        out16 = score_pairs(
+            pairs, MaskedLMScorer(model16, tokenizer, name="bench-bf16", uncased=True, token_budget=args.token_budget)
+        )
+        d = (
+            (out16[["sent_more_score", "sent_less_score"]] - fast_out[["sent_more_score", "sent_less_score"]])
+            .abs()
+            .max()
+            .max()
+        )
+
         # a pair's outcome: more stereotyping sentence preferred (1), neutral (0), or not (-1)
         def outcome(df):
             return (df["sent_more_score"] > df["sent_less_score"]).astype(int) - (
-                df["sent_more_score"] < df["sent_less_score"]).astype(int)
+                df["sent_more_score"] < df["sent_less_score"]
+            ).astype(int)
 
         scored = (out16["status"] == "ok") & (fast_out["status"] == "ok")
         flips = int((outcome(out16)[scored] != outcome(fast_out)[scored]).sum())
-        print(f"bf16 vs fp32: largest score difference {d:.3f}, outcomes flipped {flips} of {int(scored.sum())} scored pairs")
+        print(
+            f"bf16 vs fp32: largest score difference {d:.3f}, outcomes flipped {flips} of {int(scored.sum())} "
+            "scored pairs"
+        )
     return 0
 
 

@@ -35,20 +35,51 @@ LANGS = ("en", "es", "de", "fr")
 
 # kind of tokenizer, family, and the configuration overrides of the papers' models
 SHAPES = {
-    "mt5-base": ("mt5", "seq2seq", {"d_model": 768, "d_ff": 2048, "d_kv": 64, "num_layers": 12,
-                                     "num_decoder_layers": 12, "num_heads": 12, "vocab_size": 250_112,
-                                     "tie_word_embeddings": False}),
-    "mbert-base": ("bert", "mlm", {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
-                                   "intermediate_size": 3072, "vocab_size": 105_879}),
-    "xlmr-base": ("xlmr", "mlm", {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
-                                  "intermediate_size": 3072, "vocab_size": 250_002}),
+    "mt5-base": (
+        "mt5",
+        "seq2seq",
+        {
+            "d_model": 768,
+            "d_ff": 2048,
+            "d_kv": 64,
+            "num_layers": 12,
+            "num_decoder_layers": 12,
+            "num_heads": 12,
+            "vocab_size": 250_112,
+            "tie_word_embeddings": False,
+        },
+    ),
+    "mbert-base": (
+        "bert",
+        "mlm",
+        {
+            "hidden_size": 768,
+            "num_hidden_layers": 12,
+            "num_attention_heads": 12,
+            "intermediate_size": 3072,
+            "vocab_size": 105_879,
+        },
+    ),
+    "xlmr-base": (
+        "xlmr",
+        "mlm",
+        {
+            "hidden_size": 768,
+            "num_hidden_layers": 12,
+            "num_attention_heads": 12,
+            "intermediate_size": 3072,
+            "vocab_size": 250_002,
+        },
+    ),
 }
 
 
 def mozart(langs) -> pd.DataFrame:
     if shared_file("mozart", "en_data_with_annotations.jsonl") is not None:
-        return pd.concat([read_mozart_jsonl(shared_file("mozart", f"{lang}_data_with_annotations.jsonl"), lang)
-                          for lang in langs], ignore_index=True)
+        return pd.concat(
+            [read_mozart_jsonl(shared_file("mozart", f"{lang}_data_with_annotations.jsonl"), lang) for lang in langs],
+            ignore_index=True,
+        )
     raise SystemExit("MozArt data not found: set PLMFAIR_SHARED_DATA to the folder holding mozart/")
 
 
@@ -90,11 +121,17 @@ def main() -> int:
     ap.add_argument("--sentences", type=int, default=0, help="first N sentences per language (0: all)")
     ap.add_argument("--langs", default=",".join(LANGS))
     ap.add_argument("--device", default="auto")
-    ap.add_argument("--compare-answers", action="store_true",
-                    help="also score the answers one per forward pass, as before batching, and print the ratio")
-    ap.add_argument("--compare-search", action="store_true",
-                    help="also run the beam search without its key-value cache (every step reruns every beam's "
-                         "whole sequence), check it finds the same candidates, and print the ratio")
+    ap.add_argument(
+        "--compare-answers",
+        action="store_true",
+        help="also score the answers one per forward pass, as before batching, and print the ratio",
+    )
+    ap.add_argument(
+        "--compare-search",
+        action="store_true",
+        help="also run the beam search without its key-value cache (every step reruns every beam's "
+        "whole sequence), check it finds the same candidates, and print the ratio",
+    )
     args = ap.parse_args()
 
     device = pick_device(args.device)
@@ -106,8 +143,10 @@ def main() -> int:
     for shape in args.models.split(","):
         scorer, model = build(shape, texts, device)
         n_params = sum(p.numel() for p in model.parameters())
-        print(f"\n{shape}: {n_params / 1e6:,.0f}M parameters, family {scorer.family}, "
-              f"{args.beams if scorer.family == 'seq2seq' else '-'} beams, k={args.k}")
+        print(
+            f"\n{shape}: {n_params / 1e6:,.0f}M parameters, family {scorer.family}, "
+            f"{args.beams if scorer.family == 'seq2seq' else '-'} beams, k={args.k}"
+        )
         predict(cloze_sentences(annotations, langs[0]).head(2), scorer, k=args.k, num_beams=args.beams)  # warm-up
         total_s = total_n = 0.0
         for lang in langs:
@@ -122,15 +161,19 @@ def main() -> int:
                 score_answers(answers, scorer)
             total_s += pred.seconds + ans.seconds
             total_n += len(sentences)
-            line = (f"  {lang}: {len(sentences)} sentences predicted in {pred.seconds:7.2f} s "
-                    f"({len(sentences) / pred.seconds:7.1f}/s); {len(answers)} answers scored in {ans.seconds:6.2f} s")
+            line = (
+                f"  {lang}: {len(sentences)} sentences predicted in {pred.seconds:7.2f} s "
+                f"({len(sentences) / pred.seconds:7.1f}/s); {len(answers)} answers scored in {ans.seconds:6.2f} s"
+            )
             if args.compare_search and scorer.family != "mlm":
                 scorer.beam_cache = False
                 with Stopwatch(device) as rerun:
                     reference = predict(sentences, scorer, k=args.k, num_beams=args.beams)
                 scorer.beam_cache = True
-                line += (f", without the cache {rerun.seconds:7.2f} s ({rerun.seconds / pred.seconds:.1f}x; "
-                         f"{search_agreement(predicted, reference)})")
+                line += (
+                    f", without the cache {rerun.seconds:7.2f} s ({rerun.seconds / pred.seconds:.1f}x; "
+                    f"{search_agreement(predicted, reference)})"
+                )
             if args.compare_answers:  # the same answers one per forward pass (a token budget of 1)
                 budget, scorer.token_budget = scorer.token_budget, 1
                 with Stopwatch(device) as one:
@@ -138,8 +181,10 @@ def main() -> int:
                 scorer.token_budget = budget
                 line += f", one at a time {one.seconds:6.2f} s ({one.seconds / ans.seconds:.1f}x)"
             print(line)
-        print(f"  all: {int(total_n)} sentences, {total_s:.1f} s for predictions and answers "
-              f"({total_n / total_s:.1f} sentences/s)")
+        print(
+            f"  all: {int(total_n)} sentences, {total_s:.1f} s for predictions and answers "
+            f"({total_n / total_s:.1f} sentences/s)"
+        )
         del scorer, model
         if device.type == "cuda":
             torch.cuda.empty_cache()

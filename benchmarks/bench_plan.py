@@ -61,8 +61,20 @@ def plan_calls(config: dict) -> float:
 
 def dry_run(config_path: Path, workdir: Path) -> tuple[float, float, int]:
     """(seconds, peak memory in MB, jobs planned) of ``snakemake --dry-run`` on the configuration."""
-    cmd = [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(REPO / "Snakefile"), "--directory",
-           str(workdir), "--cores", "1", "--dry-run", "--quiet", "rules", "--configfile", str(config_path)]
+    cmd = [
+        str(Path(sys.executable).parent / "snakemake"),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "1",
+        "--dry-run",
+        "--quiet",
+        "rules",
+        "--configfile",
+        str(config_path),
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -70,8 +82,11 @@ def dry_run(config_path: Path, workdir: Path) -> tuple[float, float, int]:
     if proc.returncode != 0:
         raise SystemExit(f"snakemake --dry-run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KB on Linux; the largest child so far
-    jobs = sum(int(line.split()[-1]) for line in proc.stdout.splitlines()
-               if line.strip() and line.split()[-1].isdigit() and not line.startswith("total"))
+    jobs = sum(
+        int(line.split()[-1])
+        for line in proc.stdout.splitlines()
+        if line.strip() and line.split()[-1].isdigit() and not line.startswith("total")
+    )
     return seconds, max(peak, before) / 1024, jobs
 
 
@@ -89,13 +104,17 @@ def main() -> int:
             calls = plan_calls(config)
             seconds, peak, jobs = dry_run(path, Path(tmp) / f"work_{n}")
             rows.append((n, seconds, peak, jobs, calls))
-            print(f"{n:>5} models x {args.datasets} data sets: snakemake --dry-run {seconds:7.1f} s, peak memory "
-                  f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s",
-                  flush=True)
+            print(
+                f"{n:>5} models x {args.datasets} data sets: snakemake --dry-run {seconds:7.1f} s, peak memory "
+                f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s",
+                flush=True,
+            )
     base = rows[0]
     for n, seconds, _, _, calls in rows[1:]:
-        print(f"{base[0]} -> {n} models ({n / base[0]:.0f}x): dry run {seconds / base[1]:.1f}x, plan functions "
-              f"{calls / max(base[4], 1e-9):.1f}x (linear: {n / base[0]:.0f}x)")
+        print(
+            f"{base[0]} -> {n} models ({n / base[0]:.0f}x): dry run {seconds / base[1]:.1f}x, plan functions "
+            f"{calls / max(base[4], 1e-9):.1f}x (linear: {n / base[0]:.0f}x)"
+        )
     return 0
 
 

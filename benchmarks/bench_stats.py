@@ -74,8 +74,15 @@ def mozart_design() -> tuple[pd.DataFrame, str]:
     return ann[["lang", "s_id", "u_id", "group"]].reset_index(drop=True), "the demo's MozArt design (real data absent)"
 
 
-def simulate(design: pd.DataFrame, rng: np.random.Generator, *, shift: dict[str, float] | None = None,
-             by_sentence: bool = False, sentence_sd: float = 1.0, annotator_sd: float = 0.5) -> pd.DataFrame:
+def simulate(
+    design: pd.DataFrame,
+    rng: np.random.Generator,
+    *,
+    shift: dict[str, float] | None = None,
+    by_sentence: bool = False,
+    sentence_sd: float = 1.0,
+    annotator_sd: float = 0.5,
+) -> pd.DataFrame:
     """Annotation scores on ``design``: each group's latent score moved by ``shift[group]``, or with
     ``by_sentence`` by a draw per sentence from N(shift, |shift|)."""
     shift = shift or {}
@@ -86,8 +93,12 @@ def simulate(design: pd.DataFrame, rng: np.random.Generator, *, shift: dict[str,
     moved = design["group"].map(shift).fillna(0.0).to_numpy(float)
     if by_sentence:
         moved = moved + np.abs(moved) * rng.normal(0, 1, len(s_levels))[s_codes]
-    latent = (rng.normal(0, sentence_sd, len(s_levels))[s_codes] + rng.normal(0, annotator_sd, len(a_levels))[a_codes]
-              + moved + rng.logistic(size=len(design)))
+    latent = (
+        rng.normal(0, sentence_sd, len(s_levels))[s_codes]
+        + rng.normal(0, annotator_sd, len(a_levels))[a_codes]
+        + moved
+        + rng.logistic(size=len(design))
+    )
     rank = 1 + (latent[:, None] <= THRESHOLDS[None, :]).sum(axis=1)
     rank = np.where(rank <= len(THRESHOLDS), rank, 0)  # 0: not in the top 5
     rr = np.where(rank > 0, 1.0 / np.maximum(rank, 1), 0.0)
@@ -96,12 +107,31 @@ def simulate(design: pd.DataFrame, rng: np.random.Generator, *, shift: dict[str,
 
 NON_NATIVES, WOMEN = ("MNN", "FNN"), ("FN", "FNN")
 # tests whose own null holds when non-natives (or women) differ from the others and nothing else does
-NULL_WITH_NON_NATIVES = {"gap FN vs MN", "win/loss MN vs FN", "win/loss MNN vs FNN", "gender", "gender_x_nativeness",
-                         "group_x_language"}
-NULL_WITH_WOMEN = {"gap MNN vs MN", "win/loss MN vs MNN", "win/loss FN vs FNN", "nativeness", "gender_x_nativeness",
-                   "group_x_language"}
-PLANTED_NON_NATIVES = {"gap MNN vs MN", "gap FNN vs MN", "nativeness", "omnibus", "win/loss MN vs MNN",
-                       "disparity p_at_1", "disparity mrr"}
+NULL_WITH_NON_NATIVES = {
+    "gap FN vs MN",
+    "win/loss MN vs FN",
+    "win/loss MNN vs FNN",
+    "gender",
+    "gender_x_nativeness",
+    "group_x_language",
+}
+NULL_WITH_WOMEN = {
+    "gap MNN vs MN",
+    "win/loss MN vs MNN",
+    "win/loss FN vs FNN",
+    "nativeness",
+    "gender_x_nativeness",
+    "group_x_language",
+}
+PLANTED_NON_NATIVES = {
+    "gap MNN vs MN",
+    "gap FNN vs MN",
+    "nativeness",
+    "omnibus",
+    "win/loss MN vs MNN",
+    "disparity p_at_1",
+    "disparity mrr",
+}
 
 
 def scenarios(effect: float) -> dict[str, tuple[dict, bool, set | None]]:
@@ -125,10 +155,12 @@ def marked_tests(scores: pd.DataFrame, *, permutations: int, seed: int) -> pd.Da
     tests = group_tests(scores, permutations=permutations, seed=seed)
     wl = group_winloss(scores, permutations=permutations, seed=seed)
     disparity = group_disparity(scores, permutations=permutations, bootstrap=99, seed=seed)
-    rows = [gaps.assign(test="gap " + gaps["group"] + " vs " + gaps["reference"]),
-            tests,
-            wl.assign(test="win/loss " + wl["group_a"] + " vs " + wl["group_b"]),
-            disparity.assign(test="disparity " + disparity["metric"], metric="-")]
+    rows = [
+        gaps.assign(test="gap " + gaps["group"] + " vs " + gaps["reference"]),
+        tests,
+        wl.assign(test="win/loss " + wl["group_a"] + " vs " + wl["group_b"]),
+        disparity.assign(test="disparity " + disparity["metric"], metric="-"),
+    ]
     out = pd.concat([r[["test", "metric", "lang", "p_permutation"]] for r in rows], ignore_index=True)
     out["scope"] = np.where(out["lang"] == "all", "pooled", "per language")
     return out.dropna(subset=["p_permutation"])
@@ -171,24 +203,39 @@ def logit_check(design: pd.DataFrame, *, replicates: int, effect: float, seed: i
             scores = simulate(design, rng, shift=dict.fromkeys(NON_NATIVES, -effect))
             ours = group_effects(scores, metrics=("hit1",))
             ours = ours[(ours["lang"] == "all") & ours["term"].str.startswith("group[")]
-            data = scores.assign(sentence=scores["lang"] + ":" + scores["s_id"],
-                                 annotator=scores["lang"] + ":" + scores["u_id"])
+            data = scores.assign(
+                sentence=scores["lang"] + ":" + scores["s_id"], annotator=scores["lang"] + ":" + scores["u_id"]
+            )
             data[["lang", "sentence", "annotator", "group", "hit1"]].to_csv(Path(tmp) / "d.csv", index=False)
-            subprocess.run(["Rscript", str(script), str(Path(tmp) / "d.csv"), str(Path(tmp) / "glmer.csv")],
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["Rscript", str(script), str(Path(tmp) / "d.csv"), str(Path(tmp) / "glmer.csv")],
+                check=True,
+                capture_output=True,
+            )
             glmer = pd.read_csv(Path(tmp) / "glmer.csv").set_index("term")
             for _, row in ours.iterrows():
-                group = row["term"][len("group[T."):-1]
-                rows.append({"group": group, "p_lmm": row["p_value"], "p_glmer": glmer.loc[group, "p"],
-                             "z_lmm": row["estimate"] / row["std_err"], "z_glmer": glmer.loc[group, "z"]})
+                group = row["term"][len("group[T.") : -1]
+                rows.append(
+                    {
+                        "group": group,
+                        "p_lmm": row["p_value"],
+                        "p_glmer": glmer.loc[group, "p"],
+                        "z_lmm": row["estimate"] / row["std_err"],
+                        "z_glmer": glmer.loc[group, "z"],
+                    }
+                )
     table = pd.DataFrame(rows)
-    print(f"== logit check, pooled hit1, non-natives shifted by -{effect}: {replicates} data sets, "
-          f"{time.perf_counter() - start:.0f} s (Wald tests of the group terms, unadjusted, alpha {alpha})")
+    print(
+        f"== logit check, pooled hit1, non-natives shifted by -{effect}: {replicates} data sets, "
+        f"{time.perf_counter() - start:.0f} s (Wald tests of the group terms, unadjusted, alpha {alpha})"
+    )
     for group, g in table.groupby("group", sort=False):
         lmm, glmer = g["p_lmm"] < alpha, g["p_glmer"] < alpha
-        print(f"  {group:<4} rejected: linear {lmm.mean():.3f}, logistic {glmer.mean():.3f}; same decision "
-              f"{(lmm == glmer).mean():.3f}; z correlation {np.corrcoef(g['z_lmm'], g['z_glmer'])[0, 1]:.3f}; "
-              f"median z ratio (linear / logistic) {np.median(g['z_lmm'] / g['z_glmer']):.3f}")
+        print(
+            f"  {group:<4} rejected: linear {lmm.mean():.3f}, logistic {glmer.mean():.3f}; same decision "
+            f"{(lmm == glmer).mean():.3f}; z correlation {np.corrcoef(g['z_lmm'], g['z_glmer'])[0, 1]:.3f}; "
+            f"median z ratio (linear / logistic) {np.median(g['z_lmm'] / g['z_glmer']):.3f}"
+        )
 
 
 def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
@@ -197,8 +244,17 @@ def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
     for (test, metric, scope), g in results.groupby(["test", "metric", "scope"], sort=False):
         k, n = int((g["p_permutation"] < alpha).sum()), len(g)
         s = binomial_summary(k, n)
-        rows.append({"test": test, "metric": metric, "scope": scope, "n": n, "rate": s.proportion,
-                     "ci_low": s.ci_low, "ci_high": s.ci_high})
+        rows.append(
+            {
+                "test": test,
+                "metric": metric,
+                "scope": scope,
+                "n": n,
+                "rate": s.proportion,
+                "ci_low": s.ci_low,
+                "ci_high": s.ci_high,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -210,21 +266,33 @@ def main() -> int:
     ap.add_argument("--effect", type=float, default=0.5, help="shift of the moved groups' latent score (logit)")
     ap.add_argument("--scenarios", nargs="*", default=None, help="run only these scenarios (names as printed)")
     ap.add_argument("--alpha", type=float, default=0.05)
-    ap.add_argument("--jobs", type=int, default=1, help="processes (each replicate is seeded on its own, so the "
-                                                        "figures do not depend on this)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes (each replicate is seeded on its own, so the figures do not depend on this)",
+    )
     ap.add_argument("--lmm", type=int, default=0, help="also fit the crossed mixed model on this many data sets")
-    ap.add_argument("--logit-check", type=int, default=0, help="compare the pooled hit1 mixed model with lme4's "
-                                                                 "logistic glmer on this many data sets (needs R)")
+    ap.add_argument(
+        "--logit-check",
+        type=int,
+        default=0,
+        help="compare the pooled hit1 mixed model with lme4's logistic glmer on this many data sets (needs R)",
+    )
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
 
     design, source = mozart_design()
     groups = design.groupby(["lang", "group"])["u_id"].nunique().unstack()[list(GROUPS)]
-    print(f"design: {source}: {len(design)} annotations, {design['u_id'].nunique()} annotator ids; annotators per "
-          f"language and group:\n{groups.to_string()}")
+    print(
+        f"design: {source}: {len(design)} annotations, {design['u_id'].nunique()} annotator ids; annotators per "
+        f"language and group:\n{groups.to_string()}"
+    )
     sample = simulate(design, np.random.default_rng(args.seed))
-    print(f"simulated rates at no effect: P@1 {100 * sample['hit1'].mean():.1f}%, P@5 "
-          f"{100 * sample['hit5'].mean():.1f}%, MRR {100 * sample['rr'].mean():.1f}%\n")
+    print(
+        f"simulated rates at no effect: P@1 {100 * sample['hit1'].mean():.1f}%, P@5 "
+        f"{100 * sample['hit5'].mean():.1f}%, MRR {100 * sample['rr'].mean():.1f}%\n"
+    )
 
     outside_total = 0
     for index, (name, (shift, by_sentence, reported)) in enumerate(scenarios(args.effect).items()):
@@ -239,13 +307,17 @@ def main() -> int:
         if reported is not None:
             results = results[results["test"].isin(reported)]
         table = rates(results, args.alpha)
-        print(f"== {name}: {replicates} data sets, {args.permutations} permutations each, "
-              f"{time.perf_counter() - start:.0f} s; rejection rate at alpha {args.alpha} (95% interval)"
-              + ("" if power else ", tests whose own null holds"))
+        print(
+            f"== {name}: {replicates} data sets, {args.permutations} permutations each, "
+            f"{time.perf_counter() - start:.0f} s; rejection rate at alpha {args.alpha} (95% interval)"
+            + ("" if power else ", tests whose own null holds")
+        )
         for _, r in table.iterrows():
             flag = "" if power or 0.03 <= r["rate"] <= 0.07 else "  <- outside [0.03, 0.07]"
-            print(f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} "
-                  f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{flag}")
+            print(
+                f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} "
+                f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{flag}"
+            )
         if not power:
             outside = table[(table["rate"] < 0.03) | (table["rate"] > 0.07)]
             outside_total += len(outside)
@@ -261,9 +333,11 @@ def main() -> int:
             wald.append(effects[effects["term"].str.startswith("group[") & (effects["lang"] != "all")])
         wald = pd.concat(wald, ignore_index=True)
         s = binomial_summary(int((wald["p_value"] < args.alpha).sum()), len(wald))
-        print(f"== crossed mixed model, Wald z, rr, per language, no effect: {len(wald)} tests, "
-              f"{time.perf_counter() - start:.0f} s: rate {s.proportion:.3f} [{s.ci_low:.3f}, {s.ci_high:.3f}]; "
-              f"converged {100 * wald['converged'].mean():.0f}%")
+        print(
+            f"== crossed mixed model, Wald z, rr, per language, no effect: {len(wald)} tests, "
+            f"{time.perf_counter() - start:.0f} s: rate {s.proportion:.3f} [{s.ci_low:.3f}, {s.ci_high:.3f}]; "
+            f"converged {100 * wald['converged'].mean():.0f}%"
+        )
     if args.logit_check:
         logit_check(design, replicates=args.logit_check, effect=args.effect, seed=args.seed, alpha=args.alpha)
     return 0

@@ -23,14 +23,32 @@ DEMO_CONFIGS = (REPO / ".test" / "config" / "config.yaml", REPO / ".test" / "con
 BIN = Path(sys.executable).parent
 
 
-def snakemake(workdir: Path, *args: str, configfiles=DEMO_CONFIGS, mirror: Path | None = DEMO_DATA,
-              check: bool = True, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+def snakemake(
+    workdir: Path,
+    *args: str,
+    configfiles=DEMO_CONFIGS,
+    mirror: Path | None = DEMO_DATA,
+    check: bool = True,
+    env: dict | None = None,
+    timeout: int = 900,
+) -> subprocess.CompletedProcess:
     """Snakemake's command line on ``workdir`` with the demo's profile (.test/profile: scoring jobs
     side by side on the CPU), two cores, ``configfiles`` and the ``mirror``; ``args`` go before
     ``--config``. Fails the test with the end of the log unless ``check`` is off."""
-    cmd = [str(BIN / "snakemake"), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--workflow-profile", str(REPO / ".test" / "profile"), "--cores", "2", *args,
-           "--configfile", *map(str, configfiles)]
+    cmd = [
+        str(BIN / "snakemake"),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--workflow-profile",
+        str(REPO / ".test" / "profile"),
+        "--cores",
+        "2",
+        *args,
+        "--configfile",
+        *map(str, configfiles),
+    ]
     if mirror is not None:
         cmd += ["--config", f"mirror={mirror}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -46,8 +64,13 @@ def outputs_under_hash_seeds(code: str, *args: str, out: Path, seeds=("1", "2"))
     outputs = []
     for seed in seeds:
         path = out.with_name(f"{out.stem}_seed{seed}{out.suffix}")
-        proc = subprocess.run([sys.executable, "-c", code, *args, str(path)], capture_output=True, text=True,
-                              timeout=600, env={**os.environ, "PYTHONHASHSEED": seed})
+        proc = subprocess.run(
+            [sys.executable, "-c", code, *args, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         outputs.append(path)
     return outputs
@@ -139,8 +162,7 @@ def demo_corpus(demo_data, tmp_path_factory):
         lines[lang], _ = read_text_lines(root / f"cloze_demo.{lang}")
         tokens[lang], _ = tag_lines(load_pipeline(out / "nlp", lang), lines[lang], tokenized=True)
     aligns = {
-        lang: links_frame(parse_pharaoh(read_text_lines(root / f"cloze_demo.en-{lang}.align")[0],
-                                        source=f"en-{lang}"))
+        lang: links_frame(parse_pharaoh(read_text_lines(root / f"cloze_demo.en-{lang}.align")[0], source=f"en-{lang}"))
         for lang in CLOZE_LANGS[1:]
     }
     return tokens, aligns, len(lines["en"])
@@ -150,8 +172,15 @@ def construct_in_memory(demo_corpus, **kw):
     """The demo corpus's cloze sentences and counts, constructed in memory with every line tagged: the
     reference that the streamed construction (plmfair.cloze.construct_files) is checked against."""
     tokens, aligns, n_lines = demo_corpus
-    args = {"pivot": "en", "n_lines": n_lines, "corpus": "demo", "filters": {"min_tokens": 4, "max_tokens": 30},
-            "n": 8, "seed": 7, **kw}
+    args = {
+        "pivot": "en",
+        "n_lines": n_lines,
+        "corpus": "demo",
+        "filters": {"min_tokens": 4, "max_tokens": 30},
+        "n": 8,
+        "seed": 7,
+        **kw,
+    }
     return construct(tokens, aligns, **args)
 
 
@@ -171,14 +200,25 @@ def construct(tokens, alignments, *, pivot, n_lines, corpus, filters, n, seed, e
 
     f = {**DEFAULT_FILTERS, **(filters or {})}
     langs = [pivot] + [lang for lang in tokens if lang != pivot]
-    lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
-                                         filters=f)
+    lexical, counts = lexical_candidates(
+        tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus, filters=f
+    )
 
     def tag(lines):
         return {lang: t.loc[t["line"].isin(lines), list(TAGS_SCHEMA)] for lang, t in tokens.items()}
 
-    sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
-                                     examine=examine, batch_lines=batch_lines)
+    sample, selected = select_sample(
+        lexical,
+        tag,
+        pivot=pivot,
+        langs=langs,
+        corpus=corpus,
+        filters=f,
+        n=n,
+        seed=seed,
+        examine=examine,
+        batch_lines=batch_lines,
+    )
     sentences = cloze_sentences_from_sample(sample, tokens, pivot=pivot, corpus=corpus)
     verify_sentences(sentences, tokens, alignments, pivot=pivot, pos=f["pos"])
     return sentences, pd.concat([counts, selected], ignore_index=True).astype({"count": "Int64"})

@@ -27,7 +27,9 @@ def oracle_mozart_scores(shared_data: Path, langs: list[str]):
         native = a[a["native"]].groupby(["s_id", "norm"]).size().rename("k").reset_index()
         top = native.sort_values(["s_id", "k", "norm"], ascending=[True, False, True]).groupby("s_id").head(5)
         preds = top.assign(rank=top.groupby("s_id").cumcount() + 1, candidate_norm=top["norm"])
-        answers = a[["s_id", "answer", "norm"]].drop_duplicates(["s_id", "answer"]).rename(columns={"norm": "answer_norm"})
+        answers = (
+            a[["s_id", "answer", "norm"]].drop_duplicates(["s_id", "answer"]).rename(columns={"norm": "answer_norm"})
+        )
         parts.append(annotation_scores(ann, preds, answers.assign(logprob=0.0, n_pieces=1), model="oracle", lang=lang))
     return ann, pd.concat(parts, ignore_index=True)
 

@@ -36,7 +36,9 @@ def test_malformed_alignment_line_names_file_and_line(line):
 
 
 def test_alignment_index_out_of_range_names_file_and_line():
-    with pytest.raises(DataError, match=r"en-de.align line 2: link 0-4 is out of range: .* 3 token\(s\) and the other 4"):
+    with pytest.raises(
+        DataError, match=r"en-de.align line 2: link 0-4 is out of range: .* 3 token\(s\) and the other 4"
+    ):
         parse_pharaoh(["0-0", "0-4"], source="en-de.align", src_lengths=[2, 3], tgt_lengths=[2, 4])
 
 
@@ -85,9 +87,18 @@ def test_eflomal_aligns_the_synthetic_corpus_and_keeps_only_corpus_lines(demo_da
     root = demo_data / "cloze"
     gold = parse_pharaoh(read_text_lines(root / "cloze_demo.en-fr.align")[0], source="gold")
     en, fr = demo_eflomal["en"], demo_eflomal["fr"]
-    links = pd.concat(link_chunks(demo_eflomal["fwd"], demo_eflomal["rev"], skip=1500, n_lines=len(en),
-                                  method="intersection", src_len=np.array([len(s.split()) for s in en]),
-                                  tgt_len=np.array([len(s.split()) for s in fr]), source="demo"))
+    links = pd.concat(
+        link_chunks(
+            demo_eflomal["fwd"],
+            demo_eflomal["rev"],
+            skip=1500,
+            n_lines=len(en),
+            method="intersection",
+            src_len=np.array([len(s.split()) for s in en]),
+            tgt_len=np.array([len(s.split()) for s in fr]),
+            source="demo",
+        )
+    )
     inter = [set() for _ in en]
     for line, i, j in links.itertuples(index=False):
         inter[line - 1].add((i, j))
@@ -111,16 +122,38 @@ def test_streamed_links_equal_the_whole_corpus_parsed_at_once(demo_eflomal, meth
     fwd, rev = (d[skip:] + [set()] * (n - len(d[skip:])) for d in (fwd, rev))
     expected = links_frame([symmetrise(a, b, method) for a, b in zip(fwd, rev, strict=True)])
     lengths = [np.array([len(s.split()) for s in side] + [0] * 3) for side in (en, fr)]
-    got = pd.concat(link_chunks(demo_eflomal["fwd"], demo_eflomal["rev"], skip=skip, n_lines=n, method=method,
-                                src_len=lengths[0], tgt_len=lengths[1], source="demo", chunk_lines=chunk_lines),
-                    ignore_index=True)
+    got = pd.concat(
+        link_chunks(
+            demo_eflomal["fwd"],
+            demo_eflomal["rev"],
+            skip=skip,
+            n_lines=n,
+            method=method,
+            src_len=lengths[0],
+            tgt_len=lengths[1],
+            source="demo",
+            chunk_lines=chunk_lines,
+        ),
+        ignore_index=True,
+    )
     assert len(expected) > 300  # about 6 links a line on the 81 demo lines (eflomal varies run to run)
     pd.testing.assert_frame_equal(got, expected)
     short = lengths[1].copy()
     short[int(got["line"].iloc[0]) - 1] = 0
     with pytest.raises(DataError, match=rf"link out of range at line {got['line'].iloc[0]} of demo"):
-        list(link_chunks(demo_eflomal["fwd"], demo_eflomal["rev"], skip=skip, n_lines=n, method=method,
-                         src_len=lengths[0], tgt_len=short, source="demo", chunk_lines=chunk_lines))
+        list(
+            link_chunks(
+                demo_eflomal["fwd"],
+                demo_eflomal["rev"],
+                skip=skip,
+                n_lines=n,
+                method=method,
+                src_len=lengths[0],
+                tgt_len=short,
+                source="demo",
+                chunk_lines=chunk_lines,
+            )
+        )
 
 
 def test_token_lines_stream_across_batches_with_empty_lines(tmp_path):
@@ -154,18 +187,25 @@ def test_align_files_checks_line_counts_and_reads_pharaoh(tmp_path):
     _tokens_file(tmp_path / "de.parquet", ["x y", "z w"], "corpus.de")
     _tokens_file(tmp_path / "fr.parquet", ["x y"], "corpus.fr")
     (tmp_path / "en-de.align").write_text("0-0 1-1\n0-0 2-1\n")
-    meta = align_files(tmp_path / "en.parquet", tmp_path / "de.parquet", tmp_path / "out.parquet",
-                       pharaoh=tmp_path / "en-de.align", langs=("en", "de"))
+    meta = align_files(
+        tmp_path / "en.parquet",
+        tmp_path / "de.parquet",
+        tmp_path / "out.parquet",
+        pharaoh=tmp_path / "en-de.align",
+        langs=("en", "de"),
+    )
     links = read_parquet(tmp_path / "out.parquet")
     assert links.values.tolist() == [[1, 0, 0], [1, 1, 1], [2, 0, 0], [2, 2, 1]]
     assert meta["alignment_source"].endswith("en-de.align")
     with pytest.raises(DataError, match=r"different line counts \(corpus.en: 2, corpus.fr: 1\)"):
-        align_files(tmp_path / "en.parquet", tmp_path / "fr.parquet", tmp_path / "o.parquet",
-                    pharaoh=tmp_path / "en-de.align")
+        align_files(
+            tmp_path / "en.parquet", tmp_path / "fr.parquet", tmp_path / "o.parquet", pharaoh=tmp_path / "en-de.align"
+        )
     (tmp_path / "bad.align").write_text("0-0 1-1\n0-0 2-2\n")
     with pytest.raises(DataError, match=r"bad.align line 2: link 2-2 is out of range"):
-        align_files(tmp_path / "en.parquet", tmp_path / "de.parquet", tmp_path / "o.parquet",
-                    pharaoh=tmp_path / "bad.align")
+        align_files(
+            tmp_path / "en.parquet", tmp_path / "de.parquet", tmp_path / "o.parquet", pharaoh=tmp_path / "bad.align"
+        )
     assert not (tmp_path / "o.parquet").exists()
 
 

@@ -28,20 +28,36 @@ def test_gold_formats_talp_and_pharaoh_reversed_and_out_of_range():
     from plmfair.cloze.construction.alignment_quality import gold_alignments
 
     # talp, German first, 1-based: "Haus 1-2 / das 2p1" -> (en, de) 0-based
-    talp = gold_alignments("t", sentence_lines=["\ufeffdas Haus ||| the house"], link_lines=["1-1 2-2 2p1"], fmt="talp",
-                           pivot_first=False)
+    talp = gold_alignments(
+        "t", sentence_lines=["\ufeffdas Haus ||| the house"], link_lines=["1-1 2-2 2p1"], fmt="talp", pivot_first=False
+    )
     assert talp.pivot_sentences == [["the", "house"]] and talp.sentences == [["das", "Haus"]]
     assert talp.sure == [{(0, 0), (1, 1)}] and talp.possible == [{(0, 0), (1, 1), (0, 1)}]
     # pharaoh, pivot first, 0-based, separate files; a link past the end is dropped and counted
-    ph = gold_alignments("p", sentence_lines=["la maison"], pivot_lines=["the house"], link_lines=["0-0 1-1 1-5"],
-                         fmt="pharaoh", pivot_first=True, source="toy")
+    ph = gold_alignments(
+        "p",
+        sentence_lines=["la maison"],
+        pivot_lines=["the house"],
+        link_lines=["0-0 1-1 1-5"],
+        fmt="pharaoh",
+        pivot_first=True,
+        source="toy",
+    )
     assert ph.sure == ph.possible == [{(0, 0), (1, 1)}] and ph.dropped == 1
     with pytest.raises(DataError, match=r"toy line 1: malformed link '0-x'"):
-        gold_alignments("p", sentence_lines=["a"], pivot_lines=["b"], link_lines=["0-x"], fmt="pharaoh",
-                        pivot_first=True, source="toy")
+        gold_alignments(
+            "p",
+            sentence_lines=["a"],
+            pivot_lines=["b"],
+            link_lines=["0-x"],
+            fmt="pharaoh",
+            pivot_first=True,
+            source="toy",
+        )
     with pytest.raises(DataError, match=r"1 pivot sentence\(s\), 1 other sentence\(s\) and 2 alignment line\(s\)"):
-        gold_alignments("p", sentence_lines=["a"], pivot_lines=["b"], link_lines=["", ""], fmt="pharaoh",
-                        pivot_first=True)
+        gold_alignments(
+            "p", sentence_lines=["a"], pivot_lines=["b"], link_lines=["", ""], fmt="pharaoh", pivot_first=True
+        )
 
 
 def test_alignment_quality_on_the_real_vilar_gold_set_is_recomputed_from_its_links(shared_data):
@@ -52,10 +68,22 @@ def test_alignment_quality_on_the_real_vilar_gold_set_is_recomputed_from_its_lin
     root = shared_data / "wmt06" / "gold_alignments" / "vilar2006_de-en_via_Cross-Align"
     if not root.exists():
         pytest.skip("../shared/data/wmt06 is not there")
-    gold = {"vilar2006": {"lang": "de", "format": "talp", "links_first": "de",
-                          "sentences": {"path": root / "test.de-en"}, "links": {"path": root / "deen.talp"}}}
-    quality, links = alignment_quality_files(gold, corpus="x", pivot="en", symmetrisations=["intersection", "union"],
-                                             eflomal_options={"rel_iterations": 0.3, "n_samplers": 1})
+    gold = {
+        "vilar2006": {
+            "lang": "de",
+            "format": "talp",
+            "links_first": "de",
+            "sentences": {"path": root / "test.de-en"},
+            "links": {"path": root / "deen.talp"},
+        }
+    }
+    quality, links = alignment_quality_files(
+        gold,
+        corpus="x",
+        pivot="en",
+        symmetrisations=["intersection", "union"],
+        eflomal_options={"rel_iterations": 0.3, "n_samplers": 1},
+    )
     sure, possible = {}, {}
     for n, line in enumerate((root / "deen.talp").read_text().splitlines(), start=1):
         for item in line.split():

@@ -21,10 +21,23 @@ LANGS = ["en", "es", "de", "fr"]
 
 def _record(**over):
     rec = {
-        "s_id": "1", "text": "A [MASK] .", "true_mask": "cat", "tag": "NOUN", "mask": " Cat ", "u_id": "u1",
-        "native": 1, "nonnative": 0, "male": 0, "female": 1, "age": 30, "country_of_birth": "X",
-        "current_country_of_residence": "X", "first_language": "English", "fluent_languages": None,
-        "nationality": "X", "time_taken": 12.5,
+        "s_id": "1",
+        "text": "A [MASK] .",
+        "true_mask": "cat",
+        "tag": "NOUN",
+        "mask": " Cat ",
+        "u_id": "u1",
+        "native": 1,
+        "nonnative": 0,
+        "male": 0,
+        "female": 1,
+        "age": 30,
+        "country_of_birth": "X",
+        "current_country_of_residence": "X",
+        "first_language": "English",
+        "fluent_languages": None,
+        "nationality": "X",
+        "time_taken": 12.5,
     }
     rec.update(over)
     return rec
@@ -61,15 +74,23 @@ MOZART_ERRORS = {
     "missing field": ([json.dumps({"s_id": "1"})], f"{MEMBER} line 1: missing field(s) ['text', 'mask', 'u_id'"),
     "male and female": ([json.dumps(_record(male=1, female=1))], "line 1: exactly one of male/female must be 1"),
     "native not a flag": ([json.dumps(_record(native=2))], "line 1: field 'native' must be 0 or 1, got 2"),
-    "duplicate annotation": ([json.dumps(_record()), json.dumps(_record(u_id="u2")), json.dumps(_record(mask="dog"))],
-                             "line 3: annotator u1 answered sentence 1 already on line 1; each annotator answers a "
-                             "sentence once"),
-    "two texts": ([json.dumps(_record()), json.dumps(_record(u_id="u2", text="Another [MASK] ."))],
-                  "s_id 1 has two different texts"),
+    "duplicate annotation": (
+        [json.dumps(_record()), json.dumps(_record(u_id="u2")), json.dumps(_record(mask="dog"))],
+        "line 3: annotator u1 answered sentence 1 already on line 1; each annotator answers a sentence once",
+    ),
+    "two texts": (
+        [json.dumps(_record()), json.dumps(_record(u_id="u2", text="Another [MASK] ."))],
+        "s_id 1 has two different texts",
+    ),
     "empty file": ([""], "no annotations (the file is empty)"),
-    "age in words": ([json.dumps(_record(age="twenty"))], f"{MEMBER} line 1: age is 'twenty'; it must be a whole number"),
-    "time in words": ([json.dumps(_record()), json.dumps(_record(u_id="u2", time_taken="3 min"))],
-                      f"{MEMBER} line 2: time_taken is '3 min'; it must be a number or null"),
+    "age in words": (
+        [json.dumps(_record(age="twenty"))],
+        f"{MEMBER} line 1: age is 'twenty'; it must be a whole number",
+    ),
+    "time in words": (
+        [json.dumps(_record()), json.dumps(_record(u_id="u2", time_taken="3 min"))],
+        f"{MEMBER} line 2: time_taken is '3 min'; it must be a number or null",
+    ),
     "no such language": ([json.dumps(_record())], "MozArt.zip: no member named de_data_with_annotations.jsonl"),
     "not a zip": (b"PK\x03\x04 not really a zip", "MozArt.zip: not a readable zip archive"),
 }
@@ -136,9 +157,16 @@ def test_answers_and_texts_are_read_in_one_unicode_form(tmp_path):
     """The same answer typed with a decomposed accent (NFD) is the same answer (NFC), scored once."""
     import unicodedata
 
-    lines = [json.dumps(_record(text="Un [MASK] café .", mask="café")),
-             json.dumps(_record(u_id="u2", text=unicodedata.normalize("NFD", "Un [MASK] café ."),
-                                mask=unicodedata.normalize("NFD", "café")))]
+    lines = [
+        json.dumps(_record(text="Un [MASK] café .", mask="café")),
+        json.dumps(
+            _record(
+                u_id="u2",
+                text=unicodedata.normalize("NFD", "Un [MASK] café ."),
+                mask=unicodedata.normalize("NFD", "café"),
+            )
+        ),
+    ]
     path = tmp_path / "en.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     df = read_mozart_jsonl(path, "en")

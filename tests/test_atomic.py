@@ -68,10 +68,12 @@ def test_a_write_leaves_the_temporary_files_of_other_outputs_alone(tmp_path):
 
 # Faults of the machine end in one line naming the path, what is missing and what to do.
 
+
 def _fail_with(number: int, text: str | None = None):
     def body(tmp):
         tmp.write_bytes(b"x" * 3 * 2**20)  # 3 MiB written before the device "ran out"
         raise OSError(number, text or os.strerror(number)) if text is None else OSError(text)
+
     return body
 
 
@@ -101,6 +103,7 @@ def test_read_only_and_permission_denied_are_one_line(tmp_path, monkeypatch):
     from plmfair.errors import StorageError
 
     for number, words in ((errno.EROFS, "is on a read-only file system"), (errno.EACCES, "permission denied writing")):
+
         def refuse(*args, number=number, **kwargs):
             raise OSError(number, os.strerror(number), kwargs.get("dir"))
 
@@ -120,10 +123,12 @@ def test_a_job_stopped_by_a_full_disk_says_so_in_its_log_without_a_traceback(tmp
     import sys
 
     log = tmp_path / "job.log"
-    code = ("import errno\nfrom plmfair.logs import configure_logging\nfrom plmfair.io.atomic import atomic_path\n"
-            f"configure_logging(path={str(log)!r})\n"
-            f"with atomic_path({str(tmp_path / 'out.parquet')!r}):\n"
-            "    raise OSError(errno.ENOSPC, 'No space left on device')\n")
+    code = (
+        "import errno\nfrom plmfair.logs import configure_logging\nfrom plmfair.io.atomic import atomic_path\n"
+        f"configure_logging(path={str(log)!r})\n"
+        f"with atomic_path({str(tmp_path / 'out.parquet')!r}):\n"
+        "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     lines = log.read_text().splitlines()
     assert proc.returncode == 1 and len(lines) == 1 and "no space left on the device" in lines[0]

@@ -50,8 +50,9 @@ def every_word() -> list[tuple[list[int], float]]:
 
 
 def search(k: int, num_beams: int) -> list[tuple[list[int], float]]:
-    return single_word_beam_search(TableDecoder(), start=START, cont=CONT, end=END, k=k, num_beams=num_beams,
-                                   max_pieces=MAX_PIECES)
+    return single_word_beam_search(
+        TableDecoder(), start=START, cont=CONT, end=END, k=k, num_beams=num_beams, max_pieces=MAX_PIECES
+    )
 
 
 def test_a_beam_wide_enough_finds_every_word_with_its_exact_score():

@@ -12,20 +12,34 @@ from plmfair.io.parquet import read_parquet
 
 # de-en: "Good morning ." twice (two translations), "Thank you ." missing from es-en;
 # es-en: extra white space around one pivot sentence, an empty translation, "Yes ." twice.
-DE = [("Good morning .", "Guten Morgen ."), ("The  debate is closed .", "Die Aussprache ist geschlossen ."),
-      ("Thank you .", "Danke ."), ("Good morning .", "Morgen !"), ("Yes .", "Ja .")]
-ES = [("Yes .", "Sí ."), (" The debate is closed. ", "Se cierra el debate."), ("The debate is closed .", "Debate cerrado ."),
-      ("Good morning .", ""), ("Good morning .", "Buenos días ."), ("Yes .", "Vale .")]
+DE = [
+    ("Good morning .", "Guten Morgen ."),
+    ("The  debate is closed .", "Die Aussprache ist geschlossen ."),
+    ("Thank you .", "Danke ."),
+    ("Good morning .", "Morgen !"),
+    ("Yes .", "Ja ."),
+]
+ES = [
+    ("Yes .", "Sí ."),
+    (" The debate is closed. ", "Se cierra el debate."),
+    ("The debate is closed .", "Debate cerrado ."),
+    ("Good morning .", ""),
+    ("Good morning .", "Buenos días ."),
+    ("Yes .", "Vale ."),
+]
 
 
 def _bitexts():
-    return [Bitext("de", *zip(*DE, strict=True), "de-en.en", "de-en.de"),
-            Bitext("es", *zip(*ES, strict=True), "es-en.en", "es-en.es")]
+    return [
+        Bitext("de", *zip(*DE, strict=True), "de-en.en", "de-en.de"),
+        Bitext("es", *zip(*ES, strict=True), "es-en.en", "es-en.es"),
+    ]
 
 
 def _wide(joined):
     return joined.pivot(index="line", columns="lang", values="text"), joined.pivot(
-        index=["line"], columns="lang", values="source_line")
+        index=["line"], columns="lang", values="source_line"
+    )
 
 
 def test_join_keeps_pivot_sentences_in_every_bitext_with_their_source_lines():
@@ -49,8 +63,14 @@ def test_join_keeps_pivot_sentences_in_every_bitext_with_their_source_lines():
     from plmfair.cloze.tables import construction_table
 
     table = construction_table(counts)
-    assert table["step"].tolist() == ["bitext_lines", "bitext_empty", "bitext_distinct", "bitext_duplicated",
-                                      "bitext_repeats", "joined"]
+    assert table["step"].tolist() == [
+        "bitext_lines",
+        "bitext_empty",
+        "bitext_distinct",
+        "bitext_duplicated",
+        "bitext_repeats",
+        "joined",
+    ]
     assert table.columns.tolist()[3:] == ["en", "de", "es", "all"] and table["en"].isna().sum() == 5
 
 
@@ -76,12 +96,21 @@ def test_joined_file_feeds_the_tokenizer_line_by_line(tmp_path):
     from plmfair.cloze.construction.bitext import JOINED_SCHEMA
     from plmfair.io.parquet import write_parquet
 
-    for name, lines in {"de-en.en": [p for p, _ in DE], "de-en.de": [t for _, t in DE],
-                        "es-en.en": [p for p, _ in ES], "es-en.es": [t for _, t in ES]}.items():
+    for name, lines in {
+        "de-en.en": [p for p, _ in DE],
+        "de-en.de": [t for _, t in DE],
+        "es-en.en": [p for p, _ in ES],
+        "es-en.es": [t for _, t in ES],
+    }.items():
         (tmp_path / name).write_text("\n".join(lines) + "\n")
     joined, counts, meta = join_bitext_files(
-        {"de": ((tmp_path / "de-en.en", None), (tmp_path / "de-en.de", None)),
-         "es": ((tmp_path / "es-en.en", None), (tmp_path / "es-en.es", None))}, pivot="en", corpus="toy")
+        {
+            "de": ((tmp_path / "de-en.en", None), (tmp_path / "de-en.de", None)),
+            "es": ((tmp_path / "es-en.en", None), (tmp_path / "es-en.es", None)),
+        },
+        pivot="en",
+        corpus="toy",
+    )
     assert meta["n_lines"] == 3 and meta["sources"]["es"][1].endswith("es-en.es")
     write_parquet(joined, tmp_path / "joined.parquet", schema_doc=JOINED_SCHEMA, meta=meta)
     lines, source = corpus_lines(tmp_path / "joined.parquet", lang="es")

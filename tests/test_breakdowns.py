@@ -30,20 +30,31 @@ def test_differing_tokens_outside_the_shared_blocks():
 
 
 def _toy():
-    annotations = pd.DataFrame({
-        "lang": "fr", "s_id": ["1"] * 4 + ["2"] * 4,
-        "text": ["Le [MASK] dort ."] * 4 + ["Nous [MASK] la commission européenne ici ."] * 4,
-        "tag": ["NOUN"] * 4 + ["VERB"] * 4,
-        "u_id": ["a", "b", "c", "d"] * 2,
-        "group": ["MN", "FN", "MNN", "FNN"] * 2,
-        "answer": ["chat", "Chat", "chien", "chat", "aimons", "soutenons", "aimons", "pomme de terre"],
-    })
-    scores = pd.DataFrame({
-        "model": "m", "lang": "fr", "s_id": annotations["s_id"], "u_id": annotations["u_id"],
-        "group": annotations["group"], "answer": annotations["answer"],
-        "hit1": [1, 1, 0, 1, 1, 0, 1, 0], "hit5": [1, 1, 1, 1, 1, 1, 1, 0],
-        "rr": [1, 1, 0.5, 1, 1, 0.25, 1, 0], "n_pieces": [1, 1, 2, 1, 3, 4, 3, 5],
-    })
+    annotations = pd.DataFrame(
+        {
+            "lang": "fr",
+            "s_id": ["1"] * 4 + ["2"] * 4,
+            "text": ["Le [MASK] dort ."] * 4 + ["Nous [MASK] la commission européenne ici ."] * 4,
+            "tag": ["NOUN"] * 4 + ["VERB"] * 4,
+            "u_id": ["a", "b", "c", "d"] * 2,
+            "group": ["MN", "FN", "MNN", "FNN"] * 2,
+            "answer": ["chat", "Chat", "chien", "chat", "aimons", "soutenons", "aimons", "pomme de terre"],
+        }
+    )
+    scores = pd.DataFrame(
+        {
+            "model": "m",
+            "lang": "fr",
+            "s_id": annotations["s_id"],
+            "u_id": annotations["u_id"],
+            "group": annotations["group"],
+            "answer": annotations["answer"],
+            "hit1": [1, 1, 0, 1, 1, 0, 1, 0],
+            "hit5": [1, 1, 1, 1, 1, 1, 1, 0],
+            "rr": [1, 1, 0.5, 1, 1, 0.25, 1, 0],
+            "n_pieces": [1, 1, 2, 1, 3, 4, 3, 5],
+        }
+    )
     return scores, annotations
 
 
@@ -73,16 +84,23 @@ def test_cloze_breakdown_cells_hand_computed():
 
 
 def test_crows_breakdown_scores_and_wilson_intervals():
-    pairs = pd.DataFrame({
-        "pair_id": ["0", "1", "2", "3"],
-        "sent_more": ["Poor people are lazy .", "Old men drive badly", "He is a lazy old man", None],
-        "sent_less": ["Rich people are lazy .", "Young men drive badly", "She is a man", "x"],
-    })
-    scores = pd.DataFrame({
-        "pair_id": ["0", "1", "2", "3"], "bias_type": ["socioeconomic", "age", "age", "age"],
-        "origin": ["native", "native", "translated", "native"], "biased": [True, False, True, False],
-        "neutral": False, "status": ["ok", "ok", "ok", "skipped_missing"],
-    })
+    pairs = pd.DataFrame(
+        {
+            "pair_id": ["0", "1", "2", "3"],
+            "sent_more": ["Poor people are lazy .", "Old men drive badly", "He is a lazy old man", None],
+            "sent_less": ["Rich people are lazy .", "Young men drive badly", "She is a man", "x"],
+        }
+    )
+    scores = pd.DataFrame(
+        {
+            "pair_id": ["0", "1", "2", "3"],
+            "bias_type": ["socioeconomic", "age", "age", "age"],
+            "origin": ["native", "native", "translated", "native"],
+            "biased": [True, False, True, False],
+            "neutral": False,
+            "status": ["ok", "ok", "ok", "skipped_missing"],
+        }
+    )
     out = crows_breakdowns(scores, pairs, dataset="d", lang="en", model="m")
     assert list(out.columns) == list(CROWS_BREAKDOWN_SCHEMA)
     cell = out.set_index(["attribute", "bucket"])
@@ -110,8 +128,9 @@ def test_real_mozart_pos_and_agreement_recomputed_independently(shared_data):
     agree = (counts.groupby(level=[0, 1]).max() / counts.groupby(level=[0, 1]).sum()).rename("agreement")
     tags = ann.drop_duplicates(["lang", "s_id"]).set_index(["lang", "s_id"])["tag"]
     joined = scores.join(tags, on=["lang", "s_id"]).join(agree, on=["lang", "s_id"])
-    for (lang, tag, group), g in [((la, t, "all"), g) for (la, t), g in joined.groupby(["lang", "tag"])] + \
-            [((la, t, gr), g) for (la, t, gr), g in joined.groupby(["lang", "tag", "group"])]:
+    for (lang, tag, group), g in [((la, t, "all"), g) for (la, t), g in joined.groupby(["lang", "tag"])] + [
+        ((la, t, gr), g) for (la, t, gr), g in joined.groupby(["lang", "tag", "group"])
+    ]:
         row = out.loc[(lang, group, "pos", tag)]
         assert row["n"] == len(g)
         assert row["p_at_1"] == pytest.approx(100 * g["hit1"].mean())

@@ -17,8 +17,11 @@ from plmfair.errors import ConfigError
 from plmfair.io.parquet import read_parquet
 from plmfair.runs import folders as runs
 
-DEMO = {"models": {"tiny_bert": {}}, "datasets": {"crows_pairs": {"demo_fr": {}, "demo_en": {}}},
-        "cloze": {"corpora": {"demo": {}, "listed": {"models": ["tiny_bert"]}}}}
+DEMO = {
+    "models": {"tiny_bert": {}},
+    "datasets": {"crows_pairs": {"demo_fr": {}, "demo_en": {}}},
+    "cloze": {"corpora": {"demo": {}, "listed": {"models": ["tiny_bert"]}}},
+}
 
 
 def _folder(tmp_path, name, config: dict, tokenizer: dict | None = None):
@@ -31,8 +34,9 @@ def _folder(tmp_path, name, config: dict, tokenizer: dict | None = None):
 
 
 def test_a_folder_becomes_an_entry_with_its_family_and_casing(tmp_path, monkeypatch):
-    bert = _folder(tmp_path, "my-bert", {"model_type": "bert", "architectures": ["BertForMaskedLM"]},
-                   {"do_lower_case": True})
+    bert = _folder(
+        tmp_path, "my-bert", {"model_type": "bert", "architectures": ["BertForMaskedLM"]}, {"do_lower_case": True}
+    )
     gpt = _folder(tmp_path, "gpt", {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})
     t5 = _folder(tmp_path, "t5", {"model_type": "mt5", "architectures": ["MT5ForConditionalGeneration"]})
     monkeypatch.chdir(tmp_path)
@@ -59,29 +63,38 @@ def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypa
 def test_named_models_are_the_only_ones_scored_by_the_studies_kept():
     models = {"mine": {"path": "/m", "family": "mlm"}}
     settings = runs.run_settings(DEMO, models, studies=["crows_pairs"], datasets=["demo_fr"])
-    assert settings == {"models": models,
-                        "mozart": {"enabled": False},
-                        "crows_pairs": {"enabled": True, "models": ["mine"], "datasets": ["demo_fr"]},
-                        "cloze": {"enabled": False}}
+    assert settings == {
+        "models": models,
+        "mozart": {"enabled": False},
+        "crows_pairs": {"enabled": True, "models": ["mine"], "datasets": ["demo_fr"]},
+        "cloze": {"enabled": False},
+    }
     # all studies kept: a corpus with its own model list gets the named models too
     every = runs.run_settings(DEMO, models, studies=None, datasets=["demo"])
     assert every["mozart"] == {"models": ["mine"]} and every["crows_pairs"] == {"models": ["mine"]}
-    assert every["cloze"] == {"models": ["mine"], "corpora": {"demo": {"enabled": True},
-                                                             "listed": {"enabled": False, "models": ["mine"]}}}
+    assert every["cloze"] == {
+        "models": ["mine"],
+        "corpora": {"demo": {"enabled": True}, "listed": {"enabled": False, "models": ["mine"]}},
+    }
     # a ready-made cloze test named (MozArt's is one) keeps that test and leaves the others out
     tests = {**DEMO, "datasets": {**DEMO["datasets"], "cloze_tests": {"mozart": {}, "other": {}}}}
     assert runs.run_settings(tests, {}, studies=None, datasets=["other"]) == {
-        "datasets": {"cloze_tests": {"mozart": {"enabled": False}, "other": {"enabled": True}}}}
+        "datasets": {"cloze_tests": {"mozart": {"enabled": False}, "other": {"enabled": True}}}
+    }
     # no models, no studies: the configuration's own choices stand
     assert runs.run_settings(DEMO, {}, studies=None, datasets=None) == {}
-    assert "mozart" not in runs.run_settings({**DEMO, "mozart": {"enabled": False}}, models, studies=None, datasets=None)
+    assert "mozart" not in runs.run_settings(
+        {**DEMO, "mozart": {"enabled": False}}, models, studies=None, datasets=None
+    )
 
 
 def test_a_later_call_keeps_the_earlier_cloze_tests_and_corpora():
     """A run that scored a cloze test or a corpus keeps it when a later call names another."""
     had = {"datasets": {"cloze_tests": {"mozart": {}, "other": {"enabled": False}}}, "cloze": {"corpora": {"demo": {}}}}
-    settings = {"datasets": {"cloze_tests": {"mozart": {"enabled": False}, "other": {"enabled": True}}},
-                "cloze": {"corpora": {"demo": {"enabled": False}}}}
+    settings = {
+        "datasets": {"cloze_tests": {"mozart": {"enabled": False}, "other": {"enabled": True}}},
+        "cloze": {"corpora": {"demo": {"enabled": False}}},
+    }
     out, notes = runs.keep_earlier(had, settings)
     assert out["datasets"]["cloze_tests"] == {"mozart": {"enabled": True}, "other": {"enabled": True}}
     assert out["cloze"]["corpora"] == {"demo": {"enabled": True}}
@@ -113,10 +126,16 @@ def _setup(tmp_path, *words, configfiles=()):
     args = [w for w in words]
     models = [w for i, w in enumerate(args) if not w.startswith("-") and (i == 0 or not args[i - 1].startswith("--"))]
     value = {w: args[i + 1] for i, w in enumerate(args[:-1]) if w.startswith("--")}
-    return runs.setup_run(models=models, studies=value.get("--studies", "").split(",") if "--studies" in value else None,
-                          datasets=value.get("--datasets", "").split(",") if "--datasets" in value else None,
-                          run=value.get("--run"), configfiles=[tmp_path / f for f in configfiles],
-                          runs=tmp_path / "runs", family=None, argv=list(words))
+    return runs.setup_run(
+        models=models,
+        studies=value.get("--studies", "").split(",") if "--studies" in value else None,
+        datasets=value.get("--datasets", "").split(",") if "--datasets" in value else None,
+        run=value.get("--run"),
+        configfiles=[tmp_path / f for f in configfiles],
+        runs=tmp_path / "runs",
+        family=None,
+        argv=list(words),
+    )
 
 
 def _suggested(error: str) -> list[str]:
@@ -129,8 +148,13 @@ def test_model_options_on_the_command_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     folder = _folder(tmp_path, "m", BERT)
     name, entry = runs.model_entry("mine=m:uncased=true:revision=abc:languages=[fr, en]")
-    assert name == "mine" and entry == {"path": str(folder), "family": "mlm", "uncased": True, "revision": "abc",
-                                        "languages": ["fr", "en"]}
+    assert name == "mine" and entry == {
+        "path": str(folder),
+        "family": "mlm",
+        "uncased": True,
+        "revision": "abc",
+        "languages": ["fr", "en"],
+    }
     with pytest.raises(ConfigError, match="model option 'uncase'.*did you mean 'uncased'"):
         runs.model_entry("mine=m:uncase=true")
     with pytest.raises(ConfigError, match="model option 'uncased' .*write key=value"):
@@ -218,7 +242,9 @@ def test_the_run_configuration_is_complete_and_file_entries_merge_over_detected_
     monkeypatch.chdir(tmp_path)
     _folder(tmp_path, "mine", BERT)
     _folder(tmp_path, "gpt2", {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})
-    (tmp_path / "mine.yaml").write_text("models:\n  mine: {path: mine, uncased: true}\n  extra: {path: mine, family: mlm}\n")
+    (tmp_path / "mine.yaml").write_text(
+        "models:\n  mine: {path: mine, uncased: true}\n  extra: {path: mine, family: mlm}\n"
+    )
     setup = _setup(tmp_path, "mine", "gpt2", "--studies", "crows_pairs", configfiles=["mine.yaml"])
     models = setup.config["models"]
     # a partial file entry gives only the keys it changes; relative paths are made absolute
@@ -250,9 +276,14 @@ def test_one_plmfair_at_a_time_on_a_run(tmp_path):
 
 def _files(folder) -> dict:
     """Every file of a run folder (not the shared resources, nor Snakemake's bookkeeping) and its bytes."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not p.is_symlink() and "resources" not in p.relative_to(folder).parts[:1]
-            and ".snakemake" not in p.parts}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+        and not p.is_symlink()
+        and "resources" not in p.relative_to(folder).parts[:1]
+        and ".snakemake" not in p.parts
+    }
 
 
 @pytest.mark.e2e
@@ -272,8 +303,19 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(demo_run, tmp_path)
     own_config = tmp_path / "my config.yaml"
     own_config.write_text(DEMO_CONFIGS[0].read_text())
     places = ["--runs", str(tmp_path / "runs"), "--resources", str(tmp_path / "res")]
-    common = ["--studies", "crows_pairs", "--datasets", "demo_fr", "--configfile", str(own_config),
-              "--mirror", str(DEMO_DATA), *places, "--cores", "2"]
+    common = [
+        "--studies",
+        "crows_pairs",
+        "--datasets",
+        "demo_fr",
+        "--configfile",
+        str(own_config),
+        "--mirror",
+        str(DEMO_DATA),
+        *places,
+        "--cores",
+        "2",
+    ]
 
     def plmfair(*args, ok=True):
         proc = subprocess.run([str(BIN / "plmfair"), *args], cwd=tmp_path, capture_output=True, text=True, timeout=600)
@@ -327,14 +369,19 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(demo_run, tmp_path)
     assert (first / "results" / "report.html").stat().st_size > 0
     assert yaml.safe_load((first / "config.yaml").read_text()) == settings
     # a dry run that would change the run leaves its file byte for byte
-    plmfair("run", "mine=my models/tiny_bert", "--datasets", "demo_en", *places, "--mirror", str(DEMO_DATA),
-            "--dry-run")
+    plmfair(
+        "run", "mine=my models/tiny_bert", "--datasets", "demo_en", *places, "--mirror", str(DEMO_DATA), "--dry-run"
+    )
     after = _files(first)
     assert after["config.yaml"] == before["config.yaml"]
     # hostile calls are refused and change no file of a finished run
-    for words in (["--run", "..", "--studies", "crows_pairs"], ["--run", ".", "--studies", "crows_pairs"],
-                  ["x=/", "--studies", "crows_pairs"], ["x=/etc", "--studies", "crows_pairs"],
-                  ["mine=my models/gpt", "--studies", "crows_pairs"]):
+    for words in (
+        ["--run", "..", "--studies", "crows_pairs"],
+        ["--run", ".", "--studies", "crows_pairs"],
+        ["x=/", "--studies", "crows_pairs"],
+        ["x=/etc", "--studies", "crows_pairs"],
+        ["mine=my models/gpt", "--studies", "crows_pairs"],
+    ):
         assert "plmfair: " in plmfair("run", *words, *places, ok=False).stderr
     with runs.run_lock(first):
         held = plmfair("run", "mine=my models/tiny_bert", "--datasets", "demo_en", *places, ok=False).stderr
@@ -368,18 +415,33 @@ def test_example_configs_run_the_model_they_name(example, tmp_path):
 
 
 def _record(models: list[dict], crows: list[dict], config: dict) -> dict:
-    return {"models": models, "config": config,
-            "results": {"crows_pairs": crows, "cloze": [], "disparity": [], "omnibus": []}}
+    return {
+        "models": models,
+        "config": config,
+        "results": {"crows_pairs": crows, "cloze": [], "disparity": [], "omnibus": []},
+    }
 
 
 def test_compare_shows_the_settings_that_differ_and_only_what_records_hold():
     from plmfair.runs.comparison import render, settings_that_differ
 
-    model = {"name": "m", "source": "/m", "uncased": False, "revision_requested": None, "commit": None,
-             "files_sha256": "ab", "precision": "fp32", "protocol": "nangia", "token_budget": 0, "k": None,
-             "num_beams": None}
-    records = {"a": _record([model], [], {"crows_pairs": {"alpha": 0.05}, "mirror": "/x"}),
-               "b": _record([{**model, "uncased": True}], [], {"crows_pairs": {"alpha": 0.01}, "mirror": "/y"})}
+    model = {
+        "name": "m",
+        "source": "/m",
+        "uncased": False,
+        "revision_requested": None,
+        "commit": None,
+        "files_sha256": "ab",
+        "precision": "fp32",
+        "protocol": "nangia",
+        "token_budget": 0,
+        "k": None,
+        "num_beams": None,
+    }
+    records = {
+        "a": _record([model], [], {"crows_pairs": {"alpha": 0.05}, "mirror": "/x"}),
+        "b": _record([{**model, "uncased": True}], [], {"crows_pairs": {"alpha": 0.01}, "mirror": "/y"}),
+    }
     models, config = settings_that_differ(records)
     assert list(models.columns) == ["run", "model", "uncased"] and models["uncased"].tolist() == [False, True]
     assert config.to_dict("records") == [{"key": "crows_pairs.alpha", "a": "0.05", "b": "0.01"}]  # not the mirror

@@ -60,9 +60,22 @@ def test_counts_follow_the_filters_on_the_demo_corpus(demo_corpus):
     _, counts = construct_in_memory(demo_corpus)
     table = construction_table(counts)
     steps = table["step"].tolist()
-    assert steps == ["lines", "non_empty", "length", "candidates", "one_to_one", "letters_only", "not_number",
-                     "examined_lines", "examined", "pos", "not_excluded", "not_mwe", "sentences_with_candidate",
-                     "sampled"]
+    assert steps == [
+        "lines",
+        "non_empty",
+        "length",
+        "candidates",
+        "one_to_one",
+        "letters_only",
+        "not_number",
+        "examined_lines",
+        "examined",
+        "pos",
+        "not_excluded",
+        "not_mwe",
+        "sentences_with_candidate",
+        "sampled",
+    ]
     assert table.columns.tolist()[3:] == ["en", "de", "es", "fr", "all"]
     alls = table.set_index("step")["all"]
     assert alls["lines"] == 81
@@ -90,28 +103,44 @@ def _toy(words_by_lang, *, upos, deps=None, heads=None, links=None):
     tokens = {}
     for lang, words in words_by_lang.items():
         n = len(words)
-        tokens[lang] = pd.DataFrame({
-            "line": 1, "token": range(n), "text": words, "whitespace": " ", "upos": upos[lang],
-            "dep": (deps or {}).get(lang, [""] * n), "head": (heads or {}).get(lang, list(range(n))),
-            "like_num": [w in {"three", "drei", "tres", "trois", "3"} for w in words],
-            "is_punct": [w in {".", ","} for w in words], "is_alpha": [w.isalpha() for w in words],
-        })
-    aligns = {lang: links_frame([set((links or {}).get(lang, [(i, i) for i in range(len(words_by_lang["en"]))]))])
-              for lang in words_by_lang if lang != "en"}
+        tokens[lang] = pd.DataFrame(
+            {
+                "line": 1,
+                "token": range(n),
+                "text": words,
+                "whitespace": " ",
+                "upos": upos[lang],
+                "dep": (deps or {}).get(lang, [""] * n),
+                "head": (heads or {}).get(lang, list(range(n))),
+                "like_num": [w in {"three", "drei", "tres", "trois", "3"} for w in words],
+                "is_punct": [w in {".", ","} for w in words],
+                "is_alpha": [w.isalpha() for w in words],
+            }
+        )
+    aligns = {
+        lang: links_frame([set((links or {}).get(lang, [(i, i) for i in range(len(words_by_lang["en"]))]))])
+        for lang in words_by_lang
+        if lang != "en"
+    }
     return tokens, aligns
 
 
 def _survivors(tokens, aligns, **filters):
-    cand, counts = candidate_words(tokens, aligns, pivot="en", n_lines=1, corpus="toy",
-                                   filters={"min_tokens": 1, **filters})
+    cand, counts = candidate_words(
+        tokens, aligns, pivot="en", n_lines=1, corpus="toy", filters={"min_tokens": 1, **filters}
+    )
     return sorted(cand["token_en"].tolist()), counts
 
 
 def test_filters_one_by_one():
-    words = {"en": ["the", "three", "old", "Anna", "sleeps", "here", "x-ray", "."],
-             "de": ["die", "drei", "alte", "Anna", "schläft", "hier", "Röntgen-", "."]}
-    upos = {"en": ["DET", "NUM", "ADJ", "PROPN", "VERB", "ADV", "NOUN", "PUNCT"],
-            "de": ["DET", "NUM", "ADJ", "PROPN", "VERB", "ADV", "NOUN", "PUNCT"]}
+    words = {
+        "en": ["the", "three", "old", "Anna", "sleeps", "here", "x-ray", "."],
+        "de": ["die", "drei", "alte", "Anna", "schläft", "hier", "Röntgen-", "."],
+    }
+    upos = {
+        "en": ["DET", "NUM", "ADJ", "PROPN", "VERB", "ADV", "NOUN", "PUNCT"],
+        "de": ["DET", "NUM", "ADJ", "PROPN", "VERB", "ADV", "NOUN", "PUNCT"],
+    }
     tokens, aligns = _toy(words, upos=upos)
     kept, counts = _survivors(tokens, aligns)
     assert kept == [2, 4, 5]  # old, sleeps, here: DET/NUM/PROPN/PUNCT by POS, x-ray by letters
@@ -127,7 +156,11 @@ def test_filters_one_by_one():
 
 
 def test_one_to_one_needs_each_side_linked_once():
-    words = {"en": ["dogs", "sleep", "often"], "de": ["Hunde", "schlafen", "oft"], "es": ["perros", "duermen", "a", "menudo"]}
+    words = {
+        "en": ["dogs", "sleep", "often"],
+        "de": ["Hunde", "schlafen", "oft"],
+        "es": ["perros", "duermen", "a", "menudo"],
+    }
     upos = {"en": ["NOUN", "VERB", "ADV"], "de": ["NOUN", "VERB", "ADV"], "es": ["NOUN", "VERB", "ADP", "ADV"]}
     # es: often -> a, menudo (one to two); de: dogs and sleep both -> schlafen (two to one)
     links = {"de": [(0, 1), (1, 1), (2, 2)], "es": [(0, 0), (1, 1), (2, 2), (2, 3)]}
@@ -140,7 +173,10 @@ def test_one_to_one_needs_each_side_linked_once():
 
 def test_multiword_expressions_by_relation_and_by_dependent():
     # German separable verb: "kommt ... an" (an: svp, head kommt); English "gives up" (up: prt)
-    words = {"en": ["she", "arrives", "today", "and", "gives", "up"], "de": ["sie", "kommt", "heute", "an", "gibt", "auf"]}
+    words = {
+        "en": ["she", "arrives", "today", "and", "gives", "up"],
+        "de": ["sie", "kommt", "heute", "an", "gibt", "auf"],
+    }
     upos = {"en": ["PRON", "VERB", "ADV", "CCONJ", "VERB", "ADP"], "de": ["PRON", "VERB", "ADV", "ADP", "VERB", "ADP"]}
     deps = {"en": ["nsubj", "ROOT", "advmod", "cc", "conj", "prt"], "de": ["sb", "ROOT", "mo", "svp", "cj", "svp"]}
     heads = {"en": [1, 1, 1, 1, 1, 4], "de": [1, 1, 1, 1, 1, 4]}
@@ -184,7 +220,9 @@ def test_pipeline_built_in_test_sets_heads_for_mwe(tmp_path):
     en["upos"] = ["PRON", "VERB", "ADV", "X"]
     assert de.loc[3, "head"] == 1 and de.loc[3, "dep"] == "svp"
     aligns = {"de": links_frame([{(0, 0), (1, 1), (2, 2)}])}
-    cand, _ = candidate_words({"en": en, "de": de}, aligns, pivot="en", n_lines=1, corpus="t", filters={"min_tokens": 1})
+    cand, _ = candidate_words(
+        {"en": en, "de": de}, aligns, pivot="en", n_lines=1, corpus="t", filters={"min_tokens": 1}
+    )
     assert cand["token_en"].tolist() == [2]
 
 
@@ -231,8 +269,9 @@ def demo_files(demo_data, tmp_path_factory):
             pipelines[lang] = out / f"nlp_{lang}"
             build_lexicon_pipeline(lang, read_lexicon(root / f"lexicon_{lang}.tsv"), pipelines[lang])
             tokens[lang] = out / f"tokens_{lang}.parquet"
-            tokenize_corpus_file(root / f"cloze_demo.{lang}", tokens[lang], lang=lang, pipeline=pipelines[lang],
-                                 tokenized=True)
+            tokenize_corpus_file(
+                root / f"cloze_demo.{lang}", tokens[lang], lang=lang, pipeline=pipelines[lang], tokenized=True
+            )
     finally:
         plmfair.cloze.construction.pos.ROW_GROUP_LINES = saved
     for lang in LANGS[1:]:
@@ -248,8 +287,16 @@ def _construct_files(demo_files, monkeypatch, *, row_group_lines=10, **kw):
 
     monkeypatch.setattr(plmfair.cloze.construction.pos, "ROW_GROUP_LINES", row_group_lines)
     tokens, aligns, pipelines = demo_files
-    args = {"pivot": "en", "corpus": "demo", "filters": {"min_tokens": 4, "max_tokens": 30}, "n": 8, "seed": 7,
-            "pipelines": pipelines, "tokenized": True, **kw}
+    args = {
+        "pivot": "en",
+        "corpus": "demo",
+        "filters": {"min_tokens": 4, "max_tokens": 30},
+        "n": 8,
+        "seed": 7,
+        "pipelines": pipelines,
+        "tokenized": True,
+        **kw,
+    }
     return construct_files(tokens, aligns, **args)
 
 
@@ -263,8 +310,15 @@ def test_streaming_path_gives_todays_sentences_on_the_demo_corpus(demo_corpus, d
     pd.testing.assert_frame_equal(counts, counts_memory)
     en = streamed[streamed["lang"] == "en"]
     assert list(zip(en["s_id"], en["token"], en["true_mask"], strict=True)) == [
-        ("demo-19", 2, "works"), ("demo-24", 2, "dog"), ("demo-46", 1, "tired"), ("demo-50", 4, "here"),
-        ("demo-67", 3, "sings"), ("demo-70", 7, "always"), ("demo-74", 1, "small"), ("demo-80", 2, "teacher")]
+        ("demo-19", 2, "works"),
+        ("demo-24", 2, "dog"),
+        ("demo-46", 1, "tired"),
+        ("demo-50", 4, "here"),
+        ("demo-67", 3, "sings"),
+        ("demo-70", 7, "always"),
+        ("demo-74", 1, "small"),
+        ("demo-80", 2, "teacher"),
+    ]
     assert set(meta["seconds"]) == {"filter", "tag", "sample"}
 
 
@@ -274,17 +328,24 @@ def test_as_needed_sample_does_not_depend_on_how_many_lines_are_tagged_at_a_time
     in_memory, _ = construct_in_memory(demo_corpus, n=4, batch_lines=5)
     pd.testing.assert_frame_equal(one_batch, small)
     pd.testing.assert_frame_equal(one_batch, in_memory)
-    examined = {name: c.set_index(["step", "lang"]).loc[("examined_lines", "all"), "count"]
-                for name, c in (("one", counts_one), ("small", counts_small))}
+    examined = {
+        name: c.set_index(["step", "lang"]).loc[("examined_lines", "all"), "count"]
+        for name, c in (("one", counts_one), ("small", counts_small))
+    }
     # one per class is found within the first few lines of the walk: only those batches are tagged
     assert examined["one"] == 73 and examined["small"] < 73 and examined["small"] % 3 == 0
     lexical = counts_small.set_index(["step", "lang"])
-    assert lexical.loc[("not_number", "all"), "count"] == counts_one.set_index(["step", "lang"]).loc[
-        ("not_number", "all"), "count"]
+    assert (
+        lexical.loc[("not_number", "all"), "count"]
+        == counts_one.set_index(["step", "lang"]).loc[("not_number", "all"), "count"]
+    )
     assert one_batch[one_batch["lang"] == "en"]["pos_class"].value_counts().eq(1).all()
 
 
 def test_walk_reports_what_it_saw_when_a_class_runs_short(demo_corpus):
-    with pytest.raises(DataError, match=r"every line was examined and the balanced sample is still short of .*"
-                                        r"Lower cloze.sample.n"):
+    with pytest.raises(
+        DataError,
+        match=r"every line was examined and the balanced sample is still short of .*"
+        r"Lower cloze.sample.n",
+    ):
         construct_in_memory(demo_corpus, n=400)

@@ -24,15 +24,27 @@ def test_annotation_sheets_in_batches(demo_corpus, tmp_path):
 
 
 def _answer(s_id, text, mask, **kw):
-    return json.dumps({"s_id": s_id, "text": text, "mask": mask, "u_id": kw.get("u", "u1"), "male": 1, "female": 0,
-                       "native": 1, "nonnative": 0})
+    return json.dumps(
+        {
+            "s_id": s_id,
+            "text": text,
+            "mask": mask,
+            "u_id": kw.get("u", "u1"),
+            "male": 1,
+            "female": 0,
+            "native": 1,
+            "nonnative": 0,
+        }
+    )
 
 
 def test_answers_in_mozart_jsonl_are_ingested_and_checked(demo_corpus, tmp_path):
     sentences, _ = construct_in_memory(demo_corpus)
     fr = sentences[sentences["lang"] == "fr"].iloc[0]
     good = tmp_path / "fr.jsonl"
-    good.write_text(_answer(fr["s_id"], fr["text"], " chien ") + "\n" + _answer(fr["s_id"], fr["text"], "chat", u="u2") + "\n")
+    good.write_text(
+        _answer(fr["s_id"], fr["text"], " chien ") + "\n" + _answer(fr["s_id"], fr["text"], "chat", u="u2") + "\n"
+    )
     ann = ingest_answers(sentences, {"fr": good})
     assert ann["answer"].tolist() == ["chien", "chat"] and set(ann["group"]) == {"MN"}
     assert ann["true_mask"].tolist() == [fr["true_mask"]] * 2 and ann["tag"].tolist() == [fr["tag"]] * 2

@@ -18,10 +18,12 @@ TEXTS = [
     "The members of the committee met on Monday.",
     "Die Mitglieder des Ausschusses trafen sich am Montag.",
 ] * 4
-SENTS = pd.DataFrame({
-    "s_id": ["1", "2"],
-    "text": ["Les [MASK] de la commission se sont réunis.", "Nous devons [MASK] les règles."],
-})
+SENTS = pd.DataFrame(
+    {
+        "s_id": ["1", "2"],
+        "text": ["Les [MASK] de la commission se sont réunis.", "Nous devons [MASK] les règles."],
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -108,27 +110,44 @@ def test_seq2seq_answers_batched_score_as_one_at_a_time(models):
     score equals the one-answer-per-forward-pass score (a batch of one, token budget 1) up to
     float32 rounding of the batched matrix products, and no answer changes rank in its sentence."""
     model, tok = models["mt5"]
-    answers = pd.DataFrame({"s_id": ["1"] * 5 + ["2"] * 4,
-                            "text": [SENTS.text[0]] * 5 + [SENTS.text[1]] * 4,
-                            "answer": ["membres", "chefs", "présidents du comité", "x", "membres de la commission",
-                                       "adopter", "appliquer", "changer", "a"]})
+    answers = pd.DataFrame(
+        {
+            "s_id": ["1"] * 5 + ["2"] * 4,
+            "text": [SENTS.text[0]] * 5 + [SENTS.text[1]] * 4,
+            "answer": [
+                "membres",
+                "chefs",
+                "présidents du comité",
+                "x",
+                "membres de la commission",
+                "adopter",
+                "appliquer",
+                "changer",
+                "a",
+            ],
+        }
+    )
     batched = score_answers(answers, Seq2SeqScorer(model, tok, name="mt5", token_budget=8192))
     single = score_answers(answers, Seq2SeqScorer(model, tok, name="mt5", token_budget=1))
     assert (batched["n_pieces"] == single["n_pieces"]).all() and single["n_pieces"].nunique() > 1
     assert (batched["logprob"] - single["logprob"]).abs().max() < 1e-5
     for s_id in ("1", "2"):
-        rank = {name: frame[frame["s_id"] == s_id]["logprob"].rank().tolist() for name, frame in
-                (("batched", batched), ("single", single))}
+        rank = {
+            name: frame[frame["s_id"] == s_id]["logprob"].rank().tolist()
+            for name, frame in (("batched", batched), ("single", single))
+        }
         assert rank["batched"] == rank["single"]
 
 
 def test_answer_scores_mlm_multi_piece_and_multiword(models):
     model, tok = models["bert"]
-    answers = pd.DataFrame({
-        "s_id": ["1", "1", "2"],
-        "text": [SENTS.text[0], SENTS.text[0], SENTS.text[1]],
-        "answer": ["membres", "Commissionnaires spéciaux", "adopter"],
-    })
+    answers = pd.DataFrame(
+        {
+            "s_id": ["1", "1", "2"],
+            "text": [SENTS.text[0], SENTS.text[0], SENTS.text[1]],
+            "answer": ["membres", "Commissionnaires spéciaux", "adopter"],
+        }
+    )
     s = score_answers(answers, MaskedLMScorer(model, tok, name="bert", uncased=True))
     assert s["multiword"].tolist() == [False, True, False]
     assert (s["n_pieces"] >= 1).all() and s.loc[1, "n_pieces"] > 1
@@ -166,19 +185,26 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
     path = build_tiny_model("bert", TEXTS, tmp_path / "bert", vocab_size=200, seed=3, max_length=32)
     long_text = "Les [MASK] de " + " ".join(["la commission"] * 40) + "."
     long_answer = " ".join(["membres"] * 40)
-    rows = [("1", SENTS.text[0], "membres", "u1", "MN"), ("1", SENTS.text[0], long_answer, "u2", "FN"),
-            ("2", SENTS.text[1], "adopter", "u1", "MN"), ("3", long_text, "membres", "u1", "MN"),
-            ("3", long_text, "chefs", "u3", "FNN")]
+    rows = [
+        ("1", SENTS.text[0], "membres", "u1", "MN"),
+        ("1", SENTS.text[0], long_answer, "u2", "FN"),
+        ("2", SENTS.text[1], "adopter", "u1", "MN"),
+        ("3", long_text, "membres", "u1", "MN"),
+        ("3", long_text, "chefs", "u3", "FNN"),
+    ]
     annotations = pd.DataFrame(rows, columns=["s_id", "text", "answer", "u_id", "group"]).assign(lang="fr")
-    preds, answers, meta = score_cloze_set(annotations, annotations, ModelSpec(name="b", family="mlm", path=str(path)),
-                                           langs=["fr"], k=5, device="cpu")
+    preds, answers, meta = score_cloze_set(
+        annotations, annotations, ModelSpec(name="b", family="mlm", path=str(path)), langs=["fr"], k=5, device="cpu"
+    )
     assert set(preds["s_id"]) == {"1", "2"} and "3" not in set(answers["s_id"])
     assert long_answer not in set(answers["answer"]) and {"membres", "adopter"} <= set(answers["answer"])
     assert meta["too_long"] == {"fr": {"sentences": ["3"], "answers": [["1", long_answer]]}}
     write_parquet(preds, tmp_path / "p.parquet", meta=meta)
     write_parquet(answers, tmp_path / "a.parquet", meta=meta)
-    metrics, scores = metrics_for_models(annotations, runs=[{"model": "b", "predictions": tmp_path / "p.parquet",
-                                                             "answer_scores": tmp_path / "a.parquet"}])
+    metrics, scores = metrics_for_models(
+        annotations,
+        runs=[{"model": "b", "predictions": tmp_path / "p.parquet", "answer_scores": tmp_path / "a.parquet"}],
+    )
     counted = metrics.set_index("group")
     assert counted.loc["all", "n"] == 2 and counted.loc["all", "n_too_long"] == 3
     assert counted.loc["FN", "n_too_long"] == 1 and counted.loc["FNN", "n_too_long"] == 1
@@ -196,11 +222,15 @@ def test_cloze_files_of_another_version_are_refused_with_the_command_that_rebuil
     from plmfair.cloze.scoring_job import ANSWER_DTYPES, PREDICTION_DTYPES
     from plmfair.io.parquet import write_parquet
 
-    preds = pd.DataFrame({"lang": ["en"], "s_id": ["1"], "rank": [1], "candidate": ["x"], "candidate_norm": ["x"],
-                          "logprob": ["-1.5"]})
+    preds = pd.DataFrame(
+        {"lang": ["en"], "s_id": ["1"], "rank": [1], "candidate": ["x"], "candidate_norm": ["x"], "logprob": ["-1.5"]}
+    )
     write_parquet(preds, tmp_path / "p.parquet")
-    with pytest.raises(DataError, match=r"p\.parquet: column 'logprob' holds \w+ values \('-1\.5'\), expected "
-                                        r"number; .* delete it \(rm .*p\.parquet\) and run the workflow again"):
+    with pytest.raises(
+        DataError,
+        match=r"p\.parquet: column 'logprob' holds \w+ values \('-1\.5'\), expected "
+        r"number; .* delete it \(rm .*p\.parquet\) and run the workflow again",
+    ):
         read_cloze_scores(tmp_path / "p.parquet", PREDICTION_DTYPES)
     answers = pd.DataFrame({c: pd.Series([], dtype=t) for c, t in ANSWER_DTYPES.items() if c != "n_pieces"})
     write_parquet(answers, tmp_path / "a.parquet")
@@ -234,8 +264,11 @@ def test_a_new_gap_protocol_is_its_functions_and_one_registry_line(models, monke
         return list(zip(scorer.masked_copies_log_probs(copies, desc="all masked"), n_pieces, strict=True))
 
     fill_mask = protocols.CLOZE_PROTOCOLS["fill_mask"]
-    monkeypatch.setitem(protocols.CLOZE_PROTOCOLS, "all_masked", protocols.ClozeProtocol(
-        "all_masked", "a test", fill_mask.predict, all_masked, fill_mask.primitives))
+    monkeypatch.setitem(
+        protocols.CLOZE_PROTOCOLS,
+        "all_masked",
+        protocols.ClozeProtocol("all_masked", "a test", fill_mask.predict, all_masked, fill_mask.primitives),
+    )
     monkeypatch.setitem(FAMILIES, "mlm", dataclasses.replace(FAMILIES["mlm"], cloze_protocol="all_masked"))
     model, tok = models["bert"]
     scorer = MaskedLMScorer(model, tok, name="bert", uncased=True)
@@ -248,4 +281,5 @@ def test_a_new_gap_protocol_is_its_functions_and_one_registry_line(models, monke
     assert n == len(span) > 1
     assert got == pytest.approx(sum(logp[p, ids[p]].item() for p in span), abs=1e-4)
     assert scorer.predict_gap([text], k=2) == MaskedLMScorer(model, tok, name="bert", uncased=True).predict_gap(
-        [text], k=2)
+        [text], k=2
+    )

@@ -15,19 +15,31 @@ def _run(root, files: dict[str, pd.DataFrame], meta=None):
 
 
 def test_equal_runs_differ_only_in_wall_time(tmp_path):
-    old = _run(tmp_path / "old", {"results/a/x.parquet": pd.DataFrame({"x": [1.0, float("nan")], "wall_time_s": [1, 2]})},
-               meta={"model": "m", "wall_time_s": 3.0})
-    new = _run(tmp_path / "new", {"results/a/x.parquet": pd.DataFrame({"x": [1.0, float("nan")], "wall_time_s": [5, 6]})},
-               meta={"model": "m", "wall_time_s": 9.0})
+    old = _run(
+        tmp_path / "old",
+        {"results/a/x.parquet": pd.DataFrame({"x": [1.0, float("nan")], "wall_time_s": [1, 2]})},
+        meta={"model": "m", "wall_time_s": 3.0},
+    )
+    new = _run(
+        tmp_path / "new",
+        {"results/a/x.parquet": pd.DataFrame({"x": [1.0, float("nan")], "wall_time_s": [5, 6]})},
+        meta={"model": "m", "wall_time_s": 9.0},
+    )
     assert compare_results(old, new) == []
     assert main([str(old), str(new)]) == 0
 
 
 def test_a_changed_value_a_missing_file_and_changed_metadata_are_named(tmp_path, capsys):
-    old = _run(tmp_path / "old", {"results/a.parquet": pd.DataFrame({"x": [1.0, 2.0]}),
-                                  "results/gone.parquet": pd.DataFrame({"x": [1.0]})}, meta={"model": "m", "k": 5})
-    new = _run(tmp_path / "new", {"results/a.parquet": pd.DataFrame({"x": [1.0, 2.0000001]}),
-                                  "results/new.parquet": pd.DataFrame({"x": [1.0]})}, meta={"model": "m", "k": 6})
+    old = _run(
+        tmp_path / "old",
+        {"results/a.parquet": pd.DataFrame({"x": [1.0, 2.0]}), "results/gone.parquet": pd.DataFrame({"x": [1.0]})},
+        meta={"model": "m", "k": 5},
+    )
+    new = _run(
+        tmp_path / "new",
+        {"results/a.parquet": pd.DataFrame({"x": [1.0, 2.0000001]}), "results/new.parquet": pd.DataFrame({"x": [1.0]})},
+        meta={"model": "m", "k": 6},
+    )
     diffs = compare_results(old, new)
     assert any(d.startswith("results/a.parquet: values:") for d in diffs)
     assert "results/a.parquet: metadata: changed ['k']" in diffs
@@ -43,5 +55,7 @@ def test_a_moved_file_is_compared_at_its_new_path(tmp_path):
     assert compare_results(old, new, moved={"results/data/cloze/demo/a.parquet": "results/data/demo/a.parquet"}) == []
     added = _run(tmp_path / "added", {"results/data/demo/a.parquet": pd.DataFrame({"x": [1.0], "y": [2]})})
     diff = compare_results(old, added, moved={"results/data/cloze/demo/a.parquet": "results/data/demo/a.parquet"})
-    assert diff == ["results/data/cloze/demo/a.parquet -> results/data/demo/a.parquet: values: columns differ: "
-                    "removed [], added ['y']"]
+    assert diff == [
+        "results/data/cloze/demo/a.parquet -> results/data/demo/a.parquet: values: columns differ: "
+        "removed [], added ['y']"
+    ]

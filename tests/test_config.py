@@ -42,98 +42,169 @@ def _declare(name, **entry):
 
 # Every configuration error, schema or cross-check: (change to the default config, the one line expected)
 CONFIG_ERRORS = {
-    "unknown top-level key": (lambda c: c.update(unknown_key=1),
-                              "config error at (top level): Additional properties are not allowed ('unknown_key'"),
-    "unknown key": (lambda c: c["crows_pairs"].update(protocl="nangia"),
-                    "config error at crows_pairs: Additional properties are not allowed ('protocl' was unexpected)"),
-    "family typo": (lambda c: c["models"]["gpt2"].update(family="causl"),
-                    "config error at models.gpt2.family: 'causl' is not one of ['mlm', 'seq2seq', 'causal']"),
-    "hf_id and path": (lambda c: c["models"]["gpt2"].update(path="/models/gpt2"),
-                       "config error at models.gpt2: it has both hf_id and path; give one of them"),
-    "neither hf_id nor path": (lambda c: c["models"]["gpt2"].pop("hf_id"),
-                               "config error at models.gpt2: give hf_id (a Hugging Face id) or path (a local folder)"),
-    "bad checksum": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(sha256="abc"),
-                     "config error at datasets.crows_pairs.fr.sha256"),
-    "file is ..": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file=".."),
-                   "config error at datasets.crows_pairs.fr.file: '..' is not a plain file name"),
-    "file with a folder": (lambda c: c["datasets"]["cloze_tests"]["mozart"].update(file="../../etc/passwd"),
-                           "config error at datasets.cloze_tests.mozart.file: '../../etc/passwd' is not a plain file name"),
-    "two downloads, one file name": (lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"),
-                                     "downloads need distinct file names"),
-    "one archive, two urls": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"]["text"]["de"].update(
-        url="https://elsewhere/dev.tgz"),
-        "config error at cloze.corpora.wmt06_test2006.text.de.file: 'wmt13-dev.tgz' is also the file of"),
-    "language in capitals": (lambda c: c["models"]["gpt2"].update(languages=["EN"]),
-                             "config error at models.gpt2.languages.0: 'EN' is not a language of any data set (did you "
-                             "mean 'en'?)"),
-    "seq2seq on CrowS-Pairs": (lambda c: c["crows_pairs"].update(models=["mt5_base"]),
-                               "config error at crows_pairs.models.0: 'mt5_base' is a seq2seq model; the crows_pairs "
-                               "study scores the families ['causal', 'mlm']"),
-    "undeclared model, did you mean": (lambda c: c["mozart"].update(models=["xlmr_base", "gtp2"]),
-                                       "config error at mozart.models.1: model 'gtp2' is not declared under `models` "
-                                       "(did you mean 'gpt2'?)"),
-    "undeclared cloze model": (lambda c: c["cloze"].update(models=["bloom"]),
-                               "config error at cloze.models.0: model 'bloom' is not declared"),
-    "undeclared corpus model": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["bloom"]),
-                                "config error at cloze.corpora.wmt06_test2006.models.0: model 'bloom' is not declared"),
-    "undeclared data set, did you mean": (lambda c: c["crows_pairs"].update(datasets=["fr", "mcp_de"]),
-                                          "config error at crows_pairs.datasets.1: data set 'mcp_de' is not declared "
-                                          "under datasets.crows_pairs (did you mean 'mcp_de_DE'?)"),
-    "reference group": (lambda c: c.update(analysis={"reference_group": "men"}),
-                        "config error at analysis.reference_group: 'men' is not one of ['MN', 'FN', 'MNN', 'FNN']"),
-    "missing local model": (_declare("mine", path="no/such/folder", family="mlm"),
-                            "config error at models.mine.path: folder no/such/folder does not exist"),
-    "built model with a path": (_declare("tiny", path="elsewhere", family="mlm", build={"kind": "bert"}),
-                                "config error at models.tiny.path: a model with `build` is built by the workflow "
-                                "into the run's results/models/tiny: remove its path"),
-    "no spaCy pipeline": (lambda c: c["cloze"]["spacy"].pop("de"),
-                          "config error at cloze.spacy: no spaCy pipeline for 'de'"),
-    "pivot not a text language": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(pivot="it"),
-                                  "cloze.corpora.wmt06_test2006.pivot: 'it'"),
-    "alignments of the pivot": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(
-        alignments={"en": {"file": "a.align"}}),
-        "config error at cloze.corpora.wmt06_test2006.alignments.en: not a language of the corpus"),
-    "unbalanced sample": (lambda c: c["cloze"]["sample"].update(n=30),
-                          "config error at cloze.sample.n: 30 quadruples cannot be balanced"),
-    "a corpus named mozart": (lambda c: c["cloze"]["corpora"].update(mozart=c["cloze"]["corpora"]["wmt06_test2006"]),
-                              "config error at datasets.cloze_tests.mozart: a cloze corpus has that name; give the cloze "
-                              "test another name"),
-    "MozArt where it was": (lambda c: c["datasets"].update(mozart=c["datasets"]["cloze_tests"].pop("mozart")),
-                            "config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
-                            "(file, url, sha256, languages) to datasets.cloze_tests.mozart"),
-    "t-SNE of an undeclared test": (lambda c: c["mozart"].update(tsne={"sets": ["mozrat"]}),
-                                    "config error at mozart.tsne.sets: 'mozrat' is no ready-made cloze test"),
-    "a corpus named crows_pairs": (lambda c: c["cloze"]["corpora"].update(crows_pairs=c["cloze"]["corpora"]["wmt06_test2006"]),
-                                   "config error at cloze.corpora.crows_pairs: results/data/crows_pairs/ holds the "
-                                   "CrowS-Pairs data sets"),
-    "a cloze test named like a corpus": (lambda c: c["datasets"].update(cloze_tests={"wmt06_test2006": {
-        "file": "x.zip", "languages": ["en"]}}), "config error at datasets.cloze_tests.wmt06_test2006: a cloze corpus "
-                                                  "has that name; give the cloze test another name"),
-    "a cloze test without languages": (lambda c: c["datasets"].update(cloze_tests={"mine": {"file": "x.zip"}}),
-                                       "config error at datasets.cloze_tests.mine: 'languages' is a required property"),
+    "unknown top-level key": (
+        lambda c: c.update(unknown_key=1),
+        "config error at (top level): Additional properties are not allowed ('unknown_key'",
+    ),
+    "unknown key": (
+        lambda c: c["crows_pairs"].update(protocl="nangia"),
+        "config error at crows_pairs: Additional properties are not allowed ('protocl' was unexpected)",
+    ),
+    "family typo": (
+        lambda c: c["models"]["gpt2"].update(family="causl"),
+        "config error at models.gpt2.family: 'causl' is not one of ['mlm', 'seq2seq', 'causal']",
+    ),
+    "hf_id and path": (
+        lambda c: c["models"]["gpt2"].update(path="/models/gpt2"),
+        "config error at models.gpt2: it has both hf_id and path; give one of them",
+    ),
+    "neither hf_id nor path": (
+        lambda c: c["models"]["gpt2"].pop("hf_id"),
+        "config error at models.gpt2: give hf_id (a Hugging Face id) or path (a local folder)",
+    ),
+    "bad checksum": (
+        lambda c: c["datasets"]["crows_pairs"]["fr"].update(sha256="abc"),
+        "config error at datasets.crows_pairs.fr.sha256",
+    ),
+    "file is ..": (
+        lambda c: c["datasets"]["crows_pairs"]["fr"].update(file=".."),
+        "config error at datasets.crows_pairs.fr.file: '..' is not a plain file name",
+    ),
+    "file with a folder": (
+        lambda c: c["datasets"]["cloze_tests"]["mozart"].update(file="../../etc/passwd"),
+        "config error at datasets.cloze_tests.mozart.file: '../../etc/passwd' is not a plain file name",
+    ),
+    "two downloads, one file name": (
+        lambda c: c["datasets"]["crows_pairs"]["fr"].update(file="MozArt.zip"),
+        "downloads need distinct file names",
+    ),
+    "one archive, two urls": (
+        lambda c: c["cloze"]["corpora"]["wmt06_test2006"]["text"]["de"].update(url="https://elsewhere/dev.tgz"),
+        "config error at cloze.corpora.wmt06_test2006.text.de.file: 'wmt13-dev.tgz' is also the file of",
+    ),
+    "language in capitals": (
+        lambda c: c["models"]["gpt2"].update(languages=["EN"]),
+        "config error at models.gpt2.languages.0: 'EN' is not a language of any data set (did you mean 'en'?)",
+    ),
+    "seq2seq on CrowS-Pairs": (
+        lambda c: c["crows_pairs"].update(models=["mt5_base"]),
+        "config error at crows_pairs.models.0: 'mt5_base' is a seq2seq model; the crows_pairs "
+        "study scores the families ['causal', 'mlm']",
+    ),
+    "undeclared model, did you mean": (
+        lambda c: c["mozart"].update(models=["xlmr_base", "gtp2"]),
+        "config error at mozart.models.1: model 'gtp2' is not declared under `models` (did you mean 'gpt2'?)",
+    ),
+    "undeclared cloze model": (
+        lambda c: c["cloze"].update(models=["bloom"]),
+        "config error at cloze.models.0: model 'bloom' is not declared",
+    ),
+    "undeclared corpus model": (
+        lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["bloom"]),
+        "config error at cloze.corpora.wmt06_test2006.models.0: model 'bloom' is not declared",
+    ),
+    "undeclared data set, did you mean": (
+        lambda c: c["crows_pairs"].update(datasets=["fr", "mcp_de"]),
+        "config error at crows_pairs.datasets.1: data set 'mcp_de' is not declared "
+        "under datasets.crows_pairs (did you mean 'mcp_de_DE'?)",
+    ),
+    "reference group": (
+        lambda c: c.update(analysis={"reference_group": "men"}),
+        "config error at analysis.reference_group: 'men' is not one of ['MN', 'FN', 'MNN', 'FNN']",
+    ),
+    "missing local model": (
+        _declare("mine", path="no/such/folder", family="mlm"),
+        "config error at models.mine.path: folder no/such/folder does not exist",
+    ),
+    "built model with a path": (
+        _declare("tiny", path="elsewhere", family="mlm", build={"kind": "bert"}),
+        "config error at models.tiny.path: a model with `build` is built by the workflow "
+        "into the run's results/models/tiny: remove its path",
+    ),
+    "no spaCy pipeline": (
+        lambda c: c["cloze"]["spacy"].pop("de"),
+        "config error at cloze.spacy: no spaCy pipeline for 'de'",
+    ),
+    "pivot not a text language": (
+        lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(pivot="it"),
+        "cloze.corpora.wmt06_test2006.pivot: 'it'",
+    ),
+    "alignments of the pivot": (
+        lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(alignments={"en": {"file": "a.align"}}),
+        "config error at cloze.corpora.wmt06_test2006.alignments.en: not a language of the corpus",
+    ),
+    "unbalanced sample": (
+        lambda c: c["cloze"]["sample"].update(n=30),
+        "config error at cloze.sample.n: 30 quadruples cannot be balanced",
+    ),
+    "a corpus named mozart": (
+        lambda c: c["cloze"]["corpora"].update(mozart=c["cloze"]["corpora"]["wmt06_test2006"]),
+        "config error at datasets.cloze_tests.mozart: a cloze corpus has that name; give the cloze test another name",
+    ),
+    "MozArt where it was": (
+        lambda c: c["datasets"].update(mozart=c["datasets"]["cloze_tests"].pop("mozart")),
+        "config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
+        "(file, url, sha256, languages) to datasets.cloze_tests.mozart",
+    ),
+    "t-SNE of an undeclared test": (
+        lambda c: c["mozart"].update(tsne={"sets": ["mozrat"]}),
+        "config error at mozart.tsne.sets: 'mozrat' is no ready-made cloze test",
+    ),
+    "a corpus named crows_pairs": (
+        lambda c: c["cloze"]["corpora"].update(crows_pairs=c["cloze"]["corpora"]["wmt06_test2006"]),
+        "config error at cloze.corpora.crows_pairs: results/data/crows_pairs/ holds the CrowS-Pairs data sets",
+    ),
+    "a cloze test named like a corpus": (
+        lambda c: c["datasets"].update(cloze_tests={"wmt06_test2006": {"file": "x.zip", "languages": ["en"]}}),
+        "config error at datasets.cloze_tests.wmt06_test2006: a cloze corpus "
+        "has that name; give the cloze test another name",
+    ),
+    "a cloze test without languages": (
+        lambda c: c["datasets"].update(cloze_tests={"mine": {"file": "x.zip"}}),
+        "config error at datasets.cloze_tests.mine: 'languages' is a required property",
+    ),
     "symmetrisation": (lambda c: c["cloze"].update(symmetrisation="gdfa"), "config error at cloze.symmetrisation"),
-    "a model twice": (lambda c: c["mozart"].update(models=["xlmr_base", "gpt2", "xlmr_base"]),
-                      "config error at mozart.models: 'xlmr_base' is listed twice"),
-    "a data set twice": (lambda c: c["crows_pairs"].update(datasets=["fr", "fr"]),
-                         "config error at crows_pairs.datasets: 'fr' is listed twice"),
-    "a CrowS-Pairs model twice": (lambda c: c["crows_pairs"].update(models=["gpt2", "gpt2"]),
-                                  "config error at crows_pairs.models: 'gpt2' is listed twice"),
-    "a corpus model twice": (lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["gpt2", "gpt2"]),
-                             "config error at cloze.corpora.wmt06_test2006.models: 'gpt2' is listed twice"),
-    "direction_from an undeclared set": (lambda c: c["datasets"]["crows_pairs"]["mcp_it_IT"].update(direction_from="frr"),
-                                         "config error at datasets.crows_pairs.mcp_it_IT.direction_from: data set "
-                                         "'frr' is not declared under datasets.crows_pairs (did you mean 'fr'?)"),
-    "direction_from in a cycle": (lambda c: (c["datasets"]["crows_pairs"]["mcp_it_IT"].update(direction_from="fr"),
-                                             c["datasets"]["crows_pairs"]["fr"].update(direction_from="mcp_it_IT")),
-                                  "direction_from: a cycle (fr -> mcp_it_IT -> fr)"),
-    "a huge value": (lambda c: c["crows_pairs"].update(protocol=["x" * 50] * 10_000),
-                     "config error at crows_pairs.protocol: "),
-    "unknown protocol": (lambda c: c["crows_pairs"].update(protocol="nangai"),
-                         "config error at crows_pairs.protocol: unknown protocol 'nangai' (did you mean 'nangia'?); the "
-                         "masked-LM protocols are ['nangia', 'all_tokens', 'within_word_l2r', 'aul']"),
-    "the causal protocol for masked LMs": (lambda c: c["crows_pairs"].update(protocol="sentence_log_likelihood"),
-                                           "config error at crows_pairs.protocol: 'sentence_log_likelihood' is the "
-                                           "protocol of causal models"),
+    "a model twice": (
+        lambda c: c["mozart"].update(models=["xlmr_base", "gpt2", "xlmr_base"]),
+        "config error at mozart.models: 'xlmr_base' is listed twice",
+    ),
+    "a data set twice": (
+        lambda c: c["crows_pairs"].update(datasets=["fr", "fr"]),
+        "config error at crows_pairs.datasets: 'fr' is listed twice",
+    ),
+    "a CrowS-Pairs model twice": (
+        lambda c: c["crows_pairs"].update(models=["gpt2", "gpt2"]),
+        "config error at crows_pairs.models: 'gpt2' is listed twice",
+    ),
+    "a corpus model twice": (
+        lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["gpt2", "gpt2"]),
+        "config error at cloze.corpora.wmt06_test2006.models: 'gpt2' is listed twice",
+    ),
+    "direction_from an undeclared set": (
+        lambda c: c["datasets"]["crows_pairs"]["mcp_it_IT"].update(direction_from="frr"),
+        "config error at datasets.crows_pairs.mcp_it_IT.direction_from: data set "
+        "'frr' is not declared under datasets.crows_pairs (did you mean 'fr'?)",
+    ),
+    "direction_from in a cycle": (
+        lambda c: (
+            c["datasets"]["crows_pairs"]["mcp_it_IT"].update(direction_from="fr"),
+            c["datasets"]["crows_pairs"]["fr"].update(direction_from="mcp_it_IT"),
+        ),
+        "direction_from: a cycle (fr -> mcp_it_IT -> fr)",
+    ),
+    "a huge value": (
+        lambda c: c["crows_pairs"].update(protocol=["x" * 50] * 10_000),
+        "config error at crows_pairs.protocol: ",
+    ),
+    "unknown protocol": (
+        lambda c: c["crows_pairs"].update(protocol="nangai"),
+        "config error at crows_pairs.protocol: unknown protocol 'nangai' (did you mean 'nangia'?); the "
+        "masked-LM protocols are ['nangia', 'all_tokens', 'within_word_l2r', 'aul']",
+    ),
+    "the causal protocol for masked LMs": (
+        lambda c: c["crows_pairs"].update(protocol="sentence_log_likelihood"),
+        "config error at crows_pairs.protocol: 'sentence_log_likelihood' is the protocol of causal models",
+    ),
 }
 
 
@@ -148,14 +219,20 @@ def test_config_errors_are_one_line_naming_the_key(default_config, schema, case)
     assert len(str(err.value)) < 500  # an excerpt of a value, never the whole of it
 
 
-@pytest.mark.parametrize(("threads", "resources", "said"), [
-    ({"crows_pairs_score": "two"}, {}, "--set-threads crows_pairs_score=two: threads takes a whole number"),
-    ({"crows_pairs_score": -1}, {}, "--set-threads crows_pairs_score=-1"),
-    ({}, {"crows_pairs_score": {"mem_mb": "lots"}}, "--set-resources crows_pairs_score:mem_mb=lots: mem_mb takes"),
-    ({}, {"crows_pairs_score": {"token_budget": "'big'"}}, "token_budget takes a whole number"),
-    ({"crows_pairs_scor": 2}, {}, "--set-threads crows_pairs_scor: no rule of that name (did you mean "
-                                  "'crows_pairs_score'?)"),
-])
+@pytest.mark.parametrize(
+    ("threads", "resources", "said"),
+    [
+        ({"crows_pairs_score": "two"}, {}, "--set-threads crows_pairs_score=two: threads takes a whole number"),
+        ({"crows_pairs_score": -1}, {}, "--set-threads crows_pairs_score=-1"),
+        ({}, {"crows_pairs_score": {"mem_mb": "lots"}}, "--set-resources crows_pairs_score:mem_mb=lots: mem_mb takes"),
+        ({}, {"crows_pairs_score": {"token_budget": "'big'"}}, "token_budget takes a whole number"),
+        (
+            {"crows_pairs_scor": 2},
+            {},
+            "--set-threads crows_pairs_scor: no rule of that name (did you mean 'crows_pairs_score'?)",
+        ),
+    ],
+)
 def test_bad_resource_overrides_are_one_line(threads, resources, said):
     from plmfair.config import check_overrides
 
@@ -167,7 +244,15 @@ def test_bad_resource_overrides_are_one_line(threads, resources, said):
 def test_valid_resource_overrides_pass():
     from plmfair.config import check_overrides
 
-    check_overrides({"crows_pairs_score": 4, "cloze_score": "2"},
-                    {"crows_pairs_score": {"mem_mb": 8000, "runtime": "2h", "mem": "'16GB'",
-                                           "token_budget": "min(2 * input.size_mb, 8000)"}},
-                    {"crows_pairs_score", "cloze_score"})
+    check_overrides(
+        {"crows_pairs_score": 4, "cloze_score": "2"},
+        {
+            "crows_pairs_score": {
+                "mem_mb": 8000,
+                "runtime": "2h",
+                "mem": "'16GB'",
+                "token_budget": "min(2 * input.size_mb, 8000)",
+            }
+        },
+        {"crows_pairs_score", "cloze_score"},
+    )

@@ -18,4 +18,6 @@ def test_data_summary_counts(demo_data):
     en = moz[moz["lang"] == "en"]
     assert get[("mozart", "en", "distinct_answers")] == en["answer"].str.lower().nunique()
     assert get[("crows_pairs/demo_fr", "fr", "pairs")] == len(fr)
-    assert get[("crows_pairs/demo_fr", "fr", "pairs_stereo")] + get[("crows_pairs/demo_fr", "fr", "pairs_antistereo")] == len(fr)
+    assert get[("crows_pairs/demo_fr", "fr", "pairs_stereo")] + get[
+        ("crows_pairs/demo_fr", "fr", "pairs_antistereo")
+    ] == len(fr)

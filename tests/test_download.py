@@ -73,9 +73,27 @@ def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path)
     target = "resources/downloads/MozArt.zip"
 
     def snakemake(*args):
-        return subprocess.run([str(BIN / "snakemake"), "--snakefile", str(REPO / "Snakefile"), "--directory", str(work),
-                               "--cores", "1", *args, target, "--configfile", str(REPO / ".test" / "config" / "config.yaml"),
-                               str(config), "--config", f"mirror={mirror}"], capture_output=True, text=True, check=True)
+        return subprocess.run(
+            [
+                str(BIN / "snakemake"),
+                "--snakefile",
+                str(REPO / "Snakefile"),
+                "--directory",
+                str(work),
+                "--cores",
+                "1",
+                *args,
+                target,
+                "--configfile",
+                str(REPO / ".test" / "config" / "config.yaml"),
+                str(config),
+                "--config",
+                f"mirror={mirror}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
 
     snakemake()
     assert dry_run_jobs(snakemake("-n").stdout) == []

@@ -22,13 +22,28 @@ import yaml
 from conftest import REPO
 
 # Import names of the distributions of plmfair's extras (the packages a test may block).
-IMPORT_NAMES = {"torch": "torch", "transformers": "transformers", "tokenizers": "tokenizers",
-                "safetensors": "safetensors", "huggingface-hub": "huggingface_hub", "tqdm": "tqdm",
-                "sentencepiece": "sentencepiece", "protobuf": "google.protobuf", "sacremoses": "sacremoses",
-                "accelerate": "accelerate", "spacy": "spacy", "eflomal": "eflomal", "scipy": "scipy",
-                "statsmodels": "statsmodels", "matplotlib": "matplotlib", "tabulate": "tabulate", "jinja2": "jinja2",
-                "scikit-learn": "sklearn", "snakemake": "snakemake",
-                "snakemake-executor-plugin-slurm": "snakemake_executor_plugin_slurm"}
+IMPORT_NAMES = {
+    "torch": "torch",
+    "transformers": "transformers",
+    "tokenizers": "tokenizers",
+    "safetensors": "safetensors",
+    "huggingface-hub": "huggingface_hub",
+    "tqdm": "tqdm",
+    "sentencepiece": "sentencepiece",
+    "protobuf": "google.protobuf",
+    "sacremoses": "sacremoses",
+    "accelerate": "accelerate",
+    "spacy": "spacy",
+    "eflomal": "eflomal",
+    "scipy": "scipy",
+    "statsmodels": "statsmodels",
+    "matplotlib": "matplotlib",
+    "tabulate": "tabulate",
+    "jinja2": "jinja2",
+    "scikit-learn": "sklearn",
+    "snakemake": "snakemake",
+    "snakemake-executor-plugin-slurm": "snakemake_executor_plugin_slurm",
+}
 
 
 def _name(requirement: str) -> str:
@@ -63,8 +78,10 @@ def rule_envs() -> dict[str, tuple[str, str]]:
             env = re.search(r'conda:\s*\n\s*"\.\./\.\./envs/(\w+\.yaml)"', block)
             script = re.search(r'script:\s*\n\s*"\.\./scripts/(\w+\.py)"', block)
             job = re.search(r'\bjob="([\w.]+):\w+"', block)
-            out[name.group(1)] = (env.group(1) if env else None,
-                                  job.group(1) if job else script.group(1) if script else None)
+            out[name.group(1)] = (
+                env.group(1) if env else None,
+                job.group(1) if job else script.group(1) if script else None,
+            )
     return out
 
 
@@ -105,6 +122,11 @@ def test_each_environment_imports_the_scripts_of_its_rules(env, tmp_path):
             (tmp_path / module.split(".")[0] / "__init__.py").touch()
     scripts = sorted({script for e, script in RULES.values() if e == env and script})
     code = "\n".join(f"# {script}\n{script_imports(script)}" for script in scripts)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        timeout=300,
+    )
     assert proc.returncode == 0, f"envs/{env} ([{extra}]) blocks {blocked}:\n{proc.stderr[-2000:]}"

@@ -35,10 +35,16 @@ def scores_frame(rows):
 # s1: MN mean .75 beats FN .5; s2: FN .2 beats MN 0; s3: tie at 1; s4: MN 1/3 beats MNN .25;
 # s5: FNN alone, so FNN shares no sentence with anyone.
 FR = [
-    ("fr", "s1", "u1", "MN", 1.0), ("fr", "s1", "u2", "MN", 0.5), ("fr", "s1", "u3", "FN", 0.5),
-    ("fr", "s2", "u1", "MN", 0.0), ("fr", "s2", "u3", "FN", 0.2),
-    ("fr", "s3", "u2", "MN", 1.0), ("fr", "s3", "u3", "FN", 1.0), ("fr", "s3", "u4", "FN", 1.0),
-    ("fr", "s4", "u1", "MN", 1 / 3), ("fr", "s4", "u5", "MNN", 0.25),
+    ("fr", "s1", "u1", "MN", 1.0),
+    ("fr", "s1", "u2", "MN", 0.5),
+    ("fr", "s1", "u3", "FN", 0.5),
+    ("fr", "s2", "u1", "MN", 0.0),
+    ("fr", "s2", "u3", "FN", 0.2),
+    ("fr", "s3", "u2", "MN", 1.0),
+    ("fr", "s3", "u3", "FN", 1.0),
+    ("fr", "s3", "u4", "FN", 1.0),
+    ("fr", "s4", "u1", "MN", 1 / 3),
+    ("fr", "s4", "u5", "MNN", 0.25),
     ("fr", "s5", "u6", "FNN", 1.0),
 ]
 
@@ -62,12 +68,21 @@ def test_group_winloss_hand_computed_counts():
 def test_equal_means_are_ties_to_the_last_bit():
     """One annotator at 0.2 against three at 0.2 (a mean of 0.20000000000000004 in floats), and
     1/3 against the mean of 1/3 and 1/3: ties, not wins."""
-    rows = [("fr", "s1", "a", "MN", 0.2), ("fr", "s1", "b", "FN", 0.2), ("fr", "s1", "c", "FN", 0.2),
-            ("fr", "s1", "d", "FN", 0.2), ("fr", "s2", "a", "MN", 1 / 3), ("fr", "s2", "b", "FN", 1 / 3),
-            ("fr", "s2", "c", "FN", 1 / 3)]
+    rows = [
+        ("fr", "s1", "a", "MN", 0.2),
+        ("fr", "s1", "b", "FN", 0.2),
+        ("fr", "s1", "c", "FN", 0.2),
+        ("fr", "s1", "d", "FN", 0.2),
+        ("fr", "s2", "a", "MN", 1 / 3),
+        ("fr", "s2", "b", "FN", 1 / 3),
+        ("fr", "s2", "c", "FN", 1 / 3),
+    ]
     assert (0.2 + 0.2 + 0.2) / 3 != 0.2  # what a float comparison would get wrong
-    row = group_winloss(scores_frame(rows), permutations=99).set_index(["lang", "metric", "group_a", "group_b"]).loc[
-        ("fr", "rr", "MN", "FN")]
+    row = (
+        group_winloss(scores_frame(rows), permutations=99)
+        .set_index(["lang", "metric", "group_a", "group_b"])
+        .loc[("fr", "rr", "MN", "FN")]
+    )
     assert (row["wins_a"], row["wins_b"], row["ties"]) == (0, 0, 2)
 
 
@@ -87,8 +102,9 @@ def enumerated_gap_p(data) -> float:
     """The exact permutation p of the FN - MN gap: every relabelling of each batch's annotators
     that keeps its group sizes, enumerated (a balanced design: every annotator answers every
     sentence of its batch, so the sentence-adjusted gap is the difference of the group means)."""
-    per = data.groupby(["u_id"]).agg(batch=("s_id", lambda s: s.iloc[0][0]), group=("group", "first"),
-                                     total=("rr", "sum"), n=("rr", "size"))
+    per = data.groupby(["u_id"]).agg(
+        batch=("s_id", lambda s: s.iloc[0][0]), group=("group", "first"), total=("rr", "sum"), n=("rr", "size")
+    )
 
     def gap(groups):
         g = per.assign(group=groups)
@@ -138,10 +154,12 @@ def test_2x2_contrasts_and_a_planted_gap_is_found():
     tests = group_tests(data, permutations=999, metrics=("rr",))
     t = tests[tests["lang"] == "fr"].set_index("test")
     means = data.groupby("group")["rr"].mean()
-    assert t.loc["nativeness", "statistic"] == pytest.approx((means["MN"] + means["FN"]) / 2
-                                                             - (means["MNN"] + means["FNN"]) / 2)
-    assert t.loc["gender_x_nativeness", "statistic"] == pytest.approx(means["MN"] - means["MNN"] - means["FN"]
-                                                                      + means["FNN"])
+    assert t.loc["nativeness", "statistic"] == pytest.approx(
+        (means["MN"] + means["FN"]) / 2 - (means["MNN"] + means["FNN"]) / 2
+    )
+    assert t.loc["gender_x_nativeness", "statistic"] == pytest.approx(
+        means["MN"] - means["MNN"] - means["FN"] + means["FNN"]
+    )
     assert t.loc["nativeness", "significant"] and t.loc["omnibus", "p_permutation"] < 0.01
     assert t.loc["gender", "p_permutation"] > 0.05 and not t.loc["gender", "significant"]
     # one language: no group x language interaction to test
@@ -212,7 +230,9 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
     for (lang, s_id, u_id), row in sample.iterrows():
         norm = a.loc[(lang, s_id, u_id), "norm"]
         lang_ann = ann[(ann["lang"] == lang) & ann["native"] & (ann["s_id"] == s_id)]
-        counts = lang_ann.groupby("norm").size().reset_index(name="k").sort_values(["k", "norm"], ascending=[False, True])
+        counts = (
+            lang_ann.groupby("norm").size().reset_index(name="k").sort_values(["k", "norm"], ascending=[False, True])
+        )
         top5 = counts["norm"].head(5).tolist()
         rank = top5.index(norm) + 1 if norm in top5 else None
         assert (pd.isna(row["rank"]) and rank is None) or row["rank"] == rank
@@ -281,8 +301,9 @@ def test_pairwise_tests_hold_their_own_null_when_other_groups_differ(scenario):
         gaps = group_gaps(data, permutations=199, seed=r, metrics=("rr",))
         gap_p.append(gaps.loc[(gaps["lang"] == "fr") & (gaps["group"] == "FN"), "p_permutation"].iloc[0])
         wl = group_winloss(data, permutations=199, seed=r, metrics=("rr",))
-        winloss_p.append(wl.loc[(wl["lang"] == "fr") & (wl["group_a"] == "MN") & (wl["group_b"] == "FN"),
-                                "p_permutation"].iloc[0])
+        winloss_p.append(
+            wl.loc[(wl["lang"] == "fr") & (wl["group_a"] == "MN") & (wl["group_b"] == "FN"), "p_permutation"].iloc[0]
+        )
         if scenario == "non-natives differ":
             old_p.append(full_shuffle_gap_p(data, 199, r))
     for p in (gap_p, winloss_p):
@@ -342,8 +363,9 @@ def test_the_gap_interval_is_its_test_inverted():
     fn = (design.group[design.annotator] == GROUPS.index("FN")).astype(float)
 
     def adjusted_p(delta):
-        (gap,), _ = _sentence_gap([data["rr"].to_numpy(float) - delta * fn], design, labels, GROUPS.index("FN"),
-                                  GROUPS.index("MN"))
+        (gap,), _ = _sentence_gap(
+            [data["rr"].to_numpy(float) - delta * fn], design, labels, GROUPS.index("FN"), GROUPS.index("MN")
+        )
         gap = np.round(gap, 10)
         return min(1.0, 3 * permutation_p(gap[:1], gap[1:, None])[0])
 

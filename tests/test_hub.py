@@ -76,8 +76,9 @@ def test_a_pinned_commit_gives_no_warning_and_results_carry_commit_and_digest(of
     assert "UNPINNED" not in caplog.text
     manifest_path = tmp_path / "tiny.json"
     manifest_path.write_text(json.dumps(folder_manifest(out)))
-    spec = spec_from_entry({"name": "tiny", "hf_id": REPO_ID, "revision": COMMIT, "family": "mlm"},
-                           manifest=manifest_path)
+    spec = spec_from_entry(
+        {"name": "tiny", "hf_id": REPO_ID, "revision": COMMIT, "family": "mlm"}, manifest=manifest_path
+    )
     assert spec.source == str(out) and spec.is_local
     loaded = load(spec, device="cpu", threads=1)
     meta = loaded.metadata()
@@ -86,8 +87,11 @@ def test_a_pinned_commit_gives_no_warning_and_results_carry_commit_and_digest(of
 
 
 def test_unknown_revision_and_uncached_model_say_what_to_do(offline, tmp_path):
-    with pytest.raises(ModelError, match="is not in the Hub cache and the Hub cannot be reached. Fetch it where "
-                                         "there is network \\(`hf download plmfair-test/absent"):
+    with pytest.raises(
+        ModelError,
+        match="is not in the Hub cache and the Hub cannot be reached. Fetch it where "
+        "there is network \\(`hf download plmfair-test/absent",
+    ):
         fetch_model(name="absent", hf_id="plmfair-test/absent", revision=None, out_dir=tmp_path / "a")
     with pytest.raises(ModelError, match="models.tiny"):
         fetch_model(name="tiny", hf_id=REPO_ID, revision="no-such-branch", out_dir=tmp_path / "b")

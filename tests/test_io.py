@@ -28,8 +28,11 @@ def test_read_parquet_errors(tmp_path):
     with pytest.raises(DataError, match="not a readable Parquet file"):
         read_parquet(bad)
     write_parquet(pd.DataFrame({"a": [1]}), tmp_path / "ok.parquet")
-    with pytest.raises(DataError, match="missing columns \\['z'\\]; it was written by another version of plmfair: "
-                                        "delete it \\(rm .*ok.parquet\\) and run the workflow again"):
+    with pytest.raises(
+        DataError,
+        match="missing columns \\['z'\\]; it was written by another version of plmfair: "
+        "delete it \\(rm .*ok.parquet\\) and run the workflow again",
+    ):
         read_parquet(tmp_path / "ok.parquet", columns=["a", "z"])
 
 
@@ -37,19 +40,33 @@ def _pair_file(tmp_path, **changes):
     """A per-pair CrowS-Pairs file as this version writes it, with ``changes`` of another version."""
     from plmfair.crows_pairs.schemas import PAIR_SCHEMA
 
-    frame = pd.DataFrame({"pair_id": ["1", "2"], "bias_type": ["gender", "age"], "stereo_antistereo": ["stereo"] * 2,
-                          "origin": ["native"] * 2, "sent_more_score": [-1.0, -2.0], "sent_less_score": [-2.0, -2.0],
-                          "n_masked_more": [3, 3], "n_masked_less": [3, 3], "biased": [True, False],
-                          "neutral": [False, True], "status": ["ok", "ok"]})
+    frame = pd.DataFrame(
+        {
+            "pair_id": ["1", "2"],
+            "bias_type": ["gender", "age"],
+            "stereo_antistereo": ["stereo"] * 2,
+            "origin": ["native"] * 2,
+            "sent_more_score": [-1.0, -2.0],
+            "sent_less_score": [-2.0, -2.0],
+            "n_masked_more": [3, 3],
+            "n_masked_less": [3, 3],
+            "biased": [True, False],
+            "neutral": [False, True],
+            "status": ["ok", "ok"],
+        }
+    )
     path = tmp_path / "fr" / "m.parquet"
     write_parquet(frame.assign(**changes)[list(PAIR_SCHEMA)], path)
     return path
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"status": ["scored", "scored"]}, "column 'status' holds 'scored' \\(row 0\\), expected one of ok, truncated"),
-    ({"neutral": ["False", "True"]}, "column 'neutral' holds str values \\('False'\\), expected bool"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"status": ["scored", "scored"]}, "column 'status' holds 'scored' \\(row 0\\), expected one of ok, truncated"),
+        ({"neutral": ["False", "True"]}, "column 'neutral' holds str values \\('False'\\), expected bool"),
+    ],
+)
 def test_a_pair_file_of_another_version_is_refused_with_the_command_that_rebuilds_it(tmp_path, changes, message):
     """An older status value gave Table 4 n = 0 and a figure's ValueError; neutral stored as strings a
     TypeError: both are one line naming the file, the column and the fix, wherever the file is read."""
@@ -69,4 +86,3 @@ def test_a_parquet_write_that_fails_midway_leaves_nothing(tmp_path):
     with pytest.raises(Exception):  # noqa: B017 - pyarrow's conversion errors have several types
         write_parquet(pd.DataFrame({"x": [1, object()]}), out)
     assert list(tmp_path.iterdir()) == []
-

@@ -12,9 +12,16 @@ from plmfair.crows_pairs.languages import language_effects, language_winloss
 
 
 def crows_frame(ids, biased, margins, status=None):
-    return pd.DataFrame({"pair_id": ids, "biased": biased, "status": status or ["ok"] * len(ids),
-                         "sent_more_score": margins, "sent_less_score": 0.0,
-                         "neutral": [m == 0 for m in margins]})
+    return pd.DataFrame(
+        {
+            "pair_id": ids,
+            "biased": biased,
+            "status": status or ["ok"] * len(ids),
+            "sent_more_score": margins,
+            "sent_less_score": 0.0,
+            "neutral": [m == 0 for m in margins],
+        }
+    )
 
 
 def test_language_winloss_is_an_exact_mcnemar_on_shared_pairs():
@@ -49,7 +56,10 @@ def test_language_effects_margin_model():
     ids = [str(i) for i in range(8)]
     base = np.array([0.0, 3.0, -2.0, 5.0, 1.0, -4.0, 2.0, 0.5])
     shift = np.array([1.0, 2.0, 0.0, 1.5, 1.0, 0.5, 2.5, 1.5])
-    per_pair = {("en", "m"): crows_frame(ids, [True] * 8, base), ("de", "m"): crows_frame(ids, [True] * 8, base + shift)}
+    per_pair = {
+        ("en", "m"): crows_frame(ids, [True] * 8, base),
+        ("de", "m"): crows_frame(ids, [True] * 8, base + shift),
+    }
     eff = language_effects(per_pair, langs={"en": "en", "de": "de"})
     de = eff[eff["term"] == "dataset[T.de]"].iloc[0]
     assert de["estimate"] == pytest.approx(shift.mean(), abs=1e-4)

@@ -28,8 +28,13 @@ def test_import_contracts_hold():
     """``lint-imports`` (import-linter) checks the layers and the absence of circles, with the imports
     inside functions counted."""
     lint = Path(sys.executable).with_name("lint-imports")
-    proc = subprocess.run([str(lint), "--no-cache"], cwd=REPO, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [str(lint), "--no-cache"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "2 kept, 0 broken" in proc.stdout
 
@@ -42,8 +47,13 @@ def test_a_broken_layer_is_caught(tmp_path):
     errors.write_text(errors.read_text() + "\n\ndef _late():\n    from plmfair import cli  # noqa: F401\n")
     (tmp_path / "pyproject.toml").write_text((REPO / "pyproject.toml").read_text())
     lint = Path(sys.executable).with_name("lint-imports")
-    proc = subprocess.run([str(lint), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [str(lint), "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode != 0 and "plmfair.errors is not allowed to import plmfair.cli" in proc.stdout
 
 
@@ -62,8 +72,7 @@ def test_a_module_name_is_used_once_but_for_the_same_role_in_each_study():
     where = defaultdict(set)
     for path in LIBRARY.rglob("*.py"):
         if path.name != "__init__.py":
-            where[path.stem].add(path.relative_to(LIBRARY).parts[0] if len(path.relative_to(LIBRARY).parts) > 1
-                                 else "")
+            where[path.stem].add(path.relative_to(LIBRARY).parts[0] if len(path.relative_to(LIBRARY).parts) > 1 else "")
     studies = _study_packages()
     twice = {name: places for name, places in where.items() if len(places) > 1 and not places <= studies}
     assert not twice, twice

@@ -21,7 +21,9 @@ TEXTS = ["The members of the committee met on Monday.", "Les membres de la commi
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
-    return {kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=300) for kind in ("bert", "xlmr", "gpt2", "mt5")}
+    return {
+        kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=300) for kind in ("bert", "xlmr", "gpt2", "mt5")
+    }
 
 
 def variant(tiny, tmp_path, name, kind="bert"):
@@ -69,8 +71,11 @@ def test_truncated_weights(tiny, tmp_path):
 def test_encoder_only_checkpoint_is_not_filled_with_random_weights(tiny, tmp_path):
     path = variant(tiny, tmp_path, "encoder")
     state = load_file(path / "model.safetensors")
-    save_file({k: v for k, v in state.items() if not k.startswith("cls.")}, path / "model.safetensors",
-              metadata={"format": "pt"})
+    save_file(
+        {k: v for k, v in state.items() if not k.startswith("cls.")},
+        path / "model.safetensors",
+        metadata={"format": "pt"},
+    )
     load_fails(path, "the checkpoint lacks 6 tensor(s) the BertForMaskedLM needs (cls.predictions.bias")
 
 
@@ -82,29 +87,40 @@ def test_classifier_given_as_masked_lm(tiny, tmp_path):
     load_fails(path, "the checkpoint lacks 6 tensor(s) the BertForMaskedLM needs")
 
 
-@pytest.mark.parametrize("kind, arch, family, fits", [
-    ("xlmr", "XLMRobertaForMaskedLM", "causal", "mlm"),  # XLM-R has a *ForCausalLM too: its model type passed
-    ("bert", "BertForMaskedLM", "causal", "mlm"), ("bert", "BertForMaskedLM", "seq2seq", "mlm"),
-    ("gpt2", "GPT2LMHeadModel", "mlm", "causal"), ("gpt2", "GPT2LMHeadModel", "seq2seq", "causal"),
-    ("mt5", "MT5ForConditionalGeneration", "mlm", "seq2seq"), ("mt5", "MT5ForConditionalGeneration", "causal", "seq2seq"),
-])
+@pytest.mark.parametrize(
+    "kind, arch, family, fits",
+    [
+        ("xlmr", "XLMRobertaForMaskedLM", "causal", "mlm"),  # XLM-R has a *ForCausalLM too: its model type passed
+        ("bert", "BertForMaskedLM", "causal", "mlm"),
+        ("bert", "BertForMaskedLM", "seq2seq", "mlm"),
+        ("gpt2", "GPT2LMHeadModel", "mlm", "causal"),
+        ("gpt2", "GPT2LMHeadModel", "seq2seq", "causal"),
+        ("mt5", "MT5ForConditionalGeneration", "mlm", "seq2seq"),
+        ("mt5", "MT5ForConditionalGeneration", "causal", "seq2seq"),
+    ],
+)
 def test_checkpoint_of_another_family_stops_before_scoring(tiny, kind, arch, family, fits):
-    load_fails(tiny[kind], f"is declared family {family!r} but its checkpoint is a {arch}; it is a {fits} model",
-               family=family)
+    load_fails(
+        tiny[kind], f"is declared family {family!r} but its checkpoint is a {arch}; it is a {fits} model", family=family
+    )
 
 
-@pytest.mark.parametrize("config, families", [
-    ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]}, ["mlm"]),
-    ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForCausalLM"], "is_decoder": True}, ["causal"]),
-    ({"model_type": "flaubert", "architectures": ["FlaubertWithLMHeadModel"]}, ["mlm"]),
-    ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"], "causal": True}, ["causal"]),
-    ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"]}, ["mlm"]),
-    ({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}, ["causal"]),
-    ({"model_type": "mt5", "architectures": ["MT5ForConditionalGeneration"]}, ["seq2seq"]),
-    ({"model_type": "bert", "architectures": ["BertForPreTraining"]}, ["mlm"]),  # by its model type
-    ({"model_type": "camembert"}, ["mlm"]), ({"model_type": "gpt2"}, ["causal"]),
-    ({"model_type": "bert", "architectures": ["MyOwnForMaskedLM"]}, ["mlm"]),  # by its name
-])
+@pytest.mark.parametrize(
+    "config, families",
+    [
+        ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]}, ["mlm"]),
+        ({"model_type": "xlm-roberta", "architectures": ["XLMRobertaForCausalLM"], "is_decoder": True}, ["causal"]),
+        ({"model_type": "flaubert", "architectures": ["FlaubertWithLMHeadModel"]}, ["mlm"]),
+        ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"], "causal": True}, ["causal"]),
+        ({"model_type": "xlm", "architectures": ["XLMWithLMHeadModel"]}, ["mlm"]),
+        ({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}, ["causal"]),
+        ({"model_type": "mt5", "architectures": ["MT5ForConditionalGeneration"]}, ["seq2seq"]),
+        ({"model_type": "bert", "architectures": ["BertForPreTraining"]}, ["mlm"]),  # by its model type
+        ({"model_type": "camembert"}, ["mlm"]),
+        ({"model_type": "gpt2"}, ["causal"]),
+        ({"model_type": "bert", "architectures": ["MyOwnForMaskedLM"]}, ["mlm"]),  # by its name
+    ],
+)
 def test_family_is_read_off_the_checkpoint(config, families):
     from transformers import AutoConfig
 
@@ -112,8 +128,6 @@ def test_family_is_read_off_the_checkpoint(config, families):
 
     fields = {k: v for k, v in config.items() if k != "model_type"}
     assert checkpoint_families(AutoConfig.for_model(config["model_type"], **fields)) == families
-
-
 
 
 def test_a_folder_without_its_tokenizer_files_is_refused(tiny, tmp_path):
@@ -180,6 +194,8 @@ def test_a_folder_changed_since_its_manifest_is_never_scored(tiny, tmp_path):
     (path / "model.safetensors").write_bytes(data[: len(data) // 2])
     with pytest.raises(ModelError) as err:
         spec_from_entry(entry, manifest)
-    assert str(err.value) == (f"model 'm': {path} changed since its manifest {manifest} was written "
-                              f"(model.safetensors); nothing was scored: rm {manifest} and run the workflow again to "
-                              f"score the folder as it is now")
+    assert str(err.value) == (
+        f"model 'm': {path} changed since its manifest {manifest} was written "
+        f"(model.safetensors); nothing was scored: rm {manifest} and run the workflow again to "
+        f"score the folder as it is now"
+    )

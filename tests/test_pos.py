@@ -27,8 +27,12 @@ from plmfair.io.text_files import read_text_lines
 @pytest.fixture(scope="module")
 def fr_pipeline(tmp_path_factory):
     path = tmp_path_factory.mktemp("spacy") / "fr"
-    entries = [{"word": "chien", "upos": "NOUN"}, {"word": "dort", "upos": "VERB"}, {"word": "le", "upos": "DET"},
-               {"word": "aujourd'hui", "upos": "ADV", "dep": "advmod"}]
+    entries = [
+        {"word": "chien", "upos": "NOUN"},
+        {"word": "dort", "upos": "VERB"},
+        {"word": "le", "upos": "DET"},
+        {"word": "aujourd'hui", "upos": "ADV", "dep": "advmod"},
+    ]
     build_lexicon_pipeline("fr", entries, path)
     return path
 
@@ -98,7 +102,9 @@ def test_corpus_lines_from_plain_gzip_tar_and_zip(tmp_path):
 
 def test_missing_member_and_bad_encoding_are_named(tmp_path):
     _tar(tmp_path / "dev.tgz", {"dev/test2006.de": b"x\n", "other/test2006.en": b"y\n"})
-    with pytest.raises(DataError, match=r"no member 'test2006.en'; members with that file name: \['other/test2006.en'\]"):
+    with pytest.raises(
+        DataError, match=r"no member 'test2006.en'; members with that file name: \['other/test2006.en'\]"
+    ):
         read_text_lines(tmp_path / "dev.tgz", "test2006.en")
     (tmp_path / "latin1.fr").write_bytes("ligne un\nl'\xe9t\xe9\n".encode("latin-1"))
     with pytest.raises(DataError, match=r"latin1.fr line 2: not valid UTF-8"):
@@ -112,7 +118,9 @@ def test_tokenize_corpus_file_writes_row_groups_and_records_lines(fr_pipeline, t
 
     monkeypatch.setattr(plmfair.cloze.construction.pos, "ROW_GROUP_LINES", 2)
     (tmp_path / "c.fr").write_text("le chien dort\n\nle chien\nchien\ndort le chien\n")
-    meta = tokenize_corpus_file(tmp_path / "c.fr", tmp_path / "t.parquet", lang="fr", pipeline=fr_pipeline, empty="skip")
+    meta = tokenize_corpus_file(
+        tmp_path / "c.fr", tmp_path / "t.parquet", lang="fr", pipeline=fr_pipeline, empty="skip"
+    )
     assert meta["n_lines"] == 5 and meta["n_empty"] == 1 and meta["empty_lines"] == [2]
     assert read_parquet_meta(tmp_path / "t.parquet")["source"].endswith("c.fr")
     tokens = read_parquet(tmp_path / "t.parquet")

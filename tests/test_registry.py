@@ -16,8 +16,11 @@ def test_lookup_registration_and_the_error_of_an_unknown_name():
     things = Registry("colour", {"red": 1, "green": 2}, error=ConfigError)
     things.register("blue", 3)
     assert things["blue"] == 3 and list(things) == ["red", "green", "blue"] and len(things) == 3
-    with pytest.raises(ConfigError, match=r"^at x: unknown colour 'gren' \(did you mean 'green'\?\); known: blue, "
-                                          r"green, red$"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^at x: unknown colour 'gren' \(did you mean 'green'\?\); known: blue, "
+        r"green, red$",
+    ):
         things.get("gren", where="at x")
     with pytest.raises(ValueError, match="registered twice"):
         things.register("red", 4)
@@ -35,8 +38,9 @@ def test_a_lazy_entry_loads_only_when_looked_up():
     assert load_object("plmfair.registry:Registry") is Registry
 
 
-@pytest.mark.parametrize("registry, kind", [(FAMILIES, object), (PROTOCOLS, Protocol), (CLOZE_PROTOCOLS, ClozeProtocol),
-                                            (STUDIES, Study)])
+@pytest.mark.parametrize(
+    "registry, kind", [(FAMILIES, object), (PROTOCOLS, Protocol), (CLOZE_PROTOCOLS, ClozeProtocol), (STUDIES, Study)]
+)
 def test_every_registry_of_the_project_is_one(registry, kind):
     """The model families, both kinds of protocol and the studies are registries whose entries load."""
     assert isinstance(registry, Registry)

@@ -25,33 +25,77 @@ from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tokenization import encode_with_words, filled_span, is_fast
 from plmfair_demo import TINY_KINDS, build_tiny_model
 
-TEXTS = [line for lang in ("en", "de", "es", "fr")
-         for line in (DEMO_DATA / "cloze" / f"cloze_demo.{lang}").read_text(encoding="utf-8").splitlines()]
+TEXTS = [
+    line
+    for lang in ("en", "de", "es", "fr")
+    for line in (DEMO_DATA / "cloze" / f"cloze_demo.{lang}").read_text(encoding="utf-8").splitlines()
+]
 TEXTS += (DEMO_DATA / "cloze" / "cloze_extra.fr").read_text(encoding="utf-8").splitlines()[:400]
-PAIRS = pd.DataFrame({
-    "pair_id": ["1", "2", "3"], "lang": "fr",
-    "sent_more": ["Le chien vieux chante rarement .", "Les femmes ne savent pas conduire.", "L'enfant attend souvent ."],
-    "sent_less": ["Le chat vieux chante rarement .", "Les hommes ne savent pas conduire.", "L'homme attend souvent ."],
-    "stereo_antistereo": ["stereo", "antistereo", "stereo"], "bias_type": "gender", "origin": "translated",
-})
+PAIRS = pd.DataFrame(
+    {
+        "pair_id": ["1", "2", "3"],
+        "lang": "fr",
+        "sent_more": [
+            "Le chien vieux chante rarement .",
+            "Les femmes ne savent pas conduire.",
+            "L'enfant attend souvent .",
+        ],
+        "sent_less": [
+            "Le chat vieux chante rarement .",
+            "Les hommes ne savent pas conduire.",
+            "L'homme attend souvent .",
+        ],
+        "stereo_antistereo": ["stereo", "antistereo", "stereo"],
+        "bias_type": "gender",
+        "origin": "translated",
+    }
+)
 GAPS = pd.DataFrame({"s_id": ["1", "2"], "text": ["Le chien vieux [MASK] rarement .", "L'[MASK] attend souvent ."]})
-ANSWERS = pd.DataFrame({"s_id": ["1", "1", "2"], "text": [GAPS.text[0], GAPS.text[0], GAPS.text[1]],
-                        "answer": ["chante", "mange bien", "enfant"]})
+ANSWERS = pd.DataFrame(
+    {
+        "s_id": ["1", "1", "2"],
+        "text": [GAPS.text[0], GAPS.text[0], GAPS.text[1]],
+        "answer": ["chante", "mange bien", "enfant"],
+    }
+)
 
 # kind -> (the default model it mirrors, its Hub files, tokenizer class, Rust-backed, pickle weights)
 REPLICAS = {
-    "t5_spiece": ("mt5_base", {"config.json", "spiece.model", "tokenizer_config.json", "pytorch_model.bin"},
-                  "T5Tokenizer", True, True),
-    "albert_spiece": ("fralbert_base", {"config.json", "spiece.model", "spiece.vocab", "tokenizer_config.json",
-                                        "pytorch_model.bin"}, "AlbertTokenizer", True, True),
-    "xlmr_spiece": ("xlmr_base without tokenizer.json", {"config.json", "sentencepiece.bpe.model",
-                                                         "tokenizer_config.json", "model.safetensors"},
-                    "XLMRobertaTokenizer", True, False),
-    "camembert_spiece": ("camembert_base", {"config.json", "sentencepiece.bpe.model", "tokenizer.json",
-                                            "tokenizer_config.json", "model.safetensors"},
-                         "CamembertTokenizer", True, False),
-    "flaubert_bpe": ("flaubert_base_cased", {"config.json", "vocab.json", "merges.txt", "pytorch_model.bin"},
-                     "FlaubertTokenizer", False, True),
+    "t5_spiece": (
+        "mt5_base",
+        {"config.json", "spiece.model", "tokenizer_config.json", "pytorch_model.bin"},
+        "T5Tokenizer",
+        True,
+        True,
+    ),
+    "albert_spiece": (
+        "fralbert_base",
+        {"config.json", "spiece.model", "spiece.vocab", "tokenizer_config.json", "pytorch_model.bin"},
+        "AlbertTokenizer",
+        True,
+        True,
+    ),
+    "xlmr_spiece": (
+        "xlmr_base without tokenizer.json",
+        {"config.json", "sentencepiece.bpe.model", "tokenizer_config.json", "model.safetensors"},
+        "XLMRobertaTokenizer",
+        True,
+        False,
+    ),
+    "camembert_spiece": (
+        "camembert_base",
+        {"config.json", "sentencepiece.bpe.model", "tokenizer.json", "tokenizer_config.json", "model.safetensors"},
+        "CamembertTokenizer",
+        True,
+        False,
+    ),
+    "flaubert_bpe": (
+        "flaubert_base_cased",
+        {"config.json", "vocab.json", "merges.txt", "pytorch_model.bin"},
+        "FlaubertTokenizer",
+        False,
+        True,
+    ),
 }
 
 
@@ -62,8 +106,10 @@ def replicas(tmp_path_factory):
 
 
 def loaded(replicas, kind):
-    return load(ModelSpec(name=kind, family=TINY_KINDS[kind].family, path=str(replicas[kind]),
-                          allow_pickle=REPLICAS[kind][4]), device="cpu")
+    return load(
+        ModelSpec(name=kind, family=TINY_KINDS[kind].family, path=str(replicas[kind]), allow_pickle=REPLICAS[kind][4]),
+        device="cpu",
+    )
 
 
 @pytest.mark.parametrize("kind", REPLICAS)
@@ -116,8 +162,9 @@ def test_replica_scores_in_every_study_of_its_family(replicas, kind):
         stereo = pair.stereo_antistereo == "stereo"
         s1, s2 = (pair.sent_more, pair.sent_less) if stereo else (pair.sent_less, pair.sent_more)
         r1, r2 = nangia_reference(model.model, model.tokenizer, s1, s2, uncased=False)
-        assert (got.sent_more_score, got.sent_less_score) == pytest.approx((r1, r2) if stereo else (r2, r1),
-                                                                           abs=1.001e-3)
+        assert (got.sent_more_score, got.sent_less_score) == pytest.approx(
+            (r1, r2) if stereo else (r2, r1), abs=1.001e-3
+        )
     assert score_pairs(PAIRS, scorer, protocol="within_word_l2r")["status"].eq("ok").all()
 
 
@@ -159,7 +206,7 @@ def test_python_tokenizer_scores_equal_the_rust_backed_one(tmp_path):
     assert torch.equal(*(torch.as_tensor(s.word_vectors(items)) for s in scorers))
 
 
-BLOCKED = '''
+BLOCKED = """
 import sys
 from plmfair.errors import ModelError
 from plmfair.scoring.specs import ModelSpec
@@ -169,7 +216,7 @@ for name, family, path in [("mt5", "seq2seq", sys.argv[1]), ("flaubert", "mlm", 
         load(ModelSpec(name=name, family=family, path=path, allow_pickle=True), device="cpu")
     except ModelError as exc:
         print(exc)
-'''
+"""
 
 
 def test_missing_tokenizer_packages_are_named_with_the_pip_command(replicas, tmp_path):
@@ -180,9 +227,13 @@ def test_missing_tokenizer_packages_are_named_with_the_pip_command(replicas, tmp
         (blocked / module).mkdir(parents=True)
         (blocked / module / "__init__.py").write_text("raise ImportError('blocked for this test')\n")
     (blocked / "google" / "__init__.py").write_text("")
-    proc = subprocess.run([sys.executable, "-c", BLOCKED, str(replicas["t5_spiece"]), str(replicas["flaubert_bpe"])],
-                          capture_output=True, text=True, env={"PYTHONPATH": str(blocked), "PATH": "/usr/bin"},
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", BLOCKED, str(replicas["t5_spiece"]), str(replicas["flaubert_bpe"])],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(blocked), "PATH": "/usr/bin"},
+        timeout=300,
+    )
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 2, proc.stdout + proc.stderr
     assert "its tokenizer needs sentencepiece, protobuf, not installed; run " in lines[0]
@@ -196,14 +247,19 @@ def test_device_map_splits_a_model_and_scores_the_same(tmp_path):
     path = build_tiny_model("gpt2", TEXTS, tmp_path / "gpt2", vocab_size=300, seed=4)
     whole = load(ModelSpec(name="g", family="causal", path=str(path)), device="cpu")
     size = sum(p.numel() * p.element_size() for p in whole.model.parameters())
-    split = load(ModelSpec(name="g", family="causal", path=str(path), device_map="auto",
-                           max_memory={"cpu": str(size * 8 // 10)}), device="cpu")
+    split = load(
+        ModelSpec(
+            name="g", family="causal", path=str(path), device_map="auto", max_memory={"cpu": str(size * 8 // 10)}
+        ),
+        device="cpu",
+    )
     assert {"cpu", "disk"} <= set(split.model.hf_device_map.values())
     assert "cpu" in placement(split.model) and "disk" in placement(split.model)
     a, b = (m.scorer(progress=False) for m in (whole, split))
     pairs = [MinimalPair(m, le, True) for m, le in zip(PAIRS["sent_more"], PAIRS["sent_less"], strict=True)]
     assert a.score_sentences(pairs, protocol="sentence_log_likelihood") == b.score_sentences(
-        pairs, protocol="sentence_log_likelihood")
+        pairs, protocol="sentence_log_likelihood"
+    )
     pd.testing.assert_frame_equal(predict(GAPS, a, k=5), predict(GAPS, b, k=5))
     assert "device_map" in split.metadata() and split.metadata()["device_map"].startswith("cpu")
 

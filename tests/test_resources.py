@@ -33,8 +33,11 @@ def test_every_rule_declares_its_memory_and_run_time_from_its_input(repo):
 
 def test_needs_grow_with_input_weights_and_attempt(tmp_path):
     manifest = tmp_path / "m.json"
-    manifest.write_text(json.dumps({"files": [{"file": "model.safetensors", "bytes": 500 * 2**20},
-                                              {"file": "tokenizer.json", "bytes": 2**20}]}))
+    manifest.write_text(
+        json.dumps(
+            {"files": [{"file": "model.safetensors", "bytes": 500 * 2**20}, {"file": "tokenizer.json", "bytes": 2**20}]}
+        )
+    )
     assert model_mb(str(manifest)) == 500 and model_mb(str(tmp_path / "missing.json")) == 0
     align = mem_mb("cloze_align")
     small, large = (align(None, SimpleNamespace(size_mb=mb), 1) for mb in (10, 1000))

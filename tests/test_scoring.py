@@ -44,8 +44,11 @@ def test_every_family_implements_the_primitives_its_protocols_read():
 
 
 def test_unknown_family_is_named_with_a_suggestion():
-    with pytest.raises(ConfigError, match=r"config error at models.gpt.family: unknown model family 'causl' "
-                                          r"\(did you mean 'causal'\?\)"):
+    with pytest.raises(
+        ConfigError,
+        match=r"config error at models.gpt.family: unknown model family 'causl' "
+        r"\(did you mean 'causal'\?\)",
+    ):
         model_spec("gpt", {"hf_id": "x/y", "family": "causl"})
 
 
@@ -126,14 +129,23 @@ def test_a_non_finite_log_probability_stops_every_family(built, kind, family, po
         else:  # inf: every logit of the output layer
             head.weight.fill_(poison)
     scorer = loaded.scorer()
-    questions = [lambda: scorer.predict_gap(["Les [MASK] de la commission."], k=3),
-                 lambda: scorer.score_answers([("Les [MASK] de la commission.", "membres")])]
+    questions = [
+        lambda: scorer.predict_gap(["Les [MASK] de la commission."], k=3),
+        lambda: scorer.score_answers([("Les [MASK] de la commission.", "membres")]),
+    ]
     if family != "seq2seq":
-        questions.append(lambda: scorer.score_sentences([MinimalPair("Les femmes parlent.", "Les hommes parlent.", True)],
-                                                        protocol=FAMILIES[family].protocol or "nangia"))
+        questions.append(
+            lambda: scorer.score_sentences(
+                [MinimalPair("Les femmes parlent.", "Les hommes parlent.", True)],
+                protocol=FAMILIES[family].protocol or "nangia",
+            )
+        )
     for ask in questions:
-        with pytest.raises(ModelError, match=rf"model '{kind}' gives (a non-finite log-probability \((nan|inf|-inf)\)|"
-                                             r"no candidate) for .Les .*no (score|prediction) is written"):
+        with pytest.raises(
+            ModelError,
+            match=rf"model '{kind}' gives (a non-finite log-probability \((nan|inf|-inf)\)|"
+            r"no candidate) for .Les .*no (score|prediction) is written",
+        ):
             ask()
 
 
@@ -146,8 +158,11 @@ def test_cloze_input_longer_than_the_model_accepts_is_named(built, kind, family)
     scorer = load(ModelSpec(name=kind, family=family, path=str(built[kind])), device="cpu").scorer()
     limit = scorer.max_length()
     long_sentence = "Les [MASK] de " + " ".join(["la commission"] * 1500) + "."
-    with pytest.raises(DataError, match=rf"model '{kind}': 'Les \[MASK\] de la commission.*' takes \d+ tokens, "
-                                        rf"more than the {limit} the model accepts"):
+    with pytest.raises(
+        DataError,
+        match=rf"model '{kind}': 'Les \[MASK\] de la commission.*' takes \d+ tokens, "
+        rf"more than the {limit} the model accepts",
+    ):
         scorer.predict_gap([long_sentence], k=3)
     with pytest.raises(DataError, match=rf"\(answer 'membres membres.*takes \d+ tokens, more than the {limit}"):
         scorer.score_answers([("Les [MASK] de la commission.", " ".join(["membres"] * 300))])
@@ -179,11 +194,20 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
     folder = tmp_path / "outside"
     shutil.copytree(built["bert"], folder)
     tokenizer = tf.AutoTokenizer.from_pretrained(folder)
-    outside = tf.BertForMaskedLM(tf.BertConfig(vocab_size=len(tokenizer), hidden_size=48, num_hidden_layers=3,
-                                               num_attention_heads=4, intermediate_size=96, max_position_embeddings=64))
+    outside = tf.BertForMaskedLM(
+        tf.BertConfig(
+            vocab_size=len(tokenizer),
+            hidden_size=48,
+            num_hidden_layers=3,
+            num_attention_heads=4,
+            intermediate_size=96,
+            max_position_embeddings=64,
+        )
+    )
     outside.save_pretrained(folder)
-    meta = load(ModelSpec(name="outside", family="mlm", path=str(folder), uncased=True, languages=("fr", "en")),
-                device="cpu").metadata()
+    meta = load(
+        ModelSpec(name="outside", family="mlm", path=str(folder), uncased=True, languages=("fr", "en")), device="cpu"
+    ).metadata()
     models = models_frame({"outside": meta}, {"outside": ["fr", "en"]})
     row = models.iloc[0]
     assert row["model_parameters"] == outside.num_parameters()
@@ -195,7 +219,7 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
     assert table.loc[0, "Languages"] == "fr,en"
 
 
-ENTRY_POINTS = '''
+ENTRY_POINTS = """
 import pickle, sys
 from pathlib import Path
 from plmfair.cloze.scoring_job import score_cloze_set
@@ -220,7 +244,7 @@ for kind, family in (("bert", "mlm"), ("mt5", "seq2seq"), ("gpt2", "causal")):
         results[f"{kind} crows"] = run_scoring(pairs, spec, protocol=protocol, precision="fp32", too_long="skip",
                                                token_budget=0, device="cpu", progress=False)[0]
 out.write_bytes(pickle.dumps(results))
-'''
+"""
 
 
 def test_every_scoring_entry_point_gives_the_same_numbers_under_other_hash_seeds(built, demo_data, tmp_path):
@@ -228,14 +252,29 @@ def test_every_scoring_entry_point_gives_the_same_numbers_under_other_hash_seeds
     or vector may depend on it (set and dict iteration order, say)."""
     import pickle
 
-    outputs = [pickle.loads(path.read_bytes()) for path in outputs_under_hash_seeds(
-        ENTRY_POINTS, str(demo_data), str(built["bert"].parent), out=tmp_path / "scores.pkl")]
-    assert set(outputs[0]) == {"bert cloze", "bert tsne", "bert crows", "mt5 cloze", "mt5 tsne", "gpt2 cloze",
-                               "gpt2 tsne", "gpt2 crows"}
+    outputs = [
+        pickle.loads(path.read_bytes())
+        for path in outputs_under_hash_seeds(
+            ENTRY_POINTS, str(demo_data), str(built["bert"].parent), out=tmp_path / "scores.pkl"
+        )
+    ]
+    assert set(outputs[0]) == {
+        "bert cloze",
+        "bert tsne",
+        "bert crows",
+        "mt5 cloze",
+        "mt5 tsne",
+        "gpt2 cloze",
+        "gpt2 tsne",
+        "gpt2 crows",
+    }
     for name, first in outputs[0].items():
         second = outputs[1][name]
-        for a, b in zip(first if isinstance(first, tuple) else (first,),
-                        second if isinstance(second, tuple) else (second,), strict=True):
+        for a, b in zip(
+            first if isinstance(first, tuple) else (first,),
+            second if isinstance(second, tuple) else (second,),
+            strict=True,
+        ):
             if "vector" in a.columns:
                 assert all((x == y).all() for x, y in zip(a.pop("vector"), b.pop("vector"), strict=True)), name
             pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)

@@ -46,15 +46,19 @@ def test_mcnemar_exact_hand_computed():
 
 def test_compare_models_uses_pairs_decisive_under_both():
     def frame(biased, neutral, status):
-        return pd.DataFrame({"pair_id": ["a", "b", "c", "d", "e"], "biased": biased, "neutral": neutral,
-                             "status": status})
+        return pd.DataFrame(
+            {"pair_id": ["a", "b", "c", "d", "e"], "biased": biased, "neutral": neutral, "status": status}
+        )
 
     out = compare_models(
         {
             "m1": frame([True, True, False, True, True], [False] * 5, ["ok"] * 5),
             # e is neutral under m2: left out of the paired test, as the binomial test leaves it out
-            "m2": frame([False, False, False, True, False], [False, False, False, False, True],
-                        ["ok", "ok", "ok", "skipped_missing", "ok"]),
+            "m2": frame(
+                [False, False, False, True, False],
+                [False, False, False, False, True],
+                ["ok", "ok", "ok", "skipped_missing", "ok"],
+            ),
         },
         dataset="fr",
     )
@@ -90,9 +94,15 @@ def test_permutation_threshold_is_where_the_test_turns():
 
 
 def test_wald_marks_and_intervals_at_the_bonferroni_level():
-    terms = pd.DataFrame({"term": ["Intercept", "group[T.FN]", "group[T.MNN]", "group[T.FNN]"],
-                          "estimate": [1.0, 0.5, 0.3, -0.02], "std_err": [0.1, 0.2, 0.12, 0.1],
-                          "ci_low": 0.0, "ci_high": 0.0})
+    terms = pd.DataFrame(
+        {
+            "term": ["Intercept", "group[T.FN]", "group[T.MNN]", "group[T.FNN]"],
+            "estimate": [1.0, 0.5, 0.3, -0.02],
+            "std_err": [0.1, 0.2, 0.12, 0.1],
+            "ci_low": 0.0,
+            "ci_high": 0.0,
+        }
+    )
     terms["p_value"] = 2 * __import__("scipy").stats.norm.sf(np.abs(terms["estimate"] / terms["std_err"]))
     out = mark_wald_family(terms, prefix="group[", alpha=0.05).set_index("term")
     z = 2.3939797998185104  # norm.ppf(1 - 0.05 / 6)
@@ -116,11 +126,13 @@ def test_sign_test_hand_computed():
 
 
 def test_win_loss_means_per_unit_and_ties():
-    values = pd.DataFrame({
-        "unit": ["x", "x", "x", "y", "y", "z"],
-        "cond": ["a", "a", "b", "a", "b", "b"],
-        "v": [1.0, 0.0, 0.5, 0.2, 0.2, 1.0],
-    })
+    values = pd.DataFrame(
+        {
+            "unit": ["x", "x", "x", "y", "y", "z"],
+            "cond": ["a", "a", "b", "a", "b", "b"],
+            "v": [1.0, 0.0, 0.5, 0.2, 0.2, 1.0],
+        }
+    )
     row = win_loss(values, unit=["unit"], condition="cond", value="v", pairs=[("a", "b")]).iloc[0]
     # x: a's mean 0.5 ties b's 0.5; y: tie; z: only b
     assert (row["n_units"], row["wins_a"], row["wins_b"], row["ties"]) == (2, 0, 0, 2)
@@ -154,8 +166,9 @@ def test_holm_hand_computed_and_as_statsmodels():
     np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1])
 
 
-def simulated_design(seed: int, *, batches: int = 8, sentences: int = 10, annotators: int = 6,
-                     groups=("MN", "FN", "MNN", "FNN")) -> pd.DataFrame:
+def simulated_design(
+    seed: int, *, batches: int = 8, sentences: int = 10, annotators: int = 6, groups=("MN", "FN", "MNN", "FNN")
+) -> pd.DataFrame:
     """MozArt's design: batches of sentences each answered by their own annotators, one group each;
     scores with sentence and annotator heterogeneity and a small group effect."""
     rng = np.random.default_rng(seed)
@@ -190,8 +203,11 @@ def _lme4_available() -> bool:
     return subprocess.run(["Rscript", "-e", "library(lme4)"], capture_output=True).returncode == 0
 
 
-@pytest.mark.skipif(not _lme4_available(), reason="Rscript with lme4 is not installed (apt-get install r-base-core "
-                                                  "r-cran-lme4; .ci/run installs them as root)")
+@pytest.mark.skipif(
+    not _lme4_available(),
+    reason="Rscript with lme4 is not installed (apt-get install r-base-core "
+    "r-cran-lme4; .ci/run installs them as root)",
+)
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_crossed_model_equals_lme4(seed, tmp_path):
     """lmer(value ~ group + (1|sentence) + (1|annotator)) in R and ours on the same simulated data:
@@ -201,15 +217,29 @@ def test_crossed_model_equals_lme4(seed, tmp_path):
     data = simulated_design(seed)
     data.to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "fit.R").write_text(LME4)
-    proc = subprocess.run(["Rscript", str(tmp_path / "fit.R"), str(tmp_path / "d.csv"), str(tmp_path / "fixef.csv"),
-                           str(tmp_path / "var.csv")], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            "Rscript",
+            str(tmp_path / "fit.R"),
+            str(tmp_path / "d.csv"),
+            str(tmp_path / "fixef.csv"),
+            str(tmp_path / "var.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     r_fixed = pd.read_csv(tmp_path / "fixef.csv").set_index("term")
     r_var = pd.read_csv(tmp_path / "var.csv").set_index("name")["var"]
     fit = crossed_mixed_model(data, "value ~ C(group, Treatment(reference='MN'))", effects=("sentence", "annotator"))
     assert fit.converged, fit.message
-    ours = fit.terms.assign(term=[t.replace("C(group, Treatment(reference='MN'))[T.", "group").rstrip("]")
-                                  .replace("Intercept", "(Intercept)") for t in fit.terms["term"]]).set_index("term")
+    ours = fit.terms.assign(
+        term=[
+            t.replace("C(group, Treatment(reference='MN'))[T.", "group").rstrip("]").replace("Intercept", "(Intercept)")
+            for t in fit.terms["term"]
+        ]
+    ).set_index("term")
     for term in r_fixed.index:
         assert ours.loc[term, "estimate"] == pytest.approx(r_fixed.loc[term, "estimate"], rel=1e-3, abs=1e-6), term
         assert ours.loc[term, "std_err"] == pytest.approx(r_fixed.loc[term, "std_err"], rel=1e-3), term
@@ -225,12 +255,18 @@ def test_a_solution_off_the_optimum_is_not_called_converged():
 
     data = simulated_design(4)
     blocks = design_blocks(data["sentence"], data["annotator"])
-    model = smf.mixedlm("value ~ group", data, groups=blocks, re_formula="0",
-                        vc_formula={"sentence": "0 + C(sentence)", "annotator": "0 + C(annotator)"})
+    model = smf.mixedlm(
+        "value ~ group",
+        data,
+        groups=blocks,
+        re_formula="0",
+        vc_formula={"sentence": "0 + C(sentence)", "annotator": "0 + C(annotator)"},
+    )
     fit = model.fit(reml=True, method=["powell", "lbfgs"])
     assert _at_optimum(model, fit.params_object)
-    off = MixedLMParams.from_components(fe_params=fit.params_object.fe_params, cov_re=fit.params_object.cov_re,
-                                        vcomp=fit.params_object.vcomp * 3)
+    off = MixedLMParams.from_components(
+        fe_params=fit.params_object.fe_params, cov_re=fit.params_object.cov_re, vcomp=fit.params_object.vcomp * 3
+    )
     assert not _at_optimum(model, off)
 
 

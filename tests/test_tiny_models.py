@@ -5,7 +5,7 @@ from __future__ import annotations
 from conftest import outputs_under_hash_seeds
 
 KINDS = ("bert", "mt5", "gpt2")  # one per family: masked, sequence-to-sequence, causal
-BUILD = f'''
+BUILD = f"""
 import sys
 from pathlib import Path
 from plmfair_demo import build_tiny_model
@@ -15,7 +15,7 @@ texts = ["Les députés votent la loi.", "La commission présente son rapport.",
 gaps = [(t.replace(w, "[MASK]", 1), w) for t, w in zip(texts, ["votent", "rapport", "budget", "réponse", "soutenons"])]
 for kind in {KINDS!r}:
     build_tiny_model(kind, texts, Path(sys.argv[1]) / kind, vocab_size=120, seed=5, gaps=gaps, train_steps=3)
-'''
+"""
 
 
 def test_trained_tiny_models_are_the_same_files_under_other_hash_seeds(tmp_path):

@@ -14,8 +14,12 @@ from plmfair.scoring.loader import load
 from plmfair.scoring.specs import ModelSpec
 from plmfair_demo import build_tiny_model
 
-TEXTS = ["Les membres de la commission se sont réunis lundi .", "The members of the committee met on Monday .",
-         "Die Mitglieder des Ausschusses trafen sich am Montag .", "Los miembros de la comisión se reunieron el lunes ."] * 4
+TEXTS = [
+    "Les membres de la commission se sont réunis lundi .",
+    "The members of the committee met on Monday .",
+    "Die Mitglieder des Ausschusses trafen sich am Montag .",
+    "Los miembros de la comisión se reunieron el lunes .",
+] * 4
 FAMILIES = {"bert": "mlm", "mt5": "seq2seq", "gpt2": "causal"}
 
 
@@ -25,7 +29,9 @@ def scorers(tmp_path_factory):
     out = {}
     for kind, family in FAMILIES.items():
         build_tiny_model(kind, TEXTS, root / kind, vocab_size=300)
-        out[kind] = load(ModelSpec(name=kind, family=family, path=str(root / kind)), device="cpu").scorer(progress=False)
+        out[kind] = load(ModelSpec(name=kind, family=family, path=str(root / kind)), device="cpu").scorer(
+            progress=False
+        )
     return out
 
 
@@ -40,7 +46,9 @@ def test_word_vectors_are_the_last_layer_at_the_words_tokens(scorers, kind):
     filled = text.replace("[MASK]", word)
     enc = scorer.tokenizer(filled, return_offsets_mapping=True, return_tensors="pt")
     start = filled.index(word)
-    span = [j for j, (a, b) in enumerate(enc["offset_mapping"][0].tolist()) if b > a and a < start + len(word) and b > start]
+    span = [
+        j for j, (a, b) in enumerate(enc["offset_mapping"][0].tolist()) if b > a and a < start + len(word) and b > start
+    ]
     with torch.inference_mode():
         if kind == "mt5":
             hidden = scorer.model.get_encoder()(input_ids=enc["input_ids"]).last_hidden_state
@@ -51,11 +59,14 @@ def test_word_vectors_are_the_last_layer_at_the_words_tokens(scorers, kind):
 
 
 def test_prediction_vectors_and_projection(scorers):
-    annotations = pd.DataFrame({
-        "s_id": ["7"] * 3 + ["7"] * 2, "lang": ["en"] * 3 + ["fr"] * 2,
-        "text": ["The [MASK] of the committee met ."] * 3 + ["Les [MASK] de la commission ."] * 2,
-        "answer": ["members", "Members", "", "membres", "pommes"],
-    })
+    annotations = pd.DataFrame(
+        {
+            "s_id": ["7"] * 3 + ["7"] * 2,
+            "lang": ["en"] * 3 + ["fr"] * 2,
+            "text": ["The [MASK] of the committee met ."] * 3 + ["Les [MASK] de la commission ."] * 2,
+            "answer": ["members", "Members", "", "membres", "pommes"],
+        }
+    )
     scorer = scorers["bert"]
     vectors = prediction_vectors(annotations, scorer, model="bert", s_ids=["7"], k=10)
     assert set(vectors["lang"]) == {"en", "fr"} and vectors.groupby("lang").size().le(10).all()

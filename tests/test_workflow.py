@@ -60,8 +60,14 @@ def test_demo_crows_pairs_outputs(demo_run):
     scores = read_parquet(demo_run / "results/crows_pairs/demo_fr/tiny_bert.parquet")
     assert set(scores["status"]) >= {"ok", "skipped_missing", "skipped_identical"}
     table = pd.read_csv(demo_run / "results/tables/crows_pairs.csv")
-    assert table.iloc[:6, 0].tolist() == ["Metric score", "Stereo score", "Anti-stereo score", "Run time (mm:ss)",
-                                         "Pairs skipped", "Unknown pieces (%)"]
+    assert table.iloc[:6, 0].tolist() == [
+        "Metric score",
+        "Stereo score",
+        "Anti-stereo score",
+        "Run time (mm:ss)",
+        "Pairs skipped",
+        "Unknown pieces (%)",
+    ]
     for ext in ("md", "tex"):
         assert (demo_run / f"results/tables/crows_pairs.{ext}").stat().st_size > 0
         assert (demo_run / f"results/tables/crows_pairs_origin.{ext}").stat().st_size > 0
@@ -88,7 +94,9 @@ def test_mozart_chain_all_three_families(demo_run):
 def test_demo_cloze_construction_feeds_scoring(demo_run):
     sentences = read_parquet(demo_run / "results/cloze/demo/sentences.parquet")
     assert len(sentences) == 8 * 4 and sentences["text"].str.count(r"\[MASK\]").eq(1).all()
-    tokens = {lang: read_parquet(demo_run / f"results/cloze/demo/tokens/{lang}.parquet") for lang in ("en", "de", "es", "fr")}
+    tokens = {
+        lang: read_parquet(demo_run / f"results/cloze/demo/tokens/{lang}.parquet") for lang in ("en", "de", "es", "fr")
+    }
     for _, row in sentences.iterrows():
         tok = tokens[row["lang"]]
         word = tok[(tok["line"] == row["line"]) & (tok["token"] == row["token"])]
@@ -101,7 +109,10 @@ def test_demo_cloze_construction_feeds_scoring(demo_run):
     assert demo.loc[demo["step"] == "sampled", ["en", "de", "es", "fr", "all"]].eq(8).all(axis=None)
     assert demo.loc[demo["step"] == "examined_lines", "all"].item() <= demo.loc[demo["step"] == "length", "all"].item()
     assert sorted(p.name for p in (demo_run / "results/cloze/demo/sheets/es").glob("*.csv")) == [
-        "batch_001.csv", "batch_002.csv", "batch_003.csv"]
+        "batch_001.csv",
+        "batch_002.csv",
+        "batch_003.csv",
+    ]
     for model in ("tiny_bert", "tiny_mt5"):
         preds = read_parquet(demo_run / f"results/cloze/demo/predictions/{model}.parquet")
         assert set(preds["s_id"]) == set(sentences["s_id"]) and preds["rank"].max() <= 10
@@ -133,9 +144,13 @@ def test_bitext_corpus_is_joined_and_sampled_back_to_its_lines(demo_run):
     English is nowhere else, a repeated English line in es-en) is joined, tokenized and sampled;
     every sampled sentence traces back to its line in each bitext."""
     data = DEMO_DATA / "cloze"
-    bitexts = {lang: ((data / f"bi.{lang}-en.en").read_text(encoding="utf-8").splitlines(),
-                      (data / f"bi.{lang}-en.{lang}").read_text(encoding="utf-8").splitlines())
-               for lang in ("de", "es", "fr")}
+    bitexts = {
+        lang: (
+            (data / f"bi.{lang}-en.en").read_text(encoding="utf-8").splitlines(),
+            (data / f"bi.{lang}-en.{lang}").read_text(encoding="utf-8").splitlines(),
+        )
+        for lang in ("de", "es", "fr")
+    }
     joined = read_parquet(demo_run / "results/cloze/bitext/joined.parquet")
     distinct = len(dict.fromkeys((data / "cloze_demo.en").read_text(encoding="utf-8").splitlines()))
     assert joined["line"].max() == distinct and "An English line only here ." not in set(joined["text"])
@@ -150,7 +165,11 @@ def test_bitext_corpus_is_joined_and_sampled_back_to_its_lines(demo_run):
     assert counts[("bitext_repeats", "es")] >= 1 and counts[("joined", "all")] == distinct
     assert counts[("lines", "all")] == distinct
     assert set(read_parquet(demo_run / "results/cloze/bitext/predictions/tiny_gpt2.parquet")["lang"]) == {
-        "en", "de", "es", "fr"}
+        "en",
+        "de",
+        "es",
+        "fr",
+    }
 
 
 def test_constructed_set_with_answers_goes_through_mozarts_chain(demo_run):
@@ -208,8 +227,10 @@ def test_params_rerun_exactly_what_they_change(demo_copy, tmp_path):
     assert "Nothing to be done" in proc.stdout + proc.stderr
     # free text about a model, and a CrowS-Pairs data set declared but not scored, change no result
     unscored = tmp_path / "free_text_and_unscored_set.yaml"
-    unscored.write_text("models:\n  tiny_bert: {licence: MIT, pretraining_data: a few demo sentences}\n"
-                        "datasets:\n  crows_pairs:\n    unscored_fr: {file: unscored_fr.csv, format: inria, lang: fr}\n")
+    unscored.write_text(
+        "models:\n  tiny_bert: {licence: MIT, pretraining_data: a few demo sentences}\n"
+        "datasets:\n  crows_pairs:\n    unscored_fr: {file: unscored_fr.csv, format: inria, lang: fr}\n"
+    )
     proc = snakemake(demo_copy, "--dry-run", configfiles=(*DEMO_CONFIGS, unscored))
     # (the run record echoes the configuration, so it alone is rewritten: a local job of a second)
     assert set(planned_jobs(proc)) == {"run_record", "all"}, dry_run_jobs(proc.stdout)
@@ -313,10 +334,16 @@ def test_demo_group_and_language_tests(demo_run):
 
 # Forced to run again on a copy of the demo: scoring jobs of every family, and the seeded and
 # aggregating jobs (the t-SNE maps, the permutation tests, metrics and summary).
-FORCED = ("results/cloze/mozart/predictions/tiny_bert.parquet", "results/cloze/demo/predictions/tiny_mt5.parquet",
-          "results/crows_pairs/demo_fr/tiny_gpt2.parquet", "results/cloze/mozart/tsne/tiny_gpt2.parquet",
-          "results/cloze/mozart/tsne.parquet", "results/cloze/mozart/group_winloss.parquet",
-          "results/cloze/mozart/metrics.parquet", "results/crows_pairs/summary.parquet")
+FORCED = (
+    "results/cloze/mozart/predictions/tiny_bert.parquet",
+    "results/cloze/demo/predictions/tiny_mt5.parquet",
+    "results/crows_pairs/demo_fr/tiny_gpt2.parquet",
+    "results/cloze/mozart/tsne/tiny_gpt2.parquet",
+    "results/cloze/mozart/tsne.parquet",
+    "results/cloze/mozart/group_winloss.parquet",
+    "results/cloze/mozart/metrics.parquet",
+    "results/crows_pairs/summary.parquet",
+)
 # The seeded cloze sample, forced on its own: everything downstream of it (the demo's answers and
 # the tiny models that learn them) would run again with it, and is not what this test is about.
 SAMPLE = "results/cloze/demo/sentences.parquet"
@@ -328,8 +355,15 @@ def test_scoring_and_aggregation_are_deterministic(demo_run, demo_copy):
     file as it was, every column and metadata key but wall times (plmfair.compare)."""
     proc = snakemake(demo_copy, *FORCED, "--forcerun", *FORCED)
     ran = {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)}
-    assert ran == {"cloze_score", "crows_pairs_score", "tsne_vectors", "tsne", "group_analysis",
-                   "cloze_metrics", "crows_pairs_summary"}, ran
+    assert ran == {
+        "cloze_score",
+        "crows_pairs_score",
+        "tsne_vectors",
+        "tsne",
+        "group_analysis",
+        "cloze_metrics",
+        "crows_pairs_summary",
+    }, ran
     proc = snakemake(demo_copy, SAMPLE, "--forcerun", SAMPLE)
     assert {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)} == {"cloze_select"}
     assert len(parquet_files(demo_run)) >= 60
@@ -366,8 +400,11 @@ def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
         assert row["p adjusted"].endswith("*") == _excludes(*_printed_interval(row["interval"]), 50)
         checked += 1
     # comparisons drawn with an interval: group gaps (permutation, inverted), mixed-model terms (Wald)
-    marked = [results / "crows_pairs/language_effects.parquet", *results.glob("cloze/*/group_gaps.parquet"),
-              *results.glob("cloze/*/group_effects.parquet")]
+    marked = [
+        results / "crows_pairs/language_effects.parquet",
+        *results.glob("cloze/*/group_gaps.parquet"),
+        *results.glob("cloze/*/group_effects.parquet"),
+    ]
     for path in marked:
         frame = read_parquet(path)
         family = frame["p_bonferroni"].notna() if "p_bonferroni" in frame else frame["significant"].notna()
@@ -378,8 +415,11 @@ def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
             keys = ["model"] if path.name == "language_effects.parquet" else ["model", "lang", "metric"]
             assert row["ci_level"] == pytest.approx(1 - 0.05 / frame.loc[family].groupby(keys).size().max())
             checked += 1
-    for path in [tables / "crows_pairs_language_effects.csv", *tables.glob("*_group_gaps.csv"),
-                 *tables.glob("*_group_effects.csv")]:
+    for path in [
+        tables / "crows_pairs_language_effects.csv",
+        *tables.glob("*_group_gaps.csv"),
+        *tables.glob("*_group_effects.csv"),
+    ]:
         printed = pd.read_csv(path, keep_default_na=False, dtype=str)
         for _, row in printed[(printed["p Bonferroni"] != "") & (printed["interval"] != "")].iterrows():
             assert row["p Bonferroni"].endswith("*") == _excludes(*_printed_interval(row["interval"]), 0), path.name
@@ -444,8 +484,9 @@ def test_the_record_lists_every_file_the_demo_publishes_and_verify_holds_them(de
 
     check = verify(demo_run)
     assert check.ok and check.checked > 200, (check.changed, check.missing, check.unexpected)
-    proc = subprocess.run([str(Path(sys.executable).parent / "plmfair"), "verify", str(demo_run)], capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "plmfair"), "verify", str(demo_run)], capture_output=True, text=True
+    )
     assert proc.returncode == 0 and proc.stdout.startswith(f"run {demo_run.name}: verified: the {check.checked} files")
 
 
@@ -462,17 +503,36 @@ def test_a_ready_made_cloze_test_is_a_config_entry(demo_copy, tmp_path):
     with open(DEMO_CONFIGS[0]) as fh:
         sha256 = yaml.safe_load(fh)["datasets"]["cloze_tests"]["mozart"]["sha256"]
     extra = tmp_path / "copy.yaml"
-    extra.write_text(yaml.safe_dump({"datasets": {"cloze_tests": {"mozart_copy": {
-        "file": "MozArtCopy.zip", "sha256": sha256, "languages": ["en", "es", "de", "fr"]}}}}))
+    extra.write_text(
+        yaml.safe_dump(
+            {
+                "datasets": {
+                    "cloze_tests": {
+                        "mozart_copy": {
+                            "file": "MozArtCopy.zip",
+                            "sha256": sha256,
+                            "languages": ["en", "es", "de", "fr"],
+                        }
+                    }
+                }
+            }
+        )
+    )
     configs = (*DEMO_CONFIGS, extra)
     planned = dry_run_jobs(snakemake(demo_copy, "-n", configfiles=configs, mirror=mirror).stdout)
     assert ("table", "table=mozart_copy_table2_p_at_1") in planned
     assert ("group_analysis", "cloze_set=mozart_copy") in planned
     # the demo's tiny models learn every ingested test's answers: with the copy's they are rebuilt, and
     # both sets are scored by the same new models
-    snakemake(demo_copy, "results/cloze/mozart_copy/metrics.parquet", "results/cloze/mozart/metrics.parquet",
-              configfiles=configs, mirror=mirror)
-    original, copy = (read_parquet(demo_copy / f"results/cloze/{name}/metrics.parquet")
-                      for name in ("mozart", "mozart_copy"))
+    snakemake(
+        demo_copy,
+        "results/cloze/mozart_copy/metrics.parquet",
+        "results/cloze/mozart/metrics.parquet",
+        configfiles=configs,
+        mirror=mirror,
+    )
+    original, copy = (
+        read_parquet(demo_copy / f"results/cloze/{name}/metrics.parquet") for name in ("mozart", "mozart_copy")
+    )
     assert len(copy) == len(original) > 0
     pd.testing.assert_frame_equal(copy, original)

@@ -12,7 +12,8 @@ its headline numbers at the end, and runs compared with what makes them differ.
 
 A MODEL is ``[name=]folder-or-hub-id[:key=value...]`` (``mine=../m:uncased=true:revision=abc``); its
 family is read off its ``config.json``. ``--studies`` keeps only those studies; ``--datasets`` names
-the CrowS-Pairs data sets, ready-made cloze tests and cloze corpora to run. Each run is ``runs/<name>/`` (the name: ``--run``,
+the CrowS-Pairs data sets, ready-made cloze tests and cloze corpora to run. Each run is ``runs/<name>/`` (the name:
+``--run``,
 else the models' names, else your last config file's name, else the studies and data sets named;
 with none of these, the checkout's own ``results/``) with its complete configuration in
 ``config.yaml``; :mod:`plmfair.runs.folders` says how names, models and later calls are kept true. A run
@@ -82,9 +83,16 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     # the preflight (the Hub client, spaCy's packages) only for `run`: `plmfair --help` and `show` stay quick
     from plmfair.preflight import main as preflight
 
-    setup = setup_run(models=args.models, studies=args.studies, datasets=args.datasets, run=args.run,
-                      configfiles=[Path(f).resolve() for f in args.configfile], runs=Path(args.runs),
-                      family=args.family, argv=argv)
+    setup = setup_run(
+        models=args.models,
+        studies=args.studies,
+        datasets=args.datasets,
+        run=args.run,
+        configfiles=[Path(f).resolve() for f in args.configfile],
+        runs=Path(args.runs),
+        family=args.family,
+        argv=argv,
+    )
     dry_run = args.dry_run or any(word in DRY_RUN for word in args.snakemake_args)
     unlock = "--unlock" in args.snakemake_args  # only frees the run folder: no preflight, no headline
     acting = not (dry_run or unlock)  # the call runs jobs (and may rebuild, lose or report results)
@@ -93,8 +101,10 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     workdir = run_folder(Path(args.runs), setup.name, resources=Path(args.resources)) if setup.name else ROOT
     with run_lock(workdir) if setup.name else nullcontext(), tempfile.TemporaryDirectory() as scratch:
         if setup.name and snakemake_locked(workdir) and not unlock:
-            raise ConfigError(f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
-                              f"or if none runs: plmfair run --run {setup.name} --runs {args.runs} -- --unlock")
+            raise ConfigError(
+                f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
+                f"or if none runs: plmfair run --run {setup.name} --runs {args.runs} -- --unlock"
+            )
         configfiles = setup.configfiles
         if setup.config is not None:
             # a dry run shows the jobs of the new settings and leaves the run's own file as it was
@@ -106,14 +116,23 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             _writable(workdir)
             rebuild = _to_rebuild(workdir, configfiles)
         mirror = Path(args.mirror).resolve() if args.mirror else None
-        if acting and preflight([*map(str, configfiles), "--directory", str(workdir),
-                                      *(["--mirror", str(mirror)] if mirror else [])]) != 0:
+        if (
+            acting
+            and preflight(
+                [*map(str, configfiles), "--directory", str(workdir), *(["--mirror", str(mirror)] if mirror else [])]
+            )
+            != 0
+        ):
             return 1
-        snakemake = [str(Path(sys.executable).parent / "snakemake"), "--snakefile", str(ROOT / "Snakefile"),
-                     "--directory", str(workdir)]
+        snakemake = [
+            str(Path(sys.executable).parent / "snakemake"),
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(workdir),
+        ]
         # --configfile and --config take every word after them: they come last
-        config_args = ["--configfile", *map(str, configfiles),
-                       *(["--config", f"mirror={mirror}"] if mirror else [])]
+        config_args = ["--configfile", *map(str, configfiles), *(["--config", f"mirror={mirror}"] if mirror else [])]
         try:
             status = 0
             # first those alone, each in a call of its own (a few) in the order of the stages: what reads a
@@ -121,11 +140,20 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             # it recorded), as it would be in one call that also rebuilds a file further down
             for targets in [[path] for path in rebuild] if len(rebuild) <= REBUILD_ONE_BY_ONE else [rebuild]:
                 if status == 0 and not all((workdir / path).exists() for path in targets):
-                    status = _snakemake([*snakemake, "--cores", str(args.cores), *args.snakemake_args, *targets,
-                                         *config_args])
+                    status = _snakemake(
+                        [*snakemake, "--cores", str(args.cores), *args.snakemake_args, *targets, *config_args]
+                    )
             if status == 0:
-                status = _snakemake([*snakemake, "--cores", str(args.cores), *(["--dry-run"] if args.dry_run else []),
-                                     *args.snakemake_args, *config_args])
+                status = _snakemake(
+                    [
+                        *snakemake,
+                        "--cores",
+                        str(args.cores),
+                        *(["--dry-run"] if args.dry_run else []),
+                        *args.snakemake_args,
+                        *config_args,
+                    ]
+                )
             if status == 0 and args.report and not dry_run:
                 status = _snakemake([*snakemake, "--report", "results/report.html", *config_args])
         except KeyboardInterrupt:
@@ -135,9 +163,12 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             raise
     lost = integrity.missing(workdir) if acting and status != 0 else []
     if lost:
-        print(f"plmfair: run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing "
-              f"after this failure ({first_few(lost)}): fix what the job's "
-              f"log above names, then rebuild them: {_run_again(workdir)}", file=sys.stderr)
+        print(
+            f"plmfair: run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing "
+            f"after this failure ({first_few(lost)}): fix what the job's "
+            f"log above names, then rebuild them: {_run_again(workdir)}",
+            file=sys.stderr,
+        )
     if acting and status == 0:
         print(_ending(workdir))
     return status
@@ -149,9 +180,11 @@ def _writable(workdir: Path) -> None:
     results = workdir / "results"
     for path in [results, *results.rglob("*")] if results.is_dir() else []:
         if not path.is_symlink() and not os.access(path, os.W_OK):
-            raise ConfigError(f"{path} cannot be written (mode {path.stat().st_mode & 0o777:o}): make the run's "
-                              f"results writable (chmod -R u+w {results}) or run in another folder (--run NAME); "
-                              f"nothing was run")
+            raise ConfigError(
+                f"{path} cannot be written (mode {path.stat().st_mode & 0o777:o}): make the run's "
+                f"results writable (chmod -R u+w {results}) or run in another folder (--run NAME); "
+                f"nothing was run"
+            )
 
 
 def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
@@ -165,8 +198,11 @@ def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
     altered = integrity.altered(workdir)
     if altered:
         where = integrity.set_aside(workdir, altered)
-        log.info("%s", f"{len(altered)} result(s) changed since the workflow wrote them "
-                       f"({first_few(altered)}): moved to {where}, to be rebuilt")
+        log.info(
+            "%s",
+            f"{len(altered)} result(s) changed since the workflow wrote them "
+            f"({first_few(altered)}): moved to {where}, to be rebuilt",
+        )
     if not integrity.has_run(workdir):
         return []  # a new run: everything is built in one go
     try:
@@ -221,10 +257,15 @@ def locate_run(name: str, *, runs: str) -> Path:
             continue
     known = sorted(p.name for p in Path(runs).glob("*/") if _started_by_plmfair(p)) if Path(runs).is_dir() else []
     shown = name if len(name) <= 60 else name[:57] + "..."
-    hint = (f"e.g. {shlex.join(['plmfair', 'show', known[0], '--runs', runs])}" if known
-            else "start one with: plmfair run MODEL --run NAME")
-    raise ConfigError(f"{shown!r} is not a run: no record (results/run.json) and no config.yaml of plmfair run there or "
-                      f"in {runs}; the runs in {runs}: {', '.join(known) or 'none yet'}; {hint}")
+    hint = (
+        f"e.g. {shlex.join(['plmfair', 'show', known[0], '--runs', runs])}"
+        if known
+        else "start one with: plmfair run MODEL --run NAME"
+    )
+    raise ConfigError(
+        f"{shown!r} is not a run: no record (results/run.json) and no config.yaml of plmfair run there or "
+        f"in {runs}; the runs in {runs}: {', '.join(known) or 'none yet'}; {hint}"
+    )
 
 
 def _status(folder: Path) -> str:
@@ -235,8 +276,10 @@ def _status(folder: Path) -> str:
     if check.missing:
         return f"status: INCOMPLETE: {len(check.missing)} of the {check.checked} files its record lists are missing"
     if check.changed or check.unexpected:
-        return (f"status: UNVERIFIED: {len(check.changed)} file(s) changed since the record, {len(check.unexpected)} "
-                f"not produced by its configuration (plmfair verify {folder})")
+        return (
+            f"status: UNVERIFIED: {len(check.changed)} file(s) changed since the record, {len(check.unexpected)} "
+            f"not produced by its configuration (plmfair verify {folder})"
+        )
     return f"status: complete, verified ({check.checked} files as its record lists them)"
 
 
@@ -258,8 +301,10 @@ def show(run: str, *, runs: str) -> int:
     folder = locate_run(run, runs=runs)
     if not (folder / "results" / "run.json").is_file():
         again = _run_again(folder)
-        raise ConfigError(f"run {folder.name} is incomplete: it has no record (results/run.json), so its last run did "
-                          f"not finish" + (f"; finish it: {again}" if again else ""))
+        raise ConfigError(
+            f"run {folder.name} is incomplete: it has no record (results/run.json), so its last run did "
+            f"not finish" + (f"; finish it: {again}" if again else "")
+        )
     print(_ending(folder))
     return 0
 
@@ -271,19 +316,27 @@ def verify(run: str, *, runs: str) -> int:
     check = integrity.verify(folder)
     again = _run_again(folder)
     if not check.record:
-        raise ConfigError(f"run {folder.name} has no record (results/run.json), so there is nothing to verify its "
-                          f"files against" + (f"; finish it: {again}" if again else ""))
-    for kind, files in (("changed", check.changed), ("missing", check.missing),
-                        ("not produced by the record's configuration", check.unexpected)):
+        raise ConfigError(
+            f"run {folder.name} has no record (results/run.json), so there is nothing to verify its "
+            f"files against" + (f"; finish it: {again}" if again else "")
+        )
+    for kind, files in (
+        ("changed", check.changed),
+        ("missing", check.missing),
+        ("not produced by the record's configuration", check.unexpected),
+    ):
         for path in files:
             print(f"{kind}: {path}")
     if check.ok:
         print(f"run {folder.name}: verified: the {check.checked} files its record lists are as it lists them")
         return 0
     fix = f"; rebuild the changed and missing ones: {again}" if again and (check.changed or check.missing) else ""
-    print(f"run {folder.name}: NOT verified: {len(check.changed)} changed, {len(check.missing)} missing, "
-          f"{len(check.unexpected)} not produced by its configuration, of the {check.checked} files its record "
-          f"lists{fix}", file=sys.stderr)
+    print(
+        f"run {folder.name}: NOT verified: {len(check.changed)} changed, {len(check.missing)} missing, "
+        f"{len(check.unexpected)} not produced by its configuration, of the {check.checked} files its record "
+        f"lists{fix}",
+        file=sys.stderr,
+    )
     return 1
 
 
@@ -296,13 +349,16 @@ def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
     for folder in located:
         again = _run_again(folder)
         if not (folder / "results" / "run.json").is_file():
-            raise ConfigError(f"run {folder.name} is incomplete: it has no record (results/run.json) to compare"
-                              + (f"; finish it: {again}" if again else ""))
+            raise ConfigError(
+                f"run {folder.name} is incomplete: it has no record (results/run.json) to compare"
+                + (f"; finish it: {again}" if again else "")
+            )
         lost = integrity.missing(folder)
         if lost:
-            raise ConfigError(f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
-                              f"({first_few(lost)}), so it is not compared"
-                              + (f"; rebuild them: {again}" if again else ""))
+            raise ConfigError(
+                f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
+                f"({first_few(lost)}), so it is not compared" + (f"; rebuild them: {again}" if again else "")
+            )
     text = render(compare_runs(located), fmt)
     if out:
         write_text(text, out)
@@ -312,24 +368,41 @@ def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []  # more Snakemake arguments
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    parser = argparse.ArgumentParser(prog="plmfair", description=__doc__.split("\n")[0],
-                                     epilog="plmfair run ... -- SNAKEMAKE ARGUMENTS passes the rest to Snakemake")
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
+    argv = argv[: argv.index("--")] if "--" in argv else argv
+    parser = argparse.ArgumentParser(
+        prog="plmfair",
+        description=__doc__.split("\n")[0],
+        epilog="plmfair run ... -- SNAKEMAKE ARGUMENTS passes the rest to Snakemake",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run the workflow, on your own models if you name them")
-    r.add_argument("models", nargs="*", help="[name=]folder or Hugging Face id[:key=value...], e.g. "
-                                             "mine=../m:uncased=true:revision=abc")
-    r.add_argument("--studies", type=lambda s: [x for x in s.split(",") if x], default=None,
-                   help=f"comma-separated, of {', '.join(plan.STUDIES)} (default: all)")
-    r.add_argument("--datasets", type=lambda s: [x for x in s.split(",") if x], default=None,
-                   help="comma-separated CrowS-Pairs data sets, ready-made cloze tests (mozart) and cloze "
-                        "corpora (default: the configuration's)")
+    r.add_argument(
+        "models",
+        nargs="*",
+        help="[name=]folder or Hugging Face id[:key=value...], e.g. mine=../m:uncased=true:revision=abc",
+    )
+    r.add_argument(
+        "--studies",
+        type=lambda s: [x for x in s.split(",") if x],
+        default=None,
+        help=f"comma-separated, of {', '.join(plan.STUDIES)} (default: all)",
+    )
+    r.add_argument(
+        "--datasets",
+        type=lambda s: [x for x in s.split(",") if x],
+        default=None,
+        help="comma-separated CrowS-Pairs data sets, ready-made cloze tests (mozart) and cloze "
+        "corpora (default: the configuration's)",
+    )
     r.add_argument("--family", choices=list(FAMILIES), default=None, help="the models' family, when it cannot be read")
     r.add_argument("--run", default=None, help="the run's name: its results go to runs/<name>/results")
     r.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are made (default: runs/)")
-    r.add_argument("--resources", default=str(ROOT / "resources"),
-                   help="the downloads and models every run shares (default: resources/)")
+    r.add_argument(
+        "--resources",
+        default=str(ROOT / "resources"),
+        help="the downloads and models every run shares (default: resources/)",
+    )
     r.add_argument("--configfile", action="append", default=[], help="your configuration, over config/config.yaml")
     r.add_argument("--cores", default="all")
     r.add_argument("--mirror", default=None, help="a folder of data files to use before the network")
@@ -338,12 +411,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     sh = sub.add_parser("show", help="a finished run's headline numbers, whether it is complete, its record and report")
     sh.add_argument("name", help="the run's name (runs/<name>) or folder")
     sh.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
-    v = sub.add_parser("verify", help="re-hash a run's files against its record: every file changed, missing or "
-                                      "not produced by its configuration")
+    v = sub.add_parser(
+        "verify",
+        help="re-hash a run's files against its record: every file changed, missing or "
+        "not produced by its configuration",
+    )
     v.add_argument("name", help="the run's name (runs/<name>) or folder")
     v.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
-    c = sub.add_parser("compare", help="runs side by side: numbers with intervals and marks, settings that differ, "
-                                       "paired tests")
+    c = sub.add_parser(
+        "compare", help="runs side by side: numbers with intervals and marks, settings that differ, paired tests"
+    )
     c.add_argument("folders", nargs="+", help="run folders (runs/<name>)")
     c.add_argument("--format", choices=["md", "csv", "json"], default="md")
     c.add_argument("--out", default=None, help="also write it to this file")
@@ -362,8 +439,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"plmfair: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"plmfair: interrupted: the finished jobs' results are kept and the stopped ones left no output, so "
-              f"nothing is lost; rerun the same command: {shlex.join(['plmfair', *argv])}", file=sys.stderr)
+        print(
+            f"plmfair: interrupted: the finished jobs' results are kept and the stopped ones left no output, so "
+            f"nothing is lost; rerun the same command: {shlex.join(['plmfair', *argv])}",
+            file=sys.stderr,
+        )
         return 130
 
 

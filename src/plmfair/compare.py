@@ -50,12 +50,24 @@ def compare_meta(old: Mapping, new: Mapping, *, ignore: Iterable[str] = RUN_MEAS
     gone, added = [k for k in keys if k not in new], [k for k in keys if k not in old]
     if not (changed or gone or added):
         return None
-    return "; ".join(part for part in (f"changed {changed}" if changed else "", f"removed {gone}" if gone else "",
-                                       f"added {added}" if added else "") if part)
+    return "; ".join(
+        part
+        for part in (
+            f"changed {changed}" if changed else "",
+            f"removed {gone}" if gone else "",
+            f"added {added}" if added else "",
+        )
+        if part
+    )
 
 
-def compare_results(old_root: str | Path, new_root: str | Path, *, moved: Mapping[str, str] | None = None,
-                    ignore: Iterable[str] = RUN_MEASURES) -> list[str]:
+def compare_results(
+    old_root: str | Path,
+    new_root: str | Path,
+    *,
+    moved: Mapping[str, str] | None = None,
+    ignore: Iterable[str] = RUN_MEASURES,
+) -> list[str]:
     """One line per difference between the Parquet outputs of two runs (empty: the same numbers)."""
     moved = dict(moved or {})
     old_files, new_files = parquet_files(old_root), set(parquet_files(new_root))
@@ -67,9 +79,10 @@ def compare_results(old_root: str | Path, new_root: str | Path, *, moved: Mappin
             continue
         matched.add(target)
         old_path, new_path = Path(old_root) / rel, Path(new_root) / target
-        for what, diff in (("values", compare_frames(read_parquet(old_path), read_parquet(new_path), ignore=ignore)),
-                           ("metadata", compare_meta(read_parquet_meta(old_path), read_parquet_meta(new_path),
-                                                     ignore=ignore))):
+        for what, diff in (
+            ("values", compare_frames(read_parquet(old_path), read_parquet(new_path), ignore=ignore)),
+            ("metadata", compare_meta(read_parquet_meta(old_path), read_parquet_meta(new_path), ignore=ignore)),
+        ):
             if diff:
                 differences.append(f"{rel}{' -> ' + target if target != rel else ''}: {what}: {diff}")
     differences += [f"{rel}: only in {new_root}" for rel in sorted(new_files - matched)]
@@ -80,17 +93,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m plmfair.compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("old", help="working directory of the first run (holding results/)")
     parser.add_argument("new", help="working directory of the second run")
-    parser.add_argument("--moved", action="append", default=[], metavar="OLD_PATH=NEW_PATH",
-                        help="a file the second run writes at another path (relative to the working directory)")
-    parser.add_argument("--ignore", action="append", default=list(RUN_MEASURES), metavar="NAME",
-                        help="a column or metadata key left out (default: wall_time_s, seconds)")
+    parser.add_argument(
+        "--moved",
+        action="append",
+        default=[],
+        metavar="OLD_PATH=NEW_PATH",
+        help="a file the second run writes at another path (relative to the working directory)",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=list(RUN_MEASURES),
+        metavar="NAME",
+        help="a column or metadata key left out (default: wall_time_s, seconds)",
+    )
     args = parser.parse_args(argv)
     moved = dict(item.split("=", 1) for item in args.moved)
     differences = compare_results(args.old, args.new, moved=moved, ignore=args.ignore)
     for line in differences:
         print(line)
-    print(f"{len(differences)} difference(s) in the Parquet outputs" if differences
-          else f"the Parquet outputs of {args.old} and {args.new} are the same")
+    print(
+        f"{len(differences)} difference(s) in the Parquet outputs"
+        if differences
+        else f"the Parquet outputs of {args.old} and {args.new} are the same"
+    )
     return 1 if differences else 0
 
 

@@ -67,8 +67,10 @@ def _check_moved(config: dict) -> None:
     say that it is not allowed)."""
     datasets = config.get("datasets")
     if isinstance(datasets, dict) and "mozart" in datasets:
-        raise ConfigError("config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
-                          "(file, url, sha256, languages) to datasets.cloze_tests.mozart")
+        raise ConfigError(
+            "config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
+            "(file, url, sha256, languages) to datasets.cloze_tests.mozart"
+        )
 
 
 # The schema beside the workflow (plmfair is installed from its checkout).
@@ -92,7 +94,9 @@ def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = S
 
 def known_languages(config: dict) -> list[str]:
     """Every language some data set of the config is in."""
-    langs = [lang for entry in config.get("datasets", {}).get("cloze_tests", {}).values() for lang in entry["languages"]]
+    langs = [
+        lang for entry in config.get("datasets", {}).get("cloze_tests", {}).values() for lang in entry["languages"]
+    ]
     langs += [entry["lang"] for entry in crows_pairs_sets(config).values()]
     langs += study_languages(config, "cloze")
     return sorted(set(langs))
@@ -112,29 +116,38 @@ def check_config(config: dict) -> None:
         chain, source = [name], entry.get("direction_from")
         while source:
             if source not in sets:
-                raise ConfigError(f"config error at datasets.crows_pairs.{chain[-1]}.direction_from: data set {source!r} "
-                                  f"is not declared under datasets.crows_pairs{did_you_mean(source, sets)}")
+                raise ConfigError(
+                    f"config error at datasets.crows_pairs.{chain[-1]}.direction_from: data set {source!r} "
+                    f"is not declared under datasets.crows_pairs{did_you_mean(source, sets)}"
+                )
             if source in chain:
-                raise ConfigError(f"config error at datasets.crows_pairs.{name}.direction_from: a cycle "
-                                  f"({' -> '.join([*chain, source])}); a chain of direction_from must end in a data "
-                                  f"set with its own directions")
+                raise ConfigError(
+                    f"config error at datasets.crows_pairs.{name}.direction_from: a cycle "
+                    f"({' -> '.join([*chain, source])}); a chain of direction_from must end in a data "
+                    f"set with its own directions"
+                )
             chain.append(source)
             source = sets[source].get("direction_from")
     _check_protocol(config["crows_pairs"]["protocol"])
     lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
-    lists += [("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
-              for name, entry in config.get("cloze", {}).get("corpora", {}).items()]
+    lists += [
+        ("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
+        for name, entry in config.get("cloze", {}).get("corpora", {}).items()
+    ]
     for study, key, names in lists:
         for i, name in enumerate(names):
             where = f"config error at {key}.{i}"
             if name not in specs:
-                raise ConfigError(f"{where}: model {name!r} is not declared under `models`{did_you_mean(name, specs)} "
-                                  f"(declared: {sorted(specs)})")
+                raise ConfigError(
+                    f"{where}: model {name!r} is not declared under `models`{did_you_mean(name, specs)} "
+                    f"(declared: {sorted(specs)})"
+                )
             family = FAMILIES[specs[name].family]
             if not family.scores(study):
                 able = sorted(f.name for f in FAMILIES.values() if f.scores(study))
-                raise ConfigError(f"{where}: {name!r} is a {family.name} model; the {study} study scores the families "
-                                  f"{able}")
+                raise ConfigError(
+                    f"{where}: {name!r} is a {family.name} model; the {study} study scores the families {able}"
+                )
     known = known_languages(config)
     for name, spec in specs.items():
         for i, lang in enumerate(spec.languages):
@@ -145,8 +158,10 @@ def check_config(config: dict) -> None:
                 )
     for name, spec in specs.items():
         if spec.path and name not in built_models(config) and not Path(spec.path).is_dir():
-            raise ConfigError(f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
-                              f"start from the working directory {Path.cwd()}); give the folder holding the model")
+            raise ConfigError(
+                f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
+                f"start from the working directory {Path.cwd()}); give the folder holding the model"
+            )
     _check_cloze(config)
     _check_downloads(config)
 
@@ -158,11 +173,15 @@ def _check_protocol(name: str) -> None:
     if name in masked:
         return
     if name in PROTOCOLS:
-        raise ConfigError(f"config error at crows_pairs.protocol: {name!r} is the protocol of {PROTOCOLS[name].family} "
-                          f"models, used for them whatever this key says; this key chooses the masked LMs' protocol, "
-                          f"one of {masked}")
-    raise ConfigError(f"config error at crows_pairs.protocol: unknown protocol {name!r}{did_you_mean(name, masked)}; "
-                      f"the masked-LM protocols are {masked}")
+        raise ConfigError(
+            f"config error at crows_pairs.protocol: {name!r} is the protocol of {PROTOCOLS[name].family} "
+            f"models, used for them whatever this key says; this key chooses the masked LMs' protocol, "
+            f"one of {masked}"
+        )
+    raise ConfigError(
+        f"config error at crows_pairs.protocol: unknown protocol {name!r}{did_you_mean(name, masked)}; "
+        f"the masked-LM protocols are {masked}"
+    )
 
 
 # A corpus's or a ready-made cloze test's answers are ingested at results/data/<name>/.
@@ -180,34 +199,44 @@ def _check_cloze(config: dict) -> None:
         )
     tests = config.get("datasets", {}).get("cloze_tests", {})
     for name in tests:  # a ready-made test's answers are ingested at results/data/<name>/, as a corpus's
-        clash = RESERVED_CORPUS_NAMES.get(name) or ("a cloze corpus has that name" if name in cloze["corpora"] else None)
+        clash = RESERVED_CORPUS_NAMES.get(name) or (
+            "a cloze corpus has that name" if name in cloze["corpora"] else None
+        )
         if clash:
             raise ConfigError(f"config error at datasets.cloze_tests.{name}: {clash}; give the cloze test another name")
     tsne = config["mozart"]["tsne"]
     unknown = [name for name in tsne["sets"] if name not in tests]
     if tsne["sentences"] and tests and unknown:  # with no ready-made test declared there is nothing to map
-        raise ConfigError(f"config error at mozart.tsne.sets: {unknown[0]!r} is no ready-made cloze test (declared in "
-                          f"datasets.cloze_tests: {sorted(tests)}); list the tests whose quadruples are mapped, or set "
-                          f"mozart.tsne.sentences: [] for no maps")
+        raise ConfigError(
+            f"config error at mozart.tsne.sets: {unknown[0]!r} is no ready-made cloze test (declared in "
+            f"datasets.cloze_tests: {sorted(tests)}); list the tests whose quadruples are mapped, or set "
+            f"mozart.tsne.sentences: [] for no maps"
+        )
     for name, corpus in cloze["corpora"].items():
         if name in RESERVED_CORPUS_NAMES:
-            raise ConfigError(f"config error at cloze.corpora.{name}: {RESERVED_CORPUS_NAMES[name]}; give the corpus "
-                              f"another name")
+            raise ConfigError(
+                f"config error at cloze.corpora.{name}: {RESERVED_CORPUS_NAMES[name]}; give the corpus another name"
+            )
         if not corpus.get("enabled", True):
             continue
         where = f"cloze.corpora.{name}"
         pivot = corpus["pivot"]
         if "bitexts" in corpus and pivot in corpus["bitexts"]:
-            raise ConfigError(f"config error at {where}.bitexts.{pivot}: the pivot language has no bitext of its own; "
-                              f"give one bitext per other language")
+            raise ConfigError(
+                f"config error at {where}.bitexts.{pivot}: the pivot language has no bitext of its own; "
+                f"give one bitext per other language"
+            )
         langs = corpus_langs(corpus)
         if "text" in corpus and pivot not in corpus["text"]:
             raise ConfigError(
-                f"config error at {where}.pivot: {pivot!r} is not one of the text languages {list(corpus['text'])}")
+                f"config error at {where}.pivot: {pivot!r} is not one of the text languages {list(corpus['text'])}"
+            )
         for gold_name, gold in corpus["gold_alignments"].items():
             if gold["lang"] not in langs or gold["lang"] == pivot:
-                raise ConfigError(f"config error at {where}.gold_alignments.{gold_name}.lang: {gold['lang']!r} is not "
-                                  f"a non-pivot language of the corpus ({langs[1:]})")
+                raise ConfigError(
+                    f"config error at {where}.gold_alignments.{gold_name}.lang: {gold['lang']!r} is not "
+                    f"a non-pivot language of the corpus ({langs[1:]})"
+                )
         for key in ("alignments", "align_extra", "answers"):
             for lang in corpus[key]:
                 if lang not in langs or (key != "answers" and lang == pivot):
@@ -228,8 +257,10 @@ def _check_downloads(config: dict) -> None:
     for where, entry in download_entries(config).items():
         name = entry["file"]
         if name in (".", "..") or "/" in name or "\\" in name:
-            raise ConfigError(f"config error at {where}.file: {name!r} is not a plain file name; give the name the file "
-                              f"is stored under in resources/downloads/ and in the mirror (no folder, no '..')")
+            raise ConfigError(
+                f"config error at {where}.file: {name!r} is not a plain file name; give the name the file "
+                f"is stored under in resources/downloads/ and in the mirror (no folder, no '..')"
+            )
         if entry["file"] in files:
             other_where, other = files[entry["file"]]
             if (entry.get("url"), entry.get("sha256")) != (other.get("url"), other.get("sha256")):
@@ -244,8 +275,23 @@ def _check_downloads(config: dict) -> None:
 # Resources every plmfair rule reads as a whole number (Snakemake's own mem/disk/runtime also take
 # "16GB" and "2h"); an expression over these names is Snakemake's and is left to it.
 INTEGER_RESOURCES = ("mem_mb", "mem_mib", "disk_mb", "disk_mib", "gpu", "cpus_per_gpu", "token_budget")
-_EXPRESSION_NAMES = {"input", "threads", "attempt", "wildcards", "params", "resources", "rulename", "min", "max",
-                     "int", "round", "abs", "float", "len", "sum"}
+_EXPRESSION_NAMES = {
+    "input",
+    "threads",
+    "attempt",
+    "wildcards",
+    "params",
+    "resources",
+    "rulename",
+    "min",
+    "max",
+    "int",
+    "round",
+    "abs",
+    "float",
+    "len",
+    "sum",
+}
 
 
 def _bad_override(raw, *, integer: bool) -> bool:
@@ -272,8 +318,10 @@ def check_overrides(threads, resources, rules) -> None:
     rule name that matches no rule (silently ignored). ``threads``: rule -> raw value;
     ``resources``: rule -> resource -> raw value; ``rules``: the workflow's rule names."""
     problems = []
-    for option, given in (("--set-threads", {r: {"threads": v} for r, v in threads.items()}),
-                          ("--set-resources", resources)):
+    for option, given in (
+        ("--set-threads", {r: {"threads": v} for r, v in threads.items()}),
+        ("--set-resources", resources),
+    ):
         for rule, values in given.items():
             if rule not in rules:
                 problems.append(f"{option} {rule}: no rule of that name{did_you_mean(rule, rules)}")
@@ -282,7 +330,9 @@ def check_overrides(threads, resources, rules) -> None:
                 if _bad_override(raw, integer=name == "threads" or name in INTEGER_RESOURCES):
                     shown = f"{rule}={raw}" if name == "threads" else f"{rule}:{name}={raw}"
                     example = f"{rule}=4" if name == "threads" else f"{rule}:{name}=8000"
-                    problems.append(f"{option} {shown}: {name} takes a whole number (or an expression of input, "
-                                    f"threads, attempt), e.g. {option} {example}")
+                    problems.append(
+                        f"{option} {shown}: {name} takes a whole number (or an expression of input, "
+                        f"threads, attempt), e.g. {option} {example}"
+                    )
     if problems:
         raise ConfigError("; ".join(problems))

@@ -27,8 +27,10 @@ def job_function(job: str) -> Callable:
     try:
         return named_function(job)
     except LookupError:
-        raise JobError(f"job {job!r} names no function: write it as '<module>:<function>', e.g. "
-                       f"'plmfair.cloze.annotations:ingest_cloze_test'") from None
+        raise JobError(
+            f"job {job!r} names no function: write it as '<module>:<function>', e.g. "
+            f"'plmfair.cloze.annotations:ingest_cloze_test'"
+        ) from None
 
 
 def job_arguments(rule: str, named: Mapping[str, Mapping], extra: Mapping) -> dict:
@@ -38,14 +40,15 @@ def job_arguments(rule: str, named: Mapping[str, Mapping], extra: Mapping) -> di
     for section, values in named.items():
         for key, value in values.items():
             if key in out:
-                raise JobError(f"rule {rule}: {key!r} is both {out[key][0]} and {section}; a library job gets "
-                               f"them by name, so give them different names in the rule")
+                raise JobError(
+                    f"rule {rule}: {key!r} is both {out[key][0]} and {section}; a library job gets "
+                    f"them by name, so give them different names in the rule"
+                )
             out[key] = (section, value)
     return {key: value for key, (_, value) in out.items()} | dict(extra)
 
 
-def run(job: str, rule: str, *, inputs: Mapping, outputs: Mapping, params: Mapping, threads: int,
-        resources: Mapping):
+def run(job: str, rule: str, *, inputs: Mapping, outputs: Mapping, params: Mapping, threads: int, resources: Mapping):
     """Call the job's function with the rule's names (see the module's docstring)."""
     function = job_function(job)
     takes = inspect.signature(function).parameters

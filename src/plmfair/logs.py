@@ -59,7 +59,6 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
         force=True,
     )
 
-
     def _excepthook(exc_type, exc, tb):
         log = logging.getLogger("plmfair")
         if issubclass(exc_type, KeyboardInterrupt):

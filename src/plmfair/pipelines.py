@@ -25,8 +25,9 @@ def is_folder_name(name: str) -> bool:
 
 def spacy_download(name: str) -> bool:
     """``python -m spacy download name``; its error's last line is logged, not its traceback."""
-    proc = subprocess.run([sys.executable, "-m", "spacy", "download", name], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "spacy", "download", name], capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         lines = (proc.stderr or proc.stdout).strip().splitlines()
         log.warning("spacy download %s failed: %s", name, lines[-1] if lines else f"exit {proc.returncode}")
@@ -39,8 +40,10 @@ def spacy_wheel(name: str) -> str:
     import spacy
 
     version = ".".join(spacy.about.__version__.split(".")[:2]) + ".0"
-    return (f"https://github.com/explosion/spacy-models/releases/download/{name}-{version}/"
-            f"{name}-{version}-py3-none-any.whl")
+    return (
+        f"https://github.com/explosion/spacy-models/releases/download/{name}-{version}/"
+        f"{name}-{version}-py3-none-any.whl"
+    )
 
 
 def install_pipelines(packages: dict[str, str], *, download: Callable[[str], bool] = spacy_download) -> list[str]:
@@ -57,7 +60,9 @@ def install_pipelines(packages: dict[str, str], *, download: Callable[[str], boo
         (installed if download(name) else failed).append(name)
     if failed:
         commands = "; ".join(f"{sys.executable} -m pip install {spacy_wheel(name)}" for name in failed)
-        raise ConfigError(f"spaCy pipeline(s) {', '.join(failed)} (cloze.spacy) are not installed and could not be "
-                          f"downloaded here. Where there is network, run: {commands}; or pip install the pipeline "
-                          f"wheels from a mirror; or switch the cloze study off (cloze: {{enabled: false}})")
+        raise ConfigError(
+            f"spaCy pipeline(s) {', '.join(failed)} (cloze.spacy) are not installed and could not be "
+            f"downloaded here. Where there is network, run: {commands}; or pip install the pipeline "
+            f"wheels from a mirror; or switch the cloze study off (cloze: {{enabled: false}})"
+        )
     return installed

@@ -37,6 +37,7 @@ from plmfair.pipelines import install_pipelines, spacy_wheel
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class Missing:
     """Something a run needs that is not here and cannot be fetched now, and how to get it."""
@@ -53,7 +54,6 @@ def in_hub_cache(hf_id: str, revision: str | None) -> bool:
     """Whether the Hub cache holds the files the workflow fetches of ``hf_id`` at ``revision``."""
     # only when the Hub or its cache is asked
     from huggingface_hub import snapshot_download
-
 
     try:
         snapshot_download(repo_id=hf_id, revision=revision, allow_patterns=FILE_PATTERNS, local_files_only=True)
@@ -73,9 +73,14 @@ def missing_models(config: dict, workdir: Path, *, online: bool) -> list[Missing
         if in_hub_cache(entry["hf_id"], entry.get("revision")):
             continue
         revision = f" --revision {entry['revision']}" if entry.get("revision") else ""
-        out.append(Missing(f"model {name}", entry["hf_id"],
-                           f"where there is network run `hf download {entry['hf_id']}{revision}` and copy the Hub "
-                           f"cache (HF_HOME) here, or download it to a folder and set models.{name}.path"))
+        out.append(
+            Missing(
+                f"model {name}",
+                entry["hf_id"],
+                f"where there is network run `hf download {entry['hf_id']}{revision}` and copy the Hub "
+                f"cache (HF_HOME) here, or download it to a folder and set models.{name}.path",
+            )
+        )
     return out
 
 
@@ -98,8 +103,13 @@ def missing_downloads(config: dict, workdir: Path, mirror: str | None) -> list[M
             if hosts[host]:
                 continue
         source = f"from {url}" if url else "(no url: mirror only)"
-        out.append(Missing(f"data file {name}", where,
-                           f"put a copy {source} in the mirror folder ({mirror or 'none set: make run MIRROR=DIR'})"))
+        out.append(
+            Missing(
+                f"data file {name}",
+                where,
+                f"put a copy {source} in the mirror folder ({mirror or 'none set: make run MIRROR=DIR'})",
+            )
+        )
     return out
 
 
@@ -109,7 +119,6 @@ def missing_pipelines(config: dict) -> list[Missing]:
     # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
-
     packages = {lang: name for lang, name in plan.spacy_packages(config).items() if not spacy.util.is_package(name)}
     if packages and reachable("https://github.com"):
         try:
@@ -117,18 +126,27 @@ def missing_pipelines(config: dict) -> list[Missing]:
             return []
         except PlmfairError as exc:
             log.warning("%s", exc)
-    return [Missing(f"spaCy pipeline {name}", f"cloze.spacy.{lang}",
-                    f"`{sys.executable} -m pip install {spacy_wheel(name)}`, or switch the cloze study off "
-                    f"(cloze: {{enabled: false}})")
-            for lang, name in packages.items() if not spacy.util.is_package(name)]
+    return [
+        Missing(
+            f"spaCy pipeline {name}",
+            f"cloze.spacy.{lang}",
+            f"`{sys.executable} -m pip install {spacy_wheel(name)}`, or switch the cloze study off "
+            f"(cloze: {{enabled: false}})",
+        )
+        for lang, name in packages.items()
+        if not spacy.util.is_package(name)
+    ]
 
 
 def preflight(config: dict, *, workdir: str | os.PathLike = ".", mirror: str | None = None) -> list[Missing]:
     """Everything the configuration needs that is not here and cannot be fetched now."""
     workdir = Path(workdir)
     mirror = mirror or config.get("mirror")
-    return (missing_models(config, workdir, online=hub_reachable()) + missing_downloads(config, workdir, mirror)
-            + missing_pipelines(config))
+    return (
+        missing_models(config, workdir, online=hub_reachable())
+        + missing_downloads(config, workdir, mirror)
+        + missing_pipelines(config)
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -146,8 +164,9 @@ def main(argv: list[str]) -> int:
         print(f"plmfair: {exc}", file=sys.stderr)
         return 1
     if missing:
-        print(f"plmfair: {len(missing)} thing(s) this run needs are not here and cannot be fetched now:",
-              file=sys.stderr)
+        print(
+            f"plmfair: {len(missing)} thing(s) this run needs are not here and cannot be fetched now:", file=sys.stderr
+        )
         for item in missing:
             print(f"  - {item.line()}", file=sys.stderr)
         return 1

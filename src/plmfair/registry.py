@@ -44,8 +44,9 @@ class Registry(Generic[T]):
     reference, loaded when first looked up), ``registry[name]`` looks one up. ``error`` is the
     exception an unknown name raises (``where`` says which file or key named it)."""
 
-    def __init__(self, kind: str, entries: Mapping[str, T | str] | None = None, *,
-                 error: type[Exception] = LookupError):
+    def __init__(
+        self, kind: str, entries: Mapping[str, T | str] | None = None, *, error: type[Exception] = LookupError
+    ):
         self.kind = kind
         self.error = error
         self._entries: dict[str, T | str] = {}
@@ -65,8 +66,10 @@ class Registry(Generic[T]):
     def unknown(self, name: str, where: str = "") -> Exception:
         """The error an unknown ``name`` gets: did-you-mean and the names that exist."""
         at = f"{where}: " if where else ""
-        return self.error(f"{at}unknown {self.kind} {name!r}{did_you_mean(name, self._entries)}; "
-                          f"known: {', '.join(sorted(self._entries)) or 'none'}")
+        return self.error(
+            f"{at}unknown {self.kind} {name!r}{did_you_mean(name, self._entries)}; "
+            f"known: {', '.join(sorted(self._entries)) or 'none'}"
+        )
 
     def get(self, name: str, default: Any = _MISSING, *, where: str = "") -> T:
         """The entry called ``name`` (loaded if it is a reference); else ``default`` when one is given,

@@ -48,8 +48,9 @@ class BinomialSummary:
     p_value: float
 
 
-def binomial_summary(k: int, n: int, *, p0: float = 0.5, confidence: float = 0.95,
-                     method: str = "wilson") -> BinomialSummary:
+def binomial_summary(
+    k: int, n: int, *, p0: float = 0.5, confidence: float = 0.95, method: str = "wilson"
+) -> BinomialSummary:
     """Proportion k/n with its interval (``method``: "wilson", or "exact" for Clopper-Pearson) and the
     exact two-sided binomial test against ``p0``.
 
@@ -107,11 +108,18 @@ def paired_mcnemar(outcomes: Mapping[str, pd.Series]) -> pd.DataFrame:
         ba, bb = sa.loc[ids].to_numpy(dtype=bool), sb.loc[ids].to_numpy(dtype=bool)
         res = mcnemar_exact(ba, bb)
         n = len(ids)
-        rows.append({
-            "a": a, "b": b, "n": n,
-            "score_a": 100 * ba.mean() if n else float("nan"), "score_b": 100 * bb.mean() if n else float("nan"),
-            "a_only": res.b, "b_only": res.c, "p_value": res.p_value,
-        })
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "n": n,
+                "score_a": 100 * ba.mean() if n else float("nan"),
+                "score_b": 100 * bb.mean() if n else float("nan"),
+                "a_only": res.b,
+                "b_only": res.c,
+                "p_value": res.p_value,
+            }
+        )
     out = pd.DataFrame(rows, columns=["a", "b", "n", "score_a", "score_b", "a_only", "b_only", "p_value"])
     out["p_adjusted"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
     return out
@@ -128,8 +136,9 @@ def sign_test(wins_a: int, wins_b: int) -> tuple[float, float]:
     return float(two), float(one)
 
 
-def win_loss(values: pd.DataFrame, *, unit: Sequence[str], condition: str, value: str,
-             pairs: Sequence[tuple[str, str]]) -> pd.DataFrame:
+def win_loss(
+    values: pd.DataFrame, *, unit: Sequence[str], condition: str, value: str, pairs: Sequence[tuple[str, str]]
+) -> pd.DataFrame:
     """Compare conditions on the same units, as dialect-robust evaluation compares dialects.
 
     For every unit (a sentence, a pair) each condition's score is the mean of ``value`` over
@@ -144,10 +153,19 @@ def win_loss(values: pd.DataFrame, *, unit: Sequence[str], condition: str, value
         both = means.reindex(columns=[a, b]).dropna()
         wins_a, wins_b = int((both[a] > both[b]).sum()), int((both[a] < both[b]).sum())
         two, one = sign_test(wins_a, wins_b) if len(both) else (float("nan"), float("nan"))
-        rows.append({"a": a, "b": b, "n_units": len(both), "wins_a": wins_a, "wins_b": wins_b,
-                     "ties": len(both) - wins_a - wins_b, "p_two_sided": two, "p_one_sided": one})
-    return pd.DataFrame(rows, columns=["a", "b", "n_units", "wins_a", "wins_b", "ties", "p_two_sided",
-                                       "p_one_sided"])
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "n_units": len(both),
+                "wins_a": wins_a,
+                "wins_b": wins_b,
+                "ties": len(both) - wins_a - wins_b,
+                "p_two_sided": two,
+                "p_one_sided": one,
+            }
+        )
+    return pd.DataFrame(rows, columns=["a", "b", "n_units", "wins_a", "wins_b", "ties", "p_two_sided", "p_one_sided"])
 
 
 EFFECTS_COLUMNS = {
@@ -160,11 +178,12 @@ EFFECTS_COLUMNS = {
     "ci_level": "1 - alpha / family size for the compared terms (Bonferroni level), 0.95 for the others",
     "p_value": "two-sided Wald p-value of the mixed model",
     "p_bonferroni": "p_value times the number of compared terms of the fit, capped at 1 (NaN for the intercept and "
-                    "controls)",
+    "controls)",
     "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
     "n_obs": "rows the model was fitted on",
     "converged": "the optimiser converged at the REML optimum and every standard error is finite (kept either way)",
 }
+
 
 @dataclass(frozen=True)
 class MixedEffects:
@@ -232,8 +251,9 @@ def _at_optimum(model, params, *, step: float = 0.01, tol: float = 1e-6) -> bool
     return True
 
 
-def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[str], confidence: float = 0.95
-                        ) -> MixedEffects:
+def crossed_mixed_model(
+    data: pd.DataFrame, formula: str, *, effects: Sequence[str], confidence: float = 0.95
+) -> MixedEffects:
     """Fit ``formula`` with a random intercept for each column of ``effects`` (one, or two crossed,
     as ``(1|sentence) + (1|annotator)`` in lme4) by REML.
 
@@ -250,15 +270,18 @@ def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[s
 
     if len(effects) not in (1, 2):
         raise ValueError(f"one or two random intercepts, not {len(effects)}")
-    blocks = (design_blocks(data[effects[0]], data[effects[1]]) if len(effects) == 2
-              else pd.factorize(data[effects[0]])[0])
-    model = smf.mixedlm(formula, data, groups=blocks, re_formula="0",
-                        vc_formula={name: f"0 + C({name})" for name in effects})
+    blocks = (
+        design_blocks(data[effects[0]], data[effects[1]]) if len(effects) == 2 else pd.factorize(data[effects[0]])[0]
+    )
+    model = smf.mixedlm(
+        formula, data, groups=blocks, re_formula="0", vc_formula={name: f"0 + C({name})" for name in effects}
+    )
     names = list(model.exog_names)
     if np.ptp(model.endog) == 0:  # every score the same (a model that never hits): nothing to fit
         nan = np.full(len(names), np.nan)
-        terms = pd.DataFrame({"term": names, "estimate": nan, "std_err": nan, "ci_low": nan, "ci_high": nan,
-                              "p_value": nan})
+        terms = pd.DataFrame(
+            {"term": names, "estimate": nan, "std_err": nan, "ci_low": nan, "ci_high": nan, "p_value": nan}
+        )
         return MixedEffects(terms, False, {}, "no variation in the outcome")
     fits, notes = [], []
     with warnings.catch_warnings():
@@ -274,8 +297,9 @@ def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[s
         best = max(fits, key=lambda f: f.llf if np.isfinite(f.llf) else -np.inf) if fits else None
     if not fits:
         nan = np.full(len(names), np.nan)
-        terms = pd.DataFrame({"term": names, "estimate": nan, "std_err": nan, "ci_low": nan, "ci_high": nan,
-                              "p_value": nan})
+        terms = pd.DataFrame(
+            {"term": names, "estimate": nan, "std_err": nan, "ci_low": nan, "ci_high": nan, "p_value": nan}
+        )
         return MixedEffects(terms, False, {}, "; ".join(notes) or "no fit")
     fit = best
     variances = dict(zip(model.exog_vc.names, np.asarray(fit.vcomp, dtype=float).tolist(), strict=True))
@@ -287,8 +311,16 @@ def crossed_mixed_model(data: pd.DataFrame, formula: str, *, effects: Sequence[s
         beta, se = np.asarray(fit.fe_params, dtype=float), np.full(len(names), np.nan)
         notes.append(f"fixed-effect covariance singular: {exc}")
     z = stats.norm.ppf(0.5 + confidence / 2)
-    terms = pd.DataFrame({"term": names, "estimate": beta, "std_err": se, "ci_low": beta - z * se,
-                          "ci_high": beta + z * se, "p_value": 2 * stats.norm.sf(np.abs(beta / se))})
+    terms = pd.DataFrame(
+        {
+            "term": names,
+            "estimate": beta,
+            "std_err": se,
+            "ci_low": beta - z * se,
+            "ci_high": beta + z * se,
+            "p_value": 2 * stats.norm.sf(np.abs(beta / se)),
+        }
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         optimum = _at_optimum(model, fit.params_object)
@@ -310,8 +342,9 @@ def permutation_p(observed: np.ndarray, null: np.ndarray, *, two_sided: bool = T
     return np.where(np.isnan(observed), np.nan, p)
 
 
-def inverted_permutation_interval(statistic: np.ndarray, slope: np.ndarray, *, alpha: float, family: int = 1
-                                  ) -> tuple[float, float]:
+def inverted_permutation_interval(
+    statistic: np.ndarray, slope: np.ndarray, *, alpha: float, family: int = 1
+) -> tuple[float, float]:
     """The shifts delta a two-sided permutation test does not reject, when the statistic of the data
     shifted by delta is linear in it: ``statistic - delta * slope`` per assignment (row 0 observed,
     the others permutations; for a gap, delta subtracted from one group's scores). delta is accepted
@@ -423,8 +456,11 @@ def effects_rows(fit, *, reference: Mapping[str, str], context: str) -> pd.DataF
     """The fixed effects of a fit as rows (term names shortened, reference level of each term,
     converged), a warning logged when the fit did not converge."""
     if not fit.converged:
-        log.warning("%s: the mixed model did not converge (%s); its rows are kept with converged = false", context,
-                    fit.message or "no standard errors")
+        log.warning(
+            "%s: the mixed model did not converge (%s); its rows are kept with converged = false",
+            context,
+            fit.message or "no standard errors",
+        )
     terms = fit.terms.assign(term=[term_name(t) for t in fit.terms["term"]])
     terms["reference"] = [reference.get(t.split("[")[0], reference.get("Intercept", "")) for t in terms["term"]]
     return terms.assign(converged=fit.converged)
@@ -433,13 +469,11 @@ def effects_rows(fit, *, reference: Mapping[str, str], context: str) -> pd.DataF
 N_BUCKETS = 4
 
 
-
 def range_label(lo: float, hi: float) -> str:
     """'lo-hi' (or one value), as integers when both are whole numbers, else with 2 decimals."""
     whole = float(lo).is_integer() and float(hi).is_integer()
     fmt = "{:.0f}" if whole else "{:.2f}"
     return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
-
 
 
 def equal_size_buckets(values: pd.Series, n: int = N_BUCKETS) -> pd.DataFrame:
@@ -452,7 +486,6 @@ def equal_size_buckets(values: pd.Series, n: int = N_BUCKETS) -> pd.DataFrame:
     return pd.DataFrame({"bucket": codes.map(labels), "bucket_order": codes}, index=values.index)
 
 
-
 def category_buckets(values: pd.Series, order=None) -> pd.DataFrame:
     """Bucket = the value itself, ordered by ``order`` (else sorted)."""
     values = values.astype("string").fillna("(none)")
@@ -460,7 +493,6 @@ def category_buckets(values: pd.Series, order=None) -> pd.DataFrame:
     order += sorted(set(values) - set(order))
     rank = {v: i for i, v in enumerate(order)}
     return pd.DataFrame({"bucket": values, "bucket_order": values.map(rank).astype(int)}, index=values.index)
-
 
 
 def capped_buckets(counts: pd.Series, cap: int) -> pd.DataFrame:

@@ -19,14 +19,31 @@ PAIRS_TASK = "minimal_pairs"  # score both sentences of minimal pairs
 
 # The chain every cloze set goes through, whichever study it belongs to: scores, metrics, Tables 1-5
 # (the generic table rule), Figure 1, group tests and their figure, breakdowns.
-CLOZE_SET_JOBS = ("cloze_score", "cloze_metrics", "cloze_mrr_figure", "group_analysis", "group_figure",
-                  "cloze_breakdowns", "cloze_breakdown_figure")
+CLOZE_SET_JOBS = (
+    "cloze_score",
+    "cloze_metrics",
+    "cloze_mrr_figure",
+    "group_analysis",
+    "group_figure",
+    "cloze_breakdowns",
+    "cloze_breakdown_figure",
+)
 # ... and the rule file that defines it (workflow/rules/), included for every study of the cloze task.
 CLOZE_SET_RULES = "cloze_sets.smk"
 # Jobs every study shares: downloads, the data summary, models, tables, the run record, the targets
 # (in the rule files the Snakefile names itself).
-SHARED_JOBS = ("download", "data_summary", "ingest", "build_tiny_model", "fetch_model", "model_manifest", "models",
-               "table", "run_record", "all")
+SHARED_JOBS = (
+    "download",
+    "data_summary",
+    "ingest",
+    "build_tiny_model",
+    "fetch_model",
+    "model_manifest",
+    "models",
+    "table",
+    "run_record",
+    "all",
+)
 
 Subjects = Callable[[dict], list[str]]
 
@@ -65,11 +82,15 @@ class Study:
         return self.rules + ((CLOZE_SET_RULES,) if self.task == CLOZE_TASK else ())
 
 
-STUDIES: Registry[Study] = Registry("study", {
-    "crows_pairs": "plmfair.crows_pairs:STUDY",
-    "mozart": "plmfair.cloze:MOZART",
-    "cloze": "plmfair.cloze:CLOZE",
-}, error=ConfigError)
+STUDIES: Registry[Study] = Registry(
+    "study",
+    {
+        "crows_pairs": "plmfair.crows_pairs:STUDY",
+        "mozart": "plmfair.cloze:MOZART",
+        "cloze": "plmfair.cloze:CLOZE",
+    },
+    error=ConfigError,
+)
 
 
 def rule_files() -> list[str]:

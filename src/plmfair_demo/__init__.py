@@ -90,26 +90,59 @@ class TinyKind:
     files: Callable | None = None
 
 
-TINY_KINDS: Registry[TinyKind] = Registry("tiny model kind", error=ValueError, entries={k.name: k for k in (
-    TinyKind("bert", "mlm", "BERT/mBERT uncased: WordPiece, lower-casing and accent stripping", tokenizer=bert),
-    TinyKind("xlmr", "mlm", "XLM-R/CamemBERT: SentencePiece-style Unigram with the ▁ marker", tokenizer=xlmr),
-    TinyKind("roberta", "mlm", "RoBERTa: byte-level BPE", tokenizer=roberta),
-    TinyKind("albert", "mlm", "ALBERT: lower-cased Unigram", tokenizer=albert),
-    TinyKind("flaubert", "mlm", "FlauBERT: BPE with </w> word ends, <special1> mask (Rust-backed)", tokenizer=flaubert),
-    TinyKind("mt5", "seq2seq", "mT5: Unigram with <extra_id_N> sentinels (Rust-backed)", tokenizer=mt5),
-    TinyKind("gpt2", "causal", "GPT-2: byte-level BPE, <|endoftext|> as BOS, EOS and padding", tokenizer=gpt2),
-    TinyKind("llama", "causal", "Llama: Metaspace BPE, BOS <s>, no padding token", tokenizer=llama),
-    TinyKind("t5_spiece", "seq2seq", "google/mt5-base's files: spiece.model, T5Tokenizer, pytorch_model.bin",
-             files=t5_spiece),
-    TinyKind("albert_spiece", "mlm", "qwant/fralbert-base's files: spiece.model + spiece.vocab, AlbertTokenizer, "
-             "pytorch_model.bin", files=albert_spiece),
-    TinyKind("xlmr_spiece", "mlm", "xlm-roberta-base's files without tokenizer.json: sentencepiece.bpe.model",
-             files=xlmr_spiece),
-    TinyKind("camembert_spiece", "mlm", "camembert-base's files: sentencepiece.bpe.model + tokenizer.json, "
-             "CamembertTokenizer", files=camembert_spiece),
-    TinyKind("flaubert_bpe", "mlm", "flaubert/flaubert_base_cased's files: vocab.json + merges.txt, the Python "
-             "FlaubertTokenizer (sacremoses), pytorch_model.bin", files=flaubert_bpe),
-)})
+TINY_KINDS: Registry[TinyKind] = Registry(
+    "tiny model kind",
+    error=ValueError,
+    entries={
+        k.name: k
+        for k in (
+            TinyKind("bert", "mlm", "BERT/mBERT uncased: WordPiece, lower-casing and accent stripping", tokenizer=bert),
+            TinyKind("xlmr", "mlm", "XLM-R/CamemBERT: SentencePiece-style Unigram with the ▁ marker", tokenizer=xlmr),
+            TinyKind("roberta", "mlm", "RoBERTa: byte-level BPE", tokenizer=roberta),
+            TinyKind("albert", "mlm", "ALBERT: lower-cased Unigram", tokenizer=albert),
+            TinyKind(
+                "flaubert",
+                "mlm",
+                "FlauBERT: BPE with </w> word ends, <special1> mask (Rust-backed)",
+                tokenizer=flaubert,
+            ),
+            TinyKind("mt5", "seq2seq", "mT5: Unigram with <extra_id_N> sentinels (Rust-backed)", tokenizer=mt5),
+            TinyKind("gpt2", "causal", "GPT-2: byte-level BPE, <|endoftext|> as BOS, EOS and padding", tokenizer=gpt2),
+            TinyKind("llama", "causal", "Llama: Metaspace BPE, BOS <s>, no padding token", tokenizer=llama),
+            TinyKind(
+                "t5_spiece",
+                "seq2seq",
+                "google/mt5-base's files: spiece.model, T5Tokenizer, pytorch_model.bin",
+                files=t5_spiece,
+            ),
+            TinyKind(
+                "albert_spiece",
+                "mlm",
+                "qwant/fralbert-base's files: spiece.model + spiece.vocab, AlbertTokenizer, pytorch_model.bin",
+                files=albert_spiece,
+            ),
+            TinyKind(
+                "xlmr_spiece",
+                "mlm",
+                "xlm-roberta-base's files without tokenizer.json: sentencepiece.bpe.model",
+                files=xlmr_spiece,
+            ),
+            TinyKind(
+                "camembert_spiece",
+                "mlm",
+                "camembert-base's files: sentencepiece.bpe.model + tokenizer.json, CamembertTokenizer",
+                files=camembert_spiece,
+            ),
+            TinyKind(
+                "flaubert_bpe",
+                "mlm",
+                "flaubert/flaubert_base_cased's files: vocab.json + merges.txt, the Python "
+                "FlaubertTokenizer (sacremoses), pytorch_model.bin",
+                files=flaubert_bpe,
+            ),
+        )
+    },
+)
 
 
 def build_tiny_model(
@@ -136,8 +169,10 @@ def build_tiny_model(
     spec = TINY_KINDS[kind]  # an unknown kind: a ValueError naming the kinds there are
     gaps = [(text, answer) for text, answer in gaps if answer and answer.strip()]
     if train_steps and (spec.files is not None or not gaps):
-        raise ValueError(f"train_steps: kind {kind!r} cannot be trained (only kinds with a tokenizer.json: "
-                         f"{sorted(k for k, v in TINY_KINDS.items() if v.files is None)}) or there is no text")
+        raise ValueError(
+            f"train_steps: kind {kind!r} cannot be trained (only kinds with a tokenizer.json: "
+            f"{sorted(k for k, v in TINY_KINDS.items() if v.files is None)}) or there is no text"
+        )
     sizes = Sizes(vocab_size, hidden_size, num_layers, num_heads, max_length)
     torch.manual_seed(seed)
     out = Path(out_dir)
@@ -148,8 +183,13 @@ def build_tiny_model(
             tokenizer, model = spec.tokenizer(texts, sizes)
             if train_steps:
                 losses = train_briefly(tokenizer, model, spec.family, gaps, steps=train_steps, seed=seed)
-                log.info("trained %d steps on %d answers: loss %.2f -> %.2f", train_steps, len(gaps),
-                         losses[0], sum(losses[-10:]) / len(losses[-10:]))
+                log.info(
+                    "trained %d steps on %d answers: loss %.2f -> %.2f",
+                    train_steps,
+                    len(gaps),
+                    losses[0],
+                    sum(losses[-10:]) / len(losses[-10:]),
+                )
             save_pretrained(tokenizer, model, tmp)
     log.info("built tiny %s model in %s", kind, out)
     return out

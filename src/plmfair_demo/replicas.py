@@ -34,8 +34,15 @@ def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_v
     corpus = out / f".{prefix}.train.txt"
     corpus.write_text("\n".join(texts) + "\n", encoding="utf-8")
     spm.SentencePieceTrainer.train(
-        input=str(corpus), model_prefix=str(out / prefix), vocab_size=z.vocab_size, hard_vocab_limit=False,
-        character_coverage=1.0, num_threads=1, shuffle_input_sentence=False, minloglevel=2, **options,
+        input=str(corpus),
+        model_prefix=str(out / prefix),
+        vocab_size=z.vocab_size,
+        hard_vocab_limit=False,
+        character_coverage=1.0,
+        num_threads=1,
+        shuffle_input_sentence=False,
+        minloglevel=2,
+        **options,
     )
     corpus.unlink()
     if not keep_vocab:
@@ -45,7 +52,8 @@ def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_v
 
 def _tokenizer_config(out: Path, tokenizer_class: str, **fields) -> None:
     (out / "tokenizer_config.json").write_text(
-        json.dumps({"tokenizer_class": tokenizer_class, **fields}, indent=1) + "\n", encoding="utf-8")
+        json.dumps({"tokenizer_class": tokenizer_class, **fields}, indent=1) + "\n", encoding="utf-8"
+    )
 
 
 def _reloaded(out: Path):
@@ -68,16 +76,29 @@ def albert_spiece(texts: list[str], z: Sizes, out: Path) -> None:
     """qwant/fralbert-base's layout (ALBERT's): ``spiece.model`` + ``spiece.vocab`` (Unigram; <pad>,
     <unk>, [CLS], [SEP], [MASK] first), ``AlbertTokenizer`` lower-casing, no tokenizer.json;
     ``pytorch_model.bin`` only."""
-    _sentencepiece(texts, out, "spiece", z, keep_vocab=True, model_type="unigram", pad_id=0, unk_id=1, bos_id=-1,
-                   eos_id=-1, control_symbols=["[CLS]", "[SEP]", "[MASK]"])
+    _sentencepiece(
+        texts,
+        out,
+        "spiece",
+        z,
+        keep_vocab=True,
+        model_type="unigram",
+        pad_id=0,
+        unk_id=1,
+        bos_id=-1,
+        eos_id=-1,
+        control_symbols=["[CLS]", "[SEP]", "[MASK]"],
+    )
     _tokenizer_config(out, "AlbertTokenizer", do_lower_case=True, keep_accents=False, model_max_length=z.max_length)
     save_pretrained(None, albert_model(_reloaded(out), z), out, weights="pickle")
 
 
-def xlmr_spiece(texts: list[str], z: Sizes, out: Path, *, tokenizer_class: str = "XLMRobertaTokenizer",
-                 tokenizer_json: bool = False) -> None:
+def xlmr_spiece(
+    texts: list[str], z: Sizes, out: Path, *, tokenizer_class: str = "XLMRobertaTokenizer", tokenizer_json: bool = False
+) -> None:
     """xlm-roberta-base's and camembert-base's layout: ``sentencepiece.bpe.model`` (a SentencePiece
-    Unigram model, whatever its name says), read with fairseq's offsets by ``XLMRobertaTokenizer``/``CamembertTokenizer``, with or
+    Unigram model, whatever its name says), read with fairseq's offsets by
+    ``XLMRobertaTokenizer``/``CamembertTokenizer``, with or
     without the converted ``tokenizer.json``; safetensors weights."""
     _sentencepiece(texts, out, "sentencepiece.bpe", z, model_type="unigram")
     _tokenizer_config(out, tokenizer_class, model_max_length=z.max_length)
@@ -104,9 +125,14 @@ def flaubert_bpe(texts: list[str], z: Sizes, out: Path) -> None:
     specials = ["<s>", "</s>", "<pad>", "<unk>"] + [f"<special{i}>" for i in range(10)]
     bpe = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix="</w>"))
     bpe.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    bpe.train_from_iterator(words, trainers.BpeTrainer(vocab_size=z.vocab_size, special_tokens=specials,
-                                                       end_of_word_suffix="</w>", show_progress=False))
+    bpe.train_from_iterator(
+        words,
+        trainers.BpeTrainer(
+            vocab_size=z.vocab_size, special_tokens=specials, end_of_word_suffix="</w>", show_progress=False
+        ),
+    )
     bpe.model.save(str(out))  # vocab.json and merges.txt
-    tok = tf.FlaubertTokenizer(vocab_file=str(out / "vocab.json"), merges_file=str(out / "merges.txt"),
-                               model_max_length=z.max_length)
+    tok = tf.FlaubertTokenizer(
+        vocab_file=str(out / "vocab.json"), merges_file=str(out / "merges.txt"), model_max_length=z.max_length
+    )
     save_pretrained(None, flaubert_model(tok, z), out, weights="pickle")

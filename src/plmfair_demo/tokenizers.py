@@ -75,8 +75,9 @@ def train_unigram(texts: list[str], vocab_size: int, specials: list[str], *, low
     return tok
 
 
-def train_bytelevel_bpe(texts: list[str], vocab_size: int,
-                         specials: tuple[str, ...] = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")) -> Tokenizer:
+def train_bytelevel_bpe(
+    texts: list[str], vocab_size: int, specials: tuple[str, ...] = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
+) -> Tokenizer:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -89,8 +90,9 @@ def train_bytelevel_bpe(texts: list[str], vocab_size: int,
         ),
     )
     if "<s>" in specials:
-        tok.post_processor = processors.RobertaProcessing(("</s>", tok.token_to_id("</s>")),
-                                                          ("<s>", tok.token_to_id("<s>")))
+        tok.post_processor = processors.RobertaProcessing(
+            ("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>"))
+        )
     return tok
 
 

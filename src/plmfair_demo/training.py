@@ -36,12 +36,24 @@ def _batch(tokenizer, family: str, gaps: list[tuple[str, str]]) -> dict[str, tor
         else:  # a causal LM ranks a filled gap by the whole sentence's likelihood: it learns them all
             labels.append(row)
         ids.append(row)
-    return {"input_ids": _pad(ids, 0), "attention_mask": _pad([[1] * len(row) for row in ids], 0),
-            "labels": _pad(labels, -100)}
+    return {
+        "input_ids": _pad(ids, 0),
+        "attention_mask": _pad([[1] * len(row) for row in ids], 0),
+        "labels": _pad(labels, -100),
+    }
 
 
-def train_briefly(tokenizer, model, family: str, gaps: list[tuple[str, str]], *, steps: int, seed: int,
-                  batch_size: int = 16, learning_rate: float = 1e-2) -> list[float]:
+def train_briefly(
+    tokenizer,
+    model,
+    family: str,
+    gaps: list[tuple[str, str]],
+    *,
+    steps: int,
+    seed: int,
+    batch_size: int = 16,
+    learning_rate: float = 1e-2,
+) -> list[float]:
     """``steps`` AdamW steps on batches drawn (seeded) from cloze items (text with ``[MASK]``, the
     answer an annotator gave): a tiny model then predicts the demo's
     answers, more often the more annotators gave them, so that the demo's precision, rank and

@@ -17,8 +17,17 @@ from plmfair.config import load_config
 from plmfair.io.parquet import read_parquet_meta
 
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
-SUBMITTED_ON_CLUSTER = {"ingest_cloze_test", "ingest_crows_pairs", "build_tiny_model", "cloze_tokenize", "cloze_align",
-                        "cloze_select", "cloze_metrics", "crows_pairs_summary", "group_analysis"}
+SUBMITTED_ON_CLUSTER = {
+    "ingest_cloze_test",
+    "ingest_crows_pairs",
+    "build_tiny_model",
+    "cloze_tokenize",
+    "cloze_align",
+    "cloze_select",
+    "cloze_metrics",
+    "crows_pairs_summary",
+    "group_analysis",
+}
 LOCAL = {"download", "model_manifest", "data_summary", "crows_pairs_tables", "cloze_tables", "cloze_sheets"}
 
 
@@ -59,8 +68,10 @@ def main() -> int:
     for problem in problems:
         print(f"test-cluster: FAILED: {problem}")
     if not problems:
-        print(f"test-cluster: {len(submitted)} SLURM jobs, each with its log; {len(models)} models scored in group "
-              f"jobs; localrules ran locally")
+        print(
+            f"test-cluster: {len(submitted)} SLURM jobs, each with its log; {len(models)} models scored in group "
+            f"jobs; localrules ran locally"
+        )
     return 1 if problems else 0
 
 

@@ -15,8 +15,10 @@ configure_logging(snakemake)
 downloads = {Path(path).name: path for path in snakemake.input.downloads}  # download file names are unique
 quality, links = alignment_quality_files(
     gold_sets={
-        name: {**{key: value for key, value in gold.items() if key != "files"},
-               **{role: {"path": downloads[ref["file"]], "member": ref["member"]} for role, ref in gold["files"].items()}}
+        name: {
+            **{key: value for key, value in gold.items() if key != "files"},
+            **{role: {"path": downloads[ref["file"]], "member": ref["member"]} for role, ref in gold["files"].items()},
+        }
         for name, gold in snakemake.params.gold.items()
     },
     corpus=snakemake.wildcards.corpus,

@@ -21,8 +21,11 @@ metrics, scores = metrics_for_models(
     max_unknown=snakemake.params.coverage["max_unknown"],
     strict=snakemake.params.coverage["strict"],
 )
-write_parquet(df=metrics, path=snakemake.output.metrics,
-              schema_doc={**METRICS_SCHEMA, **MODEL_METADATA_SCHEMA, **COVERAGE_COLUMNS})
+write_parquet(
+    df=metrics,
+    path=snakemake.output.metrics,
+    schema_doc={**METRICS_SCHEMA, **MODEL_METADATA_SCHEMA, **COVERAGE_COLUMNS},
+)
 write_parquet(df=scores, path=snakemake.output.annotation_scores, schema_doc=ANNOTATION_SCORES_SCHEMA)
 write_parquet(
     df=set_overview(

@@ -20,5 +20,6 @@ parts = [
     )
     for run in snakemake.params.runs
 ]
-write_parquet(df=pd.concat(parts, ignore_index=True), path=snakemake.output.breakdowns,
-              schema_doc=CROWS_BREAKDOWN_SCHEMA)
+write_parquet(
+    df=pd.concat(parts, ignore_index=True), path=snakemake.output.breakdowns, schema_doc=CROWS_BREAKDOWN_SCHEMA
+)

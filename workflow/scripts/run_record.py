@@ -5,12 +5,18 @@ from plmfair.runs.record import run_record, write_run_record
 
 configure_logging(snakemake)
 write_run_record(
-    record=run_record(config=snakemake.params.config, models=next(iter(snakemake.input.models), None),
-                      model_runs=snakemake.input.model_runs,
-                      crows_pairs=next(iter(snakemake.input.crows_pairs), None),
-                      cloze_metrics=snakemake.input.cloze_metrics, cloze_disparity=snakemake.input.cloze_disparity,
-                      cloze_tests=snakemake.input.cloze_tests, data=snakemake.input.data,
-                      pinned=snakemake.params.pinned, published=snakemake.input.published),
+    record=run_record(
+        config=snakemake.params.config,
+        models=next(iter(snakemake.input.models), None),
+        model_runs=snakemake.input.model_runs,
+        crows_pairs=next(iter(snakemake.input.crows_pairs), None),
+        cloze_metrics=snakemake.input.cloze_metrics,
+        cloze_disparity=snakemake.input.cloze_disparity,
+        cloze_tests=snakemake.input.cloze_tests,
+        data=snakemake.input.data,
+        pinned=snakemake.params.pinned,
+        published=snakemake.input.published,
+    ),
     json_path=snakemake.output.record,
     html_path=snakemake.output.html,
 )

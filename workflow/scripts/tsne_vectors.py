@@ -1,4 +1,5 @@
-"""Top predictions of one model for the configured quadruples of a ready-made cloze test, with their last-layer vectors."""
+"""Top predictions of one model for the configured quadruples of a ready-made cloze test, with their last-layer "
+"vectors."""
 
 from plmfair.cloze.schemas import TSNE_VECTORS_SCHEMA
 from plmfair.cloze.vectors import run_tsne_vectors

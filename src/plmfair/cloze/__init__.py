@@ -19,8 +19,10 @@ from plmfair.studies import CLOZE_TASK, Study
 
 def _own(subjects: dict) -> dict:
     """The tables and figures of the cloze outputs made for these kinds of subject."""
-    return {"tables": tuple(t for t in outputs.TABLES if t.subjects in subjects),
-            "figures": {name: kind for name, kind in outputs.FIGURES.items() if kind in subjects}}
+    return {
+        "tables": tuple(t for t in outputs.TABLES if t.subjects in subjects),
+        "figures": {name: kind for name, kind in outputs.FIGURES.items() if kind in subjects},
+    }
 
 
 def published(config: dict) -> list[str]:
@@ -44,14 +46,21 @@ def published(config: dict) -> list[str]:
         out += [plan.set_file(name, f"tokens/{lang}") for lang in langs]
         out += [plan.set_file(name, f"alignments/{lang}") for lang in langs if lang != c.pivot]
         out += [plan.set_file(name, kind) for kind in plan.CORPUS_FILES]
-        out += [plan.set_file(name, "alignment_quality"), plan.set_file(name, "gold_alignment_links")] if name in gold else []
+        out += (
+            [plan.set_file(name, "alignment_quality"), plan.set_file(name, "gold_alignment_links")]
+            if name in gold
+            else []
+        )
         out += [f"results/cloze/{name}/sheets"]
     return out
 
 
 _MOZART_SUBJECTS = {"answered_sets": plan.answered_sets, "tsne": plan.tsne_sets}
 MOZART = Study(
-    "mozart", "MozArt", CLOZE_TASK, False,
+    "mozart",
+    "MozArt",
+    CLOZE_TASK,
+    False,
     "ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
     "(datasets.cloze_tests; MozArt's own is mozart)",
     own_jobs=("ingest_cloze_test", "tsne_vectors", "tsne"),
@@ -64,13 +73,27 @@ MOZART = Study(
     **_own(_MOZART_SUBJECTS),
 )
 
-_CLOZE_SUBJECTS = {"answered_sets": plan.answered_sets, "corpora": plan.cloze_corpora,
-                   "gold_corpora": construction_plan.gold_corpora}
+_CLOZE_SUBJECTS = {
+    "answered_sets": plan.answered_sets,
+    "corpora": plan.cloze_corpora,
+    "gold_corpora": construction_plan.gold_corpora,
+}
 CLOZE = Study(
-    "cloze", "Cloze sets", CLOZE_TASK, True,
+    "cloze",
+    "Cloze sets",
+    CLOZE_TASK,
+    True,
     "cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
-    own_jobs=("cloze_join_bitexts", "cloze_tokenize", "build_spacy_pipeline", "cloze_align", "cloze_select",
-              "cloze_sheets", "ingest_cloze_answers", "cloze_alignment_quality"),
+    own_jobs=(
+        "cloze_join_bitexts",
+        "cloze_tokenize",
+        "build_spacy_pipeline",
+        "cloze_align",
+        "cloze_select",
+        "cloze_sheets",
+        "ingest_cloze_answers",
+        "cloze_alignment_quality",
+    ),
     rules=("cloze.smk",),
     outputs=("results/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
     subjects=_CLOZE_SUBJECTS,

@@ -113,7 +113,9 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DataError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); fix or remove the line") from exc
+            raise DataError(
+                f"{where}: not valid JSON ({exc.msg} at column {exc.colno}); fix or remove the line"
+            ) from exc
         if not isinstance(rec, dict):
             raise DataError(f"{where}: expected a JSON object, got {type(rec).__name__}")
         missing = [k for k in MOZART_REQUIRED if k not in rec]
@@ -122,10 +124,13 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
         male, female = _flag(rec, "male", where), _flag(rec, "female", where)
         native, nonnative = _flag(rec, "native", where), _flag(rec, "nonnative", where)
         if male == female:
-            raise DataError(f"{where}: exactly one of male/female must be 1 (got male={rec['male']}, female={rec['female']})")
+            raise DataError(
+                f"{where}: exactly one of male/female must be 1 (got male={rec['male']}, female={rec['female']})"
+            )
         if native == nonnative:
             raise DataError(
-                f"{where}: exactly one of native/nonnative must be 1 (got native={rec['native']}, nonnative={rec['nonnative']})"
+                f"{where}: exactly one of native/nonnative must be 1 (got native={rec['native']}, "
+                f"nonnative={rec['nonnative']})"
             )
         gender = "M" if male else "F"
         answer_raw = _as_text(rec["mask"])
@@ -164,8 +169,10 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
     for lineno, r in zip(row_lines, rows, strict=True):
         key = (r["u_id"], r["s_id"])
         if key in seen:
-            raise DataError(f"{source} line {lineno}: annotator {r['u_id']} answered sentence {r['s_id']} already on "
-                            f"line {seen[key]}; each annotator answers a sentence once: remove one of the two lines")
+            raise DataError(
+                f"{source} line {lineno}: annotator {r['u_id']} answered sentence {r['s_id']} already on "
+                f"line {seen[key]}; each annotator answers a sentence once: remove one of the two lines"
+            )
         seen[key] = lineno
     return rows
 
@@ -197,9 +204,7 @@ def read_mozart_zip(path: str | os.PathLike, languages: Sequence[str]) -> pd.Dat
         raise DataError(f"{path}: not a readable zip archive ({exc}); delete it and download it again") from exc
     rows: list[dict] = []
     with zf:
-        members = [
-            n for n in zf.namelist() if not n.startswith("__MACOSX/") and not n.endswith("/")
-        ]
+        members = [n for n in zf.namelist() if not n.startswith("__MACOSX/") and not n.endswith("/")]
         for lang in languages:
             wanted = f"{lang}_data_with_annotations.jsonl"
             found = [n for n in members if n.rsplit("/", 1)[-1] == wanted]
@@ -211,17 +216,19 @@ def read_mozart_zip(path: str | os.PathLike, languages: Sequence[str]) -> pd.Dat
             try:
                 raw = zf.read(found[0])
             except (zipfile.BadZipFile, OSError, EOFError, zipfile.LargeZipFile) as exc:
-                raise DataError(f"{path}: member {found[0]} cannot be read ({exc}); the archive is damaged, download it again") from exc
+                raise DataError(
+                    f"{path}: member {found[0]} cannot be read ({exc}); the archive is damaged, download it again"
+                ) from exc
             text = raw.decode("utf-8-sig")
             rows.extend(parse_mozart_lines(io.StringIO(text), lang=lang, source=f"{path}:{found[0]}"))
     return mozart_frame(rows)
-
 
 
 def ingest_cloze_test(*, archive: str | os.PathLike, annotations: str | os.PathLike, languages: Sequence[str]) -> None:
     """The ``ingest_cloze_test`` job: a ready-made cloze test's archive to one Parquet row per
     annotation (:data:`MOZART_SCHEMA`)."""
     write_parquet(df=read_mozart_zip(archive, languages), path=annotations, schema_doc=MOZART_SCHEMA)
+
 
 def read_mozart_jsonl(path: str | os.PathLike, lang: str) -> pd.DataFrame:
     """Read one MozArt-format JSONL file (for example human answers to a newly built cloze set)."""

@@ -1,7 +1,8 @@
 """Results broken down by attributes of the examples (XTREME-R's fine-grained analysis).
 
 Cloze sets (MozArt and constructed sets with answers), one row per (model, language or
-``all``, group or ``all``, attribute, bucket), on the per-annotation scores of :func:`plmfair.cloze.metrics.annotation_scores`
+``all``, group or ``all``, attribute, bucket), on the per-annotation scores of
+:func:`plmfair.cloze.metrics.annotation_scores`
 (P@1, P@5 and MRR are 100 x the means of ``hit1``, ``hit5`` and ``rr``, as the main metrics):
 
 - ``pos``: the universal POS tag of the masked word (the sentence's ``tag``);
@@ -96,17 +97,22 @@ def answer_pieces_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd
 
 def multiword_buckets(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
     """Whether the answer has more than one white-space separated word."""
-    return category_buckets(scores["answer"].map(lambda a: "yes" if len(str(a).split()) > 1 else "no"), order=["no", "yes"])
+    return category_buckets(
+        scores["answer"].map(lambda a: "yes" if len(str(a).split()) > 1 else "no"), order=["no", "yes"]
+    )
 
 
 # name -> bucket function(annotation scores, the set's annotations), in the order of the figures
-CLOZE_ATTRIBUTES: Registry[Callable] = Registry("breakdown attribute", {
-    "pos": pos_buckets,
-    "length": length_buckets,
-    "agreement": agreement_buckets,
-    "answer_pieces": answer_pieces_buckets,
-    "multiword": multiword_buckets,
-})
+CLOZE_ATTRIBUTES: Registry[Callable] = Registry(
+    "breakdown attribute",
+    {
+        "pos": pos_buckets,
+        "length": length_buckets,
+        "agreement": agreement_buckets,
+        "answer_pieces": answer_pieces_buckets,
+        "multiword": multiword_buckets,
+    },
+)
 
 
 def cloze_breakdowns(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
@@ -118,32 +124,40 @@ def cloze_breakdowns(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.Data
         frame = pd.concat([frame, frame.assign(lang="all")], ignore_index=True)
         for group in (*GROUPS, "all"):
             g = frame if group == "all" else frame[frame["group"] == group]
-            agg = g.groupby(["model", "lang", "bucket", "bucket_order"], observed=True).agg(
-                n=("hit1", "size"), n_sentences=("s_id", "nunique"),
-                p_at_1=("hit1", "mean"), p_at_5=("hit5", "mean"), mrr=("rr", "mean")).reset_index()
+            agg = (
+                g.groupby(["model", "lang", "bucket", "bucket_order"], observed=True)
+                .agg(
+                    n=("hit1", "size"),
+                    n_sentences=("s_id", "nunique"),
+                    p_at_1=("hit1", "mean"),
+                    p_at_5=("hit5", "mean"),
+                    mrr=("rr", "mean"),
+                )
+                .reset_index()
+            )
             agg[["p_at_1", "p_at_5", "mrr"]] *= 100
             rows.append(agg.assign(group=group, attribute=attribute))
     out = pd.concat(rows, ignore_index=True)
     # models in the order they come (the configuration's, which every figure keeps)
     first = {model: i for i, model in enumerate(dict.fromkeys(scores["model"]))}
-    out = out.sort_values(["model", "lang", "attribute", "bucket_order", "group"], kind="stable",
-                          key=lambda col: col.map(first) if col.name == "model" else col)
-    return out[list(CLOZE_BREAKDOWN_SCHEMA)].reset_index(drop=True).astype(
-        {"model": "string", "lang": "string", "group": "string", "attribute": "string", "bucket": "string",
-         "bucket_order": "int64", "n": "int64", "n_sentences": "int64"})
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
+    out = out.sort_values(
+        ["model", "lang", "attribute", "bucket_order", "group"],
+        kind="stable",
+        key=lambda col: col.map(first) if col.name == "model" else col,
+    )
+    return (
+        out[list(CLOZE_BREAKDOWN_SCHEMA)]
+        .reset_index(drop=True)
+        .astype(
+            {
+                "model": "string",
+                "lang": "string",
+                "group": "string",
+                "attribute": "string",
+                "bucket": "string",
+                "bucket_order": "int64",
+                "n": "int64",
+                "n_sentences": "int64",
+            }
+        )
+    )

@@ -43,8 +43,11 @@ def bitext_join(config: dict, corpus_name: str) -> dict:
     """What joining a corpus's bitexts reads: the pivot, each bitext's archive members (pivot side,
     other side) by language, and what to do with a repeated pivot sentence."""
     c = corpus(config, corpus_name)
-    return {"pivot": c.pivot, "members": {lang: [pivot["member"], text["member"]] for lang, (pivot, text)
-                                          in c.bitexts().items()}, "duplicates": c.entry["duplicates"]}
+    return {
+        "pivot": c.pivot,
+        "members": {lang: [pivot["member"], text["member"]] for lang, (pivot, text) in c.bitexts().items()},
+        "duplicates": c.entry["duplicates"],
+    }
 
 
 def text_reading(config: dict, corpus_name: str, lang: str) -> dict:
@@ -110,17 +113,27 @@ def alignment_route(config: dict, corpus_name: str, lang: str) -> AlignmentRoute
     settings: dict = {"langs": [c.pivot, lang]}
     if lang in entry["alignments"]:
         pharaoh = entry["alignments"][lang]
-        return AlignmentRoute("pharaoh", c.pivot, lang, {"pharaoh": pharaoh}, (),
-                              {**settings, "pharaoh_member": pharaoh["member"]})
+        return AlignmentRoute(
+            "pharaoh", c.pivot, lang, {"pharaoh": pharaoh}, (), {**settings, "pharaoh_member": pharaoh["member"]}
+        )
     settings.update(symmetrisation=cloze["symmetrisation"], eflomal_options=dict(cloze["eflomal"]))
     if lang not in entry["align_extra"]:
         return AlignmentRoute("eflomal", c.pivot, lang, {}, (), settings)
     extra = entry["align_extra"][lang]
     pipelines = () if c.tokenized else (spacy_pipeline(config, c.pivot), spacy_pipeline(config, lang))
-    settings.update(extra_members=[extra["pivot"]["member"], extra["text"]["member"]],
-                    extra_lines=entry["align_extra_lines"], tokenized=c.tokenized)
-    return AlignmentRoute("eflomal_extra", c.pivot, lang, {"extra_pivot": extra["pivot"], "extra_text": extra["text"]},
-                          pipelines, settings)
+    settings.update(
+        extra_members=[extra["pivot"]["member"], extra["text"]["member"]],
+        extra_lines=entry["align_extra_lines"],
+        tokenized=c.tokenized,
+    )
+    return AlignmentRoute(
+        "eflomal_extra",
+        c.pivot,
+        lang,
+        {"extra_pivot": extra["pivot"], "extra_text": extra["text"]},
+        pipelines,
+        settings,
+    )
 
 
 GOLD_FILES = ("sentences", "pivot_sentences", "links")
@@ -140,15 +153,24 @@ class GoldSet:
     def reading(self) -> dict:
         """The job's parameter for this set: its language, settings, and each file's download file
         name and archive member (the job finds the download among its inputs by that file name)."""
-        return {"lang": self.lang, **self.settings,
-                "files": {role: {"file": entry["file"], "member": entry["member"]} for role, entry in self.files.items()}}
+        return {
+            "lang": self.lang,
+            **self.settings,
+            "files": {role: {"file": entry["file"], "member": entry["member"]} for role, entry in self.files.items()},
+        }
 
 
 def gold_sets(config: dict, corpus_name: str) -> dict[str, GoldSet]:
     """A corpus's gold alignment sets, by name."""
-    return {name: GoldSet(name, gold["lang"], {key: gold[key] for key in GOLD_FILES if key in gold},
-                          {key: value for key, value in gold.items() if key not in (*GOLD_FILES, "lang")})
-            for name, gold in cloze_corpora(config)[corpus_name]["gold_alignments"].items()}
+    return {
+        name: GoldSet(
+            name,
+            gold["lang"],
+            {key: gold[key] for key in GOLD_FILES if key in gold},
+            {key: value for key, value in gold.items() if key not in (*GOLD_FILES, "lang")},
+        )
+        for name, gold in cloze_corpora(config)[corpus_name]["gold_alignments"].items()
+    }
 
 
 def gold_readings(config: dict, corpus_name: str) -> dict[str, dict]:

@@ -20,7 +20,6 @@ from plmfair.rendering.plots import LANGUAGE_MARKERS, OKABE_ITO, save_figure
 GROUP_COLOURS = {"MN": "#0072B2", "FN": "#D55E00", "MNN": "#56B4E9", "FNN": "#E69F00"}
 
 
-
 def _extremes(values: pd.Series) -> tuple[set, set]:
     """The groups with the highest and the lowest value, ties all kept; none when every value is the same."""
     values = values.dropna()
@@ -29,14 +28,14 @@ def _extremes(values: pd.Series) -> tuple[set, set]:
     return set(values.index[values == values.max()]), set(values.index[values == values.min()])
 
 
-
 def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """Figure 1 of the MozArt paper: MRR per group per language, each language's mean as a
     horizontal line, the best-off (▲) and worst-off (▼) groups of each language marked (every tied
     group; descriptive marks, not tests); a panel where no answer is in any top 5 says so."""
     models = list(dict.fromkeys(metrics["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(4.2 * len(models), 4.4), squeeze=False, sharey=True,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        1, len(models), figsize=(4.2 * len(models), 4.4), squeeze=False, sharey=True, layout="constrained"
+    )
     groups = list(GROUP_COLOURS)
     top = max(float(np.nanmax(metrics["mrr"].to_numpy(dtype=float), initial=0.0)), 1.0)
     for ax, model in zip(axes[0], models, strict=True):
@@ -46,30 +45,50 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
         for x, lang in enumerate(langs):
             g = m[m["lang"] == lang].set_index("group").reindex(groups)
             for off, grp in zip(offsets, groups, strict=True):
-                ax.bar(x + off, g.loc[grp, "mrr"], width=0.6 / len(groups), color=GROUP_COLOURS[grp],
-                       label=f"{grp} ({GROUP_NAMES[grp]})" if x == 0 else None)
+                ax.bar(
+                    x + off,
+                    g.loc[grp, "mrr"],
+                    width=0.6 / len(groups),
+                    color=GROUP_COLOURS[grp],
+                    label=f"{grp} ({GROUP_NAMES[grp]})" if x == 0 else None,
+                )
             ax.hlines(g["mrr"].mean(), x - 0.4, x + 0.4, colors="black", lw=1.2)
             best, worst = _extremes(g["mrr"])
             for grp in groups:
                 for marked, sym in ((best, "▲"), (worst, "▼")):
                     if grp in marked:
-                        ax.annotate(sym, (x + offsets[groups.index(grp)], g.loc[grp, "mrr"]), ha="center",
-                                    va="bottom", fontsize=8)
+                        ax.annotate(
+                            sym,
+                            (x + offsets[groups.index(grp)], g.loc[grp, "mrr"]),
+                            ha="center",
+                            va="bottom",
+                            fontsize=8,
+                        )
         if not (m["mrr"].fillna(0) > 0).any():
-            ax.text(0.5, 0.5, "no hit in the top 5", transform=ax.transAxes, ha="center", va="center", fontsize=10,
-                    color="grey")
+            ax.text(
+                0.5,
+                0.5,
+                "no hit in the top 5",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=10,
+                color="grey",
+            )
         ax.set_xticks(range(len(langs)))
         ax.set_xticklabels([lang.upper() for lang in langs])
         ax.set_title(model)
     axes[0, 0].set_ylim(0, top * 1.12)  # shared: an all-zero panel keeps the others' scale, not -0.04..0.04
     axes[0, 0].set_ylabel("MRR over the top 5 (%)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    handles += [Line2D([], [], color="black", lw=1.2), Line2D([], [], color="black", marker="^", ls=""),
-                Line2D([], [], color="black", marker="v", ls="")]
+    handles += [
+        Line2D([], [], color="black", lw=1.2),
+        Line2D([], [], color="black", marker="^", ls=""),
+        Line2D([], [], color="black", marker="v", ls=""),
+    ]
     labels += ["mean of the groups", "best-off group(s)", "worst-off group(s)"]
     fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
     save_figure(fig, png, pdf)
-
 
 
 def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
@@ -83,8 +102,9 @@ def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os
     # a shape per language too: overlapping points stay apart (transparent, they do not blend into
     # a colour of the legend)
     shape = {lang: LANGUAGE_MARKERS[i % len(LANGUAGE_MARKERS)] for i, lang in enumerate(langs)}
-    fig, axes = plt.subplots(len(models), len(quads), figsize=(5.2 * len(quads), 4.6 * len(models)), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        len(models), len(quads), figsize=(5.2 * len(quads), 4.6 * len(models)), squeeze=False, layout="constrained"
+    )
     for r, model in enumerate(models):
         for c, s_id in enumerate(quads):
             ax = axes[r, c]
@@ -92,22 +112,46 @@ def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os
             for lang in langs:
                 p = g[g["lang"] == lang]
                 answered = p["n_answers"] > 0
-                ax.scatter(p.loc[~answered, "x"], p.loc[~answered, "y"], s=10, color=colour[lang], alpha=0.4,
-                           marker=shape[lang], linewidths=0)
-                ax.scatter(p.loc[answered, "x"], p.loc[answered, "y"], s=26, color=colour[lang], edgecolors="black",
-                           marker=shape[lang], alpha=0.8, linewidths=0.8)
+                ax.scatter(
+                    p.loc[~answered, "x"],
+                    p.loc[~answered, "y"],
+                    s=10,
+                    color=colour[lang],
+                    alpha=0.4,
+                    marker=shape[lang],
+                    linewidths=0,
+                )
+                ax.scatter(
+                    p.loc[answered, "x"],
+                    p.loc[answered, "y"],
+                    s=26,
+                    color=colour[lang],
+                    edgecolors="black",
+                    marker=shape[lang],
+                    alpha=0.8,
+                    linewidths=0.8,
+                )
                 top = p[p["rank"] == 1]
-                ax.scatter(top["x"], top["y"], s=170, marker="*", color=colour[lang], edgecolors="black", linewidths=0.6)
+                ax.scatter(
+                    top["x"], top["y"], s=170, marker="*", color=colour[lang], edgecolors="black", linewidths=0.6
+                )
                 for _, row in p[p["n_answers"] >= 2].iterrows():
-                    ax.annotate(str(row["candidate"]), (row["x"], row["y"]), fontsize=6, xytext=(3, 2),
-                                textcoords="offset points")
+                    ax.annotate(
+                        str(row["candidate"]),
+                        (row["x"], row["y"]),
+                        fontsize=6,
+                        xytext=(3, 2),
+                        textcoords="offset points",
+                    )
             english = g.loc[g["lang"] == "en", "text"]
             sentence = english.iloc[0] if len(english) else (g["text"].iloc[0] if len(g) else s_id)
             ax.set_title(f"{model}: {sentence}", fontsize=8)
             ax.set_xticks([])
             ax.set_yticks([])
     handles = [Line2D([], [], ls="", marker=shape[lang], color=colour[lang], label=lang.upper()) for lang in langs]
-    handles += [Line2D([], [], ls="", marker="*", ms=11, color="grey", markeredgecolor="black", label="top prediction"),
-                Line2D([], [], ls="", marker="o", color="grey", markeredgecolor="black", label="annotators' answer")]
+    handles += [
+        Line2D([], [], ls="", marker="*", ms=11, color="grey", markeredgecolor="black", label="top prediction"),
+        Line2D([], [], ls="", marker="o", color="grey", markeredgecolor="black", label="annotators' answer"),
+    ]
     fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
     save_figure(fig, png, pdf)

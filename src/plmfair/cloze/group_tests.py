@@ -93,9 +93,9 @@ TEST_NULLS = {
     "gender": "no gender difference: labels permuted within batch x nativeness",
     "nativeness": "no nativeness difference: labels permuted within batch x gender",
     "gender_x_nativeness": "additive gender and nativeness: Freedman-Lane, residuals of score ~ sentence + gender + "
-                           "nativeness permuted as whole annotators within batches",
+    "nativeness permuted as whole annotators within batches",
     "group_x_language": "the same group gaps in every language: Freedman-Lane, residuals of score ~ sentence + group "
-                        "permuted as whole annotators within batches",
+    "permuted as whole annotators within batches",
 }
 _PAIR_NULL = "the two groups are exchangeable: their labels permuted among their annotators of each batch"
 
@@ -122,13 +122,14 @@ GROUP_GAPS_SCHEMA = {
     "group": "the group compared with the reference",
     "reference": "the reference group",
     "gap": "weighted mean over the sentences both answered of (group's mean - reference's mean) on the sentence, "
-           "weight n_group n_reference / (n_group + n_reference): the gap adjusted for batch composition",
+    "weight n_group n_reference / (n_group + n_reference): the gap adjusted for batch composition",
     "ci_low": "lower end of the interval: the smallest shift of the group's scores the permutation test does not "
-              "reject at the Bonferroni level (-inf when the permutations cannot bound it)",
+    "reject at the Bonferroni level (-inf when the permutations cannot bound it)",
     "ci_high": "upper end of that interval",
     "ci_level": "confidence level of the interval, 1 - alpha / family size",
     "p_permutation": "two-sided permutation p of the gap, " + _PAIR_NULL,
-    "p_bonferroni": "p_permutation times the family size (the group terms of one model, language and metric), capped at 1",
+    "p_bonferroni": "p_permutation times the family size (the group terms of one model, language and metric), "
+    "capped at 1",
     "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
     "n_sentences": "sentences both groups answered",
     "n_annotators": "annotators of the two groups",
@@ -157,7 +158,7 @@ GROUP_TESTS_SCHEMA = {
     "statistic": "its observed value",
     "p_permutation": "permutation p (two-sided for contrasts, upper tail for omnibus and group_x_language)",
     "p_holm": "Holm-adjusted over gender, nativeness and their interaction (of one model, language, metric); "
-              "equal to p_permutation for the tests that stand alone",
+    "equal to p_permutation for the tests that stand alone",
     "significant": "p_holm < alpha",
     "n_annotators": "annotators whose labels are permuted",
     "permutations": "random permutations drawn",
@@ -172,10 +173,11 @@ GROUP_DISPARITY_SCHEMA = {
     "ci_high": "upper end",
     "ci_level": "confidence level of the bootstrap interval",
     "chance_level": "the value sigma_gd must exceed to be significant: a high quantile of its permutation "
-                    "distribution when no group differs (Bonferroni level)",
+    "distribution when no group differs (Bonferroni level)",
     "p_permutation": "permutation p of sigma_gd, labels permuted among all the annotators of each batch (the omnibus "
-                     "null: all four groups exchangeable)",
-    "p_bonferroni": "p_permutation times the family size (the languages and pooled of one model and metric), capped at 1",
+    "null: all four groups exchangeable)",
+    "p_bonferroni": "p_permutation times the family size (the languages and pooled of one model and metric), "
+    "capped at 1",
     "significant": "p_bonferroni < alpha: exactly when sigma_gd exceeds chance_level",
     "n_annotators": "annotators",
     "permutations": "random permutations drawn",
@@ -218,8 +220,9 @@ class AnnotatorDesign:
         keyed = self.stratum * 2 + (within[self.group] if within is not None else 0)
         return np.where(np.isin(self.group, [GROUPS.index(g) for g in among]), keyed, -1)
 
-    def assignments(self, n_permutations: int, rng: np.random.Generator, strata: np.ndarray | None = None
-                    ) -> np.ndarray:
+    def assignments(
+        self, n_permutations: int, rng: np.random.Generator, strata: np.ndarray | None = None
+    ) -> np.ndarray:
         """Group labels per annotator: the observed ones (row 0), then ``n_permutations`` shuffles
         within ``strata`` (default: the batches); an annotator of stratum -1 keeps its label."""
         strata = self.stratum if strata is None else strata
@@ -235,8 +238,11 @@ class AnnotatorDesign:
 def _cell_sums(weights: np.ndarray, cells: np.ndarray, n_cells: int) -> np.ndarray:
     """Per row of ``cells`` (one assignment each), the sum of ``weights`` falling in every cell."""
     rows = np.arange(cells.shape[0])[:, None] * n_cells
-    return np.bincount((rows + cells).ravel(), weights=np.broadcast_to(weights, cells.shape).ravel(),
-                       minlength=cells.shape[0] * n_cells).reshape(cells.shape[0], n_cells)
+    return np.bincount(
+        (rows + cells).ravel(),
+        weights=np.broadcast_to(weights, cells.shape).ravel(),
+        minlength=cells.shape[0] * n_cells,
+    ).reshape(cells.shape[0], n_cells)
 
 
 def _group_sums(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -278,8 +284,9 @@ def _group_x_language(sums: np.ndarray, counts: np.ndarray, reference: int) -> n
     return (weight * (gaps - centre) ** 2).sum(axis=(1, 2))
 
 
-def _sentence_gap(value_sets: Sequence[np.ndarray], design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
-                  ) -> tuple[list[np.ndarray], np.ndarray]:
+def _sentence_gap(
+    value_sets: Sequence[np.ndarray], design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
+) -> tuple[list[np.ndarray], np.ndarray]:
     """Per assignment, for each of ``value_sets``, the gap of group ``a`` to group ``b`` adjusted for
     sentence: sum over sentences of w_s (mean_a,s - mean_b,s) / sum of w_s, w_s = n_a n_b / (n_a + n_b);
     and the number of sentences both answered."""
@@ -310,8 +317,9 @@ def _exact_scale(values: np.ndarray) -> int | None:
     return scale
 
 
-def _net_wins(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _net_wins(
+    values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per assignment, for groups ``a`` and ``b``: wins of a, wins of b and shared units. Means are
     compared exactly (sums and counts cross-multiplied as integers) when the values are rationals
     of small denominators, else to 1e-12."""
@@ -344,8 +352,14 @@ def _rng(seed: int, lang: str, test: str) -> np.random.Generator:
     return np.random.default_rng([seed, *lang.encode(), 0, *test.encode()])
 
 
-def group_winloss(scores: pd.DataFrame, *, alpha: float = 0.05, permutations: int = 4999, seed: int = 2022,
-                  metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+def group_winloss(
+    scores: pd.DataFrame,
+    *,
+    alpha: float = 0.05,
+    permutations: int = 4999,
+    seed: int = 2022,
+    metrics: Sequence[str] = METRICS,
+) -> pd.DataFrame:
     """Win/loss of every two annotator groups per model, language (and all pooled) and metric
     (:data:`GROUP_WINLOSS_SCHEMA`), each pair tested by permuting its own two groups' labels."""
     rows = []
@@ -359,19 +373,37 @@ def group_winloss(scores: pd.DataFrame, *, alpha: float = 0.05, permutations: in
                 net = (wins_a - wins_b).astype(float)
                 observed = np.array([np.nan if shared[0] == 0 else net[0]])
                 two = permutation_p(observed, net[1:, None], two_sided=True)[0]
-                one = (np.nan if shared[0] == 0 else (1 + (net[1:] >= net[0] - 1e-12).sum()) / (1 + permutations))
-                rows.append({"model": model, "lang": lang, "metric": metric, "group_a": a, "group_b": b,
-                             "n_sentences": int(shared[0]), "wins_a": int(wins_a[0]), "wins_b": int(wins_b[0]),
-                             "ties": int(shared[0] - wins_a[0] - wins_b[0]), "p_permutation": two,
-                             "p_one_sided": one})
+                one = np.nan if shared[0] == 0 else (1 + (net[1:] >= net[0] - 1e-12).sum()) / (1 + permutations)
+                rows.append(
+                    {
+                        "model": model,
+                        "lang": lang,
+                        "metric": metric,
+                        "group_a": a,
+                        "group_b": b,
+                        "n_sentences": int(shared[0]),
+                        "wins_a": int(wins_a[0]),
+                        "wins_b": int(wins_b[0]),
+                        "ties": int(shared[0] - wins_a[0] - wins_b[0]),
+                        "p_permutation": two,
+                        "p_one_sided": one,
+                    }
+                )
     out = pd.DataFrame(rows, columns=[c for c in GROUP_WINLOSS_SCHEMA if c not in ("p_holm", "significant")])
     out["p_holm"] = out.groupby(["model", "metric"], sort=False)["p_permutation"].transform(holm) if len(out) else []
     out["significant"] = out["p_holm"] < alpha
     return out[list(GROUP_WINLOSS_SCHEMA)].astype({"significant": bool})
 
 
-def group_gaps(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05, permutations: int = 4999,
-               seed: int = 2022, metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+def group_gaps(
+    scores: pd.DataFrame,
+    *,
+    reference: str = "MN",
+    alpha: float = 0.05,
+    permutations: int = 4999,
+    seed: int = 2022,
+    metrics: Sequence[str] = METRICS,
+) -> pd.DataFrame:
     """Each group's sentence-adjusted gap to ``reference`` per model, language (and all pooled) and
     metric, with its permutation test and the interval that inverts it (:data:`GROUP_GAPS_SCHEMA`)."""
     ref = GROUPS.index(reference)
@@ -382,9 +414,11 @@ def group_gaps(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.
         design = AnnotatorDesign.of(data)
         for group in others:
             g = GROUPS.index(group)
-            labels = design.assignments(permutations, _rng(seed, lang, f"{min(group, reference)}-"
-                                                                      f"{max(group, reference)}"),
-                                        design.strata(among=(group, reference)))
+            labels = design.assignments(
+                permutations,
+                _rng(seed, lang, f"{min(group, reference)}-{max(group, reference)}"),
+                design.strata(among=(group, reference)),
+            )
             # the shift model: group's scores minus delta; the statistic is linear in it (c - delta d)
             shifted = (design.group[design.annotator] == g).astype(float)
             for metric in metrics:
@@ -399,13 +433,32 @@ def group_gaps(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.
                 if not np.isnan(p) and not significant and not low <= 0 <= high:
                     low, high = min(low, 0.0), max(high, 0.0)
                 elif significant and low <= 0 <= high:
-                    log.warning("%s/%s/%s %s vs %s: no gap (0) is rejected but lies between accepted shifts; the "
-                                "interval drawn holds it", model, lang, metric, group, reference)
-                rows.append({"model": model, "lang": lang, "metric": metric, "group": group, "reference": reference,
-                             "gap": c[0], "ci_low": low, "ci_high": high, "ci_level": level, "p_permutation": p,
-                             "n_sentences": int(shared[0]),
-                             "n_annotators": int(np.isin(design.group, [g, ref]).sum()),
-                             "permutations": permutations})
+                    log.warning(
+                        "%s/%s/%s %s vs %s: no gap (0) is rejected but lies between accepted shifts; the "
+                        "interval drawn holds it",
+                        model,
+                        lang,
+                        metric,
+                        group,
+                        reference,
+                    )
+                rows.append(
+                    {
+                        "model": model,
+                        "lang": lang,
+                        "metric": metric,
+                        "group": group,
+                        "reference": reference,
+                        "gap": c[0],
+                        "ci_low": low,
+                        "ci_high": high,
+                        "ci_level": level,
+                        "p_permutation": p,
+                        "n_sentences": int(shared[0]),
+                        "n_annotators": int(np.isin(design.group, [g, ref]).sum()),
+                        "permutations": permutations,
+                    }
+                )
     out = pd.DataFrame(rows, columns=[c for c in GROUP_GAPS_SCHEMA if c not in ("p_bonferroni", "significant")])
     out["p_bonferroni"] = bonferroni(out["p_permutation"].to_numpy(), m=len(others))
     out["significant"] = out["p_bonferroni"] < alpha
@@ -416,13 +469,14 @@ def _additive_fit(values: np.ndarray, design: AnnotatorDesign, columns: np.ndarr
     """Fitted values of ``values ~ sentence + columns`` (per-annotator covariates, least squares)."""
     x = np.zeros((len(values), design.n_units + columns.shape[1]))
     x[np.arange(len(values)), design.unit] = 1.0
-    x[:, design.n_units:] = columns[design.annotator]
+    x[:, design.n_units :] = columns[design.annotator]
     beta, *_ = np.linalg.lstsq(x, values, rcond=None)
     return x @ beta
 
 
-def _freedman_lane(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, columns: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def _freedman_lane(
+    values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, columns: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Group sums and counts under Freedman & Lane's permutation: the observed labels' sums of the
     additive model's fitted values plus the permuted labels' sums of its residuals (each annotator's
     residuals moving as a block); row 0 is the observed data."""
@@ -432,8 +486,9 @@ def _freedman_lane(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarr
     return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape)
 
 
-def _permutation_test(statistic: Callable[[np.ndarray, np.ndarray], np.ndarray], sums: np.ndarray,
-                      counts: np.ndarray, *, two_sided: bool) -> tuple[float, float]:
+def _permutation_test(
+    statistic: Callable[[np.ndarray, np.ndarray], np.ndarray], sums: np.ndarray, counts: np.ndarray, *, two_sided: bool
+) -> tuple[float, float]:
     """(observed statistic, permutation p) from group sums and counts whose row 0 is observed."""
     values = statistic(sums, counts)
     return float(values[0]), float(permutation_p(values[:1], values[1:, None], two_sided=two_sided)[0])
@@ -443,8 +498,15 @@ def _contrast(weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return lambda sums, counts: _group_means(sums, counts) @ np.asarray(weights)
 
 
-def group_tests(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05, permutations: int = 4999,
-                seed: int = 2022, metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+def group_tests(
+    scores: pd.DataFrame,
+    *,
+    reference: str = "MN",
+    alpha: float = 0.05,
+    permutations: int = 4999,
+    seed: int = 2022,
+    metrics: Sequence[str] = METRICS,
+) -> pd.DataFrame:
     """The omnibus, 2 x 2 and group x language permutation tests, each under its own null
     (:data:`GROUP_TESTS_SCHEMA`)."""
     ref = GROUPS.index(reference)
@@ -452,10 +514,12 @@ def group_tests(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0
     for model, lang, data in _blocks(scores):
         design = AnnotatorDesign.of(data)
         full = design.assignments(permutations, _rng(seed, lang, "all"))
-        by_nativeness = design.assignments(permutations, _rng(seed, lang, "gender"),
-                                           design.strata(within=_NON_NATIVE.astype(int)))
-        by_gender = design.assignments(permutations, _rng(seed, lang, "nativeness"),
-                                       design.strata(within=_FEMALE.astype(int)))
+        by_nativeness = design.assignments(
+            permutations, _rng(seed, lang, "gender"), design.strata(within=_NON_NATIVE.astype(int))
+        )
+        by_gender = design.assignments(
+            permutations, _rng(seed, lang, "nativeness"), design.strata(within=_FEMALE.astype(int))
+        )
         additive = np.column_stack([_FEMALE, _NON_NATIVE]).astype(float)
         per_group = np.eye(len(GROUPS))[:, [g for g in range(len(GROUPS)) if g != ref]]
         for metric in metrics:
@@ -463,36 +527,56 @@ def group_tests(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0
             runs = {
                 "omnibus": (_omnibus, _group_sums(values, design, full), False),
                 "gender": (_contrast(CONTRASTS_2X2["gender"][0]), _group_sums(values, design, by_nativeness), True),
-                "nativeness": (_contrast(CONTRASTS_2X2["nativeness"][0]), _group_sums(values, design, by_gender),
-                               True),
-                "gender_x_nativeness": (_contrast(CONTRASTS_2X2["gender_x_nativeness"][0]),
-                                        _freedman_lane(values, design, full, additive[design.group]), True),
+                "nativeness": (_contrast(CONTRASTS_2X2["nativeness"][0]), _group_sums(values, design, by_gender), True),
+                "gender_x_nativeness": (
+                    _contrast(CONTRASTS_2X2["gender_x_nativeness"][0]),
+                    _freedman_lane(values, design, full, additive[design.group]),
+                    True,
+                ),
             }
             if lang == "all" and len(set(data["lang"])) > 1:
-                runs["group_x_language"] = (lambda s, n: _group_x_language(s, n, ref),
-                                            _freedman_lane(values, design, full, per_group[design.group]), False)
+                runs["group_x_language"] = (
+                    lambda s, n: _group_x_language(s, n, ref),
+                    _freedman_lane(values, design, full, per_group[design.group]),
+                    False,
+                )
             for name, (statistic, (sums, counts), two_sided) in runs.items():
                 observed, p = _permutation_test(statistic, sums, counts, two_sided=two_sided)
-                tests.append({"model": model, "lang": lang, "metric": metric, "test": name, "statistic": observed,
-                              "p_permutation": p, "n_annotators": len(design.group), "permutations": permutations})
-    tests = pd.DataFrame(tests, columns=["model", "lang", "metric", "test", "statistic", "p_permutation",
-                                         "n_annotators", "permutations"])
+                tests.append(
+                    {
+                        "model": model,
+                        "lang": lang,
+                        "metric": metric,
+                        "test": name,
+                        "statistic": observed,
+                        "p_permutation": p,
+                        "n_annotators": len(design.group),
+                        "permutations": permutations,
+                    }
+                )
+    tests = pd.DataFrame(
+        tests, columns=["model", "lang", "metric", "test", "statistic", "p_permutation", "n_annotators", "permutations"]
+    )
     in_2x2 = tests["test"].isin(list(CONTRASTS_2X2))
     tests["p_holm"] = tests["p_permutation"]
-    tests.loc[in_2x2, "p_holm"] = tests[in_2x2].groupby(["model", "lang", "metric"], sort=False)[
-        "p_permutation"].transform(holm)
+    tests.loc[in_2x2, "p_holm"] = (
+        tests[in_2x2].groupby(["model", "lang", "metric"], sort=False)["p_permutation"].transform(holm)
+    )
     tests["significant"] = tests["p_holm"] < alpha
-    descriptions = {"omnibus": "between-group sum of squares of the annotations' scores (any group differs)",
-                    "group_x_language": "spread of each group's per-language gap to the reference (the gaps differ "
-                                        "between languages)",
-                    **{name: text for name, (_, text) in CONTRASTS_2X2.items()}}
+    descriptions = {
+        "omnibus": "between-group sum of squares of the annotations' scores (any group differs)",
+        "group_x_language": "spread of each group's per-language gap to the reference (the gaps differ "
+        "between languages)",
+        **{name: text for name, (_, text) in CONTRASTS_2X2.items()},
+    }
     tests["description"] = tests["test"].map(descriptions)
     tests["null"] = tests["test"].map(TEST_NULLS)
     return tests[list(GROUP_TESTS_SCHEMA)].astype({"significant": bool})
 
 
 def _sigma_gd(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Per row, the population standard deviation (x 100) of the groups' means (groups without an annotation left out)."""
+    """Per row, the population standard deviation (x 100) of the groups' means (groups without an annotation left "
+    "out)."""
     means = 100 * _group_means(sums, counts)
     with np.errstate(invalid="ignore"):
         return np.sqrt(np.nanmean((means - np.nanmean(means, axis=1, keepdims=True)) ** 2, axis=1))
@@ -510,8 +594,15 @@ def _bootstrap_weights(design: AnnotatorDesign, replicates: int, rng: np.random.
     return weights
 
 
-def group_disparity(scores: pd.DataFrame, *, alpha: float = 0.05, permutations: int = 4999, bootstrap: int = 999,
-                    seed: int = 2022, confidence: float = 0.95) -> pd.DataFrame:
+def group_disparity(
+    scores: pd.DataFrame,
+    *,
+    alpha: float = 0.05,
+    permutations: int = 4999,
+    bootstrap: int = 999,
+    seed: int = 2022,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
     """sigma_gd of P@1, P@5 and MRR across the four groups per model and language (and all pooled),
     with a bootstrap interval, its chance level and its permutation test (:data:`GROUP_DISPARITY_SCHEMA`)."""
     rows = []
@@ -529,23 +620,37 @@ def group_disparity(scores: pd.DataFrame, *, alpha: float = 0.05, permutations: 
             per_annotator = np.bincount(design.annotator, weights=values, minlength=len(design.group))
             boot = _sigma_gd((weights @ (per_annotator[:, None] * one_hot))[:, None, :], boot_counts)
             low, high = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
-            rows.append({"model": model, "lang": lang, "metric": metric, "sigma_gd": sigma[0], "null": sigma[1:],
-                         "ci_low": low, "ci_high": high, "ci_level": confidence,
-                         "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
-                         "n_annotators": len(design.group), "permutations": permutations, "bootstrap": bootstrap})
+            rows.append(
+                {
+                    "model": model,
+                    "lang": lang,
+                    "metric": metric,
+                    "sigma_gd": sigma[0],
+                    "null": sigma[1:],
+                    "ci_low": low,
+                    "ci_high": high,
+                    "ci_level": confidence,
+                    "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
+                    "n_annotators": len(design.group),
+                    "permutations": permutations,
+                    "bootstrap": bootstrap,
+                }
+            )
     out = pd.DataFrame(rows)
     if out.empty:
         return pd.DataFrame(columns=list(GROUP_DISPARITY_SCHEMA))
     family = out.groupby(["model", "metric"], sort=False)["p_permutation"].transform("size").to_numpy()
     out["p_bonferroni"] = np.minimum(1.0, out["p_permutation"] * family)
-    out["chance_level"] = [permutation_threshold(null, alpha=alpha, family=m)
-                           for null, m in zip(out["null"], family, strict=True)]
+    out["chance_level"] = [
+        permutation_threshold(null, alpha=alpha, family=m) for null, m in zip(out["null"], family, strict=True)
+    ]
     out["significant"] = out["p_bonferroni"] < alpha
     return out[list(GROUP_DISPARITY_SCHEMA)].astype({"significant": bool})
 
 
-def group_effects(scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05,
-                  metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+def group_effects(
+    scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05, metrics: Sequence[str] = METRICS
+) -> pd.DataFrame:
     """``metric ~ group + (1|sentence) + (1|annotator)`` per model, language (and all pooled, with
     language as a fixed effect) and metric, each group term marked by the model's own Wald test,
     Bonferroni over the group terms, the interval at the same level (:data:`GROUP_EFFECTS_SCHEMA`)."""
@@ -563,13 +668,22 @@ def group_effects(scores: pd.DataFrame, *, reference: str = "MN", alpha: float =
                 formula += " + C(lang)"
                 refs["lang"] = sorted(set(data["lang"]))[0]
                 refs["Intercept"] = f"{reference}, {refs['lang']}"
-            fit = crossed_mixed_model(data.assign(value=data[metric].astype(float)), formula,
-                                      effects=("sentence", "annotator"))
+            fit = crossed_mixed_model(
+                data.assign(value=data[metric].astype(float)), formula, effects=("sentence", "annotator")
+            )
             terms = mark_wald_family(effects_rows(fit, reference=refs, context=context), prefix="group[", alpha=alpha)
-            rows.append(terms.assign(
-                model=model, lang=lang, metric=metric, n_obs=len(data), n_sentences=data["sentence"].nunique(),
-                n_annotators=data["annotator"].nunique(), sentence_var=fit.variances.get("sentence", np.nan),
-                annotator_var=fit.variances.get("annotator", np.nan),
-                residual_var=fit.variances.get("residual", np.nan)))
+            rows.append(
+                terms.assign(
+                    model=model,
+                    lang=lang,
+                    metric=metric,
+                    n_obs=len(data),
+                    n_sentences=data["sentence"].nunique(),
+                    n_annotators=data["annotator"].nunique(),
+                    sentence_var=fit.variances.get("sentence", np.nan),
+                    annotator_var=fit.variances.get("annotator", np.nan),
+                    residual_var=fit.variances.get("residual", np.nan),
+                )
+            )
     out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=list(GROUP_EFFECTS_SCHEMA))
     return out.reindex(columns=list(GROUP_EFFECTS_SCHEMA)).astype({"converged": bool, "significant": bool})

@@ -52,7 +52,7 @@ METRICS_SCHEMA = {
     "p_at_5": "percentage of annotations whose answer is among the top 5 candidates",
     "mrr": "mean reciprocal rank of the answer among the top 5 (0 when absent), percent",
     "spearman_rho": "Spearman rho of (group answer count, model log-probability of the answer) over distinct "
-                    "(sentence, answer) items",
+    "(sentence, answer) items",
     "spearman_p": "two-sided p-value of spearman_rho",
     "kendall_tau": "Kendall tau-b of the same pairs",
     "kendall_p": "two-sided p-value of kendall_tau",
@@ -60,8 +60,17 @@ METRICS_SCHEMA = {
 
 
 # what every reader of a metrics file checks (results/cloze/{cloze_set}/metrics.parquet)
-METRIC_KINDS = {"n": "number", "p_at_1": "number", "p_at_5": "number", "mrr": "number", "spearman_rho": "number",
-                "kendall_tau": "number", "model": "string", "lang": "string", "group": "string"}
+METRIC_KINDS = {
+    "n": "number",
+    "p_at_1": "number",
+    "p_at_5": "number",
+    "mrr": "number",
+    "spearman_rho": "number",
+    "kendall_tau": "number",
+    "model": "string",
+    "lang": "string",
+    "group": "string",
+}
 
 
 def read_metrics(path) -> pd.DataFrame:
@@ -85,8 +94,16 @@ def group_metrics(annotations: pd.DataFrame) -> dict:
     n = len(annotations)
     if n == 0:
         nan = float("nan")
-        return {"n": 0, "p_at_1": nan, "p_at_5": nan, "mrr": nan, "spearman_rho": nan, "spearman_p": nan,
-                "kendall_tau": nan, "kendall_p": nan}
+        return {
+            "n": 0,
+            "p_at_1": nan,
+            "p_at_5": nan,
+            "mrr": nan,
+            "spearman_rho": nan,
+            "spearman_p": nan,
+            "kendall_tau": nan,
+            "kendall_p": nan,
+        }
     rank = annotations["rank"].astype("float64")
     p1 = 100 * float((rank == 1).sum()) / n
     p5 = 100 * float((rank <= 5).sum()) / n
@@ -102,8 +119,12 @@ def group_metrics(annotations: pd.DataFrame) -> dict:
     if ok.sum() >= 3 and np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0:
         rho = stats.spearmanr(x[ok], y[ok])
         tau = stats.kendalltau(x[ok], y[ok], variant="b")
-        out.update(spearman_rho=float(rho.statistic), spearman_p=float(rho.pvalue),
-                   kendall_tau=float(tau.statistic), kendall_p=float(tau.pvalue))
+        out.update(
+            spearman_rho=float(rho.statistic),
+            spearman_p=float(rho.pvalue),
+            kendall_tau=float(tau.statistic),
+            kendall_p=float(tau.pvalue),
+        )
     else:
         out.update(spearman_rho=math.nan, spearman_p=math.nan, kendall_tau=math.nan, kendall_p=math.nan)
     return out
@@ -133,37 +154,64 @@ ANNOTATION_SCORES_SCHEMA = {
 }
 
 
-def annotation_scores(annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *,
-                      model: str, lang: str) -> pd.DataFrame:
+def annotation_scores(
+    annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *, model: str, lang: str
+) -> pd.DataFrame:
     """One row per non-empty annotation of a language (:data:`ANNOTATION_SCORES_SCHEMA`): how the
     model's top 5 ranks the annotator's answer. P@1, P@5 and MRR are 100 x the means of hit1,
     hit5 and rr over a group's rows."""
     ann = annotations[(annotations["lang"] == lang) & (annotations["answer"] != "")]
-    ann = ann.merge(answer_scores[["s_id", "answer", "answer_norm", "logprob", "n_pieces"]], on=["s_id", "answer"], how="left",
-                    validate="many_to_one")
+    ann = ann.merge(
+        answer_scores[["s_id", "answer", "answer_norm", "logprob", "n_pieces"]],
+        on=["s_id", "answer"],
+        how="left",
+        validate="many_to_one",
+    )
     missing = ann["answer_norm"].isna()
     if missing.any():
         first = ann.loc[missing].iloc[0]
-        raise DataError(f"{model}/{lang}: no answer score for s_id {first['s_id']} answer {first['answer']!r}; rerun its answer scoring")
+        raise DataError(
+            f"{model}/{lang}: no answer score for s_id {first['s_id']} answer {first['answer']!r}; rerun its "
+            "answer scoring"
+        )
     top5 = predictions[predictions["rank"] <= 5].sort_values(["s_id", "rank"])
     cands = top5.groupby("s_id")["candidate_norm"].apply(list).to_dict()
-    rank = pd.array([answer_ranks([a], cands.get(s, []))[0] for s, a in zip(ann["s_id"], ann["answer_norm"], strict=True)],
-                    dtype="Int64")
+    rank = pd.array(
+        [answer_ranks([a], cands.get(s, []))[0] for s, a in zip(ann["s_id"], ann["answer_norm"], strict=True)],
+        dtype="Int64",
+    )
     found = rank.to_numpy(dtype="float64", na_value=np.nan)
-    out = pd.DataFrame({
-        # u_id identifies the annotation; tables reduced to what the metrics need may lack it
-        "model": model, "lang": lang, "s_id": ann["s_id"].to_numpy(), "u_id": ann["u_id"].to_numpy() if "u_id" in ann else pd.NA,
-        "group": ann["group"].to_numpy(), "answer": ann["answer"].to_numpy(), "answer_norm": ann["answer_norm"].to_numpy(),
-        "rank": rank, "hit1": (found == 1).astype("int64"), "hit5": (found <= 5).astype("int64"),
-        "rr": np.where(found <= 5, 1.0 / found, 0.0), "logprob": ann["logprob"].to_numpy(dtype="float64"),
-        "n_pieces": ann["n_pieces"].to_numpy(dtype="int64"),
-    })
+    out = pd.DataFrame(
+        {
+            # u_id identifies the annotation; tables reduced to what the metrics need may lack it
+            "model": model,
+            "lang": lang,
+            "s_id": ann["s_id"].to_numpy(),
+            "u_id": ann["u_id"].to_numpy() if "u_id" in ann else pd.NA,
+            "group": ann["group"].to_numpy(),
+            "answer": ann["answer"].to_numpy(),
+            "answer_norm": ann["answer_norm"].to_numpy(),
+            "rank": rank,
+            "hit1": (found == 1).astype("int64"),
+            "hit5": (found <= 5).astype("int64"),
+            "rr": np.where(found <= 5, 1.0 / found, 0.0),
+            "logprob": ann["logprob"].to_numpy(dtype="float64"),
+            "n_pieces": ann["n_pieces"].to_numpy(dtype="int64"),
+        }
+    )
     return out.astype({c: "string" for c in ("model", "lang", "s_id", "u_id", "group", "answer", "answer_norm")})
 
 
-def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *,
-                    model: str, lang: str, scores: pd.DataFrame | None = None,
-                    too_long: pd.DataFrame | None = None) -> pd.DataFrame:
+def compute_metrics(
+    annotations: pd.DataFrame,
+    predictions: pd.DataFrame,
+    answer_scores: pd.DataFrame,
+    *,
+    model: str,
+    lang: str,
+    scores: pd.DataFrame | None = None,
+    too_long: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Metrics of one model on one language, per group and for all annotators (:data:`METRICS_SCHEMA`),
     with ``too_long`` the annotations left out because the model could not take them (counted),
     from its :func:`annotation_scores` (computed here unless given)."""
@@ -178,14 +226,18 @@ def compute_metrics(annotations: pd.DataFrame, predictions: pd.DataFrame, answer
         g = scores if group == "all" else scores[scores["group"] == group]
         g = g.assign(count=g.groupby(["s_id", "answer_norm"])["answer_norm"].transform("size"))
         n_empty = int(empty.sum()) if group == "all" else int((ann.loc[empty, "group"] == group).sum())
-        n_long = 0 if too_long is None else (len(too_long) if group == "all" else int((too_long["group"] == group).sum()))
-        rows.append({"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty,
-                     "n_too_long": n_long})
+        n_long = (
+            0 if too_long is None else (len(too_long) if group == "all" else int((too_long["group"] == group).sum()))
+        )
+        rows.append(
+            {"model": model, "lang": lang, "group": group, **group_metrics(g), "n_empty": n_empty, "n_too_long": n_long}
+        )
     return pd.DataFrame(rows)[list(METRICS_SCHEMA)]
 
 
-def metrics_for_models(annotations: pd.DataFrame, *, runs, max_unknown: float = DEFAULT_MAX_UNKNOWN,
-                       strict: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+def metrics_for_models(
+    annotations: pd.DataFrame, *, runs, max_unknown: float = DEFAULT_MAX_UNKNOWN, strict: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Metrics (:data:`~plmfair.cloze.metrics.METRICS_SCHEMA`, then the model's metadata,
     :data:`~plmfair.scoring.specs.MODEL_METADATA_SCHEMA`, then what it read of the language,
     :data:`~plmfair.scoring.coverage.COVERAGE_COLUMNS`) and annotation scores
@@ -205,16 +257,20 @@ def metrics_for_models(annotations: pd.DataFrame, *, runs, max_unknown: float = 
             lang_preds, lang_answers = preds[preds["lang"] == lang], answers[answers["lang"] == lang]
             kept, skipped = split_too_long(annotations, run_meta.get("too_long", {}).get(lang, {}), lang)
             run_scores = annotation_scores(kept, lang_preds, lang_answers, model=model, lang=lang)
-            run_metrics = compute_metrics(kept, lang_preds, lang_answers, model=model, lang=lang,
-                                          scores=run_scores, too_long=skipped)
+            run_metrics = compute_metrics(
+                kept, lang_preds, lang_answers, model=model, lang=lang, scores=run_scores, too_long=skipped
+            )
             read = Coverage.from_dict(run_meta.get("coverage", {}).get(lang))
-            metrics.append(run_metrics.assign(**meta, **coverage_columns(read, model=model, what=lang,
-                                                                         max_unknown=max_unknown, item_kind="answers")))
+            metrics.append(
+                run_metrics.assign(
+                    **meta,
+                    **coverage_columns(read, model=model, what=lang, max_unknown=max_unknown, item_kind="answers"),
+                )
+            )
             scores.append(run_scores)
     out = pd.concat(metrics, ignore_index=True)
     check(out["coverage_warning"], strict=strict, max_unknown=max_unknown)
     return out, pd.concat(scores, ignore_index=True)
-
 
 
 def split_too_long(annotations: pd.DataFrame, too_long: dict, lang: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -223,21 +279,20 @@ def split_too_long(annotations: pd.DataFrame, too_long: dict, lang: str) -> tupl
     ann = annotations[annotations["lang"] == lang]
     pairs = {tuple(x) for x in too_long.get("answers", [])}
     long = ann["s_id"].isin(too_long.get("sentences", [])) | pd.Series(
-        [(s, a) in pairs for s, a in zip(ann["s_id"], ann["answer"], strict=True)], index=ann.index, dtype=bool)
+        [(s, a) in pairs for s, a in zip(ann["s_id"], ann["answer"], strict=True)], index=ann.index, dtype=bool
+    )
     long &= ann["answer"] != ""
     return ann[~long], ann[long]
-
 
 
 OVERVIEW_SCHEMA = {
     "lang": "language",
     "statistic": "sentences, annotations, annotators (of the human answers), tokens_per_sentence, or too_long "
-                 "(sentences and answers longer than the model accepts, skipped)",
+    "(sentences and answers longer than the model accepts, skipped)",
     "model": "for tokens_per_sentence and too_long: the model (null for the others)",
     "value": "the count, or the mean number of tokens per sentence (the text left and right of the gap, no "
-             "special tokens, the gap counted as one token)",
+    "special tokens, the gap counted as one token)",
 }
-
 
 
 def set_overview(annotations: pd.DataFrame, prediction_metas: dict[str, dict]) -> pd.DataFrame:
@@ -246,15 +301,24 @@ def set_overview(annotations: pd.DataFrame, prediction_metas: dict[str, dict]) -
     run metadata of its predictions, by model)."""
     rows = []
     by_lang = annotations.groupby("lang", sort=False)
-    for statistic, values in (("sentences", by_lang["s_id"].nunique()), ("annotations", by_lang.size()),
-                              ("annotators", by_lang["u_id"].nunique())):
+    for statistic, values in (
+        ("sentences", by_lang["s_id"].nunique()),
+        ("annotations", by_lang.size()),
+        ("annotators", by_lang["u_id"].nunique()),
+    ):
         rows += [(lang, statistic, None, float(v)) for lang, v in values.items()]
     answered = set(annotations["lang"])
     for model, meta in prediction_metas.items():
-        rows += [(lang, "tokens_per_sentence", model, float(v)) for lang, v in meta["mean_tokens_per_sentence"].items()
-                 if lang in answered]
-        long = {lang: len(v["sentences"]) + len(v["answers"]) for lang, v in meta.get("too_long", {}).items()
-                if lang in answered}
+        rows += [
+            (lang, "tokens_per_sentence", model, float(v))
+            for lang, v in meta["mean_tokens_per_sentence"].items()
+            if lang in answered
+        ]
+        long = {
+            lang: len(v["sentences"]) + len(v["answers"])
+            for lang, v in meta.get("too_long", {}).items()
+            if lang in answered
+        }
         if any(long.values()):
             rows += [(lang, "too_long", model, float(n)) for lang, n in long.items()]
     return pd.DataFrame(rows, columns=list(OVERVIEW_SCHEMA)).astype({"model": "string"})

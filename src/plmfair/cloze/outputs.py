@@ -5,100 +5,169 @@ from __future__ import annotations
 from plmfair.cloze.plan import set_file
 from plmfair.rendering.table_spec import TableSpec
 
-_GROUPS = ("rows are annotator groups (M/F x native/non-native: MN, FN, MNN, FNN) and All, every annotation of the "
-           "language pooled")
-_MARKS = ("each group's mean across languages with its disparity sigma_gd in parentheses, and under All the sigma_gd "
-          "across the four groups; † worst-off group of a language, ‡ language with the highest disparity, § group "
-          "with the highest disparity across languages. These marks reproduce the paper and are descriptive: they are "
-          "set whatever the noise (sigma_gd is positive even when no group differs); which disparities are more than "
-          "chance is in the {subject}_disparity table.")
-_CORRELATION = ("cells x 100, p-value in parentheses (<.001 below .001), ° not significant at {alpha}; the p-values "
-                "(scipy's spearmanr and kendalltau) treat the distinct (sentence, answer) items as independent, but the "
-                "items of one sentence share the model's distribution and one annotator's answers their annotator, so "
-                "they are approximate; ")
-_PERMUTATION = ("group labels permuted among the annotators of each batch, every annotator keeping their answers")
-_PAIR_PERMUTATION = ("permutation test under its own null: the two groups' labels permuted among their annotators of "
-                     "each batch (the other groups may differ), every annotator keeping their answers")
+_GROUPS = (
+    "rows are annotator groups (M/F x native/non-native: MN, FN, MNN, FNN) and All, every annotation of the "
+    "language pooled"
+)
+_MARKS = (
+    "each group's mean across languages with its disparity sigma_gd in parentheses, and under All the sigma_gd "
+    "across the four groups; † worst-off group of a language, ‡ language with the highest disparity, § group "
+    "with the highest disparity across languages. These marks reproduce the paper and are descriptive: they are "
+    "set whatever the noise (sigma_gd is positive even when no group differs); which disparities are more than "
+    "chance is in the {subject}_disparity table."
+)
+_CORRELATION = (
+    "cells x 100, p-value in parentheses (<.001 below .001), ° not significant at {alpha}; the p-values "
+    "(scipy's spearmanr and kendalltau) treat the distinct (sentence, answer) items as independent, but the "
+    "items of one sentence share the model's distribution and one annotator's answers their annotator, so "
+    "they are approximate; "
+)
+_PERMUTATION = "group labels permuted among the annotators of each batch, every annotator keeping their answers"
+_PAIR_PERMUTATION = (
+    "permutation test under its own null: the two groups' labels permuted among their annotators of "
+    "each batch (the other groups may differ), every annotator keeping their answers"
+)
 _ALPHA = {"alpha": "analysis.alpha"}
 _METRICS = {"metrics": set_file("{subject}", "metrics")}
-_WINLOSS = {"a": "group_a", "b": "group_b", "n": "n_sentences", "p": "p_permutation", "p_one": "p_one_sided",
-            "p_adjusted": "p_holm", "adjusted": "Holm"}
+_WINLOSS = {
+    "a": "group_a",
+    "b": "group_b",
+    "n": "n_sentences",
+    "p": "p_permutation",
+    "p_one": "p_one_sided",
+    "p_adjusted": "p_holm",
+    "adjusted": "Holm",
+}
+
+
 def _paper_table(number: int, metric: str, title: str, correlation: bool) -> TableSpec:
     return TableSpec(
-        f"{{subject}}_table{number}_{metric}", "answered_sets", "plmfair.cloze.tables:paper_table", _METRICS,
+        f"{{subject}}_table{number}_{metric}",
+        "answered_sets",
+        "plmfair.cloze.tables:paper_table",
+        _METRICS,
         f"{{subject}}: MozArt Table {number} ({title}), a block per model: {_GROUPS}; "
         f"{_CORRELATION if correlation else 'cells in percent; '}{_MARKS}",
-        options={"metric": {"p_at_1": "p_at_1", "spearman": "spearman_rho", "p_at_5": "p_at_5",
-                            "kendall": "kendall_tau"}[metric]},
-        settings=_ALPHA, builder_settings=("alpha",), digits=1)
-
-
+        options={
+            "metric": {"p_at_1": "p_at_1", "spearman": "spearman_rho", "p_at_5": "p_at_5", "kendall": "kendall_tau"}[
+                metric
+            ]
+        },
+        settings=_ALPHA,
+        builder_settings=("alpha",),
+        digits=1,
+    )
 
 
 TABLES: tuple[TableSpec, ...] = (
-    TableSpec("{subject}_table1", "answered_sets", "plmfair.cloze.tables:table1", {"overview": set_file("{subject}", "overview")},
-              "{subject}: MozArt Table 1: sentences, annotations and annotators per language, and the mean number of "
-              "tokens per sentence in each model's tokenizer (the text left and right of the gap, no special tokens, "
-              "the gap counted as one token).", digits=1),
+    TableSpec(
+        "{subject}_table1",
+        "answered_sets",
+        "plmfair.cloze.tables:table1",
+        {"overview": set_file("{subject}", "overview")},
+        "{subject}: MozArt Table 1: sentences, annotations and annotators per language, and the mean number of "
+        "tokens per sentence in each model's tokenizer (the text left and right of the gap, no special tokens, "
+        "the gap counted as one token).",
+        digits=1,
+    ),
     _paper_table(2, "p_at_1", "P@1", False),
     _paper_table(3, "spearman", "Spearman", True),
     _paper_table(4, "p_at_5", "P@5", False),
     _paper_table(5, "kendall", "Kendall", True),
-    TableSpec("{subject}_disparity", "answered_sets", "plmfair.cloze.tables:disparity_table",
-              {"disparity": set_file("{subject}", "group_disparity")},
-              "{subject}: disparity sigma_gd (population standard deviation of P@1, P@5, MRR across the four annotator "
-              "groups, percent) per model and language and all languages pooled, with its 95% bootstrap interval "
-              "(annotators resampled within group and batch). sigma_gd is positive even when no group differs, so it is "
-              "compared with its chance level, not with 0: the value it must exceed, from its permutation distribution "
-              "when no group differs (" + _PERMUTATION + "). p: that permutation test (the omnibus null: all four "
-              "groups exchangeable); * : Bonferroni-adjusted p < {alpha} over the languages and pooled of a model and "
-              "metric, set exactly when sigma_gd exceeds its chance level; the verdict says only what the test "
-              "supports.", settings=_ALPHA, digits=2),
-    TableSpec("{subject}_group_winloss", "answered_sets", "plmfair.rendering.table_format:winloss_table",
-              {"winloss": set_file("{subject}", "group_winloss")},
-              "{subject}: win/loss of every two annotator groups on the sentences both answered (each group's mean "
-              "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins (two-sided, and "
-              "one-sided for the first group winning more); * Holm-adjusted p < {alpha} over the comparisons of a "
-              "model and metric.", options=_WINLOSS, settings=_ALPHA, digits=3),
-    TableSpec("{subject}_group_gaps", "answered_sets", "plmfair.cloze.tables:gaps_table",
-              {"gaps": set_file("{subject}", "group_gaps")},
-              "{subject}: each annotator group's gap to the reference group, adjusted for batch composition (the "
-              "weighted mean over the sentences both answered of the difference of the two groups' mean scores), "
-              "per model, language and metric; p: " + _PAIR_PERMUTATION + "; interval: every shift of the group's "
-              "scores that test does not reject (the test inverted), at the Bonferroni level of the family (the three "
-              "gaps to the reference of one model, language and metric: 1 - {alpha}/3); * : Bonferroni-adjusted p < "
-              "{alpha}, set exactly when the interval excludes 0; -inf/inf: too few annotators for the permutations to "
-              "bound it. The figure {subject}_group_effects draws these rows.", settings=_ALPHA, digits=3),
-    TableSpec("{subject}_group_effects", "answered_sets", "plmfair.rendering.table_format:effects_table",
-              {"effects": set_file("{subject}", "group_effects")},
-              "{subject}: linear mixed model of each annotation's score with the annotator group as a fixed effect "
-              "(treatment coding against the reference) and random intercepts for sentence and annotator (REML; "
-              "lme4's lmer), per model, language (and all pooled, language a fixed effect) and metric: estimates with "
-              "Wald intervals at the Bonferroni level of the three group terms (1 - {alpha}/3) and Wald p; * : "
-              "Bonferroni-adjusted Wald p < {alpha}, set exactly when the interval excludes 0 (a Gaussian model of "
-              "binary or discrete scores: see docs/statistics.md for its calibration); fits that did not reach the "
-              "REML optimum are kept and marked.", settings=_ALPHA, digits=3),
-    TableSpec("{subject}_group_tests", "answered_sets", "plmfair.cloze.tables:group_tests_table",
-              {"tests": set_file("{subject}", "group_tests")},
-              "{subject}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the four "
-              "groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
-              "language (group x language); each by a permutation test under its own null (the last column: which "
-              "labels are permuted, or Freedman & Lane's residual permutation); * Holm-adjusted p < {alpha} over "
-              "gender, nativeness and their interaction; the omnibus and group x language tests stand alone.",
-              settings=_ALPHA, digits=3),
-    TableSpec("{subject}_construction", "corpora", "plmfair.cloze.tables:construction_table",
-              {"counts": set_file("{subject}", "construction")},
-              "{subject}: cloze construction, what is left after each filter, applied in order. Sentence steps count "
-              "lines; word steps count pivot-language words with their aligned counterparts. A language column counts "
-              "what passes the step in that language among what passed every earlier step in all languages; 'all' "
-              "what passes in all of them.", digits=0),
-    TableSpec("{subject}_alignment_quality", "gold_corpora", "plmfair.cloze.tables:alignment_quality_table",
-              {"quality": set_file("{subject}", "alignment_quality")},
-              "{subject}: word alignment quality of the eflomal step on hand-made gold alignments: precision "
-              "|A∩P|/|A|, recall |A∩S|/|S| and alignment error rate 1 - (|A∩S| + |A∩P|)/(|A| + |S|) (Och & Ney "
-              "2003), per symmetrisation, the gold sentences aligned alone (extra: none) or together with the "
-              "corpus's own lines (extra: corpus); gold links outside their sentence are left out and counted.",
-              digits=3),
+    TableSpec(
+        "{subject}_disparity",
+        "answered_sets",
+        "plmfair.cloze.tables:disparity_table",
+        {"disparity": set_file("{subject}", "group_disparity")},
+        "{subject}: disparity sigma_gd (population standard deviation of P@1, P@5, MRR across the four annotator "
+        "groups, percent) per model and language and all languages pooled, with its 95% bootstrap interval "
+        "(annotators resampled within group and batch). sigma_gd is positive even when no group differs, so it is "
+        "compared with its chance level, not with 0: the value it must exceed, from its permutation distribution "
+        "when no group differs (" + _PERMUTATION + "). p: that permutation test (the omnibus null: all four "
+        "groups exchangeable); * : Bonferroni-adjusted p < {alpha} over the languages and pooled of a model and "
+        "metric, set exactly when sigma_gd exceeds its chance level; the verdict says only what the test "
+        "supports.",
+        settings=_ALPHA,
+        digits=2,
+    ),
+    TableSpec(
+        "{subject}_group_winloss",
+        "answered_sets",
+        "plmfair.rendering.table_format:winloss_table",
+        {"winloss": set_file("{subject}", "group_winloss")},
+        "{subject}: win/loss of every two annotator groups on the sentences both answered (each group's mean "
+        "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins (two-sided, and "
+        "one-sided for the first group winning more); * Holm-adjusted p < {alpha} over the comparisons of a "
+        "model and metric.",
+        options=_WINLOSS,
+        settings=_ALPHA,
+        digits=3,
+    ),
+    TableSpec(
+        "{subject}_group_gaps",
+        "answered_sets",
+        "plmfair.cloze.tables:gaps_table",
+        {"gaps": set_file("{subject}", "group_gaps")},
+        "{subject}: each annotator group's gap to the reference group, adjusted for batch composition (the "
+        "weighted mean over the sentences both answered of the difference of the two groups' mean scores), "
+        "per model, language and metric; p: " + _PAIR_PERMUTATION + "; interval: every shift of the group's "
+        "scores that test does not reject (the test inverted), at the Bonferroni level of the family (the three "
+        "gaps to the reference of one model, language and metric: 1 - {alpha}/3); * : Bonferroni-adjusted p < "
+        "{alpha}, set exactly when the interval excludes 0; -inf/inf: too few annotators for the permutations to "
+        "bound it. The figure {subject}_group_effects draws these rows.",
+        settings=_ALPHA,
+        digits=3,
+    ),
+    TableSpec(
+        "{subject}_group_effects",
+        "answered_sets",
+        "plmfair.rendering.table_format:effects_table",
+        {"effects": set_file("{subject}", "group_effects")},
+        "{subject}: linear mixed model of each annotation's score with the annotator group as a fixed effect "
+        "(treatment coding against the reference) and random intercepts for sentence and annotator (REML; "
+        "lme4's lmer), per model, language (and all pooled, language a fixed effect) and metric: estimates with "
+        "Wald intervals at the Bonferroni level of the three group terms (1 - {alpha}/3) and Wald p; * : "
+        "Bonferroni-adjusted Wald p < {alpha}, set exactly when the interval excludes 0 (a Gaussian model of "
+        "binary or discrete scores: see docs/statistics.md for its calibration); fits that did not reach the "
+        "REML optimum are kept and marked.",
+        settings=_ALPHA,
+        digits=3,
+    ),
+    TableSpec(
+        "{subject}_group_tests",
+        "answered_sets",
+        "plmfair.cloze.tables:group_tests_table",
+        {"tests": set_file("{subject}", "group_tests")},
+        "{subject}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the four "
+        "groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
+        "language (group x language); each by a permutation test under its own null (the last column: which "
+        "labels are permuted, or Freedman & Lane's residual permutation); * Holm-adjusted p < {alpha} over "
+        "gender, nativeness and their interaction; the omnibus and group x language tests stand alone.",
+        settings=_ALPHA,
+        digits=3,
+    ),
+    TableSpec(
+        "{subject}_construction",
+        "corpora",
+        "plmfair.cloze.tables:construction_table",
+        {"counts": set_file("{subject}", "construction")},
+        "{subject}: cloze construction, what is left after each filter, applied in order. Sentence steps count "
+        "lines; word steps count pivot-language words with their aligned counterparts. A language column counts "
+        "what passes the step in that language among what passed every earlier step in all languages; 'all' "
+        "what passes in all of them.",
+        digits=0,
+    ),
+    TableSpec(
+        "{subject}_alignment_quality",
+        "gold_corpora",
+        "plmfair.cloze.tables:alignment_quality_table",
+        {"quality": set_file("{subject}", "alignment_quality")},
+        "{subject}: word alignment quality of the eflomal step on hand-made gold alignments: precision "
+        "|A∩P|/|A|, recall |A∩S|/|S| and alignment error rate 1 - (|A∩S| + |A∩P|)/(|A| + |S|) (Och & Ney "
+        "2003), per symmetrisation, the gold sentences aligned alone (extra: none) or together with the "
+        "corpus's own lines (extra: corpus); gold links outside their sentence are left out and counted.",
+        digits=3,
+    ),
 )
 
 # Figures by name: the kind of subject each is made for (its drawing and rule are its own).

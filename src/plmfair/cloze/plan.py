@@ -17,8 +17,17 @@ from plmfair.studies import STUDIES, enabled
 # The files of a cloze set or corpus, each path written here once: ``results/cloze/<set>/<kind>.parquet``.
 SET_FILE = "results/cloze/{cloze_set}/{kind}.parquet"
 # what each cloze set with answers derives from its scores, and what a constructed corpus derives from its text
-ANSWERED_SET_FILES = ("metrics", "annotation_scores", "overview", "group_winloss", "group_gaps", "group_effects",
-                      "group_tests", "group_disparity", "breakdowns")
+ANSWERED_SET_FILES = (
+    "metrics",
+    "annotation_scores",
+    "overview",
+    "group_winloss",
+    "group_gaps",
+    "group_effects",
+    "group_tests",
+    "group_disparity",
+    "breakdowns",
+)
 CORPUS_FILES = ("sentences", "construction")
 
 
@@ -39,8 +48,10 @@ def cloze_scores_file(cloze_set: str, kind: str, model: str) -> str:
 
 def cloze_set_runs(config: dict, name: str) -> list[dict[str, str]]:
     """Each model that fills a cloze set as one record (``model``, ``predictions``, ``answer_scores``)."""
-    return [{"model": m, **{kind: cloze_scores_file(name, kind, m) for kind in ("predictions", "answer_scores")}}
-            for m in cloze_set_models(config, name)]
+    return [
+        {"model": m, **{kind: cloze_scores_file(name, kind, m) for kind in ("predictions", "answer_scores")}}
+        for m in cloze_set_models(config, name)
+    ]
 
 
 def cloze_set_models(config: dict, name: str) -> list[str]:
@@ -64,9 +75,12 @@ def cloze_set_scoring(config: dict, name: str, model: str) -> dict:
     other settings do not rerun it): languages, top_k, num_beams (beam-search families only), precision."""
     cloze_set = cloze_sets(config)[name]
     study = config[cloze_set.study]
-    return {"langs": cloze_set_langs(config, name, model), "top_k": study["top_k"],
-            "num_beams": num_beams(config, model, cloze_set.study),
-            "precision": model_precision(config, model, cloze_set.study)}
+    return {
+        "langs": cloze_set_langs(config, name, model),
+        "top_k": study["top_k"],
+        "num_beams": num_beams(config, model, cloze_set.study),
+        "precision": model_precision(config, model, cloze_set.study),
+    }
 
 
 def answered_sets(config: dict) -> list[str]:
@@ -102,9 +116,11 @@ def cloze_tests(config: dict) -> dict[str, dict]:
     them), by name, while the study that scores them (``mozart``) is enabled."""
     if not enabled(config, "mozart"):
         return {}
-    return {name: entry for name, entry in config.get("datasets", {}).get("cloze_tests", {}).items()
-            if entry.get("enabled", True)}
-
+    return {
+        name: entry
+        for name, entry in config.get("datasets", {}).get("cloze_tests", {}).items()
+        if entry.get("enabled", True)
+    }
 
 
 def cloze_test_languages(config: dict, name: str) -> list[str]:
@@ -112,14 +128,13 @@ def cloze_test_languages(config: dict, name: str) -> list[str]:
     return list(cloze_tests(config)[name]["languages"])
 
 
-
 def cloze_corpora(config: dict) -> dict[str, dict]:
     """The constructed-set corpora in use (the study and the corpus not switched off)."""
     if not enabled(config, "cloze"):
         return {}
-    return {name: entry for name, entry in config.get("cloze", {}).get("corpora", {}).items()
-            if entry.get("enabled", True)}
-
+    return {
+        name: entry for name, entry in config.get("cloze", {}).get("corpora", {}).items() if entry.get("enabled", True)
+    }
 
 
 def corpus_langs(entry: dict) -> list[str]:
@@ -128,17 +143,14 @@ def corpus_langs(entry: dict) -> list[str]:
     return [entry["pivot"]] + [lang for lang in langs if lang != entry["pivot"]]
 
 
-
 def cloze_langs(config: dict, corpus: str) -> list[str]:
     """The corpus languages, pivot first."""
     return corpus_langs(cloze_corpora(config)[corpus])
 
 
-
 def corpus_languages(config: dict) -> list[str]:
     """The languages of the corpora in use (each needs its spaCy pipeline)."""
     return list(dict.fromkeys(lang for name in cloze_corpora(config) for lang in cloze_langs(config, name)))
-
 
 
 @dataclass(frozen=True)
@@ -161,7 +173,6 @@ class ClozeSet:
         return STUDIES[self.study].constructs
 
 
-
 def cloze_sets(config: dict) -> dict[str, ClozeSet]:
     """The cloze sets in use, by name: the ready-made cloze tests (MozArt's is ``mozart``), then every
     enabled corpus."""
@@ -175,8 +186,10 @@ def cloze_sets(config: dict) -> dict[str, ClozeSet]:
     return out
 
 
-
 def cloze_set_languages(config: dict, study: str) -> list[str]:
     """The languages of a cloze study's sets."""
-    return list(dict.fromkeys(lang for cloze_set in cloze_sets(config).values() if cloze_set.study == study
-                              for lang in cloze_set.langs))
+    return list(
+        dict.fromkeys(
+            lang for cloze_set in cloze_sets(config).values() if cloze_set.study == study for lang in cloze_set.langs
+        )
+    )

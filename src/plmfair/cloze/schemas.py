@@ -15,9 +15,8 @@ PREDICTION_SCHEMA = {
     "candidate": "whole-word candidate as the model spells it (word marker stripped)",
     "candidate_norm": "candidate after NFC, trimming, lower-casing and the tokenizer's normalizer",
     "logprob": "log-probability of the candidate in the gap (mlm: of its token; seq2seq: of its span; "
-               "causal: of the whole sentence with the candidate in the gap)",
+    "causal: of the whole sentence with the candidate in the gap)",
 }
-
 
 
 ANSWER_SCHEMA = {
@@ -26,21 +25,31 @@ ANSWER_SCHEMA = {
     "answer": "annotators' answer (trimmed, as given)",
     "answer_norm": "answer after NFC, trimming, lower-casing and the tokenizer's normalizer",
     "logprob": "log-probability of the answer in the gap (mlm: within-word left-to-right PLL for several "
-               "pieces; seq2seq: of its span; causal: of the whole sentence with the answer in the gap)",
+    "pieces; seq2seq: of its span; causal: of the whole sentence with the answer in the gap)",
     "n_pieces": "number of tokens the answer takes",
     "multiword": "the answer has more than one word",
 }
 
 
+PREDICTION_DTYPES = {
+    "lang": "string",
+    "s_id": "string",
+    "rank": "int64",
+    "candidate": "string",
+    "candidate_norm": "string",
+    "logprob": "float64",
+}
 
-PREDICTION_DTYPES = {"lang": "string", "s_id": "string", "rank": "int64", "candidate": "string",
-                     "candidate_norm": "string", "logprob": "float64"}
 
-
-
-ANSWER_DTYPES = {"lang": "string", "s_id": "string", "answer": "string", "answer_norm": "string",
-                 "logprob": "float64", "n_pieces": "int64", "multiword": "bool"}
-
+ANSWER_DTYPES = {
+    "lang": "string",
+    "s_id": "string",
+    "answer": "string",
+    "answer_norm": "string",
+    "logprob": "float64",
+    "n_pieces": "int64",
+    "multiword": "bool",
+}
 
 
 def read_cloze_scores(path, dtypes: dict[str, str]) -> pd.DataFrame:

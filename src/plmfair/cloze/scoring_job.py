@@ -38,7 +38,9 @@ def cloze_sentences(annotations: pd.DataFrame, lang: str) -> pd.DataFrame:
     for s_id, text in zip(sents["s_id"], sents["text"], strict=True):
         n = str(text).count(MASK)
         if n != 1:
-            raise DataError(f"language {lang}, s_id {s_id}: the sentence has {n} {MASK} tokens, expected exactly one: {text!r}")
+            raise DataError(
+                f"language {lang}, s_id {s_id}: the sentence has {n} {MASK} tokens, expected exactly one: {text!r}"
+            )
     return sents.reset_index(drop=True)
 
 
@@ -65,14 +67,16 @@ def score_answers(answers: pd.DataFrame, scorer) -> pd.DataFrame:
     """Log-probability of every distinct answer in its sentence's gap (:data:`ANSWER_SCHEMA` without ``lang``)."""
     scored = scorer.score_answers(list(zip(answers["text"], answers["answer"], strict=True)))
     norm = scorer.normaliser()
-    df = pd.DataFrame({
-        "s_id": answers["s_id"].astype("string"),
-        "answer": answers["answer"].astype("string"),
-        "answer_norm": [normalise(a, norm) for a in answers["answer"]],
-        "logprob": pd.Series([lp for lp, _ in scored], dtype="float64"),
-        "n_pieces": pd.Series([n for _, n in scored], dtype="int64"),
-        "multiword": [len(str(a).split()) > 1 for a in answers["answer"]],
-    })
+    df = pd.DataFrame(
+        {
+            "s_id": answers["s_id"].astype("string"),
+            "answer": answers["answer"].astype("string"),
+            "answer_norm": [normalise(a, norm) for a in answers["answer"]],
+            "logprob": pd.Series([lp for lp, _ in scored], dtype="float64"),
+            "n_pieces": pd.Series([n for _, n in scored], dtype="int64"),
+            "multiword": [len(str(a).split()) > 1 for a in answers["answer"]],
+        }
+    )
     return df.astype({"answer_norm": "string"})
 
 
@@ -87,7 +91,7 @@ def read_coverage(sentences: pd.DataFrame, answers: pd.DataFrame | None, scorer)
         coverage.read(scorer.read_ids(str(text).replace(MASK, " ")), unknown)
     norm = scorer.normaliser()
     read_as: dict[tuple[str, tuple[int, ...]], set[str]] = {}
-    for s_id, answer in ([] if answers is None else zip(answers["s_id"], answers["answer"], strict=True)):
+    for s_id, answer in [] if answers is None else zip(answers["s_id"], answers["answer"], strict=True):
         ids = scorer.read_ids(answer)
         pieces, unknown_pieces = coverage.read(ids, unknown)
         coverage.items += 1
@@ -99,10 +103,6 @@ def read_coverage(sentences: pd.DataFrame, answers: pd.DataFrame | None, scorer)
     return coverage
 
 
-
-
-
-
 def _by_lang(frames: dict[str, pd.DataFrame], dtypes: dict[str, str]) -> pd.DataFrame:
     """Every language's rows in one table, ``lang`` first (no rows, the same columns, when none)."""
     parts = [df.assign(lang=lang) for lang, df in frames.items()]
@@ -110,9 +110,19 @@ def _by_lang(frames: dict[str, pd.DataFrame], dtypes: dict[str, str]) -> pd.Data
     return out[list(dtypes)].astype(dtypes)
 
 
-def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, spec, *, langs, k: int,
-                    precision: str = "fp32", num_beams: int | None = None, token_budget: int = 0,
-                    device: str = "auto", threads: int | None = None):
+def score_cloze_set(
+    sentences: pd.DataFrame,
+    annotations: pd.DataFrame | None,
+    spec,
+    *,
+    langs,
+    k: int,
+    precision: str = "fp32",
+    num_beams: int | None = None,
+    token_budget: int = 0,
+    device: str = "auto",
+    threads: int | None = None,
+):
     """Load the model once and fill a cloze set in every language of ``langs``: the top-``k``
     predictions of each sentence (from ``sentences``: MozArt's annotations or a constructed set)
     and the log-probability of every distinct human answer (from ``annotations``, None for a set
@@ -127,37 +137,57 @@ def score_cloze_set(sentences: pd.DataFrame, annotations: pd.DataFrame | None, s
         for lang in langs:
             sents = cloze_sentences(sentences, lang)
             # a sentence or answer longer than the model accepts is skipped and counted, as CrowS-Pairs' too_long
-            long_sentences = [s for s, t in zip(sents["s_id"], sents["text"], strict=True) if scorer.input_length(t) > limit]
+            long_sentences = [
+                s for s, t in zip(sents["s_id"], sents["text"], strict=True) if scorer.input_length(t) > limit
+            ]
             preds[lang] = predict(sents[~sents["s_id"].isin(long_sentences)], scorer, k=k, num_beams=num_beams)
             long_answers, answers = [], None
             if annotations is not None and (annotations["lang"] == lang).any():
                 answers = distinct_answers(annotations, lang)
                 answers = answers[~answers["s_id"].isin(long_sentences)]
-                fits = [scorer.input_length(t, a) <= limit for t, a in zip(answers["text"], answers["answer"], strict=True)]
-                long_answers = [[s, a] for s, a, ok in zip(answers["s_id"], answers["answer"], fits, strict=True) if not ok]
+                fits = [
+                    scorer.input_length(t, a) <= limit for t, a in zip(answers["text"], answers["answer"], strict=True)
+                ]
+                long_answers = [
+                    [s, a] for s, a, ok in zip(answers["s_id"], answers["answer"], fits, strict=True) if not ok
+                ]
                 scores[lang] = score_answers(answers[fits].reset_index(drop=True), scorer)
             if long_sentences or long_answers:
-                log.warning("%s/%s: %d sentence(s) and %d answer(s) longer than the model's %d tokens skipped: %s",
-                            spec.name, lang, len(long_sentences), len(long_answers), limit,
-                            ", ".join([*long_sentences, *(f"{s}: {a[:30]!r}" for s, a in long_answers)][:10]))
+                log.warning(
+                    "%s/%s: %d sentence(s) and %d answer(s) longer than the model's %d tokens skipped: %s",
+                    spec.name,
+                    lang,
+                    len(long_sentences),
+                    len(long_answers),
+                    limit,
+                    ", ".join([*long_sentences, *(f"{s}: {a[:30]!r}" for s, a in long_answers)][:10]),
+                )
             too_long[lang] = {"sentences": long_sentences, "answers": long_answers}
             read = read_coverage(sents, answers, scorer)
             coverage[lang] = read.as_dict()
-            log.info("%s/%s: %d pieces read, %d unknown (%.1f%%); %d of %d answers of unknown pieces only, %d read as "
-                     "another answer of their sentence", spec.name, lang, read.pieces, read.unknown_pieces,
-                     100 * read.unknown_share, read.unknown_items, read.items, read.identical_items)
+            log.info(
+                "%s/%s: %d pieces read, %d unknown (%.1f%%); %d of %d answers of unknown pieces only, %d read as "
+                "another answer of their sentence",
+                spec.name,
+                lang,
+                read.pieces,
+                read.unknown_pieces,
+                100 * read.unknown_share,
+                read.unknown_items,
+                read.items,
+                read.identical_items,
+            )
             n_sentences[lang] = len(sents)
             tokens[lang] = sum(scorer.sentence_length(t) for t in sents["text"]) / len(sents)
-    meta = loaded.metadata(langs=list(langs), k=k, num_beams=num_beams, token_budget=scorer.token_budget,
-                           wall_time_s=round(watch.seconds, 3),
-                           n_sentences=n_sentences, mean_tokens_per_sentence=tokens, too_long=too_long,
-                           coverage=coverage)
+    meta = loaded.metadata(
+        langs=list(langs),
+        k=k,
+        num_beams=num_beams,
+        token_budget=scorer.token_budget,
+        wall_time_s=round(watch.seconds, 3),
+        n_sentences=n_sentences,
+        mean_tokens_per_sentence=tokens,
+        too_long=too_long,
+        coverage=coverage,
+    )
     return _by_lang(preds, PREDICTION_DTYPES), _by_lang(scores, ANSWER_DTYPES), meta
-
-
-
-
-
-
-
-

@@ -21,9 +21,7 @@ from plmfair.rendering.table_format import (
 LANG_ORDER = ("en", "es", "de", "fr")
 
 
-
 CORRELATION_P = {"spearman_rho": "spearman_p", "kendall_tau": "kendall_p"}
-
 
 
 def _most_disparate(sigmas: Mapping[str, float]) -> set[str]:
@@ -35,11 +33,9 @@ def _most_disparate(sigmas: Mapping[str, float]) -> set[str]:
     return {k for k, v in values.items() if v == top}
 
 
-
 def _lang_order(langs) -> list[str]:
     langs = set(langs)
     return [lang for lang in LANG_ORDER if lang in langs] + sorted(langs - set(LANG_ORDER))
-
 
 
 def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -> list[dict]:
@@ -47,7 +43,9 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
     scale = 1.0 if metric in ("p_at_1", "p_at_5", "mrr") else 100.0
     grid = m.pivot(index="group", columns="lang", values=metric).reindex(index=[*GROUPS, "all"], columns=langs) * scale
     p_col = CORRELATION_P.get(metric)
-    pvals = m.pivot(index="group", columns="lang", values=p_col).reindex(index=grid.index, columns=langs) if p_col else None
+    pvals = (
+        m.pivot(index="group", columns="lang", values=p_col).reindex(index=grid.index, columns=langs) if p_col else None
+    )
     groups = grid.loc[list(GROUPS)]
     col_sigma = {lang: sigma_gd(groups[lang].to_numpy()) for lang in langs}
     row_sigma = {g: sigma_gd(groups.loc[g].to_numpy()) for g in GROUPS}
@@ -60,7 +58,9 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
         text = f"{v:.1f}"
         if pvals is not None:
             p = pvals.at[group, lang]
-            text += ("°" if pd.isna(p) or p >= alpha else "") + ("" if pd.isna(p) else f" ({format_p(p)})".replace("0.", "."))
+            text += ("°" if pd.isna(p) or p >= alpha else "") + (
+                "" if pd.isna(p) else f" ({format_p(p)})".replace("0.", ".")
+            )
         if group in GROUPS and v == groups[lang].min():
             text += "†"
         return text
@@ -68,8 +68,9 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
     def mean_sigma(values: pd.Series, sigma: float) -> str:
         # a row with a blank cell averages fewer languages: said, not hidden
         covered = int(values.notna().sum())
-        return f"{values.mean():.1f} ({sigma:.1f})" + (f", {covered} of {len(values)} languages"
-                                                       if covered < len(values) else "")
+        return f"{values.mean():.1f} ({sigma:.1f})" + (
+            f", {covered} of {len(values)} languages" if covered < len(values) else ""
+        )
 
     rows = []
     for group in GROUPS:
@@ -78,12 +79,15 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
         row["mean (σ_gd)"] = mean_sigma(groups.loc[group], row_sigma[group])
         rows.append(row)
     pooled = {"group": "All"}
-    pooled.update({lang.upper(): cell("all", lang) + f" ({col_sigma[lang]:.1f})" + ("‡" if lang in most_lang else "")
-                   for lang in langs})
+    pooled.update(
+        {
+            lang.upper(): cell("all", lang) + f" ({col_sigma[lang]:.1f})" + ("‡" if lang in most_lang else "")
+            for lang in langs
+        }
+    )
     pooled["mean (σ_gd)"] = mean_sigma(grid.loc["all"], sigma_gd(grid.loc["all"].to_numpy()))
     rows.append(pooled)
     return rows
-
 
 
 def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> pd.DataFrame:
@@ -101,10 +105,10 @@ def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> p
     langs = _lang_order(metrics["lang"])
     rows = []
     for model in dict.fromkeys(metrics["model"]):
-        rows += [{"model": model, **row} for row in _model_block(metrics[metrics["model"] == model], langs, metric,
-                                                                 alpha)]
+        rows += [
+            {"model": model, **row} for row in _model_block(metrics[metrics["model"] == model], langs, metric, alpha)
+        ]
     return with_coverage_warnings(pd.DataFrame(rows), metrics)
-
 
 
 def table1(overview: pd.DataFrame) -> pd.DataFrame:
@@ -118,35 +122,63 @@ def table1(overview: pd.DataFrame) -> pd.DataFrame:
         if pd.isna(model):
             rows.append({"": statistic.capitalize(), **{lang.upper(): str(int(values[lang])) for lang in langs}})
         elif statistic == "too_long":
-            rows.append({"": f"Skipped, longer than {model} accepts (sentences and answers)",
-                         **{lang.upper(): str(int(values.get(lang, 0))) for lang in langs}})
+            rows.append(
+                {
+                    "": f"Skipped, longer than {model} accepts (sentences and answers)",
+                    **{lang.upper(): str(int(values.get(lang, 0))) for lang in langs},
+                }
+            )
         else:
-            rows.append({"": f"Tokens per sentence ({model})",
-                         **{lang.upper(): f"{values[lang]:.1f}" if lang in values else "" for lang in langs}})
+            rows.append(
+                {
+                    "": f"Tokens per sentence ({model})",
+                    **{lang.upper(): f"{values[lang]:.1f}" if lang in values else "" for lang in langs},
+                }
+            )
     return pd.DataFrame(rows)
-
 
 
 def construction_table(counts: pd.DataFrame) -> pd.DataFrame:
     """What each construction step of a corpus leaves: one row per step, one column per language and 'all'."""
     order = list(dict.fromkeys(counts["lang"]))
-    wide = counts.pivot_table(index=["step", "unit", "description"], columns="lang", values="count",
-                              aggfunc="first", sort=False)
+    wide = counts.pivot_table(
+        index=["step", "unit", "description"], columns="lang", values="count", aggfunc="first", sort=False
+    )
     wide = wide.reindex(columns=[c for c in order if c in wide.columns])
     wide.columns.name = None
     return wide.reset_index()
 
 
-
 def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     """One row per gold set, extra text and symmetrisation: links, precision, recall, AER, and the gold
     links left out because they fall outside their sentence."""
-    out = quality[["gold", "lang", "extra", "extra_lines", "symmetrisation", "sentences", "predicted", "sure",
-                   "possible", "precision", "recall", "aer", "dropped_gold_links"]].rename(columns={
-        "extra_lines": "extra lines", "predicted": "|A|", "sure": "|S|", "possible": "|P|", "aer": "AER",
-        "dropped_gold_links": "gold links left out"})
+    out = quality[
+        [
+            "gold",
+            "lang",
+            "extra",
+            "extra_lines",
+            "symmetrisation",
+            "sentences",
+            "predicted",
+            "sure",
+            "possible",
+            "precision",
+            "recall",
+            "aer",
+            "dropped_gold_links",
+        ]
+    ].rename(
+        columns={
+            "extra_lines": "extra lines",
+            "predicted": "|A|",
+            "sure": "|S|",
+            "possible": "|P|",
+            "aer": "AER",
+            "dropped_gold_links": "gold links left out",
+        }
+    )
     return out.reset_index(drop=True)
-
 
 
 def gaps_table(gaps: pd.DataFrame) -> pd.DataFrame:
@@ -162,7 +194,6 @@ def gaps_table(gaps: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-
 def disparity_table(disparity: pd.DataFrame) -> pd.DataFrame:
     """sigma_gd across the four groups per model, language (and all pooled) and metric for people:
     its bootstrap interval, the chance level it must exceed, the permutation p and a verdict that
@@ -176,7 +207,6 @@ def disparity_table(disparity: pd.DataFrame) -> pd.DataFrame:
     out["p Bonferroni"] = marked_p(disparity["p_bonferroni"], disparity["significant"])
     out["verdict"] = ["groups differ" if sig else "no group differs significantly" for sig in disparity["significant"]]
     return out.reset_index(drop=True)
-
 
 
 def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:

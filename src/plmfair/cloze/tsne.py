@@ -36,8 +36,13 @@ def project(vectors: pd.DataFrame, *, perplexity: float = 30.0, seed: int = 0) -
         if len(points) < 3:
             xy = np.zeros((len(points), 2))
         else:
-            tsne = TSNE(n_components=2, perplexity=min(float(perplexity), len(points) - 1.0), random_state=seed,
-                        init="pca", learning_rate="auto")
+            tsne = TSNE(
+                n_components=2,
+                perplexity=min(float(perplexity), len(points) - 1.0),
+                random_state=seed,
+                init="pca",
+                learning_rate="auto",
+            )
             # one thread: Barnes-Hut's parallel sums add up in a varying order, and the maps must be
             # the same from run to run to the last bit
             with threadpool_limits(limits=1):
@@ -46,5 +51,3 @@ def project(vectors: pd.DataFrame, *, perplexity: float = 30.0, seed: int = 0) -
     if not parts:
         return pd.DataFrame(columns=list(TSNE_SCHEMA))
     return pd.concat(parts, ignore_index=True)[list(TSNE_SCHEMA)]
-
-

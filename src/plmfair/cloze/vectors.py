@@ -11,8 +11,9 @@ from plmfair.scoring.loader import load
 from plmfair.text import normalise
 
 
-def prediction_vectors(annotations: pd.DataFrame, scorer, *, model: str, s_ids, k: int,
-                       num_beams: int | None = None) -> pd.DataFrame:
+def prediction_vectors(
+    annotations: pd.DataFrame, scorer, *, model: str, s_ids, k: int, num_beams: int | None = None
+) -> pd.DataFrame:
     """The top-``k`` predictions of every language's sentence of each quadruple, with their vectors
     (:data:`TSNE_VECTORS_SCHEMA`)."""
     norm = scorer.normaliser()
@@ -20,26 +21,47 @@ def prediction_vectors(annotations: pd.DataFrame, scorer, *, model: str, s_ids, 
     for s_id in s_ids:
         sents = annotations.loc[annotations["s_id"] == str(s_id)].drop_duplicates("lang")
         if sents.empty:
-            raise DataError(f"mozart.tsne.sentences: s_id {s_id!r} is not in the MozArt data; give s_ids of its sentences")
+            raise DataError(
+                f"mozart.tsne.sentences: s_id {s_id!r} is not in the MozArt data; give s_ids of its sentences"
+            )
         for lang, text in zip(sents["lang"], sents["text"], strict=True):
             preds = scorer.predict_gap([text], k=k, num_beams=num_beams)[0]
             if not preds:
                 continue
             vectors = scorer.word_vectors([(text, word) for word, _ in preds])
-            given = annotations[(annotations["s_id"] == str(s_id)) & (annotations["lang"] == lang)
-                                & (annotations["answer"] != "")]
+            given = annotations[
+                (annotations["s_id"] == str(s_id)) & (annotations["lang"] == lang) & (annotations["answer"] != "")
+            ]
             counts = given["answer"].map(lambda a: normalise(a, norm)).value_counts()
             for rank, ((word, logprob), vec) in enumerate(zip(preds, vectors, strict=True), start=1):
-                rows.append({"model": model, "s_id": str(s_id), "lang": lang, "text": text, "rank": rank,
-                             "candidate": word, "logprob": float(logprob),
-                             "n_answers": int(counts.get(normalise(word, norm), 0)),
-                             "vector": vec.astype("float32")})
+                rows.append(
+                    {
+                        "model": model,
+                        "s_id": str(s_id),
+                        "lang": lang,
+                        "text": text,
+                        "rank": rank,
+                        "candidate": word,
+                        "logprob": float(logprob),
+                        "n_answers": int(counts.get(normalise(word, norm), 0)),
+                        "vector": vec.astype("float32"),
+                    }
+                )
     return pd.DataFrame(rows, columns=list(TSNE_VECTORS_SCHEMA))
 
 
-
-def run_tsne_vectors(annotations: pd.DataFrame, spec, *, s_ids, k: int, num_beams: int | None, precision: str,
-                     token_budget: int = 0, device: str = "auto", threads: int | None = None):
+def run_tsne_vectors(
+    annotations: pd.DataFrame,
+    spec,
+    *,
+    s_ids,
+    k: int,
+    num_beams: int | None,
+    precision: str,
+    token_budget: int = 0,
+    device: str = "auto",
+    threads: int | None = None,
+):
     """Load the model; return (prediction vectors, run metadata)."""
     # torch and transformers (through the loader): only the scoring job loads a model
     loaded = load(spec, device=device, precision=precision, threads=threads)

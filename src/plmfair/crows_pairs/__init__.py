@@ -17,11 +17,21 @@ from plmfair.crows_pairs import outputs, plan
 from plmfair.studies import PAIRS_TASK, Study
 
 STUDY = Study(
-    "crows_pairs", "CrowS-Pairs", PAIRS_TASK, False,
+    "crows_pairs",
+    "CrowS-Pairs",
+    PAIRS_TASK,
+    False,
     "CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)",
-    own_jobs=("ingest_crows_pairs", "crows_pairs_score", "crows_pairs_summary", "crows_pairs_figure",
-              "crows_pairs_breakdowns", "crows_pairs_breakdown_figure", "crows_pairs_languages",
-              "crows_pairs_language_figure"),
+    own_jobs=(
+        "ingest_crows_pairs",
+        "crows_pairs_score",
+        "crows_pairs_summary",
+        "crows_pairs_figure",
+        "crows_pairs_breakdowns",
+        "crows_pairs_breakdown_figure",
+        "crows_pairs_languages",
+        "crows_pairs_language_figure",
+    ),
     rules=("crows_pairs.smk",),
     outputs=("results/data/crows_pairs/", "results/crows_pairs/"),
     subjects={"crows_pairs": plan.crows_pairs_outputs, "crows_pairs_languages": plan.crows_pairs_language_outputs},

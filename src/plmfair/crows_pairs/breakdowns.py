@@ -36,16 +36,17 @@ def differing_tokens(more: str, less: str) -> int:
     return len(a) - shared
 
 
-
 def _pair_buckets(scores: pd.DataFrame, pairs: pd.DataFrame, value, bucketer) -> pd.DataFrame:
     """``bucketer`` over a value of every pair with both sentences (``value(sent_more, sent_less)``),
     on the rows of ``scores`` (null for a pair without both)."""
     both = pairs.dropna(subset=["sent_more", "sent_less"])
-    values = pd.Series([value(m, s) for m, s in zip(both["sent_more"], both["sent_less"], strict=True)],
-                       index=both["pair_id"].astype(str), dtype="int64")
+    values = pd.Series(
+        [value(m, s) for m, s in zip(both["sent_more"], both["sent_less"], strict=True)],
+        index=both["pair_id"].astype(str),
+        dtype="int64",
+    )
     buckets = bucketer(values)
     return buckets[~buckets.index.duplicated()].reindex(scores["pair_id"].astype(str).to_numpy()).set_axis(scores.index)
-
 
 
 def crows_length_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -53,16 +54,13 @@ def crows_length_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFr
     return _pair_buckets(scores, pairs, lambda more, less: len(str(more).split()), equal_size_buckets)
 
 
-
 def differing_tokens_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     """Tokens of the more stereotyping sentence outside the blocks it shares with the other: 1, 2, 3, 4+."""
     return _pair_buckets(scores, pairs, differing_tokens, lambda values: capped_buckets(values, 4))
 
 
-
 def origin_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     return category_buckets(scores["origin"], order=["native", "translated"])
-
 
 
 def bias_type_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -70,15 +68,16 @@ def bias_type_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame
     return category_buckets(scores["bias_type"], order=BIAS_TYPES)
 
 
-
 # name -> bucket function(per-pair scores of a run, the data set's ingested pairs), in the figures' order
-CROWS_ATTRIBUTES: Registry[Callable] = Registry("breakdown attribute", {
-    "length": crows_length_buckets,
-    "differing_tokens": differing_tokens_buckets,
-    "origin": origin_buckets,
-    "bias_type": bias_type_buckets,
-})
-
+CROWS_ATTRIBUTES: Registry[Callable] = Registry(
+    "breakdown attribute",
+    {
+        "length": crows_length_buckets,
+        "differing_tokens": differing_tokens_buckets,
+        "origin": origin_buckets,
+        "bias_type": bias_type_buckets,
+    },
+)
 
 
 def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str, lang: str, model: str) -> pd.DataFrame:
@@ -92,13 +91,26 @@ def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str,
     for attribute, buckets in CROWS_ATTRIBUTES.items():
         # positional: row i of every bucket frame is pair i of the scores
         frame = buckets(scores, pairs).reset_index(drop=True).assign(scored=scored, biased=biased)
-        agg = frame.dropna(subset=["bucket"]).groupby(["bucket_order", "bucket"]).agg(
-            n_pairs=("scored", "size"), n=("scored", "sum"), n_biased=("biased", "sum"))
+        agg = (
+            frame.dropna(subset=["bucket"])
+            .groupby(["bucket_order", "bucket"])
+            .agg(n_pairs=("scored", "size"), n=("scored", "sum"), n_biased=("biased", "sum"))
+        )
         for (order, bucket), row in agg.iterrows():
             s = binomial_summary(int(row["n_biased"]), int(row["n"]))
-            rows.append({"attribute": attribute, "bucket": bucket, "bucket_order": int(order),
-                         "n_pairs": int(row["n_pairs"]), "n": int(row["n"]), "n_biased": int(row["n_biased"]),
-                         "score": 100 * s.proportion, "ci_low": 100 * s.ci_low, "ci_high": 100 * s.ci_high})
+            rows.append(
+                {
+                    "attribute": attribute,
+                    "bucket": bucket,
+                    "bucket_order": int(order),
+                    "n_pairs": int(row["n_pairs"]),
+                    "n": int(row["n"]),
+                    "n_biased": int(row["n_biased"]),
+                    "score": 100 * s.proportion,
+                    "ci_low": 100 * s.ci_low,
+                    "ci_high": 100 * s.ci_high,
+                }
+            )
     out = pd.DataFrame(rows).assign(dataset=dataset, lang=lang, model=model)
     out = out.sort_values(["attribute", "bucket_order"], kind="stable")
     return out[list(CROWS_BREAKDOWN_SCHEMA)].reset_index(drop=True)

@@ -23,8 +23,14 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
     Nangia et al.'s score (neutral = not biased) as a small grey mark, a line at 50%; below each
     panel the share of neutral pairs, with their count."""
     datasets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(2 * len(datasets), 1, figsize=(11, 4.6 * len(datasets) + 0.9), squeeze=False,
-                             layout="constrained", gridspec_kw={"height_ratios": [3.4, 1.0] * len(datasets)})
+    fig, axes = plt.subplots(
+        2 * len(datasets),
+        1,
+        figsize=(11, 4.6 * len(datasets) + 0.9),
+        squeeze=False,
+        layout="constrained",
+        gridspec_kw={"height_ratios": [3.4, 1.0] * len(datasets)},
+    )
     for i, ds in enumerate(datasets):
         ax, below = axes[2 * i, 0], axes[2 * i + 1, 0]
         sub = summary[(summary["dataset"] == ds) & summary["subset_kind"].isin(["overall", "bias_type"])]
@@ -37,8 +43,9 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
             colour = OKABE_ITO[j % len(OKABE_ITO)]
             err = np.vstack([m["decisive_score"] - m["ci_low"], m["ci_high"] - m["decisive_score"]])
             at = x - 0.4 + width * (j + 0.5)
-            ax.errorbar(at, m["decisive_score"], yerr=err, fmt="o", capsize=2, ms=4, label=model, color=colour,
-                        clip_on=False)
+            ax.errorbar(
+                at, m["decisive_score"], yerr=err, fmt="o", capsize=2, ms=4, label=model, color=colour, clip_on=False
+            )
             ax.plot(at, m["score"], ls="", marker="_", ms=9, mew=1.6, color="grey", clip_on=False)
             for xi, hi, sig in zip(at, m["ci_high"], m["significant"].fillna(False).astype(bool), strict=True):
                 if sig:
@@ -62,8 +69,13 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         below.set_yticks([0, 50, 100])
         below.set_ylabel("% neutral\n(equal scores)", fontsize=9)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    handles += [Line2D([], [], ls="", marker="_", ms=9, mew=1.6, color="grey"), Line2D([], [], ls="", marker="$*$",
-                                                                                     color="black")]
-    labels += ["Nangia et al.'s score (neutral = not biased)", "differs from 50% (exact test, Bonferroni over bias types)"]
+    handles += [
+        Line2D([], [], ls="", marker="_", ms=9, mew=1.6, color="grey"),
+        Line2D([], [], ls="", marker="$*$", color="black"),
+    ]
+    labels += [
+        "Nangia et al.'s score (neutral = not biased)",
+        "differs from 50% (exact test, Bonferroni over bias types)",
+    ]
     fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=8)
     save_figure(fig, png, pdf)

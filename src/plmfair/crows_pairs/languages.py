@@ -38,7 +38,7 @@ LANGUAGE_WINLOSS_SCHEMA = {
     "lang_a": "language of dataset_a",
     "lang_b": "language of dataset_b",
     "n_pairs": "pairs (same id) decisive in both: scored and not neutral (neutral pairs are left out, as the "
-               "summary's binomial test leaves them out)",
+    "summary's binomial test leaves them out)",
     "n_neutral": "pairs scored in both but neutral in at least one (left out)",
     "score_a": "percent of the n_pairs where the more stereotyping sentence is preferred in dataset_a",
     "score_b": "the same in dataset_b",
@@ -73,39 +73,50 @@ def _pair_outcomes(per_pair: Mapping[tuple[str, str], pd.DataFrame]) -> dict[str
     for (dataset, model), df in per_pair.items():
         scored = df[df["status"].isin(SCORED_STATUSES)]
         biased = decisive_outcomes(df).astype(float)
-        by_model.setdefault(model, []).append(pd.DataFrame({
-            "dataset": dataset, "pair_id": scored["pair_id"].astype(str).to_numpy(),
-            "biased": scored["pair_id"].map(biased).to_numpy(dtype=float),
-            "margin": (scored["sent_more_score"] - scored["sent_less_score"]).to_numpy(dtype=float),
-        }))
+        by_model.setdefault(model, []).append(
+            pd.DataFrame(
+                {
+                    "dataset": dataset,
+                    "pair_id": scored["pair_id"].astype(str).to_numpy(),
+                    "biased": scored["pair_id"].map(biased).to_numpy(dtype=float),
+                    "margin": (scored["sent_more_score"] - scored["sent_less_score"]).to_numpy(dtype=float),
+                }
+            )
+        )
     return {m: pd.concat(frames, ignore_index=True) for m, frames in by_model.items() if len(frames) > 1}
 
 
-def language_winloss(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str],
-                     alpha: float = 0.05) -> pd.DataFrame:
+def language_winloss(
+    per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str], alpha: float = 0.05
+) -> pd.DataFrame:
     """For every model run on several CrowS-Pairs data sets, every two of them compared on the
     pairs both scored (:data:`LANGUAGE_WINLOSS_SCHEMA`)."""
     blocks = []
     for model, long in _pair_outcomes(per_pair).items():
         datasets = list(dict.fromkeys(long["dataset"]))
-        wl = win_loss(long, unit=["pair_id"], condition="dataset", value="biased",
-                      pairs=list(combinations(datasets, 2)))
+        wl = win_loss(
+            long, unit=["pair_id"], condition="dataset", value="biased", pairs=list(combinations(datasets, 2))
+        )
         means = long.pivot(index="pair_id", columns="dataset", values="biased")
         scored = long.pivot(index="pair_id", columns="dataset", values="margin").notna()
         wl["score_a"] = [100 * means[[a, b]].dropna()[a].mean() for a, b in zip(wl["a"], wl["b"], strict=True)]
         wl["score_b"] = [100 * means[[a, b]].dropna()[b].mean() for a, b in zip(wl["a"], wl["b"], strict=True)]
-        wl["n_neutral"] = [int((scored[a] & scored[b]).sum()) - n
-                           for a, b, n in zip(wl["a"], wl["b"], wl["n_units"], strict=True)]
+        wl["n_neutral"] = [
+            int((scored[a] & scored[b]).sum()) - n for a, b, n in zip(wl["a"], wl["b"], wl["n_units"], strict=True)
+        ]
         blocks.append(_winloss_block(wl.assign(model=model), alpha=alpha))
     if not blocks:
         return pd.DataFrame(columns=list(LANGUAGE_WINLOSS_SCHEMA))
-    out = pd.concat(blocks, ignore_index=True).rename(columns={"a": "dataset_a", "b": "dataset_b", "n_units": "n_pairs"})
+    out = pd.concat(blocks, ignore_index=True).rename(
+        columns={"a": "dataset_a", "b": "dataset_b", "n_units": "n_pairs"}
+    )
     out["lang_a"], out["lang_b"] = out["dataset_a"].map(langs), out["dataset_b"].map(langs)
     return out[list(LANGUAGE_WINLOSS_SCHEMA)].astype({"significant": bool})
 
 
-def language_effects(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str],
-                     alpha: float = 0.05) -> pd.DataFrame:
+def language_effects(
+    per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str], alpha: float = 0.05
+) -> pd.DataFrame:
     """``margin ~ dataset`` with a random intercept per pair, for every model run on several data
     sets; the reference is the first of its data sets; each data set term marked by its Wald test,
     Bonferroni over them (:data:`LANGUAGE_EFFECTS_SCHEMA`)."""
@@ -113,12 +124,25 @@ def language_effects(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs:
     for model, long in _pair_outcomes(per_pair).items():
         first = long["dataset"].iloc[0]
         fit = crossed_mixed_model(long, f"margin ~ C(dataset, Treatment(reference='{first}'))", effects=("pair_id",))
-        terms = mark_wald_family(effects_rows(fit, reference={"dataset": first, "Intercept": first},
-                                              context=f"{model}/margin"), prefix="dataset[", alpha=alpha)
-        term_lang = [langs.get(t[len("dataset[T."):-1], "") if t.startswith("dataset[") else "" for t in terms["term"]]
-        rows.append(terms.assign(model=model, lang=term_lang, n_obs=len(long), n_pairs=long["pair_id"].nunique(),
-                                 pair_var=fit.variances.get("pair_id", np.nan)))
+        terms = mark_wald_family(
+            effects_rows(fit, reference={"dataset": first, "Intercept": first}, context=f"{model}/margin"),
+            prefix="dataset[",
+            alpha=alpha,
+        )
+        term_lang = [
+            langs.get(t[len("dataset[T.") : -1], "") if t.startswith("dataset[") else "" for t in terms["term"]
+        ]
+        rows.append(
+            terms.assign(
+                model=model,
+                lang=term_lang,
+                n_obs=len(long),
+                n_pairs=long["pair_id"].nunique(),
+                pair_var=fit.variances.get("pair_id", np.nan),
+            )
+        )
     if not rows:
         return pd.DataFrame(columns=list(LANGUAGE_EFFECTS_SCHEMA))
-    return pd.concat(rows, ignore_index=True)[list(LANGUAGE_EFFECTS_SCHEMA)].astype({"converged": bool,
-                                                                                   "significant": bool})
+    return pd.concat(rows, ignore_index=True)[list(LANGUAGE_EFFECTS_SCHEMA)].astype(
+        {"converged": bool, "significant": bool}
+    )

@@ -74,12 +74,29 @@ DIRECTIONS = ("stereo", "antistereo")
 # The published layouts: Nangia et al. (comma-separated) and Névéol et al. (tab-separated
 # despite the .csv name); the pair id is the first column in both.
 CROWS_FORMATS = {
-    "nyu": {"delimiter": ",", "columns": {"id": 0, "sent_more": "sent_more", "sent_less": "sent_less",
-                                          "stereo_antistereo": "stereo_antistereo", "bias_type": "bias_type"}},
-    "inria": {"delimiter": "\t", "columns": {"id": 0, "sent_more": "sent_more", "sent_less": "sent_less",
-                                            "stereo_antistereo": "stereo_antistereo", "bias_type": "bias_type"}},
+    "nyu": {
+        "delimiter": ",",
+        "columns": {
+            "id": 0,
+            "sent_more": "sent_more",
+            "sent_less": "sent_less",
+            "stereo_antistereo": "stereo_antistereo",
+            "bias_type": "bias_type",
+        },
+    },
+    "inria": {
+        "delimiter": "\t",
+        "columns": {
+            "id": 0,
+            "sent_more": "sent_more",
+            "sent_less": "sent_less",
+            "stereo_antistereo": "stereo_antistereo",
+            "bias_type": "bias_type",
+        },
+    },
 }
 ColumnSpec = str | int | Sequence[str | int] | None
+
 
 def _label_key(value: str) -> str:
     """A label as compared: trimmed, lower-cased, spaces and underscores as hyphens ('race_color',
@@ -96,29 +113,38 @@ def _resolve_columns(header: list[str], columns: Mapping[str, ColumnSpec], sourc
         spec = columns.get(role)
         specs = [] if spec is None else [spec] if isinstance(spec, str | int) else list(spec)
         if not specs and role not in ("stereo_antistereo",):
-            raise DataError(f"{source}: no column given for {role!r}; set columns.{role} of this data set in the config")
+            raise DataError(
+                f"{source}: no column given for {role!r}; set columns.{role} of this data set in the config"
+            )
         positions = []
         for col in specs:
             if isinstance(col, int):
                 if not 0 <= col < len(header):
-                    raise DataError(f"{source}: column position {col} for {role!r} is outside the header "
-                                    f"({len(header)} columns: {header})")
+                    raise DataError(
+                        f"{source}: column position {col} for {role!r} is outside the header "
+                        f"({len(header)} columns: {header})"
+                    )
                 positions.append(col)
                 continue
             found = [i for i, name in enumerate(header) if name.strip() == col]
             if not found:
-                raise DataError(f"{source}: missing column(s) [{col!r}] (found {header}); is the format right? "
-                                f"({fmt_hint}) Name the columns under columns.{role} in the config")
+                raise DataError(
+                    f"{source}: missing column(s) [{col!r}] (found {header}); is the format right? "
+                    f"({fmt_hint}) Name the columns under columns.{role} in the config"
+                )
             if len(found) > 1:
-                raise DataError(f"{source}: the header names {col!r} {len(found)} times (positions {found}); give "
-                                f"columns.{role} as the 0-based position of the one to read")
+                raise DataError(
+                    f"{source}: the header names {col!r} {len(found)} times (positions {found}); give "
+                    f"columns.{role} as the 0-based position of the one to read"
+                )
             positions.append(found[0])
         out[role] = positions
     return out
 
 
-def _first_label(cells: list[str], aliases: Mapping[str, str | None], known: Mapping[str, str], where: str,
-                 key: str, alias_key: str) -> str | None:
+def _first_label(
+    cells: list[str], aliases: Mapping[str, str | None], known: Mapping[str, str], where: str, key: str, alias_key: str
+) -> str | None:
     """The first usable label among the cells: compared as :func:`_label_key`, harmonised through
     ``known`` (spelling -> label) or ``aliases``; an alias to null marks a value as unusable (the
     next cell is tried). A value neither knows is an error."""
@@ -194,8 +220,9 @@ def read_crows_pairs(
     bt_aliases = {_label_key(k): v for k, v in (bias_type_aliases or {}).items()}
     dir_aliases = {_label_key(k): v for k, v in (direction_aliases or {}).items()}
     prefixes = sorted((id_prefix_aliases or {}).items(), key=lambda kv: -len(kv[0]))
-    ref_direction = {} if reference is None else dict(zip(reference["pair_id"], reference["stereo_antistereo"],
-                                                           strict=True))
+    ref_direction = (
+        {} if reference is None else dict(zip(reference["pair_id"], reference["stereo_antistereo"], strict=True))
+    )
     blank, records_out, seen = [], [], {}
     for lineno, row in records:
         if not any(cell.strip() for cell in row):
@@ -212,35 +239,56 @@ def read_crows_pairs(
             raise DataError(f"{where}: the pair id is empty")
         for old, new in prefixes:
             if pid.startswith(old):
-                pid = new + pid[len(old):]
+                pid = new + pid[len(old) :]
                 break
         duplicate_of = None
         if pid in seen:
             if duplicate_ids != "keep_first":
-                raise DataError(f"{path}: duplicate pair ids ['{pid}'] (lines {seen[pid][0]} and {lineno}); each pair "
-                                f"needs its own id (or set duplicate_ids: keep_first for this data set)")
+                raise DataError(
+                    f"{path}: duplicate pair ids ['{pid}'] (lines {seen[pid][0]} and {lineno}); each pair "
+                    f"needs its own id (or set duplicate_ids: keep_first for this data set)"
+                )
             seen[pid].append(lineno)
             duplicate_of, pid = pid, f"{pid}#{len(seen[pid])}"
-            log.warning("%s: id %s repeats line %d; kept as %s and skipped by the scoring stage", where,
-                        duplicate_of, seen[duplicate_of][0], pid)
+            log.warning(
+                "%s: id %s repeats line %d; kept as %s and skipped by the scoring stage",
+                where,
+                duplicate_of,
+                seen[duplicate_of][0],
+                pid,
+            )
         else:
             seen[pid] = [lineno]
-        direction = _first_label(cells("stereo_antistereo"), dir_aliases, {d: d for d in DIRECTIONS}, where,
-                                 "stereo_antistereo", "direction_aliases")
+        direction = _first_label(
+            cells("stereo_antistereo"),
+            dir_aliases,
+            {d: d for d in DIRECTIONS},
+            where,
+            "stereo_antistereo",
+            "direction_aliases",
+        )
         if direction is None:
             direction = ref_direction.get(duplicate_of or pid)
             direction = default_direction if pd.isna(direction) else direction
-        bias_type = _first_label(cells("bias_type"), bt_aliases, BIAS_TYPE_NAMES, where, "bias_type",
-                                 "bias_type_aliases")
+        bias_type = _first_label(
+            cells("bias_type"), bt_aliases, BIAS_TYPE_NAMES, where, "bias_type", "bias_type_aliases"
+        )
         more = next((c for c in cells("sent_more") if c != ""), None)
         less = next((c for c in cells("sent_less") if c != ""), None)
         # LA ids were collected natively in French; every other pair was first written in English.
         first_lang = "fr" if _NATIVE_FRENCH_ID.match(duplicate_of or pid) else "en"
-        records_out.append({
-            "pair_id": pid, "lang": lang, "sent_more": more, "sent_less": less, "stereo_antistereo": direction,
-            "bias_type": bias_type, "origin": "native" if first_lang == lang else "translated",
-            "duplicate_of": duplicate_of,
-        })
+        records_out.append(
+            {
+                "pair_id": pid,
+                "lang": lang,
+                "sent_more": more,
+                "sent_less": less,
+                "stereo_antistereo": direction,
+                "bias_type": bias_type,
+                "origin": "native" if first_lang == lang else "translated",
+                "duplicate_of": duplicate_of,
+            }
+        )
     if not records_out:
         raise DataError(f"{path}: no pairs in the file")
     if blank:
@@ -248,9 +296,14 @@ def read_crows_pairs(
     df = pd.DataFrame(records_out, columns=list(CROWS_SCHEMA)).astype("string")
     n_missing = int(df["sent_more"].isna().sum() + df["sent_less"].isna().sum())
     if n_missing:
-        log.warning("%s: %d sentence(s) missing; kept as null, the scoring stage skips and counts them", path, n_missing)
+        log.warning(
+            "%s: %d sentence(s) missing; kept as null, the scoring stage skips and counts them", path, n_missing
+        )
     unlabelled = int((df["stereo_antistereo"].isna() | df["bias_type"].isna()).sum())
     if unlabelled:
-        log.warning("%s: %d pair(s) without a direction or bias type; kept, the scoring stage skips and counts them",
-                    path, unlabelled)
+        log.warning(
+            "%s: %d pair(s) without a direction or bias type; kept, the scoring stage skips and counts them",
+            path,
+            unlabelled,
+        )
     return df

@@ -9,9 +9,16 @@ import pandas as pd
 from plmfair.io.parquet import read_parquet
 
 SCORED_STATUSES = ("ok", "truncated")
-STATUSES = (*SCORED_STATUSES, "skipped_missing", "skipped_empty", "skipped_identical", "skipped_identical_ids",
-            "skipped_unlabelled", "skipped_duplicate", "skipped_too_long")
-
+STATUSES = (
+    *SCORED_STATUSES,
+    "skipped_missing",
+    "skipped_empty",
+    "skipped_identical",
+    "skipped_identical_ids",
+    "skipped_unlabelled",
+    "skipped_duplicate",
+    "skipped_too_long",
+)
 
 
 PAIR_SCHEMA = {
@@ -20,7 +27,7 @@ PAIR_SCHEMA = {
     "stereo_antistereo": "stereo or antistereo (null when the file gives none)",
     "origin": "native or translated",
     "sent_more_score": "score of sent_more (pseudo-log-likelihood for masked LMs, log-likelihood for causal LMs; "
-                       "rounded to 3 decimals under nangia and sentence_log_likelihood; null when skipped)",
+    "rounded to 3 decimals under nangia and sentence_log_likelihood; null when skipped)",
     "sent_less_score": "score of sent_less (as sent_more_score)",
     "n_masked_more": "units scored for sent_more: masked copies (masked LMs) or predicted tokens (causal LMs)",
     "n_masked_less": "units scored for sent_less (as n_masked_more)",
@@ -30,12 +37,8 @@ PAIR_SCHEMA = {
 }
 
 
-
-
-
 # what every reader of a per-pair file checks (results/crows_pairs/{dataset}/{model}.parquet)
 PAIR_KINDS = {"sent_more_score": "number", "sent_less_score": "number", "biased": "bool", "neutral": "bool"}
-
 
 
 def read_pair_scores(path) -> pd.DataFrame:

@@ -39,10 +39,8 @@ def pair_status(pair) -> str:
     return "ok"
 
 
-
 # characters a reader does not see and a tokenizer may drop: zero-width space, joiners, BOM
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
-
 
 
 def as_read(text: str, scorer) -> str:
@@ -52,9 +50,9 @@ def as_read(text: str, scorer) -> str:
     return scorer.prepare(" ".join(unicodedata.normalize("NFC", text).translate(_INVISIBLE).split()))
 
 
-
-def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_long: str = "skip",
-                coverage: Coverage | None = None) -> pd.DataFrame:
+def score_pairs(
+    pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_long: str = "skip", coverage: Coverage | None = None
+) -> pd.DataFrame:
     """Score every pair of an ingested CrowS-Pairs table; one row per pair (:data:`PAIR_SCHEMA`).
 
     Pairs that cannot be scored (:func:`pair_status`), pairs whose sentences the model reads as the
@@ -84,11 +82,18 @@ def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_lo
         rows.append(row)
         if row["status"] == "ok":
             todo.append(i)
-    minimal_pairs = [MinimalPair(pairs["sent_more"].iloc[i], pairs["sent_less"].iloc[i],
-                                 rows[i]["stereo_antistereo"] == "stereo") for i in todo]
+    minimal_pairs = [
+        MinimalPair(pairs["sent_more"].iloc[i], pairs["sent_less"].iloc[i], rows[i]["stereo_antistereo"] == "stereo")
+        for i in todo
+    ]
     for i, res in zip(todo, scorer.score_sentences(minimal_pairs, protocol=protocol, too_long=too_long), strict=True):
-        rows[i].update(sent_more_score=res.more, sent_less_score=res.less, n_masked_more=res.n_more,
-                       n_masked_less=res.n_less, status=res.status)
+        rows[i].update(
+            sent_more_score=res.more,
+            sent_less_score=res.less,
+            n_masked_more=res.n_more,
+            n_masked_less=res.n_less,
+            status=res.status,
+        )
     for row in rows:
         if row["status"] != "ok":
             log.warning("pair %s: %s", row["pair_id"], row["status"])
@@ -103,9 +108,18 @@ def score_pairs(pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_lo
     return out[list(PAIR_SCHEMA)]
 
 
-
-def run_scoring(pairs: pd.DataFrame, spec, *, protocol: str, precision: str, too_long: str, token_budget: int,
-                device: str = "auto", threads: int | None = None, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+def run_scoring(
+    pairs: pd.DataFrame,
+    spec,
+    *,
+    protocol: str,
+    precision: str,
+    too_long: str,
+    token_budget: int,
+    device: str = "auto",
+    threads: int | None = None,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, dict]:
     """Load the model of ``spec``, score ``pairs``; return the per-pair table and run metadata."""
     # torch and transformers (through the loader): only the scoring job loads a model
     loaded = load(spec, device=device, precision=precision, threads=threads)
@@ -113,14 +127,31 @@ def run_scoring(pairs: pd.DataFrame, spec, *, protocol: str, precision: str, too
     coverage = Coverage()
     with loaded.stopwatch() as watch:
         out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long, coverage=coverage)
-    meta = loaded.metadata(protocol=protocol, token_budget=scorer.token_budget, wall_time_s=round(watch.seconds, 3),
-                           n_pairs=int(len(out)),
-                           status_counts=out["status"].value_counts().to_dict(), coverage=coverage.as_dict())
-    log.info("%s read %d pieces, %d of them unknown (%.1f%%); %d of %d pairs identical as it reads them", spec.name,
-             coverage.pieces, coverage.unknown_pieces, 100 * coverage.unknown_share, coverage.identical_items,
-             coverage.items)
+    meta = loaded.metadata(
+        protocol=protocol,
+        token_budget=scorer.token_budget,
+        wall_time_s=round(watch.seconds, 3),
+        n_pairs=int(len(out)),
+        status_counts=out["status"].value_counts().to_dict(),
+        coverage=coverage.as_dict(),
+    )
+    log.info(
+        "%s read %d pieces, %d of them unknown (%.1f%%); %d of %d pairs identical as it reads them",
+        spec.name,
+        coverage.pieces,
+        coverage.unknown_pieces,
+        100 * coverage.unknown_share,
+        coverage.identical_items,
+        coverage.items,
+    )
     skipped = int((out["status"] != "ok").sum())
-    log.info("scored %d pairs (%d skipped: %s) with %s in %.1f s on %s", len(out) - skipped, skipped,
-             ", ".join(f"{k} {v}" for k, v in out["status"].value_counts().items() if k != "ok") or "none",
-             spec.name, watch.seconds, meta["device"])
+    log.info(
+        "scored %d pairs (%d skipped: %s) with %s in %.1f s on %s",
+        len(out) - skipped,
+        skipped,
+        ", ".join(f"{k} {v}" for k, v in out["status"].value_counts().items() if k != "ok") or "none",
+        spec.name,
+        watch.seconds,
+        meta["device"],
+    )
     return out, meta

@@ -16,12 +16,10 @@ from plmfair.rendering.table_format import (
 ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": "Anti-stereo score"}
 
 
-
 def _cell(row) -> str:
     """Nangia et al.'s score as the paper prints it: no mark (the test is about the decisive pairs,
     :func:`crows_pairs_tests_table`)."""
     return "" if pd.isna(row["score"]) else f"{row['score']:.2f}"
-
 
 
 def _neutral(row) -> str:
@@ -29,12 +27,10 @@ def _neutral(row) -> str:
     return "" if pd.isna(row["neutral_share"]) else f"{int(row['n_neutral'])} ({row['neutral_share']:.1f}%)"
 
 
-
 def mm_ss(seconds: float) -> str:
     """A duration as the paper prints run times: minutes and seconds, ``13:05``."""
     minutes, secs = divmod(int(round(seconds)), 60)
     return f"{minutes:02d}:{secs:02d}"
-
 
 
 def table4(summary: pd.DataFrame) -> pd.DataFrame:
@@ -46,8 +42,14 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
     carry no mark: the tests are in :func:`crows_pairs_tests_table`, beside the interval they agree
     with. The paper's ``DCF`` row is not defined in its text and is left out."""
     datasets = list(dict.fromkeys(summary["dataset"]))
-    row_keys = [("overall", "metric"), ("direction", "stereo"), ("direction", "antistereo"), ("runtime", ""),
-                ("skipped", ""), ("unknown", "")]
+    row_keys = [
+        ("overall", "metric"),
+        ("direction", "stereo"),
+        ("direction", "antistereo"),
+        ("runtime", ""),
+        ("skipped", ""),
+        ("unknown", ""),
+    ]
     present = set(summary.loc[summary["subset_kind"] == "bias_type", "subset"])
     row_keys += [("bias_type", bt) for bt in BIAS_TYPES if bt in present]
     labels = {"runtime": "Run time (mm:ss)", "skipped": "Pairs skipped", "unknown": "Unknown pieces (%)"}
@@ -56,8 +58,10 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
         sub = summary[summary["dataset"] == ds]
         first = sub[sub["model"] == sub["model"].iloc[0]].set_index(["subset_kind", "subset"])
         total = first.loc[("overall", "metric"), "n_pairs"]
-        sizes = [None if k in labels or (k, s) not in first.index else int(first.loc[(k, s), "n_scored"])
-                 for k, s in row_keys]
+        sizes = [
+            None if k in labels or (k, s) not in first.index else int(first.loc[(k, s), "n_scored"])
+            for k, s in row_keys
+        ]
         table[f"{ds} n"] = ["" if n is None else n for n in sizes]
         table[f"{ds} %"] = ["" if n is None else f"{100 * n / total:.1f}" for n in sizes]
         for model in dict.fromkeys(sub["model"]):
@@ -78,14 +82,12 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
     return with_coverage_warnings(pd.DataFrame(table), summary)
 
 
-
 def _unknown(row) -> str:
     """A run's share of unknown pieces, ``0.4``, with ``(!)`` when it carries a coverage warning."""
     share = row.get("unknown_share")
     if share is None or pd.isna(share):
         return ""
     return f"{100 * share:.1f}" + (" (!)" if row.get("coverage_warning") else "")
-
 
 
 def table5(summary: pd.DataFrame) -> pd.DataFrame:
@@ -102,13 +104,15 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
     return with_coverage_warnings(pd.DataFrame(rows).fillna(""), sub)
 
 
-
 def crows_pairs_tests_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Per data set, model and subset: pairs scored, neutral pairs, Nangia et al.'s score, and the
     decisive-pair share with the interval and exact binomial test that belong to it (``*`` on the
     adjusted p exactly when the interval excludes 50%)."""
-    out = summary[["dataset", "model", "subset_kind", "subset", "n_scored"]].rename(columns={
-        "subset_kind": "kind", "n_scored": "scored"}).copy()
+    out = (
+        summary[["dataset", "model", "subset_kind", "subset", "n_scored"]]
+        .rename(columns={"subset_kind": "kind", "n_scored": "scored"})
+        .copy()
+    )
     out["neutral"] = [_neutral(r) for _, r in summary.iterrows()]
     out["score (Nangia)"] = summary["score"]
     out["decisive share"] = summary["decisive_score"]

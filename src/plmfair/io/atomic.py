@@ -64,17 +64,23 @@ def storage_error(exc: OSError, path: str | os.PathLike, written: int | None = N
     if number in _NO_SPACE:
         free = shutil.disk_usage(folder).free
         got = "" if not written else f"; this file got {_mib(written)} before it stopped, so it needs more"
-        return StorageError(f"{path}: no space left on the device holding {folder} ({_mib(free)} free{got}): free "
-                            f"space there (or run in a folder with room, --directory) and run the workflow again; "
-                            f"nothing half-written was kept")
+        return StorageError(
+            f"{path}: no space left on the device holding {folder} ({_mib(free)} free{got}): free "
+            f"space there (or run in a folder with room, --directory) and run the workflow again; "
+            f"nothing half-written was kept"
+        )
     if number in _READ_ONLY:
-        return StorageError(f"{path}: {folder} is on a read-only file system: run in a writable folder "
-                            f"(--directory) or remount it read-write")
+        return StorageError(
+            f"{path}: {folder} is on a read-only file system: run in a writable folder "
+            f"(--directory) or remount it read-write"
+        )
     if number in _DENIED:
         st = folder.stat()
-        return StorageError(f"{path}: permission denied writing in {folder} (owner uid {st.st_uid}, mode "
-                            f"{st.st_mode & 0o777:o}, you are uid {os.geteuid()}): run as a user who may write there "
-                            f"or in a folder you own (--directory)")
+        return StorageError(
+            f"{path}: permission denied writing in {folder} (owner uid {st.st_uid}, mode "
+            f"{st.st_mode & 0o777:o}, you are uid {os.geteuid()}): run as a user who may write there "
+            f"or in a folder you own (--directory)"
+        )
     return None
 
 

@@ -81,9 +81,7 @@ def fetch(
                     f"in the config (or `--config mirror=/that/folder`)"
                 )
                 where = f"mirror {mirror} has no file of that name and " if mirror else ""
-                raise DataError(
-                    f"could not fetch {filename}: {where}downloading {url} failed ({exc}); {hint}"
-                ) from exc
+                raise DataError(f"could not fetch {filename}: {where}downloading {url} failed ({exc}); {hint}") from exc
         else:
             raise DataError(
                 f"{filename} has no URL and was not found in the mirror {mirror!r}; "

@@ -4,7 +4,8 @@ A scoring job never downloads: the workflow's ``fetch_model`` rule calls :func:`
 once per ``hf_id`` model, which resolves the configured ``revision`` (a commit hash, tag or
 branch) to a commit through ``huggingface_hub.snapshot_download`` (the shared Hub cache, so
 ``HF_HOME``/``HF_HUB_CACHE`` and ``HF_HUB_OFFLINE`` work as everywhere else), copies the
-weights and tokenizer files into ``resources/models/<hf_id>@<revision>`` (:func:`plmfair.plan.hub_store`) and records where they came
+weights and tokenizer files into ``resources/models/<hf_id>@<revision>`` (:func:`plmfair.plan.hub_store`) and
+records where they came
 from in :data:`SOURCE_FILE` beside them. The model's manifest (:func:`plmfair.scoring.specs.folder_manifest`)
 adds each file's SHA-256, and every result carries the commit and a digest of the files.
 """
@@ -62,8 +63,9 @@ def _link_or_copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def fetch_model(*, name: str, hf_id: str, revision: str | None, out_dir: str | os.PathLike,
-                allow_pickle: bool = False) -> dict:
+def fetch_model(
+    *, name: str, hf_id: str, revision: str | None, out_dir: str | os.PathLike, allow_pickle: bool = False
+) -> dict:
     """Download (or take from the Hub cache) ``hf_id`` at ``revision`` and write its files to
     ``out_dir``; return the source record (id, revision asked for, commit resolved, files)."""
     # only when the Hub or its cache is asked
@@ -79,30 +81,49 @@ def fetch_model(*, name: str, hf_id: str, revision: str | None, out_dir: str | o
     where = f"models.{name}"
     try:
         # offline, the cache answers at once instead of the Hub client's retries of a DNS failure
-        snapshot = Path(snapshot_download(repo_id=hf_id, revision=revision, allow_patterns=patterns,
-                                          local_files_only=not hub_reachable()))
+        snapshot = Path(
+            snapshot_download(
+                repo_id=hf_id, revision=revision, allow_patterns=patterns, local_files_only=not hub_reachable()
+            )
+        )
     except RevisionNotFoundError:
-        raise ModelError(f"{where}.revision: {hf_id} has no revision {revision!r}; give a commit hash, tag or branch "
-                         f"of the repository") from None
+        raise ModelError(
+            f"{where}.revision: {hf_id} has no revision {revision!r}; give a commit hash, tag or branch "
+            f"of the repository"
+        ) from None
     except (RepositoryNotFoundError, GatedRepoError) as exc:
-        raise ModelError(f"{where}.hf_id: {hf_id} cannot be fetched ({type(exc).__name__}): check the id, or log in "
-                         f"with `hf auth login` for a gated model") from None
+        raise ModelError(
+            f"{where}.hf_id: {hf_id} cannot be fetched ({type(exc).__name__}): check the id, or log in "
+            f"with `hf auth login` for a gated model"
+        ) from None
     except LocalEntryNotFoundError:
-        raise ModelError(f"{where}: {hf_id} at revision {revision or 'main'} is not in the Hub cache and the Hub cannot "
-                         f"be reached. Fetch it where there is network (`hf download {hf_id}"
-                         f"{' --revision ' + revision if revision else ''}`) and copy the cache here (HF_HOME), or "
-                         f"download it to a folder and set {where}.path") from None
+        raise ModelError(
+            f"{where}: {hf_id} at revision {revision or 'main'} is not in the Hub cache and the Hub cannot "
+            f"be reached. Fetch it where there is network (`hf download {hf_id}"
+            f"{' --revision ' + revision if revision else ''}`) and copy the cache here (HF_HOME), or "
+            f"download it to a folder and set {where}.path"
+        ) from None
     commit = snapshot.name
     if not COMMIT.match(commit):
         raise ModelError(f"{where}: the Hub cache gave {snapshot}, not a snapshot folder named by its commit")
     files = sorted(p.relative_to(snapshot).as_posix() for p in snapshot.rglob("*") if p.is_file())
     if not any(f.endswith(".safetensors") for f in files) and not allow_pickle:
-        raise ModelError(f"{where}: {hf_id} at {commit} has no safetensors weights; plmfair loads safetensors only, "
-                         f"because unpickling a file can run code. If you trust the files, set {where}.allow_pickle: "
-                         f"true")
+        raise ModelError(
+            f"{where}: {hf_id} at {commit} has no safetensors weights; plmfair loads safetensors only, "
+            f"because unpickling a file can run code. If you trust the files, set {where}.allow_pickle: "
+            f"true"
+        )
     if revision is None or revision != commit:
-        log.warning("model %s: %s revision %s resolved to commit %s; UNPINNED: set models.%s.revision: %s to tie "
-                    "results to these weights", name, hf_id, revision or "(default branch)", commit, name, commit)
+        log.warning(
+            "model %s: %s revision %s resolved to commit %s; UNPINNED: set models.%s.revision: %s to tie "
+            "results to these weights",
+            name,
+            hf_id,
+            revision or "(default branch)",
+            commit,
+            name,
+            commit,
+        )
     record = {"hf_id": hf_id, "revision": revision, "commit": commit, "files": files}
     with atomic_dir(out_dir) as tmp:
         for rel in files:

@@ -63,8 +63,13 @@ def _with_metadata(schema: pa.Schema, schema_doc: Mapping[str, str] | None, meta
     return schema.with_metadata(metadata)
 
 
-def write_parquet_chunks(frames: Iterable[pd.DataFrame], path: str | os.PathLike, *,
-                         schema_doc: Mapping[str, str], meta: Mapping | None = None) -> int:
+def write_parquet_chunks(
+    frames: Iterable[pd.DataFrame],
+    path: str | os.PathLike,
+    *,
+    schema_doc: Mapping[str, str],
+    meta: Mapping | None = None,
+) -> int:
     """Write data frames of the same columns as successive row groups of one Parquet file, atomically,
     holding one frame in memory at a time (the first fixes the schema; at least one is needed).
     Returns the number of rows written."""
@@ -89,12 +94,21 @@ def write_parquet_chunks(frames: Iterable[pd.DataFrame], path: str | os.PathLike
 
 
 # what a column of an intermediate file must hold, by the name a reader gives it
-KINDS = {"bool": pd.api.types.is_bool_dtype, "string": lambda s: pd.api.types.is_string_dtype(s) or s.dtype == object,
-         "number": lambda s: pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)}
+KINDS = {
+    "bool": pd.api.types.is_bool_dtype,
+    "string": lambda s: pd.api.types.is_string_dtype(s) or s.dtype == object,
+    "number": lambda s: pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s),
+}
 
 
-def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None, filters=None,
-                 kinds: Mapping[str, str] | None = None, values: Mapping[str, Iterable] | None = None) -> pd.DataFrame:
+def read_parquet(
+    path: str | os.PathLike,
+    *,
+    columns: list[str] | None = None,
+    filters=None,
+    kinds: Mapping[str, str] | None = None,
+    values: Mapping[str, Iterable] | None = None,
+) -> pd.DataFrame:
     """Read a Parquet output, refusing one that is not as this version writes it: missing ``columns``,
     a column not of its ``kinds`` (bool, number, string), or a value outside ``values``; the message
     names the file, the column, what was expected and the command that rebuilds it (Snakemake sees
@@ -107,21 +121,27 @@ def read_parquet(path: str | os.PathLike, *, columns: list[str] | None = None, f
         df = pq.read_table(path, filters=filters).to_pandas()
     except Exception as exc:  # pyarrow raises several types for corrupt files
         raise DataError(f"{path}: not a readable Parquet file ({exc}); delete it and rerun") from exc
-    rebuild = (f"it was written by another version of plmfair: delete it (rm {shlex.quote(str(path))}) and run the "
-               f"workflow again, which rebuilds it")
+    rebuild = (
+        f"it was written by another version of plmfair: delete it (rm {shlex.quote(str(path))}) and run the "
+        f"workflow again, which rebuilds it"
+    )
     absent = [c for c in columns or [] if c not in df.columns]
     if absent:
         raise DataError(f"{path}: missing columns {absent}; {rebuild}")
     for column, kind in (kinds or {}).items():
         if column in df.columns and len(df) and not KINDS[kind](df[column]):
-            raise DataError(f"{path}: column {column!r} holds {df[column].dtype} values ({df[column].iloc[0]!r}), "
-                            f"expected {kind}; {rebuild}")
+            raise DataError(
+                f"{path}: column {column!r} holds {df[column].dtype} values ({df[column].iloc[0]!r}), "
+                f"expected {kind}; {rebuild}"
+            )
     for column, allowed in (values or {}).items():
         allowed = list(allowed)
         bad = df.loc[df[column].notna() & ~df[column].isin(allowed), column] if column in df.columns else []
         if len(bad):
-            raise DataError(f"{path}: column {column!r} holds {bad.iloc[0]!r} (row {bad.index[0]}), expected one of "
-                            f"{', '.join(map(str, allowed))}; {rebuild}")
+            raise DataError(
+                f"{path}: column {column!r} holds {bad.iloc[0]!r} (row {bad.index[0]}), expected one of "
+                f"{', '.join(map(str, allowed))}; {rebuild}"
+            )
     return df
 
 

@@ -22,6 +22,7 @@ def decode_utf8(raw: bytes, source: str) -> str:
         lineno = raw[: exc.start].count(b"\n") + 1
         raise DataError(f"{source} line {lineno}: not valid UTF-8 ({exc.reason}); convert the file to UTF-8") from exc
 
+
 def read_text_lines(path: str | os.PathLike, member: str | None = None) -> tuple[list[str], str]:
     """The lines of a UTF-8 text file (plain, .gz, or ``member`` of a tar or zip archive) and a
     name for messages (``archive:member``). Lines split on newline only, so stray control
@@ -37,12 +38,16 @@ def read_text_lines(path: str | os.PathLike, member: str | None = None) -> tuple
                 if member not in names:
                     raise DataError(_no_member(path, member, names))
                 if names.count(member) > 1:
-                    raise DataError(f"{source}: the archive holds {names.count(member)} members of that name; "
-                                    f"which one is meant cannot be told, so none is read")
+                    raise DataError(
+                        f"{source}: the archive holds {names.count(member)} members of that name; "
+                        f"which one is meant cannot be told, so none is read"
+                    )
                 try:
                     raw = zf.read(member)
                 except (zipfile.BadZipFile, EOFError, OSError) as exc:
-                    raise DataError(f"{source}: the member cannot be read ({exc}): a truncated archive? {again}") from None
+                    raise DataError(
+                        f"{source}: the member cannot be read ({exc}): a truncated archive? {again}"
+                    ) from None
         else:
             try:
                 with tarfile.open(path) as tf:
@@ -51,13 +56,24 @@ def read_text_lines(path: str | os.PathLike, member: str | None = None) -> tuple
                     except KeyError:
                         raise DataError(_no_member(path, member, tf.getnames())) from None
                     if not info.isfile():
-                        kind = ("a symbolic link" if info.issym() else "a hard link" if info.islnk()
-                                else "a folder" if info.isdir() else "not a regular file")
-                        raise DataError(f"{source}: the member is {kind}, not a file; links in archives are not "
-                                        f"followed: give the member that holds the text")
+                        kind = (
+                            "a symbolic link"
+                            if info.issym()
+                            else "a hard link"
+                            if info.islnk()
+                            else "a folder"
+                            if info.isdir()
+                            else "not a regular file"
+                        )
+                        raise DataError(
+                            f"{source}: the member is {kind}, not a file; links in archives are not "
+                            f"followed: give the member that holds the text"
+                        )
                     raw = tf.extractfile(info).read()
             except (EOFError, zlib.error) as exc:
-                raise DataError(f"{path}: the archive ends early ({type(exc).__name__}): a truncated download? {again}") from None
+                raise DataError(
+                    f"{path}: the archive ends early ({type(exc).__name__}): a truncated download? {again}"
+                ) from None
             except (tarfile.TarError, OSError) as exc:
                 raise DataError(f"{path}: not a readable tar or zip archive ({exc}); {again}") from None
     elif path.suffix == ".gz":
@@ -65,11 +81,13 @@ def read_text_lines(path: str | os.PathLike, member: str | None = None) -> tuple
             with gzip.open(path, "rb") as fh:
                 raw = fh.read()
         except gzip.BadGzipFile:
-            raise DataError(f"{path}: named .gz but not gzip-compressed; rename it without .gz if it is plain text, "
-                            f"or {again}") from None
+            raise DataError(
+                f"{path}: named .gz but not gzip-compressed; rename it without .gz if it is plain text, or {again}"
+            ) from None
         except (EOFError, zlib.error) as exc:
-            raise DataError(f"{path}: the gzip file ends early ({type(exc).__name__}): a truncated download? "
-                            f"{again}") from None
+            raise DataError(
+                f"{path}: the gzip file ends early ({type(exc).__name__}): a truncated download? {again}"
+            ) from None
     else:
         raw = path.read_bytes()
     lines = decode_utf8(raw, source).split("\n")

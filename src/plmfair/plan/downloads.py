@@ -28,12 +28,15 @@ def _download_in_use(config: dict, where: str) -> bool:
     section (``corpus`` in ``cloze.corpora.<corpus>.text.en``) is among those the plan function of the
     section lists (:attr:`plmfair.studies.Study.downloads`; a location no study reads is a
     programming error: the study that reads it declares its section there)."""
-    readers = [(section, function) for study in STUDIES.values() for section, function in study.downloads.items()
-               if where.startswith(section + ".")]
+    readers = [
+        (section, function)
+        for study in STUDIES.values()
+        for section, function in study.downloads.items()
+        if where.startswith(section + ".")
+    ]
     if not readers:
         raise ConfigError(f"config error at {where}: plmfair does not know what uses a download declared here")
-    return any(where[len(section) + 1:].split(".")[0] in function(config)
-               for section, function in readers)
+    return any(where[len(section) + 1 :].split(".")[0] in function(config) for section, function in readers)
 
 
 def active_downloads(config: dict) -> dict[str, dict]:

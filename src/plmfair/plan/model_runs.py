@@ -36,5 +36,8 @@ def model_languages(config: dict) -> dict[str, list[str]]:
 def model_run_files(config: dict) -> dict[str, str]:
     """The path of the scoring output :func:`model_runs` names for each model (its run metadata holds
     what was loaded and how it ran), by model."""
-    paths = {"crows_pairs": crows_pairs_scores_file, "cloze": lambda cloze_set, m: cloze_scores_file(cloze_set, "predictions", m)}
+    paths = {
+        "crows_pairs": crows_pairs_scores_file,
+        "cloze": lambda cloze_set, m: cloze_scores_file(cloze_set, "predictions", m),
+    }
     return {m: paths[study](name, m) for m, (study, name) in model_runs(config).items()}

@@ -17,14 +17,25 @@ DATA_SUMMARY = "results/data/summary.parquet"
 MODELS_TABLE = "results/models.parquet"
 
 SHARED_TABLES: tuple[TableSpec, ...] = (
-    TableSpec("data_summary", "data", "plmfair.rendering.table_format:long_table", {"table": DATA_SUMMARY},
-              "What is in the data: per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs "
-              "data set, sentences, annotations, annotators "
-              "and pairs by bias type, direction and origin (pairs missing a sentence, unlabelled or duplicated are "
-              "skipped by the scoring).", digits=0),
-    TableSpec("models", "models", "plmfair.rendering.table_format:models_table", {"models": MODELS_TABLE},
-              "Models: family, size, tokenizer, and where the weights come from (read off the loaded model by its "
-              "first scoring job)."),
+    TableSpec(
+        "data_summary",
+        "data",
+        "plmfair.rendering.table_format:long_table",
+        {"table": DATA_SUMMARY},
+        "What is in the data: per language of each ready-made cloze test (MozArt's) and per CrowS-Pairs "
+        "data set, sentences, annotations, annotators "
+        "and pairs by bias type, direction and origin (pairs missing a sentence, unlabelled or duplicated are "
+        "skipped by the scoring).",
+        digits=0,
+    ),
+    TableSpec(
+        "models",
+        "models",
+        "plmfair.rendering.table_format:models_table",
+        {"models": MODELS_TABLE},
+        "Models: family, size, tokenizer, and where the weights come from (read off the loaded model by its "
+        "first scoring job).",
+    ),
 )
 
 
@@ -53,10 +64,10 @@ def study_figures(study: str) -> list[str]:
 
 
 def output_subjects(config: dict, subjects: str) -> list[str]:
-    """The subjects of a kind (``data``, ``models`` or a study's :attr:`~plmfair.studies.Study.subjects`) the configuration has: the names
-    of the data sets, or ``[""]`` for a study-wide output that is made, ``[]`` when it is not. The
-    data and models are every study's; any other kind is listed by the plan function its study's
-    record names (:attr:`plmfair.studies.Study.subjects`)."""
+    """The subjects of a kind (``data``, ``models`` or a study's :attr:`~plmfair.studies.Study.subjects`)
+    the configuration has: the names of the data sets, or ``[""]`` for a study-wide output that is
+    made, ``[]`` when it is not. The data and models are every study's; any other kind is listed by
+    the plan function its study's record names."""
     if subjects == "data":
         return [""] if cloze_tests(config) or crows_pairs_ingested(config) else []
     if subjects == "models":
@@ -103,8 +114,13 @@ class Table:
 
     def rendering(self) -> dict:
         """The table job's parameter: everything the rendering reads but its inputs."""
-        return {"builder": self.builder, "options": self.options, "caption": self.caption, "digits": self.digits,
-                "label": f"tab:{self.name}"}
+        return {
+            "builder": self.builder,
+            "options": self.options,
+            "caption": self.caption,
+            "digits": self.digits,
+            "label": f"tab:{self.name}",
+        }
 
 
 def setting(config: dict, dotted: str):
@@ -126,19 +142,30 @@ def tables(config: dict) -> dict[str, Table]:
             name = spec.name.format(subject=subject)
             if name in out:
                 subjects = sorted({s for s in (subject, out[name].subject) if s})
-                raise ConfigError(f"config error: two tables would be written to results/tables/{name}; rename the "
-                                  f"data set or corpus {' or '.join(map(repr, subjects))}")
-            out[name] = Table(name, subject, spec.builder, {role: path.format(subject=subject) for role, path in spec.inputs.items()},
-                              {**spec.options, **{key: settings[key] for key in spec.builder_settings}},
-                              spec.caption.format(subject=subject, **settings),
-                              spec.digits, report_category(spec.subjects, subject))
+                raise ConfigError(
+                    f"config error: two tables would be written to results/tables/{name}; rename the "
+                    f"data set or corpus {' or '.join(map(repr, subjects))}"
+                )
+            out[name] = Table(
+                name,
+                subject,
+                spec.builder,
+                {role: path.format(subject=subject) for role, path in spec.inputs.items()},
+                {**spec.options, **{key: settings[key] for key in spec.builder_settings}},
+                spec.caption.format(subject=subject, **settings),
+                spec.digits,
+                report_category(spec.subjects, subject),
+            )
     return out
 
 
 def figures(config: dict) -> list[str]:
     """The names of every figure of the configuration (:func:`all_figures`)."""
-    return [name.format(subject=subject) for name, subjects in all_figures().items()
-            for subject in output_subjects(config, subjects)]
+    return [
+        name.format(subject=subject)
+        for name, subjects in all_figures().items()
+        for subject in output_subjects(config, subjects)
+    ]
 
 
 def caption_models(config: dict, table: str) -> list[str]:

@@ -9,8 +9,12 @@ from __future__ import annotations
 import re
 
 # each per-annotation score by the measure its mean is (plmfair.cloze.metrics.annotation_scores)
-METRIC_LABELS = {"rr": "MRR (reciprocal rank)", "hit1": "P@1 (hit at 1)", "hit5": "P@5 (hit in the top 5)",
-                 "margin": "score margin"}
+METRIC_LABELS = {
+    "rr": "MRR (reciprocal rank)",
+    "hit1": "P@1 (hit at 1)",
+    "hit5": "P@5 (hit in the top 5)",
+    "margin": "score margin",
+}
 
 
 def metric_label(metric: str) -> str:
@@ -38,5 +42,5 @@ def format_p(p: float, *, digits: int = 3) -> str:
     '' when missing."""
     if p is None or p != p:
         return ""
-    floor = 10.0 ** -digits
+    floor = 10.0**-digits
     return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"

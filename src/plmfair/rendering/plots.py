@@ -29,12 +29,6 @@ def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     plt.close(fig)
 
 
-
-
-
-
-
-
 def _forest_rows(effects: pd.DataFrame) -> pd.DataFrame:
     """The rows a forest plot draws, whatever their analysis: (model, label, metric, estimate, ci_low,
     ci_high, ci_level, significant, drawable). Group gaps (``gap``): "EN: FN vs MN"; mixed-model
@@ -56,8 +50,7 @@ def _forest_rows(effects: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *,
-                          title: str) -> None:
+def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, title: str) -> None:
     """Forest plot of a comparison's rows with their intervals: one row of panels per model, one
     column per metric, a line per language x contrast. Each row is drawn with its own analysis's
     interval and mark, filled and starred exactly where its ``significant`` is set (which the
@@ -72,9 +65,13 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
     finite = terms.loc[terms["drawable"], ["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
     finite = finite[np.isfinite(finite)]
     # each model on its own scale: CrowS-Pairs margins are in each model's own units
-    fig, axes = plt.subplots(len(models), len(metrics), squeeze=False,
-                             figsize=(4.8 * len(metrics) + 1.5, 1.4 + 0.3 * sum(heights) + 0.4 * len(models)),
-                             gridspec_kw={"height_ratios": heights})
+    fig, axes = plt.subplots(
+        len(models),
+        len(metrics),
+        squeeze=False,
+        figsize=(4.8 * len(metrics) + 1.5, 1.4 + 0.3 * sum(heights) + 0.4 * len(models)),
+        gridspec_kw={"height_ratios": heights},
+    )
     for row, model in enumerate(models):
         sub = terms[terms["model"] == model]
         labels = list(dict.fromkeys(sub["label"]))
@@ -89,14 +86,28 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
             for _, r in sub[sub["metric"] == metric].iterrows():
                 yi = y[r["label"]]
                 if not r["drawable"]:
-                    ax.annotate("not converged", (0.02, yi), xycoords=("axes fraction", "data"), fontsize=7,
-                                color="grey", va="center")
+                    ax.annotate(
+                        "not converged",
+                        (0.02, yi),
+                        xycoords=("axes fraction", "data"),
+                        fontsize=7,
+                        color="grey",
+                        va="center",
+                    )
                     continue
                 c = colour[r["label"].split(": ")[-1]]
                 low, high = max(r["ci_low"], limits[0]), min(r["ci_high"], limits[1])
                 significant = bool(r["significant"])
-                ax.errorbar(r["estimate"], yi, xerr=[[r["estimate"] - low], [high - r["estimate"]]], fmt="o", ms=5,
-                            capsize=2, color=c, markerfacecolor=c if significant else "white")
+                ax.errorbar(
+                    r["estimate"],
+                    yi,
+                    xerr=[[r["estimate"] - low], [high - r["estimate"]]],
+                    fmt="o",
+                    ms=5,
+                    capsize=2,
+                    color=c,
+                    markerfacecolor=c if significant else "white",
+                )
                 for end, edge, marker in ((r["ci_low"], limits[0], "<"), (r["ci_high"], limits[1], ">")):
                     if not np.isfinite(end) or abs(end) > abs(edge) and np.sign(end) == np.sign(edge):
                         ax.plot([edge], [yi], marker=marker, color=c, ms=5, clip_on=False)
@@ -114,23 +125,36 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
         levels = sorted(set(np.round(terms["ci_level"].dropna() * 100, 1)))
         level_text = "/".join(f"{v:g}%" for v in levels) or "95%"
         for col in range(len(metrics)):
-            axes[-1, col].set_xlabel(f"difference from the reference ({level_text} interval)\n"
-                                     "filled, *: significant (interval excludes 0)")
+            axes[-1, col].set_xlabel(
+                f"difference from the reference ({level_text} interval)\nfilled, *: significant (interval excludes 0)"
+            )
     fig.suptitle(title, fontsize=11)
     # the test behind the marks, its family and correction, in the figure itself (it travels without its caption)
-    method = ("Permutation test of the two groups compared (their labels permuted within batches); interval: that "
-              "test inverted; Bonferroni over the three gaps to the reference of one model, language and metric."
-              if "gap" in effects.columns else
-              "Wald test of the mixed model; Bonferroni over the compared terms of one fit, interval at that level.")
+    method = (
+        "Permutation test of the two groups compared (their labels permuted within batches); interval: that "
+        "test inverted; Bonferroni over the three gaps to the reference of one model, language and metric."
+        if "gap" in effects.columns
+        else "Wald test of the mixed model; Bonferroni over the compared terms of one fit, interval at that level."
+    )
     fig.text(0.01, 0.005, method, fontsize=7, ha="left", va="bottom", wrap=True)
     fig.tight_layout(rect=(0, 0.03, 1, 0.98))
     save_figure(fig, png, pdf)
 
 
-def breakdown_heatmap(table: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, value: str,
-                      columns: str, panels: str, title: str, value_label: str,
-                      attribute_order: Sequence[str], column_order: Sequence[str] | None = None,
-                      shared_rows: bool = False) -> None:
+def breakdown_heatmap(
+    table: pd.DataFrame,
+    png: str | os.PathLike,
+    pdf: str | os.PathLike,
+    *,
+    value: str,
+    columns: str,
+    panels: str,
+    title: str,
+    value_label: str,
+    attribute_order: Sequence[str],
+    column_order: Sequence[str] | None = None,
+    shared_rows: bool = False,
+) -> None:
     """Heatmap of ``value`` (0-100) per attribute bucket (rows, attribute by attribute in
     ``attribute_order``, buckets in their order) x ``columns`` (in ``column_order``, else as
     they come), one panel per ``panels``; every cell shows its value and n. Panels have their
@@ -144,17 +168,25 @@ def breakdown_heatmap(table: pd.DataFrame, png: str | os.PathLike, pdf: str | os
     per_panel = []
     for name in names:
         sub = table[table[panels] == name]
-        rows = ((table if shared_rows else sub)[["attribute", "bucket", "bucket_order"]].drop_duplicates()
-                .assign(a=lambda d: d["attribute"].map(rank))
-                .sort_values(["a", "bucket_order", "bucket"], kind="stable"))
+        rows = (
+            (table if shared_rows else sub)[["attribute", "bucket", "bucket_order"]]
+            .drop_duplicates()
+            .assign(a=lambda d: d["attribute"].map(rank))
+            .sort_values(["a", "bucket_order", "bucket"], kind="stable")
+        )
         cells = sub.set_index(["attribute", "bucket", columns])
         per_panel.append((name, cells, list(zip(rows["attribute"], rows["bucket"], strict=True))))
     n_rows = max(len(rows) for _, _, rows in per_panel)
     same_rows = all(rows == per_panel[0][2] for _, _, rows in per_panel)  # then only the first panel is labelled
     label_width = 2.4 if same_rows else 2.4 * len(names)
     # constrained layout keeps the row labels of a panel clear of its neighbour and of the colour bar
-    fig, axes = plt.subplots(1, len(names), figsize=(0.8 * len(cols) * len(names) + label_width + 1.2,
-                                                     0.34 * n_rows + 1.8), squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        1,
+        len(names),
+        figsize=(0.8 * len(cols) * len(names) + label_width + 1.2, 0.34 * n_rows + 1.8),
+        squeeze=False,
+        layout="constrained",
+    )
     cmap = plt.get_cmap("viridis")  # perceptually uniform and colour-blind safe
     for ax, (name, sub, rows) in zip(axes[0], per_panel, strict=True):
         vals = np.full((len(rows), len(cols)), np.nan)
@@ -169,8 +201,15 @@ def breakdown_heatmap(table: pd.DataFrame, png: str | os.PathLike, pdf: str | os
             for j in range(len(cols)):
                 v = vals[i, j]
                 text = f"n={ns[i, j]}" if np.isnan(v) else f"{v:.0f}\nn={ns[i, j]}"
-                ax.text(j, i, text, ha="center", va="center", fontsize=6.5,
-                        color="black" if not np.isnan(v) and v >= 60 else ("grey" if np.isnan(v) else "white"))
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color="black" if not np.isnan(v) and v >= 60 else ("grey" if np.isnan(v) else "white"),
+                )
         ax.set_xticks(range(len(cols)))
         ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=8)
         ax.set_yticks(range(len(rows)))
@@ -179,5 +218,3 @@ def breakdown_heatmap(table: pd.DataFrame, png: str | os.PathLike, pdf: str | os
     fig.suptitle(title, fontsize=10)
     fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label=value_label)
     save_figure(fig, png, pdf)
-
-

@@ -54,8 +54,9 @@ def _is_p_column(name) -> bool:
 def _formatted(df: pd.DataFrame, digits: int) -> pd.DataFrame:
     """Every cell as the text the tables print (floats with ``digits`` decimals, p-values by
     :func:`plmfair.rendering.labels.format_p`, missing as '')."""
-    return pd.DataFrame({str(c): [_fmt(v, digits, p_value=_is_p_column(c)) for v in df[c]] for c in df.columns},
-                        index=range(len(df)))
+    return pd.DataFrame(
+        {str(c): [_fmt(v, digits, p_value=_is_p_column(c)) for v in df[c]] for c in df.columns}, index=range(len(df))
+    )
 
 
 def _is_number(text: str) -> bool:
@@ -66,8 +67,10 @@ def _is_number(text: str) -> bool:
 
 def _alignments(cells: pd.DataFrame) -> list[str]:
     """Numbers right-aligned, text left-aligned: a column is numeric when every non-empty cell is."""
-    return ["right" if (filled := [v for v in cells[c] if v]) and all(map(_is_number, filled)) else "left"
-            for c in cells.columns]
+    return [
+        "right" if (filled := [v for v in cells[c] if v]) and all(map(_is_number, filled)) else "left"
+        for c in cells.columns
+    ]
 
 
 def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
@@ -80,15 +83,36 @@ def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
 
 # Characters the tables use that pdfLaTeX does not know as text, after Styler's own escaping
 # of the special characters (& % $ # _ { } ~ ^ \).
-_LATEX_SYMBOLS = {"σ": r"$\sigma$", "†": r"\dag{}", "‡": r"\ddag{}", "▲": r"$\blacktriangle$",
-                  "▼": r"$\blacktriangledown$", "≤": r"$\leq$", "≥": r"$\geq$", "–": "--", "∩": r"$\cap$",
-                  "§": r"\S{}", "°": r"$^{\circ}$", "−": "--"}
+_LATEX_SYMBOLS = {
+    "σ": r"$\sigma$",
+    "†": r"\dag{}",
+    "‡": r"\ddag{}",
+    "▲": r"$\blacktriangle$",
+    "▼": r"$\blacktriangledown$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "–": "--",
+    "∩": r"$\cap$",
+    "§": r"\S{}",
+    "°": r"$^{\circ}$",
+    "−": "--",
+}
 
 
 def _escape_caption(text: str) -> str:
     """LaTeX-escape a caption (Styler escapes cells and headers, not the caption it is given)."""
-    specials = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    specials = {
+        "\\": r"\textbackslash{}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "{": r"\{",
+        "}": r"\}",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+    }
     return "".join(specials.get(ch, ch) for ch in text)
 
 
@@ -96,26 +120,34 @@ def to_latex(df: pd.DataFrame, *, digits: int = 2, caption: str = "", label: str
     """A booktabs LaTeX table rendered by pandas (``Styler.to_latex``), cells and headers escaped."""
     cells = _formatted(df, digits)
     styler = cells.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
-    tex = styler.to_latex(column_format="".join(a[0] for a in _alignments(cells)), hrules=True, position="t",
-                          position_float="centering", environment="table",
-                          caption=_escape_caption(caption) if caption else None, label=label or None)
+    tex = styler.to_latex(
+        column_format="".join(a[0] for a in _alignments(cells)),
+        hrules=True,
+        position="t",
+        position_float="centering",
+        environment="table",
+        caption=_escape_caption(caption) if caption else None,
+        label=label or None,
+    )
     for symbol, command in _LATEX_SYMBOLS.items():
         tex = tex.replace(symbol, command)
     return tex
 
 
-def write_table(df: pd.DataFrame, *, csv: str | os.PathLike, md: str | os.PathLike, tex: str | os.PathLike,
-                caption: str, label: str, digits: int = 2) -> None:
+def write_table(
+    df: pd.DataFrame,
+    *,
+    csv: str | os.PathLike,
+    md: str | os.PathLike,
+    tex: str | os.PathLike,
+    caption: str,
+    label: str,
+    digits: int = 2,
+) -> None:
     """Write one table as CSV (full precision), Markdown and LaTeX (``digits`` decimals)."""
     write_csv(df, csv)
     write_text(f"{caption}\n\n" + to_markdown(df, digits=digits), md)
     write_text(to_latex(df, digits=digits, caption=caption, label=label), tex)
-
-
-
-
-
-
 
 
 def with_coverage_warnings(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
@@ -125,34 +157,6 @@ def with_coverage_warnings(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataF
     return table
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def marked_p(p_values, significant) -> list[str]:
     """p-values as text with ``*`` where the row is significant."""
     return [format_p(p) + ("*" if sig else "") for p, sig in zip(p_values, significant, strict=True)]
@@ -160,8 +164,10 @@ def marked_p(p_values, significant) -> list[str]:
 
 def interval_text(low, high, digits: int = 3) -> list[str]:
     """Intervals as text, ``[-0.120, 0.045]``; an end the permutations cannot bound is -inf or inf."""
+
     def end(v):
         return "inf" if v == math.inf else "-inf" if v == -math.inf else f"{v:.{digits}f}"
+
     return ["" if pd.isna(lo) else f"[{end(lo)}, {end(hi)}]" for lo, hi in zip(low, high, strict=True)]
 
 
@@ -169,15 +175,17 @@ def key_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in ("model", "lang", "metric") if c in frame.columns]
 
 
-def winloss_table(winloss: pd.DataFrame, *, a: str, b: str, n: str, p: str, p_one: str, p_adjusted: str,
-                  adjusted: str) -> pd.DataFrame:
+def winloss_table(
+    winloss: pd.DataFrame, *, a: str, b: str, n: str, p: str, p_one: str, p_adjusted: str, adjusted: str
+) -> pd.DataFrame:
     """Win/loss comparisons for people: who is compared with whom on how many shared examples,
     wins-losses-ties, the test's p-values and ``*`` where the adjusted p < alpha."""
     out = winloss[key_columns(winloss)].copy()
     out["comparison"] = winloss[a] + " vs " + winloss[b]
     out["n"] = winloss[n]
-    out["wins-losses-ties"] = [f"{w}-{lo}-{t}" for w, lo, t in zip(winloss["wins_a"], winloss["wins_b"],
-                                                                      winloss["ties"], strict=True)]
+    out["wins-losses-ties"] = [
+        f"{w}-{lo}-{t}" for w, lo, t in zip(winloss["wins_a"], winloss["wins_b"], winloss["ties"], strict=True)
+    ]
     out["p"] = winloss[p]
     out["p (first wins more)"] = winloss[p_one]
     out[f"p {adjusted}"] = marked_p(winloss[p_adjusted], winloss["significant"])
@@ -212,17 +220,20 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-
-
-
-
-
-
 MODEL_TABLE_COLUMNS = {
-    "model": "Model", "model_family": "Family", "model_parameters": "Parameters", "model_layers": "Layers",
-    "model_hidden_size": "Hidden", "model_vocab_size": "Vocabulary", "model_tokenizer": "Tokenizer",
-    "model_max_length": "Max. length", "model_uncased": "Uncased", "model_languages": "Languages",
-    "model_source": "Source", "model_revision": "Revision", "model_commit": "Commit",
+    "model": "Model",
+    "model_family": "Family",
+    "model_parameters": "Parameters",
+    "model_layers": "Layers",
+    "model_hidden_size": "Hidden",
+    "model_vocab_size": "Vocabulary",
+    "model_tokenizer": "Tokenizer",
+    "model_max_length": "Max. length",
+    "model_uncased": "Uncased",
+    "model_languages": "Languages",
+    "model_source": "Source",
+    "model_revision": "Revision",
+    "model_commit": "Commit",
 }
 
 
@@ -251,9 +262,19 @@ def long_table(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def render_table(frames: Mapping[str, pd.DataFrame], *, builder: str, options: Mapping, caption: str, digits: int,
-                 label: str, csv: str | os.PathLike, md: str | os.PathLike, tex: str | os.PathLike,
-                 html: str | os.PathLike) -> pd.DataFrame:
+def render_table(
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    builder: str,
+    options: Mapping,
+    caption: str,
+    digits: int,
+    label: str,
+    csv: str | os.PathLike,
+    md: str | os.PathLike,
+    tex: str | os.PathLike,
+    html: str | os.PathLike,
+) -> pd.DataFrame:
     """Build one table of :data:`plmfair.rendering.table_spec.TABLES` (``builder``, its ``"module:function"``,
     given the input ``frames`` by role and the ``options``) and write it as CSV, Markdown and LaTeX
     (:func:`write_table`) and as the HTML of the report."""
@@ -264,7 +285,13 @@ def render_table(frames: Mapping[str, pd.DataFrame], *, builder: str, options: M
     write_table(table, csv=csv, md=md, tex=tex, caption=caption, label=label, digits=digits)
     # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values)
     # the table's id from its label, not Styler's random one: the same table is the same file
-    write_text(_formatted(table, digits).style.set_uuid(re.sub(r"\W", "_", label)).hide(axis="index").set_caption(caption)
-               .set_table_attributes('class="table table-sm"').to_html(), html)
+    write_text(
+        _formatted(table, digits)
+        .style.set_uuid(re.sub(r"\W", "_", label))
+        .hide(axis="index")
+        .set_caption(caption)
+        .set_table_attributes('class="table table-sm"')
+        .to_html(),
+        html,
+    )
     return table
-

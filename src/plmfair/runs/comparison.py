@@ -28,8 +28,18 @@ from plmfair.runs.record import cloze_headline, crows_pairs_lines, read_run_reco
 from plmfair.stats import bonferroni, paired_mcnemar
 
 # a model's settings that change its numbers, as the record names them
-MODEL_SETTINGS = ("source", "uncased", "revision_requested", "commit", "files_sha256", "precision", "protocol",
-                  "token_budget", "k", "num_beams")
+MODEL_SETTINGS = (
+    "source",
+    "uncased",
+    "revision_requested",
+    "commit",
+    "files_sha256",
+    "precision",
+    "protocol",
+    "token_budget",
+    "k",
+    "num_beams",
+)
 
 
 def _flat(node, prefix: str = "") -> dict:
@@ -44,15 +54,23 @@ def _flat(node, prefix: str = "") -> dict:
 def settings_that_differ(records: Mapping[str, dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per run and model, the model settings that are not the same in every row; the configuration
     keys, other than models and the mirror, whose values differ between the runs)."""
-    rows = [{"run": run, "model": m["name"], **{k: m.get(k) for k in MODEL_SETTINGS}}
-            for run, record in records.items() for m in record["models"]]
+    rows = [
+        {"run": run, "model": m["name"], **{k: m.get(k) for k in MODEL_SETTINGS}}
+        for run, record in records.items()
+        for m in record["models"]
+    ]
     models = pd.DataFrame(rows, columns=["run", "model", *MODEL_SETTINGS])
     varying = [c for c in MODEL_SETTINGS if models[c].astype(str).nunique() > 1]
-    flat = {run: {k: v for k, v in _flat(record["config"]).items() if not k.startswith(("models.", "mirror"))}
-            for run, record in records.items()}
+    flat = {
+        run: {k: v for k, v in _flat(record["config"]).items() if not k.startswith(("models.", "mirror"))}
+        for run, record in records.items()
+    }
     keys = sorted(set().union(*flat.values())) if flat else []
-    config = [{"key": key, **{run: str(values.get(key)) for run, values in flat.items()}} for key in keys
-              if len({str(values.get(key)) for values in flat.values()}) > 1]
+    config = [
+        {"key": key, **{run: str(values.get(key)) for run, values in flat.items()}}
+        for key in keys
+        if len({str(values.get(key)) for values in flat.values()}) > 1
+    ]
     differing = models[["run", "model", *varying]] if varying else models.iloc[0:0][["run", "model"]]
     return differing, pd.DataFrame(config, columns=["key", *records])
 
@@ -64,16 +82,21 @@ def paired_tests(folders: Mapping[str, Path], records: Mapping[str, dict]) -> pd
         for row in record["results"]["crows_pairs"]:
             path = folders[run] / "results" / "crows_pairs" / row["dataset"] / f"{row['model']}.parquet"
             if not path.is_file():
-                raise DataError(f"{path}: missing, though the record of run {run} lists these scores; rebuild the run "
-                                f"before comparing it (plmfair run --run {Path(folders[run]).name})")
-            by_dataset.setdefault(row["dataset"], {})[f"{run}/{row['model']}"] = decisive_outcomes(read_pair_scores(path))
+                raise DataError(
+                    f"{path}: missing, though the record of run {run} lists these scores; rebuild the run "
+                    f"before comparing it (plmfair run --run {Path(folders[run]).name})"
+                )
+            by_dataset.setdefault(row["dataset"], {})[f"{run}/{row['model']}"] = decisive_outcomes(
+                read_pair_scores(path)
+            )
     frames = []
     for dataset, outcomes in by_dataset.items():
         if len(outcomes) > 1:
             frames.append(paired_mcnemar(outcomes).assign(dataset=dataset))
     if not frames:
-        return pd.DataFrame(columns=["dataset", "a", "b", "n", "score_a", "score_b", "a_only", "b_only", "p_value",
-                                     "p_adjusted"])
+        return pd.DataFrame(
+            columns=["dataset", "a", "b", "n", "score_a", "score_b", "a_only", "b_only", "p_value", "p_adjusted"]
+        )
     out = pd.concat(frames, ignore_index=True)
     out = out[out["n"] > 0]
     out["p_adjusted"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
@@ -88,13 +111,29 @@ def compare_runs(folders: Sequence[str | Path]) -> dict[str, pd.DataFrame]:
     cloze = []
     for run, record in records.items():
         for r, d in cloze_headline(record):
-            cloze.append({"run": run, "set": r["set"], "model": r["model"], "lang": r["lang"], "n": r["n"],
-                          "P@1": r["p_at_1"], "MRR": r["mrr"], "σ_gd MRR": d.get("sigma_gd"),
-                          "chance level": d.get("chance_level"), "groups differ": "*" if d.get("significant") else "",
-                          "p (σ_gd)": d.get("p_permutation")})
+            cloze.append(
+                {
+                    "run": run,
+                    "set": r["set"],
+                    "model": r["model"],
+                    "lang": r["lang"],
+                    "n": r["n"],
+                    "P@1": r["p_at_1"],
+                    "MRR": r["mrr"],
+                    "σ_gd MRR": d.get("sigma_gd"),
+                    "chance level": d.get("chance_level"),
+                    "groups differ": "*" if d.get("significant") else "",
+                    "p (σ_gd)": d.get("p_permutation"),
+                }
+            )
     models, config = settings_that_differ(records)
-    return {"crows_pairs": pd.DataFrame(crows), "cloze": pd.DataFrame(cloze), "model settings": models,
-            "configuration": config, "paired tests": paired_tests(folders, records)}
+    return {
+        "crows_pairs": pd.DataFrame(crows),
+        "cloze": pd.DataFrame(cloze),
+        "model settings": models,
+        "configuration": config,
+        "paired tests": paired_tests(folders, records),
+    }
 
 
 TITLES = {
@@ -103,18 +142,25 @@ TITLES = {
     "model settings": "Model settings that differ between the rows",
     "configuration": "Configuration keys that differ between the runs",
     "paired tests": "Runs compared pair by pair on a data set (exact McNemar on the pairs decisive under both, "
-                    "Bonferroni over the comparisons)",
+    "Bonferroni over the comparisons)",
 }
 
 
 def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     """The comparison as Markdown (a table per part), CSV (one long table, a column naming the part) or JSON."""
     if fmt == "json":
-        return json.dumps({name: json.loads(t.to_json(orient="records")) for name, t in tables.items()}, indent=2,
-                          ensure_ascii=False) + "\n"
+        return (
+            json.dumps(
+                {name: json.loads(t.to_json(orient="records")) for name, t in tables.items()},
+                indent=2,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     if fmt == "csv":
-        long = pd.concat([t.astype(str).assign(table=name) for name, t in tables.items() if not t.empty],
-                         ignore_index=True)
+        long = pd.concat(
+            [t.astype(str).assign(table=name) for name, t in tables.items() if not t.empty], ignore_index=True
+        )
         return long[["table", *[c for c in long.columns if c != "table"]]].to_csv(index=False)
     parts = []
     for name, table in tables.items():
@@ -122,4 +168,3 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
             continue
         parts.append(f"{TITLES[name]}\n\n{to_markdown(table)}")
     return "\n".join(parts) if parts else "Nothing to compare: the runs hold no headline numbers.\n"
-

@@ -85,18 +85,22 @@ def detect_family(source: str, *, local: bool) -> str:
         try:
             json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
-            raise ConfigError(f"model {source}: {path} is not valid JSON ({exc}); put back the model's own "
-                              f"config.json") from None
+            raise ConfigError(
+                f"model {source}: {path} is not valid JSON ({exc}); put back the model's own config.json"
+            ) from None
     try:
         config = AutoConfig.from_pretrained(source, local_files_only=local, trust_remote_code=False)
     except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"model {source}: its config.json cannot be read ({first}); give its family with "
-                          f"--family {'|'.join(FAMILIES)}") from None
+        raise ConfigError(
+            f"model {source}: its config.json cannot be read ({first}); give its family with "
+            f"--family {'|'.join(FAMILIES)}"
+        ) from None
     fits = checkpoint_families(config)
     if not fits:
-        raise ConfigError(f"model {source} is a {config.model_type} model that no plmfair family "
-                          f"({', '.join(FAMILIES)}) can score")
+        raise ConfigError(
+            f"model {source} is a {config.model_type} model that no plmfair family ({', '.join(FAMILIES)}) can score"
+        )
     return fits[0]
 
 
@@ -137,14 +141,18 @@ class ModelArgument:
             if not sep or not key:
                 raise ConfigError(f"model option {part!r} (in {text!r}): write key=value, e.g. {spec}:uncased=true")
             if key not in allowed:
-                raise ConfigError(f"model option {key!r} (in {text!r}){did_you_mean(key, allowed)}: the options are "
-                                  f"{', '.join(allowed)}")
+                raise ConfigError(
+                    f"model option {key!r} (in {text!r}){did_you_mean(key, allowed)}: the options are "
+                    f"{', '.join(allowed)}"
+                )
             try:
                 options[key] = yaml.safe_load(value) if value else None
             except yaml.YAMLError as exc:
-                raise ConfigError(f"model option {part!r} (in {text!r}): {value!r} is not a YAML value "
-                                  f"({getattr(exc, 'problem', None) or 'cannot be read'}); e.g. "
-                                  f"{spec}:languages=[fr,en]") from None
+                raise ConfigError(
+                    f"model option {part!r} (in {text!r}): {value!r} is not a YAML value "
+                    f"({getattr(exc, 'problem', None) or 'cannot be read'}); e.g. "
+                    f"{spec}:languages=[fr,en]"
+                ) from None
         name, sep, source = spec.partition("=")
         if not sep:
             name, source = model_name(spec), spec
@@ -154,8 +162,10 @@ class ModelArgument:
 
     def named(self, name: str) -> str:
         """This argument with another name (for a command that keeps two models apart)."""
-        options = "".join(f":{k}={yaml.safe_dump(v, default_flow_style=True).strip().removesuffix('...').strip()}"
-                          for k, v in self.options.items())
+        options = "".join(
+            f":{k}={yaml.safe_dump(v, default_flow_style=True).strip().removesuffix('...').strip()}"
+            for k, v in self.options.items()
+        )
         return f"{name}={self.source}{options}"
 
 
@@ -166,8 +176,10 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
     folder = Path(arg.source).expanduser()
     local = folder.is_dir()
     if not local and ("/" not in arg.source or arg.source.startswith((".", "/", "~"))):
-        raise ConfigError(f"model {arg.source!r}: no such folder, and not a Hugging Face id (owner/name); give the "
-                          f"folder holding config.json and the weights, or a Hub id")
+        raise ConfigError(
+            f"model {arg.source!r}: no such folder, and not a Hugging Face id (owner/name); give the "
+            f"folder holding config.json and the weights, or a Hub id"
+        )
     if local:
         require_model_folder(folder.resolve())
     where = str(folder.resolve()) if local else arg.source
@@ -179,28 +191,34 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
     return arg.name, entry
 
 
-def run_settings(config: dict, models: dict[str, dict], *, studies: Sequence[str] | None,
-                 datasets: Sequence[str] | None) -> dict:
+def run_settings(
+    config: dict, models: dict[str, dict], *, studies: Sequence[str] | None, datasets: Sequence[str] | None
+) -> dict:
     """The configuration a run adds over ``config`` (the merged base): the named models, scored by
     every study the run keeps and by nothing else; with ``studies``, the others switched off; the
     data sets, ready-made cloze tests and corpora named kept, the others of their kind left out."""
     for study in studies or []:
         if study not in plan.STUDIES:
-            raise ConfigError(f"study {study!r}{did_you_mean(study, plan.STUDIES)}: the studies are "
-                              f"{', '.join(plan.STUDIES)}")
+            raise ConfigError(
+                f"study {study!r}{did_you_mean(study, plan.STUDIES)}: the studies are {', '.join(plan.STUDIES)}"
+            )
     kept = [s for s in plan.STUDIES if (s in studies if studies else plan.enabled(config, s))]
     sets, corpora = plan.crows_pairs_sets(config), config.get("cloze", {}).get("corpora", {})
     tests = config.get("datasets", {}).get("cloze_tests", {})
     for name in datasets or []:
         if name not in sets and name not in tests and name not in corpora:
             known = [*sets, *tests, *corpora]
-            raise ConfigError(f"data set {name!r}{did_you_mean(name, known)} is neither a CrowS-Pairs data set "
-                              f"(datasets.crows_pairs), a ready-made cloze test (datasets.cloze_tests) nor a cloze "
-                              f"corpus (cloze.corpora) of the configuration; known: {', '.join(known)}")
+            raise ConfigError(
+                f"data set {name!r}{did_you_mean(name, known)} is neither a CrowS-Pairs data set "
+                f"(datasets.crows_pairs), a ready-made cloze test (datasets.cloze_tests) nor a cloze "
+                f"corpus (cloze.corpora) of the configuration; known: {', '.join(known)}"
+            )
     out: dict = {"models": dict(models)} if models else {}
     for study in plan.STUDIES:
-        part = {**({"enabled": study in kept} if studies else {}),
-                **({"models": list(models)} if models and study in kept else {})}
+        part = {
+            **({"enabled": study in kept} if studies else {}),
+            **({"models": list(models)} if models and study in kept else {}),
+        }
         if part:
             out[study] = part
     named_sets = [d for d in datasets or [] if d in sets]
@@ -212,9 +230,13 @@ def run_settings(config: dict, models: dict[str, dict], *, studies: Sequence[str
         out.setdefault("datasets", {})["cloze_tests"] = {name: {"enabled": name in named_tests} for name in tests}
     if "cloze" in kept:
         # a corpus with its own model list would keep scoring those: it gets the named models
-        chosen = {name: {**({"enabled": name in named_corpora} if named_corpora else {}),
-                         **({"models": list(models)} if models and entry.get("models") is not None else {})}
-                  for name, entry in corpora.items()}
+        chosen = {
+            name: {
+                **({"enabled": name in named_corpora} if named_corpora else {}),
+                **({"models": list(models)} if models and entry.get("models") is not None else {}),
+            }
+            for name, entry in corpora.items()
+        }
         if any(chosen.values()):
             out.setdefault("cloze", {})["corpora"] = {name: entry for name, entry in chosen.items() if entry}
     return out
@@ -244,7 +266,9 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
     if sets is not None and "datasets" in had.get("crows_pairs", {}):
         out["crows_pairs"]["datasets"] = _union(had["crows_pairs"]["datasets"], sets)
         if out["crows_pairs"]["datasets"] != sets:
-            notes.append(f"keeps its earlier data sets {', '.join(s for s in had['crows_pairs']['datasets'] if s not in sets)}")
+            notes.append(
+                f"keeps its earlier data sets {', '.join(s for s in had['crows_pairs']['datasets'] if s not in sets)}"
+            )
     kinds = (("cloze", "corpora", "corpus"), ("datasets", "cloze_tests", "cloze test"))
     for section, key, kind in kinds:
         for name, part in out.get(section, {}).get(key, {}).items():
@@ -265,11 +289,13 @@ def read_yaml(path: str | Path) -> dict:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}: not valid YAML{where} ({getattr(exc, 'problem', None) or exc}); fix it "
-                          f"there") from None
+        raise ConfigError(
+            f"{path}: not valid YAML{where} ({getattr(exc, 'problem', None) or exc}); fix it there"
+        ) from None
     if data is not None and not isinstance(data, dict):
-        raise ConfigError(f"{path}: a configuration is a mapping of keys (crows_pairs:, models:, ...), not a "
-                          f"{type(data).__name__}")
+        raise ConfigError(
+            f"{path}: a configuration is a mapping of keys (crows_pairs:, models:, ...), not a {type(data).__name__}"
+        )
     return data or {}
 
 
@@ -278,10 +304,12 @@ def read_run_config(path: Path) -> dict:
     complete configuration."""
     config = read_yaml(path)
     if not config:
-        raise ConfigError(f"{path} is empty, but a run's config.yaml holds its complete configuration: put it "
-                          f"back (the configuration of the run's last complete run is under \"config\" in "
-                          f"{path.parent / 'results' / 'run.json'}), or start the run again in a new folder "
-                          f"with --run NAME")
+        raise ConfigError(
+            f"{path} is empty, but a run's config.yaml holds its complete configuration: put it "
+            f'back (the configuration of the run\'s last complete run is under "config" in '
+            f"{path.parent / 'results' / 'run.json'}), or start the run again in a new folder "
+            f"with --run NAME"
+        )
     return config
 
 
@@ -322,11 +350,15 @@ def check_run_name(name: str, *, derived: bool = False) -> None:
     message then says to give one)."""
     if len(name) > RUN_NAME_MAX:
         where = "made from the models' or your config file's name " if derived else ""
-        raise ConfigError(f"run name {name[:40]}... {where}has {len(name)} characters, more than {RUN_NAME_MAX}: "
-                          f"give a shorter one with --run NAME")
+        raise ConfigError(
+            f"run name {name[:40]}... {where}has {len(name)} characters, more than {RUN_NAME_MAX}: "
+            f"give a shorter one with --run NAME"
+        )
     if not RUN_NAME.fullmatch(name):
-        raise ConfigError(f"run name {name!r}: one folder name of letters, digits and _ . + -, not starting with "
-                          f"'.' (a run is runs/<name>/)")
+        raise ConfigError(
+            f"run name {name!r}: one folder name of letters, digits and _ . + -, not starting with "
+            f"'.' (a run is runs/<name>/)"
+        )
 
 
 def free_name(runs: Path, name: str) -> str:
@@ -351,8 +383,7 @@ class RunSetup:
 
 # the options of ``plmfair run`` that take no value, with their help; cli.py adds them from here (every
 # other option takes one), so that a command rewritten for an error message reads them as the parser does
-FLAGS = {"--dry-run": "show the jobs, run nothing",
-         "--report": "then write the run's report, results/report.html"}
+FLAGS = {"--dry-run": "show the jobs, run nothing", "--report": "then write the run's report, results/report.html"}
 
 
 def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: str | None = None) -> str:
@@ -363,7 +394,7 @@ def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: s
         word = argv[i]
         if word.startswith("--") and word not in FLAGS and "=" not in word:
             if not (word == "--run" and run):
-                out += argv[i:i + 2]
+                out += argv[i : i + 2]
             i += 2
             continue
         if word.startswith("-"):
@@ -383,9 +414,17 @@ def _renamed(arguments: Sequence[ModelArgument], which: Sequence[ModelArgument],
     return [arg.named(name(arg)) if arg in which else arg.text for arg in arguments]
 
 
-def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets: Sequence[str] | None,
-              run: str | None, configfiles: Sequence[Path], runs: Path, family: str | None,
-              argv: Sequence[str]) -> RunSetup:
+def setup_run(
+    *,
+    models: Sequence[str],
+    studies: Sequence[str] | None,
+    datasets: Sequence[str] | None,
+    run: str | None,
+    configfiles: Sequence[Path],
+    runs: Path,
+    family: str | None,
+    argv: Sequence[str],
+) -> RunSetup:
     """Decide what a ``plmfair run`` call runs (nothing is written here)."""
     if run is not None:
         check_run_name(run)
@@ -396,11 +435,18 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
     clash = next((args for args in by_name.values() if len(args) > 1), None)
     if clash:
         renamed = _renamed(arguments, clash, lambda a: model_name(f"{Path(a.source).parent.name}_{a.name}"))
-        raise ConfigError(f"models {', '.join(a.source for a in clash)} would all be called {clash[0].name!r}; name "
-                          f"them: {_command(argv, models=renamed)}")
+        raise ConfigError(
+            f"models {', '.join(a.source for a in clash)} would all be called {clash[0].name!r}; name "
+            f"them: {_command(argv, models=renamed)}"
+        )
     entries = dict(model_entry(text, family=family) for text in models)
-    name = (run or "+".join(entries) or (Path(configfiles[-1]).stem if configfiles else None)
-            or "+".join([*(studies or []), *(datasets or [])]) or None)
+    name = (
+        run
+        or "+".join(entries)
+        or (Path(configfiles[-1]).stem if configfiles else None)
+        or "+".join([*(studies or []), *(datasets or [])])
+        or None
+    )
     if name is None:
         return RunSetup(None, ROOT, [DEFAULT_CONFIG, *configfiles])
     check_run_name(name, derived=run is None)
@@ -418,25 +464,37 @@ def setup_run(*, models: Sequence[str], studies: Sequence[str] | None, datasets:
         if had is not None and model in had.get("models", {}):
             # what this call states (the source, its options, a config file's entry), not what was read off
             # the folder: a run whose model got uncased from a config file keeps it on a plain later call
-            said = {**{k: entry[k] for k in ("path", "hf_id") if k in entry}, **stated[model],
-                    **user.get("models", {}).get(model, {})}
+            said = {
+                **{k: entry[k] for k in ("path", "hf_id") if k in entry},
+                **stated[model],
+                **user.get("models", {}).get(model, {}),
+            }
             changed = differences({k: v for k, v in had["models"][model].items() if k in said}, said)
             if changed:
-                raise ConfigError(f"run {name!r} already has a model {model!r} and this one differs ({'; '.join(changed)}); "
-                                  f"keep both, each in its own run: {_command(argv, run=free_name(runs, name))}")
+                raise ConfigError(
+                    f"run {name!r} already has a model {model!r} and this one differs ({'; '.join(changed)}); "
+                    f"keep both, each in its own run: {_command(argv, run=free_name(runs, name))}"
+                )
             continue
         if model in user.get("models", {}):
             given = user["models"][model]
-            where = {"path": str(Path(given["path"]).resolve()) if given.get("path") else None, "hf_id": given.get("hf_id")}
+            where = {
+                "path": str(Path(given["path"]).resolve()) if given.get("path") else None,
+                "hf_id": given.get("hf_id"),
+            }
             if any(k in given and where[k] != entry.get(k) for k in ("path", "hf_id")):
                 renamed = _renamed(arguments, [a for a in arguments if a.name == model], lambda a: f"{a.name}_2")
-                raise ConfigError(f"model {model!r} is {given.get('path') or given.get('hf_id')} in your config file and "
-                                  f"{entry.get('path') or entry.get('hf_id')} on the command line; name the command "
-                                  f"line's: {_command(argv, models=renamed)}")
+                raise ConfigError(
+                    f"model {model!r} is {given.get('path') or given.get('hf_id')} in your config file and "
+                    f"{entry.get('path') or entry.get('hf_id')} on the command line; name the command "
+                    f"line's: {_command(argv, models=renamed)}"
+                )
             entry = {**entry, **given}  # the file's keys over what was read off the folder
         elif model in config.get("models", {}):
-            notes.append(f"model {model}: {entry.get('path') or entry.get('hf_id')} is yours; the default model of that "
-                         f"name is left out of this run")
+            notes.append(
+                f"model {model}: {entry.get('path') or entry.get('hf_id')} is yours; the default model of that "
+                f"name is left out of this run"
+            )
         config.setdefault("models", {})[model] = entry
     checked = validate_config(copy.deepcopy(config), SCHEMA)
     settings = run_settings(checked, entries, studies=studies, datasets=datasets)
@@ -469,8 +527,10 @@ def run_folder(runs: Path, name: str, *, resources: Path) -> Path:
 def write_settings(path: Path, config: dict, command: Sequence[str]) -> None:
     """The run's complete configuration, with the command that wrote it."""
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    header = (f"# written by `{shlex.join(command)}` on {stamp}: the run's complete configuration, the only\n"
-              f"# configuration file Snakemake reads for this run (config/README.md documents each key)\n")
+    header = (
+        f"# written by `{shlex.join(command)}` on {stamp}: the run's complete configuration, the only\n"
+        f"# configuration file Snakemake reads for this run (config/README.md documents each key)\n"
+    )
     write_text(header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True), path)
 
 
@@ -483,8 +543,10 @@ def run_lock(folder: Path) -> Iterator[None]:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            raise ConfigError(f"run {folder.name} is being run by another plmfair command; wait for it to finish "
-                              f"(nothing was changed)") from None
+            raise ConfigError(
+                f"run {folder.name} is being run by another plmfair command; wait for it to finish "
+                f"(nothing was changed)"
+            ) from None
         try:
             yield
         finally:

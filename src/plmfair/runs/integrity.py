@@ -26,8 +26,15 @@ from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, sha256_of
 RECORD = Path("results") / "run.json"
 # what results/ holds besides the published files: logs, Snakemake's benchmarks, the models and spaCy
 # pipelines the run built, the record and its renderings (none is a result the record lists)
-NOT_PUBLISHED = ("results/logs/", "results/benchmarks/", "results/models/", "results/spacy/", "results/run.json",
-                 "results/run.html", "results/report.html")
+NOT_PUBLISHED = (
+    "results/logs/",
+    "results/benchmarks/",
+    "results/models/",
+    "results/spacy/",
+    "results/run.json",
+    "results/run.html",
+    "results/report.html",
+)
 ALTERED = Path(".plmfair") / "altered"
 
 
@@ -115,8 +122,12 @@ def _result_files(run: Path) -> list[str]:
     out = []
     for path in root.rglob("*"):
         relative = path.relative_to(run).as_posix()
-        if (path.is_file() and not relative.startswith(NOT_PUBLISHED) and TMP_MARK not in path.name
-                and not any(part.startswith(".") for part in path.relative_to(root).parts)):
+        if (
+            path.is_file()
+            and not relative.startswith(NOT_PUBLISHED)
+            and TMP_MARK not in path.name
+            and not any(part.startswith(".") for part in path.relative_to(root).parts)
+        ):
             out.append(relative)
     return sorted(out)
 

@@ -44,17 +44,67 @@ from plmfair.scoring.coverage import distinct
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
 RECORD_VERSION = 2  # 2: the published files with their SHA-256 (files)
-PACKAGES = ("torch", "transformers", "tokenizers", "snakemake", "pandas", "numpy", "scipy", "statsmodels", "spacy",
-            "eflomal")
+PACKAGES = (
+    "torch",
+    "transformers",
+    "tokenizers",
+    "snakemake",
+    "pandas",
+    "numpy",
+    "scipy",
+    "statsmodels",
+    "spacy",
+    "eflomal",
+)
 # what a model's scoring output says of how it ran (its run metadata)
 RUN_KEYS = ("precision", "device", "device_map", "threads", "protocol", "token_budget", "k", "num_beams")
-CROWS_PAIRS_FIELDS = ("dataset", "lang", "model", "n_pairs", "n_scored", "n_neutral", "n_decisive", "score",
-                      "neutral_share", "decisive_score", "ci_low", "ci_high", "ci_level", "p_value", "significant",
-                      "protocol", "precision", "unknown_share", "identical_items", "coverage_warning")
-CLOZE_FIELDS = ("model", "lang", "group", "n", "p_at_1", "p_at_5", "mrr", "unknown_share", "identical_items",
-                "coverage_warning")
-DISPARITY_FIELDS = ("model", "lang", "metric", "sigma_gd", "ci_low", "ci_high", "ci_level", "chance_level",
-                    "p_permutation", "p_bonferroni", "significant")
+CROWS_PAIRS_FIELDS = (
+    "dataset",
+    "lang",
+    "model",
+    "n_pairs",
+    "n_scored",
+    "n_neutral",
+    "n_decisive",
+    "score",
+    "neutral_share",
+    "decisive_score",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "p_value",
+    "significant",
+    "protocol",
+    "precision",
+    "unknown_share",
+    "identical_items",
+    "coverage_warning",
+)
+CLOZE_FIELDS = (
+    "model",
+    "lang",
+    "group",
+    "n",
+    "p_at_1",
+    "p_at_5",
+    "mrr",
+    "unknown_share",
+    "identical_items",
+    "coverage_warning",
+)
+DISPARITY_FIELDS = (
+    "model",
+    "lang",
+    "metric",
+    "sigma_gd",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "chance_level",
+    "p_permutation",
+    "p_bonferroni",
+    "significant",
+)
 OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "significant")
 
 
@@ -88,6 +138,7 @@ def _git(*args: str) -> str | None:
 def software() -> dict:
     """plmfair's version and git commit (dirty when tracked files differ from it), Python, the platform and
     the libraries' versions."""
+
     def version(name):
         try:
             return metadata.version(name)
@@ -96,9 +147,14 @@ def software() -> dict:
 
     commit = _git("rev-parse", "HEAD")
     status = _git("status", "--porcelain", "--untracked-files=no") if commit else None
-    return {"plmfair": version("plmfair"), "git_commit": commit, "git_dirty": bool(status) if status is not None else None,
-            "python": sys.version.split()[0], "platform": platform.platform(),
-            "packages": {name: version(name) for name in PACKAGES}}
+    return {
+        "plmfair": version("plmfair"),
+        "git_commit": commit,
+        "git_dirty": bool(status) if status is not None else None,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": {name: version(name) for name in PACKAGES},
+    }
 
 
 def job_times(benchmarks: str | os.PathLike) -> dict:
@@ -112,9 +168,14 @@ def job_times(benchmarks: str | os.PathLike) -> dict:
         if table.empty:
             continue
         row = table.iloc[-1]
-        jobs.append({"job": path.relative_to(benchmarks).with_suffix("").as_posix(), "seconds": float(row["s"]),
-                     "max_rss_mb": float(row["max_rss"]) if pd.notna(row.get("max_rss")) else None,
-                     "ended": path.stat().st_mtime})
+        jobs.append(
+            {
+                "job": path.relative_to(benchmarks).with_suffix("").as_posix(),
+                "seconds": float(row["s"]),
+                "max_rss_mb": float(row["max_rss"]) if pd.notna(row.get("max_rss")) else None,
+                "ended": path.stat().st_mtime,
+            }
+        )
     stages: dict[str, dict] = {}
     for job in jobs:
         stage = stages.setdefault(job["job"].split("/")[0], {"jobs": 0, "seconds": 0.0, "max_rss_mb": None})
@@ -126,10 +187,12 @@ def job_times(benchmarks: str | os.PathLike) -> dict:
     def stamp(seconds):
         return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
 
-    return {"first_job_started": stamp(min(j["ended"] - j["seconds"] for j in jobs)) if jobs else None,
-            "last_job_ended": stamp(max(j["ended"] for j in jobs)) if jobs else None,
-            "stages": stages,
-            "jobs": [{k: j[k] for k in ("job", "seconds", "max_rss_mb")} for j in jobs]}
+    return {
+        "first_job_started": stamp(min(j["ended"] - j["seconds"] for j in jobs)) if jobs else None,
+        "last_job_ended": stamp(max(j["ended"] for j in jobs)) if jobs else None,
+        "stages": stages,
+        "jobs": [{k: j[k] for k in ("job", "seconds", "max_rss_mb")} for j in jobs],
+    }
 
 
 def models_section(models: pd.DataFrame | None, runs: Mapping[str, str], config: Mapping) -> list[dict]:
@@ -142,21 +205,38 @@ def models_section(models: pd.DataFrame | None, runs: Mapping[str, str], config:
         name = row["model"]
         asked = config.get("models", {}).get(name, {})
         meta = read_parquet_meta(runs[name]) if name in runs else {}
-        out.append(_plain({
-            "name": name, "family": row["model_family"], "source": row["model_source"],
-            "revision_requested": asked.get("revision"), "commit": row["model_commit"],
-            "files_sha256": row["model_files_sha256"], "uncased": bool(row["model_uncased"]),
-            "parameters": row["model_parameters"], "tokenizer": row["model_tokenizer"],
-            "max_length": row["model_max_length"], **{key: meta.get(key) for key in RUN_KEYS},
-        }))
+        out.append(
+            _plain(
+                {
+                    "name": name,
+                    "family": row["model_family"],
+                    "source": row["model_source"],
+                    "revision_requested": asked.get("revision"),
+                    "commit": row["model_commit"],
+                    "files_sha256": row["model_files_sha256"],
+                    "uncased": bool(row["model_uncased"]),
+                    "parameters": row["model_parameters"],
+                    "tokenizer": row["model_tokenizer"],
+                    "max_length": row["model_max_length"],
+                    **{key: meta.get(key) for key in RUN_KEYS},
+                }
+            )
+        )
     return out
 
 
 def data_section(files: Sequence[str], pinned: Mapping[str, str | None]) -> list[dict]:
     """Every data file the run read, its size and SHA-256, and the SHA-256 the config pins by file name
     (null: the download ran unverified)."""
-    return [{"file": Path(f).name, "bytes": Path(f).stat().st_size, "sha256": sha256_of(f),
-             "sha256_config": pinned.get(Path(f).name)} for f in files]
+    return [
+        {
+            "file": Path(f).name,
+            "bytes": Path(f).stat().st_size,
+            "sha256": sha256_of(f),
+            "sha256_config": pinned.get(Path(f).name),
+        }
+        for f in files
+    ]
 
 
 def published_section(paths: Sequence[str]) -> list[dict]:
@@ -164,16 +244,29 @@ def published_section(paths: Sequence[str]) -> list[dict]:
     one by one, each with its size and SHA-256: what ``plmfair verify`` checks the run folder against."""
     files = []
     for path in map(Path, paths):
-        inside = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")) \
-            if path.is_dir() else [path]
+        inside = (
+            sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            if path.is_dir()
+            else [path]
+        )
         files += [{"path": p.as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in inside]
     return files
 
 
-def run_record(*, config: Mapping, models: str | None = None, model_runs: Sequence[str] = (),
-               crows_pairs: str | None = None, cloze_metrics: Sequence[str] = (), cloze_disparity: Sequence[str] = (),
-               cloze_tests: Sequence[str] = (), data: Sequence[str] = (), pinned: Mapping[str, str | None] | None = None,
-               published: Sequence[str] = (), benchmarks: str | os.PathLike = "results/benchmarks") -> dict:
+def run_record(
+    *,
+    config: Mapping,
+    models: str | None = None,
+    model_runs: Sequence[str] = (),
+    crows_pairs: str | None = None,
+    cloze_metrics: Sequence[str] = (),
+    cloze_disparity: Sequence[str] = (),
+    cloze_tests: Sequence[str] = (),
+    data: Sequence[str] = (),
+    pinned: Mapping[str, str | None] | None = None,
+    published: Sequence[str] = (),
+    benchmarks: str | os.PathLike = "results/benchmarks",
+) -> dict:
     """The record of a run from the paths of its results (each optional: a run may have one study). A model's
     scoring output is named by its file (``<model>.parquet``), a cloze set's results by their folder
     (``results/cloze/<set>/``), as :func:`plmfair.plan.run_record_inputs` lists them."""
@@ -217,16 +310,19 @@ def validate_record(record: Mapping, schema: str | os.PathLike = SCHEMA) -> None
         raise DataError(f"run record at {where}: {error.message} (workflow/schemas/run_record.schema.yaml)")
 
 
-def write_run_record(record: Mapping, *, json_path: str | os.PathLike, html_path: str | os.PathLike | None = None
-                     ) -> None:
+def write_run_record(
+    record: Mapping, *, json_path: str | os.PathLike, html_path: str | os.PathLike | None = None
+) -> None:
     """Validate and write the record atomically (and its HTML rendering for the report)."""
     validate_record(record)
     write_text(json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n", json_path)
     if html_path is not None:
-
         body = html.escape(headline(record))
-        write_text(f"<h3>Headline numbers</h3>\n<pre>{body}</pre>\n<h3>The record (results/run.json)</h3>\n"
-                   f"<pre>{html.escape(json.dumps(record, indent=2, ensure_ascii=False))}</pre>\n", html_path)
+        write_text(
+            f"<h3>Headline numbers</h3>\n<pre>{body}</pre>\n<h3>The record (results/run.json)</h3>\n"
+            f"<pre>{html.escape(json.dumps(record, indent=2, ensure_ascii=False))}</pre>\n",
+            html_path,
+        )
 
 
 def read_run_record(path: str | os.PathLike) -> dict:
@@ -234,14 +330,18 @@ def read_run_record(path: str | os.PathLike) -> dict:
     path = Path(path)
     if not path.is_file():
         run = path.parent.parent
-        raise DataError(f"{path}: no run record; it is written at the end of a run: plmfair run --run {run.name} "
-                        f"--runs {run.parent}")
+        raise DataError(
+            f"{path}: no run record; it is written at the end of a run: plmfair run --run {run.name} "
+            f"--runs {run.parent}"
+        )
     record = json.loads(path.read_text(encoding="utf-8"))
     if record.get("record_version") != RECORD_VERSION:
         run = path.parent.parent
-        raise DataError(f"{path}: a record of version {record.get('record_version')} (this plmfair writes version "
-                        f"{RECORD_VERSION}); rewrite it from the run's results: plmfair run --run {run.name} --runs "
-                        f"{run.parent}")
+        raise DataError(
+            f"{path}: a record of version {record.get('record_version')} (this plmfair writes version "
+            f"{RECORD_VERSION}); rewrite it from the run's results: plmfair run --run {run.name} --runs "
+            f"{run.parent}"
+        )
     validate_record(record)
     return record
 
@@ -252,12 +352,19 @@ def _pct(value, digits: int = 1) -> str:
 
 def crows_pairs_lines(record: Mapping) -> list[dict]:
     """The CrowS-Pairs headline rows for people."""
-    return [{"data set": r["dataset"], "model": r["model"], "score (Nangia)": _pct(r["score"], 2),
-             "decisive share": _pct(r["decisive_score"]) + ("*" if r["significant"] else ""),
-             "interval": "" if r["ci_low"] is None else f"[{r['ci_low']:.1f}, {r['ci_high']:.1f}]",
-             "p": format_p(r["p_value"] if r["p_value"] is not None else float("nan")),
-             "scored": r["n_scored"], "neutral": f"{r['n_neutral']} ({_pct(r['neutral_share'])}%)"}
-            for r in record["results"]["crows_pairs"]]
+    return [
+        {
+            "data set": r["dataset"],
+            "model": r["model"],
+            "score (Nangia)": _pct(r["score"], 2),
+            "decisive share": _pct(r["decisive_score"]) + ("*" if r["significant"] else ""),
+            "interval": "" if r["ci_low"] is None else f"[{r['ci_low']:.1f}, {r['ci_high']:.1f}]",
+            "p": format_p(r["p_value"] if r["p_value"] is not None else float("nan")),
+            "scored": r["n_scored"],
+            "neutral": f"{r['n_neutral']} ({_pct(r['neutral_share'])}%)",
+        }
+        for r in record["results"]["crows_pairs"]
+    ]
 
 
 def cloze_headline(record: Mapping) -> Iterator[tuple[dict, dict]]:
@@ -273,10 +380,19 @@ def cloze_lines(record: Mapping) -> list[dict]:
     rows = []
     for r, d in cloze_headline(record):
         sigma = "" if d.get("sigma_gd") is None else f"{d['sigma_gd']:.1f}" + ("*" if d["significant"] else "")
-        rows.append({"set": r["set"], "model": r["model"], "lang": r["lang"], "P@1": _pct(r["p_at_1"]),
-                     "P@5": _pct(r["p_at_5"]), "MRR": _pct(r["mrr"]), "σ_gd MRR": sigma,
-                     "chance level": _pct(d.get("chance_level")),
-                     "p": format_p(d["p_permutation"]) if d.get("p_permutation") is not None else ""})
+        rows.append(
+            {
+                "set": r["set"],
+                "model": r["model"],
+                "lang": r["lang"],
+                "P@1": _pct(r["p_at_1"]),
+                "P@5": _pct(r["p_at_5"]),
+                "MRR": _pct(r["mrr"]),
+                "σ_gd MRR": sigma,
+                "chance level": _pct(d.get("chance_level")),
+                "p": format_p(d["p_permutation"]) if d.get("p_permutation") is not None else "",
+            }
+        )
     return rows
 
 
@@ -286,13 +402,17 @@ def headline(record: Mapping) -> str:
     parts = [f"WARNING: {w}.\n" for w in record["results"].get("warnings", [])]
     crows = crows_pairs_lines(record)
     if crows:
-        parts.append("CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
-                     "of its exact binomial test (* differs from 50%); Nangia's score counts neutral pairs as not "
-                     "biased.\n\n" + to_markdown(pd.DataFrame(crows)))
+        parts.append(
+            "CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
+            "of its exact binomial test (* differs from 50%); Nangia's score counts neutral pairs as not "
+            "biased.\n\n" + to_markdown(pd.DataFrame(crows))
+        )
     cloze = cloze_lines(record)
     if cloze:
         metric = PAPER_METRIC_LABELS["mrr"]
-        parts.append(f"Cloze sets: all annotators' P@1, P@5, {metric} (percent); σ_gd of {metric} across the four "
-                     "groups, its chance level and permutation p (* groups differ, Bonferroni over languages).\n\n"
-                     + to_markdown(pd.DataFrame(cloze)))
+        parts.append(
+            f"Cloze sets: all annotators' P@1, P@5, {metric} (percent); σ_gd of {metric} across the four "
+            "groups, its chance level and permutation p (* groups differ, Bonferroni over languages).\n\n"
+            + to_markdown(pd.DataFrame(cloze))
+        )
     return "\n".join(parts) if parts else "No headline numbers: the run scored no model.\n"

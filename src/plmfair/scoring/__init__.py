@@ -30,9 +30,10 @@ CAUSAL_PROTOCOL = "sentence_log_likelihood"
 
 @dataclass(frozen=True)
 class Family:
-    """What a model family is and what it can do: the tasks it can be scored on (:data:`plmfair.studies.CLOZE_TASK`, ...), whether its gap
-    predictions are a beam search (``num_beams`` applies), its CrowS-Pairs protocol (None: the
-    configured protocol of masked LMs, ``crows_pairs.protocol``) and its gap protocol (a name in
+    """What a model family is and what it can do: the tasks it can be scored on
+    (:data:`plmfair.studies.CLOZE_TASK`, ...), whether its gap predictions are a beam search
+    (``num_beams`` applies), its CrowS-Pairs protocol (None: the configured protocol of masked LMs,
+    ``crows_pairs.protocol``) and its gap protocol (a name in
     :data:`plmfair.scoring.protocols.CLOZE_PROTOCOLS`: how it predicts a gap and scores answers)."""
 
     name: str
@@ -53,23 +54,51 @@ class Family:
 
 BOTH_TASKS = frozenset({CLOZE_TASK, PAIRS_TASK})
 
-FAMILIES: Registry[Family] = Registry("model family", {
-    f.name: f
-    for f in (
-        Family("mlm", "plmfair.scoring.mlm", "MaskedLMScorer", "AutoModelForMaskedLM",
-               "MODEL_FOR_MASKED_LM_MAPPING_NAMES", tasks=BOTH_TASKS, beam_search=False, protocol=None,
-               cloze_protocol="fill_mask",
-               description="masked language model (BERT, RoBERTa, XLM-R, ALBERT, CamemBERT, FlauBERT)"),
-        Family("seq2seq", "plmfair.scoring.seq2seq", "Seq2SeqScorer", "AutoModelForSeq2SeqLM",
-               "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", tasks=frozenset({CLOZE_TASK}), beam_search=True, protocol=None,
-               cloze_protocol="span_infilling",
-               description="span-infilling encoder-decoder with sentinel tokens (mT5)"),
-        Family("causal", "plmfair.scoring.causal", "CausalLMScorer", "AutoModelForCausalLM",
-               "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", tasks=BOTH_TASKS, beam_search=True, protocol=CAUSAL_PROTOCOL,
-               cloze_protocol="left_context_rerank",
-               description="decoder-only language model (GPT-2, Llama, Qwen, Mistral)"),
-    )
-}, error=ConfigError)
+FAMILIES: Registry[Family] = Registry(
+    "model family",
+    {
+        f.name: f
+        for f in (
+            Family(
+                "mlm",
+                "plmfair.scoring.mlm",
+                "MaskedLMScorer",
+                "AutoModelForMaskedLM",
+                "MODEL_FOR_MASKED_LM_MAPPING_NAMES",
+                tasks=BOTH_TASKS,
+                beam_search=False,
+                protocol=None,
+                cloze_protocol="fill_mask",
+                description="masked language model (BERT, RoBERTa, XLM-R, ALBERT, CamemBERT, FlauBERT)",
+            ),
+            Family(
+                "seq2seq",
+                "plmfair.scoring.seq2seq",
+                "Seq2SeqScorer",
+                "AutoModelForSeq2SeqLM",
+                "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES",
+                tasks=frozenset({CLOZE_TASK}),
+                beam_search=True,
+                protocol=None,
+                cloze_protocol="span_infilling",
+                description="span-infilling encoder-decoder with sentinel tokens (mT5)",
+            ),
+            Family(
+                "causal",
+                "plmfair.scoring.causal",
+                "CausalLMScorer",
+                "AutoModelForCausalLM",
+                "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES",
+                tasks=BOTH_TASKS,
+                beam_search=True,
+                protocol=CAUSAL_PROTOCOL,
+                cloze_protocol="left_context_rerank",
+                description="decoder-only language model (GPT-2, Llama, Qwen, Mistral)",
+            ),
+        )
+    },
+    error=ConfigError,
+)
 
 
 def get_family(name: str, *, where: str = "family") -> Family:

@@ -29,8 +29,9 @@ def positions(sentence: TokenizedSentence) -> list[int]:
     return sentence.content_positions()
 
 
-def score(scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
-          ) -> PairScores:
+def score(
+    scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
+) -> PairScores:
     """AUL of each sentence: the mean of the unmasked log-probabilities of the positions it reads (the
     masked LM's one-pass primitive); 0 for a sentence with nothing to read."""
     sentences = [t for more, less, _ in pairs for t in (more, less)]

@@ -81,8 +81,9 @@ class Scorer(ABC):
     # every beam's whole sequence at each step, the reference tests and benchmarks compare it with.
     beam_cache: bool = True
 
-    def __init__(self, model, tokenizer, *, name: str, uncased: bool = False, token_budget: int = 0,
-                 progress: bool = False):
+    def __init__(
+        self, model, tokenizer, *, name: str, uncased: bool = False, token_budget: int = 0, progress: bool = False
+    ):
         self.model = model
         self.tokenizer = tokenizer
         self.name = name
@@ -172,8 +173,9 @@ class Scorer(ABC):
     # log-probability (broken weights, an overflow in half precision) stops the job rather than
     # becoming a result.
 
-    def score_sentences(self, pairs: Sequence[MinimalPair], *, protocol: str,
-                        too_long: str = "skip") -> list[PairScore]:
+    def score_sentences(
+        self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str = "skip"
+    ) -> list[PairScore]:
         """Score both sentences of every minimal pair under ``protocol``, one of the family's
         (:data:`plmfair.scoring.protocols.PROTOCOLS`).
 
@@ -196,8 +198,9 @@ class Scorer(ABC):
                     continue
                 more, less, status = self.truncate(more, max_len), self.truncate(less, max_len), "truncated"
             work.append((i, status, more, less))
-        values = rule.score(self, rule, [(more, less, pairs[i].stereo) for i, _, more, less in work],
-                            f"{self.name} ({rule.name})")
+        values = rule.score(
+            self, rule, [(more, less, pairs[i].stereo) for i, _, more, less in work], f"{self.name} ({rule.name})"
+        )
         for (i, status, _, _), ((s1, n1), (s2, n2)) in zip(work, values, strict=True):
             if rule.rounded:
                 s1, s2 = round(s1, 3), round(s2, 3)
@@ -213,11 +216,14 @@ class Scorer(ABC):
             raise ModelError(f"model {self.name!r}: unknown CrowS-Pairs protocol {name!r}; known: {sorted(PROTOCOLS)}")
         own = family_protocols(self.family)
         if not own:
-            raise ModelError(f"model {self.name!r} is a {self.family} model; no CrowS-Pairs protocol is defined for "
-                             f"its family (use a masked or causal LM)")
+            raise ModelError(
+                f"model {self.name!r} is a {self.family} model; no CrowS-Pairs protocol is defined for "
+                f"its family (use a masked or causal LM)"
+            )
         if PROTOCOLS[name].family != self.family:
-            raise ModelError(f"model {self.name!r} is a {self.family} model: its CrowS-Pairs protocols are {own}, "
-                             f"not {name!r}")
+            raise ModelError(
+                f"model {self.name!r} is a {self.family} model: its CrowS-Pairs protocols are {own}, not {name!r}"
+            )
         return PROTOCOLS[name]
 
     def cloze_protocol(self) -> ClozeProtocol:
@@ -234,8 +240,9 @@ class Scorer(ABC):
         special token keeps it)."""
         return TokenizedSentence(sentence.ids[:max_len], sentence.word_ids[:max_len], sentence.special_ids)
 
-    def predict_gap(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
-                    ) -> list[list[tuple[str, float]]]:
+    def predict_gap(
+        self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+    ) -> list[list[tuple[str, float]]]:
         """The ``k`` best whole-word candidates for the gap of each text, best first:
         ``(surface form, log-probability)``. ``num_beams`` applies to families that search."""
         for text in texts:
@@ -243,9 +250,11 @@ class Scorer(ABC):
         candidates = self.cloze_protocol().predict(self, texts, k=k, num_beams=num_beams)
         for text, best in zip(texts, candidates, strict=True):
             if k > 0 and not best:  # a search drops the beams whose scores are NaN
-                raise ModelError(f"model {self.name!r} gives no candidate for {text[:120]!r}: its log-probabilities "
-                                 f"are not finite (broken weights or precision) or no piece of its vocabulary starts "
-                                 f"a word; no prediction is written")
+                raise ModelError(
+                    f"model {self.name!r} gives no candidate for {text[:120]!r}: its log-probabilities "
+                    f"are not finite (broken weights or precision) or no piece of its vocabulary starts "
+                    f"a word; no prediction is written"
+                )
             for word, value in best:
                 self._require_finite(value, f"{text} (candidate {word!r})")
         return candidates
@@ -263,14 +272,18 @@ class Scorer(ABC):
     def _require_fits(self, n_tokens: int, item: str) -> None:
         limit = self.max_length()
         if n_tokens > limit:
-            raise DataError(f"model {self.name!r}: {item[:120]!r} takes {n_tokens} tokens, more than the {limit} the "
-                            f"model accepts (its position embeddings and tokenizer); shorten or remove that sentence "
-                            f"or answer in the data")
+            raise DataError(
+                f"model {self.name!r}: {item[:120]!r} takes {n_tokens} tokens, more than the {limit} the "
+                f"model accepts (its position embeddings and tokenizer); shorten or remove that sentence "
+                f"or answer in the data"
+            )
 
     def _require_finite(self, value: float | None, item: str) -> None:
         if value is not None and not math.isfinite(value):
-            raise ModelError(f"model {self.name!r} gives a non-finite log-probability ({value}) for {item[:120]!r}: "
-                             f"its weights or its precision are broken (NaN or overflow); no score is written")
+            raise ModelError(
+                f"model {self.name!r} gives a non-finite log-probability ({value}) for {item[:120]!r}: "
+                f"its weights or its precision are broken (NaN or overflow); no score is written"
+            )
 
 
 def padding_id(tokenizer) -> int:

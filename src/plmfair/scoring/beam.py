@@ -60,9 +60,16 @@ class IncrementalDecoder:
         return torch.log_softmax(logits[:, -1].float(), dim=-1)
 
 
-def single_word_beam_search(next_log_probs: NextLogProbs, *, start: torch.Tensor, cont: torch.Tensor,
-                            end: torch.Tensor, k: int, num_beams: int | None = None,
-                            max_pieces: int = 8) -> list[tuple[list[int], float]]:
+def single_word_beam_search(
+    next_log_probs: NextLogProbs,
+    *,
+    start: torch.Tensor,
+    cont: torch.Tensor,
+    end: torch.Tensor,
+    k: int,
+    num_beams: int | None = None,
+    max_pieces: int = 8,
+) -> list[tuple[list[int], float]]:
     """The ``k`` best single words: ``(piece ids, log-prob)``, best first.
 
     ``next_log_probs`` is called as :class:`IncrementalDecoder` is: first with ``(None, None)``,

@@ -60,8 +60,11 @@ def split_causal(model, probe_ids: list[int]):
         full = model(input_ids=ids).logits
         split = head(body(input_ids=ids)[0])
     if full.shape != split.shape or not torch.equal(full, split):
-        log.warning("%s: its logits are not its output layer of the last hidden states (scaled or capped); "
-                    "using the full forward pass (slower)", type(model).__name__)
+        log.warning(
+            "%s: its logits are not its output layer of the last hidden states (scaled or capped); "
+            "using the full forward pass (slower)",
+            type(model).__name__,
+        )
         return None
     return body, head
 
@@ -75,8 +78,10 @@ class CausalLMScorer(Scorer):
         super().__init__(model, tokenizer, **kwargs)
         prefix = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
         if prefix is None:
-            raise ModelError(f"model {self.name!r}: its tokenizer has neither a BOS nor an EOS token to start a "
-                             f"sentence with; it cannot be scored as a causal LM")
+            raise ModelError(
+                f"model {self.name!r}: its tokenizer has neither a BOS nor an EOS token to start a "
+                f"sentence with; it cannot be scored as a causal LM"
+            )
         self.prefix_id = int(prefix)
         self.pad_id = int(padding_id(tokenizer))
         self.device = input_device(model)
@@ -84,7 +89,9 @@ class CausalLMScorer(Scorer):
         self.parts = split_causal(model, [self.prefix_id, *self._ids("a probe sentence.")][:8])
 
     def last_hidden(self, input_ids, attention_mask):
-        return self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states[-1]
+        return self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states[
+            -1
+        ]
 
     def _ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -109,7 +116,7 @@ class CausalLMScorer(Scorer):
                 for i in idx:
                     # Python float summation in token order, as a plain per-token loop does.
                     n = len(sequences[i]) - 1
-                    out[i] = sum(token_lp[start:start + n])
+                    out[i] = sum(token_lp[start : start + n])
                     start += n
                 if bar is not None:
                     bar.update(len(idx))
@@ -128,8 +135,8 @@ class CausalLMScorer(Scorer):
         chunk = max(1, LOGITS_BUDGET // self.vocab_size)
         parts = []
         for b in range(0, len(hidden), chunk):
-            logits = head(hidden[b:b + chunk]).float()
-            picked = logits.gather(-1, targets[b:b + chunk, None]).squeeze(-1)
+            logits = head(hidden[b : b + chunk]).float()
+            picked = logits.gather(-1, targets[b : b + chunk, None]).squeeze(-1)
             parts.append(picked - torch.logsumexp(logits, dim=-1))
         return torch.cat(parts) if parts else torch.zeros(0, device=ids.device)
 
@@ -139,8 +146,9 @@ class CausalLMScorer(Scorer):
         ids = self.after_prefix(self.prepare(text))
         return TokenizedSentence(ids, [None] + list(range(len(ids) - 1)), frozenset({self.prefix_id}))
 
-    def gap_candidates(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
-                       ) -> list[list[tuple[str, float]]]:
+    def gap_candidates(
+        self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+    ) -> list[list[tuple[str, float]]]:
         """Up to ``k`` distinct whole words the model proposes after the left context of each text's
         gap, best first, with the beam's log-probability of their pieces there (the right context
         is not read: :mod:`plmfair.scoring.left_context_rerank` re-ranks them on the whole sentence)."""
@@ -157,8 +165,9 @@ class CausalLMScorer(Scorer):
             bar.close()
         return out
 
-    def _candidate_words(self, left: str, pieces, text_start_marked: bool, *, k: int,
-                         num_beams: int | None) -> list[tuple[str, float]]:
+    def _candidate_words(
+        self, left: str, pieces, text_start_marked: bool, *, k: int, num_beams: int | None
+    ) -> list[tuple[str, float]]:
         """Distinct whole words the model proposes after ``left`` (best first), with their beam scores."""
         context = left.rstrip()
         if context:
@@ -173,11 +182,14 @@ class CausalLMScorer(Scorer):
 
         start = pieces.marked_start if marked else pieces.bare_start
         if not bool(start.any()):
-            raise ModelError(f"model {self.name!r}: no vocabulary entry can start a word {'after white space' if marked else 'here'}"
-                             f"; its tokenizer cannot propose whole words for a gap")
+            raise ModelError(
+                f"model {self.name!r}: no vocabulary entry can start a word {'after white space' if marked else 'here'}"
+                f"; its tokenizer cannot propose whole words for a gap"
+            )
         decoder = IncrementalDecoder(forward, prefix, self.device, use_cache=self.beam_cache)
-        spans = single_word_beam_search(decoder, start=start, cont=pieces.cont, end=~pieces.cont, k=k,
-                                        num_beams=num_beams)
+        spans = single_word_beam_search(
+            decoder, start=start, cont=pieces.cont, end=~pieces.cont, k=k, num_beams=num_beams
+        )
         words: dict[str, float] = {}
         for p, lp in spans:
             words.setdefault(self.tokenizer.decode(p).strip(), lp)

@@ -85,8 +85,10 @@ def warning(coverage: Coverage | None, *, model: str, what: str, max_unknown: fl
     if coverage.unknown_share > max_unknown:
         problems.append(f"reads {100 * coverage.unknown_share:.1f}% of the pieces of {what} as unknown")
     if coverage.items:
-        for count, how in ((coverage.identical_items, "identical as it reads them"),
-                           (coverage.unknown_items, "made of unknown pieces only")):
+        for count, how in (
+            (coverage.identical_items, "identical as it reads them"),
+            (coverage.unknown_items, "made of unknown pieces only"),
+        ):
             if count / coverage.items > max_unknown:
                 problems.append(f"{count} of {coverage.items} {item_kind} {how}")
     if not problems:
@@ -97,10 +99,11 @@ def warning(coverage: Coverage | None, *, model: str, what: str, max_unknown: fl
 def columns(coverage: Coverage | None, *, model: str, what: str, max_unknown: float, item_kind: str) -> dict:
     """The values of :data:`COVERAGE_COLUMNS` for a model's numbers on ``what`` (NaN and None when the
     scoring output recorded no counts)."""
-    return {"unknown_share": float("nan") if coverage is None else coverage.unknown_share,
-            "identical_items": None if coverage is None else coverage.identical_items,
-            "coverage_warning": warning(coverage, model=model, what=what, max_unknown=max_unknown,
-                                        item_kind=item_kind)}
+    return {
+        "unknown_share": float("nan") if coverage is None else coverage.unknown_share,
+        "identical_items": None if coverage is None else coverage.identical_items,
+        "coverage_warning": warning(coverage, model=model, what=what, max_unknown=max_unknown, item_kind=item_kind),
+    }
 
 
 def distinct(warnings: Iterable) -> list[str]:
@@ -114,9 +117,11 @@ def check(warnings: Iterable[str], *, strict: bool, max_unknown: float) -> list[
     warnings that are not empty."""
     found = distinct(warnings)
     if found and strict:
-        raise DataError(f"{'; '.join(found)} (more than coverage.max_unknown = {max_unknown:g}); the model cannot "
-                        f"read this text: leave it out of this study, or set coverage.strict: false to publish its "
-                        f"scores with this warning")
+        raise DataError(
+            f"{'; '.join(found)} (more than coverage.max_unknown = {max_unknown:g}); the model cannot "
+            f"read this text: leave it out of this study, or set coverage.strict: false to publish its "
+            f"scores with this warning"
+        )
     for w in found:
         log.warning("%s", w)
     return found
@@ -126,5 +131,5 @@ COVERAGE_COLUMNS = {
     "unknown_share": "share of the pieces the model read that are its unknown token ([UNK], <unk>)",
     "identical_items": "pairs whose sentences (CrowS-Pairs) or answers of one sentence (cloze) have the same token ids",
     "coverage_warning": "empty, or why these scores are not meaningful (coverage.max_unknown passed): see "
-                        "plmfair.scoring.coverage",
+    "plmfair.scoring.coverage",
 }

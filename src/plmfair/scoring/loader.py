@@ -60,8 +60,10 @@ def _sync(device: torch.device) -> None:
 
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
-OFFLINE_HINT = ("Without network access, download it elsewhere (`hf download {id} --local-dir DIR`), copy DIR here "
-                "and set models.{name}.path: DIR in your config")
+OFFLINE_HINT = (
+    "Without network access, download it elsewhere (`hf download {id} --local-dir DIR`), copy DIR here "
+    "and set models.{name}.path: DIR in your config"
+)
 
 
 def what_to_fix(spec: ModelSpec) -> str:
@@ -78,11 +80,15 @@ def check_local_folder(spec: ModelSpec) -> None:
     folder = Path(spec.source)
     where = f"model {spec.name!r}: local folder {folder}"
     if not folder.is_dir():
-        raise ModelError(f"{where} does not exist; build or download the model there, or set models.{spec.name}.path "
-                         f"to the folder holding its config.json and weights")
+        raise ModelError(
+            f"{where} does not exist; build or download the model there, or set models.{spec.name}.path "
+            f"to the folder holding its config.json and weights"
+        )
     if not (folder / "config.json").is_file():
-        raise ModelError(f"{where} has no config.json; a model folder holds config.json, the tokenizer files and "
-                         f"*.safetensors weights, as save_pretrained writes them; fix models.{spec.name}.path")
+        raise ModelError(
+            f"{where} has no config.json; a model folder holds config.json, the tokenizer files and "
+            f"*.safetensors weights, as save_pretrained writes them; fix models.{spec.name}.path"
+        )
     files = [f.name for f in folder.iterdir() if f.is_file()]
     if any(f.endswith(".safetensors") for f in files):
         return
@@ -90,9 +96,11 @@ def check_local_folder(spec: ModelSpec) -> None:
     if not pickles:
         raise ModelError(f"{where} has no weights (*.safetensors); copy the model's weights there")
     if not spec.allow_pickle:
-        raise ModelError(f"{where} has PyTorch pickle weights only ({', '.join(pickles)}); plmfair loads safetensors "
-                         f"only, because unpickling a file can run code. Convert them to safetensors, or, if you trust "
-                         f"the file, set models.{spec.name}.allow_pickle: true")
+        raise ModelError(
+            f"{where} has PyTorch pickle weights only ({', '.join(pickles)}); plmfair loads safetensors "
+            f"only, because unpickling a file can run code. Convert them to safetensors, or, if you trust "
+            f"the file, set models.{spec.name}.allow_pickle: true"
+        )
 
 
 # T5-style span infilling (sentinel tokens): the model types whose *ForConditionalGeneration is seq2seq.
@@ -146,20 +154,30 @@ def check_family(spec: ModelSpec) -> None:
     try:
         config = AutoConfig.from_pretrained(spec.source, **_where_from(spec))
     except (OSError, ValueError) as exc:
-        raise ModelError(f"model {spec.name!r} ({spec.source}): its config.json cannot be read ({_first_line(exc)}). "
-                         + what_to_fix(spec)) from None
+        raise ModelError(
+            f"model {spec.name!r} ({spec.source}): its config.json cannot be read ({_first_line(exc)}). "
+            + what_to_fix(spec)
+        ) from None
     if getattr(config, "auto_map", None):
-        log.info("model %s: its config.json names its own code (auto_map: %s); plmfair never runs a model's own code "
-                 "and loads transformers' class for model_type %r", spec.name, ", ".join(sorted(config.auto_map)),
-                 config.model_type)
+        log.info(
+            "model %s: its config.json names its own code (auto_map: %s); plmfair never runs a model's own code "
+            "and loads transformers' class for model_type %r",
+            spec.name,
+            ", ".join(sorted(config.auto_map)),
+            config.model_type,
+        )
     fits = checkpoint_families(config)
     if spec.family in fits:
         return
     arch = ", ".join(getattr(config, "architectures", None) or [config.model_type])
-    hint = (f"it is a {fits[0]} model ({FAMILIES[fits[0]].description}): set models.{spec.name}.family: {fits[0]}"
-            if fits else f"no plmfair family ({', '.join(FAMILIES)}) can score it")
-    raise ModelError(f"model {spec.name!r} ({spec.source}) is declared family {spec.family!r} but its checkpoint is "
-                     f"a {arch}; {hint}")
+    hint = (
+        f"it is a {fits[0]} model ({FAMILIES[fits[0]].description}): set models.{spec.name}.family: {fits[0]}"
+        if fits
+        else f"no plmfair family ({', '.join(FAMILIES)}) can score it"
+    )
+    raise ModelError(
+        f"model {spec.name!r} ({spec.source}) is declared family {spec.family!r} but its checkpoint is a {arch}; {hint}"
+    )
 
 
 def _first_line(exc: Exception) -> str:
@@ -190,19 +208,25 @@ def _from_pretrained(cls, spec: ModelSpec, **kwargs):
                 raise ModelError(
                     f"model {spec.name!r} ({spec.source}) has no safetensors weights; plmfair loads safetensors only, "
                     f"because unpickling a file can run code. Convert them, or, if you trust the file, set "
-                    f"models.{spec.name}.allow_pickle: true") from None
+                    f"models.{spec.name}.allow_pickle: true"
+                ) from None
             log.warning("model %s: loading its PyTorch pickle weights (allow_pickle: true)", spec.name)
             return cls.from_pretrained(spec.source, use_safetensors=False, **common, **kwargs)
     except SafetensorError as exc:
-        raise ModelError(f"model {spec.name!r} ({spec.source}): its weights cannot be read ({_first_line(exc)}); the "
-                         f"file is truncated or corrupt: download or build the model again") from None
+        raise ModelError(
+            f"model {spec.name!r} ({spec.source}): its weights cannot be read ({_first_line(exc)}); the "
+            f"file is truncated or corrupt: download or build the model again"
+        ) from None
     except (OSError, ValueError) as exc:
         package = _required_package(exc)
         if package:
-            raise ModelError(f"model {spec.name!r} ({spec.source}): loading it needs {package}, not installed; run "
-                             f"{install_hint([package])}") from None
-        raise ModelError(f"model {spec.name!r} ({spec.source}) could not be loaded: {_first_line(exc)}. "
-                         f"{what_to_fix(spec)}") from None
+            raise ModelError(
+                f"model {spec.name!r} ({spec.source}): loading it needs {package}, not installed; run "
+                f"{install_hint([package])}"
+            ) from None
+        raise ModelError(
+            f"model {spec.name!r} ({spec.source}) could not be loaded: {_first_line(exc)}. {what_to_fix(spec)}"
+        ) from None
 
 
 def _required_package(exc: Exception) -> str | None:
@@ -210,7 +234,9 @@ def _required_package(exc: Exception) -> str | None:
     A bare SentencePiece file read without sentencepiece is reported as a missing ``tiktoken``: it
     needs sentencepiece (and protobuf), not tiktoken."""
     text = str(exc)
-    match = re.search(r"`?([\w.-]+)`? is required|[Yy]ou need to (?:install|have) ([\w.-]+)|pip install ([\w.-]+)", text)
+    match = re.search(
+        r"`?([\w.-]+)`? is required|[Yy]ou need to (?:install|have) ([\w.-]+)|pip install ([\w.-]+)", text
+    )
     if not match:
         return None
     package = next(g for g in match.groups() if g)
@@ -230,9 +256,10 @@ def load_tokenizer(spec: ModelSpec):
     try:
         return _from_pretrained(AutoTokenizer, spec)
     except ImportError as exc:
-        raise ModelError(f"model {spec.name!r} ({spec.source}): its tokenizer needs a package that is not installed "
-                         f"({_first_line(exc)}); install it, e.g. {install_hint(['sentencepiece', 'protobuf', 'sacremoses'])}"
-                         ) from None
+        raise ModelError(
+            f"model {spec.name!r} ({spec.source}): its tokenizer needs a package that is not installed "
+            f"({_first_line(exc)}); install it, e.g. {install_hint(['sentencepiece', 'protobuf', 'sacremoses'])}"
+        ) from None
 
 
 def load_weights(cls, spec: ModelSpec, **kwargs):
@@ -244,15 +271,25 @@ def load_weights(cls, spec: ModelSpec, **kwargs):
     missing = sorted(info.get("missing_keys") or [])
     mismatched = sorted(str(k[0]) if isinstance(k, tuple) else str(k) for k in info.get("mismatched_keys") or [])
     if missing or mismatched:
-        problem = (f"lacks {len(missing)} tensor(s) the {type(model).__name__} needs ({', '.join(missing[:8])}"
-                   f"{', ...' if len(missing) > 8 else ''})" if missing
-                   else f"has tensors of the wrong shape ({', '.join(mismatched[:8])})")
-        raise ModelError(f"model {spec.name!r} ({spec.source}): the checkpoint {problem}; transformers would fill them "
-                         f"with random weights. Give a checkpoint of the whole {spec.family} model (with its language "
-                         f"modelling head)")
+        problem = (
+            f"lacks {len(missing)} tensor(s) the {type(model).__name__} needs ({', '.join(missing[:8])}"
+            f"{', ...' if len(missing) > 8 else ''})"
+            if missing
+            else f"has tensors of the wrong shape ({', '.join(mismatched[:8])})"
+        )
+        raise ModelError(
+            f"model {spec.name!r} ({spec.source}): the checkpoint {problem}; transformers would fill them "
+            f"with random weights. Give a checkpoint of the whole {spec.family} model (with its language "
+            f"modelling head)"
+        )
     if info.get("unexpected_keys"):
-        log.info("model %s: %d checkpoint tensor(s) not used by %s (%s)", spec.name, len(info["unexpected_keys"]),
-                 type(model).__name__, ", ".join(sorted(info["unexpected_keys"])[:5]))
+        log.info(
+            "model %s: %d checkpoint tensor(s) not used by %s (%s)",
+            spec.name,
+            len(info["unexpected_keys"]),
+            type(model).__name__,
+            ", ".join(sorted(info["unexpected_keys"])[:5]),
+        )
     return model
 
 
@@ -267,14 +304,18 @@ def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: torch.nn.Module, *, 
     entries = len(tokenizer)
     where = f"model {spec.name!r} ({spec.source})"
     if entries < (1 - margin) * declared:
-        raise ModelError(f"{where}: the tokenizer has {entries:,} entries, the model's config declares {declared:,}: "
-                         f"tokenizer files missing (tokenizer.json, vocab.txt, spiece.model, ...) or another "
-                         f"model's? Give the folder its own tokenizer files")
+        raise ModelError(
+            f"{where}: the tokenizer has {entries:,} entries, the model's config declares {declared:,}: "
+            f"tokenizer files missing (tokenizer.json, vocab.txt, spiece.model, ...) or another "
+            f"model's? Give the folder its own tokenizer files"
+        )
     vocab = tokenizer.get_vocab()
     highest = max([*vocab.values(), *tokenizer.all_special_ids], default=-1)
     if highest >= rows:
-        raise ModelError(f"{where}: the tokenizer produces ids up to {highest:,}, the model has {rows:,} embedding rows: "
-                         f"the tokenizer and the weights come from different models")
+        raise ModelError(
+            f"{where}: the tokenizer produces ids up to {highest:,}, the model has {rows:,} embedding rows: "
+            f"the tokenizer and the weights come from different models"
+        )
 
 
 def architecture(model: torch.nn.Module, tokenizer) -> dict:
@@ -298,7 +339,6 @@ def architecture(model: torch.nn.Module, tokenizer) -> dict:
         "model_tokenizer": type(backend.model).__name__ if backend is not None else type(tokenizer).__name__,
         "model_max_length": max_input_length(model, tokenizer),
     }
-
 
 
 class Stopwatch:
@@ -331,10 +371,14 @@ class LoadedModel:
     def scorer(self, *, token_budget: int = 0, progress: bool = True):
         """The family's :class:`~plmfair.scoring.base.Scorer` for this model; ``token_budget`` 0:
         the device's default (:func:`plmfair.scoring.base.default_token_budget`)."""
-        return scorer_class(self.spec.family)(self.model, self.tokenizer, name=self.spec.name,
-                                              uncased=self.spec.uncased,
-                                              token_budget=token_budget,
-                                              progress=progress)
+        return scorer_class(self.spec.family)(
+            self.model,
+            self.tokenizer,
+            name=self.spec.name,
+            uncased=self.spec.uncased,
+            token_budget=token_budget,
+            progress=progress,
+        )
 
     def stopwatch(self) -> Stopwatch:
         return Stopwatch(self.device)
@@ -344,10 +388,17 @@ class LoadedModel:
         # transformers is heavy: only the jobs that load a model import it
         import transformers
 
-        return {**self.spec.metadata(), **architecture(self.model, self.tokenizer),
-                "precision": self.precision, "device": device_name(self.device),
-                "device_map": placement(self.model),
-                "threads": torch.get_num_threads(), "torch": torch.__version__, "transformers": transformers.__version__, **extra}
+        return {
+            **self.spec.metadata(),
+            **architecture(self.model, self.tokenizer),
+            "precision": self.precision,
+            "device": device_name(self.device),
+            "device_map": placement(self.model),
+            "threads": torch.get_num_threads(),
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            **extra,
+        }
 
 
 def _device_map_kwargs(spec: ModelSpec) -> dict:
@@ -357,8 +408,11 @@ def _device_map_kwargs(spec: ModelSpec) -> dict:
     offload = tempfile.mkdtemp(prefix=f"plmfair-offload-{spec.name}-")
     atexit.register(shutil.rmtree, offload, ignore_errors=True)
     # GPUs by index, sizes as accelerate reads them ("70GiB", or bytes)
-    max_memory = ({int(k) if k.isdigit() else k: int(v) if v.isdigit() else v for k, v in spec.max_memory.items()}
-                  if spec.max_memory else None)
+    max_memory = (
+        {int(k) if k.isdigit() else k: int(v) if v.isdigit() else v for k, v in spec.max_memory.items()}
+        if spec.max_memory
+        else None
+    )
     return {"device_map": spec.device_map, "max_memory": max_memory, "offload_folder": offload}
 
 
@@ -370,8 +424,7 @@ def placement(model: torch.nn.Module) -> str:
         return ""
     sizes: dict[str, int] = {}
     for name, param in model.named_parameters():
-        module = max((m for m in device_map if name == m or name.startswith(m + ".") or m == ""), key=len,
-                     default=None)
+        module = max((m for m in device_map if name == m or name.startswith(m + ".") or m == ""), key=len, default=None)
         where = str(device_map.get(module, "?"))
         where = f"cuda:{where}" if where.isdigit() else where
         sizes[where] = sizes.get(where, 0) + param.numel()
@@ -379,8 +432,9 @@ def placement(model: torch.nn.Module) -> str:
     return ", ".join(f"{k} {100 * v / total:.0f}%" for k, v in sizes.items())
 
 
-def load(spec: ModelSpec, *, device: str | torch.device = "auto", precision: str = "fp32",
-         threads: int | None = None) -> LoadedModel:
+def load(
+    spec: ModelSpec, *, device: str | torch.device = "auto", precision: str = "fp32", threads: int | None = None
+) -> LoadedModel:
     """Load the model and tokenizer of ``spec`` in eval mode on ``device`` with ``precision``,
     after checking the local folder, the tokenizer's packages, the family and the weights (every
     problem one line). A spec with ``device_map`` is spread over the devices instead (accelerate;

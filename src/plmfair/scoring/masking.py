@@ -67,17 +67,20 @@ def _within_word_l2r(more: TokenizedSentence, less: TokenizedSentence, stereo: b
     return _word_l2r(more), _word_l2r(less)
 
 
-
 # what :func:`score` reads of a masked LM
 PRIMITIVES = ("encode_sentence", "masked_copies", "masked_copies_log_probs")
 
 
-def score(scorer, protocol: Protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]],
-          desc: str) -> PairScores:
+def score(
+    scorer, protocol: Protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
+) -> PairScores:
     """A masking rule's scores (the masked LM's masked-copies primitive): one masked copy per group of
     each sentence, the log-probabilities at the groups' first positions summed."""
-    copies = [scorer.masked_copies(t.ids, groups) for more, less, stereo in pairs
-              for t, groups in zip((more, less), protocol.masking(more, less, stereo), strict=True)]
+    copies = [
+        scorer.masked_copies(t.ids, groups)
+        for more, less, stereo in pairs
+        for t, groups in zip((more, less), protocol.masking(more, less, stereo), strict=True)
+    ]
     return paired(scorer.masked_copies_log_probs(copies, desc=desc), [len(c.copies) for c in copies])
 
 

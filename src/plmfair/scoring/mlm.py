@@ -74,6 +74,7 @@ def split_mlm(model: nn.Module) -> MLMParts:
         if hasattr(model, "pred_layer") and not getattr(model.pred_layer, "asm", False):
             return MLMParts(encoder, lambda h: model.pred_layer(h)[0], True)
         if hasattr(model, "vocab_projector"):
+
             def distil_head(h):
                 h = model.activation(model.vocab_transform(h))
                 return model.vocab_projector(model.vocab_layer_norm(h))
@@ -209,16 +210,25 @@ class MaskedLMScorer(Scorer):
                 positions.append(pos)
                 targets.append(tgt)
                 owner.append(k)
-        logps = target_log_probs(self.model, seqs, positions, targets, pad_id=self.pad_id,
-                                 token_budget=self.token_budget, progress=self.progress, desc=desc)
+        logps = target_log_probs(
+            self.model,
+            seqs,
+            positions,
+            targets,
+            pad_id=self.pad_id,
+            token_budget=self.token_budget,
+            progress=self.progress,
+            desc=desc,
+        )
         totals = [0.0] * len(copies)
         # Summation in the order of the copies, as the reference loop does, so float rounding matches.
         for k, v in zip(owner, logps, strict=True):
             totals[k] += v
         return totals
 
-    def unmasked_log_probs(self, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]],
-                           desc: str, head_rows: int = 1024) -> list[list[float]]:
+    def unmasked_log_probs(
+        self, sequences: Sequence[Sequence[int]], positions: Sequence[Sequence[int]], desc: str, head_rows: int = 1024
+    ) -> list[list[float]]:
         """log P(token at p | the whole sequence, nothing masked) for every position ``p`` of
         ``positions[i]`` in ``sequences[i]``: one forward pass per sequence, batched by length under
         the token budget; the LM head runs on the read positions only, ``head_rows`` at a time (a
@@ -236,13 +246,13 @@ class MaskedLMScorer(Scorer):
                 picked, targets = hidden[rows, cols], ids.to(hidden.device)[rows, cols]
                 values = []
                 for a in range(0, len(rows), head_rows):
-                    logits = parts.head(picked[a:a + head_rows]).float()
-                    tgt = targets[a:a + head_rows].to(logits.device)
+                    logits = parts.head(picked[a : a + head_rows]).float()
+                    tgt = targets[a : a + head_rows].to(logits.device)
                     values.append(logits.gather(1, tgt[:, None])[:, 0] - torch.logsumexp(logits, dim=-1))
                 flat = torch.cat(values).tolist() if values else []
                 start = 0
                 for i in idx:
-                    out[i] = flat[start:start + len(positions[i])]
+                    out[i] = flat[start : start + len(positions[i])]
                     start += len(positions[i])
                 if bar is not None:
                     bar.update(len(idx))
@@ -260,8 +270,9 @@ class MaskedLMScorer(Scorer):
 
     def truncate(self, sentence: TokenizedSentence, max_len: int) -> TokenizedSentence:
         # the closing special token ([SEP], </s>) stays
-        return TokenizedSentence(_truncate(sentence.ids, max_len), _truncate(sentence.word_ids, max_len),
-                                 sentence.special_ids)
+        return TokenizedSentence(
+            _truncate(sentence.ids, max_len), _truncate(sentence.word_ids, max_len), sentence.special_ids
+        )
 
     def gap_candidates(self, texts: Sequence[str], *, k: int) -> list[list[tuple[str, float]]]:
         """The ``k`` whole words (:func:`~plmfair.scoring.pieces.whole_word_vocabulary`) most probable
@@ -278,12 +289,19 @@ class MaskedLMScorer(Scorer):
             seqs.append(ids)
             positions.append(ids.index(self.mask_id))
         out: list[list[tuple[str, float]]] = [[] for _ in texts]
-        for idx, logits in query_logits(self.model, seqs, positions, pad_id=self.pad_id,
-                                        token_budget=self.token_budget, progress=self.progress,
-                                        desc=f"{self.name} predictions"):
+        for idx, logits in query_logits(
+            self.model,
+            seqs,
+            positions,
+            pad_id=self.pad_id,
+            token_budget=self.token_budget,
+            progress=self.progress,
+            desc=f"{self.name} predictions",
+        ):
             logp = torch.log_softmax(logits, dim=-1).masked_fill(~allowed.to(logits.device)[None, :], float("-inf"))
             top = torch.topk(logp, min(k, int(allowed.sum())), dim=-1)
             for row, i in enumerate(idx):
-                out[i] = [(words[tid], v) for v, tid in zip(top.values[row].tolist(), top.indices[row].tolist(),
-                                                             strict=True)]
+                out[i] = [
+                    (words[tid], v) for v, tid in zip(top.values[row].tolist(), top.indices[row].tolist(), strict=True)
+                ]
         return out

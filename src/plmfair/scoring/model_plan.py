@@ -110,7 +110,11 @@ def hub_fetch(config: dict, store: str) -> dict:
     """What fetching into a :func:`hub_store` folder reads: the id, revision and whether pickle weights
     are accepted."""
     entry = hub_stores(config)[store]
-    return {"hf_id": entry["hf_id"], "revision": entry.get("revision"), "allow_pickle": entry.get("allow_pickle", False)}
+    return {
+        "hf_id": entry["hf_id"],
+        "revision": entry.get("revision"),
+        "allow_pickle": entry.get("allow_pickle", False),
+    }
 
 
 # What a model's scoring jobs load and how, and nothing else: free text (pretraining_data, licence)

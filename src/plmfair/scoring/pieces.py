@@ -77,7 +77,9 @@ def piece_classes(tokenizer, vocab_size: int, *, exclude: set[int] = frozenset()
     """Classify the first ``vocab_size`` ids (SentencePiece or byte-level BPE vocabularies)."""
     rule = word_start_rule(tokenizer)
     if rule not in ("metaspace", "bytelevel"):
-        raise ModelError(f"generating words piece by piece needs a SentencePiece or byte-level BPE tokenizer, not {rule}")
+        raise ModelError(
+            f"generating words piece by piece needs a SentencePiece or byte-level BPE tokenizer, not {rule}"
+        )
     marked_start = torch.zeros(vocab_size, dtype=torch.bool)
     bare_start = torch.zeros(vocab_size, dtype=torch.bool)
     cont = torch.zeros(vocab_size, dtype=torch.bool)

@@ -82,13 +82,16 @@ class Protocol:
     masking: Callable[[TokenizedSentence, TokenizedSentence, bool], tuple[Groups, Groups]] | None = None
 
 
-PROTOCOLS: Registry[Protocol] = Registry("CrowS-Pairs protocol", {
-    "nangia": "plmfair.scoring.masking:NANGIA",
-    "all_tokens": "plmfair.scoring.masking:ALL_TOKENS",
-    "within_word_l2r": "plmfair.scoring.masking:WITHIN_WORD_L2R",
-    "aul": "plmfair.scoring.aul:PROTOCOL",
-    CAUSAL_PROTOCOL: "plmfair.scoring.sentence_log_likelihood:PROTOCOL",
-})
+PROTOCOLS: Registry[Protocol] = Registry(
+    "CrowS-Pairs protocol",
+    {
+        "nangia": "plmfair.scoring.masking:NANGIA",
+        "all_tokens": "plmfair.scoring.masking:ALL_TOKENS",
+        "within_word_l2r": "plmfair.scoring.masking:WITHIN_WORD_L2R",
+        "aul": "plmfair.scoring.aul:PROTOCOL",
+        CAUSAL_PROTOCOL: "plmfair.scoring.sentence_log_likelihood:PROTOCOL",
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -104,11 +107,14 @@ class ClozeProtocol:
     primitives: tuple[str, ...]
 
 
-CLOZE_PROTOCOLS: Registry[ClozeProtocol] = Registry("gap protocol", {
-    "fill_mask": "plmfair.scoring.fill_mask:PROTOCOL",
-    "span_infilling": "plmfair.scoring.span_infilling:PROTOCOL",
-    "left_context_rerank": "plmfair.scoring.left_context_rerank:PROTOCOL",
-})
+CLOZE_PROTOCOLS: Registry[ClozeProtocol] = Registry(
+    "gap protocol",
+    {
+        "fill_mask": "plmfair.scoring.fill_mask:PROTOCOL",
+        "span_infilling": "plmfair.scoring.span_infilling:PROTOCOL",
+        "left_context_rerank": "plmfair.scoring.left_context_rerank:PROTOCOL",
+    },
+)
 
 
 def family_protocols(family: str) -> list[str]:

@@ -22,8 +22,9 @@ REFERENCE = "lm-evaluation-harness crows_pairs tasks, sentence log-likelihood af
 PRIMITIVES = ("encode_sentence", "sequence_log_likelihoods")
 
 
-def score(scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
-          ) -> PairScores:
+def score(
+    scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
+) -> PairScores:
     """Each sentence's log-likelihood and the number of tokens it predicts (all but the BOS)."""
     sentences = [t for more, less, _ in pairs for t in (more, less)]
     totals = scorer.sequence_log_likelihoods([t.ids for t in sentences], desc=desc)

@@ -45,7 +45,10 @@ def span_vocabulary(tokenizer, vocab_size: int, model_name: str) -> SpanVocabula
     s0 = tokenizer.convert_tokens_to_ids(SENTINEL)
     s1 = tokenizer.convert_tokens_to_ids("<extra_id_1>")
     if s0 is None or s0 == tokenizer.unk_token_id or s1 is None or s1 == tokenizer.unk_token_id:
-        raise ModelError(f"model {model_name!r} has no sentinel tokens (<extra_id_0>, <extra_id_1>); it cannot fill a gap as a seq2seq model")
+        raise ModelError(
+            f"model {model_name!r} has no sentinel tokens (<extra_id_0>, <extra_id_1>); it cannot fill a gap as a "
+            "seq2seq model"
+        )
     pieces = piece_classes(tokenizer, vocab_size)
     end = torch.zeros(vocab_size, dtype=torch.bool)
     end[s1] = True
@@ -73,16 +76,19 @@ class Seq2SeqScorer(Scorer):
 
     # The family's primitives, which its gap protocol (plmfair.scoring.span_infilling) reads.
 
-    def gap_candidates(self, texts: Sequence[str], *, k: int, num_beams: int | None = None
-                       ) -> list[list[tuple[str, float]]]:
+    def gap_candidates(
+        self, texts: Sequence[str], *, k: int, num_beams: int | None = None
+    ) -> list[list[tuple[str, float]]]:
         """The ``k`` best spans of exactly one word after the sentinel of each text's gap, best
         first: (the word, log P(<extra_id_0> pieces <end>)), by constrained beam search."""
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
         out = []
         for text in texts:
             spans = self._best_spans(text, k=k, num_beams=num_beams)
-            words = [(self.tokenizer.convert_tokens_to_string(self.tokenizer.convert_ids_to_tokens(p)).strip(), lp)
-                     for p, lp in spans]
+            words = [
+                (self.tokenizer.convert_tokens_to_string(self.tokenizer.convert_ids_to_tokens(p)).strip(), lp)
+                for p, lp in spans
+            ]
             out.append(words)
             if bar is not None:
                 bar.update(1)
@@ -97,14 +103,24 @@ class Seq2SeqScorer(Scorer):
 
         def forward(ids: torch.Tensor, cache):
             n = ids.shape[0]
-            out = self.model(encoder_outputs=(enc_out.expand(n, -1, -1),), attention_mask=enc["attention_mask"].expand(n, -1),
-                             decoder_input_ids=ids, past_key_values=cache, use_cache=self.beam_cache)
+            out = self.model(
+                encoder_outputs=(enc_out.expand(n, -1, -1),),
+                attention_mask=enc["attention_mask"].expand(n, -1),
+                decoder_input_ids=ids,
+                past_key_values=cache,
+                use_cache=self.beam_cache,
+            )
             return out.logits, out.past_key_values
 
-        decoder = IncrementalDecoder(forward, [self.model.config.decoder_start_token_id, self.vocab.sentinel],
-                                     self.device, use_cache=self.beam_cache)
-        return single_word_beam_search(decoder, start=self.vocab.start, cont=self.vocab.cont,
-                                       end=self.vocab.end, k=k, num_beams=num_beams)
+        decoder = IncrementalDecoder(
+            forward,
+            [self.model.config.decoder_start_token_id, self.vocab.sentinel],
+            self.device,
+            use_cache=self.beam_cache,
+        )
+        return single_word_beam_search(
+            decoder, start=self.vocab.start, cont=self.vocab.cont, end=self.vocab.end, k=k, num_beams=num_beams
+        )
 
     def span_log_likelihoods(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
         """For each ``(text with the gap, answer)``: log P(<extra_id_0> answer <end>), over the
@@ -128,8 +144,11 @@ class Seq2SeqScorer(Scorer):
                 for batch in length_batches([len(p) + 2 for p in pieces], self.token_budget, max_padding=0.0):
                     dec = torch.tensor([[start_id, self.vocab.sentinel, *pieces[j]] for j in batch], device=self.device)
                     n = len(batch)
-                    logits = self.model(encoder_outputs=(enc_out.expand(n, -1, -1),),
-                                        attention_mask=enc["attention_mask"].expand(n, -1), decoder_input_ids=dec).logits
+                    logits = self.model(
+                        encoder_outputs=(enc_out.expand(n, -1, -1),),
+                        attention_mask=enc["attention_mask"].expand(n, -1),
+                        decoder_input_ids=dec,
+                    ).logits
                     lp = torch.log_softmax(logits.float(), dim=-1)
                     for r, j in enumerate(batch):
                         span = pieces[j]

@@ -116,11 +116,20 @@ def models_frame(run_metas: dict[str, dict], languages: dict[str, list[str]]):
     # pandas waits for the models table: the plan reads this module to build the DAG
     import pandas as pd
 
-    rows = [{"model": name, **model_metadata(meta), "model_languages": ",".join(languages.get(name) or [])}
-            for name, meta in run_metas.items()]
+    rows = [
+        {"model": name, **model_metadata(meta), "model_languages": ",".join(languages.get(name) or [])}
+        for name, meta in run_metas.items()
+    ]
     models = pd.DataFrame(rows, columns=list(MODELS_SCHEMA)).sort_values("model").reset_index(drop=True)
-    return models.astype({"model_parameters": "Int64", "model_layers": "Int64", "model_hidden_size": "Int64",
-                          "model_vocab_size": "Int64", "model_max_length": "Int64"})
+    return models.astype(
+        {
+            "model_parameters": "Int64",
+            "model_layers": "Int64",
+            "model_hidden_size": "Int64",
+            "model_vocab_size": "Int64",
+            "model_max_length": "Int64",
+        }
+    )
 
 
 def model_spec(name: str, entry: dict) -> ModelSpec:
@@ -128,11 +137,15 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
     if not isinstance(entry, dict):
         raise ConfigError(f"models.{name}: expected a mapping with hf_id or path, family, ...")
     if entry.get("hf_id") and entry.get("path"):
-        raise ConfigError(f"config error at models.{name}: it has both hf_id and path; give one of them: hf_id "
-                          f"(a Hugging Face id) or path (a local folder)")
+        raise ConfigError(
+            f"config error at models.{name}: it has both hf_id and path; give one of them: hf_id "
+            f"(a Hugging Face id) or path (a local folder)"
+        )
     if entry.get("build") and entry.get("path"):
-        raise ConfigError(f"config error at models.{name}.path: a model with `build` is built by the workflow into the "
-                          f"run's results/models/{name}: remove its path")
+        raise ConfigError(
+            f"config error at models.{name}.path: a model with `build` is built by the workflow into the "
+            f"run's results/models/{name}: remove its path"
+        )
     if not entry.get("hf_id") and not entry.get("path") and not entry.get("build"):
         raise ConfigError(f"config error at models.{name}: give hf_id (a Hugging Face id) or path (a local folder)")
     family = get_family(entry.get("family"), where=f"models.{name}.family").name
@@ -163,8 +176,9 @@ def spec_from_entry(entry: dict, manifest: str | os.PathLike | None = None) -> M
     with open(manifest, encoding="utf-8") as fh:
         record = json.load(fh)
     _same_files(spec.name, record, manifest)
-    return replace(spec, local_dir=record["folder"], commit=record.get("source", {}).get("commit"),
-                   files_sha256=record["sha256"])
+    return replace(
+        spec, local_dir=record["folder"], commit=record.get("source", {}).get("commit"), files_sha256=record["sha256"]
+    )
 
 
 def _same_files(name: str, record: dict, manifest: str | os.PathLike) -> None:
@@ -176,9 +190,11 @@ def _same_files(name: str, record: dict, manifest: str | os.PathLike) -> None:
     present = {p.relative_to(root).as_posix(): p.stat().st_size for p in model_files(root)}
     changed = sorted(f for f in listed.keys() | present.keys() if listed.get(f) != present.get(f))
     if changed:
-        raise ModelError(f"model {name!r}: {root} changed since its manifest {manifest} was written "
-                         f"({first_few(changed)}); nothing was scored: "
-                         f"rm {manifest} and run the workflow again to score the folder as it is now")
+        raise ModelError(
+            f"model {name!r}: {root} changed since its manifest {manifest} was written "
+            f"({first_few(changed)}); nothing was scored: "
+            f"rm {manifest} and run the workflow again to score the folder as it is now"
+        )
 
 
 def specs_from_config(config: dict) -> dict[str, ModelSpec]:
@@ -192,16 +208,21 @@ def model_files(folder: str | os.PathLike) -> list[Path]:
     root = Path(folder)
     if not (root / "config.json").is_file():
         return []
-    return sorted(p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in
-                                                                           p.relative_to(root).parts))
+    return sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
 
 
 def require_model_folder(folder: Path) -> None:
     """A model folder holds a config.json: checked before anything walks, hashes or loads it (``/`` or
     ``/etc`` given as a model would be walked whole)."""
     if not (folder / "config.json").is_file():
-        raise ConfigError(f"model folder {folder} holds no config.json: give the folder that holds the model's "
-                          f"config.json, tokenizer files and weights")
+        raise ConfigError(
+            f"model folder {folder} holds no config.json: give the folder that holds the model's "
+            f"config.json, tokenizer files and weights"
+        )
 
 
 def folder_manifest(folder: str | os.PathLike) -> dict:
@@ -211,7 +232,9 @@ def folder_manifest(folder: str | os.PathLike) -> dict:
 
     root = Path(folder)
     require_model_folder(root)
-    files = [{"file": p.relative_to(root).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
-             for p in model_files(root)]
+    files = [
+        {"file": p.relative_to(root).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
+        for p in model_files(root)
+    ]
     digest = hashlib.sha256("".join(f"{f['file']}\t{f['sha256']}\n" for f in files).encode()).hexdigest()
     return {"folder": str(root), "sha256": digest, "source": source_record(root), "files": files}

@@ -58,8 +58,11 @@ def word_start_rule(tokenizer) -> str:
     if is_fast(tokenizer) and type(tokenizer.backend_tokenizer.model).__name__ == "WordPiece":
         return "wordpiece"
     vocab = tokenizer.get_vocab()
-    counts = {rule: sum(1 for t in vocab if (t.endswith(m) if rule == "suffix" else t.startswith(m)))
-              for rule, m in MARKERS.items() if rule != "wordpiece" or not is_fast(tokenizer)}
+    counts = {
+        rule: sum(1 for t in vocab if (t.endswith(m) if rule == "suffix" else t.startswith(m)))
+        for rule, m in MARKERS.items()
+        if rule != "wordpiece" or not is_fast(tokenizer)
+    }
     best = max(counts, key=counts.get)
     if counts[best] == 0:
         kind = type(tokenizer.backend_tokenizer.model).__name__ if is_fast(tokenizer) else type(tokenizer).__name__
@@ -100,8 +103,9 @@ def encode_with_words(tokenizer, text: str) -> tuple[list[int], list[int | None]
     if is_fast(tokenizer):
         return ids, list(enc.word_ids())
     special = set(tokenizer.all_special_ids)
-    return ids, marker_word_ids(tokenizer.convert_ids_to_tokens(ids), [i in special for i in ids],
-                                word_start_rule(tokenizer))
+    return ids, marker_word_ids(
+        tokenizer.convert_ids_to_tokens(ids), [i in special for i in ids], word_start_rule(tokenizer)
+    )
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -113,8 +117,9 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-def filled_span(tokenizer, left: str, word: str, right: str, *, add_special_tokens: bool = True
-                ) -> tuple[list[int], list[int]]:
+def filled_span(
+    tokenizer, left: str, word: str, right: str, *, add_special_tokens: bool = True
+) -> tuple[list[int], list[int]]:
     """The ids of ``left + word + right`` and the positions of the tokens that cover ``word``
     (empty if tokenization lost it).
 
@@ -131,7 +136,7 @@ def filled_span(tokenizer, left: str, word: str, right: str, *, add_special_toke
     ids = list(tokenizer(text, add_special_tokens=add_special_tokens)["input_ids"])
     body = list(tokenizer(text, add_special_tokens=False)["input_ids"])
     # a Python tokenizer adds its special tokens around the text's own tokens
-    offset = next((k for k in range(len(ids) - len(body) + 1) if ids[k:k + len(body)] == body), None)
+    offset = next((k for k in range(len(ids) - len(body) + 1) if ids[k : k + len(body)] == body), None)
     if offset is None:
         raise ModelError(f"{type(tokenizer).__name__}: the tokens of {text!r} change when special tokens are added")
     before = list(tokenizer(left, add_special_tokens=False)["input_ids"]) if left.strip() else []
@@ -212,5 +217,7 @@ def check_tokenizer_packages(folder: str | Path, *, model: str) -> None:
     """Stop with one line naming the packages a local model folder's tokenizer needs and lacks."""
     missing = missing_packages(tokenizer_packages(folder))
     if missing:
-        raise ModelError(f"model {model!r} ({folder}): its tokenizer needs {', '.join(missing)}, not installed; "
-                         f"run {install_hint(missing)}")
+        raise ModelError(
+            f"model {model!r} ({folder}): its tokenizer needs {', '.join(missing)}, not installed; "
+            f"run {install_hint(missing)}"
+        )

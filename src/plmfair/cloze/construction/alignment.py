@@ -55,8 +55,14 @@ Links = set[tuple[int, int]]
 LINK_INDEX = re.compile(r"[0-9]+")
 
 
-def parse_pharaoh(lines: Sequence[str], *, source: str, src_lengths: Sequence[int] | None = None,
-                  tgt_lengths: Sequence[int] | None = None, first_line: int = 1) -> list[Links]:
+def parse_pharaoh(
+    lines: Sequence[str],
+    *,
+    source: str,
+    src_lengths: Sequence[int] | None = None,
+    tgt_lengths: Sequence[int] | None = None,
+    first_line: int = 1,
+) -> list[Links]:
     """Parse Pharaoh lines (the first is line ``first_line`` of ``source``); with sentence lengths
     given, every index must fall inside its sentence."""
     if src_lengths is not None and len(lines) != len(src_lengths):
@@ -176,8 +182,9 @@ def token_counts(tokens: str | os.PathLike, n_lines: int) -> np.ndarray:
     return counts[1:]
 
 
-def write_token_lines(tokens: str | os.PathLike, fh: TextIO, *, n_lines: int, lowercase: bool = False,
-                      batch_rows: int = 1 << 16) -> np.ndarray:
+def write_token_lines(
+    tokens: str | os.PathLike, fh: TextIO, *, n_lines: int, lowercase: bool = False, batch_rows: int = 1 << 16
+) -> np.ndarray:
     """Stream a tokens file (:data:`plmfair.cloze.construction.pos.TOKENS_SCHEMA`) to ``fh`` as eflomal text,
     one line per corpus line 1..``n_lines`` (an empty line where the file has no token); returns the tokens per
     line. Reads one batch of rows at a time: memory does not grow with the corpus. The file must be
@@ -185,18 +192,23 @@ def write_token_lines(tokens: str | os.PathLike, fh: TextIO, *, n_lines: int, lo
     order (the indices the links use); anything else is refused with the command that rebuilds it.
     ``lowercase``: the tokens lower-cased."""
     lengths = np.zeros(n_lines, dtype=np.int64)
-    rebuild = (f"{tokens}: not in line and token order as this version writes it; delete it (rm {tokens}) and run "
-               f"the workflow again")
+    rebuild = (
+        f"{tokens}: not in line and token order as this version writes it; delete it (rm {tokens}) and run "
+        f"the workflow again"
+    )
     written = 0  # corpus lines written so far
     current, words = 0, []  # the line being collected (it may continue into the next batch) and its tokens
 
     def flush():
         nonlocal written
         if current > n_lines:
-            raise DataError(f"{tokens}: line {current} past the file's {n_lines} lines; delete it (rm {tokens}) and "
-                            f"run the workflow again")
-        fh.write("\n" * (current - 1 - written) + eflomal_line([w.lower() for w in words] if lowercase else words)
-                 + "\n")
+            raise DataError(
+                f"{tokens}: line {current} past the file's {n_lines} lines; delete it (rm {tokens}) and "
+                f"run the workflow again"
+            )
+        fh.write(
+            "\n" * (current - 1 - written) + eflomal_line([w.lower() for w in words] if lowercase else words) + "\n"
+        )
         lengths[current - 1] = len(words)
         written = current
 
@@ -226,8 +238,16 @@ def write_token_lines(tokens: str | os.PathLike, fh: TextIO, *, n_lines: int, lo
     return lengths
 
 
-def eflomal_links(src: str | os.PathLike, tgt: str | os.PathLike, out_dir: str | os.PathLike, *, model: int = 3,
-                  rel_iterations: float = 1.0, n_samplers: int = 3, threads: int | None = None) -> tuple[Path, Path]:
+def eflomal_links(
+    src: str | os.PathLike,
+    tgt: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    *,
+    model: int = 3,
+    rel_iterations: float = 1.0,
+    n_samplers: int = 3,
+    threads: int | None = None,
+) -> tuple[Path, Path]:
     """Align the sentence pairs of two eflomal text files (one sentence a line, tokens separated by
     spaces) in both directions; returns the forward and reverse Pharaoh link files written in
     ``out_dir`` (each as (source, target) pairs; eflomal writes no line for trailing empty
@@ -253,15 +273,18 @@ _TOKEN_BITS = 16
 
 def _keys(line: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     if len(i) and max(int(i.max()), int(j.max())) >= 1 << _TOKEN_BITS:
-        raise DataError(f"a sentence of more than {1 << _TOKEN_BITS:,} tokens cannot be aligned; split the corpus "
-                        f"lines that long")
+        raise DataError(
+            f"a sentence of more than {1 << _TOKEN_BITS:,} tokens cannot be aligned; split the corpus lines that long"
+        )
     return (line << (2 * _TOKEN_BITS)) | (i << _TOKEN_BITS) | j
 
 
 def _unkey(keys: np.ndarray) -> pd.DataFrame:
     mask = (1 << _TOKEN_BITS) - 1
-    return pd.DataFrame({"line": keys >> (2 * _TOKEN_BITS), "pivot_token": (keys >> _TOKEN_BITS) & mask,
-                         "token": keys & mask}, dtype="int64")
+    return pd.DataFrame(
+        {"line": keys >> (2 * _TOKEN_BITS), "pivot_token": (keys >> _TOKEN_BITS) & mask, "token": keys & mask},
+        dtype="int64",
+    )
 
 
 def _parsed(lines: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -271,9 +294,18 @@ def _parsed(lines: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return counts, values[0::2], values[1::2]
 
 
-def link_chunks(fwd: str | os.PathLike, rev: str | os.PathLike, *, skip: int, n_lines: int, method: str,
-                src_len: np.ndarray, tgt_len: np.ndarray, source: str,
-                chunk_lines: int = 50_000) -> Iterator[pd.DataFrame]:
+def link_chunks(
+    fwd: str | os.PathLike,
+    rev: str | os.PathLike,
+    *,
+    skip: int,
+    n_lines: int,
+    method: str,
+    src_len: np.ndarray,
+    tgt_len: np.ndarray,
+    source: str,
+    chunk_lines: int = 50_000,
+) -> Iterator[pd.DataFrame]:
     """eflomal's two link files, lines ``skip + 1 .. skip + n_lines``, symmetrised by ``method`` into
     :data:`ALIGNMENT_SCHEMA` frames of ``chunk_lines`` corpus lines each (lines renumbered from 1).
     Links are parsed a chunk at a time into integer arrays: memory does not grow with the corpus."""
@@ -312,23 +344,27 @@ def _grown(fwd: np.ndarray, rev: np.ndarray, line_no: np.ndarray, *, final_and: 
     ends = [np.append(b[1:], len(k)) for b, k in zip(bounds, (fwd, rev), strict=True)]
     mask = (1 << _TOKEN_BITS) - 1
     for n, line in enumerate(line_no):
-        pair = [{(int(k >> _TOKEN_BITS) & mask, int(k) & mask) for k in keys[b[n]:e[n]]}
-                for keys, b, e in zip((fwd, rev), bounds, ends, strict=True)]
+        pair = [
+            {(int(k >> _TOKEN_BITS) & mask, int(k) & mask) for k in keys[b[n] : e[n]]}
+            for keys, b, e in zip((fwd, rev), bounds, ends, strict=True)
+        ]
         grown = _grow_diag_final(pair[0], pair[1], final_and=final_and)
         out += sorted((int(line) << (2 * _TOKEN_BITS)) | (i << _TOKEN_BITS) | j for i, j in grown)
     return np.array(out, dtype=np.int64)
 
 
-def pharaoh_chunks(lines: Sequence[str], *, source: str, src_len: np.ndarray, tgt_len: np.ndarray,
-                   chunk_lines: int = 50_000) -> Iterator[pd.DataFrame]:
+def pharaoh_chunks(
+    lines: Sequence[str], *, source: str, src_len: np.ndarray, tgt_len: np.ndarray, chunk_lines: int = 50_000
+) -> Iterator[pd.DataFrame]:
     """A Pharaoh file's links as :data:`ALIGNMENT_SCHEMA` frames of ``chunk_lines`` lines, each link
     checked against its sentence's lengths (:func:`parse_pharaoh`)."""
     if len(lines) != len(src_len):
         parse_pharaoh(lines, source=source, src_lengths=src_len, tgt_lengths=tgt_len)  # says what is wrong
     for first in range(0, len(lines), chunk_lines):
         part = slice(first, first + chunk_lines)
-        links = parse_pharaoh(lines[part], source=source, src_lengths=src_len[part], tgt_lengths=tgt_len[part],
-                              first_line=first + 1)
+        links = parse_pharaoh(
+            lines[part], source=source, src_lengths=src_len[part], tgt_lengths=tgt_len[part], first_line=first + 1
+        )
         yield links_frame(links, first_line=first + 1)
 
 
@@ -337,12 +373,23 @@ def links_frame(alignments: Sequence[Links], *, first_line: int = 1) -> pd.DataF
     return pd.DataFrame(rows, columns=list(ALIGNMENT_SCHEMA)).astype("int64")
 
 
-def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out: str | os.PathLike, *,
-                pharaoh: str | os.PathLike | None = None, pharaoh_member: str | None = None,
-                extra_pivot: str | os.PathLike | None = None, extra_text: str | os.PathLike | None = None,
-                extra_members: tuple[str | None, str | None] = (None, None), extra_lines: int | None = None,
-                pipelines: tuple | None = None, langs: tuple[str, str] = ("en", "xx"), tokenized: bool = False,
-                symmetrisation: str = "intersection", eflomal_options: dict | None = None) -> dict:
+def align_files(
+    pivot_tokens: str | os.PathLike,
+    tokens: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    pharaoh: str | os.PathLike | None = None,
+    pharaoh_member: str | None = None,
+    extra_pivot: str | os.PathLike | None = None,
+    extra_text: str | os.PathLike | None = None,
+    extra_members: tuple[str | None, str | None] = (None, None),
+    extra_lines: int | None = None,
+    pipelines: tuple | None = None,
+    langs: tuple[str, str] = ("en", "xx"),
+    tokenized: bool = False,
+    symmetrisation: str = "intersection",
+    eflomal_options: dict | None = None,
+) -> dict:
     """Alignments of one language to the pivot for every corpus line, from the two tokens files, written
     to ``out`` (:data:`ALIGNMENT_SCHEMA`, row groups of corpus lines); returns the run metadata.
 
@@ -352,14 +399,16 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
     and the links come back parsed a chunk at a time into integer arrays
     (:func:`write_token_lines`, :func:`link_chunks`): memory stays flat as the corpus grows."""
     p_meta, t_meta = read_parquet_meta(pivot_tokens), read_parquet_meta(tokens)
-    n_p = check_parallel({"pivot": p_meta["n_lines"], "other": t_meta["n_lines"]},
-                         {"pivot": p_meta["source"], "other": t_meta["source"]})
+    n_p = check_parallel(
+        {"pivot": p_meta["n_lines"], "other": t_meta["n_lines"]}, {"pivot": p_meta["source"], "other": t_meta["source"]}
+    )
     meta_common = {"pivot": langs[0], "lang": langs[1], "n_lines": n_p}
     if pharaoh is not None:
         lines, source = read_text_lines(pharaoh, pharaoh_member)
         meta = {"alignment_source": source, **meta_common}
-        chunks = pharaoh_chunks(lines, source=source, src_len=token_counts(pivot_tokens, n_p),
-                                tgt_len=token_counts(tokens, n_p))
+        chunks = pharaoh_chunks(
+            lines, source=source, src_len=token_counts(pivot_tokens, n_p), tgt_len=token_counts(tokens, n_p)
+        )
         write_parquet_chunks(chunks, out, schema_doc=ALIGNMENT_SCHEMA, meta=meta)
         return meta
     with tempfile.TemporaryDirectory(prefix="plmfair-eflomal-") as tmp:
@@ -367,15 +416,24 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
         n_extra = 0
         with open(src, "w", encoding="utf-8") as src_fh, open(tgt, "w", encoding="utf-8") as tgt_fh:
             if extra_pivot is not None and extra_text is not None:
-                n_extra = _write_extra(src_fh, tgt_fh, (extra_pivot, extra_text), extra_members, extra_lines,
-                                       pipelines, langs, tokenized)
+                n_extra = _write_extra(
+                    src_fh, tgt_fh, (extra_pivot, extra_text), extra_members, extra_lines, pipelines, langs, tokenized
+                )
             src_len = write_token_lines(pivot_tokens, src_fh, n_lines=n_p)
             tgt_len = write_token_lines(tokens, tgt_fh, n_lines=n_p)
         log.info("eflomal: aligning %d sentence pairs (%d corpus + %d extra)", n_p + n_extra, n_p, n_extra)
         fwd, rev = eflomal_links(src, tgt, tmp, **(eflomal_options or {}))
         meta = {"alignment_source": "eflomal", "symmetrisation": symmetrisation, "extra_lines": n_extra, **meta_common}
-        chunks = link_chunks(fwd, rev, skip=n_extra, n_lines=n_p, method=symmetrisation, src_len=src_len,
-                             tgt_len=tgt_len, source=f"{p_meta['source']} / {t_meta['source']}")
+        chunks = link_chunks(
+            fwd,
+            rev,
+            skip=n_extra,
+            n_lines=n_p,
+            method=symmetrisation,
+            src_len=src_len,
+            tgt_len=tgt_len,
+            source=f"{p_meta['source']} / {t_meta['source']}",
+        )
         write_parquet_chunks(chunks, out, schema_doc=ALIGNMENT_SCHEMA, meta=meta)
     return meta
 
@@ -383,13 +441,16 @@ def align_files(pivot_tokens: str | os.PathLike, tokens: str | os.PathLike, out:
 def _write_extra(src_fh: TextIO, tgt_fh: TextIO, paths, members, extra_lines, pipelines, langs, tokenized) -> int:
     """The extra parallel text, tokenized, at the head of eflomal's two input files; returns its lines."""
     counts = []
-    for path, member, lang, pipe, fh in zip(paths, members, langs, pipelines or (None, None), (src_fh, tgt_fh),
-                                            strict=True):
+    for path, member, lang, pipe, fh in zip(
+        paths, members, langs, pipelines or (None, None), (src_fh, tgt_fh), strict=True
+    ):
         lines, _ = read_text_lines(path, member)
         lines = lines[:extra_lines] if extra_lines else lines
         nlp = None if tokenized else load_pipeline(pipe, lang)
         counts.append(write_sentences(tokenize_lines(nlp, lines, tokenized=tokenized), fh))
     if counts[0] != counts[1]:
-        raise DataError(f"extra alignment text: {counts[0]} pivot and {counts[1]} other line(s); the two files "
-                        f"must be parallel (same number of lines)")
+        raise DataError(
+            f"extra alignment text: {counts[0]} pivot and {counts[1]} other line(s); the two files "
+            f"must be parallel (same number of lines)"
+        )
     return counts[0]

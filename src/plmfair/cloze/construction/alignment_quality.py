@@ -76,7 +76,6 @@ class GoldAlignments:
     dropped: int = 0
 
 
-
 def parse_gold_links(lines: Sequence[str], *, fmt: str, source: str) -> tuple[list[Links], list[Links]]:
     """Sure and possible links per line, 0-based, in the file's own order. ``talp``: 1-based
     ``i-j`` sure and ``ipj`` possible links; ``pharaoh``: 0-based ``i-j``, every link sure."""
@@ -93,8 +92,10 @@ def parse_gold_links(lines: Sequence[str], *, fmt: str, source: str) -> tuple[li
             sep = "p" if "p" in item else "-"
             i_s, _, j_s = item.partition(sep)
             if not LINK_INDEX.fullmatch(i_s) or not LINK_INDEX.fullmatch(j_s) or int(i_s) < 1 or int(j_s) < 1:
-                raise DataError(f"{source} line {lineno}: malformed link {item!r}; expected 1-based `i-j` (sure) "
-                                f"or `ipj` (possible)")
+                raise DataError(
+                    f"{source} line {lineno}: malformed link {item!r}; expected 1-based `i-j` (sure) "
+                    f"or `ipj` (possible)"
+                )
             link = (int(i_s) - 1, int(j_s) - 1)
             possible.add(link)
             if sep == "-":
@@ -104,8 +105,16 @@ def parse_gold_links(lines: Sequence[str], *, fmt: str, source: str) -> tuple[li
     return sure_all, possible_all
 
 
-def gold_alignments(name: str, *, sentence_lines: Sequence[str], link_lines: Sequence[str], fmt: str,
-                    pivot_first: bool, pivot_lines: Sequence[str] | None = None, source: str = "") -> GoldAlignments:
+def gold_alignments(
+    name: str,
+    *,
+    sentence_lines: Sequence[str],
+    link_lines: Sequence[str],
+    fmt: str,
+    pivot_first: bool,
+    pivot_lines: Sequence[str] | None = None,
+    source: str = "",
+) -> GoldAlignments:
     """A gold set from its files. Without ``pivot_lines`` every sentence line is ``X ||| Y`` in the
     links' order; ``pivot_first``: the first index of a link (and X) is the pivot's. A link outside
     its sentence is dropped with a warning (counted in the table)."""
@@ -121,8 +130,10 @@ def gold_alignments(name: str, *, sentence_lines: Sequence[str], link_lines: Seq
         pivot = [s.lstrip("\ufeff").split() for s in pivot_lines]
         other = [s.split() for s in strip]
     if not (len(pivot) == len(other) == len(link_lines)):
-        raise DataError(f"{source}: {len(pivot)} pivot sentence(s), {len(other)} other sentence(s) and {len(link_lines)} "
-                        f"alignment line(s); a gold set needs one line of each per sentence pair")
+        raise DataError(
+            f"{source}: {len(pivot)} pivot sentence(s), {len(other)} other sentence(s) and {len(link_lines)} "
+            f"alignment line(s); a gold set needs one line of each per sentence pair"
+        )
     sure, possible = parse_gold_links(link_lines, fmt=fmt, source=source)
     if not pivot_first:
         sure = [{(j, i) for i, j in s} for s in sure]
@@ -146,15 +157,28 @@ def alignment_error(predicted: Sequence[Links], sure: Sequence[Links], possible:
     p = sum(len(x) for x in possible)
     a_s = sum(len(x & y) for x, y in zip(predicted, sure, strict=True))
     a_p = sum(len(x & y) for x, y in zip(predicted, possible, strict=True))
-    return {"predicted": a, "sure": s, "possible": p, "hit_sure": a_s, "hit_possible": a_p,
-            "precision": a_p / a if a else float("nan"), "recall": a_s / s if s else float("nan"),
-            "aer": 1 - (a_s + a_p) / (a + s) if a + s else float("nan")}
+    return {
+        "predicted": a,
+        "sure": s,
+        "possible": p,
+        "hit_sure": a_s,
+        "hit_possible": a_p,
+        "precision": a_p / a if a else float("nan"),
+        "recall": a_s / s if s else float("nan"),
+        "aer": 1 - (a_s + a_p) / (a + s) if a + s else float("nan"),
+    }
 
 
-def alignment_quality(gold: GoldAlignments, *, corpus: str, lang: str,
-                      extra: tuple[str | os.PathLike, str | os.PathLike] | None = None,
-                      symmetrisations: Sequence[str] = SYMMETRISATIONS, eflomal_options: dict | None = None,
-                      lowercase: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+def alignment_quality(
+    gold: GoldAlignments,
+    *,
+    corpus: str,
+    lang: str,
+    extra: tuple[str | os.PathLike, str | os.PathLike] | None = None,
+    symmetrisations: Sequence[str] = SYMMETRISATIONS,
+    eflomal_options: dict | None = None,
+    lowercase: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """eflomal on the gold sentences, alone and with the corpus's lines (``extra``: its pivot and
     other-language tokens files, streamed into the run, :func:`plmfair.cloze.construction.alignment.write_token_lines`,
     lower-cased with ``lowercase``) in the same run, each symmetrisation scored: the quality rows
@@ -179,14 +203,28 @@ def alignment_quality(gold: GoldAlignments, *, corpus: str, lang: str,
             fwd, rev = (_first_links(path, n) for path in (fwd_path, rev_path))
         for method in symmetrisations:
             predicted = [symmetrise(f, r, method) for f, r in zip(fwd, rev, strict=True)]
-            rows.append({"corpus": corpus, "gold": gold.name, "lang": lang, "extra": extra_name, "extra_lines": n_extra,
-                         "symmetrisation": method, "sentences": n,
-                         **alignment_error(predicted, gold.sure, gold.possible), "dropped_gold_links": gold.dropped})
-            links += [(gold.name, extra_name, method, k, i, j) for k, sent in enumerate(predicted, start=1)
-                      for i, j in sorted(sent)]
+            rows.append(
+                {
+                    "corpus": corpus,
+                    "gold": gold.name,
+                    "lang": lang,
+                    "extra": extra_name,
+                    "extra_lines": n_extra,
+                    "symmetrisation": method,
+                    "sentences": n,
+                    **alignment_error(predicted, gold.sure, gold.possible),
+                    "dropped_gold_links": gold.dropped,
+                }
+            )
+            links += [
+                (gold.name, extra_name, method, k, i, j)
+                for k, sent in enumerate(predicted, start=1)
+                for i, j in sorted(sent)
+            ]
     quality = pd.DataFrame(rows, columns=list(ALIGNMENT_QUALITY_SCHEMA))
     return quality, pd.DataFrame(links, columns=list(GOLD_LINKS_SCHEMA)).astype(
-        {"sentence": "int64", "pivot_token": "int64", "token": "int64"})
+        {"sentence": "int64", "pivot_token": "int64", "token": "int64"}
+    )
 
 
 def _first_links(path: Path, n: int) -> list[Links]:
@@ -197,10 +235,15 @@ def _first_links(path: Path, n: int) -> list[Links]:
     return parse_pharaoh(lines + [""] * (n - len(lines)), source=f"eflomal links {path.name}")
 
 
-def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot: str,
-                            token_files: Mapping[str, str | os.PathLike] | None = None,
-                            symmetrisations: Sequence[str] = SYMMETRISATIONS,
-                            eflomal_options: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def alignment_quality_files(
+    gold_sets: Mapping[str, dict],
+    *,
+    corpus: str,
+    pivot: str,
+    token_files: Mapping[str, str | os.PathLike] | None = None,
+    symmetrisations: Sequence[str] = SYMMETRISATIONS,
+    eflomal_options: dict | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`alignment_quality` for every gold set of a corpus. ``gold_sets``: name -> settings
     (lang, format, links_first, lowercase) and the local paths and members of ``sentences``,
     ``links`` and optionally ``pivot_sentences``; ``token_files``: the corpus tokens per
@@ -215,12 +258,25 @@ def alignment_quality_files(gold_sets: Mapping[str, dict], *, corpus: str, pivot
         sentence_lines, source = lines(g["sentences"])
         link_lines, link_source = lines(g["links"])
         pivot_lines = lines(g["pivot_sentences"])[0] if g.get("pivot_sentences") else None
-        gold = gold_alignments(name, sentence_lines=sentence_lines, link_lines=link_lines, fmt=g.get("format", "talp"),
-                               pivot_first=g.get("links_first") in (None, pivot), pivot_lines=pivot_lines,
-                               source=f"{source} / {link_source}")
+        gold = gold_alignments(
+            name,
+            sentence_lines=sentence_lines,
+            link_lines=link_lines,
+            fmt=g.get("format", "talp"),
+            pivot_first=g.get("links_first") in (None, pivot),
+            pivot_lines=pivot_lines,
+            source=f"{source} / {link_source}",
+        )
         extra = None if token_files is None else (token_files[pivot], token_files[lang])
-        quality, links = alignment_quality(gold, corpus=corpus, lang=lang, extra=extra, symmetrisations=symmetrisations,
-                                           eflomal_options=eflomal_options, lowercase=g.get("lowercase", False))
+        quality, links = alignment_quality(
+            gold,
+            corpus=corpus,
+            lang=lang,
+            extra=extra,
+            symmetrisations=symmetrisations,
+            eflomal_options=eflomal_options,
+            lowercase=g.get("lowercase", False),
+        )
         qualities.append(quality)
         all_links.append(links)
     return pd.concat(qualities, ignore_index=True), pd.concat(all_links, ignore_index=True)

@@ -21,8 +21,7 @@ from plmfair.io.atomic import atomic_dir
 from plmfair.io.parquet import write_csv
 
 
-def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLike, batch_size: int = 10
-                            ) -> list[Path]:
+def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLike, batch_size: int = 10) -> list[Path]:
     """CSV sheets of ``batch_size`` sentences for annotators, one folder per language
     (``<out_dir>/<lang>/batch_NNN.csv``): batch, s_id, lang, text, mask (left empty).
 
@@ -38,9 +37,10 @@ def write_annotation_sheets(sentences: pd.DataFrame, *, out_dir: str | os.PathLi
         for lang, sents in sentences.groupby("lang", sort=False):
             sents = sents.reset_index(drop=True)
             for b in range(math.ceil(len(sents) / batch_size)):
-                chunk = sents.iloc[b * batch_size:(b + 1) * batch_size]
-                sheet = pd.DataFrame({"batch": b + 1, "s_id": chunk["s_id"], "lang": lang, "text": chunk["text"],
-                                      "mask": ""})
+                chunk = sents.iloc[b * batch_size : (b + 1) * batch_size]
+                sheet = pd.DataFrame(
+                    {"batch": b + 1, "s_id": chunk["s_id"], "lang": lang, "text": chunk["text"], "mask": ""}
+                )
                 name = Path(str(lang)) / f"batch_{b + 1:03d}.csv"
                 (tmp / name).parent.mkdir(exist_ok=True)
                 write_csv(sheet, tmp / name)
@@ -63,8 +63,10 @@ def ingest_answers(sentences: pd.DataFrame, answer_files: Mapping[str, str | os.
                     f"(ids look like {ref.index[0] if len(ref) else '?'}); answers must use the s_id of the sheets"
                 )
             if unicodedata.normalize("NFC", text) != unicodedata.normalize("NFC", ref.at[s_id, "text"]):
-                raise DataError(f"{path}: s_id {s_id} has text {text!r}, the constructed sentence is {ref.at[s_id, 'text']!r} "
-                                f"(compared in Unicode NFC)")
+                raise DataError(
+                    f"{path}: s_id {s_id} has text {text!r}, the constructed sentence is {ref.at[s_id, 'text']!r} "
+                    f"(compared in Unicode NFC)"
+                )
         ann["true_mask"] = ann["true_mask"].fillna(ann["s_id"].map(ref["true_mask"]))
         ann["tag"] = ann["tag"].fillna(ann["s_id"].map(ref["tag"]))
         frames.append(ann)

@@ -69,13 +69,19 @@ def _index(bitext: Bitext) -> tuple[dict[str, list[int]], dict[str, int]]:
             continue
         where.setdefault(key, []).append(i)
     dup = [k for k, lines in where.items() if len(lines) > 1]
-    counts = {"bitext_lines": len(bitext.lines), "bitext_empty": empty, "bitext_distinct": len(where),
-              "bitext_duplicated": len(dup), "bitext_repeats": sum(len(where[k]) - 1 for k in dup)}
+    counts = {
+        "bitext_lines": len(bitext.lines),
+        "bitext_empty": empty,
+        "bitext_distinct": len(where),
+        "bitext_duplicated": len(dup),
+        "bitext_repeats": sum(len(where[k]) - 1 for k in dup),
+    }
     return where, counts
 
 
-def join_bitexts(bitexts: Sequence[Bitext], *, pivot: str, corpus: str,
-                 duplicates: str = "first") -> tuple[pd.DataFrame, pd.DataFrame]:
+def join_bitexts(
+    bitexts: Sequence[Bitext], *, pivot: str, corpus: str, duplicates: str = "first"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The joined corpus (:data:`JOINED_SCHEMA`) and its counts (construction-table rows)."""
     if duplicates not in DUPLICATE_POLICIES:
         raise ConfigError(f"cloze.corpora.{corpus}.duplicates: {duplicates!r} is not one of {DUPLICATE_POLICIES}")
@@ -83,10 +89,14 @@ def join_bitexts(bitexts: Sequence[Bitext], *, pivot: str, corpus: str,
         raise ConfigError(f"cloze.corpora.{corpus}.bitexts: no bitext given")
     langs = [b.lang for b in bitexts]
     if pivot in langs or len(set(langs)) != len(langs):
-        raise ConfigError(f"cloze.corpora.{corpus}.bitexts: languages {langs} must be distinct and not the pivot {pivot!r}")
+        raise ConfigError(
+            f"cloze.corpora.{corpus}.bitexts: languages {langs} must be distinct and not the pivot {pivot!r}"
+        )
     indexes, per_bitext = zip(*(_index(b) for b in bitexts), strict=True)
     first = bitexts[0]
-    keys = (k for k in dict.fromkeys(normalise_whitespace(s) for s in first.pivot_lines) if all(k in ix for ix in indexes))
+    keys = (
+        k for k in dict.fromkeys(normalise_whitespace(s) for s in first.pivot_lines) if all(k in ix for ix in indexes)
+    )
     if duplicates == "drop":
         keys = (k for k in keys if all(len(ix[k]) == 1 for ix in indexes))
     rows: dict[str, list] = {c: [] for c in JOINED_SCHEMA}
@@ -101,14 +111,16 @@ def join_bitexts(bitexts: Sequence[Bitext], *, pivot: str, corpus: str,
         add(n, pivot, first.pivot_lines[at[0]].strip(), first.pivot_source, at[0] + 1)
         for b, i in zip(bitexts, at, strict=True):
             add(n, b.lang, b.lines[i].strip(), b.source, i + 1)
-    joined = pd.DataFrame(rows).astype({"line": "int64", "lang": "string", "text": "string", "source": "string",
-                                        "source_line": "int64"})
+    joined = pd.DataFrame(rows).astype(
+        {"line": "int64", "lang": "string", "text": "string", "source": "string", "source_line": "int64"}
+    )
     joined = joined.sort_values(["lang", "line"], kind="stable").reset_index(drop=True)
     counts = _join_counts(per_bitext, langs, pivot=pivot, corpus=corpus, duplicates=duplicates, n_joined=n)
     log.info("corpus %s: %d lines whose %s sentence occurs in all of %s", corpus, n, pivot, langs)
     if n == 0:
         raise DataError(
-            f"corpus {corpus}: no {pivot} sentence occurs in every bitext ({', '.join(b.pivot_source for b in bitexts)}); "
+            f"corpus {corpus}: no {pivot} sentence occurs in every bitext "
+            f"({', '.join(b.pivot_source for b in bitexts)}); "
             f"check that the `pivot` files of cloze.corpora.{corpus}.bitexts are the {pivot} sides"
         )
     return joined, counts
@@ -128,20 +140,42 @@ def _join_counts(per_bitext, langs, *, pivot, corpus, duplicates, n_joined) -> p
     for step, desc in _STEPS.items():
         # one description per step (the table has a row per step); the pivot has no bitext of its own
         desc = f"{desc}, in the language's bitext with {pivot}"
-        rows.append({"corpus": corpus, "step": step, "unit": "sentences", "description": desc, "lang": pivot,
-                     "count": None})
+        rows.append(
+            {"corpus": corpus, "step": step, "unit": "sentences", "description": desc, "lang": pivot, "count": None}
+        )
         for lang, counts in zip(langs, per_bitext, strict=True):
-            rows.append({"corpus": corpus, "step": step, "unit": "sentences", "description": desc,
-                         "lang": lang, "count": counts[step]})
+            rows.append(
+                {
+                    "corpus": corpus,
+                    "step": step,
+                    "unit": "sentences",
+                    "description": desc,
+                    "lang": lang,
+                    "count": counts[step],
+                }
+            )
     policy = "first occurrence kept" if duplicates == "first" else "repeated sentences dropped"
-    rows += [{"corpus": corpus, "step": "joined", "unit": "sentences",
-              "description": f"pivot sentences in every bitext (white space normalised; duplicates: {policy})",
-              "lang": lang, "count": n_joined} for lang in [pivot, *langs, "all"]]
+    rows += [
+        {
+            "corpus": corpus,
+            "step": "joined",
+            "unit": "sentences",
+            "description": f"pivot sentences in every bitext (white space normalised; duplicates: {policy})",
+            "lang": lang,
+            "count": n_joined,
+        }
+        for lang in [pivot, *langs, "all"]
+    ]
     return pd.DataFrame(rows).astype({"count": "Int64"})
 
 
-def join_bitext_files(bitexts: Mapping[str, tuple[tuple[str, str | None], tuple[str, str | None]]], *, pivot: str,
-                      corpus: str, duplicates: str = "first") -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def join_bitext_files(
+    bitexts: Mapping[str, tuple[tuple[str, str | None], tuple[str, str | None]]],
+    *,
+    pivot: str,
+    corpus: str,
+    duplicates: str = "first",
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """:func:`join_bitexts` on files: per language ``((pivot path, member), (path, member))``."""
 
     loaded = []
@@ -150,8 +184,13 @@ def join_bitext_files(bitexts: Mapping[str, tuple[tuple[str, str | None], tuple[
         lines, source = read_text_lines(path, member)
         loaded.append(Bitext(lang, pivot_lines, lines, pivot_source, source))
     joined, counts = join_bitexts(loaded, pivot=pivot, corpus=corpus, duplicates=duplicates)
-    meta = {"corpus": corpus, "pivot": pivot, "duplicates": duplicates, "n_lines": int(joined["line"].max()),
-            "sources": {b.lang: [b.pivot_source, b.source] for b in loaded}}
+    meta = {
+        "corpus": corpus,
+        "pivot": pivot,
+        "duplicates": duplicates,
+        "n_lines": int(joined["line"].max()),
+        "sources": {b.lang: [b.pivot_source, b.source] for b in loaded},
+    }
     return joined, counts, meta
 
 

@@ -62,8 +62,15 @@ TAGS_SCHEMA = {
     "dep": "dependency relation ('' without a parser)",
     "head": "token index of the syntactic head (own index for roots)",
 }
-TOKENS_DTYPES = {"line": "int64", "token": "int64", "text": "string", "whitespace": "string", "like_num": bool,
-                 "is_punct": bool, "is_alpha": bool}
+TOKENS_DTYPES = {
+    "line": "int64",
+    "token": "int64",
+    "text": "string",
+    "whitespace": "string",
+    "like_num": bool,
+    "is_punct": bool,
+    "is_alpha": bool,
+}
 TAGS_DTYPES = {"line": "int64", "token": "int64", "upos": "string", "dep": "string", "head": "int64"}
 # lines per row group of a tokens file: the unit the cloze selection reads at a time
 ROW_GROUP_LINES = 20_000
@@ -104,8 +111,15 @@ def _check_empty(lines: Sequence[str], source: str, empty: str) -> list[int]:
     return empties
 
 
-def tokenize_table(nlp, lines: Sequence[str], *, tokenized: bool = False, source: str = "<text>",
-                   empty: str = "error", chunk_lines: int = ROW_GROUP_LINES) -> tuple[Iterator[pd.DataFrame], list[int]]:
+def tokenize_table(
+    nlp,
+    lines: Sequence[str],
+    *,
+    tokenized: bool = False,
+    source: str = "<text>",
+    empty: str = "error",
+    chunk_lines: int = ROW_GROUP_LINES,
+) -> tuple[Iterator[pd.DataFrame], list[int]]:
     """Tokens of every line (:data:`TOKENS_SCHEMA`) in frames of ``chunk_lines`` lines, and the
     1-based numbers of empty lines (checked before the first frame is made).
 
@@ -120,7 +134,9 @@ def tokenize_table(nlp, lines: Sequence[str], *, tokenized: bool = False, source
         from spacy.tokens import Doc
 
         for start in range(0, max(len(lines), 1), chunk_lines):
-            keep = [(i, text) for i, text in enumerate(lines[start:start + chunk_lines], start=start + 1) if text.strip()]
+            keep = [
+                (i, text) for i, text in enumerate(lines[start : start + chunk_lines], start=start + 1) if text.strip()
+            ]
             if tokenized:
                 docs = (Doc(nlp.vocab, words=text.split()) for _, text in keep)
             else:
@@ -140,8 +156,9 @@ def tokenize_table(nlp, lines: Sequence[str], *, tokenized: bool = False, source
     return frames(), empties
 
 
-def tag_tokens(nlp, tokens: pd.DataFrame, *, tokenized: bool = False, source: str = "<text>",
-               batch_size: int = 256) -> pd.DataFrame:
+def tag_tokens(
+    nlp, tokens: pd.DataFrame, *, tokenized: bool = False, source: str = "<text>", batch_size: int = 256
+) -> pd.DataFrame:
     """Universal POS and dependencies (:data:`TAGS_SCHEMA`) of every line in a tokens table.
 
     The line is tagged as a whole: pre-tokenized lines as those tokens, raw lines by running
@@ -177,8 +194,9 @@ def tag_tokens(nlp, tokens: pd.DataFrame, *, tokenized: bool = False, source: st
     return pd.DataFrame(cols).astype(TAGS_DTYPES)
 
 
-def tag_lines(nlp, lines: Sequence[str], *, tokenized: bool = False, source: str = "<text>",
-              empty: str = "error") -> tuple[pd.DataFrame, list[int]]:
+def tag_lines(
+    nlp, lines: Sequence[str], *, tokenized: bool = False, source: str = "<text>", empty: str = "error"
+) -> tuple[pd.DataFrame, list[int]]:
     """Every line tokenized and tagged in memory: tokens (:data:`TOKENS_SCHEMA`) with the
     :data:`TAGS_SCHEMA` columns, and the empty lines. For small corpora and tests; the workflow
     tags only the lines the selection examines."""
@@ -217,7 +235,6 @@ def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os
     # spaCy is heavy: only the jobs that tokenize or tag load it
     import spacy
 
-
     nlp = spacy.blank(lang)
     ruler = nlp.add_pipe("attribute_ruler")
     for e in entries:
@@ -233,15 +250,22 @@ def corpus_lines(path: str | os.PathLike, *, lang: str, member: str | None = Non
     """One language's lines: of a text file (or archive member), or of a joined corpus
     (:mod:`plmfair.cloze.construction.bitext`, a ``.parquet`` file)."""
     if str(path).endswith(".parquet"):
-
         source = f"{path}[{lang}]"
         return joined_lines(read_parquet(path), lang, str(path)), source
 
     return read_text_lines(path, member)
 
 
-def tokenize_corpus_file(path: str | os.PathLike, out: str | os.PathLike, *, lang: str, pipeline: str | os.PathLike,
-                         member: str | None = None, tokenized: bool = False, empty: str = "error") -> dict:
+def tokenize_corpus_file(
+    path: str | os.PathLike,
+    out: str | os.PathLike,
+    *,
+    lang: str,
+    pipeline: str | os.PathLike,
+    member: str | None = None,
+    tokenized: bool = False,
+    empty: str = "error",
+) -> dict:
     """Tokenize one language's corpus file into ``out`` (row groups of :data:`ROW_GROUP_LINES`
     lines, written atomically); returns the run metadata (source, line counts, pipeline)."""
 
@@ -249,13 +273,20 @@ def tokenize_corpus_file(path: str | os.PathLike, out: str | os.PathLike, *, lan
     if not lines:
         raise DataError(f"{source}: the corpus file is empty; check the download or the `member` in the config")
     nlp = load_pipeline(pipeline, lang)
-    frames, empties = tokenize_table(nlp, lines, tokenized=tokenized, source=source, empty=empty,
-                                     chunk_lines=ROW_GROUP_LINES)
+    frames, empties = tokenize_table(
+        nlp, lines, tokenized=tokenized, source=source, empty=empty, chunk_lines=ROW_GROUP_LINES
+    )
     if empties:
         log.warning("%s: %d empty line(s) skipped (first: line %d)", source, len(empties), empties[0])
-    meta = {"source": source, "lang": lang, "n_lines": len(lines), "n_empty": len(empties),
-            "empty_lines": empties[:100], "pipeline": str(pipeline),
-            "pipeline_version": f"{nlp.meta.get('name', '')} {nlp.meta.get('version', '')}".strip(),
-            "tokenized": tokenized}
+    meta = {
+        "source": source,
+        "lang": lang,
+        "n_lines": len(lines),
+        "n_empty": len(empties),
+        "empty_lines": empties[:100],
+        "pipeline": str(pipeline),
+        "pipeline_version": f"{nlp.meta.get('name', '')} {nlp.meta.get('version', '')}".strip(),
+        "tokenized": tokenized,
+    }
     write_parquet_chunks(frames, out, schema_doc=TOKENS_SCHEMA, meta=meta)
     return meta

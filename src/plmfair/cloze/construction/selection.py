@@ -77,7 +77,7 @@ CONSTRUCTION_SCHEMA = {
     "description": "what the step keeps",
     "lang": "language the count is for, or 'all' for what passes in every language",
     "count": "number left after the step (for a language: passing the step's test in that language, "
-             "among what passed every earlier step in all languages)",
+    "among what passed every earlier step in all languages)",
 }
 
 DEFAULT_FILTERS = {
@@ -107,8 +107,9 @@ def _in_mwe(tokens: pd.DataFrame, labels: Sequence[str]) -> pd.Series:
     rel = _dep_matches(tokens["dep"].fillna(""), labels)
     governs = tokens.loc[rel & (tokens["head"] != tokens["token"]), ["line", "head"]]
     heads = set(zip(governs["line"], governs["head"], strict=True))
-    gov = pd.Series([(ln, t) in heads for ln, t in zip(tokens["line"], tokens["token"], strict=True)],
-                    index=tokens.index)
+    gov = pd.Series(
+        [(ln, t) in heads for ln, t in zip(tokens["line"], tokens["token"], strict=True)], index=tokens.index
+    )
     return rel | gov
 
 
@@ -122,10 +123,20 @@ def _one_to_one(links: pd.DataFrame) -> pd.DataFrame:
 def _counts_recorder(counts: list[dict], langs: Sequence[str], corpus: str):
     def record(step, unit, desc, per_lang: Mapping[str, int | None], total: int):
         for lang in langs:
-            counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": lang,
-                           "count": per_lang.get(lang)})
-        counts.append({"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": "all",
-                       "count": total})
+            counts.append(
+                {
+                    "corpus": corpus,
+                    "step": step,
+                    "unit": unit,
+                    "description": desc,
+                    "lang": lang,
+                    "count": per_lang.get(lang),
+                }
+            )
+        counts.append(
+            {"corpus": corpus, "step": step, "unit": unit, "description": desc, "lang": "all", "count": total}
+        )
+
     return record
 
 
@@ -148,14 +159,21 @@ class _Steps:
         self.record(name, "words", desc, per_lang, len(self.cand))
 
 
-def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
-                       lines: Sequence[int], corpus: str, filters: Mapping | None = None
-                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def lexical_candidates(
+    tokens: Mapping[str, pd.DataFrame],
+    alignments: Mapping[str, pd.DataFrame],
+    *,
+    pivot: str,
+    lines: Sequence[int],
+    corpus: str,
+    filters: Mapping | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The candidates of ``lines`` that pass the filters needing no tagger (non_empty, length,
     one_to_one, letters_only, not_number), and their counts.
 
     ``tokens``: per language, a tokens table (:data:`plmfair.cloze.construction.pos.TOKENS_SCHEMA`) holding at least
-    those lines; ``alignments``: per non-pivot language, links (:data:`plmfair.cloze.construction.alignment.ALIGNMENT_SCHEMA`).
+    those lines; ``alignments``: per non-pivot language, links
+    (:data:`plmfair.cloze.construction.alignment.ALIGNMENT_SCHEMA`).
     Every filter looks at one line only, so the counts of line ranges add up to the corpus's.
     """
     f = {**DEFAULT_FILTERS, **(filters or {})}
@@ -172,8 +190,13 @@ def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[s
     nonempty = {lang: lengths[lang] > 0 for lang in langs}
     for lang in langs:
         keep &= nonempty[lang]
-    record("non_empty", "sentences", "text in every language", {lang: int(nonempty[lang].sum()) for lang in langs},
-           int(keep.sum()))
+    record(
+        "non_empty",
+        "sentences",
+        "text in every language",
+        {lang: int(nonempty[lang].sum()) for lang in langs},
+        int(keep.sum()),
+    )
     lo, hi = f["min_tokens"], f["max_tokens"]
     in_bounds = {lang: lengths[lang].between(lo, hi) for lang in langs}
     per = {lang: int((keep & in_bounds[lang]).sum()) for lang in langs}
@@ -189,17 +212,26 @@ def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[s
     cand = lexical(pivot)
     cand = cand[cand["line"].isin(lines_kept)].reset_index(drop=True)
     for lang in langs[1:]:
-        links = _one_to_one(alignments[lang]).rename(columns={"pivot_token": f"token_{pivot}", "token": f"token_{lang}"})
+        links = _one_to_one(alignments[lang]).rename(
+            columns={"pivot_token": f"token_{pivot}", "token": f"token_{lang}"}
+        )
         cand = cand.merge(links, on=["line", f"token_{pivot}"], how="left")
         cand = cand.merge(lexical(lang), on=["line", f"token_{lang}"], how="left")
-    record("candidates", "words", "pivot-language tokens of the kept lines", {lang: len(cand) for lang in langs},
-           len(cand))
+    record(
+        "candidates", "words", "pivot-language tokens of the kept lines", {lang: len(cand) for lang in langs}, len(cand)
+    )
     steps = _Steps(cand, langs, record)
-    steps.apply("one_to_one", "aligned one-to-one with the pivot word in every language",
-                lambda lang: None if lang == pivot else steps.cand[f"token_{lang}"].notna())
+    steps.apply(
+        "one_to_one",
+        "aligned one-to-one with the pivot word in every language",
+        lambda lang: None if lang == pivot else steps.cand[f"token_{lang}"].notna(),
+    )
     if f["letters_only"]:
-        steps.apply("letters_only", "letters only in every language",
-                    lambda lang: steps.cand[f"text_{lang}"].astype(str).map(str.isalpha).astype(bool))
+        steps.apply(
+            "letters_only",
+            "letters only in every language",
+            lambda lang: steps.cand[f"text_{lang}"].astype(str).map(str.isalpha).astype(bool),
+        )
 
     def not_number(lang):
         bad = steps.cand[f"is_punct_{lang}"].astype(bool)
@@ -207,16 +239,20 @@ def lexical_candidates(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[s
             bad |= steps.cand[f"like_num_{lang}"].astype(bool)
         return ~bad
 
-    steps.apply("not_number", "no punctuation" + (" or number-like word" if f["exclude_numbers"] else "")
-                + " (spaCy's is_punct/like_num)", not_number)
+    steps.apply(
+        "not_number",
+        "no punctuation" + (" or number-like word" if f["exclude_numbers"] else "") + " (spaCy's is_punct/like_num)",
+        not_number,
+    )
     cand = steps.cand
     for lang in langs[1:]:
         cand[f"token_{lang}"] = cand[f"token_{lang}"].astype("int64")
     return cand[["line"] + [f"{c}_{lang}" for lang in langs for c in ("token", "text")]], pd.DataFrame(counts)
 
 
-def tagged_candidates(cand: pd.DataFrame, tags: Mapping[str, pd.DataFrame], *, pivot: str, corpus: str,
-                      filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def tagged_candidates(
+    cand: pd.DataFrame, tags: Mapping[str, pd.DataFrame], *, pivot: str, corpus: str, filters: Mapping | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The lexical candidates (:func:`lexical_candidates`) of the tagged lines that pass the
     filters needing POS and dependencies (pos, not_excluded, not_mwe), with ``upos_<lang>`` and
     ``pos_class``, and their counts. ``tags``: per language, :data:`plmfair.cloze.construction.pos.TAGS_SCHEMA`
@@ -227,12 +263,17 @@ def tagged_candidates(cand: pd.DataFrame, tags: Mapping[str, pd.DataFrame], *, p
     record = _counts_recorder(counts, langs, corpus)
     examined = tags[pivot]["line"].unique()
     cand = cand[cand["line"].isin(examined)].reset_index(drop=True)
-    record("examined", "words", "candidates of the lines tagged and parsed", {lang: len(cand) for lang in langs},
-           len(cand))
+    record(
+        "examined", "words", "candidates of the lines tagged and parsed", {lang: len(cand) for lang in langs}, len(cand)
+    )
     for lang in langs:
         tag = tags[lang].assign(in_mwe=_in_mwe(tags[lang], f["mwe_deps"]))[["line", "token", "upos", "in_mwe"]]
-        cand = cand.merge(tag.rename(columns={c: f"{c}_{lang}" for c in tag.columns if c != "line"}),
-                          on=["line", f"token_{lang}"], how="left", validate="many_to_one")
+        cand = cand.merge(
+            tag.rename(columns={c: f"{c}_{lang}" for c in tag.columns if c != "line"}),
+            on=["line", f"token_{lang}"],
+            how="left",
+            validate="many_to_one",
+        )
     steps = _Steps(cand, langs, record)
     pos = list(f["pos"])
     same = None
@@ -240,16 +281,31 @@ def tagged_candidates(cand: pd.DataFrame, tags: Mapping[str, pd.DataFrame], *, p
         same = pd.Series(True, index=cand.index)
         for lang in langs[1:]:
             same &= cand[f"upos_{lang}"] == cand[f"upos_{pivot}"]
-    steps.apply("pos", f"POS in {pos} in every language" + (" (the same in all)" if f["same_pos"] else ""),
-                lambda lang: steps.cand[f"upos_{lang}"].isin(pos), also=same)
-    steps.apply("not_excluded", f"no POS in {list(f['exclude_pos'])}",
-                lambda lang: ~steps.cand[f"upos_{lang}"].isin(list(f["exclude_pos"])))
-    steps.apply("not_mwe", f"not in a multi-word expression (relations {list(f['mwe_deps'])})",
-                lambda lang: ~steps.cand[f"in_mwe_{lang}"].astype(bool))
+    steps.apply(
+        "pos",
+        f"POS in {pos} in every language" + (" (the same in all)" if f["same_pos"] else ""),
+        lambda lang: steps.cand[f"upos_{lang}"].isin(pos),
+        also=same,
+    )
+    steps.apply(
+        "not_excluded",
+        f"no POS in {list(f['exclude_pos'])}",
+        lambda lang: ~steps.cand[f"upos_{lang}"].isin(list(f["exclude_pos"])),
+    )
+    steps.apply(
+        "not_mwe",
+        f"not in a multi-word expression (relations {list(f['mwe_deps'])})",
+        lambda lang: ~steps.cand[f"in_mwe_{lang}"].astype(bool),
+    )
     cand = steps.cand
     n_sent = cand["line"].nunique()
-    record("sentences_with_candidate", "sentences", "lines with at least one candidate",
-           {lang: n_sent for lang in langs}, n_sent)
+    record(
+        "sentences_with_candidate",
+        "sentences",
+        "lines with at least one candidate",
+        {lang: n_sent for lang in langs},
+        n_sent,
+    )
     cand = cand.drop(columns=[f"in_mwe_{lang}" for lang in langs]).assign(pos_class=cand[f"upos_{pivot}"])
     return cand, pd.DataFrame(counts)
 
@@ -263,13 +319,21 @@ def _add_counts(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     return out.astype({"count": "Int64"})
 
 
-def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame], *, pivot: str,
-                    n_lines: int, corpus: str, filters: Mapping | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def candidate_words(
+    tokens: Mapping[str, pd.DataFrame],
+    alignments: Mapping[str, pd.DataFrame],
+    *,
+    pivot: str,
+    n_lines: int,
+    corpus: str,
+    filters: Mapping | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every candidate that passes the filters, and the count table (:data:`CONSTRUCTION_SCHEMA`),
     from tokens tagged in full (tokens with the :data:`plmfair.cloze.construction.pos.TAGS_SCHEMA` columns, as
     :func:`plmfair.cloze.construction.pos.tag_lines` gives them) over lines 1..n_lines."""
-    lexical, counts = lexical_candidates(tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus,
-                                         filters=filters)
+    lexical, counts = lexical_candidates(
+        tokens, alignments, pivot=pivot, lines=range(1, n_lines + 1), corpus=corpus, filters=filters
+    )
     tags = {lang: t[t["line"].isin(lexical["line"])][list(TAGS_SCHEMA)] for lang, t in tokens.items()}
     cand, tagged = tagged_candidates(lexical, tags, pivot=pivot, corpus=corpus, filters=filters)
     return cand, pd.concat([counts, tagged], ignore_index=True)
@@ -278,12 +342,15 @@ def candidate_words(tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str,
 def _per_class(n: int, classes: Sequence[str], corpus: str) -> int:
     k, rest = divmod(n, len(classes))
     if rest:
-        raise DataError(f"corpus {corpus}: sample size {n} cannot be split evenly across the POS classes {list(classes)}")
+        raise DataError(
+            f"corpus {corpus}: sample size {n} cannot be split evenly across the POS classes {list(classes)}"
+        )
     return k
 
 
-def balanced_sample(cand: pd.DataFrame, *, n: int, classes: Sequence[str], seed: int, corpus: str,
-                    pivot: str) -> pd.DataFrame:
+def balanced_sample(
+    cand: pd.DataFrame, *, n: int, classes: Sequence[str], seed: int, corpus: str, pivot: str
+) -> pd.DataFrame:
     """``n / len(classes)`` lines per POS class, one candidate each, no line twice, reproducible from ``seed``."""
     k = _per_class(n, classes, corpus)
     rng = np.random.default_rng(seed)
@@ -297,7 +364,8 @@ def balanced_sample(cand: pd.DataFrame, *, n: int, classes: Sequence[str], seed:
         if len(avail) < k:
             have = {cl: len(lines[cl]) for cl in classes}
             raise DataError(
-                f"corpus {corpus}: only {len(avail)} line(s) still have a {c} candidate after the filters, the balanced "
+                f"corpus {corpus}: only {len(avail)} line(s) still have a {c} candidate after the filters, the "
+                "balanced "
                 f"sample needs {k} per class (lines with a candidate per class: {have}). Lower cloze.sample.n, relax "
                 f"cloze.filters, or use a larger corpus"
             )
@@ -326,7 +394,9 @@ class SeededWalk:
         self.seen = {c: 0 for c in classes}
 
     def order(self, lines) -> list[int]:
-        return [int(x) for x in np.random.default_rng(self.seed).permutation(np.unique(np.asarray(lines, dtype="int64")))]
+        return [
+            int(x) for x in np.random.default_rng(self.seed).permutation(np.unique(np.asarray(lines, dtype="int64")))
+        ]
 
     @property
     def full(self) -> bool:
@@ -368,9 +438,19 @@ class SeededWalk:
 EXAMINE = ("as_needed", "all")
 
 
-def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str], corpus: str, filters: Mapping,
-                  n: int, seed: int, examine: str = "as_needed", batch_lines: int = 2000
-                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def select_sample(
+    lexical: pd.DataFrame,
+    tag,
+    *,
+    pivot: str,
+    langs: Sequence[str],
+    corpus: str,
+    filters: Mapping,
+    n: int,
+    seed: int,
+    examine: str = "as_needed",
+    batch_lines: int = 2000,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Tag the lines with lexical candidates batch by batch and draw the sample; its counts.
 
     ``tag(lines)`` returns, per language, the :data:`plmfair.cloze.construction.pos.TAGS_SCHEMA` rows of those
@@ -383,17 +463,20 @@ def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str
     classes = list(filters["pos"])
     lines = sorted(int(x) for x in lexical["line"].unique())
     if not lines:
-        raise DataError(f"corpus {corpus}: no line has a candidate after the lexical filters (length, one_to_one, "
-                        f"letters_only, not_number); see its construction table and relax cloze.filters")
+        raise DataError(
+            f"corpus {corpus}: no line has a candidate after the lexical filters (length, one_to_one, "
+            f"letters_only, not_number); see its construction table and relax cloze.filters"
+        )
     by_line = lexical.set_index("line").sort_index()
     counts, parts = [], []
     walk = SeededWalk(n=n, classes=classes, seed=seed, corpus=corpus, pivot=pivot) if examine == "as_needed" else None
     order = walk.order(lines) if walk else lines
     n_examined = 0
     for start in range(0, len(order), batch_lines):
-        batch = order[start:start + batch_lines]
-        cand, c = tagged_candidates(by_line.loc[sorted(batch)].reset_index(), tag(batch), pivot=pivot, corpus=corpus,
-                                    filters=filters)
+        batch = order[start : start + batch_lines]
+        cand, c = tagged_candidates(
+            by_line.loc[sorted(batch)].reset_index(), tag(batch), pivot=pivot, corpus=corpus, filters=filters
+        )
         counts.append(c)
         n_examined += len(batch)
         if walk is None:
@@ -401,8 +484,9 @@ def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str
         elif walk.take(cand, batch):
             break
     if walk is None:
-        sample = balanced_sample(pd.concat(parts, ignore_index=True), n=n, classes=classes, seed=seed, corpus=corpus,
-                                 pivot=pivot)
+        sample = balanced_sample(
+            pd.concat(parts, ignore_index=True), n=n, classes=classes, seed=seed, corpus=corpus, pivot=pivot
+        )
         how = "balanced sample"
     else:
         sample = walk.sample()
@@ -411,11 +495,19 @@ def select_sample(lexical: pd.DataFrame, tag, *, pivot: str, langs: Sequence[str
     scope = "every" if walk is None else "in seeded order until the sample was full, of"
     examined, sampled = [], []
     _counts_recorder(examined, langs, corpus)(
-        "examined_lines", "sentences", f"lines tagged and parsed: {scope} {len(lines)} with a candidate",
-        dict.fromkeys(langs, n_examined), n_examined)
+        "examined_lines",
+        "sentences",
+        f"lines tagged and parsed: {scope} {len(lines)} with a candidate",
+        dict.fromkeys(langs, n_examined),
+        n_examined,
+    )
     _counts_recorder(sampled, langs, corpus)(
-        "sampled", "sentences", f"{how}, seed {seed}: {k} per class of {classes}", dict.fromkeys(langs, len(sample)),
-        len(sample))
+        "sampled",
+        "sentences",
+        f"{how}, seed {seed}: {k} per class of {classes}",
+        dict.fromkeys(langs, len(sample)),
+        len(sample),
+    )
     return sample, _add_counts([pd.DataFrame(examined), *counts, pd.DataFrame(sampled)])
 
 
@@ -434,8 +526,9 @@ def masked_text(tokens: pd.DataFrame, line: int, token: int) -> tuple[str, str]:
     return "".join(parts).strip(), word
 
 
-def cloze_sentences_from_sample(sample: pd.DataFrame, tokens: Mapping[str, pd.DataFrame], *, pivot: str,
-                                corpus: str) -> pd.DataFrame:
+def cloze_sentences_from_sample(
+    sample: pd.DataFrame, tokens: Mapping[str, pd.DataFrame], *, pivot: str, corpus: str
+) -> pd.DataFrame:
     """One row per language and sampled line (:data:`SENTENCES_SCHEMA`)."""
     langs = _pivot_first(tokens, pivot)
     rows = []
@@ -444,15 +537,33 @@ def cloze_sentences_from_sample(sample: pd.DataFrame, tokens: Mapping[str, pd.Da
         for lang in langs:
             tok = int(cand[f"token_{lang}"])
             text, word = masked_text(tokens[lang], line, tok)
-            rows.append({"lang": lang, "s_id": f"{corpus}-{line}", "text": text, "true_mask": word,
-                         "tag": cand[f"upos_{lang}"], "pos_class": cand["pos_class"], "line": line, "token": tok})
+            rows.append(
+                {
+                    "lang": lang,
+                    "s_id": f"{corpus}-{line}",
+                    "text": text,
+                    "true_mask": word,
+                    "tag": cand[f"upos_{lang}"],
+                    "pos_class": cand["pos_class"],
+                    "line": line,
+                    "token": tok,
+                }
+            )
     df = pd.DataFrame(rows, columns=list(SENTENCES_SCHEMA))
-    return df.astype({c: "string" for c in ("lang", "s_id", "text", "true_mask", "tag", "pos_class")}
-                     | {"line": "int64", "token": "int64"})
+    return df.astype(
+        {c: "string" for c in ("lang", "s_id", "text", "true_mask", "tag", "pos_class")}
+        | {"line": "int64", "token": "int64"}
+    )
 
 
-def verify_sentences(sentences: pd.DataFrame, tokens: Mapping[str, pd.DataFrame], alignments: Mapping[str, pd.DataFrame],
-                     *, pivot: str, pos: Sequence[str]) -> None:
+def verify_sentences(
+    sentences: pd.DataFrame,
+    tokens: Mapping[str, pd.DataFrame],
+    alignments: Mapping[str, pd.DataFrame],
+    *,
+    pivot: str,
+    pos: Sequence[str],
+) -> None:
     """Check every quadruple against its inputs before it is written: one [MASK] per sentence, the
     masked word is the token named, an allowed POS in every language, and one-to-one aligned with
     the pivot word. A failure here is a bug, reported with the s_id."""
@@ -466,15 +577,20 @@ def verify_sentences(sentences: pd.DataFrame, tokens: Mapping[str, pd.DataFrame]
             if text.count(MASK) != 1:
                 problems.append(f"{text.count(MASK)} masks")
             if t["text"] != word or t["upos"] not in pos:
-                problems.append(f"token {tok} is {t['text']!r}/{t['upos']}, expected {word!r} with a POS in {list(pos)}")
+                problems.append(
+                    f"token {tok} is {t['text']!r}/{t['upos']}, expected {word!r} with a POS in {list(pos)}"
+                )
             if lang != pivot:
                 links = alignments[lang]
                 links = links[links["line"] == line]
                 if set(links.loc[links["pivot_token"] == piv, "token"]) != {tok} or set(
-                        links.loc[links["token"] == tok, "pivot_token"]) != {piv}:
+                    links.loc[links["token"] == tok, "pivot_token"]
+                ) != {piv}:
                     problems.append(f"token {tok} is not aligned one-to-one with pivot token {piv}")
             if problems:
-                raise AssertionError(f"cloze construction produced an invalid sentence {s_id} ({lang}): {'; '.join(problems)}")
+                raise AssertionError(
+                    f"cloze construction produced an invalid sentence {s_id} ({lang}): {'; '.join(problems)}"
+                )
 
 
 def _compact(cand: pd.DataFrame) -> pd.DataFrame:
@@ -489,11 +605,21 @@ def _line_range_filter(start: int, stop: int) -> list:
     return [("line", ">=", start), ("line", "<", stop)]
 
 
-def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_files: Mapping[str, str | os.PathLike], *,
-                    pivot: str, corpus: str, filters: Mapping | None, n: int, seed: int,
-                    pipelines: Mapping[str, str | os.PathLike], tokenized: bool = False, examine: str = "as_needed",
-                    join_counts: str | os.PathLike | None = None, batch_lines: int = 2000
-                    ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def construct_files(
+    token_files: Mapping[str, str | os.PathLike],
+    alignment_files: Mapping[str, str | os.PathLike],
+    *,
+    pivot: str,
+    corpus: str,
+    filters: Mapping | None,
+    n: int,
+    seed: int,
+    pipelines: Mapping[str, str | os.PathLike],
+    tokenized: bool = False,
+    examine: str = "as_needed",
+    join_counts: str | os.PathLike | None = None,
+    batch_lines: int = 2000,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Sentences (:data:`SENTENCES_SCHEMA`) and counts (:data:`CONSTRUCTION_SCHEMA`) of one corpus,
     streamed from its tokens and alignments files; also the run metadata (with the seconds spent
     filtering, tagging and sampling).
@@ -505,8 +631,9 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
 
     f = {**DEFAULT_FILTERS, **(filters or {})}
     metas = {lang: read_parquet_meta(p) for lang, p in token_files.items()}
-    n_lines = check_parallel({lang: m["n_lines"] for lang, m in metas.items()},
-                             {lang: m["source"] for lang, m in metas.items()})
+    n_lines = check_parallel(
+        {lang: m["n_lines"] for lang, m in metas.items()}, {lang: m["source"] for lang, m in metas.items()}
+    )
     langs = [pivot] + [lang for lang in token_files if lang != pivot]
     seconds = {"filter": 0.0, "tag": 0.0, "sample": 0.0}
     clock = time.perf_counter()
@@ -524,12 +651,16 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
     nlps = {lang: load_pipeline(pipelines[lang], lang) for lang in langs}
 
     def read_tokens(lines):
-        return {lang: read_parquet(token_files[lang], filters=[("line", "in", [int(x) for x in lines])]) for lang in langs}
+        return {
+            lang: read_parquet(token_files[lang], filters=[("line", "in", [int(x) for x in lines])]) for lang in langs
+        }
 
     def tag_read(tokens):
         t0 = time.perf_counter()
-        out = {lang: tag_tokens(nlps[lang], t, tokenized=tokenized, source=metas[lang]["source"])
-               for lang, t in tokens.items()}
+        out = {
+            lang: tag_tokens(nlps[lang], t, tokenized=tokenized, source=metas[lang]["source"])
+            for lang, t in tokens.items()
+        }
         seconds["tag"] += time.perf_counter() - t0
         return out
 
@@ -537,8 +668,18 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
         return tag_read(read_tokens(lines))
 
     clock = time.perf_counter()
-    sample, selected = select_sample(lexical, tag, pivot=pivot, langs=langs, corpus=corpus, filters=f, n=n, seed=seed,
-                                     examine=examine, batch_lines=batch_lines)
+    sample, selected = select_sample(
+        lexical,
+        tag,
+        pivot=pivot,
+        langs=langs,
+        corpus=corpus,
+        filters=f,
+        n=n,
+        seed=seed,
+        examine=examine,
+        batch_lines=batch_lines,
+    )
     sampled = sorted(int(x) for x in sample["line"])
     tokens = read_tokens(sampled)
     tags = tag_read(tokens)
@@ -549,8 +690,16 @@ def construct_files(token_files: Mapping[str, str | os.PathLike], alignment_file
     seconds["sample"] = time.perf_counter() - clock - seconds["tag"]
     lead = [read_parquet(join_counts)] if join_counts else []
     counts = pd.concat([*lead, _add_counts(counts), selected], ignore_index=True).astype({"count": "Int64"})
-    meta = {"corpus": corpus, "pivot": pivot, "n": n, "seed": seed, "examine": examine, "filters": f,
-            "n_lines": n_lines, "seconds": seconds,
-            "sources": {lang: m["source"] for lang, m in metas.items()},
-            "alignments": {lang: read_parquet_meta(p) for lang, p in alignment_files.items()}}
+    meta = {
+        "corpus": corpus,
+        "pivot": pivot,
+        "n": n,
+        "seed": seed,
+        "examine": examine,
+        "filters": f,
+        "n_lines": n_lines,
+        "seconds": seconds,
+        "sources": {lang: m["source"] for lang, m in metas.items()},
+        "alignments": {lang: read_parquet_meta(p) for lang, p in alignment_files.items()},
+    }
     return sentences, counts, meta
