@@ -6,6 +6,8 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.plmfair-installed
 CORES ?= all
+# processes make test runs the tests on (pytest-xdist; a test file to each, so a file's fixtures are made once)
+TEST_PROCESSES ?= 2
 # The shared reference-data folder doubles as a download mirror when it exists
 # (development and CI machines have no internet). Override with MIRROR=/path.
 # --config takes every following word, so it always comes last.
@@ -70,7 +72,7 @@ demo: $(STAMP)
 
 ## Every test (the end-to-end ones share one demo run); test-fast leaves out those that run Snakemake.
 test: $(STAMP)
-	$(PY) -m pytest $(PYTEST_FLAGS)
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_FLAGS)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not e2e" $(PYTEST_FLAGS)

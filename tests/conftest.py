@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DATA = REPO / ".test" / "data"
@@ -77,11 +78,21 @@ def outputs_under_hash_seeds(code: str, *args: str, out: Path, seeds=("1", "2"))
 
 
 @pytest.fixture(scope="session")
-def demo_run(tmp_path_factory) -> Path:
-    """The demo run of the session (read-only: use ``demo_copy`` to run Snakemake on it)."""
-    work = tmp_path_factory.mktemp("demo")
-    snakemake(work)
-    subprocess.run(["chmod", "-R", "a-w", str(work)], check=True)
+def demo_run(tmp_path_factory, worker_id) -> Path:
+    """The demo run of the session (read-only: use ``demo_copy`` to run Snakemake on it), made once
+    even when the tests run on several processes (pytest-xdist): the first to need it runs it under a
+    lock, the others wait for it and read it."""
+    if worker_id == "master":
+        root = tmp_path_factory.mktemp("shared")
+    else:  # the session's folder, above every worker's own
+        root = tmp_path_factory.getbasetemp().parent
+    work, done = root / "demo_run", root / "demo_run.done"
+    with FileLock(str(root / "demo_run.lock")):
+        if not done.exists():
+            work.mkdir(exist_ok=True)
+            snakemake(work)
+            subprocess.run(["chmod", "-R", "a-w", str(work)], check=True)
+            done.touch()
     return work
 
 

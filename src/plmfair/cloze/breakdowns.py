@@ -1,39 +1,6 @@
-"""Results broken down by attributes of the examples (XTREME-R's fine-grained analysis).
-
-Cloze sets (MozArt and constructed sets with answers), one row per (model, language or
-``all``, group or ``all``, attribute, bucket), on the per-annotation scores of
-:func:`plmfair.cloze.metrics.annotation_scores`
-(P@1, P@5 and MRR are 100 x the means of ``hit1``, ``hit5`` and ``rr``, as the main metrics):
-
-- ``pos``: the universal POS tag of the masked word (the sentence's ``tag``);
-- ``length``: white-space tokens of the cloze sentence, the gap counted as one;
-- ``agreement``: share of the sentence's non-empty answers (all annotators; NFC, trimmed and
-  lower-cased, the metrics' normalisation without any tokenizer's own, so that the buckets are
-  the same for every model) equal to its most frequent answer;
-- ``answer_pieces``: tokens the answer takes in the model's tokenizer (1, 2, 3+);
-- ``multiword``: whether the answer has more than one white-space separated word.
-
-The continuous attributes (length, agreement) get 4 buckets of equal size, as XTREME-R
-buckets continuous attributes: cut points at the quartiles of the attribute over all
-sentences of the set (every language, so a bucket means the same in every language), fewer
-buckets when ties leave a cut point twice; a bucket is labelled with the smallest and the
-largest value it holds.
-
-CrowS-Pairs, one row per (data set, model, attribute, bucket) with the score (100 x the share
-of scored pairs whose more stereotyping sentence scores higher, neutral pairs counted in the
-denominator as in the overall metric) and its Wilson 95% interval:
-
-- ``length``: white-space tokens of the more stereotyping sentence (4 equal-size buckets over
-  the data set's pairs);
-- ``differing_tokens``: tokens of the more stereotyping sentence outside the blocks it shares
-  with the less stereotyping one (difflib's matching blocks over white-space tokens, the
-  word-level analogue of the shared spans that Nangia et al.'s protocol scores): 1, 2, 3, 4+;
-- ``origin`` (native or translated) and ``bias_type``.
-
-Each attribute is one bucket function in a registry (:data:`CLOZE_ATTRIBUTES`,
-:data:`CROWS_ATTRIBUTES`): it gets the rows to break down and the data set, and returns each
-row's ``bucket`` and ``bucket_order``. Adding an attribute is its function and one registry line.
-"""
+"""P@1, P@5 and MRR of a cloze set broken down by attributes of its sentences and answers (XTREME-R's
+fine-grained results): one bucket function per attribute in :data:`CLOZE_ATTRIBUTES`. How each
+attribute is bucketed: docs/statistics.md, "Breakdowns"."""
 
 from __future__ import annotations
 

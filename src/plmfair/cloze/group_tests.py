@@ -1,52 +1,6 @@
-"""Annotator groups compared, with the annotator as the unit: is a group gap more than chance?
-
-In MozArt each language has batches of sentences, each batch answered by a few annotators, and
-an annotator answers one batch and belongs to one group: the group is a property of the
-annotator, not of the annotation. Hundreds of annotations are not hundreds of independent
-observations of a group; about fifteen annotators per group and language are. Every test here
-respects that (MozArt and constructed cloze sets with answers alike; the scores are each
-annotation's ``rr``, ``hit1`` and ``hit5``, :data:`plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`), and
-every test permutes group labels only among annotators whose exchangeability its own null
-hypothesis implies, within the batches of the design (:func:`plmfair.stats.design_blocks`,
-within language when languages are pooled), every annotator keeping their answers:
-
-- **Gaps** (:func:`group_gaps`, the rows the figures draw): each group's gap to the reference
-  group, adjusted for batch composition: the weighted mean over sentences of the difference of
-  the two groups' mean scores on that sentence (weight n_a n_b / (n_a + n_b)), so sentence
-  difficulty cancels. Null: the two groups compared are exchangeable (the other groups may
-  differ from them): labels permuted among those two groups' annotators of each batch. The
-  interval is the same test inverted (every shift of the group's scores the test does not
-  reject, Bonferroni level over the family), so the mark and the interval always agree.
-- **Omnibus** (:func:`group_tests`): the annotations' between-group sum of squares; null: all
-  four groups exchangeable (labels permuted among all the annotators of a batch).
-- **2 x 2**: gender (men's mean minus women's, averaged over nativeness) with labels permuted
-  within batch x nativeness (null: no gender difference, whatever nativeness does); nativeness
-  within batch x gender; the interaction by Freedman & Lane (1983): the additive model
-  ``score ~ sentence + gender + nativeness`` is fitted, its residuals are permuted as whole
-  annotators within batches and added back to its fitted values. Languages pooled, the group x
-  language interaction (the spread of each group's per-language gaps) the same way with the
-  model ``score ~ sentence + group``.
-- **Win/loss** (the paper-style description, as dialect-robust evaluation compares dialects):
-  per sentence both groups answered, which group's mean is higher, compared exactly (rational
-  scores: 1/3 against 1/3 is a tie); tested by permuting the two groups' labels within batches
-  (the net wins), not by a sign test, which would take sentences answered by the same few
-  annotators as independent.
-- **Disparity** (:func:`group_disparity`): sigma_gd of P@1, P@5 and MRR across the four groups,
-  with a bootstrap interval (annotators resampled within group and batch), its chance level
-  (sigma_gd is positive even when no group differs: the quantile of its permutation
-  distribution that the observed value must exceed) and the omnibus permutation p of sigma_gd.
-- **Mixed model** (:func:`group_effects`, effect sizes): ``metric ~ group + (1|sentence) +
-  (1|annotator)`` by REML (:func:`plmfair.stats.crossed_mixed_model`, lme4's ``lmer``), per
-  language and pooled (language a fixed effect), marked by its own Wald test.
-
-Multiplicity: Bonferroni over a family wherever an interval is drawn beside a mark (the
-interval then at level 1 - alpha/m, so a mark is set exactly when the interval excludes the
-null value): a model's three gaps to the reference in one language and metric; a model's three
-mixed-model group terms in one language and metric; the languages (and pooled) of a model and
-metric for the disparity. Holm where only p-values are printed: the three 2 x 2 tests of one
-model, language and metric; the win/loss comparisons of one model and metric. The omnibus and
-group x language tests stand alone.
-"""
+"""Annotator groups compared with the annotator as the unit: gaps, omnibus, 2 x 2, win/loss and sigma_gd
+disparity, each a permutation test under its own null within the batches of the design. The design,
+the nulls and the estimands: docs/statistics.md, "Group tests"."""
 
 from __future__ import annotations
 

@@ -1,27 +1,14 @@
-"""The study plan: every decision about which jobs a configuration asks for and what each job
-reads, as functions of the validated config (defaults filled in by the JSON schema) that return
-names or small typed records (:class:`ClozeSet`, :class:`Corpus`, :class:`AlignmentRoute`,
-:class:`GoldSet`, :class:`SpacyPipeline`, :class:`Table`). ``workflow/rules/common.smk`` only
-turns these into paths; a job's ``params`` are what a plan function returns for it and nothing
-more, so that a change reruns exactly the jobs it changes. Validation is :mod:`plmfair.config`
-(which reads the plan; the plan never imports it). Torch-free, so Snakemake builds its DAG
-without importing a model library.
+"""The run's plan: every decision about which jobs a configuration asks for and what each reads, as
+functions of the validated config that return names or small records. Torch-free, so Snakemake
+builds its DAG without a model library; the rules turn the answers into paths and params.
 
-Model lists. ``mozart.models``, ``crows_pairs.models`` and ``cloze.models`` default to
-every declared model that fits the study: its family can be scored on the study
-(:data:`plmfair.scoring.FAMILIES`) and its ``languages`` (empty = all) meet at least one
-language of the study's data. An explicit list wins; a model on it still runs only on
-the languages it covers.
-
-A package by the plan's sections, each a module that reads only the sections before it:
-:mod:`~plmfair.cloze.plan` (data sets, cloze tests, corpora, cloze sets), :mod:`~plmfair.scoring.model_plan`,
-:mod:`~plmfair.crows_pairs.plan` and :mod:`~plmfair.cloze.plan` (each kind of study's jobs),
-:mod:`~plmfair.cloze.construction_plan`, :mod:`~plmfair.plan.model_runs`, :mod:`~plmfair.plan.downloads`,
-:mod:`~plmfair.plan.targets` (tables, figures, report categories) and :mod:`~plmfair.plan.published`.
-The rules and the library call every function as ``plan.<name>``: this module re-exports them.
-The study registry (:data:`plmfair.studies.STUDIES`) names the plan functions it needs by module
-(``"plmfair.cloze.plan:cloze_tests"``), and a study added later may keep its plan module to itself
-(its rule file imports it), so neither is re-exported here.
+Each study plans its own jobs and paths (:mod:`plmfair.crows_pairs.plan`, :mod:`plmfair.cloze.plan`,
+:mod:`plmfair.cloze.construction_plan`) and which models score what is :mod:`plmfair.scoring.model_plan`;
+this package composes them for a run: :mod:`~plmfair.plan.model_runs`, :mod:`~plmfair.plan.downloads`,
+:mod:`~plmfair.plan.targets` (tables, figures, report categories, one setting) and
+:mod:`~plmfair.plan.published` (every published file, the record's inputs). The rule files call every
+function as ``plan.<name>``, so this module re-exports them; a study added later keeps its plan module
+to itself (its rule file imports it).
 """
 
 from __future__ import annotations

@@ -1,45 +1,6 @@
-"""Cloze construction as in MozArt: from a multi-way parallel corpus, its tokens and word
-alignments to one masked word per sentence quadruple, balanced across parts of speech.
-
-A candidate is a pivot-language (English) token with its counterpart in every other
-language. Filters, in order (each configurable under ``cloze.filters``); the first five need
-only tokens and alignments (:func:`lexical_candidates`), the rest POS and dependencies
-(:func:`tagged_candidates`). Each is a test on one word of one line, so the order changes
-the counts between steps, never the candidates that pass them all.
-
-1. non_empty: the line has text in every language (empty lines stop the run unless
-   ``cloze.empty_lines: skip``).
-2. length: every language's sentence has between ``min_tokens`` and ``max_tokens`` tokens.
-3. one_to_one: the pivot token is aligned to exactly one token of each language and that
-   token to nothing else.
-4. letters_only: every word consists of letters only.
-5. not_number: no word looks like punctuation or (``exclude_numbers``) a number to spaCy
-   (``is_punct``/``like_num``).
-6. pos: every language's word has a universal POS in ``pos`` (NOUN, VERB, ADJ, ADV); with
-   ``same_pos`` all four must carry the same one.
-7. not_excluded: no word is tagged with a POS in ``exclude_pos`` (PROPN, AUX, NUM, PUNCT).
-8. not_mwe: no word is part of a multi-word expression: neither it nor one of its dependents
-   carries a relation in ``mwe_deps`` (UD fixed, flat, compound:prt, goeswith; spaCy's
-   English ``prt`` and German ``svp`` for separable verb particles). A relation matches by
-   its full name or by the part before ``:`` (flat matches flat:name).
-
-Only lines with a candidate after step 5 are tagged and parsed, a batch at a time
-(:func:`select_sample`). Then one candidate per line, balanced across the POS classes of
-``pos`` (taken from the pivot word), ``sample.n / len(pos)`` lines per class, a line used
-once: with ``sample.examine: as_needed`` the lines are visited in a seeded random order and
-tagged only until every class is full (:class:`SeededWalk`); with ``all`` every line is
-tagged and the sample drawn from all candidates with ``numpy``'s generator seeded by
-``sample.seed``, the scarcest class first (:func:`balanced_sample`).
-:func:`construct_files` does this streamed from the files.
-
-Outputs:
-
-``results/cloze/{corpus}/sentences.parquet`` (:data:`SENTENCES_SCHEMA`), one row per
-language and sampled line, shaped like the MozArt sentences;
-``results/cloze/{corpus}/construction.parquet`` (:data:`CONSTRUCTION_SCHEMA`), the count
-left after each filter, per language, rendered as ``results/tables/{corpus}_construction.*``.
-The annotation sheets and the answers to them are :mod:`plmfair.cloze.construction.answers`.
-"""
+"""Cloze sentences selected from a tagged and aligned corpus: the filters (one-to-one alignment in every
+language, content POS, length), the balanced sample, and the count each step leaves
+(:data:`CONSTRUCTION_SCHEMA`). The rules in full: docs/construction.md."""
 
 from __future__ import annotations
 
