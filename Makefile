@@ -6,7 +6,7 @@ PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.plmfair-installed
 CORES ?= all
-# processes make test runs the tests on (pytest-xdist; a test file to each, so a file's fixtures are made once)
+# processes make test runs the tests on (pytest-xdist; a test file stays on one: tests/conftest.py)
 TEST_PROCESSES ?= 2
 # The shared reference-data folder doubles as a download mirror when it exists
 # (development and CI machines have no internet). Override with MIRROR=/path.
@@ -72,7 +72,7 @@ demo: $(STAMP)
 
 ## Every test (the end-to-end ones share one demo run); test-fast leaves out those that run Snakemake.
 test: $(STAMP)
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile $(PYTEST_FLAGS)
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_FLAGS)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not e2e" $(PYTEST_FLAGS)

@@ -18,6 +18,13 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
+# Under `make test` the tests run on several processes (pytest-xdist): each process, and the Snakemake
+# runs and jobs it starts, computes on one thread (torch, OpenMP, BLAS), so that the processes share the
+# cores instead of each spinning threads for all of them.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_variable, "1")
+
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DATA = REPO / ".test" / "data"
 DEMO_CONFIGS = (REPO / ".test" / "config" / "config.yaml", REPO / ".test" / "config" / "bitext.yaml")
@@ -104,6 +111,19 @@ def demo_copy(demo_run, tmp_path) -> Path:
     subprocess.run(["cp", "-a", str(demo_run), str(copy)], check=True)
     subprocess.run(["chmod", "-R", "u+w", str(copy)], check=True)
     return copy
+
+
+# How `make test` shares the tests between its processes (pytest-xdist, --dist loadfile
+# --no-loadscope-reorder): a test file stays on one process (its module fixtures are made once), and
+# the files that run Snakemake many times go first, so that they start on different processes while the
+# quick files fill the gaps; within that, the order stays pytest-randomly's.
+HEAVY_FIRST = ("test_workflow.py", "test_hostile.py", "test_cli.py", "test_hub.py", "test_new_study.py")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 def _shared_data() -> Path | None:

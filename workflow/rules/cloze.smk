@@ -21,8 +21,8 @@ rule cloze_join_bitexts:
     input:
         unpack(get_cloze_bitext_files),
     output:
-        joined="results/cloze/{corpus}/joined.parquet",
-        counts="results/cloze/{corpus}/join_counts.parquet",
+        joined=plan.set_file("{corpus}", "joined"),
+        counts=plan.set_file("{corpus}", "join_counts"),
     params:
         join=from_plan(plan.bitext_join, "corpus"),
     log:
@@ -42,7 +42,7 @@ rule cloze_tokenize:
     input:
         unpack(get_cloze_tokenize_inputs),
     output:
-        tokens="results/cloze/{corpus}/tokens/{lang}.parquet",
+        tokens=plan.set_file("{corpus}", "tokens/{lang}"),
     params:
         reading=from_plan(plan.text_reading, "corpus", "lang"),
         pipeline=get_spacy_pipeline,
@@ -64,7 +64,7 @@ rule cloze_align:
     input:
         unpack(get_cloze_align_inputs),
     output:
-        alignments="results/cloze/{corpus}/alignments/{lang}.parquet",
+        alignments=plan.set_file("{corpus}", "alignments/{lang}"),
     params:
         settings=get_cloze_align_settings,
     log:
@@ -85,8 +85,8 @@ rule cloze_select:
     input:
         unpack(get_cloze_select_inputs),
     output:
-        sentences="results/cloze/{corpus}/sentences.parquet",
-        counts="results/cloze/{corpus}/construction.parquet",
+        sentences=plan.set_file("{corpus}", "sentences"),
+        counts=plan.set_file("{corpus}", "construction"),
     params:
         corpus=get_cloze_select_settings,
         filters=plan.setting(config, "cloze.filters"),
@@ -108,8 +108,8 @@ rule cloze_alignment_quality:
     input:
         unpack(get_gold_alignment_inputs),
     output:
-        quality="results/cloze/{corpus}/alignment_quality.parquet",
-        links="results/cloze/{corpus}/gold_alignment_links.parquet",
+        quality=plan.set_file("{corpus}", "alignment_quality"),
+        links=plan.set_file("{corpus}", "gold_alignment_links"),
     params:
         gold=from_plan(plan.gold_readings, "corpus"),
         langs=from_plan(plan.gold_langs, "corpus"),
@@ -132,7 +132,7 @@ rule cloze_alignment_quality:
 rule cloze_sheets:
     localrule: True
     input:
-        sentences="results/cloze/{corpus}/sentences.parquet",
+        sentences=plan.set_file("{corpus}", "sentences"),
     output:
         sheets=directory("results/cloze/{corpus}/sheets"),
     params:
@@ -150,10 +150,10 @@ rule cloze_sheets:
 
 rule ingest_cloze_answers:
     input:
-        sentences="results/cloze/{corpus}/sentences.parquet",
+        sentences=plan.set_file("{corpus}", "sentences"),
         answers=get_answer_files,
     output:
-        annotations="results/data/{corpus}/annotations.parquet",
+        annotations=plan.annotations_file("{corpus}"),
     params:
         answers=get_answer_downloads,
     log:

@@ -11,8 +11,8 @@ rule cloze_score:
         unpack(get_cloze_set_inputs),
         model="results/manifests/{model}.json",
     output:
-        predictions="results/cloze/{cloze_set}/predictions/{model}.parquet",
-        answer_scores="results/cloze/{cloze_set}/answer_scores/{model}.parquet",
+        predictions=plan.set_file("{cloze_set}", "predictions/{model}"),
+        answer_scores=plan.set_file("{cloze_set}", "answer_scores/{model}"),
     params:
         model=from_plan(plan.model_loading, "model"),
         scoring=from_plan(plan.cloze_set_scoring, "cloze_set", "model"),
@@ -33,13 +33,13 @@ rule cloze_score:
 
 rule cloze_metrics:
     input:
-        annotations="results/data/{cloze_set}/annotations.parquet",
+        annotations=plan.annotations_file("{cloze_set}"),
         predictions=get_cloze_set_scores("predictions"),
         answer_scores=get_cloze_set_scores("answer_scores"),
     output:
-        metrics="results/cloze/{cloze_set}/metrics.parquet",
-        annotation_scores="results/cloze/{cloze_set}/annotation_scores.parquet",
-        overview="results/cloze/{cloze_set}/overview.parquet",
+        metrics=plan.set_file("{cloze_set}", "metrics"),
+        annotation_scores=plan.set_file("{cloze_set}", "annotation_scores"),
+        overview=plan.set_file("{cloze_set}", "overview"),
     params:
         runs=from_plan(plan.cloze_set_runs, "cloze_set"),
         coverage=plan.setting(config, "coverage"),
@@ -59,7 +59,7 @@ rule cloze_metrics:
 rule cloze_mrr_figure:
     localrule: True
     input:
-        metrics="results/cloze/{cloze_set}/metrics.parquet",
+        metrics=plan.set_file("{cloze_set}", "metrics"),
     output:
         png=report(
             "results/figures/{cloze_set}_mrr.png",
@@ -87,13 +87,13 @@ rule cloze_mrr_figure:
 
 rule group_analysis:
     input:
-        scores="results/cloze/{cloze_set}/annotation_scores.parquet",
+        scores=plan.set_file("{cloze_set}", "annotation_scores"),
     output:
-        winloss="results/cloze/{cloze_set}/group_winloss.parquet",
-        gaps="results/cloze/{cloze_set}/group_gaps.parquet",
-        effects="results/cloze/{cloze_set}/group_effects.parquet",
-        tests="results/cloze/{cloze_set}/group_tests.parquet",
-        disparity="results/cloze/{cloze_set}/group_disparity.parquet",
+        winloss=plan.set_file("{cloze_set}", "group_winloss"),
+        gaps=plan.set_file("{cloze_set}", "group_gaps"),
+        effects=plan.set_file("{cloze_set}", "group_effects"),
+        tests=plan.set_file("{cloze_set}", "group_tests"),
+        disparity=plan.set_file("{cloze_set}", "group_disparity"),
     params:
         alpha=plan.setting(config, "analysis.alpha"),
         reference_group=plan.setting(config, "analysis.reference_group"),
@@ -116,7 +116,7 @@ rule group_analysis:
 rule group_figure:
     localrule: True
     input:
-        effects="results/cloze/{cloze_set}/group_gaps.parquet",
+        effects=plan.set_file("{cloze_set}", "group_gaps"),
     output:
         png=report(
             "results/figures/{cloze_set}_group_effects.png",
@@ -141,10 +141,10 @@ rule group_figure:
 
 rule cloze_breakdowns:
     input:
-        scores="results/cloze/{cloze_set}/annotation_scores.parquet",
-        annotations="results/data/{cloze_set}/annotations.parquet",
+        scores=plan.set_file("{cloze_set}", "annotation_scores"),
+        annotations=plan.annotations_file("{cloze_set}"),
     output:
-        breakdowns="results/cloze/{cloze_set}/breakdowns.parquet",
+        breakdowns=plan.set_file("{cloze_set}", "breakdowns"),
     log:
         "results/logs/cloze/{cloze_set}/breakdowns.log",
     resources:
@@ -159,7 +159,7 @@ rule cloze_breakdowns:
 rule cloze_breakdown_figure:
     localrule: True
     input:
-        breakdowns="results/cloze/{cloze_set}/breakdowns.parquet",
+        breakdowns=plan.set_file("{cloze_set}", "breakdowns"),
     output:
         png=report(
             "results/figures/{cloze_set}_breakdowns.png",

@@ -13,8 +13,8 @@ CROWS_SETS = plan.crows_pairs_sets(config)
 CLOZE_CORPORA = plan.cloze_corpora(config)
 CLOZE_SETS = plan.cloze_sets(config)
 TABLES = plan.tables(config)
-INGESTED_CLOZE_TESTS = {name: f"results/data/{name}/annotations.parquet" for name in plan.cloze_tests(config)}
-CONSTRUCTED_ANSWERS = [f"results/data/{s}/annotations.parquet" for s in plan.constructed_answered_sets(config)]
+INGESTED_CLOZE_TESTS = {name: plan.annotations_file(name) for name in plan.cloze_tests(config)}
+CONSTRUCTED_ANSWERS = [plan.annotations_file(s) for s in plan.constructed_answered_sets(config)]
 INGESTED_CROWS_PAIRS = {ds: plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_ingested(config)}
 
 
@@ -86,7 +86,7 @@ def crows_pairs_scores(jobs):
 
 def corpus_token_files(corpus, langs):
     """Each language's tokens file of a corpus, by language: what a script reads by name."""
-    return {lang: f"results/cloze/{corpus}/tokens/{lang}.parquet" for lang in langs}
+    return {lang: plan.set_file(corpus, f"tokens/{lang}") for lang in langs}
 
 
 def corpus_tokens(corpus, langs):
@@ -95,7 +95,7 @@ def corpus_tokens(corpus, langs):
 
 def corpus_alignment_files(corpus, langs):
     """Each language's alignments to the pivot, by language."""
-    return {lang: f"results/cloze/{corpus}/alignments/{lang}.parquet" for lang in langs}
+    return {lang: plan.set_file(corpus, f"alignments/{lang}") for lang in langs}
 
 
 def spacy_load(pipeline):
@@ -114,7 +114,7 @@ def get_crows_pairs_inputs(w):
     """The data set's file, and the ingested data set it borrows directions from (direction_from)."""
     source = CROWS_SETS[w.dataset].get("direction_from")
     return {"raw": download(CROWS_SETS[w.dataset]),
-            "reference": [f"results/data/crows_pairs/{source}.parquet"] if source else []}
+            "reference": [plan.crows_pairs_data_file(source)] if source else []}
 
 
 def get_local_model_files(w):
@@ -145,7 +145,7 @@ def get_cloze_bitext_files(w):
 def get_cloze_tokenize_inputs(w):
     """A language's text file, or the corpus joined from its bitexts; the pipeline the workflow built."""
     entry = plan.corpus(config, w.corpus).text(w.lang)
-    return {"text": f"results/cloze/{w.corpus}/joined.parquet" if entry is None else download(entry),
+    return {"text": plan.set_file(w.corpus, "joined") if entry is None else download(entry),
             "pipeline": spacy_built([plan.spacy_pipeline(config, w.lang)])}
 
 
@@ -171,7 +171,7 @@ def get_cloze_select_inputs(w):
     c = plan.corpus(config, w.corpus)
     return {"tokens": corpus_tokens(w.corpus, c.langs),
             "alignments": list(corpus_alignment_files(w.corpus, c.langs[1:]).values()),
-            "join_counts": f"results/cloze/{w.corpus}/join_counts.parquet" if c.joined else [],
+            "join_counts": plan.set_file(w.corpus, "join_counts") if c.joined else [],
             "pipelines": spacy_built(plan.spacy_pipeline(config, lang) for lang in c.langs)}
 
 
@@ -195,7 +195,7 @@ def get_cloze_test_archive(w):
 
 def get_tsne_vectors(w):
     """The t-SNE vectors of every model mapped for a ready-made cloze test."""
-    return [f"results/cloze/{w.cloze_set}/tsne/{m}.parquet" for m in plan.tsne_models(config, w.cloze_set)]
+    return [plan.set_file(w.cloze_set, f"tsne/{m}") for m in plan.tsne_models(config, w.cloze_set)]
 
 
 def get_answer_downloads(w):
@@ -220,8 +220,8 @@ def get_gold_alignment_inputs(w):
 
 def get_cloze_set_inputs(w):
     """A set's sentences (MozArt's are its answers), and its human answers when it has them."""
-    cloze_set, answers = CLOZE_SETS[w.cloze_set], f"results/data/{w.cloze_set}/annotations.parquet"
-    sentences = f"results/cloze/{w.cloze_set}/sentences.parquet" if cloze_set.constructed else answers
+    cloze_set, answers = CLOZE_SETS[w.cloze_set], plan.annotations_file(w.cloze_set)
+    sentences = plan.set_file(w.cloze_set, "sentences") if cloze_set.constructed else answers
     return {"sentences": sentences, "answers": [answers] if cloze_set.answered else []}
 
 

@@ -7,7 +7,7 @@ rule ingest_cloze_test:
     input:
         archive=get_cloze_test_archive,
     output:
-        annotations="results/data/{cloze_test}/annotations.parquet",
+        annotations=plan.annotations_file("{cloze_test}"),
     params:
         job="plmfair.cloze.annotations:ingest_cloze_test",
         languages=from_plan(plan.cloze_test_languages, "cloze_test"),
@@ -27,10 +27,10 @@ rule ingest_cloze_test:
 # t-SNE and drawn.
 rule tsne_vectors:
     input:
-        annotations="results/data/{cloze_set}/annotations.parquet",
+        annotations=plan.annotations_file("{cloze_set}"),
         model="results/manifests/{model}.json",
     output:
-        vectors="results/cloze/{cloze_set}/tsne/{model}.parquet",
+        vectors=plan.set_file("{cloze_set}", "tsne/{model}"),
     params:
         model=from_plan(plan.model_loading, "model"),
         sentences=plan.setting(config, "mozart.tsne.sentences"),
@@ -56,7 +56,7 @@ rule tsne:
     input:
         vectors=get_tsne_vectors,
     output:
-        coordinates="results/cloze/{cloze_set}/tsne.parquet",
+        coordinates=plan.set_file("{cloze_set}", "tsne"),
         png=report(
             "results/figures/{cloze_set}_tsne.png",
             caption="../report/tsne.rst",
