@@ -450,7 +450,7 @@ def test_output_registry_is_consistent():
     from plmfair.studies import STUDIES
 
     SUBJECTS = {"data", "models"} | {kind for study in STUDIES.values() for kind in study.subjects}
-    TABLES, FIGURES = all_tables(), all_figures()
+    TABLES, FIGURES = list(all_tables().values()), all_figures()
     names = [spec.name for spec in TABLES]
     assert len(names) == len(set(names))
     for spec in TABLES:
@@ -461,6 +461,8 @@ def test_output_registry_is_consistent():
         spec.caption.format(subject="x", **{k: 0.05 for k in spec.settings})
         assert ("{subject}" in spec.name) == (spec.subjects in ("answered_sets", "corpora", "gold_corpora"))
     assert set(FIGURES.values()) <= set(SUBJECTS)
+    with pytest.raises(ConfigError, match=r"unknown figure 'crows_pair' \(did you mean 'crows_pairs'\?\)"):
+        FIGURES.get("crows_pair")
 
 
 def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(monkeypatch):
@@ -565,7 +567,7 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     from plmfair import studies
     from plmfair.plan.targets import all_figures, all_tables, study_figures, study_tables
 
-    TABLES, FIGURES = all_tables(), all_figures()
+    TABLES, FIGURES = list(all_tables().values()), all_figures()
 
     def defined(text):
         return {m.group(1) for m in re.finditer(r"^rule (\w+):", text, re.M)}

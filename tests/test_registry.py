@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from plmfair.cloze.breakdowns import CLOZE_ATTRIBUTES
+from plmfair.crows_pairs.breakdowns import CROWS_ATTRIBUTES
 from plmfair.errors import ConfigError
+from plmfair.plan.targets import all_tables
 from plmfair.registry import Registry, load_function, load_object
 from plmfair.rendering.table_spec import TableSpec
+from plmfair.resources import NEEDS, Need
 from plmfair.scoring import FAMILIES
+from plmfair.scoring.masking import MASKING_RULES
 from plmfair.scoring.protocols import CLOZE_PROTOCOLS, PROTOCOLS, ClozeProtocol, Protocol
 from plmfair.studies import STUDIES, Study
+from plmfair_demo import TINY_KINDS, TinyKind
 
 
 def test_lookup_registration_and_the_error_of_an_unknown_name():
@@ -39,10 +45,24 @@ def test_a_lazy_entry_loads_only_when_looked_up():
 
 
 @pytest.mark.parametrize(
-    "registry, kind", [(FAMILIES, object), (PROTOCOLS, Protocol), (CLOZE_PROTOCOLS, ClozeProtocol), (STUDIES, Study)]
+    "registry, kind",
+    [
+        (FAMILIES, object),
+        (PROTOCOLS, Protocol),
+        (CLOZE_PROTOCOLS, ClozeProtocol),
+        (MASKING_RULES, Protocol),
+        (STUDIES, Study),
+        (all_tables(), TableSpec),
+        (NEEDS, Need),
+        (CLOZE_ATTRIBUTES, object),
+        (CROWS_ATTRIBUTES, object),
+        (TINY_KINDS, TinyKind),
+    ],
+    ids=lambda value: getattr(value, "kind", ""),
 )
 def test_every_registry_of_the_project_is_one(registry, kind):
-    """The model families, both kinds of protocol and the studies are registries whose entries load."""
+    """Every name-to-thing table of the project is a Registry whose entries load, and an unknown name in
+    it gets a did-you-mean."""
     assert isinstance(registry, Registry)
     assert all(isinstance(entry, kind) for entry in registry.values())
     with pytest.raises(Exception, match="did you mean"):

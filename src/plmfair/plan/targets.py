@@ -9,6 +9,7 @@ from plmfair.cloze.plan import cloze_tests
 from plmfair.crows_pairs.plan import crows_pairs_ingested
 from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_runs
+from plmfair.registry import Registry
 from plmfair.rendering.table_spec import TableSpec
 from plmfair.studies import CLOZE_TASK, STUDIES, owners
 
@@ -39,18 +40,21 @@ SHARED_TABLES: tuple[TableSpec, ...] = (
 )
 
 
-def all_tables() -> list[TableSpec]:
-    """Every table a run can make: the shared ones, then each study's (a table two studies share, once)."""
+def all_tables() -> Registry[TableSpec]:
+    """Every table a run can make, by name: the shared ones, then each study's (a table two studies
+    share, once)."""
     specs = {spec.name: spec for spec in SHARED_TABLES}
     for study in STUDIES.values():
         for spec in study.tables:
             specs.setdefault(spec.name, spec)
-    return list(specs.values())
+    return Registry("table", specs, error=ConfigError)
 
 
-def all_figures() -> dict[str, str]:
+def all_figures() -> Registry[str]:
     """Every figure a run can make, by name: the kind of subject it is made for."""
-    return {name: kind for study in STUDIES.values() for name, kind in study.figures.items()}
+    return Registry(
+        "figure", {name: kind for study in STUDIES.values() for name, kind in study.figures.items()}, error=ConfigError
+    )
 
 
 def study_tables(study: str) -> list[str]:
@@ -136,7 +140,7 @@ def tables(config: dict) -> dict[str, Table]:
     """Every table of the configuration, by name (:func:`all_tables` made for each of
     its subjects)."""
     out: dict[str, Table] = {}
-    for spec in all_tables():
+    for spec in all_tables().values():
         settings = {key: setting(config, dotted) for key, dotted in spec.settings.items()}
         for subject in output_subjects(config, spec.subjects):
             name = spec.name.format(subject=subject)
