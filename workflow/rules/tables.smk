@@ -1,4 +1,4 @@
-# Every table of plmfair.rendering.table_spec.TABLES, made for each of its subjects: built from its Parquet
+# Every table of plmfair.plan.targets.all_tables() (each study's outputs.py), made for each of its subjects: built from its Parquet
 # inputs and written as CSV, Markdown, LaTeX and HTML; the HTML goes into the report with its own
 # caption (workflow/report/table.rst renders params.rendering.caption), under its study.
 

@@ -1,4 +1,4 @@
-"""One table of plmfair.rendering.table_spec.TABLES: built from its Parquet inputs, written as CSV, Markdown,
+"""One table of plmfair.plan.targets.all_tables(): built from its Parquet inputs, written as CSV, Markdown,
 LaTeX and the report's HTML."""
 
 from plmfair.io.parquet import read_parquet

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from plmfair.cloze.plan import (
-    set_file,
-)
+from plmfair.cloze.plan import set_file
 from plmfair.crows_pairs import plan as crows_pairs_plan
 from plmfair.plan.downloads import active_downloads
 from plmfair.plan.model_runs import model_run_files, models_in_use
