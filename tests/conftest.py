@@ -25,6 +25,9 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_variable, "1")
 
+# ... and each Snakemake run of a test runs one job at a time: the processes together keep the cores busy.
+CORES = "1" if os.environ.get("PYTEST_XDIST_WORKER") else "2"
+
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DATA = REPO / ".test" / "data"
 DEMO_CONFIGS = (REPO / ".test" / "config" / "config.yaml", REPO / ".test" / "config" / "bitext.yaml")
@@ -41,7 +44,7 @@ def snakemake(
     timeout: int = 900,
 ) -> subprocess.CompletedProcess:
     """Snakemake's command line on ``workdir`` with the demo's profile (.test/profile: scoring jobs
-    side by side on the CPU), two cores, ``configfiles`` and the ``mirror``; ``args`` go before
+    side by side on the CPU), ``CORES`` cores, ``configfiles`` and the ``mirror``; ``args`` go before
     ``--config``. Fails the test with the end of the log unless ``check`` is off."""
     cmd = [
         str(BIN / "snakemake"),
@@ -52,7 +55,7 @@ def snakemake(
         "--workflow-profile",
         str(REPO / ".test" / "profile"),
         "--cores",
-        "2",
+        CORES,
         *args,
         "--configfile",
         *map(str, configfiles),

@@ -11,7 +11,7 @@ import subprocess
 import pandas as pd
 import pytest
 import yaml
-from conftest import BIN, DEMO_CONFIGS, DEMO_DATA, REPO
+from conftest import BIN, CORES, DEMO_CONFIGS, DEMO_DATA, REPO
 
 from plmfair.errors import ConfigError
 from plmfair.io.parquet import read_parquet
@@ -321,7 +321,7 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
         str(DEMO_DATA),
         *places,
         "--cores",
-        "2",
+        CORES,
     ]
 
     def plmfair(*args, ok=True):

@@ -21,7 +21,7 @@ import pandas as pd
 import psutil
 import pytest
 import yaml
-from conftest import BIN, DEMO_DATA, REPO, dry_run_jobs, snakemake
+from conftest import BIN, CORES, DEMO_DATA, REPO, dry_run_jobs, snakemake
 from safetensors.torch import load_file, save_file
 
 from plmfair_demo import build_tiny_model
@@ -69,7 +69,7 @@ def command(work: Path, configfile: Path, *targets: str) -> list[str]:
         "--workflow-profile",
         str(REPO / ".test" / "profile"),
         "--cores",
-        "2",
+        CORES,
         "--configfile",
         str(configfile),
         "--config",
@@ -236,7 +236,7 @@ def two_runs(bert, tmp_path_factory) -> dict:
         "--datasets",
         "demo_fr",
         "--cores",
-        "2",
+        CORES,
         "--configfile",
         str(REPO / ".test" / "config" / "config.yaml"),
     ]
