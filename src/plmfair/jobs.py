@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable, Mapping
 
 from plmfair.errors import PlmfairError
-from plmfair.registry import load_function as named_function
+from plmfair.registry import load_function
 
 
 class JobError(PlmfairError):
@@ -25,7 +25,7 @@ class JobError(PlmfairError):
 def job_function(job: str) -> Callable:
     """The function ``"<module>:<function>"`` names."""
     try:
-        return named_function(job)
+        return load_function(job)
     except LookupError:
         raise JobError(
             f"job {job!r} names no function: write it as '<module>:<function>', e.g. "

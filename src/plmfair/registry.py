@@ -58,9 +58,7 @@ class Registry(Generic[T]):
         """Add ``entry`` under ``name``; a name registered twice is a programming error."""
         if name in self._entries:
             raise ValueError(f"{self.kind} {name!r} is registered twice")
-        self._entries[name] = entry
-        if isinstance(entry, str) and ":" in entry:
-            self._references[name] = entry
+        self[name] = entry
         return entry
 
     def unknown(self, name: str, where: str = "") -> Exception:
@@ -79,7 +77,7 @@ class Registry(Generic[T]):
                 return default
             raise self.unknown(name, where)
         entry = self._entries[name]
-        if isinstance(entry, str) and ":" in entry:
+        if name in self._references and isinstance(entry, str):  # not loaded yet
             entry = self._entries[name] = load_object(entry)
         return entry
 
@@ -112,9 +110,6 @@ class Registry(Generic[T]):
 
     def __len__(self) -> int:
         return len(self._entries)
-
-    def names(self) -> list[str]:
-        return list(self._entries)
 
     def items(self) -> Iterator[tuple[str, T]]:
         return ((name, self.get(name)) for name in self._entries)

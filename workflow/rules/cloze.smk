@@ -134,7 +134,7 @@ rule cloze_sheets:
     input:
         sentences=plan.set_file("{corpus}", "sentences"),
     output:
-        sheets=directory("results/cloze/{corpus}/sheets"),
+        sheets=directory(plan.sheets_folder("{corpus}")),
     params:
         batch_size=plan.setting(config, "cloze.sheet_size"),
     log:

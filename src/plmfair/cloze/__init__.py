@@ -51,7 +51,7 @@ def published(config: dict) -> list[str]:
             if name in gold
             else []
         )
-        out += [f"results/cloze/{name}/sheets"]
+        out += [plan.sheets_folder(name)]
     return out
 
 

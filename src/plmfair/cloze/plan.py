@@ -36,6 +36,11 @@ def set_file(cloze_set: str, kind: str) -> str:
     return SET_FILE.format(cloze_set=cloze_set, kind=kind)
 
 
+def sheets_folder(corpus: str) -> str:
+    """A constructed corpus's annotation sheets, to send to annotators."""
+    return f"results/cloze/{corpus}/sheets"
+
+
 def annotations_file(cloze_set: str) -> str:
     """A cloze set's human answers, ingested."""
     return f"results/data/{cloze_set}/annotations.parquet"

@@ -49,6 +49,7 @@ from plmfair.cloze.plan import (
     constructed_answered_sets,
     corpus_langs,
     set_file,
+    sheets_folder,
     tsne_models,
     tsne_sets,
 )
@@ -196,6 +197,7 @@ __all__ = [
     "report_category",
     "run_record_inputs",
     "set_file",
+    "sheets_folder",
     "setting",
     "spacy_lexicon",
     "spacy_packages",

@@ -57,16 +57,6 @@ def all_figures() -> Registry[str]:
     )
 
 
-def study_tables(study: str) -> list[str]:
-    """The names (templates of ``{subject}``) of the tables a study's data sets get."""
-    return [spec.name for spec in STUDIES[study].tables]
-
-
-def study_figures(study: str) -> list[str]:
-    """The names (templates of ``{subject}``) of the figures a study's data sets get."""
-    return list(STUDIES[study].figures)
-
-
 def output_subjects(config: dict, subjects: str) -> list[str]:
     """The subjects of a kind (``data``, ``models`` or a study's :attr:`~plmfair.studies.Study.subjects`)
     the configuration has: the names of the data sets, or ``[""]`` for a study-wide output that is
