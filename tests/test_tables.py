@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from plmfair.rendering.table_format import to_latex, to_markdown
+from plmfair.rendering.table_format import printed, to_latex, to_markdown
 
 
 def _table():
@@ -69,16 +69,18 @@ def test_statistical_terms_and_metrics_read_as_contrasts():
     table = effects_table(effects)
     assert table.loc[0, "term"] == "FNN vs MN" and table.loc[0, "metric"] == "P@1 (hit at 1)"
     assert "[T." not in to_markdown(table) and "reference" not in table.columns
-    # p below 0.001 prints as <0.001, never 0.000; the mark sits on the p of the interval's level
-    assert table.loc[0, "p Bonferroni"] == "<0.001*" and table.loc[0, "level"] == "98.3%"
-    markdown = to_markdown(table)
-    assert "<0.001" in markdown and "0.000 " not in markdown and "[0.001, 0.200]" in markdown
+    # p below 0.001 prints as <0.001, never 0.000; the mark sits on the p of the interval's level, which
+    # prints exactly; the interval's low end keeps its side of 0
+    cells = printed(table, 3)
+    assert cells.loc[0, "p Bonferroni"] == "<0.001*" and cells.loc[0, "level"] == "1 − 0.05/3"
+    assert cells.loc[0, "interval"] == "[0.001, 0.200]" and "low" not in cells and "significant" not in cells
+    assert table.loc[0, "low"] == 0.0005  # the table itself (its CSV) keeps the number
 
 
 def test_p_values_print_as_their_size_allows():
-    from plmfair.rendering.labels import format_p
+    from plmfair.rendering.numbers import p_value
 
-    assert [format_p(p) for p in (0.0, 0.0002, 0.001, 0.0456, 1.0, float("nan"))] == [
+    assert [p_value(p) for p in (0.0, 0.0002, 0.001, 0.0456, 1.0, float("nan"))] == [
         "<0.001",
         "<0.001",
         "0.001",
@@ -88,7 +90,7 @@ def test_p_values_print_as_their_size_allows():
     ]
     frame = pd.DataFrame({"p_value": [0.00001, 0.5], "estimate": [0.0001, 0.5]})
     cells = to_markdown(frame, digits=3)
-    assert "<0.001" in cells and "0.000" in cells  # an estimate may be 0.000; a p-value never
+    assert "<0.001" in cells and "0.0001" in cells  # neither rounded to 0.000
 
 
 def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
@@ -110,10 +112,12 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
             "significant": [False, True],
             "n_sentences": [6, 24],
             "n_annotators": [4, 16],
+            "informative": [False, True],
         }
     )
-    table = gaps_table(gaps)
+    table = printed(gaps_table(gaps), 3)
     assert table["interval"].tolist() == ["[-inf, inf]", "[-0.300, -0.050]"]
+    assert table["test"].tolist() == ["uninformative: the permutations cannot bound the interval", ""]
     assert table["p Bonferroni"].tolist() == ["1.000", "0.006*"] and table.loc[0, "comparison"] == "FN vs MN"
     disparity = pd.DataFrame(
         {
@@ -123,13 +127,17 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
             "sigma_gd": [2.5, 9.0],
             "ci_low": [1.0, 6.0],
             "ci_high": [4.0, 12.0],
-            "chance_level": [3.1, 5.0],
+            "critical_value": [3.1, 5.0],
+            "null_mean": [1.5, 2.0],
+            "debiased": [1.9, 8.8],
+            "debiased_low": [0.0, 5.5],
+            "debiased_high": [3.5, 11.9],
             "p_permutation": [0.3, 0.001],
             "p_bonferroni": [1.0, 0.002],
             "significant": [False, True],
         }
     )
-    table = disparity_table(disparity)
+    table = printed(disparity_table(disparity))
     assert table["verdict"].tolist() == ["no group differs significantly", "groups differ"]
     assert table["metric"].tolist() == ["P@1", "MRR"] and table.loc[0, "bootstrap interval"] == "[1.00, 4.00]"
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.metrics import sigma_gd
-from plmfair.rendering.labels import PAPER_METRIC_LABELS, format_p, metric_label
+from plmfair.rendering.labels import PAPER_METRIC_LABELS, metric_label
+from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
     add_estimate_with_test,
-    interval_text,
     key_columns,
-    marked_p,
     with_coverage_warnings,
+    with_display,
 )
 
 LANG_ORDER = ("en", "es", "de", "fr")
@@ -55,11 +56,11 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
         v = grid.at[group, lang]
         if pd.isna(v):
             return ""
-        text = f"{v:.1f}"
+        text = number(v, 1)
         if pvals is not None:
             p = pvals.at[group, lang]
             text += ("°" if pd.isna(p) or p >= alpha else "") + (
-                "" if pd.isna(p) else f" ({format_p(p)})".replace("0.", ".")
+                "" if pd.isna(p) else f" ({p_value(p, alpha=alpha)})".replace("0.", ".")
             )
         if group in GROUPS and v == groups[lang].min():
             text += "†"
@@ -68,7 +69,7 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
     def mean_sigma(values: pd.Series, sigma: float) -> str:
         # a row with a blank cell averages fewer languages: said, not hidden
         covered = int(values.notna().sum())
-        return f"{values.mean():.1f} ({sigma:.1f})" + (
+        return f"{number(values.mean(), 1)} ({number(sigma, 1)})" + (
             f", {covered} of {len(values)} languages" if covered < len(values) else ""
         )
 
@@ -81,7 +82,7 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
     pooled = {"group": "All"}
     pooled.update(
         {
-            lang.upper(): cell("all", lang) + f" ({col_sigma[lang]:.1f})" + ("‡" if lang in most_lang else "")
+            lang.upper(): cell("all", lang) + f" ({number(col_sigma[lang], 1)})" + ("‡" if lang in most_lang else "")
             for lang in langs
         }
     )
@@ -132,7 +133,7 @@ def table1(overview: pd.DataFrame) -> pd.DataFrame:
             rows.append(
                 {
                     "": f"Tokens per sentence ({model})",
-                    **{lang.upper(): f"{values[lang]:.1f}" if lang in values else "" for lang in langs},
+                    **{lang.upper(): number(values[lang], 1) if lang in values else "" for lang in langs},
                 }
             )
     return pd.DataFrame(rows)
@@ -182,31 +183,55 @@ def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
 
 
 def gaps_table(gaps: pd.DataFrame) -> pd.DataFrame:
-    """Each group's sentence-adjusted gap to the reference for people: the gap, the interval that
-    inverts its permutation test (Bonferroni level), the p-values, ``*`` exactly when the interval
-    excludes 0."""
+    """Each group's sentence-adjusted gap to the reference for people (a difference of the metric's
+    per-annotation means, on its 0-1 scale): the gap, the interval that inverts its permutation test
+    (Bonferroni level), the p-values, ``*`` exactly when the interval excludes 0; a row that cannot
+    inform (degenerate permutations, unbounded interval) says so."""
     out = gaps[key_columns(gaps)].copy()
     out["metric"] = out["metric"].map(metric_label)
     out["comparison"] = gaps["group"] + " vs " + gaps["reference"]
-    add_estimate_with_test(out, gaps, estimate="gap", p="p_permutation", test="permutation")
+    rules = add_estimate_with_test(out, gaps, estimate="gap", p="p_permutation", test="permutation")
+    out["test"] = [_informative(r) for _, r in gaps.iterrows()]
     out["sentences"] = gaps["n_sentences"]
     out["annotators"] = gaps["n_annotators"]
-    return out.reset_index(drop=True)
+    return with_display(out.reset_index(drop=True), **rules)
+
+
+def _informative(gap) -> str:
+    """'' for a gap row that can inform, else why it cannot."""
+    if gap["informative"]:
+        return ""
+    if np.isfinite(gap["ci_low"]) and np.isfinite(gap["ci_high"]):
+        return "uninformative: every assignment gives the same |gap|"
+    return "uninformative: the permutations cannot bound the interval"
 
 
 def disparity_table(disparity: pd.DataFrame) -> pd.DataFrame:
-    """sigma_gd across the four groups per model, language (and all pooled) and metric for people:
-    its bootstrap interval, the chance level it must exceed, the permutation p and a verdict that
-    says only what the test supports."""
+    """sigma_gd across the four groups per model, language (and all pooled) and metric for people
+    (percentage points): its bootstrap interval, the critical value it must exceed, its mean when no
+    group differs, the debiased disparity with its interval, the permutation p and a verdict that says
+    only what the test supports."""
     out = disparity[["model", "lang"]].copy()
     out["metric"] = disparity["metric"].map(PAPER_METRIC_LABELS)
     out["σ_gd"] = disparity["sigma_gd"]
-    out["bootstrap interval"] = interval_text(disparity["ci_low"], disparity["ci_high"], digits=2)
-    out["chance level"] = disparity["chance_level"]
+    out["low"], out["high"] = disparity["ci_low"], disparity["ci_high"]
+    out["critical value"] = disparity["critical_value"]
+    out["null mean"] = disparity["null_mean"]
+    out["debiased σ_gd"] = disparity["debiased"]
+    out["debiased_low"], out["debiased_high"] = disparity["debiased_low"], disparity["debiased_high"]
     out["p (permutation)"] = disparity["p_permutation"]
-    out["p Bonferroni"] = marked_p(disparity["p_bonferroni"], disparity["significant"])
+    out["p Bonferroni"] = disparity["p_bonferroni"]
+    out["significant"] = disparity["significant"]
     out["verdict"] = ["groups differ" if sig else "no group differs significantly" for sig in disparity["significant"]]
-    return out.reset_index(drop=True)
+    return with_display(
+        out.reset_index(drop=True),
+        intervals={
+            "bootstrap interval": ("low", "high", 0.0),
+            "debiased interval": ("debiased_low", "debiased_high", 0.0),
+        },
+        thresholds={"σ_gd": "critical value"},
+        marks={"p Bonferroni": "significant"},
+    )
 
 
 def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:
@@ -216,7 +241,8 @@ def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:
     out["metric"] = out["metric"].map(metric_label)
     out["statistic"] = tests["statistic"]
     out["p (permutation)"] = tests["p_permutation"]
-    out["p Holm"] = marked_p(tests["p_holm"], tests["significant"])
+    out["p Holm"] = tests["p_holm"]
+    out["significant"] = tests["significant"]
     out["annotators"] = tests["n_annotators"]
     out["null (what is permuted)"] = tests["null"]
-    return out.reset_index(drop=True)
+    return with_display(out.reset_index(drop=True), marks={"p Holm": "significant"})

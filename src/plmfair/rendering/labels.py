@@ -35,12 +35,3 @@ def contrast_label(term: str, reference: str) -> str:
 GROUP_NAMES = {"MN": "male native", "FN": "female native", "MNN": "male non-native", "FNN": "female non-native"}
 # the paper's metrics (percent) by their names in the tables
 PAPER_METRIC_LABELS = {"p_at_1": "P@1", "p_at_5": "P@5", "mrr": "MRR"}
-
-
-def format_p(p: float, *, digits: int = 3) -> str:
-    """A p-value as printed: three decimals, ``<0.001`` below what they can show (never ``0.000``);
-    '' when missing."""
-    if p is None or p != p:
-        return ""
-    floor = 10.0**-digits
-    return f"<{floor:.{digits}f}" if p < floor else f"{p:.{digits}f}"

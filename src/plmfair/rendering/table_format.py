@@ -11,8 +11,9 @@ registry, and its options and settings, and returns the table as a DataFrame:
 - the tests: win/loss (:func:`winloss_table`), group gaps (:func:`gaps_table`), mixed-model
   effects (:func:`effects_table`), group tests (:func:`group_tests_table`);
 
-Every p-value prints with three decimals, ``<0.001`` below (:func:`plmfair.rendering.labels.format_p`), and a
-mark is printed only beside the interval and p-value of the test that sets it.
+A builder keeps every number as a number (the CSV holds them at full precision, an interval as its
+``low`` and ``high`` columns) and says with :func:`with_display` how they print: by the display rule
+of :mod:`plmfair.rendering.numbers`, a mark only beside the interval and p-value of the test that sets it.
 - cloze construction (:func:`construction_table`) and alignment quality
   (:func:`alignment_quality_table`); the models that ran (:func:`models_table`); long tables as
   they are (:func:`long_table`).
@@ -20,10 +21,10 @@ mark is printed only beside the interval and p-value of the test that sets it.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 # pandas renders Markdown through tabulate and LaTeX and HTML through jinja2 (Styler): imported here
 # so that an environment without them fails at once, not after a table is built
@@ -34,29 +35,73 @@ import tabulate  # noqa: F401
 from plmfair.io.atomic import write_text
 from plmfair.io.parquet import write_csv
 from plmfair.registry import load_function
-from plmfair.rendering.labels import contrast_label, format_p, metric_label
+from plmfair.rendering import numbers
+from plmfair.rendering.labels import contrast_label, metric_label
 from plmfair.scoring.coverage import distinct
 
 
-def _fmt(value, digits: int, *, p_value: bool = False) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, float):
-        return format_p(value) if p_value else f"{value:.{digits}f}"
-    return str(value)
+@dataclass(frozen=True)
+class Display:
+    """How a table's numbers print, by :mod:`plmfair.rendering.numbers` (the table itself, as the CSV
+    holds it, keeps every number at full precision):
+
+    - ``nulls``: an estimate column and the null value of its test, which it keeps its side of;
+    - ``intervals``: a printed interval column and its ``(low, high, null)`` columns and null (the
+      two columns print as one, at the low column's place);
+    - ``thresholds``: a column and the column of the threshold it is compared with (each printed
+      on its side of the other);
+    - ``marks``: a column and the boolean column whose true rows print ``*`` beside it (not printed);
+    - p-value columns (``p``, ``p ...``, ``p_...``) keep their side of ``alpha``; ``level`` columns
+      print exactly."""
+
+    alpha: float = 0.05
+    nulls: Mapping[str, float] = field(default_factory=dict)
+    intervals: Mapping[str, tuple[str, str, float]] = field(default_factory=dict)
+    thresholds: Mapping[str, str] = field(default_factory=dict)
+    marks: Mapping[str, str] = field(default_factory=dict)
+
+
+def with_display(table: pd.DataFrame, **rules) -> pd.DataFrame:
+    """``table`` with its :class:`Display` rules (in ``attrs``, read by :func:`printed`)."""
+    table.attrs["display"] = Display(**rules)
+    return table
 
 
 def _is_p_column(name) -> bool:
-    """A column of p-values (``p``, ``p_value``, ``p (Wald)``, ``p_adjusted``): printed by format_p."""
+    """A column of p-values (``p``, ``p_value``, ``p (Wald)``, ``p_adjusted``): printed by numbers.p_value."""
     return bool(re.match(r"^p(?:[_ ]|$)", str(name)))
 
 
-def _formatted(df: pd.DataFrame, digits: int) -> pd.DataFrame:
-    """Every cell as the text the tables print (floats with ``digits`` decimals, p-values by
-    :func:`plmfair.rendering.labels.format_p`, missing as '')."""
-    return pd.DataFrame(
-        {str(c): [_fmt(v, digits, p_value=_is_p_column(c)) for v in df[c]] for c in df.columns}, index=range(len(df))
-    )
+def printed(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
+    """Every cell as the tables print it (:mod:`plmfair.rendering.numbers` under the table's
+    :class:`Display`): missing values as '', intervals as one column, marks beside their column."""
+    rules: Display = df.attrs.get("display", Display())
+    lows = {low: (name, high, null) for name, (low, high, null) in rules.intervals.items()}
+    hidden = {high for _, high, _ in lows.values()} | set(rules.marks.values())
+    compared = {**rules.thresholds, **{t: c for c, t in rules.thresholds.items()}}
+    columns: dict[str, list[str]] = {}
+    rows = df.to_dict("records")
+    for c in df.columns:
+        if c in hidden:
+            continue
+        if c in lows:
+            name, high, null = lows[c]
+            columns[name] = [numbers.interval(r[c], r[high], digits, keep=(null,)) for r in rows]
+            continue
+        cells = []
+        for r in rows:
+            value = r[c]
+            if _is_p_column(c) and isinstance(value, float):
+                text = numbers.p_value(value, alpha=rules.alpha)
+            elif str(c) == "level" and isinstance(value, float):
+                text = numbers.level(value, alpha=rules.alpha)
+            elif c in compared:
+                text = numbers.compared(value, r[compared[c]], digits, keep=(rules.nulls.get(c),))[0]
+            else:
+                text = numbers.number(value, digits, keep=(rules.nulls.get(c),))
+            cells.append(numbers.marked(text, r[rules.marks[c]]) if c in rules.marks else text)
+        columns[str(c)] = cells
+    return pd.DataFrame(columns, index=range(len(df)))
 
 
 def _is_number(text: str) -> bool:
@@ -76,7 +121,8 @@ def _alignments(cells: pd.DataFrame) -> list[str]:
 def to_markdown(df: pd.DataFrame, *, digits: int = 2) -> str:
     """A GitHub-flavoured Markdown table (text left-aligned, numbers right-aligned), rendered by
     pandas (``DataFrame.to_markdown``, i.e. tabulate's pipe format)."""
-    cells = _formatted(df, digits).map(lambda v: v.replace("|", "\\|"))
+    cells = printed(df, digits).map(lambda v: v.replace("|", "\\|"))
+    cells.columns = [c.replace("|", "\\|") for c in cells.columns]  # a header's pipe would end its cell
     align = _alignments(cells) if len(cells.columns) else ()
     return cells.to_markdown(index=False, tablefmt="pipe", colalign=align, disable_numparse=True) + "\n"
 
@@ -118,7 +164,7 @@ def _escape_caption(text: str) -> str:
 
 def to_latex(df: pd.DataFrame, *, digits: int = 2, caption: str = "", label: str = "") -> str:
     """A booktabs LaTeX table rendered by pandas (``Styler.to_latex``), cells and headers escaped."""
-    cells = _formatted(df, digits)
+    cells = printed(df, digits)
     styler = cells.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
     tex = styler.to_latex(
         column_format="".join(a[0] for a in _alignments(cells)),
@@ -157,20 +203,6 @@ def with_coverage_warnings(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataF
     return table
 
 
-def marked_p(p_values, significant) -> list[str]:
-    """p-values as text with ``*`` where the row is significant."""
-    return [format_p(p) + ("*" if sig else "") for p, sig in zip(p_values, significant, strict=True)]
-
-
-def interval_text(low, high, digits: int = 3) -> list[str]:
-    """Intervals as text, ``[-0.120, 0.045]``; an end the permutations cannot bound is -inf or inf."""
-
-    def end(v):
-        return "inf" if v == math.inf else "-inf" if v == -math.inf else f"{v:.{digits}f}"
-
-    return ["" if pd.isna(lo) else f"[{end(lo)}, {end(hi)}]" for lo, hi in zip(low, high, strict=True)]
-
-
 def key_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in ("model", "lang", "metric") if c in frame.columns]
 
@@ -179,7 +211,8 @@ def winloss_table(
     winloss: pd.DataFrame, *, a: str, b: str, n: str, p: str, p_one: str, p_adjusted: str, adjusted: str
 ) -> pd.DataFrame:
     """Win/loss comparisons for people: who is compared with whom on how many shared examples,
-    wins-losses-ties, the test's p-values and ``*`` where the adjusted p < alpha."""
+    wins-losses-ties (a tie: equal on that example), the test's p-values and ``*`` where the
+    adjusted p < alpha."""
     out = winloss[key_columns(winloss)].copy()
     out["comparison"] = winloss[a] + " vs " + winloss[b]
     out["n"] = winloss[n]
@@ -188,22 +221,26 @@ def winloss_table(
     ]
     out["p"] = winloss[p]
     out["p (first wins more)"] = winloss[p_one]
-    out[f"p {adjusted}"] = marked_p(winloss[p_adjusted], winloss["significant"])
-    return out.reset_index(drop=True)
+    out[f"p {adjusted}"] = winloss[p_adjusted]
+    out["significant"] = winloss["significant"]
+    return with_display(out.reset_index(drop=True), marks={f"p {adjusted}": "significant"})
 
 
-def level_text(levels) -> list[str]:
-    return [f"{100 * level:.1f}%" for level in levels]
-
-
-def add_estimate_with_test(out: pd.DataFrame, frame: pd.DataFrame, *, estimate: str, p: str, test: str) -> None:
-    """Add to ``out`` an estimate with the interval of its own test and that interval's level, the test's
-    p and the Bonferroni-adjusted p, ``*`` where significant (exactly when the interval excludes 0)."""
+def add_estimate_with_test(out: pd.DataFrame, frame: pd.DataFrame, *, estimate: str, p: str, test: str) -> dict:
+    """Add to ``out`` an estimate with the interval of its own test (``low``, ``high``) and that
+    interval's level, the test's p and the Bonferroni-adjusted p, ``*`` where significant (exactly
+    when the interval excludes 0); returns the :class:`Display` rules of those columns."""
     out[estimate] = frame[estimate]
-    out["interval"] = interval_text(frame["ci_low"], frame["ci_high"])
-    out["level"] = level_text(frame["ci_level"])
+    out["low"], out["high"] = frame["ci_low"], frame["ci_high"]
+    out["level"] = frame["ci_level"]
     out[f"p ({test})"] = frame[p]
-    out["p Bonferroni"] = marked_p(frame["p_bonferroni"], frame["significant"])
+    out["p Bonferroni"] = frame["p_bonferroni"]
+    out["significant"] = frame["significant"]
+    return {
+        "nulls": {estimate: 0.0},
+        "intervals": {"interval": ("low", "high", 0.0)},
+        "marks": {"p Bonferroni": "significant"},
+    }
 
 
 def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
@@ -214,10 +251,10 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     if "metric" in out.columns:
         out["metric"] = out["metric"].map(metric_label)
     out["term"] = [contrast_label(t, r) for t, r in zip(effects["term"], effects["reference"], strict=True)]
-    add_estimate_with_test(out, effects, estimate="estimate", p="p_value", test="Wald")
+    rules = add_estimate_with_test(out, effects, estimate="estimate", p="p_value", test="Wald")
     out["n"] = effects["n_obs"]
     out["converged"] = ["yes" if c else "no" for c in effects["converged"]]
-    return out.reset_index(drop=True)
+    return with_display(out.reset_index(drop=True), **rules)
 
 
 MODEL_TABLE_COLUMNS = {
@@ -286,7 +323,7 @@ def render_table(
     # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values)
     # the table's id from its label, not Styler's random one: the same table is the same file
     write_text(
-        _formatted(table, digits)
+        printed(table, digits)
         .style.set_uuid(re.sub(r"\W", "_", label))
         .hide(axis="index")
         .set_caption(caption)

@@ -1,0 +1,122 @@
+"""The display rule: how every number a reader sees is printed (tables, ``plmfair show``, ``plmfair
+compare``, figure labels).
+
+A printed number stays on the same side of the values it is judged against as the exact number:
+of the null value of its test, of the threshold it is compared with, of alpha for a p-value. It is
+printed with the usual digits and with as many more as that takes (an upper bound of 49.9887
+against a null of 50 prints ``49.99``, not ``50.0``; a p of 0.0496 prints ``0.0496``, not
+``0.050``). ``-0`` is never printed; a level prints exactly (``95%``, ``1 − 0.05/9``). Files meant
+for programs (CSV, JSON) hold the numbers themselves at full precision and are not printed by
+these functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from numbers import Integral, Real
+
+import numpy as np
+
+# beyond this many decimals a number is printed in scientific notation (17 significant digits are exact)
+MAX_DECIMALS = 12
+# two numbers this close (relative) are the same number to the marks (floating-point noise)
+EQUAL = 1e-12
+
+
+def missing(value) -> bool:
+    """None, NaN or pandas' NA: printed as ''."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA has no truth value
+        return True
+
+
+def _side(a: float, b: float) -> int:
+    return (a > b) - (a < b)
+
+
+def number(value, digits: int = 2, *, keep: Iterable = ()) -> str:
+    """``value`` with ``digits`` decimals, or more where fewer would put the printed number on
+    another side of (or onto) zero or one of the values in ``keep`` than the exact one; never ``-0``.
+    Integers print as integers, infinities as ``inf``/``-inf``, missing values as ''."""
+    if missing(value):
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return str(bool(value))
+    if isinstance(value, Integral):
+        return str(int(value))
+    if not isinstance(value, Real):  # text, and anything else a table holds, as it is
+        return str(value)
+    v = float(value)
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    refs = [0.0, *(float(r) for r in keep if not missing(r) and math.isfinite(float(r)))]
+    text = f"{v:.{digits}f}"
+    for decimals in range(digits, MAX_DECIMALS + 1):
+        text = f"{v:.{decimals}f}"
+        if all(_side(float(text), r) == _side(v, r) for r in refs):
+            break
+    else:
+        text = f"{v:.{digits}e}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def compared(a, b, digits: int = 2, *, keep: Iterable = ()) -> tuple[str, str]:
+    """Two numbers a reader compares (an estimate and its threshold), printed with the same decimals,
+    as many as it takes for the printed pair to be ordered as the exact pair and each to keep its
+    side of zero and of ``keep``. Numbers within :data:`EQUAL` of each other (relative) are equal, as
+    the marks compare them, and print alike."""
+    if missing(a) or missing(b) or not all(math.isfinite(float(x)) for x in (a, b)):
+        return number(a, digits, keep=keep), number(b, digits, keep=keep)
+    a, b = float(a), float(b)
+    order = 0 if abs(a - b) <= EQUAL * max(1.0, abs(a), abs(b)) else _side(a, b)
+    refs = [0.0, *(float(r) for r in keep if not missing(r))]
+    for decimals in range(digits, MAX_DECIMALS + 1):
+        ta, tb = f"{a:.{decimals}f}", f"{b:.{decimals}f}"
+        sides = all(_side(float(t), r) == _side(v, r) for t, v in ((ta, a), (tb, b)) for r in refs)
+        if _side(float(ta), float(tb)) == order and (sides or order == 0):
+            break
+    return tuple(t[1:] if t.startswith("-") and float(t) == 0 else t for t in (ta, tb))  # type: ignore[return-value]
+
+
+def interval(low, high, digits: int = 2, *, keep: Iterable = ()) -> str:
+    """``[low, high]``, each end by :func:`number` with the same ``keep``; '' when missing."""
+    if missing(low) or missing(high):
+        return ""
+    keep = tuple(keep)
+    return f"[{number(low, digits, keep=keep)}, {number(high, digits, keep=keep)}]"
+
+
+def p_value(p, *, alpha: float = 0.05, digits: int = 3) -> str:
+    """A p-value: ``digits`` decimals, ``<0.001`` below what they show, never rounded onto or across
+    ``alpha`` (0.0496 prints ``0.0496`` at alpha 0.05); '' when missing."""
+    if missing(p):
+        return ""
+    floor = 10.0**-digits
+    if p < floor <= alpha:
+        return f"<{floor:.{digits}f}"
+    return number(float(p), digits, keep=(alpha,))
+
+
+def level(value, *, alpha: float | None = None) -> str:
+    """A confidence level exactly: ``95%``, ``99.5%``, or a Bonferroni level that has no short decimal
+    as ``1 − 0.05/9`` (given the family's ``alpha``); '' when missing."""
+    if missing(value):
+        return ""
+    percent = 100 * float(value)
+    for decimals in range(5):
+        if abs(round(percent, decimals) - percent) < 1e-9:
+            return f"{percent:.{decimals}f}%"
+    if alpha and value < 1:
+        family = alpha / (1 - float(value))
+        if abs(family - round(family)) < 1e-6:
+            return f"1 − {alpha:g}/{round(family)}"
+    return f"{percent!r}%"
+
+
+def marked(text: str, significant) -> str:
+    """``text`` with ``*`` when ``significant`` is true (not when missing)."""
+    return text + ("*" if not missing(significant) and bool(significant) else "")
