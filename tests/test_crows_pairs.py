@@ -5,11 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from oracles import aul_reference, nangia_reference
+from scipy import stats
 
+from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, with_outcomes
 from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.crows_pairs.summary import summarise_pairs
 from plmfair.crows_pairs.tables import crows_pairs_tests_table, table4, table5
 from plmfair.errors import ModelError
+from plmfair.rendering.table_format import printed
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair_demo import build_tiny_model
@@ -195,49 +198,74 @@ def outcome_frame():
             "n_masked_more": 3,
             "n_masked_less": 3,
             "status": ["ok"] * 9 + ["skipped_missing"],
+            "cluster": None,
         }
     )
-    df["biased"] = df["sent_more_score"] > df["sent_less_score"]
-    df["neutral"] = df["sent_more_score"] == df["sent_less_score"]
-    return df
+    return with_outcomes(df, precision="float32", rounded=True)
 
 
 def test_summary_hand_computed():
     meta = {"model": "m", "wall_time_s": 1.5}
     s = summarise_pairs(outcome_frame(), meta, dataset="d", lang="fr").set_index(["subset_kind", "subset"])
-    # metric: 5 biased of the 9 scored pairs (the neutral one stays in the denominator)
-    assert s.loc[("overall", "metric"), "n"] == 9 and s.loc[("overall", "metric"), "n_biased"] == 5
-    assert s.loc[("overall", "metric"), "score"] == pytest.approx(100 * 5 / 9)
-    assert s.loc[("overall", "metric"), "n_skipped"] == 1
-    # stereo: neutral excluded -> 4 of 5; antistereo 1 of 3
+    overall = s.loc[("overall", "metric")]
+    # metric: 5 of the 9 scored pairs prefer the more stereotyping sentence, 3 the less, 1 neutral
+    assert (overall["n_scored"], overall["n_biased"], overall["n_less"], overall["n_neutral"]) == (9, 5, 3, 1)
+    assert overall["score"] == pytest.approx(100 * 5 / 9) and overall["n_skipped"] == 1  # Nangia: neutral = not
+    # the decisive share 5 of 8 with its Clopper-Pearson interval; the net preference (5 - 3) / 9 with the
+    # interval of the same test: (2 x share bound - 1) x 8 / 9
+    assert overall["decisive_score"] == pytest.approx(62.5) and overall["net_preference"] == pytest.approx(200 / 9)
+    assert overall["net_low"] == pytest.approx((2 * overall["ci_low"] - 100) * 8 / 9)
+    assert overall["net_high"] == pytest.approx((2 * overall["ci_high"] - 100) * 8 / 9)
+    assert overall["testable"] and overall["ci_level"] == pytest.approx(0.95)
+    # stereo, Nangia's rule: neutral left out -> 4 of 5; antistereo 1 of 3
     assert s.loc[("direction", "stereo"), "score"] == pytest.approx(80.0)
     assert s.loc[("direction", "antistereo"), "score"] == pytest.approx(100 / 3)
-    # gender: 4 of the 5 scored pairs biased, one neutral; the test counts the 4 decisive pairs,
-    # all biased: two-sided binomial p = 2 / 2^4 = 0.125 (a neutral pair is not a failure)
+    # direction-balanced share: the mean of 4/5 and 1/3; Fisher's exact test of the two
+    assert overall["balanced_score"] == pytest.approx(100 * (4 / 5 + 1 / 3) / 2)
+    assert overall["direction_p"] == pytest.approx(stats.fisher_exact([[4, 1], [1, 2]]).pvalue)
+    # gender: 4 decisive pairs, all biased: p = 2 / 2^4 = 0.125, the smallest 4 pairs can give, so no test
+    # at 0.05 can reject: untestable, with no interval, no adjusted p and no mark (Tarone's family is empty)
     g = s.loc[("bias_type", "gender")]
     assert (g["n_scored"], g["n_neutral"], g["n_decisive"]) == (5, 1, 4)
     assert g["score"] == pytest.approx(80.0) and g["p_value"] == pytest.approx(0.125)
-    # Bonferroni over the 2 bias types
-    assert g["p_adjusted"] == pytest.approx(0.25)
-    # the interval belongs to the test: the decisive share 4 of 4 with its Clopper-Pearson interval at
-    # the Bonferroni level 1 - 0.05/2; for k = n its ends are (alpha / 2)^(1/n) and 1
-    assert g["neutral_share"] == pytest.approx(20.0) and g["decisive_score"] == pytest.approx(100.0)
-    assert g["ci_level"] == pytest.approx(0.975)
-    assert g["ci_low"] == pytest.approx(100 * 0.0125**0.25) and g["ci_high"] == pytest.approx(100.0)
-    assert not g["significant"] and g["ci_low"] <= 50
-    assert s.loc[("overall", "metric"), "ci_level"] == pytest.approx(0.95)
-    assert s.loc[("origin", "native"), "n"] == 3 and s.loc[("origin", "translated"), "n_skipped"] == 1
-    # Table 4's n is the pairs actually scored, as the paper counts them (the skipped one is not)
-    assert s.loc[("overall", "metric"), "n_scored"] == 9 and s.loc[("overall", "metric"), "n_pairs"] == 10
+    assert not g["testable"] and pd.isna(g["ci_low"]) and pd.isna(g["p_adjusted"]) and not g["significant"]
+    assert s.loc[("origin", "native"), "n_scored"] == 3 and s.loc[("origin", "translated"), "n_skipped"] == 1
+    assert overall["n_pairs"] == 10 and overall["n_clusters"] == 0 and pd.isna(overall["cluster_low"])
+
+
+def test_ties_are_decided_by_the_scores_precision_not_by_display_rounding():
+    """A margin of 0.0004 was neutral after rounding to 3 decimals and 0.0006 decisive; now both are
+    decisive (far above float32's error), a margin of 1e-9 on scores of -30 is neutral, and Nangia's
+    column alone keeps the rounding; the sensitivity columns count ties at 0, 1e-3 and 1e-2."""
+    frame = outcome_frame().iloc[:4].copy()
+    frame["sent_more_score"] = [-30.0004, -30.0006, -30.000000001, -30.05]
+    frame["sent_less_score"] = -30.0
+    frame = with_outcomes(
+        frame[[c for c in PAIR_SCHEMA if c not in OUTCOME_COLUMNS]], precision="float32", rounded=True
+    )
+    assert frame["neutral"].tolist() == [False, False, True, False]
+    assert frame["neutral_nangia"].tolist() == [True, False, True, False]
+    assert (frame["tolerance"] < 1e-4).all() and (frame["tolerance"] > 1e-9).all()
+    s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr").iloc[0]
+    assert s["n_neutral"] == 1 and s["decisive_score"] == 0.0
+    assert s["decisive_score_at_1e-3"] == 0.0 and s["n_neutral_nangia"] == 2
+    assert s["decisive_score_at_0"] == 0.0 and s["decisive_score_at_1e-2"] == 0.0
+
+
+def test_a_cluster_bootstrap_interval_when_the_source_groups_its_pairs():
+    frame = outcome_frame().assign(cluster=["w1", "w1", "w2", "w2", "w3", "w3", "w4", "w4", "w5", None])
+    s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr").iloc[0]
+    assert s["n_clusters"] == 5 and 0 <= s["cluster_low"] <= s["decisive_score"] <= s["cluster_high"] <= 100
 
 
 def test_a_model_without_preference_gets_no_significance_mark():
     """Every pair neutral: a score of 0 (the metric counts neutral pairs in its denominator), but no
     decisive pair, so nothing to test and no '*' in Table 4."""
-    flat = outcome_frame().assign(sent_more_score=-1.0, sent_less_score=-1.0, biased=False)
-    flat["neutral"] = flat["status"] == "ok"
+    flat = outcome_frame().assign(sent_more_score=-1.0, sent_less_score=-1.0)
+    flat = with_outcomes(flat, precision="float32", rounded=True)
     s = summarise_pairs(flat, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr")
     assert (s["n_decisive"] == 0).all() and s["p_value"].isna().all() and not s["significant"].any()
+    assert not s["testable"].any()
     assert table4(s).loc[0, "d m"] == "0.00" and table4(s).loc[0, "d m neutral"] == "9 (100.0%)"
 
 
@@ -275,10 +303,13 @@ def test_tables_layout():
     assert t4[""].tolist()[6:] == ["gender", "age"]
     assert t4.loc[5, "fr camembert"] == "" and t4.attrs["warnings"] == []  # coverage not counted: nothing to say
     assert not any("*" in str(cell) for cell in t4.to_numpy().ravel())  # the marks are in the tests table
-    tests = crows_pairs_tests_table(summary)
+    tests = printed(crows_pairs_tests_table(summary))
     gender = tests[(tests["model"] == "camembert") & (tests["subset"] == "gender")].iloc[0]
-    assert gender["neutral"] == "1 (20.0%)" and gender["interval"] == "[33.4, 100.0]" and gender["level"] == "97.5%"
-    assert gender["p adjusted"] == "0.250"  # 4 of 4 decisive pairs: p 0.125, Bonferroni over 2 bias types
+    # 4 of 4 decisive pairs: p 0.125 at best, so no test at 0.05 can reject: said, with no interval or mark
+    assert gender["neutral"] == "1 (20.0%)" and gender["interval"] == "" and gender["level"] == ""
+    assert gender["p adjusted"] == "" and gender["test"] == "untestable (too few decisive pairs)"
+    metric = tests[(tests["model"] == "camembert") & (tests["subset"] == "metric")].iloc[0]
+    assert metric["level"] == "95%" and metric["interval"].startswith("[") and metric["test"] == ""
     t5 = table5(summary)
     assert t5["pairs"].tolist() == ["native", "translated"] and t5.loc[0, "n"] == 3
     assert "camembert neutral" in t5.columns
@@ -293,11 +324,10 @@ def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):
         shared_data / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv", fmt="inria", lang="fr"
     )
     status = [pair_status(row) for _, row in pairs.iterrows()]
-    scores = pairs[["pair_id", "bias_type", "stereo_antistereo", "origin"]].assign(
+    scores = pairs[["pair_id", "bias_type", "stereo_antistereo", "origin", "cluster"]].assign(
         sent_more_score=-1.0, sent_less_score=-2.0, n_masked_more=1, n_masked_less=1, status=status
     )
-    scores["biased"] = scores["status"] == "ok"
-    scores["neutral"] = False
+    scores = with_outcomes(scores, precision="float32", rounded=True)
     t4 = table4(summarise_pairs(scores, {"model": "m", "wall_time_s": 1.0}, dataset="fr", lang="fr")).set_index("")
     assert (t4.loc["Stereo score", "fr n"], t4.loc["Stereo score", "fr %"]) == (1462, "87.2")
     assert t4.loc["Metric score", "fr n"] == 1673

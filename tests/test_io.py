@@ -38,7 +38,7 @@ def test_read_parquet_errors(tmp_path):
 
 def _pair_file(tmp_path, **changes):
     """A per-pair CrowS-Pairs file as this version writes it, with ``changes`` of another version."""
-    from plmfair.crows_pairs.schemas import PAIR_SCHEMA
+    from plmfair.crows_pairs.schemas import PAIR_SCHEMA, with_outcomes
 
     frame = pd.DataFrame(
         {
@@ -53,8 +53,10 @@ def _pair_file(tmp_path, **changes):
             "biased": [True, False],
             "neutral": [False, True],
             "status": ["ok", "ok"],
+            "cluster": None,
         }
     )
+    frame = with_outcomes(frame, precision="float32", rounded=True)
     path = tmp_path / "fr" / "m.parquet"
     write_parquet(frame.assign(**changes)[list(PAIR_SCHEMA)], path)
     return path

@@ -107,6 +107,27 @@ def test_one_loader_for_every_family(built, kind, family):
     assert {"torch", "transformers", "model_source"} <= set(meta)
 
 
+@pytest.mark.parametrize(
+    "kind, family, protocol", [("bert", "mlm", "nangia"), ("gpt2", "causal", "sentence_log_likelihood")]
+)
+def test_scores_of_other_batch_shapes_differ_by_less_than_the_tie_tolerance(built, kind, family, protocol):
+    """What makes a CrowS-Pairs pair neutral is the margin's floating-point tolerance
+    (plmfair.scoring.tolerance): the same sentences scored in batches of other shapes (token budgets
+    that pack 1 and many copies per forward pass) move by far less than it."""
+    from plmfair.scoring.tolerance import score_error_bound
+
+    loaded = load(ModelSpec(name=kind, family=family, path=str(built[kind])), device="cpu")
+    pairs = [MinimalPair(a, b, True) for a, b in zip(TEXTS[:4], TEXTS[1:5], strict=True)]
+    runs = [
+        loaded.scorer(token_budget=budget, progress=False).score_sentences(pairs, protocol=protocol)
+        for budget in (32, 4096)
+    ]
+    for first, second in zip(*runs, strict=True):
+        for a, b, n in ((first.more, second.more, first.n_more), (first.less, second.less, first.n_less)):
+            bound = float(score_error_bound(a, n, "float32"))
+            assert abs(a - b) <= bound / 10, (a, b, bound)
+
+
 def test_seq2seq_has_no_crows_pairs_protocol(built):
     scorer = load(ModelSpec(name="mt5", family="seq2seq", path=str(built["mt5"])), device="cpu").scorer()
     assert not FAMILIES["seq2seq"].scores("crows_pairs")

@@ -4,18 +4,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair.crows_pairs.summary import compare_models
 from plmfair.stats import (
     binomial_summary,
     bonferroni,
+    cluster_bootstrap_interval,
     crossed_mixed_model,
     design_blocks,
     holm,
     mark_wald_family,
-    mcnemar_exact,
+    mover_mean_interval,
     permutation_p,
     permutation_threshold,
     sign_test,
+    smallest_sign_test_p,
+    tarone_bonferroni,
     win_loss,
 )
 
@@ -33,38 +35,27 @@ def test_bonferroni_caps_and_keeps_nan():
     assert bonferroni([0.6, 0.7]).tolist() == [1.0, 1.0]
 
 
-def test_mcnemar_exact_hand_computed():
-    a = [True, True, True, False, False, True]
-    b = [False, False, False, True, False, True]
-    res = mcnemar_exact(a, b)
-    # b = 3 discordant one way, c = 1 the other: p = 2 * P(X <= 1 | n=4) = 2 * 5/16
-    assert (res.b, res.c) == (3, 1) and res.p_value == pytest.approx(10 / 16)
-    assert mcnemar_exact([True], [True]).p_value == 1.0
-    with pytest.raises(ValueError):
-        mcnemar_exact([True], [True, False])
+def test_tarone_leaves_out_what_cannot_be_rejected_and_bonferronis_the_rest():
+    # 3, 4 and 12 decisive pairs: smallest p 0.25, 0.125, 0.00049; only the third can reach 0.05 / K
+    smallest = [smallest_sign_test_p(n) for n in (3, 4, 12)]
+    assert smallest[0] == 0.25 and smallest_sign_test_p(0) == 1.0
+    testable, adjusted, family = tarone_bonferroni([0.25, 0.125, 0.001], smallest, alpha=0.05)
+    assert family == 1 and testable.tolist() == [False, False, True]
+    assert np.isnan(adjusted[:2]).all() and adjusted[2] == pytest.approx(0.001)
+    # two rejectable hypotheses: K = 2
+    _, adjusted, family = tarone_bonferroni([0.01, 0.02], [1e-4, 1e-4], alpha=0.05)
+    assert family == 2 and adjusted.tolist() == pytest.approx([0.02, 0.04])
 
 
-def test_compare_models_uses_pairs_decisive_under_both():
-    def frame(biased, neutral, status):
-        return pd.DataFrame(
-            {"pair_id": ["a", "b", "c", "d", "e"], "biased": biased, "neutral": neutral, "status": status}
-        )
-
-    out = compare_models(
-        {
-            "m1": frame([True, True, False, True, True], [False] * 5, ["ok"] * 5),
-            # e is neutral under m2: left out of the paired test, as the binomial test leaves it out
-            "m2": frame(
-                [False, False, False, True, False],
-                [False, False, False, False, True],
-                ["ok", "ok", "ok", "skipped_missing", "ok"],
-            ),
-        },
-        dataset="fr",
+def test_mover_interval_of_a_mean_and_a_cluster_bootstrap():
+    low, high = mover_mean_interval([0.5, 0.7], [0.3, 0.6], [0.6, 0.9])
+    assert low == pytest.approx((1.2 - np.hypot(0.2, 0.1)) / 2) and high == pytest.approx(
+        (1.2 + np.hypot(0.1, 0.2)) / 2
     )
-    row = out.iloc[0]
-    assert row["n"] == 3 and row["a_only"] == 2 and row["b_only"] == 0
-    assert row["p_value"] == pytest.approx(0.5) and row["score_a"] == pytest.approx(200 / 3)
+    values = np.array([1, 1, 0, 0, 1, 0], dtype=float)
+    low, high = cluster_bootstrap_interval(values, np.ones(6), np.array(list("aabbcc")))
+    assert 0 <= low <= 0.5 <= high <= 1
+    assert np.isnan(cluster_bootstrap_interval(values, np.ones(6), np.array(["a"] * 6))[0])
 
 
 @pytest.mark.parametrize("n", [1, 7, 20, 61])

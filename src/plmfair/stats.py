@@ -4,9 +4,10 @@
   with the Wilson score interval or the Clopper-Pearson interval, which inverts that exact test
   (scipy ``binomtest`` and ``proportion_ci``).
 - :func:`bonferroni`: Bonferroni adjustment, min(1, p x m).
-- :func:`mcnemar_exact`: exact McNemar test on paired binary outcomes: the two-sided binomial
-  test of b against b + c discordant pairs with p = 0.5; :func:`paired_mcnemar` runs it for
-  every two conditions on the items they share (joined on item id).
+- :func:`smallest_sign_test_p` and :func:`tarone_bonferroni`: which exact tests can reject at all, and
+  Bonferroni over only those (Tarone 1990); :func:`mover_mean_interval`: the interval of a mean of
+  independent estimates (MOVER); :func:`fisher_exact`; :func:`cluster_bootstrap_interval`: a ratio's
+  interval when clusters, not units, are the independent draws;
 - :func:`win_loss` and :func:`sign_test`: two conditions compared on the same units (win,
   loss, tie of their mean scores per unit) with an exact sign test, as dialect-robust
   evaluation compares dialects on the same examples (where the units are independent);
@@ -29,7 +30,6 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -75,54 +75,75 @@ def bonferroni(p_values: Sequence[float], m: int | None = None) -> np.ndarray:
     return np.minimum(1.0, p * m)
 
 
-@dataclass(frozen=True)
-class McNemar:
-    b: int  # first positive, second negative
-    c: int  # first negative, second positive
-    p_value: float
+def smallest_sign_test_p(n: int) -> float:
+    """The smallest p the exact two-sided sign test (binomial, p0 = 0.5) can give with ``n`` decisive
+    units: 2 x 0.5^n (1 without a unit). A test whose level is below it cannot reject, whatever the data."""
+    return 1.0 if n <= 0 else min(1.0, 2 * 0.5**n)
 
 
-def mcnemar_exact(first: Sequence[bool], second: Sequence[bool]) -> McNemar:
-    """Exact McNemar test of two paired binary outcomes (same items, same order)."""
-    a = np.asarray(first, dtype=bool)
-    b_ = np.asarray(second, dtype=bool)
-    if a.shape != b_.shape:
-        raise ValueError("paired outcomes must have the same length")
-    b = int(np.sum(a & ~b_))
-    c = int(np.sum(~a & b_))
-    p = 1.0 if b + c == 0 else float(stats.binomtest(b, b + c, 0.5, alternative="two-sided").pvalue)
-    return McNemar(b, c, p)
+def tarone_bonferroni(p_values: Sequence[float], smallest: Sequence[float], *, alpha: float):
+    """Bonferroni over only the hypotheses that can be rejected (Tarone 1990, for discrete tests): the
+    smallest K for which at most K hypotheses have a smallest attainable p below alpha / K; those are
+    ``testable`` and adjusted as min(1, p K), the others are left out of the family (adjusted p NaN).
+    Returns (testable, adjusted p, K). It controls the family-wise error at ``alpha`` as Bonferroni
+    does, and no row is counted in a family it could never leave."""
+    p, low = np.asarray(p_values, dtype=float), np.asarray(smallest, dtype=float)
+    m = len(p)
+    family = max(1, m)
+    for k in range(1, m + 1):
+        if int(np.sum(low < alpha / k)) <= k:
+            family = k
+            break
+    testable = ~np.isnan(p) & (low < alpha / family)
+    adjusted = np.where(testable, np.minimum(1.0, p * family), np.nan)
+    return testable, adjusted, family
 
 
-def paired_mcnemar(outcomes: Mapping[str, pd.Series]) -> pd.DataFrame:
-    """Exact McNemar test for every two conditions (sorted by name) on the items both have.
+def mover_mean_interval(estimates: Sequence[float], lows: Sequence[float], highs: Sequence[float]):
+    """The interval of the mean of independent estimates from their own intervals by the method of
+    variance estimates recovery (MOVER; Zou & Donner 2008, Newcombe 2011): for the sum,
+    sum - sqrt(sum (e_i - l_i)^2) to sum + sqrt(sum (h_i - e_i)^2); divided by their number."""
+    e, lo, hi = (np.asarray(v, dtype=float) for v in (estimates, lows, highs))
+    total = e.sum()
+    return (
+        float((total - np.sqrt(np.sum((e - lo) ** 2))) / len(e)),
+        float((total + np.sqrt(np.sum((hi - e) ** 2))) / len(e)),
+    )
 
-    ``outcomes`` maps a condition (a model, a language) to a boolean Series indexed by item
-    id. Columns: a, b, n (shared items), score_a, score_b (percent of True on those items),
-    a_only, b_only (discordant items), p_value, p_adjusted (Bonferroni across the rows).
-    """
-    rows = []
-    for a, b in combinations(sorted(outcomes), 2):
-        sa, sb = outcomes[a], outcomes[b]
-        ids = sa.index[sa.index.isin(sb.index)]
-        ba, bb = sa.loc[ids].to_numpy(dtype=bool), sb.loc[ids].to_numpy(dtype=bool)
-        res = mcnemar_exact(ba, bb)
-        n = len(ids)
-        rows.append(
-            {
-                "a": a,
-                "b": b,
-                "n": n,
-                "score_a": 100 * ba.mean() if n else float("nan"),
-                "score_b": 100 * bb.mean() if n else float("nan"),
-                "a_only": res.b,
-                "b_only": res.c,
-                "p_value": res.p_value,
-            }
-        )
-    out = pd.DataFrame(rows, columns=["a", "b", "n", "score_a", "score_b", "a_only", "b_only", "p_value"])
-    out["p_adjusted"] = bonferroni(out["p_value"].to_numpy()) if len(out) else []
-    return out
+
+def fisher_exact(table) -> float:
+    """Fisher's exact two-sided test of a 2 x 2 table of counts (NaN when a margin is empty)."""
+    t = np.asarray(table, dtype=int)
+    if (t.sum(axis=0) == 0).any() or (t.sum(axis=1) == 0).any():
+        return float("nan")
+    return float(stats.fisher_exact(t).pvalue)
+
+
+def cluster_bootstrap_interval(
+    values: np.ndarray,
+    weights: np.ndarray,
+    clusters: np.ndarray,
+    *,
+    confidence: float = 0.95,
+    replicates: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile interval of the ratio sum(values) / sum(weights) when whole clusters are resampled
+    with replacement (the units of a cluster are not independent draws); NaN with fewer than two
+    clusters."""
+    codes, _ = pd.factorize(pd.Series(clusters, dtype="object"))
+    n_clusters = codes.max() + 1 if len(codes) else 0
+    if n_clusters < 2:
+        return float("nan"), float("nan")
+    v = np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=n_clusters)
+    w = np.bincount(codes, weights=np.asarray(weights, dtype=float), minlength=n_clusters)
+    draws = np.random.default_rng(seed).multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), replicates)
+    num, den = draws @ v, draws @ w
+    ratios = num[den > 0] / den[den > 0]
+    if not len(ratios):
+        return float("nan"), float("nan")
+    tail = (1 - confidence) / 2
+    return float(np.quantile(ratios, tail)), float(np.quantile(ratios, 1 - tail))
 
 
 def sign_test(wins_a: int, wins_b: int) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""Heatmap of the CrowS-Pairs score per attribute bucket x model, one panel per data set."""
+"""Heatmap of the CrowS-Pairs decisive share per attribute bucket x model, one panel per data set."""
 
 from plmfair.crows_pairs.breakdowns import CROWS_ATTRIBUTES
 from plmfair.io.parquet import read_parquet
@@ -13,7 +13,11 @@ breakdown_heatmap(
     value="score",
     columns="model",
     panels="dataset",
-    title="CrowS-Pairs: % of pairs preferring the more stereotyping sentence, by attribute bucket",
+    title="CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, by attribute bucket "
+    "(descriptive, no test)",
     attribute_order=list(CROWS_ATTRIBUTES),
-    value_label="score (%)",
+    value_label="decisive share (%); 50: no preference",
+    centre=50,
+    count_label="pairs",
+    empty_label="no decisive pair",
 )

@@ -1,6 +1,7 @@
 """Scores, intervals and tests per (data set, model); McNemar tests between models."""
 
-from plmfair.crows_pairs.summary import MCNEMAR_SCHEMA, SUMMARY_SCHEMA, summarise_runs
+from plmfair.crows_pairs.changes import CHANGE_SCHEMA
+from plmfair.crows_pairs.summary import SUMMARY_SCHEMA, summarise_runs
 from plmfair.io.parquet import write_parquet
 from plmfair.logs import configure_logging
 
@@ -13,4 +14,4 @@ summary, mcnemar = summarise_runs(
     strict=snakemake.params.coverage["strict"],
 )
 write_parquet(df=summary, path=snakemake.output.summary, schema_doc=SUMMARY_SCHEMA)
-write_parquet(df=mcnemar, path=snakemake.output.mcnemar, schema_doc=MCNEMAR_SCHEMA)
+write_parquet(df=mcnemar, path=snakemake.output.mcnemar, schema_doc=CHANGE_SCHEMA)

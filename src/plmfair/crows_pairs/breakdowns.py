@@ -21,10 +21,11 @@ CROWS_BREAKDOWN_SCHEMA = {
     "bucket": "the attribute's value or range",
     "bucket_order": "position of the bucket within its attribute, for sorting",
     "n_pairs": "pairs of the data set in the bucket (scored or not)",
-    "n": "scored pairs in the bucket (the score's denominator, neutral pairs included)",
-    "n_biased": "pairs whose more stereotyping sentence scores higher",
-    "score": "100 x n_biased / n",
-    "ci_low": "Wilson 95% interval, lower bound (percent)",
+    "n": "scored pairs in the bucket",
+    "n_decisive": "scored pairs that are not neutral (|margin| above its floating-point tolerance)",
+    "n_biased": "decisive pairs preferring the more stereotyping sentence",
+    "score": "decisive share, 100 x n_biased / n_decisive (NaN without a decisive pair)",
+    "ci_low": "Wilson 95% interval, lower bound (percent; descriptive)",
     "ci_high": "Wilson 95% interval, upper bound (percent)",
 }
 
@@ -81,23 +82,30 @@ CROWS_ATTRIBUTES: Registry[Callable] = Registry(
 
 
 def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str, lang: str, model: str) -> pd.DataFrame:
-    """Score and Wilson interval per attribute bucket of one (data set, model) run (:data:`CROWS_BREAKDOWN_SCHEMA`)."""
+    """Decisive share and Wilson interval per attribute bucket of one (data set, model) run
+    (:data:`CROWS_BREAKDOWN_SCHEMA`)."""
     # scipy (through stats): the figure jobs import this module for its attribute names only
     from plmfair.stats import binomial_summary
 
     scored = scores["status"].isin(SCORED_STATUSES).to_numpy()
     biased = scored & scores["biased"].to_numpy(dtype=bool)
+    decisive = scored & ~scores["neutral"].to_numpy(dtype=bool)
     rows = []
     for attribute, buckets in CROWS_ATTRIBUTES.items():
         # positional: row i of every bucket frame is pair i of the scores
-        frame = buckets(scores, pairs).reset_index(drop=True).assign(scored=scored, biased=biased)
+        frame = buckets(scores, pairs).reset_index(drop=True).assign(scored=scored, biased=biased, decisive=decisive)
         agg = (
             frame.dropna(subset=["bucket"])
             .groupby(["bucket_order", "bucket"])
-            .agg(n_pairs=("scored", "size"), n=("scored", "sum"), n_biased=("biased", "sum"))
+            .agg(
+                n_pairs=("scored", "size"),
+                n=("scored", "sum"),
+                n_decisive=("decisive", "sum"),
+                n_biased=("biased", "sum"),
+            )
         )
         for (order, bucket), row in agg.iterrows():
-            s = binomial_summary(int(row["n_biased"]), int(row["n"]))
+            s = binomial_summary(int(row["n_biased"]), int(row["n_decisive"]))
             rows.append(
                 {
                     "attribute": attribute,
@@ -105,6 +113,7 @@ def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str,
                     "bucket_order": int(order),
                     "n_pairs": int(row["n_pairs"]),
                     "n": int(row["n"]),
+                    "n_decisive": int(row["n_decisive"]),
                     "n_biased": int(row["n_biased"]),
                     "score": 100 * s.proportion,
                     "ci_low": 100 * s.ci_low,

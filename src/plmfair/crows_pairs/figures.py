@@ -18,10 +18,10 @@ from plmfair.rendering.plots import OKABE_ITO, save_figure
 
 def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """Per data set, the decisive-pair share per bias type (and overall) per model with the
-    Clopper-Pearson interval that inverts its exact binomial test (at the Bonferroni level for the
-    bias types) and a star exactly where that test is significant (the summary's ``significant``),
-    Nangia et al.'s score (neutral = not biased) as a small grey mark, a line at 50%; below each
-    panel the share of neutral pairs, with their count."""
+    Clopper-Pearson interval that inverts its exact sign test (at Tarone's Bonferroni level for the
+    bias types) and a star exactly where that test is significant (the summary's ``significant``); a
+    share the test cannot judge hollow and without interval; Nangia et al.'s score as a small grey
+    mark, a line at 50%; below each panel the share of neutral pairs, with their count."""
     datasets = list(dict.fromkeys(summary["dataset"]))
     fig, axes = plt.subplots(
         2 * len(datasets),
@@ -41,10 +41,31 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         for j, model in enumerate(models):
             m = sub[sub["model"] == model].set_index("subset").reindex(cats)
             colour = OKABE_ITO[j % len(OKABE_ITO)]
-            err = np.vstack([m["decisive_score"] - m["ci_low"], m["ci_high"] - m["decisive_score"]])
             at = x - 0.4 + width * (j + 0.5)
+            testable = m["testable"].fillna(False).astype(bool).to_numpy()
+            tested = m[testable]
+            err = np.vstack([tested["decisive_score"] - tested["ci_low"], tested["ci_high"] - tested["decisive_score"]])
             ax.errorbar(
-                at, m["decisive_score"], yerr=err, fmt="o", capsize=2, ms=4, label=model, color=colour, clip_on=False
+                at[testable],
+                tested["decisive_score"],
+                yerr=err,
+                fmt="o",
+                capsize=2,
+                ms=4,
+                label=model,
+                color=colour,
+                clip_on=False,
+            )
+            # a share the test cannot judge (too few decisive pairs): hollow, with no interval
+            ax.plot(
+                at[~testable],
+                m.loc[~testable, "decisive_score"],
+                ls="",
+                marker="o",
+                ms=4,
+                mfc="white",
+                color=colour,
+                clip_on=False,
             )
             ax.plot(at, m["score"], ls="", marker="_", ms=9, mew=1.6, color="grey", clip_on=False)
             for xi, hi, sig in zip(at, m["ci_high"], m["significant"].fillna(False).astype(bool), strict=True):
@@ -67,15 +88,17 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
         below.set_xlim(ax.get_xlim())
         below.set_ylim(0, 100)
         below.set_yticks([0, 50, 100])
-        below.set_ylabel("% neutral\n(equal scores)", fontsize=9)
+        below.set_ylabel("% neutral\n(|margin| within\nits tolerance)", fontsize=9)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     handles += [
         Line2D([], [], ls="", marker="_", ms=9, mew=1.6, color="grey"),
         Line2D([], [], ls="", marker="$*$", color="black"),
+        Line2D([], [], ls="", marker="o", ms=4, mfc="white", color="black"),
     ]
     labels += [
-        "Nangia et al.'s score (neutral = not biased)",
-        "differs from 50% (exact test, Bonferroni over bias types)",
+        "Nangia et al.'s score (their rule)",
+        "differs from 50% (exact sign test; bias types: Bonferroni over those it can reject)",
+        "untestable: too few decisive pairs (no interval)",
     ]
     fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=8)
     save_figure(fig, png, pdf)

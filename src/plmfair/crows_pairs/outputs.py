@@ -6,9 +6,14 @@ from plmfair.crows_pairs.plan import LANGUAGE_EFFECTS, LANGUAGE_WINLOSS, MCNEMAR
 from plmfair.rendering.table_spec import TableSpec
 
 _CROWS_UNMARKED = (
-    "Scores carry no mark: a neutral pair (equal scores) counts as not biased here, as in Nangia et al., "
-    "but the test is about the decisive pairs; the crows_pairs_tests table gives the decisive-pair share "
-    "with its interval and exact binomial test. n: pairs scored."
+    "Nangia et al.'s rule: scores rounded to 3 decimals (nangia and sentence_log_likelihood protocols); the "
+    "metric, bias-type and origin rows count a neutral pair (equal rounded scores) as not preferring the more "
+    "stereotyping sentence, the stereo and anti-stereo rows leave neutral pairs out. Scores carry no mark: "
+    "the test is about the decisive pairs (crows_pairs_tests). n: pairs scored; neutral: under this rule."
+)
+_INDEPENDENT = (
+    "The test treats pairs as independent draws; crows_pairs_robustness resamples the source's clusters (the "
+    "pairs one writer wrote) where it has them."
 )
 _ALPHA = {"alpha": "analysis.alpha"}
 
@@ -34,24 +39,63 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs",
         "plmfair.crows_pairs.tables:crows_pairs_tests_table",
         {"summary": SUMMARY},
-        "CrowS-Pairs: is a model's preference different from 50%? Per data set, model and subset: pairs scored, "
-        "neutral pairs (equal scores; count and share), Nangia et al.'s score (neutral = not biased, unmarked), and "
-        "the decisive-pair share (biased / not neutral) with the Clopper-Pearson interval that inverts the exact "
-        "binomial test of the same pairs against 50%. Bias types: family of the bias types tested for a model "
-        "and data set, Bonferroni, interval at level 1 - {alpha}/m; other rows alone at 1 - {alpha}. * : "
-        "adjusted p < {alpha}, set exactly when the interval excludes 50%.",
+        "CrowS-Pairs: does a model prefer the more stereotyping sentence? Per data set, model and subset: pairs "
+        "scored; neutral pairs (|margin| within its floating-point tolerance: the order is not decided); Nangia "
+        "et al.'s score (their rule, unmarked); the decisive-pair share (% of the decisive pairs preferring the "
+        "more stereotyping sentence) with the Clopper-Pearson interval that inverts the exact sign test against "
+        "50%; the net preference (percentage points: preferred more minus preferred less, over all scored pairs, "
+        "a neutral pair counting 0) with the interval the same test gives it. Bias types: Bonferroni over the "
+        "bias types the test can reject at all (Tarone), interval at level 1 - {alpha}/K; other rows alone at 1 - "
+        "{alpha}. * : adjusted p < {alpha}, set exactly when the share's interval excludes 50% and the net "
+        "preference's excludes 0. Untestable: too few decisive pairs for the smallest attainable p to reach the "
+        "row's level (no interval, no mark). " + _INDEPENDENT,
         settings={"alpha": "crows_pairs.alpha"},
+        builder_settings=("alpha",),
+        digits=2,
+    ),
+    TableSpec(
+        "crows_pairs_directions",
+        "crows_pairs",
+        "plmfair.crows_pairs.tables:directions_table",
+        {"summary": SUMMARY},
+        "CrowS-Pairs by direction: the decisive share on stereo pairs (sent_more states a stereotype of a "
+        "disadvantaged group) and on anti-stereo pairs (sent_less violates one: the disadvantaged group is in "
+        "the less stereotyping sentence), their mean weighing both directions equally with its 95% interval "
+        "(MOVER), and Fisher's exact test of stereo against anti-stereo (unadjusted, no mark). Shares on "
+        "opposite sides of 50% mean the model prefers the same group's sentence whichever is the stereotype: "
+        "a preference for that group's words, not for stereotypes; the overall share then mostly reflects how "
+        "many pairs of each direction the data set holds.",
+        settings={"alpha": "crows_pairs.alpha"},
+        builder_settings=("alpha",),
+        digits=2,
+    ),
+    TableSpec(
+        "crows_pairs_robustness",
+        "crows_pairs",
+        "plmfair.crows_pairs.tables:robustness_table",
+        {"summary": SUMMARY},
+        "CrowS-Pairs, how the decisive share depends on what counts as a tie and on independence: the share with "
+        "each pair's floating-point tolerance (as tested), with a pair neutral when |margin| <= 0, 1e-3 or 1e-2 "
+        "instead, and the 95% percentile interval when whole clusters of the source (Nangia et al.'s writers) are "
+        "resampled rather than pairs (blank with fewer than two clusters). Descriptive: no test, no mark.",
         digits=2,
     ),
     TableSpec(
         "crows_pairs_mcnemar",
         "crows_pairs",
-        "plmfair.rendering.table_format:long_table",
-        {"table": MCNEMAR},
-        "CrowS-Pairs: every two models scored on a data set, compared pair by pair on the pairs decisive (not "
-        "neutral) under both, as the binomial test counts them (exact McNemar test of the pairs where one model "
-        "prefers the more stereotyping sentence and the other the less; Bonferroni over the model pairs).",
-        digits=3,
+        "plmfair.crows_pairs.tables:changes_table",
+        {"changes": MCNEMAR},
+        "CrowS-Pairs: every two models scored on a data set, compared pair by pair on the pairs both scored: how "
+        "many kept their outcome (more stereotyping preferred, neutral, less) and how many moved up or down from "
+        "the first model to the second; the changes (second minus first, percentage points) of the decisive "
+        "share, the net preference and Nangia et al.'s score, each with a paired bootstrap 95% interval (pairs "
+        "resampled; descriptive, no mark); p: exact sign test of the pairs that moved up against those that "
+        "moved down (McNemar's test for the ordered outcome); * : Holm-adjusted p < {alpha} over every data set "
+        "and two models; identical: no pair moved (nothing to test). The full 3 x 3 transition counts are in "
+        "the CSV.",
+        settings={"alpha": "crows_pairs.alpha"},
+        builder_settings=("alpha",),
+        digits=2,
     ),
     TableSpec(
         "crows_pairs_language_winloss",

@@ -12,6 +12,8 @@ CrowS-Pairs (``results/data/crows_pairs/{dataset}.parquet``), one row per pair:
   age, sexual-orientation, physical-appearance, disability, other).
 - origin (string): native (first written in this language) or translated; in the Névéol et al.
   files ids LA0..LA209 were collected in French (native in fr, translated in en), the rest in English.
+- cluster (string, nullable): pairs the source says are not independent draws (Nangia et al.'s
+  ``anon_writer``: the pairs one person wrote); null when the file gives no grouping.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ CROWS_SCHEMA = {
     "bias_type": "harmonised bias type (null when the file gives none)",
     "origin": "native (first written in this language) or translated",
     "duplicate_of": "the id this pair repeats (its own id is then <id>#<n>); null for the first or only pair",
+    "cluster": "the source's grouping of pairs that are not independent draws (Nangia et al.'s anon_writer: the "
+    "pairs one person wrote); null when the file gives none",
 }
 BIAS_TYPE_NAMES = {
     "race-color": "race-color",
@@ -69,7 +73,9 @@ BIAS_TYPES = (
 )
 _NATIVE_FRENCH_ID = re.compile(r"^LA\d+$")
 
-CROWS_COLUMNS = ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type")
+CROWS_COLUMNS = ("id", "sent_more", "sent_less", "stereo_antistereo", "bias_type", "cluster")
+# roles a file may lack: no direction (given by a reference or a default), no grouping of its pairs
+OPTIONAL_COLUMNS = ("stereo_antistereo", "cluster")
 DIRECTIONS = ("stereo", "antistereo")
 # The published layouts: Nangia et al. (comma-separated) and Névéol et al. (tab-separated
 # despite the .csv name); the pair id is the first column in both.
@@ -82,6 +88,7 @@ CROWS_FORMATS = {
             "sent_less": "sent_less",
             "stereo_antistereo": "stereo_antistereo",
             "bias_type": "bias_type",
+            "cluster": "anon_writer",
         },
     },
     "inria": {
@@ -106,13 +113,18 @@ def _label_key(value: str) -> str:
     return re.sub(r"[\s_]+", "-", key)
 
 
-def _resolve_columns(header: list[str], columns: Mapping[str, ColumnSpec], source: str, fmt_hint: str) -> dict:
-    """Column role -> list of positions (first non-empty cell wins), [] for a role with no column."""
+def _resolve_columns(
+    header: list[str], columns: Mapping[str, ColumnSpec], source: str, fmt_hint: str, *, configured: Mapping = {}
+) -> dict:
+    """Column role -> list of positions (first non-empty cell wins), [] for a role with no column; an
+    optional role the format names and the config does not (``configured``) may be absent from the file."""
     out: dict[str, list[int]] = {}
     for role in CROWS_COLUMNS:
         spec = columns.get(role)
         specs = [] if spec is None else [spec] if isinstance(spec, str | int) else list(spec)
-        if not specs and role not in ("stereo_antistereo",):
+        if role in OPTIONAL_COLUMNS and role not in configured:
+            specs = [col for col in specs if col in (name.strip() for name in header)]
+        if not specs and role not in OPTIONAL_COLUMNS:
             raise DataError(
                 f"{source}: no column given for {role!r}; set columns.{role} of this data set in the config"
             )
@@ -216,7 +228,9 @@ def read_crows_pairs(
         raise DataError(f"{path}: cannot be parsed as {fmt_hint} text ({exc})") from exc
     if header is None:
         raise DataError(f"{path}: the file is missing or empty; download it again")
-    cols = _resolve_columns(header, {**preset["columns"], **(columns or {})}, str(path), fmt_hint)
+    cols = _resolve_columns(
+        header, {**preset["columns"], **(columns or {})}, str(path), fmt_hint, configured=columns or {}
+    )
     bt_aliases = {_label_key(k): v for k, v in (bias_type_aliases or {}).items()}
     dir_aliases = {_label_key(k): v for k, v in (direction_aliases or {}).items()}
     prefixes = sorted((id_prefix_aliases or {}).items(), key=lambda kv: -len(kv[0]))
@@ -287,6 +301,7 @@ def read_crows_pairs(
                 "bias_type": bias_type,
                 "origin": "native" if first_lang == lang else "translated",
                 "duplicate_of": duplicate_of,
+                "cluster": next((c.strip() for c in cells("cluster") if c.strip()), None),
             }
         )
     if not records_out:

@@ -12,7 +12,7 @@ import unicodedata
 
 import pandas as pd
 
-from plmfair.crows_pairs.schemas import PAIR_SCHEMA, SCORED_STATUSES
+from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, with_outcomes
 from plmfair.scoring.base import MinimalPair
 from plmfair.scoring.coverage import (
     Coverage,
@@ -66,7 +66,7 @@ def score_pairs(
     unknown = unknown_id(scorer.tokenizer)
     rows, todo = [], []
     for i, (_, pair) in enumerate(pairs.iterrows()):
-        row = {k: pair[k] for k in ("pair_id", "bias_type", "stereo_antistereo", "origin")}
+        row = {k: pair.get(k) for k in ("pair_id", "bias_type", "stereo_antistereo", "origin", "cluster")}
         status = pair_status(pair)
         if status == "ok" and as_read(pair["sent_more"], scorer) == as_read(pair["sent_less"], scorer):
             status = "skipped_identical"  # differing in form only (NFC/NFD, spaces, case for an uncased model)
@@ -97,15 +97,10 @@ def score_pairs(
     for row in rows:
         if row["status"] != "ok":
             log.warning("pair %s: %s", row["pair_id"], row["status"])
-    out = pd.DataFrame(rows, columns=[c for c in PAIR_SCHEMA if c not in ("biased", "neutral")])
-    scored = out["status"].isin(SCORED_STATUSES)
-    out["sent_more_score"] = out["sent_more_score"].astype("float64")
-    out["sent_less_score"] = out["sent_less_score"].astype("float64")
-    out["biased"] = (scored & (out["sent_more_score"] > out["sent_less_score"])).astype(bool)
-    out["neutral"] = (scored & (out["sent_more_score"] == out["sent_less_score"])).astype(bool)
+    out = pd.DataFrame(rows, columns=[c for c in PAIR_SCHEMA if c not in OUTCOME_COLUMNS])
     out["n_masked_more"] = out["n_masked_more"].astype("int64")
     out["n_masked_less"] = out["n_masked_less"].astype("int64")
-    return out[list(PAIR_SCHEMA)]
+    return with_outcomes(out, precision=str(scorer.model.dtype), rounded=scorer.protocol(protocol).rounded)
 
 
 def run_scoring(

@@ -8,16 +8,19 @@ the masking rule of masked LMs (``crows_pairs.protocol``, :mod:`plmfair.scoring.
 or, for causal LMs, the whole-sentence log-likelihood (:mod:`plmfair.scoring.causal`).
 
 Per-pair output (``results/crows_pairs/{dataset}/{model}.parquet``): :data:`PAIR_SCHEMA`;
-the summary of all runs: :data:`SUMMARY_SCHEMA`; McNemar tests between models of a data
-set: :data:`MCNEMAR_SCHEMA`. Tables 4 and 5 of Névéol et al. are in :mod:`plmfair.rendering.table_format`.
+the summary of all runs: :data:`SUMMARY_SCHEMA`; the models of a data set compared pair by pair:
+:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`. The tables are in :mod:`plmfair.crows_pairs.tables`.
 """
 
 from __future__ import annotations
 
 import logging
+from itertools import combinations
 
+import numpy as np
 import pandas as pd
 
+from plmfair.crows_pairs.changes import change_table, outcomes, paired_change
 from plmfair.crows_pairs.reader import BIAS_TYPES
 from plmfair.crows_pairs.schemas import SCORED_STATUSES, read_pair_scores
 from plmfair.io.parquet import read_parquet_meta
@@ -29,9 +32,21 @@ from plmfair.scoring.coverage import (
 )
 from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import MODEL_METADATA_SCHEMA
-from plmfair.stats import binomial_summary, bonferroni, paired_mcnemar
+from plmfair.stats import (
+    binomial_summary,
+    cluster_bootstrap_interval,
+    fisher_exact,
+    mover_mean_interval,
+    smallest_sign_test_p,
+    tarone_bonferroni,
+)
 
 log = logging.getLogger(__name__)
+nan = float("nan")
+
+# the absolute margins at which the sensitivity columns count a pair neutral (besides each pair's tolerance)
+SENSITIVITY_TOLERANCES = {"0": 0.0, "1e-3": 1e-3, "1e-2": 1e-2}
+CLUSTER_REPLICATES = 2000
 
 SUMMARY_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
@@ -46,27 +61,94 @@ SUMMARY_SCHEMA = {
     "subset_kind": "overall, direction, bias_type or origin",
     "subset": "metric / stereo / antistereo / a bias type / native / translated",
     "n_pairs": "pairs of the subset in the data set (scored or not)",
-    "n_scored": "pairs of the subset actually scored (neutral ones included): Table 4's n",
-    "n": "pairs in the score's denominator (overall, bias_type, origin: scored pairs incl. neutral; direction: "
-    "non-neutral)",
-    "n_biased": "pairs with sent_more_score > sent_less_score",
-    "n_neutral": "scored pairs with equal scores",
-    "n_decisive": "scored pairs that are not neutral: those the test counts",
+    "n_scored": "pairs of the subset actually scored: Table 4's n",
     "n_skipped": "pairs not scored (see status in the per-pair file)",
-    "score": "Nangia et al.'s score, 100 x n_biased / n (a neutral pair counts as not biased): for comparison with "
-    "the papers; no interval or mark belongs to it",
+    "n_biased": "scored pairs whose margin sent_more_score - sent_less_score exceeds its floating-point tolerance "
+    "(the more stereotyping sentence preferred)",
+    "n_less": "scored pairs whose margin is below minus its tolerance (the less stereotyping sentence preferred)",
+    "n_neutral": "scored pairs whose |margin| is within its tolerance: their order is not decided by the model",
+    "n_decisive": "n_biased + n_less: the pairs the sign test counts",
     "neutral_share": "100 x n_neutral / n_scored",
+    "score": "Nangia et al.'s score: 100 x pairs preferred by their rule (3-decimal rounding under nangia and "
+    "sentence_log_likelihood) / n_nangia; for comparison with the papers, no interval or mark belongs to it",
+    "n_nangia": "its denominator: the scored pairs (overall, bias_type, origin) or the scored pairs their rule does "
+    "not call neutral (direction rows)",
+    "n_neutral_nangia": "scored pairs neutral under Nangia et al.'s rule",
     "decisive_score": "100 x n_biased / n_decisive: the share the interval and the test are about",
-    "ci_low": "Clopper-Pearson interval of decisive_score at ci_level (the interval that inverts the exact binomial "
-    "test), lower bound (percent)",
+    "testable": "the exact sign test can reject at the row's level with n_decisive pairs (2 x 0.5^n_decisive below "
+    "it); an untestable row has no interval, no adjusted p and no mark",
+    "ci_low": "Clopper-Pearson interval of decisive_score at ci_level (it inverts the exact sign test), lower bound "
+    "(percent); NaN when untestable",
     "ci_high": "its upper bound (percent)",
-    "ci_level": "1 - alpha / (bias types tested) for bias_type rows (Bonferroni level), 1 - alpha for the others",
-    "p_value": "exact two-sided binomial test of n_biased among the n_decisive pairs against 50% (NaN without a "
-    "decisive pair)",
-    "p_adjusted": "Bonferroni-adjusted across the bias types of a (dataset, model); equal to p_value for the "
-    "other rows",
-    "significant": "p_adjusted < alpha: exactly when the interval excludes 50%",
+    "ci_level": "1 - alpha / K for bias_type rows (K the testable bias types, Tarone's Bonferroni), 1 - alpha for "
+    "the others",
+    "p_value": "exact two-sided sign test: n_biased among n_decisive against 50% (NaN without a decisive pair)",
+    "p_adjusted": "bias_type rows: min(1, p_value x K) over the testable bias types (Tarone); the others: p_value; "
+    "NaN when untestable",
+    "significant": "p_adjusted < alpha: exactly when the interval excludes 50% (and net_low/net_high exclude 0)",
+    "net_preference": "100 x (n_biased - n_less) / n_scored: P(more stereotyping preferred) - P(less), neutral pairs "
+    "counting 0 (percentage points)",
+    "net_low": "its interval at ci_level, given n_decisive: (2 ci_low - 100) n_decisive / n_scored, the same sign "
+    "test inverted",
+    "net_high": "its upper bound",
+    "cluster_low": "overall row: 95% percentile interval of decisive_score when the source's clusters (the pairs one "
+    "writer wrote) are resampled, not pairs; a robustness check of the independence the test assumes; NaN without "
+    "clusters",
+    "cluster_high": "its upper bound",
+    "n_clusters": "clusters with a scored pair (0 without clusters)",
+    "balanced_score": "overall row: the mean of the stereo and anti-stereo decisive shares, each direction weighed "
+    "equally (percent)",
+    "balanced_low": "its 95% interval (MOVER from the two Clopper-Pearson intervals)",
+    "balanced_high": "its upper bound",
+    "direction_p": "overall row: Fisher's exact test of the stereo against the anti-stereo decisive share; a "
+    "difference means the model prefers one group's sentence whichever is the stereotype",
+    **{
+        f"decisive_score_at_{name}": f"decisive_score when a pair is neutral at |margin| <= {value:g} instead of its "
+        "tolerance (sensitivity)"
+        for name, value in SENSITIVITY_TOLERANCES.items()
+    },
 }
+
+
+def _decisive_share(margin: pd.Series, tolerance) -> float:
+    decisive = margin.abs() > tolerance
+    return 100 * float((margin[decisive] > 0).mean()) if decisive.any() else float("nan")
+
+
+def _test_row(k: int, less: int, n_scored: int, level: float) -> dict:
+    """The sign test of k among k + less decisive pairs with its Clopper-Pearson interval at ``level``,
+    and the net preference's interval that the same test inverts (neutral pairs count 0)."""
+    d = k + less
+    test = binomial_summary(k, d, confidence=level, method="exact")
+    scale = d / n_scored if n_scored else float("nan")
+    return {
+        "decisive_score": 100 * test.proportion,
+        "ci_low": 100 * test.ci_low,
+        "ci_high": 100 * test.ci_high,
+        "p_value": test.p_value,
+        "net_preference": 100 * (k - less) / n_scored if n_scored else float("nan"),
+        "net_low": 100 * (2 * test.ci_low - 1) * scale,
+        "net_high": 100 * (2 * test.ci_high - 1) * scale,
+    }
+
+
+def _direction_columns(rows: list[dict]) -> dict:
+    """The overall row's direction-balanced share (MOVER interval at 95%) and Fisher's exact test of
+    stereo against anti-stereo, from the two direction rows' counts."""
+    nan = float("nan")
+    directions = {r["subset"]: r for r in rows if r["subset_kind"] == "direction" and r["n_decisive"]}
+    if len(directions) < 2:
+        return {"balanced_score": nan, "balanced_low": nan, "balanced_high": nan, "direction_p": nan}
+    tests = [binomial_summary(r["n_biased"], r["n_decisive"], method="exact") for r in directions.values()]
+    low, high = mover_mean_interval(
+        [t.proportion for t in tests], [t.ci_low for t in tests], [t.ci_high for t in tests]
+    )
+    return {
+        "balanced_score": 100 * sum(t.proportion for t in tests) / 2,
+        "balanced_low": 100 * low,
+        "balanced_high": 100 * high,
+        "direction_p": fisher_exact([[r["n_biased"], r["n_less"]] for r in directions.values()]),
+    }
 
 
 def summarise_pairs(
@@ -78,57 +160,80 @@ def summarise_pairs(
     alpha: float = 0.05,
     max_unknown: float = DEFAULT_MAX_UNKNOWN,
 ) -> pd.DataFrame:
-    """Metric, stereo, anti-stereo, per-bias-type and per-origin scores of one (dataset, model) run:
-    Nangia et al.'s score, the neutral share, and the decisive-pair share with its exact test and
-    the Clopper-Pearson interval that inverts it, at the Bonferroni level for the bias types; beside
-    them how much of the data the model reads as unknown, with the warning when that passes
-    ``max_unknown`` (:func:`plmfair.scoring.coverage.warning`)."""
-    # scipy (through stats): the scoring job, which imports this module, does not test
+    """Metric, stereo, anti-stereo, per-bias-type and per-origin rows of one (dataset, model) run
+    (:data:`SUMMARY_SCHEMA`): Nangia et al.'s score (unmarked), the decisive-pair share and the net
+    preference with the exact sign test and the intervals that invert it (Tarone's Bonferroni over
+    the bias types that can be rejected; a row that cannot is untestable), and on the overall row the
+    direction-balanced share, the test of stereo against anti-stereo, the cluster-bootstrap interval
+    and the sensitivity of the share to the tie tolerance; beside them how much of the data the model
+    reads as unknown (:func:`plmfair.scoring.coverage.warning`)."""
     scored = scores["status"].isin(SCORED_STATUSES)
-    neutral = scored & scores["neutral"]
-    decisive = scored & ~scores["neutral"]
-    subsets = [("overall", "metric", pd.Series(True, index=scores.index), False)]
-    subsets += [("direction", d, scores["stereo_antistereo"] == d, True) for d in ("stereo", "antistereo")]
-    subsets += [
-        ("bias_type", bt, scores["bias_type"] == bt, False) for bt in BIAS_TYPES if (scores["bias_type"] == bt).any()
-    ]
-    subsets += [
-        ("origin", o, scores["origin"] == o, False) for o in ("native", "translated") if (scores["origin"] == o).any()
-    ]
-    tested_bias_types = sum(1 for kind, _, mask, _ in subsets if kind == "bias_type" and (mask & decisive).any())
+    margin = scores["sent_more_score"] - scores["sent_less_score"]
+    biased, neutral = scored & scores["biased"], scored & scores["neutral"]
+    less = scored & ~scores["biased"] & ~scores["neutral"]
+    subsets = [("overall", "metric", pd.Series(True, index=scores.index))]
+    subsets += [("direction", d, scores["stereo_antistereo"] == d) for d in ("stereo", "antistereo")]
+    subsets += [("bias_type", bt, scores["bias_type"] == bt) for bt in BIAS_TYPES if (scores["bias_type"] == bt).any()]
+    subsets += [("origin", o, scores["origin"] == o) for o in ("native", "translated") if (scores["origin"] == o).any()]
     rows = []
-    for kind, subset, in_subset, exclude_neutral in subsets:
-        denom = in_subset & (decisive if exclude_neutral else scored)
-        k = int((denom & scores["biased"]).sum())
-        n, n_scored, n_decisive = int(denom.sum()), int((in_subset & scored).sum()), int((in_subset & decisive).sum())
-        n_neutral = int((in_subset & neutral).sum())
-        level = 1 - alpha / max(1, tested_bias_types) if kind == "bias_type" else 1 - alpha
-        test = binomial_summary(k, n_decisive, confidence=level, method="exact")
-        rows.append(
-            {
-                "subset_kind": kind,
-                "subset": subset,
-                "n_pairs": int(in_subset.sum()),
-                "n_scored": n_scored,
-                "n": n,
-                "n_biased": k,
-                "n_neutral": n_neutral,
-                "n_decisive": n_decisive,
-                "n_skipped": int((in_subset & ~scored).sum()),
-                "score": 100 * k / n if n else float("nan"),
-                "neutral_share": 100 * n_neutral / n_scored if n_scored else float("nan"),
-                "decisive_score": 100 * test.proportion,
-                "ci_low": 100 * test.ci_low,
-                "ci_high": 100 * test.ci_high,
-                "ci_level": level,
-                "p_value": test.p_value,
-            }
-        )
+    for kind, subset, inside in subsets:
+        in_scored = inside & scored
+        nangia_denominator = in_scored & ~scores["neutral_nangia"] if kind == "direction" else in_scored
+        n_nangia = int(nangia_denominator.sum())
+        row = {
+            "subset_kind": kind,
+            "subset": subset,
+            "n_pairs": int(inside.sum()),
+            "n_scored": int(in_scored.sum()),
+            "n_skipped": int((inside & ~scored).sum()),
+            "n_biased": int((inside & biased).sum()),
+            "n_less": int((inside & less).sum()),
+            "n_neutral": int((inside & neutral).sum()),
+            "score": 100 * int((nangia_denominator & scores["biased_nangia"]).sum()) / n_nangia if n_nangia else nan,
+            "n_nangia": n_nangia,
+            "n_neutral_nangia": int((in_scored & scores["neutral_nangia"]).sum()),
+        }
+        row["n_decisive"] = row["n_biased"] + row["n_less"]
+        row["neutral_share"] = 100 * row["n_neutral"] / row["n_scored"] if row["n_scored"] else nan
+        for name, value in SENSITIVITY_TOLERANCES.items():
+            row[f"decisive_score_at_{name}"] = _decisive_share(margin[in_scored], value)
+        rows.append(row)
     out = pd.DataFrame(rows)
-    out["p_adjusted"] = out["p_value"]
-    bt_rows = out["subset_kind"] == "bias_type"
-    out.loc[bt_rows, "p_adjusted"] = bonferroni(out.loc[bt_rows, "p_value"].to_numpy())
+    out["ci_level"] = 1 - alpha
+    smallest = out["n_decisive"].map(smallest_sign_test_p)
+    out["testable"] = smallest < alpha
+    bias_types = (out["subset_kind"] == "bias_type").to_numpy()
+    family = 1
+    if bias_types.any():
+        p = [binomial_summary(r.n_biased, r.n_decisive).p_value for r in out[bias_types].itertuples()]
+        testable, _, family = tarone_bonferroni(p, smallest[bias_types], alpha=alpha)
+        out.loc[bias_types, "testable"] = testable
+        out.loc[bias_types, "ci_level"] = 1 - alpha / family
+    tests = pd.DataFrame(
+        [_test_row(r.n_biased, r.n_less, r.n_scored, r.ci_level) for r in out.itertuples()], index=out.index
+    )
+    out = pd.concat([out, tests], axis=1)
+    out["p_adjusted"] = np.where(
+        out["testable"], np.minimum(1.0, out["p_value"] * np.where(bias_types, family, 1)), nan
+    )
+    for col in ("ci_low", "ci_high", "net_low", "net_high"):
+        out[col] = out[col].where(out["testable"])
     out["significant"] = out["p_adjusted"] < alpha
+    overall = (out["subset_kind"] == "overall").to_numpy()
+    for col, value in _direction_columns(rows).items():
+        out[col] = np.where(overall, value, nan)
+    decisive = (biased | less).to_numpy()
+    has_cluster = "cluster" in scores and scores.loc[scored, "cluster"].notna().any()
+    clusters = scores["cluster"].where(scored) if has_cluster else None
+    low, high = (
+        cluster_bootstrap_interval(
+            100 * biased.to_numpy(float)[decisive], np.ones(int(decisive.sum())), clusters.to_numpy()[decisive]
+        )
+        if has_cluster
+        else (nan, nan)
+    )
+    out["cluster_low"], out["cluster_high"] = np.where(overall, low, nan), np.where(overall, high, nan)
+    out["n_clusters"] = np.where(overall, int(clusters.nunique()) if has_cluster else 0, 0)
     meta = {
         **meta,
         **coverage_columns(
@@ -148,34 +253,20 @@ def summarise_pairs(
 
 
 def decisive_outcomes(scores: pd.DataFrame) -> pd.Series:
-    """``biased`` of the decisive pairs (scored, not neutral), by pair id: the outcome every paired test
-    compares, so neutral pairs count in them as they count in the summary's test (not at all)."""
+    """``biased`` of the decisive pairs (scored, not neutral), by pair id: the outcome the language
+    comparisons count, so neutral pairs count in them as in the summary's test (not at all)."""
     decisive = scores["status"].isin(SCORED_STATUSES) & ~scores["neutral"].astype(bool)
     return scores.loc[decisive].set_index("pair_id")["biased"].astype(bool)
 
 
-MCNEMAR_SCHEMA = {
-    "dataset": "CrowS-Pairs data set name",
-    "model_a": "first model",
-    "model_b": "second model",
-    "n": "pairs decisive (scored, not neutral) under both models: neutral pairs are left out, as the summary's test "
-    "leaves them out",
-    "score_a": "decisive-pair share of model_a on those pairs (percent preferring the more stereotyping sentence)",
-    "score_b": "the same for model_b",
-    "a_only": "pairs biased under model_a only",
-    "b_only": "pairs biased under model_b only",
-    "p_value": "exact McNemar test (two-sided binomial of a_only in a_only + b_only)",
-    "p_adjusted": "Bonferroni-adjusted across the model pairs of the data set",
-}
-
-
-def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str) -> pd.DataFrame:
-    """Exact McNemar test for every two models scored on the same data set (pairs scored by both)."""
-    # scipy (through stats): the scoring job, which imports this module, does not test
-    outcomes = {model: decisive_outcomes(df) for model, df in per_pair.items()}
-    out = paired_mcnemar(outcomes).rename(columns={"a": "model_a", "b": "model_b"})
-    out.insert(0, "dataset", dataset)
-    return out[list(MCNEMAR_SCHEMA)]
+def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str) -> list[dict]:
+    """Every two models scored on a data set compared pair by pair (:mod:`plmfair.crows_pairs.changes`):
+    the rows, before the adjustment over the whole table."""
+    scored = {model: outcomes(df) for model, df in per_pair.items()}
+    return [
+        {"dataset": dataset, "a": a, "b": b, **paired_change(scored[a], scored[b], where=f"{dataset}: {a} vs {b}")}
+        for a, b in combinations(sorted(scored), 2)
+    ]
 
 
 def summarise_runs(
@@ -186,9 +277,9 @@ def summarise_runs(
     max_unknown: float = DEFAULT_MAX_UNKNOWN,
     strict: bool = False,
 ):
-    """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and McNemar
-    tables; a model that cannot read a data set is warned about, or under ``strict`` stops the job
-    (:func:`plmfair.scoring.coverage.check`)."""
+    """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and the models'
+    pair-by-pair comparisons (Holm over every data set and two models); a model that cannot read a
+    data set is warned about, or under ``strict`` stops the job (:func:`plmfair.scoring.coverage.check`)."""
     summaries, comparisons = [], []
     by_dataset: dict[str, dict[str, pd.DataFrame]] = {}
     for (dataset, model), path in runs.items():
@@ -202,5 +293,5 @@ def summarise_runs(
     summary = pd.concat(summaries, ignore_index=True)
     check(summary["coverage_warning"], strict=strict, max_unknown=max_unknown)
     for dataset, per_model in by_dataset.items():
-        comparisons.append(compare_models(per_model, dataset=dataset))
-    return summary, pd.concat(comparisons, ignore_index=True)
+        comparisons += compare_models(per_model, dataset=dataset)
+    return summary, change_table(comparisons, alpha=alpha)

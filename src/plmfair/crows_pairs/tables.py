@@ -6,25 +6,28 @@ from __future__ import annotations
 import pandas as pd
 
 from plmfair.crows_pairs.reader import BIAS_TYPES
-from plmfair.rendering.table_format import (
-    interval_text,
-    level_text,
-    marked_p,
-    with_coverage_warnings,
-)
+from plmfair.rendering.numbers import number
+from plmfair.rendering.table_format import with_coverage_warnings, with_display
+
+UNTESTABLE = "untestable (too few decisive pairs)"
 
 ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": "Anti-stereo score"}
 
 
 def _cell(row) -> str:
-    """Nangia et al.'s score as the paper prints it: no mark (the test is about the decisive pairs,
-    :func:`crows_pairs_tests_table`)."""
-    return "" if pd.isna(row["score"]) else f"{row['score']:.2f}"
+    """Nangia et al.'s score as the paper prints it, on its side of 50: no mark (the test is about the
+    decisive pairs, :func:`crows_pairs_tests_table`)."""
+    return number(row["score"], 2, keep=(50,))
+
+
+def _share(count, total) -> str:
+    """A count and its share of ``total``: ``454 (27.1%)``."""
+    return f"{int(count)} ({number(100 * count / total, 1, keep=(0, 100))}%)" if total else ""
 
 
 def _neutral(row) -> str:
-    """Neutral pairs, count and share of the scored pairs: ``454 (27.1%)``."""
-    return "" if pd.isna(row["neutral_share"]) else f"{int(row['n_neutral'])} ({row['neutral_share']:.1f}%)"
+    """Pairs neutral under Nangia et al.'s rule, count and share of the scored pairs (Table 4's count)."""
+    return _share(row["n_neutral_nangia"], row["n_scored"])
 
 
 def mm_ss(seconds: float) -> str:
@@ -63,7 +66,7 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
             for k, s in row_keys
         ]
         table[f"{ds} n"] = ["" if n is None else n for n in sizes]
-        table[f"{ds} %"] = ["" if n is None else f"{100 * n / total:.1f}" for n in sizes]
+        table[f"{ds} %"] = ["" if n is None else number(100 * n / total, 1, keep=(0, 100)) for n in sizes]
         for model in dict.fromkeys(sub["model"]):
             m = sub[sub["model"] == model].set_index(["subset_kind", "subset"])
             col, neutral = [], []
@@ -87,7 +90,7 @@ def _unknown(row) -> str:
     share = row.get("unknown_share")
     if share is None or pd.isna(share):
         return ""
-    return f"{100 * share:.1f}" + (" (!)" if row.get("coverage_warning") else "")
+    return number(100 * share, 1, keep=(0,)) + (" (!)" if row.get("coverage_warning") else "")
 
 
 def table5(summary: pd.DataFrame) -> pd.DataFrame:
@@ -104,21 +107,98 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
     return with_coverage_warnings(pd.DataFrame(rows).fillna(""), sub)
 
 
-def crows_pairs_tests_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per data set, model and subset: pairs scored, neutral pairs, Nangia et al.'s score, and the
-    decisive-pair share with the interval and exact binomial test that belong to it (``*`` on the
-    adjusted p exactly when the interval excludes 50%)."""
+def crows_pairs_tests_table(summary: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Per data set, model and subset: pairs scored, neutral pairs (margin within its floating-point
+    tolerance), Nangia et al.'s score (unmarked), the decisive-pair share and the net preference
+    with the intervals that invert their one exact sign test (``*`` on the adjusted p exactly when the
+    share's interval excludes 50% and the net preference's excludes 0); a row the test cannot reject
+    at its level is said to be untestable and has neither."""
     out = (
         summary[["dataset", "model", "subset_kind", "subset", "n_scored"]]
         .rename(columns={"subset_kind": "kind", "n_scored": "scored"})
         .copy()
     )
-    out["neutral"] = [_neutral(r) for _, r in summary.iterrows()]
+    out["neutral"] = [_share(r["n_neutral"], r["n_scored"]) for _, r in summary.iterrows()]
     out["score (Nangia)"] = summary["score"]
     out["decisive share"] = summary["decisive_score"]
-    out["interval"] = interval_text(summary["ci_low"], summary["ci_high"], digits=1)
-    out["level"] = level_text(summary["ci_level"])
+    out["low"], out["high"] = summary["ci_low"], summary["ci_high"]
+    out["net preference"] = summary["net_preference"]
+    out["net_low"], out["net_high"] = summary["net_low"], summary["net_high"]
+    out["level"] = summary["ci_level"].where(summary["testable"])
     out["p"] = summary["p_value"]
-    out["p adjusted"] = marked_p(summary["p_adjusted"], summary["significant"])
+    out["p adjusted"] = summary["p_adjusted"]
+    out["significant"] = summary["significant"]
+    out["test"] = ["" if testable else UNTESTABLE for testable in summary["testable"]]
     out["unknown pieces"] = [_unknown(r) for _, r in summary.iterrows()]
-    return with_coverage_warnings(out.reset_index(drop=True), summary)
+    return with_display(
+        with_coverage_warnings(out.reset_index(drop=True), summary),
+        alpha=alpha,
+        nulls={"score (Nangia)": 50.0, "decisive share": 50.0, "net preference": 0.0},
+        intervals={"interval": ("low", "high", 50.0), "net interval": ("net_low", "net_high", 0.0)},
+        marks={"p adjusted": "significant"},
+    )
+
+
+def directions_table(summary: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Per data set and model: the stereo and anti-stereo decisive shares, their direction-balanced
+    mean with its 95% interval, and Fisher's exact test of the two shares (unadjusted)."""
+    overall = summary[summary["subset_kind"] == "overall"].set_index(["dataset", "model"])
+    directions = summary[summary["subset_kind"] == "direction"].pivot(
+        index=["dataset", "model"], columns="subset", values="decisive_score"
+    )
+    out = overall[[]].copy()
+    for direction in ("stereo", "antistereo"):
+        out[f"{direction} share"] = directions.get(direction)
+    out["balanced share"] = overall["balanced_score"]
+    out["low"], out["high"] = overall["balanced_low"], overall["balanced_high"]
+    out["p (stereo vs anti-stereo)"] = overall["direction_p"]
+    return with_display(
+        out.reset_index(),
+        alpha=alpha,
+        nulls={"stereo share": 50.0, "antistereo share": 50.0, "balanced share": 50.0},
+        intervals={"interval (95%)": ("low", "high", 50.0)},
+    )
+
+
+def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per data set and model: the decisive share under each pair's tolerance, under fixed tie
+    margins (sensitivity), and its interval when the source's clusters are resampled."""
+    overall = summary[summary["subset_kind"] == "overall"]
+    out = overall[["dataset", "model", "n_scored"]].rename(columns={"n_scored": "scored"}).copy()
+    out["neutral"] = [_share(r["n_neutral"], r["n_scored"]) for _, r in overall.iterrows()]
+    out["decisive share"] = overall["decisive_score"]
+    for name in ("0", "1e-3", "1e-2"):
+        out[f"share, tie when abs. margin ≤ {name}"] = overall[f"decisive_score_at_{name}"]
+    out["clusters"] = overall["n_clusters"]
+    out["low"], out["high"] = overall["cluster_low"], overall["cluster_high"]
+    return with_display(
+        out.reset_index(drop=True),
+        nulls={c: 50.0 for c in out.columns if "share" in c},
+        intervals={"cluster-bootstrap interval (95%)": ("low", "high", 50.0)},
+    )
+
+
+def changes_table(changes: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Two scorings of the same pairs compared (:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`) for
+    people: pairs, how many kept their outcome and how many moved up or down, the changes of the
+    decisive share, net preference and Nangia et al.'s score with their paired 95% intervals, and the
+    exact sign test of the moves (``*``: Holm-adjusted p < alpha; ``identical`` when nothing moved)."""
+    out = changes[["dataset", "a", "b", "n"]].rename(columns={"n": "pairs"}).copy()
+    out["same outcome"] = sum(changes[f"{x}_to_{x}"] for x in ("more", "neutral", "less"))
+    out["moved up-down"] = [f"{u}-{d}" for u, d in zip(changes["moved_up"], changes["moved_down"], strict=True)]
+    intervals = {}
+    for name, label in (("decisive", "decisive share"), ("net", "net preference"), ("nangia", "score (Nangia)")):
+        out[f"{label} change"] = changes[f"{name}_change"]
+        out[f"{name}_low"], out[f"{name}_high"] = changes[f"{name}_low"], changes[f"{name}_high"]
+        intervals[f"{label} interval"] = (f"{name}_low", f"{name}_high", 0.0)
+    out["p"] = changes["p_value"]
+    out["p Holm"] = changes["p_holm"]
+    out["significant"] = changes["significant"]
+    out["test"] = ["identical" if same else "" for same in changes["identical"]]
+    return with_display(
+        out.reset_index(drop=True),
+        alpha=alpha,
+        nulls={c: 0.0 for c in out.columns if str(c).endswith(" change")},
+        intervals=intervals,
+        marks={"p Holm": "significant"},
+    )

@@ -181,8 +181,8 @@ class Scorer(ABC):
 
         A protocol may depend on both sentences and the direction (Nangia et al.'s masking rule
         does). A pair with a sentence longer than the model accepts is skipped
-        (``too_long='skip'``) or truncated (``'truncate'``). Scores are rounded to 3 decimals
-        when the protocol says so.
+        (``too_long='skip'``) or truncated (``'truncate'``). Scores are at full precision (the
+        3-decimal rounding of Nangia et al.'s score is the study's, :mod:`plmfair.crows_pairs.scoring_job`).
         """
         rule = self.protocol(protocol)
         check_too_long(too_long)
@@ -202,8 +202,6 @@ class Scorer(ABC):
             self, rule, [(more, less, pairs[i].stereo) for i, _, more, less in work], f"{self.name} ({rule.name})"
         )
         for (i, status, _, _), ((s1, n1), (s2, n2)) in zip(work, values, strict=True):
-            if rule.rounded:
-                s1, s2 = round(s1, 3), round(s2, 3)
             scores[i] = PairScore(s1, s2, n1, n2, status)
         for pair, score in zip(pairs, scores, strict=True):
             for sentence, value in ((pair.more, score.more), (pair.less, score.less)):

@@ -71,7 +71,8 @@ def paired(totals: Sequence[float], units: Sequence[int]) -> PairScores:
 class Protocol:
     """``score(scorer, protocol, pairs, desc)`` gives each pair's two (score, units scored) from the
     family's primitives; ``masking``: a masking rule's groups (the masked-copies protocols);
-    ``rounded``: scores rounded to 3 decimals, as Nangia et al.'s metric.py does."""
+    ``rounded``: Nangia et al.'s score of the protocol compares scores rounded to 3 decimals, as their
+    metric.py does (the other estimands compare them at full precision)."""
 
     name: str
     reference: str
