@@ -342,8 +342,9 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
     (row,) = record["results"]["crows_pairs"]
     for key in ("score", "decisive_score", "ci_low", "ci_high", "p_value", "n_scored", "n_neutral"):
         assert row[key] == pytest.approx(overall[key])
-    printed = pd.read_csv(first / "results" / "tables" / "crows_pairs_tests.csv", dtype=str, keep_default_na=False)
-    assert printed.loc[0, "interval"] == f"[{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
+    # the table's CSV holds the interval as numbers at full precision, not as printed text
+    numbers = pd.read_csv(first / "results" / "tables" / "crows_pairs_tests.csv")
+    assert numbers.loc[0, "low"] == pytest.approx(row["ci_low"], rel=1e-12) and "interval" not in numbers
     (model,) = record["models"]
     assert model["name"] == "mine" and model["uncased"] and model["protocol"] == "nangia"
     assert model["files_sha256"] == read_parquet(first / "results" / "models.parquet").loc[0, "model_files_sha256"]
@@ -365,8 +366,18 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
     settings_part = side.split("Model settings that differ")[1].split("\n\n")[1]
     assert "uncased" in settings_part  # gpt and gpt_2 differ in it, and the table says so
     paired = plmfair("compare", str(gpt), str(uncased), "--format", "json").stdout
-    tests = json.loads(paired)["paired tests"]
-    assert tests and tests[0]["a"] == "gpt/gpt" and tests[0]["b"] == "gpt_2/gpt" and tests[0]["n"] > 0
+    (change,) = json.loads(paired)["paired changes"]  # one model in both runs, never against itself
+    assert change["a"] == "gpt/gpt" and change["b"] == "gpt_2/gpt"
+    # by hand from the two runs' per-pair files: the outcome of each pair, -1 / 0 / +1, compared
+    by_hand = {}
+    for name, folder in (("a", gpt), ("b", uncased)):
+        pairs = read_parquet(folder / "results" / "crows_pairs" / "demo_fr" / "gpt.parquet").set_index("pair_id")
+        pairs = pairs[pairs["status"].isin(["ok", "truncated"])]
+        by_hand[name] = pairs["biased"].astype(int) - (~pairs["biased"] & ~pairs["neutral"]).astype(int)
+    both = pd.concat(by_hand, axis=1, join="inner")
+    assert change["n"] == len(both) and change["moved_up"] == int((both["b"] > both["a"]).sum())
+    assert change["moved_down"] == int((both["b"] < both["a"]).sum())
+    assert change["net_change"] == pytest.approx(100 * (both["b"] - both["a"]).mean())
     assert "| demo_fr " in plmfair("show", "gpt_2", "--runs", str(tmp_path / "runs")).stdout
 
     # the run is complete without its original config file: its report is written from runs/mine alone
@@ -446,15 +457,23 @@ def test_compare_shows_the_settings_that_differ_and_only_what_records_hold():
         "num_beams": None,
     }
     records = {
-        "a": _record([model], [], {"crows_pairs": {"alpha": 0.05}, "mirror": "/x"}),
-        "b": _record([{**model, "uncased": True}], [], {"crows_pairs": {"alpha": 0.01}, "mirror": "/y"}),
+        "a": _record([model], [], {"crows_pairs": {"alpha": 0.05}, "mozart": {"top_k": 5}, "mirror": "/x"}),
+        "b": _record(
+            [{**model, "uncased": True}], [], {"crows_pairs": {"alpha": 0.01}, "mozart": {"top_k": 9}, "mirror": "/y"}
+        ),
     }
-    models, config = settings_that_differ(records)
+    for record in records.values():
+        record["results"]["crows_pairs"] = [{"dataset": "fr", "model": "m"}]
+    settings = settings_that_differ(records)
+    models, config = settings["model settings"], settings["configuration"]
     assert list(models.columns) == ["run", "model", "uncased"] and models["uncased"].tolist() == [False, True]
-    assert config.to_dict("records") == [{"key": "crows_pairs.alpha", "a": "0.05", "b": "0.01"}]  # not the mirror
-    text = render({"model settings": models, "configuration": config}, "md")
+    # not the mirror, and not a section of a study neither run has numbers of (the cloze set mozart)
+    assert config.to_dict("records") == [{"key": "crows_pairs.alpha", "a": "0.05", "b": "0.01"}]
+    every = settings_that_differ(records, all_settings=True)["configuration"]
+    assert every["key"].tolist() == ["crows_pairs.alpha", "mozart.top_k"]
+    text = render(settings, "md")
     assert "Model settings that differ" in text and "crows_pairs.alpha" in text
     long = render({"model settings": models}, "csv")
     assert long.splitlines()[0] == "table,run,model,uncased"
-    same, _ = settings_that_differ({"a": records["a"], "c": records["a"]})
+    same = settings_that_differ({"a": records["a"], "c": records["a"]})["model settings"]
     assert same.empty  # nothing differs: no table of bare rows

@@ -6,7 +6,7 @@ its headline numbers at the end, and runs compared with what makes them differ.
                 [-- SNAKEMAKE ARGS]
     plmfair show RUN
     plmfair verify RUN
-    plmfair compare RUN RUN ... [--format md|csv|json] [--out FILE]
+    plmfair compare RUN RUN ... [--format md|csv|json] [--out FILE] [--all-settings] [--other-models]
 
 ``make run MODELS=... STUDIES=... DATASETS=... RUN=...`` calls ``plmfair run``.
 
@@ -340,7 +340,9 @@ def verify(run: str, *, runs: str) -> int:
     return 1
 
 
-def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
+def compare(
+    folders: Sequence[str], *, fmt: str, out: str | None, all_settings: bool = False, other_models: bool = False
+) -> int:
     """Runs side by side (:func:`plmfair.runs.comparison.compare_runs`)."""
     # pandas and scipy (through run_compare) only for `compare`
     from plmfair.runs.comparison import compare_runs, render
@@ -359,7 +361,7 @@ def compare(folders: Sequence[str], *, fmt: str, out: str | None) -> int:
                 f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
                 f"({first_few(lost)}), so it is not compared" + (f"; rebuild them: {again}" if again else "")
             )
-    text = render(compare_runs(located), fmt)
+    text = render(compare_runs(located, all_settings=all_settings, other_models=other_models), fmt)
     if out:
         write_text(text, out)
     print(text, end="")
@@ -424,11 +426,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("folders", nargs="+", help="run folders (runs/<name>)")
     c.add_argument("--format", choices=["md", "csv", "json"], default="md")
     c.add_argument("--out", default=None, help="also write it to this file")
+    c.add_argument(
+        "--all-settings", action="store_true", help="every configuration key that differs, not only the studies' own"
+    )
+    c.add_argument(
+        "--other-models",
+        action="store_true",
+        help="also compare each model of a run with the other models of the other",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="plmfair: %(message)s")
     try:
         if args.command == "compare":
-            return compare(args.folders, fmt=args.format, out=args.out)
+            return compare(
+                args.folders,
+                fmt=args.format,
+                out=args.out,
+                all_settings=args.all_settings,
+                other_models=args.other_models,
+            )
         if args.command == "show":
             return show(args.name, runs=args.runs)
         if args.command == "verify":

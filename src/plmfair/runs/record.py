@@ -7,7 +7,7 @@ SHA-256, plmfair's version and git commit, the versions of Python and the librar
 run's jobs ran and how long each took, and the headline numbers with their intervals, p-values,
 marks and counts: CrowS-Pairs (Nangia's score and the decisive-pair share per data set and
 model), cloze sets with answers (P@1, P@5, MRR per language and group; sigma_gd with its interval,
-chance level and test; the omnibus test).
+critical value and test; the omnibus test with its Holm-adjusted p).
 
 :func:`run_record` builds it from the Parquet results it summarises (the ``run_record`` rule's
 inputs, so it is never older than they are); :func:`write_run_record` validates it against
@@ -33,17 +33,18 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.cloze.metrics import read_metrics
+from plmfair.crows_pairs.tables import UNTESTABLE
 from plmfair.errors import DataError
 from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
-from plmfair.rendering.labels import PAPER_METRIC_LABELS, format_p
-from plmfair.rendering.table_format import to_markdown
+from plmfair.rendering.labels import PAPER_METRIC_LABELS
+from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.scoring.coverage import distinct
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
-RECORD_VERSION = 2  # 2: the published files with their SHA-256 (files)
+RECORD_VERSION = 3  # 2: the published files with their SHA-256 (files); 3: net preference, testable, Holm p
 PACKAGES = (
     "torch",
     "transformers",
@@ -66,14 +67,20 @@ CROWS_PAIRS_FIELDS = (
     "n_scored",
     "n_neutral",
     "n_decisive",
+    "n_biased",
+    "n_less",
     "score",
     "neutral_share",
     "decisive_score",
+    "testable",
     "ci_low",
     "ci_high",
     "ci_level",
     "p_value",
     "significant",
+    "net_preference",
+    "net_low",
+    "net_high",
     "protocol",
     "precision",
     "unknown_share",
@@ -100,12 +107,14 @@ DISPARITY_FIELDS = (
     "ci_low",
     "ci_high",
     "ci_level",
-    "chance_level",
+    "null_mean",
+    "debiased",
+    "critical_value",
     "p_permutation",
     "p_bonferroni",
     "significant",
 )
-OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "significant")
+OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "p_holm", "significant")
 
 
 def _plain(value):
@@ -346,25 +355,53 @@ def read_run_record(path: str | os.PathLike) -> dict:
     return record
 
 
-def _pct(value, digits: int = 1) -> str:
-    return "" if value is None else f"{value:.{digits}f}"
+def _alpha(record: Mapping, study: str) -> float:
+    return float(record.get("config", {}).get(study, {}).get("alpha", 0.05))
 
 
-def crows_pairs_lines(record: Mapping) -> list[dict]:
-    """The CrowS-Pairs headline rows for people."""
-    return [
+CROWS_PAIRS_LINE = (
+    "data set",
+    "model",
+    "score (Nangia)",
+    "decisive share",
+    "low",
+    "high",
+    "p",
+    "significant",
+    "net preference",
+    "test",
+    "scored",
+    "neutral",
+)
+
+
+def crows_pairs_lines(record: Mapping) -> pd.DataFrame:
+    """The CrowS-Pairs headline rows, numbers as the record holds them and printed by
+    :func:`plmfair.rendering.table_format.printed` (the display rule)."""
+    rows = [
         {
             "data set": r["dataset"],
             "model": r["model"],
-            "score (Nangia)": _pct(r["score"], 2),
-            "decisive share": _pct(r["decisive_score"]) + ("*" if r["significant"] else ""),
-            "interval": "" if r["ci_low"] is None else f"[{r['ci_low']:.1f}, {r['ci_high']:.1f}]",
-            "p": format_p(r["p_value"] if r["p_value"] is not None else float("nan")),
+            "score (Nangia)": r["score"],
+            "decisive share": r["decisive_score"],
+            "low": r["ci_low"],
+            "high": r["ci_high"],
+            "p": r["p_value"],
+            "significant": r["significant"],
+            "net preference": r["net_preference"],
+            "test": "" if r["testable"] else UNTESTABLE,
             "scored": r["n_scored"],
-            "neutral": f"{r['n_neutral']} ({_pct(r['neutral_share'])}%)",
+            "neutral": r["n_neutral"],
         }
         for r in record["results"]["crows_pairs"]
     ]
+    return with_display(
+        pd.DataFrame(rows, columns=CROWS_PAIRS_LINE).astype({"low": float, "high": float}),
+        alpha=_alpha(record, "crows_pairs"),
+        nulls={"score (Nangia)": 50.0, "decisive share": 50.0, "net preference": 0.0},
+        intervals={"interval": ("low", "high", 50.0)},
+        marks={"decisive share": "significant"},
+    )
 
 
 def cloze_headline(record: Mapping) -> Iterator[tuple[dict, dict]]:
@@ -375,25 +412,31 @@ def cloze_headline(record: Mapping) -> Iterator[tuple[dict, dict]]:
             yield r, disparity.get((r["set"], r["model"], r["lang"]), {})
 
 
-def cloze_lines(record: Mapping) -> list[dict]:
-    """The cloze headline rows for people: all annotators' P@1, P@5 and MRR, and the MRR disparity."""
+def cloze_lines(record: Mapping) -> pd.DataFrame:
+    """The cloze headline rows: all annotators' P@1, P@5 and MRR, and the MRR disparity against its
+    critical value, printed by the display rule."""
     rows = []
     for r, d in cloze_headline(record):
-        sigma = "" if d.get("sigma_gd") is None else f"{d['sigma_gd']:.1f}" + ("*" if d["significant"] else "")
         rows.append(
             {
                 "set": r["set"],
                 "model": r["model"],
                 "lang": r["lang"],
-                "P@1": _pct(r["p_at_1"]),
-                "P@5": _pct(r["p_at_5"]),
-                "MRR": _pct(r["mrr"]),
-                "σ_gd MRR": sigma,
-                "chance level": _pct(d.get("chance_level")),
-                "p": format_p(d["p_permutation"]) if d.get("p_permutation") is not None else "",
+                "P@1": r["p_at_1"],
+                "P@5": r["p_at_5"],
+                "MRR": r["mrr"],
+                "σ_gd MRR": d.get("sigma_gd"),
+                "significant": d.get("significant"),
+                "critical value": d.get("critical_value"),
+                "p Bonferroni": d.get("p_bonferroni"),
             }
         )
-    return rows
+    return with_display(
+        pd.DataFrame(rows),
+        alpha=_alpha(record, "analysis"),
+        thresholds={"σ_gd MRR": "critical value"},
+        marks={"σ_gd MRR": "significant"},
+    )
 
 
 def headline(record: Mapping) -> str:
@@ -401,18 +444,19 @@ def headline(record: Mapping) -> str:
     about scores of text a model cannot read."""
     parts = [f"WARNING: {w}.\n" for w in record["results"].get("warnings", [])]
     crows = crows_pairs_lines(record)
-    if crows:
+    if len(crows):
         parts.append(
             "CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
-            "of its exact binomial test (* differs from 50%); Nangia's score counts neutral pairs as not "
-            "biased.\n\n" + to_markdown(pd.DataFrame(crows))
+            "of its exact sign test (* the interval excludes 50%); net preference: percentage points, pairs "
+            "preferring the more stereotyping sentence minus those preferring the less, over all scored pairs; "
+            "Nangia's score by their rule, unmarked.\n\n" + to_markdown(crows)
         )
     cloze = cloze_lines(record)
-    if cloze:
+    if len(cloze):
         metric = PAPER_METRIC_LABELS["mrr"]
         parts.append(
             f"Cloze sets: all annotators' P@1, P@5, {metric} (percent); σ_gd of {metric} across the four "
-            "groups, its chance level and permutation p (* groups differ, Bonferroni over languages).\n\n"
-            + to_markdown(pd.DataFrame(cloze))
+            "groups (percentage points), the critical value it must exceed and its permutation p, "
+            "Bonferroni over languages (* groups differ).\n\n" + to_markdown(cloze)
         )
     return "\n".join(parts) if parts else "No headline numbers: the run scored no model.\n"
