@@ -17,6 +17,7 @@ from plmfair.cloze.group_tests import (
     AnnotatorDesign,
     _rng,
     _sentence_gap,
+    distinct_assignments,
     group_disparity,
     group_effects,
     group_gaps,
@@ -130,12 +131,15 @@ def test_permutation_test_matches_the_enumeration_and_stays_within_batches():
     for stratum in np.unique(design.stratum):  # shuffled within batches only: group sizes kept
         members = design.stratum == stratum
         assert (np.sort(labels[:, members], axis=1) == np.sort(design.group[members])).all()
+    # 6 x 6 distinct assignments: enumerated, each once, the observed one first
+    assert distinct_assignments([design.group[design.stratum == s] for s in (0, 1)]) == 36
+    assert len(labels) == 36 and len({tuple(row) for row in labels}) == 36
     gaps = group_gaps(data, permutations=20000, metrics=("rr",))
     tests = group_tests(data, permutations=20000, metrics=("rr",))
     fn = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     per = data.groupby("group")["rr"].mean()
-    assert fn["gap"] == pytest.approx(per["FN"] - per["MN"])
-    assert fn["p_permutation"] == pytest.approx(enumerated_gap_p(data), abs=0.01)
+    assert fn["gap"] == pytest.approx(per["FN"] - per["MN"]) and fn["permutations"] == 35
+    assert fn["p_permutation"] == pytest.approx(enumerated_gap_p(data), abs=1e-12)  # exact, not sampled
     omnibus = tests[(tests["lang"] == "fr") & (tests["test"] == "omnibus")].iloc[0]
     n = data.groupby("group")["rr"].size()
     assert omnibus["statistic"] == pytest.approx((n * (per - data["rr"].mean()) ** 2).sum())
@@ -376,9 +380,9 @@ def test_the_gap_interval_is_its_test_inverted():
         assert bool(r["significant"]) == (not r["ci_low"] <= 0 <= r["ci_high"])
 
 
-def test_disparity_mark_agrees_with_its_chance_level():
+def test_disparity_mark_agrees_with_its_critical_value():
     """sigma_gd of the four groups' P@1, with its bootstrap interval around it, marked exactly when it
-    exceeds its chance level; a planted gap is found, no gap is not."""
+    exceeds its critical value; a planted gap is found, no gap is not."""
     rng = np.random.default_rng(4)
     for shift, expect in ((-0.3, True), (0.0, False)):
         data = three_group_batches(rng, shift=shift, sentences=10, batches=8)
@@ -390,4 +394,26 @@ def test_disparity_mark_agrees_with_its_chance_level():
         assert row["ci_low"] <= row["sigma_gd"] <= row["ci_high"]
         assert bool(row["significant"]) == expect
         for _, r in d.iterrows():
-            assert bool(r["significant"]) == (r["sigma_gd"] > r["chance_level"] + 1e-12)
+            assert bool(r["significant"]) == (r["sigma_gd"] > r["critical_value"] + 1e-12)
+
+
+def test_disparity_interval_resamples_sentences_and_is_debiased():
+    """One annotator per group and batch (the cells of 1-3 people that made the annotator-only bootstrap
+    return [8.33, 8.33]): the interval still has width around a positive sigma_gd, because sentences are
+    resampled too; the debiased value lies below sigma_gd by its null mean square, and the null mean is
+    positive though no group differs."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for b in range(3):
+        for k, g in enumerate(GROUPS):
+            p = 0.8 if g == "MN" else 0.3
+            for s in range(6):
+                rows.append(("fr", f"b{b}s{s}", f"u{b}_{k}", g, float(rng.random() < p)))
+    data = scores_frame(rows)
+    data["hit5"] = data["hit1"]
+    d = group_disparity(data, permutations=499, bootstrap=299)
+    row = d[(d["lang"] == "fr") & (d["metric"] == "p_at_1")].iloc[0]
+    assert row["sigma_gd"] > 0 and row["ci_low"] < row["sigma_gd"] < row["ci_high"]
+    null_square = row["sigma_gd"] ** 2 - row["debiased"] ** 2
+    assert 0 < row["null_mean"] and row["debiased"] < row["sigma_gd"] and null_square >= row["null_mean"] ** 2 - 1e-9
+    assert row["debiased_low"] <= row["debiased"] <= row["debiased_high"] and row["n_sentences"] == 18

@@ -45,26 +45,25 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
             "ci_high": [np.inf, -0.1, 0.15, 0.12, -0.05, 0.07],
             "ci_level": 1 - 0.05 / 3,
             "significant": [False, True, False, False, True, False],
+            "informative": [False, True, True, True, True, True],
         }
     )
     plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t")
     ax = drawn[0].axes[0]
     points = [line for line in ax.lines if line.get_marker() == "o"]
-    assert len(points) == 6
+    assert len(points) == 5  # the unbounded row cannot inform: not drawn, counted in the note
     # filled exactly for the significant rows (matched by their estimate), a star beside each
     filled = {round(float(line.get_xdata()[0]), 6) for line in points if _filled(line)}
     assert filled == {-0.3, -0.2} and _stars(ax) == 2
-    # the finite intervals are drawn as given; the unbounded one runs to the panel's edges with arrows
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
     ends = {(round(s[0][0], 6), round(s[1][0], 6)) for s in segments}
-    assert {(-0.5, -0.1), (-0.1, 0.15), (-0.02, 0.12), (-0.35, -0.05), (-0.05, 0.07)} <= ends
-    low, high = ax.get_xlim()
-    assert (round(low, 6), round(high, 6)) in ends
-    assert {line.get_marker() for line in ax.lines} >= {"<", ">"}
-    assert "98.3% interval" in ax.get_xlabel()
-    # the figure names its test, family and correction itself
+    assert {(-0.5, -0.1), (-0.1, 0.15), (-0.02, 0.12), (-0.35, -0.05), (-0.05, 0.07)} == ends
+    # the unit and the exact level on the axis
+    assert "1 − 0.05/3 interval" in ax.get_xlabel() and "0-1 scale" in ax.get_xlabel()
+    # the figure names its test, family and correction itself, and the rows it leaves out
     note = " ".join(t.get_text() for t in drawn[0].texts)
     assert "Permutation test of the two groups compared" in note and "Bonferroni over the three gaps" in note
+    assert "1 uninformative row(s) not drawn" in note
 
 
 def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
@@ -81,6 +80,7 @@ def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
             "neutral_share": [27.1, 10.0, 0.0],
             "n_neutral": [454, 17, 0],
             "significant": [False, False, True],
+            "testable": [True, True, True],
         }
     )
     crows_pairs_figure(summary, "x.png", "x.pdf")
@@ -92,6 +92,32 @@ def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
     assert [round(p.get_height(), 6) for p in below.patches] == [27.1, 10.0, 0.0]
     assert [t.get_text() for t in below.texts] == ["454", "17"]  # counts beside shares (none on an empty bar)
     assert "neutral" in below.get_ylabel()
+
+
+def test_an_untestable_crows_pairs_share_is_hollow_and_has_no_interval(drawn):
+    summary = pd.DataFrame(
+        {
+            "dataset": "fr",
+            "model": "m",
+            "subset_kind": ["overall", "bias_type"],
+            "subset": ["metric", "gender"],
+            "score": [35.2, 75.0],
+            "decisive_score": [47.1, 75.0],
+            "ci_low": [44.0, float("nan")],
+            "ci_high": [50.3, float("nan")],
+            "neutral_share": [27.1, 0.0],
+            "n_neutral": [454, 0],
+            "significant": [False, False],
+            "testable": [True, False],
+        }
+    )
+    crows_pairs_figure(summary, "x.png", "x.pdf")
+    ax = drawn[0].axes[0]
+    segments = [seg for coll in ax.collections for seg in coll.get_segments()]
+    assert {(round(s[0][1], 6), round(s[1][1], 6)) for s in segments} == {(44.0, 50.3)}
+    hollow = [line for line in ax.lines if line.get_markerfacecolor() == "white" and len(line.get_ydata())]
+    assert [list(line.get_ydata()) for line in hollow] == [[75.0]]
+    assert any("untestable" in t.get_text() for t in drawn[0].legends[0].get_texts())
 
 
 def test_mrr_figure_marks_every_tied_group_and_says_when_nothing_hit(drawn):

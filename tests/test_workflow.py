@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -380,24 +382,44 @@ def _printed_interval(text: str) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def markdown_rows(path) -> list[dict]:
+    """The rows of the (first) pipe table of a Markdown file, cells as printed ('\\|' unescaped)."""
+    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.startswith("|")]
+
+    def cells(line):
+        return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+    header = cells(lines[0]) if lines else []
+    return [dict(zip(header, cells(line), strict=True)) for line in lines[2:]]
+
+
+# the null value each marked interval of the demo's tables is tested against
+MARKED_TABLES = {
+    "crows_pairs_tests": 50.0,
+    "crows_pairs_language_effects": 0.0,
+    "*_group_gaps": 0.0,
+    "*_group_effects": 0.0,
+}
+MINUS_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?![\d.])")
+
+
+def _side(value: float, reference: float) -> int:
+    return (value > reference) - (value < reference)
+
+
 def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
     """Over every row of every marked result and table of the demo: the mark (significant, the
-    printed *) is set exactly when the interval drawn beside it excludes the null value of the same
-    statistic at the same level; disparity marks exactly when sigma_gd exceeds its chance level."""
-    results, tables = demo_run / "results", demo_run / "results" / "tables"
+    printed *) is set exactly when the interval beside it excludes the null value of the same
+    statistic at the same level; a row the test cannot judge has neither; disparity marks exactly
+    when sigma_gd exceeds its critical value."""
+    results = demo_run / "results"
     checked = 0
     summary = read_parquet(results / "crows_pairs/summary.parquet")
-    tested = summary[summary["n_decisive"] > 0]
-    assert not summary.loc[summary["n_decisive"] == 0, "significant"].any()
-    for _, row in tested.iterrows():
+    assert not summary.loc[~summary["testable"], "significant"].any()
+    assert summary.loc[~summary["testable"], ["ci_low", "ci_high", "p_adjusted"]].isna().all().all()
+    for _, row in summary[summary["testable"]].iterrows():
         assert bool(row["significant"]) == _excludes(row["ci_low"], row["ci_high"], 50), row.to_dict()
-        checked += 1
-    bias_types = tested[tested["subset_kind"] == "bias_type"]
-    family = bias_types.groupby(["dataset", "model"])["subset"].transform("size")
-    assert (bias_types["ci_level"] == 1 - 0.05 / family).all()  # Bonferroni-level intervals beside Bonferroni marks
-    printed = pd.read_csv(tables / "crows_pairs_tests.csv", keep_default_na=False, dtype=str)
-    for _, row in printed[printed["interval"] != ""].iterrows():
-        assert row["p adjusted"].endswith("*") == _excludes(*_printed_interval(row["interval"]), 50)
+        assert bool(row["significant"]) == _excludes(row["net_low"], row["net_high"], 0), row.to_dict()
         checked += 1
     # comparisons drawn with an interval: group gaps (permutation, inverted), mixed-model terms (Wald)
     marked = [
@@ -415,27 +437,60 @@ def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
             keys = ["model"] if path.name == "language_effects.parquet" else ["model", "lang", "metric"]
             assert row["ci_level"] == pytest.approx(1 - 0.05 / frame.loc[family].groupby(keys).size().max())
             checked += 1
-    for path in [
-        tables / "crows_pairs_language_effects.csv",
-        *tables.glob("*_group_gaps.csv"),
-        *tables.glob("*_group_effects.csv"),
-    ]:
-        printed = pd.read_csv(path, keep_default_na=False, dtype=str)
-        for _, row in printed[(printed["p Bonferroni"] != "") & (printed["interval"] != "")].iterrows():
-            assert row["p Bonferroni"].endswith("*") == _excludes(*_printed_interval(row["interval"]), 0), path.name
-            checked += 1
     for path in results.glob("cloze/*/group_disparity.parquet"):
         for _, row in read_parquet(path).iterrows():
-            assert bool(row["significant"]) == (row["sigma_gd"] > row["chance_level"] + 1e-12)
+            assert bool(row["significant"]) == (row["sigma_gd"] > row["critical_value"] + 1e-12)
             assert row["ci_low"] <= row["sigma_gd"] <= row["ci_high"]
             checked += 1
-    for path in tables.glob("*_disparity.csv"):
-        printed = pd.read_csv(path, keep_default_na=False, dtype=str)
-        for _, row in printed.iterrows():
-            assert row["p Bonferroni"].endswith("*") == (float(row["σ_gd"]) > float(row["chance level"]) + 1e-12)
-            assert (row["verdict"] == "groups differ") == row["p Bonferroni"].endswith("*")
+    assert checked > 300
+
+
+def test_every_printed_row_keeps_its_side_of_the_null_the_threshold_and_alpha(demo_run):
+    """The display rule on every printed table of the demo and its `show`: no -0; every marked
+    interval as printed excludes the null exactly when its row is marked, and its printed ends lie on
+    the same side of the null as the numbers the CSV holds; every printed p on the same side of alpha;
+    sigma_gd printed on the same side of its printed critical value as the exact numbers."""
+    tables = demo_run / "results" / "tables"
+    checked = 0
+    for md in sorted(tables.glob("*.md")):
+        for row in markdown_rows(md):
+            for cell in row.values():
+                assert not MINUS_ZERO.search(cell), (md.name, cell)
+    for pattern, null in MARKED_TABLES.items():
+        for md in sorted(tables.glob(f"{pattern}.md")):
+            rows, numbers = markdown_rows(md), pd.read_csv(md.with_suffix(".csv"))
+            marks = [c for c in rows[0] if c.startswith("p ") and c != "p (Wald)" and "permutation" not in c]
+            for row, (_, exact) in zip(rows, numbers.iterrows(), strict=True):
+                if row["interval"] and row[marks[-1]]:  # an interval beside a test (not an intercept's)
+                    low, high = _printed_interval(row["interval"])
+                    assert row[marks[-1]].endswith("*") == _excludes(low, high, null), (md.name, row)
+                    assert (_side(low, null), _side(high, null)) == (
+                        _side(exact["low"], null),
+                        _side(exact["high"], null),
+                    ), (md.name, row)
+                    checked += 1
+                for column in (c for c in row if c.startswith("p") and row[c] and not row[c].startswith("<")):
+                    value = row[column].rstrip("*")
+                    if re.fullmatch(r"[\d.]+", value):
+                        exact_p = exact[column] if column in exact else None
+                        if exact_p is not None and not pd.isna(exact_p):
+                            assert (float(value) < 0.05) == (exact_p < 0.05), (md.name, column, value, exact_p)
+    for md in sorted(tables.glob("*_disparity.md")):
+        numbers = pd.read_csv(md.with_suffix(".csv"))
+        for row, (_, exact) in zip(markdown_rows(md), numbers.iterrows(), strict=True):
+            shown = _side(float(row["σ_gd"]), float(row["critical value"]))
+            same = abs(exact["σ_gd"] - exact["critical value"]) <= 1e-12 * max(1.0, exact["σ_gd"])  # float noise
+            assert shown == (0 if same else _side(exact["σ_gd"], exact["critical value"])), row
+            assert row["p Bonferroni"].endswith("*") == (exact["σ_gd"] > exact["critical value"] + 1e-12)
             checked += 1
-    assert checked > 500
+    shown = subprocess.run(
+        [sys.executable, "-m", "plmfair.cli", "show", demo_run.name, "--runs", str(demo_run.parent)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert not MINUS_ZERO.search(shown)
+    assert checked > 100
 
 
 def test_the_run_record_holds_what_the_tables_print(demo_run):

@@ -20,4 +20,5 @@ breakdown_heatmap(
     column_order=(*GROUPS, "all"),
     shared_rows=True,
     value_label="MRR over the top 5 (%)",
+    count_label="annotations",
 )

@@ -86,7 +86,11 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
         Line2D([], [], color="black", marker="^", ls=""),
         Line2D([], [], color="black", marker="v", ls=""),
     ]
-    labels += ["mean of the groups", "best-off group(s)", "worst-off group(s)"]
+    labels += [
+        "mean of the groups",
+        "best-off group(s), descriptive: no test",
+        "worst-off group(s), descriptive: no test (the group tests are in the tables)",
+    ]
     fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
     save_figure(fig, png, pdf)
 

@@ -5,11 +5,11 @@ the nulls and the estimands: docs/statistics.md, "Group tests"."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import combinations
-from math import lcm
+from itertools import combinations, product
+from math import factorial, lcm, prod
 
 import numpy as np
 import pandas as pd
@@ -87,7 +87,10 @@ GROUP_GAPS_SCHEMA = {
     "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
     "n_sentences": "sentences both groups answered",
     "n_annotators": "annotators of the two groups",
-    "permutations": "random permutations drawn",
+    "informative": "false when the row cannot inform about a gap: every assignment gives the same |gap| (a "
+    "degenerate permutation distribution: p = 1 whatever the data) or the permutations cannot bound the interval",
+    "permutations": "assignments compared with the observed one: every distinct one when there are at most "
+    "10,000 (the p-value is then exact), else random shuffles",
 }
 
 GROUP_EFFECTS_SCHEMA = {
@@ -115,26 +118,37 @@ GROUP_TESTS_SCHEMA = {
     "equal to p_permutation for the tests that stand alone",
     "significant": "p_holm < alpha",
     "n_annotators": "annotators whose labels are permuted",
-    "permutations": "random permutations drawn",
+    "permutations": "assignments compared with the observed one: every distinct one when there are at most "
+    "10,000 (the p-value is then exact), else random shuffles",
 }
 
 GROUP_DISPARITY_SCHEMA = {
     "model": "model short name",
     "lang": "language, or 'all' for the languages pooled",
     "metric": "p_at_1, p_at_5 or mrr (percent)",
-    "sigma_gd": "population standard deviation of the metric across the four groups (equation 1 of MozArt)",
-    "ci_low": "bootstrap percentile interval of sigma_gd (annotators resampled within group and batch), lower end",
+    "sigma_gd": "population standard deviation of the metric across the four groups (equation 1 of MozArt; "
+    "percentage points)",
+    "ci_low": "bootstrap percentile interval of sigma_gd (sentences resampled within batch, annotators within group "
+    "and batch), lower end",
     "ci_high": "upper end",
     "ci_level": "confidence level of the bootstrap interval",
-    "chance_level": "the value sigma_gd must exceed to be significant: a high quantile of its permutation "
-    "distribution when no group differs (Bonferroni level)",
+    "null_mean": "mean of sigma_gd when no group differs (its permutation distribution): sigma_gd is positive even "
+    "then, from the sampling of annotators and sentences",
+    "debiased": "sqrt(max(0, sigma_gd^2 - the mean of sigma_gd^2 when no group differs)): the disparity beyond "
+    "what sampling alone gives",
+    "debiased_low": "the same bootstrap's percentile interval of the debiased value, lower end",
+    "debiased_high": "upper end",
+    "critical_value": "the value sigma_gd must exceed to be significant: the quantile of its permutation "
+    "distribution at the family's Bonferroni level",
     "p_permutation": "permutation p of sigma_gd, labels permuted among all the annotators of each batch (the omnibus "
     "null: all four groups exchangeable)",
     "p_bonferroni": "p_permutation times the family size (the languages and pooled of one model and metric), "
     "capped at 1",
-    "significant": "p_bonferroni < alpha: exactly when sigma_gd exceeds chance_level",
+    "significant": "p_bonferroni < alpha: exactly when sigma_gd exceeds critical_value",
     "n_annotators": "annotators",
-    "permutations": "random permutations drawn",
+    "n_sentences": "sentences",
+    "permutations": "assignments compared with the observed one: every distinct one when there are at most "
+    "10,000 (the p-value is then exact), else random shuffles",
     "bootstrap": "bootstrap replicates drawn",
 }
 
@@ -177,16 +191,63 @@ class AnnotatorDesign:
     def assignments(
         self, n_permutations: int, rng: np.random.Generator, strata: np.ndarray | None = None
     ) -> np.ndarray:
-        """Group labels per annotator: the observed ones (row 0), then ``n_permutations`` shuffles
-        within ``strata`` (default: the batches); an annotator of stratum -1 keeps its label."""
+        """Group labels per annotator: the observed ones (row 0), then the assignments compared with
+        them, shuffled within ``strata`` (default: the batches; an annotator of stratum -1 keeps its
+        label). When the strata allow at most :data:`EXACT_LIMIT` distinct assignments, all of them but
+        one copy of the observed one (so that (1 + count) / (1 + rows) is the exact p); otherwise
+        ``n_permutations`` random shuffles."""
         strata = self.stratum if strata is None else strata
+        shuffled = [np.flatnonzero(strata == s) for s in np.unique(strata[strata >= 0])]
+        if distinct_assignments([self.group[m] for m in shuffled]) <= EXACT_LIMIT:
+            return self._enumerated(shuffled)
         out = np.empty((n_permutations + 1, len(self.group)), dtype=np.int64)
         out[:] = self.group
-        for stratum in np.unique(strata[strata >= 0]):
-            members = np.flatnonzero(strata == stratum)
+        for members in shuffled:
             labels = self.group[members]
             out[1:, members] = rng.permuted(np.broadcast_to(labels, (n_permutations, len(labels))), axis=1)
         return out
+
+    def _enumerated(self, shuffled: list[np.ndarray]) -> np.ndarray:
+        """Every distinct assignment within the strata, the observed one first and not repeated."""
+        per_stratum = [list(_arrangements(tuple(self.group[m]))) for m in shuffled]
+        rows = [self.group.copy()]
+        observed = tuple(tuple(self.group[m]) for m in shuffled)
+        for combination in product(*per_stratum):
+            if combination == observed:
+                continue
+            row = self.group.copy()
+            for members, labels in zip(shuffled, combination, strict=True):
+                row[members] = labels
+            rows.append(row)
+        return np.array(rows, dtype=np.int64)
+
+
+# the most distinct label assignments a permutation test enumerates rather than samples
+EXACT_LIMIT = 10_000
+
+
+def distinct_assignments(strata_labels: Sequence[np.ndarray]) -> int:
+    """How many distinct ways the labels can be arranged within each stratum: the product of the
+    multinomial coefficients n! / (n_1! ... n_k!)."""
+    total = 1
+    for labels in strata_labels:
+        counts = np.unique(labels, return_counts=True)[1]
+        total *= factorial(int(counts.sum())) // prod(factorial(int(c)) for c in counts)
+        if total > EXACT_LIMIT:
+            return total
+    return total
+
+
+def _arrangements(labels: tuple) -> Iterator[tuple]:
+    """The distinct orderings of a multiset of labels."""
+    if not labels:
+        yield ()
+        return
+    for first in sorted(set(labels)):
+        rest = list(labels)
+        rest.remove(first)
+        for tail in _arrangements(tuple(rest)):
+            yield (first, *tail)
 
 
 def _cell_sums(weights: np.ndarray, cells: np.ndarray, n_cells: int) -> np.ndarray:
@@ -396,6 +457,7 @@ def group_gaps(
                         group,
                         reference,
                     )
+                degenerate = bool(np.all(np.abs(np.abs(c[1:]) - abs(c[0])) <= 1e-10)) if np.isfinite(c[0]) else True
                 rows.append(
                     {
                         "model": model,
@@ -403,14 +465,15 @@ def group_gaps(
                         "metric": metric,
                         "group": group,
                         "reference": reference,
-                        "gap": c[0],
-                        "ci_low": low,
-                        "ci_high": high,
+                        "gap": c[0] + 0.0,
+                        "informative": not degenerate and bool(np.isfinite(low) and np.isfinite(high)),
+                        "ci_low": low + 0.0,
+                        "ci_high": high + 0.0,
                         "ci_level": level,
                         "p_permutation": p,
                         "n_sentences": int(shared[0]),
                         "n_annotators": int(np.isin(design.group, [g, ref]).sum()),
-                        "permutations": permutations,
+                        "permutations": len(labels) - 1,
                     }
                 )
     out = pd.DataFrame(rows, columns=[c for c in GROUP_GAPS_SCHEMA if c not in ("p_bonferroni", "significant")])
@@ -496,6 +559,7 @@ def group_tests(
                 )
             for name, (statistic, (sums, counts), two_sided) in runs.items():
                 observed, p = _permutation_test(statistic, sums, counts, two_sided=two_sided)
+                drawn = len(sums) - 1
                 tests.append(
                     {
                         "model": model,
@@ -505,7 +569,7 @@ def group_tests(
                         "statistic": observed,
                         "p_permutation": p,
                         "n_annotators": len(design.group),
-                        "permutations": permutations,
+                        "permutations": drawn,
                     }
                 )
     tests = pd.DataFrame(
@@ -537,15 +601,27 @@ def _sigma_gd(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 def _bootstrap_weights(design: AnnotatorDesign, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """How often each annotator is drawn in each bootstrap replicate, annotators resampled with
-    replacement within their group and batch (replicates x annotators)."""
-    weights = np.zeros((replicates, len(design.group)))
+    """How often each annotation is drawn in each bootstrap replicate (replicates x annotations): the
+    sentences of each batch resampled with replacement, and within each batch the annotators of each
+    group; an annotation is drawn as often as its sentence times its annotator. Both sources of
+    variation are resampled, so a positive sigma_gd does not get a zero-width interval because every
+    annotator of a small cell is drawn alike."""
+    n_annotators = len(design.group)
+    by_annotator = np.zeros((replicates, n_annotators))
     cells = pd.factorize(pd.Series(design.stratum).astype(str) + ":" + pd.Series(design.group).astype(str))[0]
     for cell in np.unique(cells):
         members = np.flatnonzero(cells == cell)
         drawn = members[rng.integers(0, len(members), size=(replicates, len(members)))]
-        np.add.at(weights, (np.arange(replicates)[:, None], drawn), 1.0)
-    return weights
+        np.add.at(by_annotator, (np.arange(replicates)[:, None], drawn), 1.0)
+    # the batch of each sentence: that of its annotators (a sentence is answered within one batch)
+    unit_stratum = np.zeros(design.n_units, dtype=np.int64)
+    unit_stratum[design.unit] = design.stratum[design.annotator]
+    by_unit = np.zeros((replicates, design.n_units))
+    for stratum in np.unique(unit_stratum):
+        members = np.flatnonzero(unit_stratum == stratum)
+        drawn = members[rng.integers(0, len(members), size=(replicates, len(members)))]
+        np.add.at(by_unit, (np.arange(replicates)[:, None], drawn), 1.0)
+    return by_annotator[:, design.annotator] * by_unit[:, design.unit]
 
 
 def group_disparity(
@@ -558,22 +634,23 @@ def group_disparity(
     confidence: float = 0.95,
 ) -> pd.DataFrame:
     """sigma_gd of P@1, P@5 and MRR across the four groups per model and language (and all pooled),
-    with a bootstrap interval, its chance level and its permutation test (:data:`GROUP_DISPARITY_SCHEMA`)."""
+    with a bootstrap interval, its debiased value, its null mean, its critical value and its
+    permutation test (:data:`GROUP_DISPARITY_SCHEMA`)."""
     rows = []
     for model, lang, data in _blocks(scores):
         design = AnnotatorDesign.of(data)
         labels = design.assignments(permutations, _rng(seed, lang, "all"))
         weights = _bootstrap_weights(design, bootstrap, _rng(seed, lang, "bootstrap"))
-        # per replicate and group, the annotations drawn (the same for every metric)
-        one_hot = np.eye(len(GROUPS))[design.group]
-        count_annotator = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
-        boot_counts = (weights @ (count_annotator[:, None] * one_hot))[:, None, :]
+        one_hot = np.eye(len(GROUPS))[design.group[design.annotator]]  # annotations x groups
+        boot_counts = (weights @ one_hot)[:, None, :]
         for column, metric in DISPARITY_METRICS.items():
             values = data[column].to_numpy(float)
             sigma = _sigma_gd(*_group_sums(values, design, labels))
-            per_annotator = np.bincount(design.annotator, weights=values, minlength=len(design.group))
-            boot = _sigma_gd((weights @ (per_annotator[:, None] * one_hot))[:, None, :], boot_counts)
-            low, high = np.nanquantile(boot, [(1 - confidence) / 2, (1 + confidence) / 2])
+            boot = _sigma_gd((weights @ (values[:, None] * one_hot))[:, None, :], boot_counts)
+            null_square = float(np.nanmean(sigma[1:] ** 2))
+            tails = [(1 - confidence) / 2, (1 + confidence) / 2]
+            low, high = np.nanquantile(boot, tails)
+            debiased_low, debiased_high = np.nanquantile(np.sqrt(np.maximum(0.0, boot**2 - null_square)), tails)
             rows.append(
                 {
                     "model": model,
@@ -584,9 +661,14 @@ def group_disparity(
                     "ci_low": low,
                     "ci_high": high,
                     "ci_level": confidence,
+                    "null_mean": float(np.nanmean(sigma[1:])),
+                    "debiased": float(np.sqrt(max(0.0, sigma[0] ** 2 - null_square))),
+                    "debiased_low": debiased_low,
+                    "debiased_high": debiased_high,
                     "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
                     "n_annotators": len(design.group),
-                    "permutations": permutations,
+                    "n_sentences": design.n_units,
+                    "permutations": len(labels) - 1,
                     "bootstrap": bootstrap,
                 }
             )
@@ -595,7 +677,7 @@ def group_disparity(
         return pd.DataFrame(columns=list(GROUP_DISPARITY_SCHEMA))
     family = out.groupby(["model", "metric"], sort=False)["p_permutation"].transform("size").to_numpy()
     out["p_bonferroni"] = np.minimum(1.0, out["p_permutation"] * family)
-    out["chance_level"] = [
+    out["critical_value"] = [
         permutation_threshold(null, alpha=alpha, family=m) for null, m in zip(out["null"], family, strict=True)
     ]
     out["significant"] = out["p_bonferroni"] < alpha

@@ -80,13 +80,15 @@ TABLES: tuple[TableSpec, ...] = (
         "plmfair.cloze.tables:disparity_table",
         {"disparity": set_file("{subject}", "group_disparity")},
         "{subject}: disparity sigma_gd (population standard deviation of P@1, P@5, MRR across the four annotator "
-        "groups, percent) per model and language and all languages pooled, with its 95% bootstrap interval "
-        "(annotators resampled within group and batch). sigma_gd is positive even when no group differs, so it is "
-        "compared with its chance level, not with 0: the value it must exceed, from its permutation distribution "
-        "when no group differs (" + _PERMUTATION + "). p: that permutation test (the omnibus null: all four "
-        "groups exchangeable); * : Bonferroni-adjusted p < {alpha} over the languages and pooled of a model and "
-        "metric, set exactly when sigma_gd exceeds its chance level; the verdict says only what the test "
-        "supports.",
+        "groups, percentage points) per model and language and all languages pooled, with its 95% bootstrap "
+        "interval (sentences resampled within batch and annotators within group and batch). sigma_gd is positive "
+        "even when no group differs (its null mean, printed), so it is compared with its critical value, not with "
+        "0: the value it must exceed at the family's level, from its permutation distribution when no group "
+        "differs (" + _PERMUTATION + "). Debiased sigma_gd: sqrt(max(0, sigma_gd^2 - its null mean square)), the "
+        "disparity beyond sampling, with the same bootstrap's interval (descriptive). p: the permutation test "
+        "(the omnibus null: all four groups exchangeable); * : Bonferroni-adjusted p < {alpha} over the languages "
+        "and pooled of a model and metric, set exactly when sigma_gd exceeds its critical value; the verdict says "
+        "only what the test supports.",
         settings=_ALPHA,
         digits=2,
     ),

@@ -11,9 +11,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
 
 from plmfair.io.atomic import atomic_path  # noqa: E402
 from plmfair.rendering.labels import contrast_label, metric_label  # noqa: E402
+from plmfair.rendering.numbers import level, number  # noqa: E402
 
 # Okabe & Ito's colour-blind-safe palette.
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -33,8 +35,8 @@ def _forest_rows(effects: pd.DataFrame) -> pd.DataFrame:
     """The rows a forest plot draws, whatever their analysis: (model, label, metric, estimate, ci_low,
     ci_high, ci_level, significant, drawable). Group gaps (``gap``): "EN: FN vs MN"; mixed-model
     effects: the compared terms (group or data set), not the intercept nor the language controls."""
-    if "gap" in effects.columns:
-        rows = effects.assign(estimate=effects["gap"], converged=True)
+    if "gap" in effects.columns:  # a gap that cannot inform is not drawn (its table says why)
+        rows = effects[effects["informative"].astype(bool)].assign(estimate=lambda d: d["gap"], converged=True)
         contrasts = [f"{g} vs {r}" for g, r in zip(rows["group"], rows["reference"], strict=True)]
     else:
         rows = effects[effects["term"].str.startswith(("group[", "dataset["))].copy()
@@ -122,11 +124,13 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
                 ax.set_title(metric, fontsize=10)
             if col == 0:
                 ax.set_ylabel(model, fontsize=9)
-        levels = sorted(set(np.round(terms["ci_level"].dropna() * 100, 1)))
-        level_text = "/".join(f"{v:g}%" for v in levels) or "95%"
+        levels = "/".join(level(v, alpha=0.05) for v in sorted(set(terms["ci_level"].dropna()))) or "95%"
+        # the unit of the difference: a metric's per-annotation scale, or a CrowS-Pairs log-probability margin
+        unit = "points of the metric's 0-1 scale" if "metric" in effects.columns else "log-probability"
         for col in range(len(metrics)):
             axes[-1, col].set_xlabel(
-                f"difference from the reference ({level_text} interval)\nfilled, *: significant (interval excludes 0)"
+                f"difference from the reference ({unit}; {levels} interval)\n"
+                "filled, *: significant (interval excludes 0)"
             )
     fig.suptitle(title, fontsize=11)
     # the test behind the marks, its family and correction, in the figure itself (it travels without its caption)
@@ -136,6 +140,12 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
         if "gap" in effects.columns
         else "Wald test of the mixed model; Bonferroni over the compared terms of one fit, interval at that level."
     )
+    left_out = int((~effects["informative"].astype(bool)).sum()) if "informative" in effects.columns else 0
+    if left_out:
+        method += (
+            f" {left_out} uninformative row(s) not drawn (every assignment gives the same |gap|, or the "
+            "permutations cannot bound the interval): listed in the table."
+        )
     fig.text(0.01, 0.005, method, fontsize=7, ha="left", va="bottom", wrap=True)
     fig.tight_layout(rect=(0, 0.03, 1, 0.98))
     save_figure(fig, png, pdf)
@@ -154,10 +164,15 @@ def breakdown_heatmap(
     attribute_order: Sequence[str],
     column_order: Sequence[str] | None = None,
     shared_rows: bool = False,
+    centre: float | None = None,
+    count_label: str = "n",
+    empty_label: str = "",
 ) -> None:
     """Heatmap of ``value`` (0-100) per attribute bucket (rows, attribute by attribute in
     ``attribute_order``, buckets in their order) x ``columns`` (in ``column_order``, else as
-    they come), one panel per ``panels``; every cell shows its value and n. Panels have their
+    they come), one panel per ``panels``; every cell shows its value and n (``count_label``: what n
+    counts), a cell with items but no value ``empty_label``. The colour scale is sequential, or
+    diverging around ``centre`` (the null value: a cell reads above or below it). Panels have their
     own rows, or with ``shared_rows`` every panel has every row (buckets common to all panels); a
     bucket no item falls in (n = 0 everywhere) is left out."""
     table = table[table["n"] > 0]
@@ -187,7 +202,9 @@ def breakdown_heatmap(
         squeeze=False,
         layout="constrained",
     )
-    cmap = plt.get_cmap("viridis")  # perceptually uniform and colour-blind safe
+    # perceptually uniform and colour-blind safe; diverging (purple-orange) around a null value
+    cmap = plt.get_cmap("viridis" if centre is None else "PuOr_r")
+    norm = Normalize(0, 100) if centre is None else TwoSlopeNorm(vcenter=centre, vmin=0, vmax=100)
     for ax, (name, sub, rows) in zip(axes[0], per_panel, strict=True):
         vals = np.full((len(rows), len(cols)), np.nan)
         ns = np.zeros((len(rows), len(cols)), dtype=int)
@@ -196,11 +213,14 @@ def breakdown_heatmap(
                 if (a, b, c) in sub.index:
                     vals[i, j] = sub.loc[(a, b, c), value]
                     ns[i, j] = sub.loc[(a, b, c), "n"]
-        im = ax.imshow(vals, aspect="auto", cmap=cmap, vmin=0, vmax=100)
+        im = ax.imshow(vals, aspect="auto", cmap=cmap, norm=norm)
         for i in range(len(rows)):
             for j in range(len(cols)):
                 v = vals[i, j]
-                text = f"n={ns[i, j]}" if np.isnan(v) else f"{v:.0f}\nn={ns[i, j]}"
+                count = f"{count_label}={ns[i, j]}"
+                text = f"{empty_label}\n{count}" if np.isnan(v) else f"{number(v, 0, keep=(centre,))}\n{count}"
+                # dark text on the light middle of the scale, white on its dark ends
+                light = not np.isnan(v) and (abs(norm(v) - 0.5) < 0.3 if centre is not None else v >= 60)
                 ax.text(
                     j,
                     i,
@@ -208,7 +228,7 @@ def breakdown_heatmap(
                     ha="center",
                     va="center",
                     fontsize=6.5,
-                    color="black" if not np.isnan(v) and v >= 60 else ("grey" if np.isnan(v) else "white"),
+                    color="black" if light else ("grey" if np.isnan(v) else "white"),
                 )
         ax.set_xticks(range(len(cols)))
         ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=8)
