@@ -352,3 +352,37 @@ def test_aul_agrees_with_a_plain_forward_pass(tiny):
     read = [list(range(1, len(i) - 1)) for i in ids]
     chunked, whole = (scorer.unmasked_log_probs(ids, read, "x", head_rows=rows) for rows in (3, 1024))
     assert [v for s in chunked for v in s] == pytest.approx([v for s in whole for v in s], abs=1e-6)
+
+
+def test_a_real_french_run_of_a_tiny_model_prints_by_the_display_rule(shared_data, tmp_path):
+    """The whole French set (Névéol et al.) scored by a tiny random model, summarised and rendered as
+    every CrowS-Pairs table of a run: each printed row keeps its side of 50, 0 and alpha as the CSV's
+    numbers do (the run where 49.9887 was printed as 50.0 beside a mark)."""
+    from display_rule import check_tables
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from plmfair.crows_pairs.outputs import TABLES
+    from plmfair.crows_pairs.reader import read_crows_pairs
+    from plmfair.rendering.table_format import render_table
+
+    path = build_tiny_model("bert", CORPUS, tmp_path / "bert", vocab_size=300, seed=1)
+    scorer = MaskedLMScorer(
+        AutoModelForMaskedLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path), name="tiny"
+    )
+    pairs = read_crows_pairs(
+        shared_data / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv", fmt="inria", lang="fr"
+    )
+    scores = score_pairs(pairs, scorer, protocol="nangia")
+    summary = summarise_pairs(scores, {"model": "tiny", "wall_time_s": 8.0}, dataset="fr", lang="fr")
+    assert summary.loc[0, "n_scored"] > 1600 and summary["testable"].iloc[0]
+    for spec in (t for t in TABLES if set(t.inputs) == {"summary"}):
+        render_table(
+            {"summary": summary},
+            builder=spec.builder,
+            options={**spec.options, **({"alpha": 0.05} if "alpha" in spec.builder_settings else {})},
+            caption=spec.caption,
+            digits=spec.digits,
+            label=spec.name,
+            **{kind: tmp_path / "tables" / f"{spec.name}.{kind}" for kind in ("csv", "md", "tex", "html")},
+        )
+    assert check_tables(tmp_path / "tables") >= 5

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, snakemake
+from display_rule import MINUS_ZERO, check_tables
 
 from plmfair.compare import compare_results, parquet_files
 from plmfair.io.parquet import read_parquet, read_parquet_meta
@@ -382,31 +383,6 @@ def _printed_interval(text: str) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def markdown_rows(path) -> list[dict]:
-    """The rows of the (first) pipe table of a Markdown file, cells as printed ('\\|' unescaped)."""
-    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.startswith("|")]
-
-    def cells(line):
-        return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
-
-    header = cells(lines[0]) if lines else []
-    return [dict(zip(header, cells(line), strict=True)) for line in lines[2:]]
-
-
-# the null value each marked interval of the demo's tables is tested against
-MARKED_TABLES = {
-    "crows_pairs_tests": 50.0,
-    "crows_pairs_language_effects": 0.0,
-    "*_group_gaps": 0.0,
-    "*_group_effects": 0.0,
-}
-MINUS_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?![\d.])")
-
-
-def _side(value: float, reference: float) -> int:
-    return (value > reference) - (value < reference)
-
-
 def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
     """Over every row of every marked result and table of the demo: the mark (significant, the
     printed *) is set exactly when the interval beside it excludes the null value of the same
@@ -446,43 +422,8 @@ def test_every_mark_agrees_with_the_interval_beside_it(demo_run):
 
 
 def test_every_printed_row_keeps_its_side_of_the_null_the_threshold_and_alpha(demo_run):
-    """The display rule on every printed table of the demo and its `show`: no -0; every marked
-    interval as printed excludes the null exactly when its row is marked, and its printed ends lie on
-    the same side of the null as the numbers the CSV holds; every printed p on the same side of alpha;
-    sigma_gd printed on the same side of its printed critical value as the exact numbers."""
-    tables = demo_run / "results" / "tables"
-    checked = 0
-    for md in sorted(tables.glob("*.md")):
-        for row in markdown_rows(md):
-            for cell in row.values():
-                assert not MINUS_ZERO.search(cell), (md.name, cell)
-    for pattern, null in MARKED_TABLES.items():
-        for md in sorted(tables.glob(f"{pattern}.md")):
-            rows, numbers = markdown_rows(md), pd.read_csv(md.with_suffix(".csv"))
-            marks = [c for c in rows[0] if c.startswith("p ") and c != "p (Wald)" and "permutation" not in c]
-            for row, (_, exact) in zip(rows, numbers.iterrows(), strict=True):
-                if row["interval"] and row[marks[-1]]:  # an interval beside a test (not an intercept's)
-                    low, high = _printed_interval(row["interval"])
-                    assert row[marks[-1]].endswith("*") == _excludes(low, high, null), (md.name, row)
-                    assert (_side(low, null), _side(high, null)) == (
-                        _side(exact["low"], null),
-                        _side(exact["high"], null),
-                    ), (md.name, row)
-                    checked += 1
-                for column in (c for c in row if c.startswith("p") and row[c] and not row[c].startswith("<")):
-                    value = row[column].rstrip("*")
-                    if re.fullmatch(r"[\d.]+", value):
-                        exact_p = exact[column] if column in exact else None
-                        if exact_p is not None and not pd.isna(exact_p):
-                            assert (float(value) < 0.05) == (exact_p < 0.05), (md.name, column, value, exact_p)
-    for md in sorted(tables.glob("*_disparity.md")):
-        numbers = pd.read_csv(md.with_suffix(".csv"))
-        for row, (_, exact) in zip(markdown_rows(md), numbers.iterrows(), strict=True):
-            shown = _side(float(row["σ_gd"]), float(row["critical value"]))
-            same = abs(exact["σ_gd"] - exact["critical value"]) <= 1e-12 * max(1.0, exact["σ_gd"])  # float noise
-            assert shown == (0 if same else _side(exact["σ_gd"], exact["critical value"])), row
-            assert row["p Bonferroni"].endswith("*") == (exact["σ_gd"] > exact["critical value"] + 1e-12)
-            checked += 1
+    """The display rule (tests/display_rule.py) on every printed table of the demo and its `show`."""
+    checked = check_tables(demo_run / "results" / "tables")
     shown = subprocess.run(
         [sys.executable, "-m", "plmfair.cli", "show", demo_run.name, "--runs", str(demo_run.parent)],
         capture_output=True,

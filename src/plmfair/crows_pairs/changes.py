@@ -80,7 +80,7 @@ def _decisive_share(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, seed: int = 0) -> dict:
     """The comparison of two scorings' :func:`outcomes` on the pairs both have (:data:`CHANGE_SCHEMA`
     without the names and the adjusted p)."""
-    both = a.join(b, lsuffix="_a", rsuffix="_b", how="inner")
+    both = a.merge(b, left_index=True, right_index=True, suffixes=("_a", "_b"))
     mismatch = both[
         (both["stereo_antistereo_a"] != both["stereo_antistereo_b"]) | (both["bias_type_a"] != both["bias_type_b"])
     ]

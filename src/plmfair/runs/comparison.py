@@ -7,7 +7,9 @@
 - for every two runs, each CrowS-Pairs data set and each model present in both, the pair-by-pair
   comparison of :mod:`plmfair.crows_pairs.changes` (transitions, changes with paired intervals, the
   exact sign test), Holm over data set x model; a model against another model only with
-  ``other_models``, never a scoring against itself.
+  ``other_models``, never a scoring against itself;
+- for every two runs, each cloze set and model in both, the annotation-by-annotation changes of
+  :mod:`plmfair.cloze.changes` (P@1, P@5, MRR per group, sigma_gd, with paired intervals).
 
 Runs are keyed by their full path and labelled by the shortest part of it that tells them apart.
 Only what a run's record holds is shown: results of studies or models a run no longer has are not.
@@ -22,11 +24,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from plmfair.cloze.changes import CLOZE_CHANGE_SCHEMA, annotation_changes
+from plmfair.cloze.plan import set_file
 from plmfair.crows_pairs.changes import change_table, outcomes, paired_change
 from plmfair.crows_pairs.schemas import read_pair_scores
 from plmfair.crows_pairs.tables import changes_table
 from plmfair.errors import DataError
-from plmfair.rendering.table_format import to_markdown
+from plmfair.io.parquet import read_parquet
+from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs.record import cloze_lines, crows_pairs_lines, read_run_record
 
 # a model's settings that change its numbers, as the record names them
@@ -143,6 +148,33 @@ def paired_changes(
     return change_table(rows, alpha=alpha)
 
 
+def cloze_changes(folders: Mapping[str, Path], records: Mapping[str, dict]) -> pd.DataFrame:
+    """For every two runs, each cloze set and model in both, the annotation-by-annotation changes of
+    P@1, P@5, MRR per language and group and of sigma_gd (:mod:`plmfair.cloze.changes`)."""
+    scored = {run: {(r["set"], r["model"]) for r in record["results"]["cloze"]} for run, record in records.items()}
+    frames = []
+    for first, second in combinations(records, 2):
+        for cloze_set, model in sorted(scored[first] & scored[second]):
+            both = []
+            for run in (first, second):
+                path = folders[run] / set_file(cloze_set, "annotation_scores")
+                if not path.is_file():
+                    raise DataError(
+                        f"{path}: missing, though the record of run {run} lists its numbers; rebuild the run before "
+                        f"comparing it (plmfair run --run {folders[run].name} --runs {folders[run].parent})"
+                    )
+                scores = read_parquet(path)
+                both.append(scores[scores["model"] == model])
+            change = annotation_changes(*both)
+            frames.append(change.assign(set=cloze_set, a=f"{first}/{model}", b=f"{second}/{model}"))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(CLOZE_CHANGE_SCHEMA))
+    return with_display(
+        out[list(CLOZE_CHANGE_SCHEMA)],
+        nulls={"change": 0.0},
+        intervals={"interval (95%)": ("low", "high", 0.0)},
+    )
+
+
 def compare_runs(
     folders: Sequence[str | Path], *, all_settings: bool = False, other_models: bool = False
 ) -> dict[str, pd.DataFrame]:
@@ -162,6 +194,7 @@ def compare_runs(
         "crows_pairs": _stacked(crows),
         "cloze": _stacked(cloze),
         "paired changes": changes,
+        "cloze changes": cloze_changes(located, records),
     }
 
 
@@ -185,6 +218,9 @@ TITLES = {
     "excludes 50%), net preference in percentage points",
     "cloze": "Cloze sets: all annotators' P@1, P@5, MRR (percent); σ_gd of MRR across the four groups (percentage "
     "points) against its critical value (* groups differ)",
+    "cloze changes": "Cloze sets, did it move? The same model in two runs compared annotation by annotation: P@1, "
+    "P@5, MRR (percent) per language and group and σ_gd across the four groups (percentage points) under each, "
+    "the change and its 95% interval from a paired bootstrap of annotators (descriptive, no test)",
     "paired changes": "CrowS-Pairs, did it move? The same model in two runs compared pair by pair: pairs that kept "
     "their outcome, moved up or down (less, neutral, more stereotyping preferred); changes with paired bootstrap "
     "95% intervals; exact sign test of the moves, * Holm-adjusted p < alpha over data set x model; identical: no "
