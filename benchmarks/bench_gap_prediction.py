@@ -7,8 +7,11 @@ languages: the top-k whole-word predictions (mT5: single-word constrained beam s
 with ``--beams`` beams) and the scores of every distinct answer. Time is measured with the
 jobs' own stopwatch (CUDA synchronised at both ends), one language at a time.
 
-    python benchmarks/bench_gap_prediction.py [--models mt5-base,mbert-base] [--beams 100] [--k 100]
-        [--sentences N] [--device cpu|cuda] [--compare-answers]
+    python benchmarks/bench_gap_prediction.py [--models tiny-mt5,mt5-base,mbert-base] [--beams 100] [--k 100]
+        [--sentences N] [--device cpu|cuda] [--compare-answers] [--compare-single] [--no-generate]
+
+Beside the seq2seq search it times what a user would write with transformers: ``generate`` with as
+many beams and returned sequences, one sentence at a time (``--no-generate`` skips it).
 
 Data: MozArt's four JSON-lines files from $PLMFAIR_SHARED_DATA or ../shared/data.
 """
@@ -16,6 +19,7 @@ Data: MozArt's four JSON-lines files from $PLMFAIR_SHARED_DATA or ../shared/data
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import tempfile
 from pathlib import Path
@@ -26,8 +30,9 @@ from shared_data import shared_file  # benchmarks/shared_data.py, beside this sc
 
 from plmfair.cloze.annotations import read_mozart_jsonl
 from plmfair.cloze.scoring_job import cloze_sentences, distinct_answers, predict, score_answers
-from plmfair.scoring import scorer_class
+from plmfair.scoring import scorer_class, seq2seq
 from plmfair.scoring.loader import Stopwatch, device_name, pick_device
+from plmfair.scoring.seq2seq import MAX_SPAN_PIECES
 from plmfair_demo import build_tiny_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,6 +40,9 @@ LANGS = ("en", "es", "de", "fr")
 
 # kind of tokenizer, family, and the configuration overrides of the papers' models
 SHAPES = {
+    # the demo's tiny mT5 (random weights, its shape and vocabulary size): a CPU's case, where overhead,
+    # not arithmetic, counts
+    "tiny-mt5": ("mt5", "seq2seq", {}),
     "mt5-base": (
         "mt5",
         "seq2seq",
@@ -88,8 +96,11 @@ def build(shape: str, texts: list[str], device: torch.device):
     import transformers as tf
 
     kind, family, overrides = SHAPES[shape]
+    # the demo's own shape (.test/config/config.yaml: vocabulary 1,000, the builder's default sizes), or
+    # a small tokenizer for a model of a paper's shape
+    sizes = {"vocab_size": 1000} if not overrides else {"vocab_size": 8000, "hidden_size": 32, "num_layers": 1}
     with tempfile.TemporaryDirectory() as tmp:
-        build_tiny_model(kind, texts, tmp, vocab_size=8000, hidden_size=32, num_layers=1)
+        build_tiny_model(kind, texts, tmp, **sizes)
         tokenizer = tf.AutoTokenizer.from_pretrained(tmp)
         config = tf.AutoConfig.from_pretrained(tmp)
     for key, value in overrides.items():
@@ -104,8 +115,17 @@ def build(shape: str, texts: list[str], device: torch.device):
     return scorer_class(family)(model, tokenizer, name=shape, uncased=kind == "bert"), model
 
 
+def generate_one_at_a_time(scorer, model, sentences: pd.DataFrame, *, beams: int) -> None:
+    """What a user writes with transformers: ``generate`` with ``beams`` beams and as many sequences
+    returned, one sentence at a time (unconstrained, at most as many new tokens as the search grows)."""
+    for text in sentences["text"]:
+        model.generate(
+            **scorer._encode(text), num_beams=beams, num_return_sequences=beams, max_new_tokens=MAX_SPAN_PIECES + 2
+        )
+
+
 def search_agreement(predicted: pd.DataFrame, reference: pd.DataFrame) -> str:
-    """How the cached search's candidates compare with the rerun's: ranks and log-probabilities."""
+    """How the search's candidates compare with a reference search's: ranks and log-probabilities."""
     key = ["s_id", "rank"]
     both = predicted.merge(reference, on=key, suffixes=("", "_ref"), validate="one_to_one")
     same = int((both["candidate"] == both["candidate_ref"]).sum())
@@ -127,6 +147,16 @@ def main() -> int:
         help="also score the answers one per forward pass, as before batching, and print the ratio",
     )
     ap.add_argument(
+        "--no-generate",
+        action="store_true",
+        help="skip the baseline of transformers' generate one sentence at a time (seq2seq)",
+    )
+    ap.add_argument(
+        "--compare-single",
+        action="store_true",
+        help="also run the search one sentence at a time (a batch of one), check it finds the same candidates",
+    )
+    ap.add_argument(
         "--compare-search",
         action="store_true",
         help="also run the beam search without its key-value cache (every step reruns every beam's "
@@ -142,6 +172,7 @@ def main() -> int:
     print(f"device: {device_name(device)}")
     for shape in args.models.split(","):
         scorer, model = build(shape, texts, device)
+        gc.freeze()  # as the loader does: the model's objects out of the collector's way
         n_params = sum(p.numel() for p in model.parameters())
         print(
             f"\n{shape}: {n_params / 1e6:,.0f}M parameters, family {scorer.family}, "
@@ -165,6 +196,20 @@ def main() -> int:
                 f"  {lang}: {len(sentences)} sentences predicted in {pred.seconds:7.2f} s "
                 f"({len(sentences) / pred.seconds:7.1f}/s); {len(answers)} answers scored in {ans.seconds:6.2f} s"
             )
+            if scorer.family == "seq2seq" and not args.no_generate:
+                with Stopwatch(device) as gen:
+                    generate_one_at_a_time(scorer, model, sentences, beams=args.beams)
+                line += f", generate one at a time {gen.seconds:7.2f} s ({gen.seconds / pred.seconds:.1f}x)"
+            if args.compare_single and scorer.family == "seq2seq":
+                factor = seq2seq.SEARCH_BUDGET_FACTOR
+                seq2seq.SEARCH_BUDGET_FACTOR = 0  # every sentence a batch of its own
+                with Stopwatch(device) as single:
+                    reference = predict(sentences, scorer, k=args.k, num_beams=args.beams)
+                seq2seq.SEARCH_BUDGET_FACTOR = factor
+                line += (
+                    f", one sentence per batch {single.seconds:7.2f} s ({single.seconds / pred.seconds:.1f}x; "
+                    f"{search_agreement(predicted, reference)})"
+                )
             if args.compare_search and scorer.family != "mlm":
                 scorer.beam_cache = False
                 with Stopwatch(device) as rerun:

@@ -76,3 +76,45 @@ def test_a_narrow_beam_scores_what_it_finds_exactly():
     assert len(found) == 4 and [lp for _, lp in found] == sorted((lp for _, lp in found), reverse=True)
     for word, lp in found:
         assert lp == pytest.approx(exact[tuple(word)], abs=1e-5)
+
+
+class SentencesDecoder:
+    """Sentences searched together, each with its own fixed distributions (seeded by its id): called
+    as IncrementalDecoder is, with one row per sentence first."""
+
+    def __init__(self, ids: list[int]):
+        self.ids = ids
+        self.rows: list[tuple[int, tuple[int, ...]]] = []
+
+    def __call__(self, parents, pieces):
+        if parents is None:
+            self.rows = [(s, ()) for s in self.ids]
+        else:
+            self.rows = [
+                (self.rows[p][0], self.rows[p][1] + (i,))
+                for p, i in zip(parents.tolist(), pieces.tolist(), strict=True)
+            ]
+        return torch.stack([log_probs_after((100 * (s + 1), *seq)) for s, seq in self.rows])
+
+
+@pytest.mark.parametrize("k, num_beams", [(3, 3), (5, 16), (14, 14)])
+def test_sentences_searched_together_find_what_each_finds_alone(k, num_beams):
+    from plmfair.scoring.beam import single_word_beam_searches
+
+    together = single_word_beam_searches(
+        SentencesDecoder([0, 1, 2, 3]),
+        4,
+        start=START,
+        cont=CONT,
+        end=END,
+        k=k,
+        num_beams=num_beams,
+        max_pieces=MAX_PIECES,
+    )
+    for s in range(4):
+        alone = single_word_beam_search(
+            SentencesDecoder([s]), start=START, cont=CONT, end=END, k=k, num_beams=num_beams, max_pieces=MAX_PIECES
+        )
+        assert [w for w, _ in together[s]] == [w for w, _ in alone]
+        assert [lp for _, lp in together[s]] == pytest.approx([lp for _, lp in alone], abs=1e-6)
+    assert together[0] != together[1]  # each sentence its own words

@@ -92,6 +92,19 @@ def test_seq2seq_search_with_its_cache_proposes_what_a_full_rerun_does(models):
     pd.testing.assert_frame_equal(cached, rerun, check_exact=False, atol=1e-5)
 
 
+def test_seq2seq_sentences_searched_together_propose_what_each_does_alone(models, monkeypatch):
+    """The batched span search (every sentence's beams in one decoder call, encoder inputs padded)
+    returns the candidates and log-probabilities of a search of each sentence alone."""
+    from plmfair.scoring import seq2seq
+
+    model, tok = models["mt5"]
+    together = predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=15, num_beams=20)
+    monkeypatch.setattr(seq2seq, "SEARCH_BUDGET_FACTOR", 0)  # a batch of one sentence each
+    alone = predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=15, num_beams=20)
+    assert len(together) == 30 and together["s_id"].nunique() == len(SENTS) > 1
+    pd.testing.assert_frame_equal(together, alone, check_exact=False, atol=1e-5)
+
+
 def test_seq2seq_answer_score_matches_its_prediction(models):
     model, tok = models["mt5"]
     preds = predict(SENTS.iloc[:1], Seq2SeqScorer(model, tok, name="mt5"), k=3)

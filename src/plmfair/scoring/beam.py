@@ -19,42 +19,47 @@ from collections.abc import Callable
 
 import torch
 
-# forward(new token ids [n, t], cache or None) -> (logits [n, t, V], cache): one model call that
-# extends the sequences in ``cache`` (None: nothing seen yet) by ``t`` tokens
-Forward = Callable[[torch.Tensor, object], tuple[torch.Tensor, object]]
+# forward(new token ids [n, t], cache or None, rows [n]) -> (logits [n, t, V], cache): one model call that
+# extends the sequences in ``cache`` (None: nothing seen yet) by ``t`` tokens; ``rows`` says which of
+# the searched sentences each sequence belongs to (a seq2seq model reads that sentence's encoder output)
+Forward = Callable[[torch.Tensor, object, torch.Tensor], tuple[torch.Tensor, object]]
 # next_log_probs(parents, pieces) -> [n, V]: called as IncrementalDecoder is
 NextLogProbs = Callable[[torch.Tensor | None, torch.Tensor | None], torch.Tensor]
+Words = list[tuple[list[int], float]]
 
 
 class IncrementalDecoder:
     """Next-piece log-probabilities (float32) of beams that grow by one piece per step.
 
-    ``decoder(None, None)`` gives ``[1, V]`` after the shared prefix; ``decoder(parents,
-    pieces)`` gives ``[n, V]`` for beams ``i`` = (beam ``parents[i]`` of the previous call,
-    then ``pieces[i]``). With ``use_cache=False`` every call reruns the beams' whole sequences,
-    the reference the cached path is tested and timed against (equal up to float32 rounding of
-    the differently shaped products).
+    ``decoder(None, None)`` gives ``[sentences, V]`` after the shared prefix of each sentence;
+    ``decoder(parents, pieces)`` gives ``[n, V]`` for beams ``i`` = (beam ``parents[i]`` of the
+    previous call, then ``pieces[i]``), the beams of every sentence in one model call. With
+    ``use_cache=False`` every call reruns the beams' whole sequences, the reference the cached path
+    is tested and timed against (equal up to float32 rounding of the differently shaped products).
     """
 
-    def __init__(self, forward: Forward, prefix: list[int], device, *, use_cache: bool = True):
+    def __init__(self, forward: Forward, prefix: list[int], device, *, use_cache: bool = True, sentences: int = 1):
         self.forward, self.device, self.use_cache = forward, device, use_cache
-        self.prefix = torch.tensor([prefix], device=device)
+        self.prefix = torch.tensor([prefix] * sentences, device=device)
         self.seqs: torch.Tensor | None = None  # [n, length]: the beams' sequences so far
+        self.rows: torch.Tensor | None = None  # [n]: the sentence of each beam
         self.cache = None
 
     def __call__(self, parents: torch.Tensor | None, pieces: torch.Tensor | None) -> torch.Tensor:
         if parents is None:
             self.seqs, new = self.prefix, self.prefix
+            self.rows = torch.arange(len(self.prefix), device=self.device)
             self.cache = None
         else:
             parents, pieces = parents.to(self.device), pieces.to(self.device)
             self.seqs = torch.cat([self.seqs[parents], pieces[:, None]], dim=1)
+            self.rows = self.rows[parents]
             if self.use_cache:
                 self.cache.reorder_cache(parents)
                 new = pieces[:, None]
             else:
                 new = self.seqs
-        logits, cache = self.forward(new, self.cache if self.use_cache else None)
+        logits, cache = self.forward(new, self.cache if self.use_cache else None, self.rows)
         if self.use_cache:
             self.cache = cache
         return torch.log_softmax(logits[:, -1].float(), dim=-1)
@@ -69,49 +74,131 @@ def single_word_beam_search(
     k: int,
     num_beams: int | None = None,
     max_pieces: int = 8,
-) -> list[tuple[list[int], float]]:
-    """The ``k`` best single words: ``(piece ids, log-prob)``, best first.
+) -> Words:
+    """The ``k`` best single words of one sentence: :func:`single_word_beam_searches` of one."""
+    return single_word_beam_searches(
+        next_log_probs, 1, start=start, cont=cont, end=end, k=k, num_beams=num_beams, max_pieces=max_pieces
+    )[0]
 
-    ``next_log_probs`` is called as :class:`IncrementalDecoder` is: first with ``(None, None)``,
-    then with each step's surviving beams as (parent index, new piece); ``start``/``cont``/``end``
-    are boolean masks over the vocabulary. Early stopping: the search ends when ``k`` words are
-    finished and no open beam can still beat the worst of them (log-probabilities only fall as a
-    word grows). Words have at most ``max_pieces`` pieces.
+
+def single_word_beam_searches(
+    next_log_probs: NextLogProbs,
+    sentences: int,
+    *,
+    start: torch.Tensor,
+    cont: torch.Tensor,
+    end: torch.Tensor,
+    k: int,
+    num_beams: int | None = None,
+    max_pieces: int = 8,
+) -> list[Words]:
+    """For each of ``sentences`` searched together, the ``k`` best single words: ``(piece ids,
+    log-prob)``, best first.
+
+    ``next_log_probs`` is called as :class:`IncrementalDecoder` is: first with ``(None, None)``
+    (one row per sentence), then with each step's surviving beams of every sentence as (parent row,
+    new piece), a sentence's beams in consecutive rows; ``start``/``cont``/``end`` are boolean masks
+    over the vocabulary. Each sentence keeps its own ``num_beams`` beams, chosen among its own
+    continuations only, so its words are those of a search of it alone. Early stopping, per
+    sentence: its search ends when ``k`` words are finished and no open beam can still beat the
+    worst of them (log-probabilities only fall as a word grows); its beams then leave the batch.
+    Words have at most ``max_pieces`` pieces. The bookkeeping is done on tensors, a step at a time
+    for every sentence at once (a Python loop over the beams cost more than the model on a CPU).
     """
     num_beams = num_beams or k
-    beams: list[tuple[list[int], float]] = [([], 0.0)]
-    finished: list[tuple[list[int], float]] = []
+    owner = torch.arange(sentences)  # the sentence of each open beam (row)
+    history = torch.zeros((sentences, 0), dtype=torch.long)  # the pieces of each open beam
+    score = torch.zeros(sentences)  # the log-probability of each open beam
+    # the k best finished scores of each sentence so far (-inf: fewer than k), for early stopping
+    kth_best = torch.full((sentences, k), float("-inf"))
+    finished: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []  # (owner, pieces, log-prob) per step
     parents = pieces = None
     with torch.inference_mode():
         for step in range(max_pieces + 1):  # step s ends the words of s pieces and grows them by one
-            if not beams:
+            if not len(owner):
                 break
             lp = next_log_probs(parents, pieces)
-            device = lp.device
-            base = torch.tensor([s for _, s in beams], device=device)[:, None]
-            if step > 0:
-                # every open beam ended here, in one reduction and one copy to the host
-                end_lps = torch.logsumexp(lp[:, end.to(device)], dim=1).tolist()
-                finished.extend((b, s + e) for (b, s), e in zip(beams, end_lps, strict=True))
+            if step > 0:  # every open beam ended here
+                ended = score + torch.logsumexp(lp[:, end.to(lp.device)], dim=1).float().cpu()
+                finished.append((owner, history, ended))
+                kth_best = _best_per_sentence(kth_best, owner, ended, k)
             if step == max_pieces:
                 break
-            allowed = (start if step == 0 else cont).to(device)
-            scores = (base + lp).masked_fill(~allowed[None, :], float("-inf"))
-            # the best continuations overall are among each beam's best: a top-k per row, then over
-            # those (one top-k over the flat [beams x vocabulary] scores is about 10x slower on a CPU)
-            row_top = torch.topk(scores, min(num_beams, scores.shape[1]), dim=1)
-            n_keep = min(num_beams, int(torch.isfinite(row_top.values).sum()))
-            if n_keep == 0:
+            # only the pieces that may come next are ranked (the others never enter a beam)
+            allowed = torch.nonzero(start if step == 0 else cont).flatten().to(lp.device)
+            scores = score.to(lp.device)[:, None] + lp[:, allowed]
+            parent, column, value, slot = _candidates(scores, owner, num_beams)
+            if not len(slot):
                 break
-            top = torch.topk(row_top.values.view(-1), n_keep)
-            parents = top.indices // row_top.values.shape[1]
-            pieces = row_top.indices.view(-1)[top.indices]
-            beams = [
-                (beams[p][0] + [i], float(v))
-                for v, p, i in zip(top.values.tolist(), parents.tolist(), pieces.tolist(), strict=True)
-            ]
-            finished.sort(key=lambda x: -x[1])
-            if len(finished) >= k and beams and beams[0][1] < finished[k - 1][1]:
-                break
-        finished.sort(key=lambda x: -x[1])
-    return finished[:k]
+            # each sentence's candidates side by side ([sentences, its candidates], -inf padded), its best kept
+            sentence_ids, counts = torch.unique_consecutive(slot, return_counts=True)
+            offsets = torch.cumsum(counts, 0) - counts
+            grid = torch.full((len(sentence_ids), int(counts.max()) if len(counts) else 0), float("-inf"))
+            where = torch.repeat_interleave(torch.arange(len(sentence_ids)), counts)
+            grid[where, torch.arange(len(slot)) - offsets[where]] = value
+            top = torch.topk(grid, min(num_beams, grid.shape[1]), dim=1)
+            keep = torch.isfinite(top.values)
+            chosen = offsets[:, None] + top.indices  # [sentences, beams]: positions among the candidates
+            sentence_ids = torch.unique_consecutive(owner)[sentence_ids]
+            best = top.values[:, 0]
+            # a sentence stops when its best open beam cannot enter its k best finished words
+            alive = torch.isfinite(best) & ~(best < kth_best[sentence_ids, k - 1])
+            keep &= alive[:, None]
+            parents = parent[chosen[keep]]
+            pieces = allowed.cpu()[column[chosen[keep]]]
+            owner = sentence_ids[:, None].expand_as(keep)[keep]
+            history = torch.cat([history[parents], pieces[:, None]], dim=1)
+            score = top.values[keep]
+    return _words(finished, sentences, k)
+
+
+def _candidates(scores: torch.Tensor, owner: torch.Tensor, num_beams: int):
+    """The continuations that can be among their sentence's ``num_beams`` best: (parent row, column,
+    score, the sentence's place among the open ones), grouped by sentence. A sentence's best
+    ``num_beams`` are all at least the ``num_beams``-th best of its rows' maxima (that many candidates
+    reach it), so only those are kept: a comparison instead of a top-k of every row."""
+    device = scores.device
+    _, counts = torch.unique_consecutive(owner.to(device), return_counts=True)
+    offsets = torch.cumsum(counts, 0) - counts
+    slot = torch.repeat_interleave(torch.arange(len(counts), device=device), counts)
+    row_best = torch.full((len(counts), int(counts.max())), float("-inf"), device=device)
+    row_best[slot, torch.arange(len(owner), device=device) - offsets[slot]] = scores.max(dim=1).values.float()
+    if row_best.shape[1] >= num_beams:
+        floor = torch.topk(row_best, num_beams, dim=1).values[:, -1]
+    else:
+        floor = torch.full((len(counts),), float("-inf"), device=device)
+    rows, columns = torch.nonzero(scores >= floor[slot][:, None].to(scores.dtype), as_tuple=True)
+    return rows.cpu(), columns.cpu(), scores[rows, columns].float().cpu(), slot[rows].cpu()
+
+
+def _best_per_sentence(best: torch.Tensor, owner: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
+    """The ``k`` best of each sentence's previous best and its new ``scores``."""
+    _, counts = torch.unique_consecutive(owner, return_counts=True)
+    new = torch.full((best.shape[0], int(counts.max())), float("-inf"))
+    offsets = torch.cumsum(counts, 0) - counts
+    position = torch.arange(len(owner)) - torch.repeat_interleave(offsets, counts)
+    new[owner, position] = scores
+    return torch.topk(torch.cat([best, new], dim=1), k, dim=1).values
+
+
+def _words(finished: list, sentences: int, k: int) -> list[Words]:
+    """Each sentence's ``k`` best finished words, best first, as (piece ids, log-prob): ranked on
+    tensors, only the winners copied out."""
+    owner = torch.cat([o for o, _, _ in finished]) if finished else torch.zeros(0, dtype=torch.long)
+    scores = torch.cat([s for _, _, s in finished]) if finished else torch.zeros(0)
+    step = torch.cat([torch.full((len(o),), i) for i, (o, _, _) in enumerate(finished)]) if finished else owner
+    row = torch.cat([torch.arange(len(o)) for o, _, _ in finished]) if finished else owner
+    order = torch.argsort(scores, descending=True, stable=True)
+    order = order[torch.argsort(owner[order], stable=True)]  # by sentence, best first within it
+    counts = torch.bincount(owner, minlength=sentences)
+    rank = torch.arange(len(order)) - torch.repeat_interleave(torch.cumsum(counts, 0) - counts, counts)
+    chosen = order[rank < k]
+    pieces: list = [None] * len(chosen)
+    for i, (_, history, _) in enumerate(finished):  # each step's winners copied out in one call
+        at = torch.nonzero(step[chosen] == i).flatten()
+        for j, word in zip(at.tolist(), history[row[chosen[at]]].tolist(), strict=True):
+            pieces[j] = word
+    out: list[Words] = [[] for _ in range(sentences)]
+    for sentence, word, value in zip(owner[chosen].tolist(), pieces, scores[chosen].tolist(), strict=True):
+        out[sentence].append((word, value))
+    return out

@@ -176,7 +176,7 @@ class CausalLMScorer(Scorer):
             marked = text_start_marked
         prefix = [self.prefix_id] + (self._ids(context) if context else [])
 
-        def forward(ids: torch.Tensor, cache):
+        def forward(ids: torch.Tensor, cache, rows):  # one sentence: every row is its beam
             out = self.model(input_ids=ids, past_key_values=cache, use_cache=self.beam_cache)
             return out.logits, out.past_key_values
 

@@ -26,10 +26,15 @@ from plmfair.scoring.base import (
     length_batches,
     progress_bar,
 )
-from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_search
+from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_searches
 from plmfair.scoring.pieces import piece_classes
 
 SENTINEL = "<extra_id_0>"
+# the longest span the search grows (word pieces)
+MAX_SPAN_PIECES = 8
+# the search's key-value entries a batch may hold, per token of the scorer's token budget: a
+# decoder step reads one new piece per beam, so its memory, not its arithmetic, bounds a batch
+SEARCH_BUDGET_FACTOR = 16
 
 
 @dataclass
@@ -80,33 +85,43 @@ class Seq2SeqScorer(Scorer):
         self, texts: Sequence[str], *, k: int, num_beams: int | None = None
     ) -> list[list[tuple[str, float]]]:
         """The ``k`` best spans of exactly one word after the sentinel of each text's gap, best
-        first: (the word, log P(<extra_id_0> pieces <end>)), by constrained beam search."""
+        first: (the word, log P(<extra_id_0> pieces <end>)), by constrained beam search. Sentences
+        are searched together, their beams in one decoder call per step, in batches whose beams'
+        key-value entries (beams x (encoder length + the longest span)) fit the token budget times
+        :data:`SEARCH_BUDGET_FACTOR`; each sentence's words are those of a search of it alone."""
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
-        out = []
-        for text in texts:
-            spans = self._best_spans(text, k=k, num_beams=num_beams)
-            words = [
-                (self.tokenizer.convert_tokens_to_string(self.tokenizer.convert_ids_to_tokens(p)).strip(), lp)
-                for p, lp in spans
-            ]
-            out.append(words)
+        encoded = [self._encode(text)["input_ids"][0] for text in texts]
+        beams = num_beams or k
+        cost = [beams * (len(ids) + MAX_SPAN_PIECES + 2) for ids in encoded]
+        out: list = [None] * len(texts)
+        for batch in length_batches(cost, self.token_budget * SEARCH_BUDGET_FACTOR):
+            spans = self._best_spans([encoded[i] for i in batch], k=k, num_beams=num_beams)
+            for i, found in zip(batch, spans, strict=True):
+                out[i] = [
+                    (self.tokenizer.convert_tokens_to_string(self.tokenizer.convert_ids_to_tokens(p)).strip(), lp)
+                    for p, lp in found
+                ]
             if bar is not None:
-                bar.update(1)
+                bar.update(len(batch))
         if bar is not None:
             bar.close()
         return out
 
-    def _best_spans(self, text: str, *, k: int, num_beams: int | None) -> list[tuple[list[int], float]]:
-        enc = self._encode(text)
+    def _best_spans(self, encoded: Sequence[torch.Tensor], *, k: int, num_beams: int | None) -> list:
+        """The constrained search of several sentences at once (their encoder inputs right-padded)."""
+        ids = torch.nn.utils.rnn.pad_sequence(
+            list(encoded), batch_first=True, padding_value=self.tokenizer.pad_token_id
+        )
+        mask = torch.nn.utils.rnn.pad_sequence([torch.ones_like(e) for e in encoded], batch_first=True)
+        ids, mask = ids.to(self.device), mask.to(self.device)
         with torch.inference_mode():
-            enc_out = self.model.get_encoder()(**enc).last_hidden_state
+            enc_out = self.model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
 
-        def forward(ids: torch.Tensor, cache):
-            n = ids.shape[0]
+        def forward(new: torch.Tensor, cache, rows: torch.Tensor):
             out = self.model(
-                encoder_outputs=(enc_out.expand(n, -1, -1),),
-                attention_mask=enc["attention_mask"].expand(n, -1),
-                decoder_input_ids=ids,
+                encoder_outputs=(enc_out[rows],),
+                attention_mask=mask[rows],
+                decoder_input_ids=new,
                 past_key_values=cache,
                 use_cache=self.beam_cache,
             )
@@ -117,9 +132,17 @@ class Seq2SeqScorer(Scorer):
             [self.model.config.decoder_start_token_id, self.vocab.sentinel],
             self.device,
             use_cache=self.beam_cache,
+            sentences=len(encoded),
         )
-        return single_word_beam_search(
-            decoder, start=self.vocab.start, cont=self.vocab.cont, end=self.vocab.end, k=k, num_beams=num_beams
+        return single_word_beam_searches(
+            decoder,
+            len(encoded),
+            start=self.vocab.start,
+            cont=self.vocab.cont,
+            end=self.vocab.end,
+            k=k,
+            num_beams=num_beams,
+            max_pieces=MAX_SPAN_PIECES,
         )
 
     def span_log_likelihoods(self, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
