@@ -10,7 +10,9 @@ manifest, the summary, tables and figures. Printed per N: the dry run's wall tim
 rules make, in this process); then the growth from the smallest N to each larger one, against
 linear.
 
-    python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10]
+    python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10] [--local]
+
+``--local``: the models are local checkpoint folders (a sweep of one's own checkpoints), not Hub ids.
 """
 
 from __future__ import annotations
@@ -31,11 +33,32 @@ from plmfair.config import load_config
 REPO = Path(__file__).resolve().parents[1]
 
 
-def survey_config(models: int, datasets: int) -> dict:
-    """A configuration of ``models`` masked LMs on ``datasets`` CrowS-Pairs data sets (CrowS-Pairs only)."""
+# the files of a local checkpoint folder (a BERT-style one), written empty: planning lists and stats them
+LOCAL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt")
+
+
+def local_folders(root: Path, models: int) -> list[Path]:
+    """``models`` local checkpoint folders under ``root`` (their files empty: a dry run reads none)."""
+    folders = []
+    for i in range(models):
+        folder = root / f"model-{i}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in LOCAL_FILES:
+            (folder / name).touch()
+        folders.append(folder)
+    return folders
+
+
+def survey_config(models: int, datasets: int, *, local: Path | None = None) -> dict:
+    """A configuration of ``models`` masked LMs on ``datasets`` CrowS-Pairs data sets (CrowS-Pairs only):
+    Hub ids, or with ``local`` folders under it."""
     sets = {f"set_{d}": {"file": f"set_{d}.csv", "lang": "en", "sha256": "0" * 64} for d in range(datasets)}
+    if local is None:
+        entries = {f"m{i}": {"hf_id": f"survey/model-{i}", "family": "mlm"} for i in range(models)}
+    else:
+        entries = {f"m{i}": {"path": str(f), "family": "mlm"} for i, f in enumerate(local_folders(local, models))}
     return {
-        "models": {f"m{i}": {"hf_id": f"survey/model-{i}", "family": "mlm"} for i in range(models)},
+        "models": entries,
         "datasets": {"crows_pairs": sets},
         "crows_pairs": {"datasets": list(sets), "models": None},
         "mozart": {"enabled": False},
@@ -94,18 +117,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", type=int, nargs="+", default=[100, 300, 1000])
     ap.add_argument("--datasets", type=int, default=10)
+    ap.add_argument("--local", action="store_true", help="local checkpoint folders instead of Hub ids")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sorted(args.models):
             path = Path(tmp) / f"survey_{n}.yaml"
-            path.write_text(yaml.safe_dump(survey_config(n, args.datasets)))
+            local = Path(tmp) / f"checkpoints_{n}" if args.local else None
+            path.write_text(yaml.safe_dump(survey_config(n, args.datasets, local=local)))
             config = load_config([path])
             calls = plan_calls(config)
             seconds, peak, jobs = dry_run(path, Path(tmp) / f"work_{n}")
             rows.append((n, seconds, peak, jobs, calls))
             print(
-                f"{n:>5} models x {args.datasets} data sets: snakemake --dry-run {seconds:7.1f} s, peak memory "
+                f"{n:>5} {'local' if args.local else 'Hub'} models x {args.datasets} data sets: snakemake --dry-run {seconds:7.1f} s, peak memory "
                 f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s",
                 flush=True,
             )

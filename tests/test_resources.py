@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from types import SimpleNamespace
 
 from plmfair.resources import LIGHT, NEEDS, mem_mb, model_mb, runtime
 
@@ -31,6 +30,23 @@ def test_every_rule_declares_its_memory_and_run_time_from_its_input(repo):
         assert not re.search(r"^\s+(mem_mb|runtime)=\d", body, flags=re.M), name
 
 
+class Input(list):
+    """A job's input as the resource callables get it: its files, and its model's manifest by name."""
+
+    def __init__(self, files, model=None):
+        super().__init__(files)
+        if model is not None:
+            self.model = model
+
+
+def sized(folder, mb: int) -> list[str]:
+    """A sparse file of ``mb`` MB (its size is stat'ed, nothing is read)."""
+    path = folder / f"input_{mb}.bin"
+    with open(path, "wb") as f:
+        f.truncate(mb * 2**20)
+    return [str(path)]
+
+
 def test_needs_grow_with_input_weights_and_attempt(tmp_path):
     manifest = tmp_path / "m.json"
     manifest.write_text(
@@ -40,10 +56,10 @@ def test_needs_grow_with_input_weights_and_attempt(tmp_path):
     )
     assert model_mb(str(manifest)) == 500 and model_mb(str(tmp_path / "missing.json")) == 0
     align = mem_mb("cloze_align")
-    small, large = (align(None, SimpleNamespace(size_mb=mb), 1) for mb in (10, 1000))
-    assert small < large and align(None, SimpleNamespace(size_mb=1000), 2) == 2 * large
+    small, large = (align(None, Input(sized(tmp_path, mb)), 1) for mb in (10, 1000))
+    assert small < large and align(None, Input(sized(tmp_path, 1000)), 2) == 2 * large
     score = mem_mb("crows_pairs_score")
-    bare = score(None, SimpleNamespace(size_mb=1, model=str(tmp_path / "missing.json")), 1)
-    assert score(None, SimpleNamespace(size_mb=1, model=str(manifest)), 1) >= bare + 3 * 500 - 100
-    assert runtime("a_table")(None, SimpleNamespace(size_mb=0), 1) == LIGHT.runtime_base_min
+    bare = score(None, Input(sized(tmp_path, 1), model=str(tmp_path / "missing.json")), 1)
+    assert score(None, Input(sized(tmp_path, 1), model=str(manifest)), 1) >= bare + 3 * 500 - 100
+    assert runtime("a_table")(None, Input([str(tmp_path / "not written yet")]), 1) == LIGHT.runtime_base_min
     assert all(v % 100 == 0 for v in (small, large, bare))
