@@ -130,7 +130,8 @@ def main() -> int:
             seconds, peak, jobs = dry_run(path, Path(tmp) / f"work_{n}")
             rows.append((n, seconds, peak, jobs, calls))
             print(
-                f"{n:>5} {'local' if args.local else 'Hub'} models x {args.datasets} data sets: snakemake --dry-run {seconds:7.1f} s, peak memory "
+                f"{n:>5} {'local' if args.local else 'Hub'} models x {args.datasets} data sets: "
+                f"snakemake --dry-run {seconds:7.1f} s, peak memory "
                 f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s",
                 flush=True,
             )

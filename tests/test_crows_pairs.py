@@ -386,3 +386,42 @@ def test_a_real_french_run_of_a_tiny_model_prints_by_the_display_rule(shared_dat
             **{kind: tmp_path / "tables" / f"{spec.name}.{kind}" for kind in ("csv", "md", "tex", "html")},
         )
     assert check_tables(tmp_path / "tables") >= 5
+
+
+def test_bf16_outcomes_equal_fp32s_once_its_undecided_pairs_are_scored_again(tmp_path, monkeypatch):
+    """bf16 scores of a tiny model flip many outcomes against fp32; the pairs within bf16's error bound
+    (calibrated on a sample scored in both) are scored again in fp32, and then no outcome differs.
+    When fp32 does not fit, those pairs are neutral, undecided at bf16, and counted."""
+    from conftest import DEMO_DATA
+
+    from plmfair.crows_pairs import scoring_job
+    from plmfair.crows_pairs.reader import read_crows_pairs
+    from plmfair.scoring.specs import ModelSpec
+
+    spec = ModelSpec(
+        name="tiny", family="mlm", path=str(build_tiny_model("bert", CORPUS, tmp_path / "b", vocab_size=300))
+    )
+    pairs = read_crows_pairs(DEMO_DATA / "crows_pairs_demo_fr.csv", fmt="inria", lang="fr")
+
+    def scored(precision):
+        return scoring_job.run_scoring(
+            pairs, spec, protocol="nangia", precision=precision, too_long="skip", token_budget=0, progress=False
+        )
+
+    def outcome(frame):
+        return frame["biased"].astype(int) - (~frame["biased"] & ~frame["neutral"]).astype(int)
+
+    exact, _ = scored("fp32")
+    settled, meta = scored("bf16")
+    assert (outcome(settled) == outcome(exact)).all() and not settled["undecided"].any()
+    check = meta["precision_check"]
+    assert check["precision"] == "bf16" and check["rescored"] > 0 and check["sample"] > 0
+    monkeypatch.setattr(scoring_job, "fp32_fits", lambda loaded: False)
+    undecided, meta = scored("bf16")
+    assert meta["precision_check"]["undecided"] == int(undecided["undecided"].sum()) > 0
+    assert undecided.loc[undecided["undecided"], "neutral"].all()
+    decided = ~undecided["neutral"]  # outside the worst-case bound: the same side as fp32
+    assert (outcome(undecided)[decided] == outcome(exact)[decided]).all()
+    summary = summarise_pairs(undecided, {"model": "tiny", "precision": "bf16"}, dataset="d", lang="fr")
+    assert summary.loc[0, "n_undecided"] == meta["precision_check"]["undecided"]
+    assert "undecided at bf16" in printed(crows_pairs_tests_table(summary)).loc[0, "neutral"]

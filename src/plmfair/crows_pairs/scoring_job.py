@@ -10,15 +10,19 @@ from __future__ import annotations
 import logging
 import unicodedata
 
+import numpy as np
 import pandas as pd
+import torch
 
-from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, with_outcomes
+from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, SCORED_STATUSES, with_outcomes
 from plmfair.scoring.base import MinimalPair
 from plmfair.scoring.coverage import (
     Coverage,
     unknown_id,
 )
 from plmfair.scoring.loader import load
+from plmfair.scoring.protocols import PROTOCOLS
+from plmfair.scoring.tolerance import margin_tolerance, unit_roundoff
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +107,84 @@ def score_pairs(
     return with_outcomes(out, precision=str(scorer.model.dtype), rounded=scorer.protocol(protocol).rounded)
 
 
+# pairs scored in both precisions to calibrate the low precision's error, and the margin kept above it
+CHECK_SAMPLE = 64
+CHECK_SAFETY = 2.0
+
+
+def error_scale(out: pd.DataFrame, precision: str) -> pd.Series:
+    """The size a pair's margin error grows with: u x (|more| + |less| + pieces scored), u the unit
+    roundoff of ``precision`` (:mod:`plmfair.scoring.tolerance`)."""
+    size = out["sent_more_score"].abs() + out["sent_less_score"].abs() + out["n_masked_more"] + out["n_masked_less"]
+    return unit_roundoff(precision) * size
+
+
+def fp32_fits(loaded) -> bool:
+    """Whether a second copy of the model in fp32 fits beside the first (always on a CPU: host memory)."""
+    if loaded.device.type != "cuda":
+        return True
+    free, _ = torch.cuda.mem_get_info(loaded.device)
+    return free > 1.2 * 4 * sum(p.numel() for p in loaded.model.parameters())
+
+
+def _margin(frame: pd.DataFrame) -> pd.Series:
+    return frame["sent_more_score"] - frame["sent_less_score"]
+
+
+def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, spec, loaded, *, protocol: str, too_long: str):
+    """Make a bf16 or fp16 scoring's outcomes those of fp32: a sample of pairs is scored in fp32 too,
+    which sets the low precision's error bound (``CHECK_SAFETY`` x the largest margin error seen,
+    relative to :func:`error_scale`); every pair whose margin is within that bound is scored again in
+    fp32. When fp32 does not fit, the bound is the worst case
+    (:func:`plmfair.scoring.tolerance.margin_tolerance`) and those pairs are neutral, ``undecided`` at
+    this precision. Returns the pairs and what was done (the run metadata's ``precision_check``)."""
+    low, rounded = loaded.precision, PROTOCOLS[protocol].rounded
+    scored = out["status"].isin(SCORED_STATUSES).to_numpy()
+    margin = _margin(out)
+    if not fp32_fits(loaded):
+        tolerance = margin_tolerance(
+            out["sent_more_score"], out["sent_less_score"], out["n_masked_more"], out["n_masked_less"], low
+        )
+        undecided = scored & (margin.abs() <= tolerance).to_numpy()
+        log.warning(
+            "%s: %d pairs undecided at %s (fp32 does not fit to score them again)", spec.name, undecided.sum(), low
+        )
+        settled = with_outcomes(out, precision=low, rounded=rounded, tolerance=tolerance, undecided=undecided)
+        return settled, {"precision": low, "fp32_fits": False, "undecided": int(undecided.sum())}
+    fp32 = load(spec, device=loaded.device, precision="fp32").scorer(token_budget=0, progress=False)
+    positions = np.flatnonzero(scored)
+    sample = positions[np.linspace(0, len(positions) - 1, min(CHECK_SAMPLE, len(positions))).astype(int)]
+    exact = score_pairs(pairs.iloc[sample], fp32, protocol=protocol, too_long=too_long)
+    seen = np.abs(margin.iloc[sample].to_numpy() - _margin(exact).to_numpy())
+    factor = CHECK_SAFETY * max(1.0, float(np.max(seen / error_scale(out.iloc[sample], low).to_numpy(), initial=0)))
+    bound = factor * error_scale(out, low)
+    again = np.flatnonzero(scored & (margin.abs() <= bound).to_numpy())
+    rescored = score_pairs(pairs.iloc[again], fp32, protocol=protocol, too_long=too_long)
+    out = out.copy()
+    for column in ("sent_more_score", "sent_less_score", "n_masked_more", "n_masked_less", "status"):
+        out.iloc[again, out.columns.get_loc(column)] = rescored[column].to_numpy()
+    # the pairs scored again have fp32's tolerance; the others lie outside the low precision's bound
+    tolerance = bound.copy()
+    tolerance.iloc[again] = margin_tolerance(
+        rescored["sent_more_score"],
+        rescored["sent_less_score"],
+        rescored["n_masked_more"],
+        rescored["n_masked_less"],
+        "fp32",
+    )
+    log.info(
+        "%s: %d pairs within %s's error bound (%.1f x u, from %d pairs scored in both) scored again in fp32",
+        spec.name,
+        len(again),
+        low,
+        factor,
+        len(sample),
+    )
+    report = {"precision": low, "fp32_fits": True, "sample": len(sample), "bound_factor": factor}
+    report.update(rescored=len(again), undecided=0)
+    return with_outcomes(out, precision="fp32", rounded=rounded, tolerance=tolerance), report
+
+
 def run_scoring(
     pairs: pd.DataFrame,
     spec,
@@ -120,9 +202,13 @@ def run_scoring(
     loaded = load(spec, device=device, precision=precision, threads=threads)
     scorer = loaded.scorer(token_budget=token_budget, progress=progress)
     coverage = Coverage()
+    check = {}
     with loaded.stopwatch() as watch:
         out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long, coverage=coverage)
+        if precision != "fp32":
+            out, check = settle_in_fp32(out, pairs, spec, loaded, protocol=protocol, too_long=too_long)
     meta = loaded.metadata(
+        precision_check=check,
         protocol=protocol,
         token_budget=scorer.token_budget,
         wall_time_s=round(watch.seconds, 3),

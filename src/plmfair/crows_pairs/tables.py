@@ -118,7 +118,11 @@ def crows_pairs_tests_table(summary: pd.DataFrame, *, alpha: float = 0.05) -> pd
         .rename(columns={"subset_kind": "kind", "n_scored": "scored"})
         .copy()
     )
-    out["neutral"] = [_share(r["n_neutral"], r["n_scored"]) for _, r in summary.iterrows()]
+    out["neutral"] = [
+        _share(r["n_neutral"], r["n_scored"])
+        + (f"; {int(r['n_undecided'])} undecided at {r['precision']}" if r.get("n_undecided") else "")
+        for _, r in summary.iterrows()
+    ]
     out["score (Nangia)"] = summary["score"]
     out["decisive share"] = summary["decisive_score"]
     out["low"], out["high"] = summary["ci_low"], summary["ci_high"]
