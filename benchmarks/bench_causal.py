@@ -6,19 +6,22 @@ CrowS-Pairs pairs (English revised and French, the real files when found), the s
 and precision, in one run:
 
 - plmfair: ``CausalLMScorer.score_sentences`` with the ``sentence_log_likelihood`` protocol,
-  as the scoring job runs it (tokenisation, length-sorted batches under a token budget, rounding);
+  as the scoring job runs it (tokenisation, length-sorted batches under a token budget);
 - lm-evaluation-harness: ``HFLM(...).loglikelihood`` on the requests its ``crows_pairs`` tasks
   build: one ``loglikelihood`` request per sentence, empty context (the model's prefix token,
   BOS or EOS, as context), the sentence as continuation.
 
-It prints seconds, pairs/s and the ratio per shape, the largest per-sentence difference (ours
-are rounded to 3 decimals as the protocol says; lm-evaluation-harness's are not) and the pairs
-whose outcome (more stereotyping preferred, neutral, less) differs; ``--profile`` prints where
+It prints seconds, pairs/s, the ratio and the peak GPU memory per shape, the largest per-sentence
+difference and the pairs whose outcome (more stereotyping preferred, neutral, less; both at full
+precision) differs; ``--device cuda`` runs both tools on the GPU, ``--precision bf16`` loads the
+model in bf16 for both, and the ``qwen2.5-7b`` shape is Qwen2.5-7B's (7.6B parameters, a GPU's
+case). ``--profile`` prints where
 plmfair's run spends its time. Last, the ceiling on what sharing prefixes through a key-value
 cache could save: the share of token positions that repeat a prefix already computed.
 
     make bench-causal BENCH_ARGS="--pairs 200 --shapes gpt2,qwen2.5-0.5b"
     python benchmarks/bench_causal.py [--pairs N per language, 0 = all] [--threads 2] [--profile]
+        [--device cuda] [--precision bf16] [--shapes gpt2,qwen2.5-0.5b,qwen2.5-7b]
 
 lm-evaluation-harness is not a runtime dependency: ``make bench-causal`` installs it (the
 ``bench`` extra, pinned) into ``.venv-bench``, a virtual environment that sees the project's
@@ -52,7 +55,10 @@ SETS = {
 SHAPES = {  # layers, hidden, heads, key-value heads, intermediate, vocabulary
     "gpt2": (12, 768, 12, 12, 3072, 50_257),
     "qwen2.5-0.5b": (24, 896, 14, 2, 4864, 151_936),
+    "qwen2.5-7b": (28, 3584, 28, 4, 18944, 152_064),  # 7.6B parameters: a GPU's case, in bf16
 }
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+HARNESS_DTYPES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
 
 
 def crows_pairs(n: int):
@@ -105,40 +111,64 @@ def build(shape: str, texts: list[str], out: Path) -> Path:
                 eos_token_id=tokenizer.eos_token_id,
             )
         )
-    model.save_pretrained(folder)
+    model.save_pretrained(folder)  # saved in fp32; each tool loads it in the precision asked
     return folder
 
 
-def plmfair_scores(folder: Path, pairs, *, token_budget: int) -> tuple[list[float], float, cProfile.Profile]:
+def peak_gib(device: torch.device) -> float:
+    """Peak GPU memory since the last reset, GiB (NaN on a CPU)."""
+    return torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else float("nan")
+
+
+def reset_peak(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(device)
+
+
+def synchronise(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def plmfair_scores(
+    folder: Path, pairs, *, token_budget: int, device: torch.device, precision: str
+) -> tuple[list[float], float, cProfile.Profile]:
     import transformers as tf
 
-    model = tf.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    model = tf.AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[precision]).eval().to(device)
     scorer = CausalLMScorer(model, tf.AutoTokenizer.from_pretrained(folder), name="plmfair", token_budget=token_budget)
     minimal = [
         MinimalPair(m, s, d == "stereo")
         for m, s, d in zip(pairs["sent_more"], pairs["sent_less"], pairs["stereo_antistereo"], strict=True)
     ]
     profile = cProfile.Profile()
+    synchronise(device)
     start = time.perf_counter()
     profile.enable()
     scores = scorer.score_sentences(minimal, protocol=CAUSAL_PROTOCOL, too_long="skip")
     profile.disable()
+    synchronise(device)
     seconds = time.perf_counter() - start
     return [x for s in scores for x in (s.more, s.less)], seconds, profile
 
 
-def harness_scores(folder: Path, pairs, *, batch_size: int) -> tuple[list[float], float]:
+def harness_scores(
+    folder: Path, pairs, *, batch_size: int, device: torch.device, precision: str
+) -> tuple[list[float], float]:
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    lm = HFLM(pretrained=str(folder), device="cpu", dtype="float32", batch_size=batch_size)
+    lm = HFLM(pretrained=str(folder), device=str(device), dtype=HARNESS_DTYPES[precision], batch_size=batch_size)
     sentences = [x for m, s in zip(pairs["sent_more"], pairs["sent_less"], strict=True) for x in (m, s)]
     requests = [
         Instance(request_type="loglikelihood", doc={}, arguments=("", sentence), idx=i)
         for i, sentence in enumerate(sentences)
     ]
+    synchronise(device)
     start = time.perf_counter()
     out = lm.loglikelihood(requests, disable_tqdm=True)
+    synchronise(device)
     seconds = time.perf_counter() - start
     return [lp for lp, _ in out], seconds
 
@@ -178,47 +208,64 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=200, help="pairs per language (0: every English and French pair)")
     ap.add_argument("--shapes", default="gpt2,qwen2.5-0.5b", help=f"comma-separated, of {', '.join(SHAPES)}")
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
+    ap.add_argument("--device", default="cpu", help="cpu or cuda: both tools run on it")
+    ap.add_argument("--precision", default="fp32", choices=sorted(DTYPES), help="both tools load the model in it")
     ap.add_argument(
         "--token-budget",
         type=int,
-        default=default_token_budget("cpu", "causal"),
-        help="plmfair's token budget (default: the scoring jobs' CPU default)",
+        default=0,
+        help="plmfair's token budget (default: the scoring jobs' default for the device)",
     )
     ap.add_argument("--harness-batch-size", type=int, default=32, help="lm-evaluation-harness's batch_size")
     ap.add_argument("--profile", action="store_true", help="where plmfair's run spends its time (cProfile)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    budget = args.token_budget or default_token_budget(device.type, "causal")
     pairs = crows_pairs(args.pairs)
+    where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU, {args.threads} threads"
     print(
         f"{len(pairs)} pairs ({', '.join(f'{k} {v}' for k, v in pairs.groupby('lang').size().items())}; "
-        f"{'real' if (pairs['source'] == 'real').all() else 'demo'} CrowS-Pairs), fp32, {args.threads} threads, "
-        f"lm-evaluation-harness batch size {args.harness_batch_size}"
+        f"{'real' if (pairs['source'] == 'real').all() else 'demo'} CrowS-Pairs), {args.precision}, {where}, "
+        f"plmfair token budget {budget}, lm-evaluation-harness batch size {args.harness_batch_size}"
     )
     texts = [t for col in ("sent_more", "sent_less") for t in pairs[col]]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for shape in [s for s in args.shapes.split(",") if s]:
             folder = build(shape, texts, Path(tmp))
-            ours, ours_s, profile = plmfair_scores(folder, pairs, token_budget=args.token_budget)
-            theirs, theirs_s = harness_scores(folder, pairs, batch_size=args.harness_batch_size)
+            reset_peak(device)
+            ours, ours_s, profile = plmfair_scores(
+                folder, pairs, token_budget=budget, device=device, precision=args.precision
+            )
+            ours_peak = peak_gib(device)
+            reset_peak(device)
+            theirs, theirs_s = harness_scores(
+                folder, pairs, batch_size=args.harness_batch_size, device=device, precision=args.precision
+            )
+            theirs_peak = peak_gib(device)
             diff = max(abs(a - b) for a, b in zip(ours, theirs, strict=True))
             flips = sum(
-                outcome(ours[2 * i], ours[2 * i + 1]) != outcome(round(theirs[2 * i], 3), round(theirs[2 * i + 1], 3))
+                outcome(ours[2 * i], ours[2 * i + 1]) != outcome(theirs[2 * i], theirs[2 * i + 1])
                 for i in range(len(pairs))
             )
-            rows.append((shape, ours_s, theirs_s, diff, flips))
+            rows.append((shape, ours_s, theirs_s, diff, flips, ours_peak, theirs_peak))
             if args.profile:
                 print(f"\n{shape}: where plmfair's {ours_s:.1f} s go (cumulative, top 12)")
                 pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(12)
         # every shape's tokenizer is trained on the same texts with the same settings: count once
         ceiling = prefix_sharing_ceiling(folder, pairs) if rows else None
     n = len(pairs)
-    print("\n| model shape | plmfair | lm-evaluation-harness | ratio | largest difference | outcomes differing |")
-    print("|---|---|---|---|---|---|")
-    for shape, ours_s, theirs_s, diff, flips in rows:
+    print(
+        f"\n| model shape ({args.precision}, {where}) | plmfair | lm-evaluation-harness | ratio | peak GPU memory "
+        "(plmfair / harness) | largest difference | outcomes differing |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for shape, ours_s, theirs_s, diff, flips, ours_peak, theirs_peak in rows:
+        memory = "- (a CPU)" if device.type != "cuda" else f"{ours_peak:.1f} / {theirs_peak:.1f} GiB"
         print(
             f"| {shape} | {ours_s:.2f} s ({n / ours_s:.1f} pairs/s) | {theirs_s:.2f} s ({n / theirs_s:.1f} pairs/s) "
-            f"| {theirs_s / ours_s:.2f}x | {diff:.4f} | {flips} of {n} |"
+            f"| {theirs_s / ours_s:.2f}x | {memory} | {diff:.4f} | {flips} of {n} |"
         )
     if ceiling:
         print(f"\nShared prefixes (the same tokenizer for every shape): {ceiling}")
