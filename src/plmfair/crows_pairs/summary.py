@@ -230,7 +230,10 @@ def summarise_pairs(
     clusters = scores["cluster"].where(scored) if has_cluster else None
     low, high = (
         cluster_bootstrap_interval(
-            100 * biased.to_numpy(float)[decisive], np.ones(int(decisive.sum())), clusters.to_numpy()[decisive]
+            100 * biased.to_numpy(float)[decisive],
+            np.ones(int(decisive.sum())),
+            clusters.to_numpy()[decisive],
+            replicates=CLUSTER_REPLICATES,
         )
         if has_cluster
         else (nan, nan)

@@ -1,22 +1,16 @@
-"""Tables for people: the builders of :data:`plmfair.rendering.table_spec.TABLES` and their rendering
-as CSV (full precision), Markdown, LaTeX and HTML (:func:`render_table`).
+"""Tables for people: their rendering as CSV (full precision), Markdown, LaTeX and HTML
+(:func:`render_table`), and the builders the studies share.
 
-A builder takes the table's input frames as keyword arguments named by their roles in the
-registry, and its options and settings, and returns the table as a DataFrame:
-
-- CrowS-Pairs: Table 4 (:func:`table4`) and Table 5 (:func:`table5`) of Névéol et al. (2022);
-- CrowS-Pairs tests: the decisive-pair share with its interval and exact test (:func:`crows_pairs_tests_table`);
-- MozArt (and every cloze set with answers): Tables 1-5 (:func:`table1`, :func:`paper_table`)
-  of Cabello Piqueras & Søgaard (2022), and sigma_gd with its tests (:func:`disparity_table`);
-- the tests: win/loss (:func:`winloss_table`), group gaps (:func:`gaps_table`), mixed-model
-  effects (:func:`effects_table`), group tests (:func:`group_tests_table`);
+A builder (``"module:function"`` of a :class:`~plmfair.rendering.table_spec.TableSpec`; the studies'
+own are in :mod:`plmfair.crows_pairs.tables` and :mod:`plmfair.cloze.tables`) takes the table's input
+frames as keyword arguments named by their roles, and its options and settings, and returns the
+table as a DataFrame. Shared here: win/loss (:func:`winloss_table`), mixed-model effects
+(:func:`effects_table`), the models that ran (:func:`models_table`), long tables as they are
+(:func:`long_table`).
 
 A builder keeps every number as a number (the CSV holds them at full precision, an interval as its
 ``low`` and ``high`` columns) and says with :func:`with_display` how they print: by the display rule
 of :mod:`plmfair.rendering.numbers`, a mark only beside the interval and p-value of the test that sets it.
-- cloze construction (:func:`construction_table`) and alignment quality
-  (:func:`alignment_quality_table`); the models that ran (:func:`models_table`); long tables as
-  they are (:func:`long_table`).
 """
 
 from __future__ import annotations
