@@ -104,7 +104,8 @@ TABLES: tuple[TableSpec, ...] = (
         {"winloss": LANGUAGE_WINLOSS},
         "CrowS-Pairs: every two data sets (languages) a model was scored on, compared on the pairs decisive (not "
         "neutral) in both, neutral pairs left out as the binomial test leaves them out: "
-        "pairs where the more stereotyping sentence is preferred in one data set only; p: exact McNemar test "
+        "pairs where the more stereotyping sentence is preferred in one data set only (wins, losses) or in both "
+        "or neither (concordant); p: exact McNemar test "
         "(two-sided, and one-sided for the first data set preferring it more often); * Bonferroni-adjusted p < "
         "{alpha} over the comparisons of a model.",
         options={
@@ -115,6 +116,7 @@ TABLES: tuple[TableSpec, ...] = (
             "p_one": "p_one_sided",
             "p_adjusted": "p_bonferroni",
             "adjusted": "Bonferroni",
+            "ties": "concordant",
         },
         settings=_ALPHA,
         digits=3,

@@ -202,15 +202,24 @@ def key_columns(frame: pd.DataFrame) -> list[str]:
 
 
 def winloss_table(
-    winloss: pd.DataFrame, *, a: str, b: str, n: str, p: str, p_one: str, p_adjusted: str, adjusted: str
+    winloss: pd.DataFrame,
+    *,
+    a: str,
+    b: str,
+    n: str,
+    p: str,
+    p_one: str,
+    p_adjusted: str,
+    adjusted: str,
+    ties: str = "ties",
 ) -> pd.DataFrame:
     """Win/loss comparisons for people: who is compared with whom on how many shared examples,
-    wins-losses-ties (a tie: equal on that example), the test's p-values and ``*`` where the
-    adjusted p < alpha."""
+    wins-losses-``ties`` (equal on that example; for a binary outcome, ``concordant``: the same
+    outcome in both), the test's p-values and ``*`` where the adjusted p < alpha."""
     out = winloss[key_columns(winloss)].copy()
     out["comparison"] = winloss[a] + " vs " + winloss[b]
     out["n"] = winloss[n]
-    out["wins-losses-ties"] = [
+    out[f"wins-losses-{ties}"] = [
         f"{w}-{lo}-{t}" for w, lo, t in zip(winloss["wins_a"], winloss["wins_b"], winloss["ties"], strict=True)
     ]
     out["p"] = winloss[p]
