@@ -59,7 +59,8 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
     ends = {(round(s[0][0], 6), round(s[1][0], 6)) for s in segments}
     assert {(-0.5, -0.1), (-0.1, 0.15), (-0.02, 0.12), (-0.35, -0.05), (-0.05, 0.07)} == ends
     # the unit and the exact level on the axis
-    assert "1 − 0.05/3 interval" in ax.get_xlabel() and "0-1 scale" in ax.get_xlabel()
+    label = drawn[0].get_supxlabel()
+    assert "1 − 0.05/3 interval" in label and "0-1 scale" in label
     # the figure names its test, family and correction itself, and the rows it leaves out
     note = " ".join(t.get_text() for t in drawn[0].texts)
     assert "Permutation test of the two groups compared" in note and "Bonferroni over the three gaps" in note

@@ -124,14 +124,18 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
                 ax.set_title(metric, fontsize=10)
             if col == 0:
                 ax.set_ylabel(model, fontsize=9)
-        levels = "/".join(level(v, alpha=0.05) for v in sorted(set(terms["ci_level"].dropna()))) or "95%"
-        # the unit of the difference: a metric's per-annotation scale, or a CrowS-Pairs log-probability margin
-        unit = "points of the metric's 0-1 scale" if "metric" in effects.columns else "log-probability"
-        for col in range(len(metrics)):
-            axes[-1, col].set_xlabel(
-                f"difference from the reference ({unit}; {levels} interval)\n"
-                "filled, *: significant (interval excludes 0)"
-            )
+    levels = "/".join(level(v, alpha=0.05) for v in sorted(set(terms["ci_level"].dropna()))) or "95%"
+    # the unit of the difference: a metric's per-annotation scale, or a CrowS-Pairs log-probability margin
+    unit = "points of the metric's 0-1 scale" if "metric" in effects.columns else "log-probability"
+    # once for every column (one label per column ran into the next), above the note on the test; room
+    # for both kept in inches, whatever the figure's height
+    height = fig.get_figheight()
+    fig.supxlabel(
+        f"difference from the reference ({unit}; {levels} interval); filled, *: significant (interval excludes 0)",
+        fontsize=9,
+        y=0.4 / height,
+        va="bottom",
+    )
     fig.suptitle(title, fontsize=11)
     # the test behind the marks, its family and correction, in the figure itself (it travels without its caption)
     method = (
@@ -146,8 +150,8 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
             f" {left_out} uninformative row(s) not drawn (every assignment gives the same |gap|, or the "
             "permutations cannot bound the interval): listed in the table."
         )
-    fig.text(0.01, 0.005, method, fontsize=7, ha="left", va="bottom", wrap=True)
-    fig.tight_layout(rect=(0, 0.03, 1, 0.98))
+    fig.text(0.01, 0.05 / height, method, fontsize=7, ha="left", va="bottom", wrap=True)
+    fig.tight_layout(rect=(0, 0.7 / height, 1, 0.98))
     save_figure(fig, png, pdf)
 
 
