@@ -73,6 +73,23 @@ def _interval(draws: np.ndarray) -> tuple[float, float]:
     return tuple(float(v) + 0.0 for v in np.quantile(draws, [0.025, 0.975])) if len(draws) else (np.nan, np.nan)
 
 
+def _row(lang: str, group: str, metric: str, n: int, value_a: float, value_b: float, draws: np.ndarray) -> dict:
+    """One comparison row: the two values, their change and the bootstrap's interval of it."""
+    low, high = _interval(draws)
+    change = float(_snap(value_b - value_a))
+    return {
+        "lang": lang,
+        "group": group,
+        "metric": metric,
+        "n": n,
+        "value_a": value_a,
+        "value_b": value_b,
+        "change": change,
+        "low": low,
+        "high": high,
+    }
+
+
 def annotation_changes(first: pd.DataFrame, second: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
     """The comparison of two scorings' annotation scores (:data:`plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`,
     one model each) on the annotations both have: :data:`CLOZE_CHANGE_SCHEMA` without the names."""
@@ -91,33 +108,9 @@ def annotation_changes(first: pd.DataFrame, second: pd.DataFrame, *, seed: int =
                 if not keep.any():
                     continue
                 value_a, value_b = float(_mean(a[keep], ones[: keep.sum()])), float(_mean(b[keep], ones[: keep.sum()]))
-                low, high = _interval(_mean(b[keep], w[:, keep]) - _mean(a[keep], w[:, keep]))
-                rows.append(
-                    {
-                        "lang": lang,
-                        "group": name,
-                        "metric": metric,
-                        "n": int(keep.sum()),
-                        "value_a": value_a,
-                        "value_b": value_b,
-                        "change": float(_snap(value_b - value_a)),
-                        "low": low,
-                        "high": high,
-                    }
-                )
+                draws = _mean(b[keep], w[:, keep]) - _mean(a[keep], w[:, keep])
+                rows.append(_row(lang, name, metric, int(keep.sum()), value_a, value_b, draws))
             sigma_a, sigma_b = float(_sigma(a, np.ones(len(a)), group)), float(_sigma(b, np.ones(len(b)), group))
-            low, high = _interval(_sigma(b, w, group) - _sigma(a, w, group))
-            rows.append(
-                {
-                    "lang": lang,
-                    "group": "σ_gd",
-                    "metric": metric,
-                    "n": int(in_lang.sum()),
-                    "value_a": sigma_a,
-                    "value_b": sigma_b,
-                    "change": float(_snap(sigma_b - sigma_a)),
-                    "low": low,
-                    "high": high,
-                }
-            )
+            draws = _sigma(b, w, group) - _sigma(a, w, group)
+            rows.append(_row(lang, "σ_gd", metric, int(in_lang.sum()), sigma_a, sigma_b, draws))
     return pd.DataFrame(rows, columns=[c for c in CLOZE_CHANGE_SCHEMA if c not in ("set", "a", "b")])
