@@ -132,10 +132,9 @@ def single_word_beam_searches(
                 break
             # each sentence's candidates side by side ([sentences, its candidates], -inf padded), its best kept
             sentence_ids, counts = torch.unique_consecutive(slot, return_counts=True)
-            offsets = torch.cumsum(counts, 0) - counts
-            grid = torch.full((len(sentence_ids), int(counts.max()) if len(counts) else 0), float("-inf"))
-            where = torch.repeat_interleave(torch.arange(len(sentence_ids)), counts)
-            grid[where, torch.arange(len(slot)) - offsets[where]] = value
+            group, position, offsets = _runs(counts)
+            grid = torch.full((len(sentence_ids), int(counts.max())), float("-inf"))
+            grid[group, position] = value
             top = torch.topk(grid, min(num_beams, grid.shape[1]), dim=1)
             keep = torch.isfinite(top.values)
             chosen = offsets[:, None] + top.indices  # [sentences, beams]: positions among the candidates
@@ -152,6 +151,14 @@ def single_word_beam_searches(
     return _words(finished, sentences, k)
 
 
+def _runs(counts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """For items that come in consecutive runs of ``counts`` (a sentence's beams, its candidates):
+    each item's run, its position within the run, and each run's first item."""
+    offsets = torch.cumsum(counts, 0) - counts
+    run = torch.repeat_interleave(torch.arange(len(counts), device=counts.device), counts)
+    return run, torch.arange(len(run), device=counts.device) - offsets[run], offsets
+
+
 def _candidates(scores: torch.Tensor, owner: torch.Tensor, num_beams: int):
     """The continuations that can be among their sentence's ``num_beams`` best: (parent row, column,
     score, the sentence's place among the open ones), grouped by sentence. A sentence's best
@@ -159,10 +166,9 @@ def _candidates(scores: torch.Tensor, owner: torch.Tensor, num_beams: int):
     reach it), so only those are kept: a comparison instead of a top-k of every row."""
     device = scores.device
     _, counts = torch.unique_consecutive(owner.to(device), return_counts=True)
-    offsets = torch.cumsum(counts, 0) - counts
-    slot = torch.repeat_interleave(torch.arange(len(counts), device=device), counts)
+    slot, position, _ = _runs(counts)
     row_best = torch.full((len(counts), int(counts.max())), float("-inf"), device=device)
-    row_best[slot, torch.arange(len(owner), device=device) - offsets[slot]] = scores.max(dim=1).values.float()
+    row_best[slot, position] = scores.max(dim=1).values.float()
     if row_best.shape[1] >= num_beams:
         floor = torch.topk(row_best, num_beams, dim=1).values[:, -1]
     else:
@@ -175,9 +181,7 @@ def _best_per_sentence(best: torch.Tensor, owner: torch.Tensor, scores: torch.Te
     """The ``k`` best of each sentence's previous best and its new ``scores``."""
     _, counts = torch.unique_consecutive(owner, return_counts=True)
     new = torch.full((best.shape[0], int(counts.max())), float("-inf"))
-    offsets = torch.cumsum(counts, 0) - counts
-    position = torch.arange(len(owner)) - torch.repeat_interleave(offsets, counts)
-    new[owner, position] = scores
+    new[owner, _runs(counts)[1]] = scores
     return torch.topk(torch.cat([best, new], dim=1), k, dim=1).values
 
 
@@ -190,8 +194,7 @@ def _words(finished: list, sentences: int, k: int) -> list[Words]:
     row = torch.cat([torch.arange(len(o)) for o, _, _ in finished]) if finished else owner
     order = torch.argsort(scores, descending=True, stable=True)
     order = order[torch.argsort(owner[order], stable=True)]  # by sentence, best first within it
-    counts = torch.bincount(owner, minlength=sentences)
-    rank = torch.arange(len(order)) - torch.repeat_interleave(torch.cumsum(counts, 0) - counts, counts)
+    rank = _runs(torch.bincount(owner, minlength=sentences))[1]
     chosen = order[rank < k]
     pieces: list = [None] * len(chosen)
     for i, (_, history, _) in enumerate(finished):  # each step's winners copied out in one call
