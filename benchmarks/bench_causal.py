@@ -1,7 +1,7 @@
 """Benchmark: plmfair's causal CrowS-Pairs scoring side by side with lm-evaluation-harness.
 
-The same decoder-only model (random weights in the shape of GPT-2 small or of Qwen2.5-0.5B,
-with their real vocabulary sizes; a byte-level BPE tokenizer trained on the pairs), the same
+The same decoder-only model object (random weights in the shape of GPT-2 small, Qwen2.5-0.5B or
+Qwen2.5-7B, with their real vocabulary sizes; a byte-level BPE tokenizer trained on the pairs), the same
 CrowS-Pairs pairs (English revised and French, the real files when found), the same threads
 and precision, in one run:
 
@@ -13,8 +13,8 @@ and precision, in one run:
 
 It prints seconds, pairs/s, the ratio and the peak GPU memory per shape, the largest per-sentence
 difference and the pairs whose outcome (more stereotyping preferred, neutral, less; both at full
-precision) differs; ``--device cuda`` runs both tools on the GPU, ``--precision bf16`` loads the
-model in bf16 for both, and the ``qwen2.5-7b`` shape is Qwen2.5-7B's (7.6B parameters, a GPU's
+precision) differs; ``--device cuda`` runs both tools on the GPU, ``--precision bf16`` makes the
+model in bf16, and the ``qwen2.5-7b`` shape is Qwen2.5-7B's (7.6B parameters, a GPU's
 case). ``--profile`` prints where
 plmfair's run spends its time. Last, the ceiling on what sharing prefixes through a key-value
 cache could save: the share of token positions that repeat a prefix already computed.
@@ -75,44 +75,43 @@ def crows_pairs(n: int):
     return pd.concat(frames, ignore_index=True)
 
 
-def build(shape: str, texts: list[str], out: Path) -> Path:
-    """A random model of ``shape`` with its real vocabulary size, saved with a byte-level BPE tokenizer
-    trained on ``texts`` (ids stay below the vocabulary size, so the head costs what the real one does)."""
+def build(shape: str, texts: list[str], out: Path, *, device: torch.device, precision: str):
+    """The tokenizer (byte-level BPE trained on ``texts``: ids stay below the vocabulary size, so the head
+    costs what the real one does) and a random model of ``shape`` with its real vocabulary size, made on
+    ``device`` in ``precision``: one model object that both tools score with (a 7B model is not written
+    to disk and read twice)."""
     import transformers as tf
 
     layers, hidden, heads, kv_heads, inter, vocab = SHAPES[shape]
     folder = build_tiny_model("gpt2", texts, out / shape, vocab_size=2000, max_length=1024)
     tokenizer = tf.AutoTokenizer.from_pretrained(folder)
-    torch.manual_seed(0)
     if shape == "gpt2":
-        model = tf.GPT2LMHeadModel(
-            tf.GPT2Config(
-                vocab_size=vocab,
-                n_positions=1024,
-                n_embd=hidden,
-                n_layer=layers,
-                n_head=heads,
-                n_inner=inter,
-                bos_token_id=tokenizer.eos_token_id,
-                eos_token_id=tokenizer.eos_token_id,
-            )
+        config = tf.GPT2Config(
+            vocab_size=vocab,
+            n_positions=1024,
+            n_embd=hidden,
+            n_layer=layers,
+            n_head=heads,
+            n_inner=inter,
+            bos_token_id=tokenizer.eos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
         )
     else:
-        model = tf.Qwen2ForCausalLM(
-            tf.Qwen2Config(
-                vocab_size=vocab,
-                hidden_size=hidden,
-                intermediate_size=inter,
-                num_hidden_layers=layers,
-                num_attention_heads=heads,
-                num_key_value_heads=kv_heads,
-                max_position_embeddings=1024,
-                tie_word_embeddings=True,
-                eos_token_id=tokenizer.eos_token_id,
-            )
+        config = tf.Qwen2Config(
+            vocab_size=vocab,
+            hidden_size=hidden,
+            intermediate_size=inter,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=kv_heads,
+            max_position_embeddings=1024,
+            tie_word_embeddings=True,
+            eos_token_id=tokenizer.eos_token_id,
         )
-    model.save_pretrained(folder)  # saved in fp32; each tool loads it in the precision asked
-    return folder
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = tf.AutoModelForCausalLM.from_config(config, dtype=DTYPES[precision])
+    return tokenizer, model.eval()
 
 
 def peak_gib(device: torch.device) -> float:
@@ -131,55 +130,45 @@ def synchronise(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def plmfair_scores(
-    folder: Path, pairs, *, token_budget: int, device: torch.device, precision: str
-) -> tuple[list[float], float, cProfile.Profile]:
-    import transformers as tf
-
-    model = tf.AutoModelForCausalLM.from_pretrained(folder, dtype=DTYPES[precision]).eval().to(device)
-    scorer = CausalLMScorer(model, tf.AutoTokenizer.from_pretrained(folder), name="plmfair", token_budget=token_budget)
+def plmfair_scores(tokenizer, model, pairs, *, token_budget: int) -> tuple[list[float], float, cProfile.Profile]:
+    scorer = CausalLMScorer(model, tokenizer, name="plmfair", token_budget=token_budget)
     minimal = [
         MinimalPair(m, s, d == "stereo")
         for m, s, d in zip(pairs["sent_more"], pairs["sent_less"], pairs["stereo_antistereo"], strict=True)
     ]
     profile = cProfile.Profile()
-    synchronise(device)
+    synchronise(model.device)
     start = time.perf_counter()
     profile.enable()
     scores = scorer.score_sentences(minimal, protocol=CAUSAL_PROTOCOL, too_long="skip")
     profile.disable()
-    synchronise(device)
+    synchronise(model.device)
     seconds = time.perf_counter() - start
     return [x for s in scores for x in (s.more, s.less)], seconds, profile
 
 
-def harness_scores(
-    folder: Path, pairs, *, batch_size: int, device: torch.device, precision: str
-) -> tuple[list[float], float]:
+def harness_scores(tokenizer, model, pairs, *, batch_size: int) -> tuple[list[float], float]:
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 
-    lm = HFLM(pretrained=str(folder), device=str(device), dtype=HARNESS_DTYPES[precision], batch_size=batch_size)
+    lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=batch_size)  # the model object, as it is
     sentences = [x for m, s in zip(pairs["sent_more"], pairs["sent_less"], strict=True) for x in (m, s)]
     requests = [
         Instance(request_type="loglikelihood", doc={}, arguments=("", sentence), idx=i)
         for i, sentence in enumerate(sentences)
     ]
-    synchronise(device)
+    synchronise(model.device)
     start = time.perf_counter()
     out = lm.loglikelihood(requests, disable_tqdm=True)
-    synchronise(device)
+    synchronise(model.device)
     seconds = time.perf_counter() - start
     return [lp for lp, _ in out], seconds
 
 
-def prefix_sharing_ceiling(folder: Path, pairs) -> str:
+def prefix_sharing_ceiling(tokenizer, pairs) -> str:
     """How much arithmetic a key-value cache over shared prefixes could save at most: the token
     positions both sentences of a pair share from the start, and those any two sentences share
     (a prefix trie over every sentence), as the speed-up if those positions cost nothing."""
-    import transformers as tf
-
-    tokenizer = tf.AutoTokenizer.from_pretrained(folder)
 
     def ids(sentence: str) -> tuple[int, ...]:  # the prefix token, then the sentence, as both tools score it
         return (tokenizer.eos_token_id, *tokenizer(sentence, add_special_tokens=False)["input_ids"])
@@ -233,16 +222,15 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for shape in [s for s in args.shapes.split(",") if s]:
-            folder = build(shape, texts, Path(tmp))
+            tokenizer, model = build(shape, texts, Path(tmp), device=device, precision=args.precision)
+            # untimed warm-up of both (CUDA context, kernels chosen): neither pays it in its time
+            plmfair_scores(tokenizer, model, pairs.head(8), token_budget=budget)
+            harness_scores(tokenizer, model, pairs.head(8), batch_size=args.harness_batch_size)
             reset_peak(device)
-            ours, ours_s, profile = plmfair_scores(
-                folder, pairs, token_budget=budget, device=device, precision=args.precision
-            )
+            ours, ours_s, profile = plmfair_scores(tokenizer, model, pairs, token_budget=budget)
             ours_peak = peak_gib(device)
             reset_peak(device)
-            theirs, theirs_s = harness_scores(
-                folder, pairs, batch_size=args.harness_batch_size, device=device, precision=args.precision
-            )
+            theirs, theirs_s = harness_scores(tokenizer, model, pairs, batch_size=args.harness_batch_size)
             theirs_peak = peak_gib(device)
             diff = max(abs(a - b) for a, b in zip(ours, theirs, strict=True))
             flips = sum(
@@ -250,11 +238,13 @@ def main() -> int:
                 for i in range(len(pairs))
             )
             rows.append((shape, ours_s, theirs_s, diff, flips, ours_peak, theirs_peak))
+            del model
+            reset_peak(device)
             if args.profile:
                 print(f"\n{shape}: where plmfair's {ours_s:.1f} s go (cumulative, top 12)")
                 pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(12)
         # every shape's tokenizer is trained on the same texts with the same settings: count once
-        ceiling = prefix_sharing_ceiling(folder, pairs) if rows else None
+        ceiling = prefix_sharing_ceiling(tokenizer, pairs) if rows else None
     n = len(pairs)
     print(
         f"\n| model shape ({args.precision}, {where}) | plmfair | lm-evaluation-harness | ratio | peak GPU memory "

@@ -6,9 +6,11 @@ scored before the check (outcomes by the sign of the margin), and in bf16 with t
 within bf16's error bound, calibrated on a sample scored in both, scored again in fp32:
 :func:`plmfair.crows_pairs.scoring_job.settle_in_fp32`). Printed per model and set: the outcomes
 (more / neutral / less stereotyping preferred) that differ from fp32's, the pairs scored again, and
-the time of each.
+the time of each (the model's load included). ``--shape base`` gives the models the layers of BERT-base
+and GPT-2 small (random weights; the small tokenizers and their vocabularies kept, as the loader checks
+that a model's vocabulary is its tokenizer's): a GPU's case.
 
-    python benchmarks/bench_precision.py [--precision bf16|fp16]
+    python benchmarks/bench_precision.py [--precision bf16|fp16] [--device cpu|cuda] [--shape tiny|base]
 """
 
 from __future__ import annotations
@@ -29,6 +31,26 @@ from plmfair.scoring.specs import ModelSpec
 from plmfair_demo import build_tiny_model
 
 MODELS = {"tiny_bert": ("bert", "mlm", "nangia"), "tiny_gpt2": ("gpt2", "causal", "sentence_log_likelihood")}
+BASE_SHAPES = {  # the layers of the papers' base models, per kind
+    "bert": {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072},
+    "gpt2": {"n_embd": 768, "n_layer": 12, "n_head": 12, "n_inner": 3072},
+}
+
+
+def build(kind: str, family: str, texts: list[str], folder: Path, shape: str) -> Path:
+    """A tiny model of the demo's ``kind``; with ``shape`` "base", its weights replaced by a random model
+    with the base model's layers (the tokenizer and its vocabulary kept)."""
+    folder = build_tiny_model(kind, texts, folder)
+    if shape == "base":
+        import transformers as tf
+
+        config = tf.AutoConfig.from_pretrained(folder)
+        for key, value in BASE_SHAPES[kind].items():
+            setattr(config, key, value)
+        auto = tf.AutoModelForMaskedLM if family == "mlm" else tf.AutoModelForCausalLM
+        torch.manual_seed(0)
+        auto.from_config(config).save_pretrained(folder)
+    return folder
 
 
 def outcome(frame: pd.DataFrame, *, by_sign: bool = False) -> pd.Series:
@@ -42,6 +64,8 @@ def outcome(frame: pd.DataFrame, *, by_sign: bool = False) -> pd.Series:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--precision", default="bf16", choices=["bf16", "fp16"])
+    ap.add_argument("--device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--shape", default="tiny", choices=["tiny", "base"], help="the demo's tiny models or base-sized")
     args = ap.parse_args()
     sets = {"demo_fr": REPO / ".test" / "data" / "crows_pairs_demo_fr.csv"}
     real = shared_file("crows_pairs", "crows_pairs_FR_languagearc_contribution+210.csv")
@@ -51,11 +75,13 @@ def main() -> int:
     texts = pd.concat([d["sent_more"] for d in data.values()]).dropna().tolist()
     with tempfile.TemporaryDirectory() as tmp:
         for name, (kind, family, protocol) in MODELS.items():
-            spec = ModelSpec(name=name, family=family, path=str(build_tiny_model(kind, texts, Path(tmp) / name)))
+            folder = build(kind, family, texts, Path(tmp) / name, args.shape)
+            label = name if args.shape == "tiny" else f"{kind}-base shape"
+            spec = ModelSpec(name=label, family=family, path=str(folder))
             for set_name, pairs in data.items():
 
                 def run(precision, pairs=pairs, spec=spec, protocol=protocol):
-                    with Stopwatch(torch.device("cpu")) as watch:
+                    with Stopwatch(torch.device(args.device)) as watch:
                         out, meta = scoring_job.run_scoring(
                             pairs,
                             spec,
@@ -63,6 +89,7 @@ def main() -> int:
                             precision=precision,
                             too_long="skip",
                             token_budget=0,
+                            device=args.device,
                             progress=False,
                         )
                     return out, meta, watch.seconds
@@ -76,7 +103,7 @@ def main() -> int:
                 after = int((outcome(checked) != outcome(exact)).sum())
                 check = meta["precision_check"]
                 print(
-                    f"{name} on {set_name} ({len(pairs)} pairs): fp32 {t32:.1f} s; {args.precision} {t_raw:.1f} s, "
+                    f"{label} on {set_name} ({len(pairs)} pairs): fp32 {t32:.1f} s; {args.precision} {t_raw:.1f} s, "
                     f"{before} outcomes differ from fp32's; {args.precision} with the check {t_checked:.1f} s, "
                     f"{after} differ ({check['rescored']} pairs scored again in fp32, bound "
                     f"{check['bound_factor']:.1f} u)",
