@@ -239,6 +239,43 @@ def test_params_rerun_exactly_what_they_change(demo_copy, tmp_path):
     assert set(planned_jobs(proc)) == {"run_record", "all"}, dry_run_jobs(proc.stdout)
 
 
+def test_one_load_per_model_and_a_data_set_added_later_scored_alone(demo_run, demo_copy, tmp_path):
+    """A model's CrowS-Pairs jobs load it once in all; a data set added to the configuration later is
+    one new job (one load), and the other data sets' files are not touched. (The demo's tiny models
+    are trained on every data set's sentences, so adding a set rebuilds them: a local model folder,
+    whose weights depend on no data set, as a real model's do not, stands in for one here.)"""
+    logs = demo_run / "results/logs/crows_pairs"
+    for model in ("tiny_bert", "tiny_gpt2"):
+        texts = [(logs / ds / f"{model}.log").read_text() for ds in ("demo_en", "demo_fr", "demo_de")]
+        assert sum(text.count(f"loaded {model} (") for text in texts) == 1, texts
+        assert sum("taken from the scoring cache" in text for text in texts) == 2
+    folder = tmp_path / "local_bert"
+    shutil.copytree(demo_run / "results/models/tiny_bert", folder)
+
+    def configure(datasets: list[str]) -> tuple[Path, ...]:
+        extra = tmp_path / f"{len(datasets)}_sets.yaml"
+        extra.write_text(
+            f"models:\n  local_bert: {{path: {folder}, family: mlm, uncased: true}}\n"
+            f"crows_pairs:\n  models: [local_bert]\n  datasets: [{', '.join(datasets)}]\n"
+        )
+        return (*DEMO_CONFIGS, extra)
+
+    def scores(datasets) -> list[str]:
+        return [f"results/crows_pairs/{ds}/local_bert.parquet" for ds in datasets]
+
+    snakemake(demo_copy, *scores(["demo_en", "demo_fr"]), configfiles=configure(["demo_en", "demo_fr"]))
+    texts = [(demo_copy / f"results/logs/crows_pairs/{ds}/local_bert.log").read_text() for ds in ("demo_en", "demo_fr")]
+    assert sum(text.count("loaded local_bert (") for text in texts) == 1, texts
+    three = ["demo_en", "demo_fr", "demo_de"]
+    proc = snakemake(demo_copy, "--dry-run", *scores(three), configfiles=configure(three))
+    assert planned_jobs(proc)["crows_pairs_score"] == {"dataset=demo_de, model=local_bert"}
+    before = {path: (demo_copy / path).stat().st_mtime_ns for path in scores(["demo_en", "demo_fr"])}
+    snakemake(demo_copy, *scores(three), configfiles=configure(three))
+    text = (demo_copy / "results/logs/crows_pairs/demo_de/local_bert.log").read_text()
+    assert text.count("loaded local_bert (") == 1 and "one load for 1 data set(s): demo_de" in text
+    assert {path: (demo_copy / path).stat().st_mtime_ns for path in before} == before
+
+
 def test_dag_is_built_without_torch(tmp_path):
     """`snakemake -n` and `--lint` on the default configuration with torch and transformers unimportable."""
     blocked = tmp_path / "blocked"

@@ -219,10 +219,8 @@ def get_gold_alignment_inputs(w):
 
 
 def get_cloze_set_inputs(w):
-    """A set's sentences (MozArt's are its answers), and its human answers when it has them."""
-    cloze_set, answers = CLOZE_SETS[w.cloze_set], plan.annotations_file(w.cloze_set)
-    sentences = plan.set_file(w.cloze_set, "sentences") if cloze_set.constructed else answers
-    return {"sentences": sentences, "answers": [answers] if cloze_set.answered else []}
+    """A set's sentences and its human answers when it has them (plmfair.cloze.plan)."""
+    return plan.cloze_set_inputs(config, w.cloze_set)
 
 
 def get_cloze_set_scores(kind):

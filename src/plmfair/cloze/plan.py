@@ -51,6 +51,19 @@ def cloze_scores_file(cloze_set: str, kind: str, model: str) -> str:
     return set_file(cloze_set, f"{kind}/{model}")
 
 
+def cloze_set_inputs(config: dict, name: str) -> dict[str, str | list[str]]:
+    """What a set's scoring jobs read: its sentences (MozArt's are its answers), and its human
+    answers when it has them."""
+    cloze_set, answers = cloze_sets(config)[name], annotations_file(name)
+    sentences = set_file(name, "sentences") if cloze_set.constructed else answers
+    return {"sentences": sentences, "answers": [answers] if cloze_set.answered else []}
+
+
+def model_cloze_sets(config: dict, model: str) -> list[str]:
+    """The cloze sets a model fills."""
+    return [name for name in cloze_sets(config) if model in cloze_set_models(config, name)]
+
+
 def cloze_set_runs(config: dict, name: str) -> list[dict[str, str]]:
     """Each model that fills a cloze set as one record (``model``, ``predictions``, ``answer_scores``)."""
     return [

@@ -123,13 +123,32 @@ def score_cloze_set(
     device: str = "auto",
     threads: int | None = None,
 ):
-    """Load the model once and fill a cloze set in every language of ``langs``: the top-``k``
-    predictions of each sentence (from ``sentences``: MozArt's annotations or a constructed set)
-    and the log-probability of every distinct human answer (from ``annotations``, None for a set
-    without answers). Returns (predictions, answer scores, run metadata with the sentences and
-    mean tokens per sentence of each language, MozArt's Table 1)."""
+    """Load the model once and fill a cloze set in every language of ``langs``
+    (:func:`fill_cloze_set`)."""
     # torch and transformers (through the loader): only the scoring job loads a model
     loaded = load(spec, device=device, precision=precision, threads=threads)
+    return fill_cloze_set(
+        sentences, annotations, loaded, langs=langs, k=k, num_beams=num_beams, token_budget=token_budget
+    )
+
+
+def fill_cloze_set(
+    sentences: pd.DataFrame,
+    annotations: pd.DataFrame | None,
+    loaded,
+    *,
+    langs,
+    k: int,
+    num_beams: int | None = None,
+    token_budget: int = 0,
+):
+    """Fill a cloze set in every language of ``langs`` with a model already loaded
+    (:func:`plmfair.scoring.loader.load`): the top-``k`` predictions of each sentence (from
+    ``sentences``: MozArt's annotations or a constructed set) and the log-probability of every
+    distinct human answer (from ``annotations``, None for a set without answers). Returns
+    (predictions, answer scores, run metadata with the sentences and mean tokens per sentence of
+    each language, MozArt's Table 1)."""
+    spec = loaded.spec
     scorer = loaded.scorer(token_budget=token_budget)
     limit = scorer.max_length()
     preds, scores, n_sentences, tokens, too_long, coverage = {}, {}, {}, {}, {}, {}

@@ -151,7 +151,7 @@ def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, spec, loaded, *, prot
         )
         settled = with_outcomes(out, precision=low, rounded=rounded, tolerance=tolerance, undecided=undecided)
         return settled, {"precision": low, "fp32_fits": False, "undecided": int(undecided.sum())}
-    fp32 = load(spec, device=loaded.device, precision="fp32").scorer(token_budget=0, progress=False)
+    fp32 = loaded.in_precision("fp32").scorer(token_budget=0, progress=False)
     positions = np.flatnonzero(scored)
     sample = positions[np.linspace(0, len(positions) - 1, min(CHECK_SAMPLE, len(positions))).astype(int)]
     exact = score_pairs(pairs.iloc[sample], fp32, protocol=protocol, too_long=too_long)
@@ -200,6 +200,17 @@ def run_scoring(
     """Load the model of ``spec``, score ``pairs``; return the per-pair table and run metadata."""
     # torch and transformers (through the loader): only the scoring job loads a model
     loaded = load(spec, device=device, precision=precision, threads=threads)
+    return score_loaded(
+        pairs, loaded, protocol=protocol, too_long=too_long, token_budget=token_budget, progress=progress
+    )
+
+
+def score_loaded(
+    pairs: pd.DataFrame, loaded, *, protocol: str, too_long: str, token_budget: int, progress: bool = True
+) -> tuple[pd.DataFrame, dict]:
+    """Score ``pairs`` with a model already loaded (:func:`plmfair.scoring.loader.load`); return the
+    per-pair table and run metadata."""
+    spec, precision = loaded.spec, loaded.precision
     scorer = loaded.scorer(token_budget=token_budget, progress=progress)
     coverage = Coverage()
     check = {}

@@ -56,7 +56,7 @@ SUMMARY_SCHEMA = {
     "protocol": "scoring protocol",
     "precision": "fp32, bf16 or fp16",
     "device": "device the scoring ran on",
-    "wall_time_s": "scoring wall time of the whole job in seconds",
+    "wall_time_s": "scoring wall time of the data set in seconds (the model's load not included)",
     **COVERAGE_COLUMNS,
     "subset_kind": "overall, direction, bias_type or origin",
     "subset": "metric / stereo / antistereo / a bias type / native / translated",

@@ -23,7 +23,7 @@ import re
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -368,6 +368,7 @@ class LoadedModel:
     tokenizer: object
     device: torch.device
     precision: str
+    _copies: dict = field(default_factory=dict, repr=False, compare=False)
 
     def scorer(self, *, token_budget: int = 0, progress: bool = True):
         """The family's :class:`~plmfair.scoring.base.Scorer` for this model; ``token_budget`` 0:
@@ -383,6 +384,13 @@ class LoadedModel:
 
     def stopwatch(self) -> Stopwatch:
         return Stopwatch(self.device)
+
+    def in_precision(self, precision: str) -> LoadedModel:
+        """The same model loaded again in ``precision`` on the same device, once per job (kept for the
+        next data set the job scores)."""
+        if precision not in self._copies:
+            self._copies[precision] = load(self.spec, device=self.device, precision=precision)
+        return self._copies[precision]
 
     def metadata(self, **extra) -> dict:
         """Run metadata: the model entry, precision, device, library versions and ``extra``."""
@@ -444,6 +452,7 @@ def load(
     # transformers is heavy: only the jobs that load a model import it
     import transformers
 
+    start = time.perf_counter()
     transformers.utils.logging.disable_progress_bar()
     if precision not in DTYPES:
         raise ConfigError(f"precision must be one of {sorted(DTYPES)}, got {precision!r}")
@@ -468,4 +477,6 @@ def load(
     # job: out of the garbage collector's generations, a collection no longer walks them (one took
     # 0.2 s in the middle of a beam search of the demo's tiny mT5)
     gc.freeze()
+    seconds = time.perf_counter() - start
+    log.info("loaded %s (%s, %s) on %s in %.1f s", spec.name, spec.source, precision, device_name(dev), seconds)
     return LoadedModel(spec, model, tokenizer, dev, precision)
