@@ -15,12 +15,13 @@ It prints seconds, pairs/s, the ratio and the peak GPU memory per shape, the lar
 difference and the pairs whose outcome (more stereotyping preferred, neutral, less; both at full
 precision) differs; ``--device cuda`` runs both tools on the GPU, ``--precision bf16`` makes the
 model in bf16, and the ``qwen2.5-7b`` shape is Qwen2.5-7B's (7.6B parameters, a GPU's
-case). ``--profile`` prints where
+case). ``--kernel-profile`` prints the operators that take the device's time (torch.profiler),
+``--profile`` where
 plmfair's run spends its time. Last, the ceiling on what sharing prefixes through a key-value
 cache could save: the share of token positions that repeat a prefix already computed.
 
     make bench-causal BENCH_ARGS="--pairs 200 --shapes gpt2,qwen2.5-0.5b"
-    python benchmarks/bench_causal.py [--pairs N per language, 0 = all] [--threads 2] [--profile]
+    python benchmarks/bench_causal.py [--pairs N per language, 0 = all] [--threads 2] [--profile] [--kernel-profile]
         [--device cuda] [--precision bf16] [--shapes gpt2,qwen2.5-0.5b,qwen2.5-7b]
 
 lm-evaluation-harness is not a runtime dependency: ``make bench-causal`` installs it (the
@@ -165,6 +166,19 @@ def harness_scores(tokenizer, model, pairs, *, batch_size: int) -> tuple[list[fl
     return [lp for lp, _ in out], seconds
 
 
+def kernel_profile(tokenizer, model, pairs, *, token_budget: int) -> str:
+    """plmfair's scoring of ``pairs`` once under torch.profiler: the operators by their own time on the
+    device (the GPU's kernels; on a CPU, the CPU's)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = model.device.type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=activities) as prof:
+        plmfair_scores(tokenizer, model, pairs, token_budget=token_budget)
+    key = "self_cuda_time_total" if cuda else "self_cpu_time_total"
+    return prof.key_averages().table(sort_by=key, row_limit=15, max_name_column_width=60)
+
+
 def prefix_sharing_ceiling(tokenizer, pairs) -> str:
     """How much arithmetic a key-value cache over shared prefixes could save at most: the token
     positions both sentences of a pair share from the start, and those any two sentences share
@@ -207,6 +221,11 @@ def main() -> int:
     )
     ap.add_argument("--harness-batch-size", type=int, default=32, help="lm-evaluation-harness's batch_size")
     ap.add_argument("--profile", action="store_true", help="where plmfair's run spends its time (cProfile)")
+    ap.add_argument(
+        "--kernel-profile",
+        action="store_true",
+        help="plmfair's run once more under torch.profiler: the operators that take the device's time",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -238,6 +257,9 @@ def main() -> int:
                 for i in range(len(pairs))
             )
             rows.append((shape, ours_s, theirs_s, diff, flips, ours_peak, theirs_peak))
+            if args.kernel_profile:
+                print(f"\n{shape}: plmfair's run under torch.profiler (self device time, top 15)")
+                print(kernel_profile(tokenizer, model, pairs, token_budget=budget))
             del model
             reset_peak(device)
             if args.profile:

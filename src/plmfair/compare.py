@@ -4,8 +4,8 @@
 file of the same path under ``NEW/results`` (or of another path, ``--moved OLD_PATH=NEW_PATH``):
 the same columns, in the same order and of the same types, and every value equal (exactly: no
 tolerance; missing values equal each other), and the same run metadata. Columns and metadata
-keys that measure the run rather than its result (``wall_time_s``, and the construction's
-``seconds`` per stage) are left out.
+keys that describe the run rather than its result (``wall_time_s``, the construction's ``seconds``
+per stage, and ``scored_in_job_of``: which job of a model happened to load it) are left out.
 It prints one line per difference and exits with status 1 when there is one, 0 otherwise.
 """
 
@@ -20,7 +20,7 @@ import pandas as pd
 
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 
-RUN_MEASURES = ("wall_time_s", "seconds")
+RUN_MEASURES = ("wall_time_s", "seconds", "scored_in_job_of")
 
 
 def parquet_files(root: str | Path) -> list[str]:
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=list(RUN_MEASURES),
         metavar="NAME",
-        help="a column or metadata key left out (default: wall_time_s, seconds)",
+        help="a column or metadata key left out (default: wall_time_s, seconds, scored_in_job_of)",
     )
     args = parser.parse_args(argv)
     moved = dict(item.split("=", 1) for item in args.moved)

@@ -38,8 +38,21 @@ class IncrementalDecoder:
     is tested and timed against (equal up to float32 rounding of the differently shaped products).
     """
 
-    def __init__(self, forward: Forward, prefix: list[int], device, *, use_cache: bool = True, sentences: int = 1):
+    def __init__(
+        self,
+        forward: Forward,
+        prefix: list[int],
+        device,
+        *,
+        use_cache: bool = True,
+        sentences: int = 1,
+        reorder: Callable[[object, torch.Tensor, bool], None] | None = None,
+    ):
         self.forward, self.device, self.use_cache = forward, device, use_cache
+        # reorder(cache, parents, same_layout): the cache's rows to the beams' parents; same_layout
+        # says every row still holds a beam of the same sentence (what depends on the sentence alone,
+        # an encoder-decoder's cross-attention, is then already in place)
+        self.reorder = reorder or (lambda cache, parents, same_layout: cache.reorder_cache(parents))
         self.prefix = torch.tensor([prefix] * sentences, device=device)
         self.seqs: torch.Tensor | None = None  # [n, length]: the beams' sequences so far
         self.rows: torch.Tensor | None = None  # [n]: the sentence of each beam
@@ -53,9 +66,9 @@ class IncrementalDecoder:
         else:
             parents, pieces = parents.to(self.device), pieces.to(self.device)
             self.seqs = torch.cat([self.seqs[parents], pieces[:, None]], dim=1)
-            self.rows = self.rows[parents]
+            rows, self.rows = self.rows, self.rows[parents]
             if self.use_cache:
-                self.cache.reorder_cache(parents)
+                self.reorder(self.cache, parents, torch.equal(rows, self.rows))
                 new = pieces[:, None]
             else:
                 new = self.seqs
@@ -113,19 +126,22 @@ def single_word_beam_searches(
     kth_best = torch.full((sentences, k), float("-inf"))
     finished: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []  # (owner, pieces, log-prob) per step
     parents = pieces = None
+    # the pieces that may come first and next (the others never enter a beam), and those that end a word
+    first, then = torch.nonzero(start).flatten(), torch.nonzero(cont).flatten()
     with torch.inference_mode():
         for step in range(max_pieces + 1):  # step s ends the words of s pieces and grows them by one
             if not len(owner):
                 break
             lp = next_log_probs(parents, pieces)
+            if step == 0:
+                first, then, end = first.to(lp.device), then.to(lp.device), end.to(lp.device)
             if step > 0:  # every open beam ended here
-                ended = score + torch.logsumexp(lp[:, end.to(lp.device)], dim=1).float().cpu()
+                ended = score + torch.logsumexp(lp[:, end], dim=1).float().cpu()
                 finished.append((owner, history, ended))
                 kth_best = _best_per_sentence(kth_best, owner, ended, k)
             if step == max_pieces:
                 break
-            # only the pieces that may come next are ranked (the others never enter a beam)
-            allowed = torch.nonzero(start if step == 0 else cont).flatten().to(lp.device)
+            allowed = first if step == 0 else then
             scores = score.to(lp.device)[:, None] + lp[:, allowed]
             parent, column, value, slot = _candidates(scores, owner, num_beams)
             if not len(slot):

@@ -117,15 +117,27 @@ class Seq2SeqScorer(Scorer):
         with torch.inference_mode():
             enc_out = self.model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
 
+        layout: dict = {}  # the encoder output and mask of the beams' rows, gathered once per layout
+
         def forward(new: torch.Tensor, cache, rows: torch.Tensor):
+            if "rows" not in layout or not torch.equal(layout["rows"], rows):
+                layout.update(rows=rows, enc_out=enc_out[rows], mask=mask[rows])
             out = self.model(
-                encoder_outputs=(enc_out[rows],),
-                attention_mask=mask[rows],
+                encoder_outputs=(layout["enc_out"],),
+                attention_mask=layout["mask"],
                 decoder_input_ids=new,
                 past_key_values=cache,
                 use_cache=self.beam_cache,
             )
             return out.logits, out.past_key_values
+
+        def reorder(cache, parents: torch.Tensor, same_layout: bool) -> None:
+            # a row's cross-attention keys and values are its sentence's: in place when each row
+            # keeps a beam of the same sentence, as it does while no sentence's beams change in number
+            if same_layout:
+                cache.self_attention_cache.reorder_cache(parents)
+            else:
+                cache.reorder_cache(parents)
 
         decoder = IncrementalDecoder(
             forward,
@@ -133,6 +145,7 @@ class Seq2SeqScorer(Scorer):
             self.device,
             use_cache=self.beam_cache,
             sentences=len(encoded),
+            reorder=reorder,
         )
         return single_word_beam_searches(
             decoder,
