@@ -31,7 +31,7 @@ from shared_data import shared_file  # benchmarks/shared_data.py, beside this sc
 
 from plmfair.cloze.annotations import read_mozart_jsonl
 from plmfair.cloze.scoring_job import cloze_sentences, distinct_answers, predict, score_answers
-from plmfair.scoring import scorer_class, seq2seq
+from plmfair.scoring import beam, scorer_class
 from plmfair.scoring.loader import Stopwatch, device_name, pick_device
 from plmfair.scoring.seq2seq import MAX_SPAN_PIECES
 from plmfair_demo import build_tiny_model
@@ -44,6 +44,8 @@ SHAPES = {
     # the demo's tiny mT5 (random weights, its shape and vocabulary size): a CPU's case, where overhead,
     # not arithmetic, counts
     "tiny-mt5": ("mt5", "seq2seq", {}),
+    # the demo's tiny GPT-2 (random weights): the causal left-context search on a CPU
+    "tiny-gpt2": ("gpt2", "causal", {}),
     "mt5-base": (
         "mt5",
         "seq2seq",
@@ -106,7 +108,7 @@ def build(shape: str, texts: list[str], device: torch.device):
         config = tf.AutoConfig.from_pretrained(tmp)
     for key, value in overrides.items():
         setattr(config, key, value)
-    auto = tf.AutoModelForSeq2SeqLM if family == "seq2seq" else tf.AutoModelForMaskedLM
+    auto = {"seq2seq": tf.AutoModelForSeq2SeqLM, "causal": tf.AutoModelForCausalLM}.get(family, tf.AutoModelForMaskedLM)
     torch.manual_seed(0)
     model = auto.from_config(config)
     if family == "seq2seq":  # one embedding table for encoder and decoder, as in mT5 (582M parameters)
@@ -219,13 +221,13 @@ def main() -> int:
                     args.repeat, device, generate_one_at_a_time, scorer, model, sentences, beams=args.beams
                 )
                 line += f", generate one at a time {gen.seconds:7.2f} s ({gen.seconds / pred.seconds:.1f}x)"
-            if args.compare_single and scorer.family == "seq2seq":
-                factor = seq2seq.SEARCH_BUDGET_FACTOR
-                seq2seq.SEARCH_BUDGET_FACTOR = 0  # every sentence a batch of its own
+            if args.compare_single and scorer.family != "mlm":
+                factor = beam.SEARCH_BUDGET_FACTOR
+                beam.SEARCH_BUDGET_FACTOR = 0  # every sentence a batch of its own
                 reference, single = best_of(
                     args.repeat, device, predict, sentences, scorer, k=args.k, num_beams=args.beams
                 )
-                seq2seq.SEARCH_BUDGET_FACTOR = factor
+                beam.SEARCH_BUDGET_FACTOR = factor
                 line += (
                     f", one sentence per batch {single.seconds:7.2f} s ({single.seconds / pred.seconds:.1f}x; "
                     f"{search_agreement(predicted, reference)})"

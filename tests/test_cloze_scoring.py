@@ -5,6 +5,7 @@ import pytest
 
 from plmfair.cloze.scoring_job import cloze_sentences, predict, score_answers
 from plmfair.errors import DataError, ModelError
+from plmfair.scoring import beam, scorer_class
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.seq2seq import Seq2SeqScorer, span_vocabulary
@@ -28,12 +29,14 @@ SENTS = pd.DataFrame(
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    from transformers import AutoModelForMaskedLM, AutoModelForSeq2SeqLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
     out = {}
-    for kind in ("bert", "xlmr", "mt5"):
-        path = build_tiny_model(kind, TEXTS, tmp_path_factory.mktemp(kind), vocab_size=200, seed=3)
-        cls = AutoModelForSeq2SeqLM if kind == "mt5" else AutoModelForMaskedLM
+    for kind in ("bert", "xlmr", "mt5", "gpt2"):
+        # (byte-level BPE starts from its 256 bytes: GPT-2's needs more entries to hold whole words)
+        vocab_size = 600 if kind == "gpt2" else 200
+        path = build_tiny_model(kind, TEXTS, tmp_path_factory.mktemp(kind), vocab_size=vocab_size, seed=3)
+        cls = {"mt5": AutoModelForSeq2SeqLM, "gpt2": AutoModelForCausalLM}.get(kind, AutoModelForMaskedLM)
         out[kind] = (cls.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path))
     return out
 
@@ -92,16 +95,18 @@ def test_seq2seq_search_with_its_cache_proposes_what_a_full_rerun_does(models):
     pd.testing.assert_frame_equal(cached, rerun, check_exact=False, atol=1e-5)
 
 
-def test_seq2seq_sentences_searched_together_propose_what_each_does_alone(models, monkeypatch):
-    """The batched span search (every sentence's beams in one decoder call, encoder inputs padded)
-    returns the candidates and log-probabilities of a search of each sentence alone."""
-    from plmfair.scoring import seq2seq
-
-    model, tok = models["mt5"]
-    together = predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=15, num_beams=20)
-    monkeypatch.setattr(seq2seq, "SEARCH_BUDGET_FACTOR", 0)  # a batch of one sentence each
-    alone = predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=15, num_beams=20)
-    assert len(together) == 30 and together["s_id"].nunique() == len(SENTS) > 1
+@pytest.mark.parametrize("kind", ["mt5", "gpt2"])
+def test_sentences_searched_together_propose_what_each_does_alone(models, monkeypatch, kind):
+    """The batched search (every sentence's beams in one model call per step: mT5's encoder inputs
+    right-padded, a causal LM's left contexts left-padded, one with no context at all) returns the
+    candidates and log-probabilities of a search of each sentence alone."""
+    model, tok = models[kind]
+    sentences = pd.concat([SENTS, pd.DataFrame({"s_id": ["3"], "text": ["[MASK] sont réunis hier."]})])
+    scorer = scorer_class("seq2seq" if kind == "mt5" else "causal")
+    together = predict(sentences, scorer(model, tok, name=kind), k=15, num_beams=20)
+    monkeypatch.setattr(beam, "SEARCH_BUDGET_FACTOR", 0)  # a batch of one sentence each
+    alone = predict(sentences, scorer(model, tok, name=kind), k=15, num_beams=20)
+    assert together["s_id"].nunique() == len(sentences) and len(together) > 30
     pd.testing.assert_frame_equal(together, alone, check_exact=False, atol=1e-5)
 
 

@@ -22,6 +22,10 @@ import torch
 # forward(new token ids [n, t], cache or None, rows [n]) -> (logits [n, t, V], cache): one model call that
 # extends the sequences in ``cache`` (None: nothing seen yet) by ``t`` tokens; ``rows`` says which of
 # the searched sentences each sequence belongs to (a seq2seq model reads that sentence's encoder output)
+# the search's key-value entries a batch of sentences may hold, per token of the scorer's token budget:
+# a step reads one new piece per beam, so its memory, not its arithmetic, bounds a batch
+SEARCH_BUDGET_FACTOR = 16
+
 Forward = Callable[[torch.Tensor, object, torch.Tensor], tuple[torch.Tensor, object]]
 # next_log_probs(parents, pieces) -> [n, V]: called as IncrementalDecoder is
 NextLogProbs = Callable[[torch.Tensor | None, torch.Tensor | None], torch.Tensor]
@@ -31,7 +35,8 @@ Words = list[tuple[list[int], float]]
 class IncrementalDecoder:
     """Next-piece log-probabilities (float32) of beams that grow by one piece per step.
 
-    ``decoder(None, None)`` gives ``[sentences, V]`` after the shared prefix of each sentence;
+    ``decoder(None, None)`` gives ``[sentences, V]`` after the prefix of each sentence (one for all,
+    or each its own: left-padded, ``prefix_mask`` marking its positions);
     ``decoder(parents, pieces)`` gives ``[n, V]`` for beams ``i`` = (beam ``parents[i]`` of the
     previous call, then ``pieces[i]``), the beams of every sentence in one model call. With
     ``use_cache=False`` every call reruns the beams' whole sequences, the reference the cached path
@@ -41,7 +46,7 @@ class IncrementalDecoder:
     def __init__(
         self,
         forward: Forward,
-        prefix: list[int],
+        prefix: list[int] | list[list[int]],
         device,
         *,
         use_cache: bool = True,
@@ -53,7 +58,12 @@ class IncrementalDecoder:
         # says every row still holds a beam of the same sentence (what depends on the sentence alone,
         # an encoder-decoder's cross-attention, is then already in place)
         self.reorder = reorder or (lambda cache, parents, same_layout: cache.reorder_cache(parents))
-        self.prefix = torch.tensor([prefix] * sentences, device=device)
+        # one prefix for every sentence, or each its own, left-padded (with its first id) to the longest:
+        # prefix_mask marks each sentence's own positions, what a model with positions reads
+        prefixes = [prefix] * sentences if prefix and isinstance(prefix[0], int) else prefix
+        width = max(len(p) for p in prefixes)
+        self.prefix = torch.tensor([[p[0]] * (width - len(p)) + list(p) for p in prefixes], device=device)
+        self.prefix_mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prefixes], device=device)
         self.seqs: torch.Tensor | None = None  # [n, length]: the beams' sequences so far
         self.rows: torch.Tensor | None = None  # [n]: the sentence of each beam
         self.cache = None
@@ -111,7 +121,8 @@ def single_word_beam_searches(
     ``next_log_probs`` is called as :class:`IncrementalDecoder` is: first with ``(None, None)``
     (one row per sentence), then with each step's surviving beams of every sentence as (parent row,
     new piece), a sentence's beams in consecutive rows; ``start``/``cont``/``end`` are boolean masks
-    over the vocabulary. Each sentence keeps its own ``num_beams`` beams, chosen among its own
+    over the vocabulary (``start`` one for all sentences, or ``[sentences, V]``, each its own). Each
+    sentence keeps its own ``num_beams`` beams, chosen among its own
     continuations only, so its words are those of a search of it alone. Early stopping, per
     sentence: its search ends when ``k`` words are finished and no open beam can still beat the
     worst of them (log-probabilities only fall as a word grows); its beams then leave the batch.
@@ -127,7 +138,7 @@ def single_word_beam_searches(
     finished: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []  # (owner, pieces, log-prob) per step
     parents = pieces = None
     # the pieces that may come first and next (the others never enter a beam), and those that end a word
-    first, then = torch.nonzero(start).flatten(), torch.nonzero(cont).flatten()
+    first, then = torch.nonzero(start.reshape(-1, start.shape[-1]).any(0)).flatten(), torch.nonzero(cont).flatten()
     with torch.inference_mode():
         for step in range(max_pieces + 1):  # step s ends the words of s pieces and grows them by one
             if not len(owner):
@@ -143,6 +154,8 @@ def single_word_beam_searches(
                 break
             allowed = first if step == 0 else then
             scores = score.to(lp.device)[:, None] + lp[:, allowed]
+            if step == 0 and start.dim() == 2:  # each sentence's own first pieces (one row per sentence)
+                scores = scores.masked_fill(~start.to(lp.device)[:, allowed], float("-inf"))
             parent, column, value, slot = _candidates(scores, owner, num_beams)
             if not len(slot):
                 break

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import torch
 
 from plmfair.errors import ModelError
+from plmfair.scoring import beam
 from plmfair.scoring.base import (
     Scorer,
     input_device,
@@ -35,7 +36,7 @@ from plmfair.scoring.base import (
     progress_bar,
     right_padded,
 )
-from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_search
+from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_searches
 from plmfair.scoring.pieces import marks_text_start, piece_classes
 from plmfair.scoring.protocols import TokenizedSentence
 
@@ -47,6 +48,8 @@ LOGITS_BUDGET = 2**26
 # Padding a batch may add to its longest sentence's width: every padded position costs a full pass
 # through the decoder stack.
 MAX_PADDING = 0.25
+# the longest word the left-context search grows (pieces), as single_word_beam_searches' default
+MAX_WORD_PIECES = 8
 
 
 def split_causal(model, probe_ids: list[int]):
@@ -151,46 +154,78 @@ class CausalLMScorer(Scorer):
     ) -> list[list[tuple[str, float]]]:
         """Up to ``k`` distinct whole words the model proposes after the left context of each text's
         gap, best first, with the beam's log-probability of their pieces there (the right context
-        is not read: :mod:`plmfair.scoring.left_context_rerank` re-ranks them on the whole sentence)."""
+        is not read: :mod:`plmfair.scoring.left_context_rerank` re-ranks them on the whole sentence).
+        Sentences are searched together, their contexts left-padded and their beams in one model call
+        per step, in batches whose beams' key-value entries fit the token budget times
+        :data:`plmfair.scoring.beam.SEARCH_BUDGET_FACTOR`; each sentence's words are those of a search
+        of it alone."""
         pieces = piece_classes(self.tokenizer, self.vocab_size)
         text_start_marked = marks_text_start(self.tokenizer)
+        contexts = [self._context(text, pieces, text_start_marked) for text in texts]
+        beams = num_beams or k
+        cost = [beams * (len(prefix) + MAX_WORD_PIECES) for prefix, _ in contexts]
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
-        out = []
-        for text in texts:
-            left, _ = self.split_gap(text)
-            out.append(self._candidate_words(left, pieces, text_start_marked, k=k, num_beams=num_beams))
+        out: list = [None] * len(texts)
+        for batch in length_batches(cost, self.token_budget * beam.SEARCH_BUDGET_FACTOR):
+            found = self._candidate_words([contexts[i] for i in batch], pieces, k=k, num_beams=num_beams)
+            for i, words in zip(batch, found, strict=True):
+                out[i] = words
             if bar is not None:
-                bar.update(1)
+                bar.update(len(batch))
         if bar is not None:
             bar.close()
         return out
 
-    def _candidate_words(
-        self, left: str, pieces, text_start_marked: bool, *, k: int, num_beams: int | None
-    ) -> list[tuple[str, float]]:
-        """Distinct whole words the model proposes after ``left`` (best first), with their beam scores."""
+    def _context(self, text: str, pieces, text_start_marked: bool) -> tuple[list[int], torch.Tensor]:
+        """A text's left context as the search reads it (the prefix token, then the context's ids) and
+        the pieces that may start the gap's word there (after white space: those with a start marker)."""
+        left, _ = self.split_gap(text)
         context = left.rstrip()
-        if context:
-            marked = context != left  # white space before the gap: the word carries a start marker
-        else:
-            marked = text_start_marked
-        prefix = [self.prefix_id] + (self._ids(context) if context else [])
-
-        def forward(ids: torch.Tensor, cache, rows):  # one sentence: every row is its beam
-            out = self.model(input_ids=ids, past_key_values=cache, use_cache=self.beam_cache)
-            return out.logits, out.past_key_values
-
+        marked = context != left if context else text_start_marked
         start = pieces.marked_start if marked else pieces.bare_start
         if not bool(start.any()):
             raise ModelError(
                 f"model {self.name!r}: no vocabulary entry can start a word {'after white space' if marked else 'here'}"
                 f"; its tokenizer cannot propose whole words for a gap"
             )
-        decoder = IncrementalDecoder(forward, prefix, self.device, use_cache=self.beam_cache)
-        spans = single_word_beam_search(
-            decoder, start=start, cont=pieces.cont, end=~pieces.cont, k=k, num_beams=num_beams
+        return [self.prefix_id] + (self._ids(context) if context else []), start
+
+    def _candidate_words(self, contexts, pieces, *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
+        """Distinct whole words the model proposes after each context (best first), with their beam
+        scores: the contexts' beams searched together."""
+
+        def forward(ids: torch.Tensor, cache, rows):
+            # each row's positions: its sentence's own context (left padding masked), then its pieces
+            past = cache.get_seq_length() if cache is not None else 0
+            own = decoder.prefix_mask[rows]
+            mask = torch.cat([own, own.new_ones(len(rows), past + ids.shape[1] - own.shape[1])], dim=1)
+            positions = (mask.cumsum(1) - 1).clamp(min=0)[:, past:]
+            out = self.model(
+                input_ids=ids,
+                attention_mask=mask,
+                position_ids=positions,
+                past_key_values=cache,
+                use_cache=self.beam_cache,
+            )
+            return out.logits, out.past_key_values
+
+        decoder = IncrementalDecoder(
+            forward, [prefix for prefix, _ in contexts], self.device, use_cache=self.beam_cache, sentences=len(contexts)
         )
-        words: dict[str, float] = {}
-        for p, lp in spans:
-            words.setdefault(self.tokenizer.decode(p).strip(), lp)
-        return [(w, lp) for w, lp in words.items() if w]
+        spans = single_word_beam_searches(
+            decoder,
+            len(contexts),
+            start=torch.stack([start for _, start in contexts]),
+            cont=pieces.cont,
+            end=~pieces.cont,
+            k=k,
+            num_beams=num_beams,
+            max_pieces=MAX_WORD_PIECES,
+        )
+        out = []
+        for found in spans:
+            words: dict[str, float] = {}
+            for p, lp in found:
+                words.setdefault(self.tokenizer.decode(p).strip(), lp)
+            out.append([(w, lp) for w, lp in words.items() if w])
+        return out

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import torch
 
 from plmfair.errors import ModelError
+from plmfair.scoring import beam
 from plmfair.scoring.base import (
     Scorer,
     input_device,
@@ -32,9 +33,6 @@ from plmfair.scoring.pieces import piece_classes
 SENTINEL = "<extra_id_0>"
 # the longest span the search grows (word pieces)
 MAX_SPAN_PIECES = 8
-# the search's key-value entries a batch may hold, per token of the scorer's token budget: a
-# decoder step reads one new piece per beam, so its memory, not its arithmetic, bounds a batch
-SEARCH_BUDGET_FACTOR = 16
 
 
 @dataclass
@@ -88,13 +86,13 @@ class Seq2SeqScorer(Scorer):
         first: (the word, log P(<extra_id_0> pieces <end>)), by constrained beam search. Sentences
         are searched together, their beams in one decoder call per step, in batches whose beams'
         key-value entries (beams x (encoder length + the longest span)) fit the token budget times
-        :data:`SEARCH_BUDGET_FACTOR`; each sentence's words are those of a search of it alone."""
+        :data:`plmfair.scoring.beam.SEARCH_BUDGET_FACTOR`; each sentence's words are those of a search of it alone."""
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
         encoded = [self._encode(text)["input_ids"][0] for text in texts]
         beams = num_beams or k
         cost = [beams * (len(ids) + MAX_SPAN_PIECES + 2) for ids in encoded]
         out: list = [None] * len(texts)
-        for batch in length_batches(cost, self.token_budget * SEARCH_BUDGET_FACTOR):
+        for batch in length_batches(cost, self.token_budget * beam.SEARCH_BUDGET_FACTOR):
             spans = self._best_spans([encoded[i] for i in batch], k=k, num_beams=num_beams)
             for i, found in zip(batch, spans, strict=True):
                 out[i] = [

@@ -124,7 +124,10 @@ def score_with_one_load(
                 log.warning("%s on %s: not scored ahead (%s); its own job will score it", model, task.label, exc)
                 shutil.rmtree(partial, ignore_errors=True)
                 continue
-            partial.rename(target)
+            try:
+                partial.rename(target)
+            except OSError:  # another job wrote it first (a job of the model on another node, unlocked)
+                shutil.rmtree(partial, ignore_errors=True)
         log.info(
             "%s: one load for %d data set(s): %s%s",
             model,
