@@ -142,3 +142,21 @@ def test_an_entry_made_with_other_settings_is_removed_when_its_data_set_s_job_ru
     run("b", fake)  # the configuration changed back to nangia: b is scored again
     assert [p.name.split(".")[0] for p in Path(".plmfair/scoring-cache/m/crows_pairs").glob("b.*")] == []
     assert len(list(Path(".plmfair/scoring-cache/m/crows_pairs").glob("c.*"))) == 2  # c's own job has not run yet
+
+
+def test_a_data_set_that_needs_another_load_is_left_to_its_own_job(tmp_path, monkeypatch):
+    """A load serves only the tasks that need the model loaded so (its precision): a set configured
+    for bf16 is not scored ahead by a job that loaded the model in fp32."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b"):
+        Path(f"{name}.txt").write_text(name)
+    Path("manifest.json").write_text("{}")
+    tasks = [
+        Task(name, inputs=(f"{name}.txt",), outputs={"scores": f"out/{name}"}, loading={"precision": precision})
+        for name, precision in (("a", "fp32"), ("b", "bf16"))
+    ]
+    fake = FakeModel()
+    score_with_one_load(
+        tasks[0], tasks, model="m", study="cloze", model_files=["manifest.json"], load=fake.load, score=fake.score
+    )
+    assert fake.scored == ["a"]

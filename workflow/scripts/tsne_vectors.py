@@ -1,21 +1,27 @@
-"""Top predictions of one model for the configured quadruples of a ready-made cloze test, with their last-layer "
-"vectors."""
+"""Top predictions of one model for the configured quadruples of a ready-made cloze test, with their
+last-layer vectors, loading the model once for all of its cloze tasks in the run
+(plmfair.cloze.model_tasks)."""
 
-from plmfair.cloze.schemas import TSNE_VECTORS_SCHEMA
-from plmfair.cloze.vectors import run_tsne_vectors
-from plmfair.io.parquet import read_parquet, write_parquet
+from plmfair.cloze import model_tasks
 from plmfair.logs import configure_logging
+from plmfair.scoring.shared_load import score_with_one_load
 from plmfair.scoring.specs import spec_from_entry
 
 configure_logging(snakemake)
-vectors, meta = run_tsne_vectors(
-    annotations=read_parquet(path=snakemake.input.annotations),
-    spec=spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model),
-    s_ids=snakemake.params.sentences,
-    k=snakemake.params.top_k,
-    num_beams=snakemake.params.num_beams,
-    precision=snakemake.params.precision,
-    token_budget=int(snakemake.resources.token_budget),
-    threads=snakemake.threads,
+config, model = snakemake.config, snakemake.wildcards.model
+job = {
+    "entry": snakemake.params.model,
+    "token_budget": int(snakemake.resources.token_budget),
+    "threads": snakemake.threads,
+}
+own = model_tasks.tsne_task(config, snakemake.wildcards.cloze_set, model, **job)
+spec = spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model)
+score_with_one_load(
+    own,
+    model_tasks.model_tasks(config, model, **job),
+    model=model,
+    study=model_tasks.STUDY,
+    model_files=[snakemake.input.model],
+    load=lambda: model_tasks.load_model(spec, own, snakemake.threads),
+    score=model_tasks.score,
 )
-write_parquet(df=vectors, path=snakemake.output.vectors, schema_doc=TSNE_VECTORS_SCHEMA, meta=meta)

@@ -65,7 +65,13 @@ def run_tsne_vectors(
     """Load the model; return (prediction vectors, run metadata)."""
     # torch and transformers (through the loader): only the scoring job loads a model
     loaded = load(spec, device=device, precision=precision, threads=threads)
+    return tsne_vectors(annotations, loaded, s_ids=s_ids, k=k, num_beams=num_beams, token_budget=token_budget)
+
+
+def tsne_vectors(annotations: pd.DataFrame, loaded, *, s_ids, k: int, num_beams: int | None, token_budget: int = 0):
+    """With a model already loaded (:func:`plmfair.scoring.loader.load`): (prediction vectors, run
+    metadata)."""
     scorer = loaded.scorer(token_budget=token_budget)
     with loaded.stopwatch() as watch:
-        vectors = prediction_vectors(annotations, scorer, model=spec.name, s_ids=s_ids, k=k, num_beams=num_beams)
+        vectors = prediction_vectors(annotations, scorer, model=loaded.spec.name, s_ids=s_ids, k=k, num_beams=num_beams)
     return vectors, loaded.metadata(k=k, num_beams=num_beams, wall_time_s=round(watch.seconds, 3))

@@ -41,12 +41,14 @@ Loaded = TypeVar("Loaded")
 @dataclass(frozen=True)
 class Task:
     """One data set's scoring by a model: what it is called in the logs, the files whose contents
-    decide its result, where its outputs go (name -> path) and the settings that decide it."""
+    decide its result, where its outputs go (name -> path), the settings that decide it and how the
+    model must be loaded for it (its precision: a load serves only the tasks that need it so)."""
 
     label: str
     inputs: tuple[str, ...]
     outputs: dict[str, str]
     settings: dict[str, Any] = field(default_factory=dict)
+    loading: dict[str, Any] = field(default_factory=dict)
 
     def ready(self) -> bool:
         """Its inputs are written and its outputs are not: another job may score it ahead."""
@@ -70,6 +72,7 @@ def task_key(task: Task, *, model_files: Sequence[str], code: str) -> str:
         "outputs": sorted(task.outputs),
         "model_files": [sha256_of(Path(p)) for p in model_files],
         "settings": task.settings,
+        "loading": task.loading,
         "code": code,
     }
     return hashlib.sha256(json.dumps(record, sort_keys=True, default=str).encode()).hexdigest()[:32]
@@ -87,10 +90,10 @@ def score_with_one_load(
     cache_root: Path = CACHE_ROOT,
 ) -> None:
     """Write ``own``'s outputs (a data set of ``study``): from the cache when another job of the
-    model scored it, else by loading the model (``load``) and scoring it (``score(loaded, task,
-    paths, scored_by)`` writes the task's outputs to ``paths``), then scoring every ready task of
-    ``others`` into the cache with the same load. A failure on another task is logged and left to
-    that task's own job."""
+    model scored it, else by loading the model (``load``, as ``own.loading`` says) and scoring it
+    (``score(loaded, task, paths, scored_by)`` writes the task's outputs to ``paths``), then scoring
+    every ready task of ``others`` that needs the same load into the cache. A failure on another
+    task is logged and left to that task's own job."""
     folder = Path(cache_root, model, study)
     folder.mkdir(parents=True, exist_ok=True)
     code = code_digest()
@@ -112,7 +115,11 @@ def score_with_one_load(
             return
         loaded = load()
         score(loaded, own, {n: Path(p) for n, p in own.outputs.items()}, own.label)
-        ahead = [t for t in others if t.label != own.label and t.ready() and not _complete(entry_of(t), t)]
+        ahead = [
+            t
+            for t in others
+            if t.label != own.label and t.loading == own.loading and t.ready() and not _complete(entry_of(t), t)
+        ]
         for task in ahead:
             target = entry_of(task)
             partial = target.with_name(target.name + ".partial")
