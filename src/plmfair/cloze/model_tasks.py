@@ -8,6 +8,7 @@ a job whose files another job wrote imports no model library.
 from __future__ import annotations
 
 from plmfair.cloze import plan
+from plmfair.cloze.schemas import ANSWER_SCHEMA, TSNE_VECTORS_SCHEMA
 from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.scoring.model_plan import model_precision, num_beams
 from plmfair.scoring.shared_load import Task
@@ -67,7 +68,7 @@ def load_model(spec, task: Task, threads: int):
 def score(loaded, task: Task, paths, scored_by: str) -> None:
     """Write ``task``'s outputs to ``paths`` with the loaded model; the metadata names the data set
     whose job loaded it."""
-    from plmfair.cloze.schemas import ANSWER_SCHEMA, TSNE_VECTORS_SCHEMA  # torch: as in load_model
+    # torch (the scoring job and the vectors' modules): as in load_model
     from plmfair.cloze.scoring_job import PREDICTION_SCHEMA, fill_cloze_set
     from plmfair.cloze.vectors import tsne_vectors
 

@@ -1,0 +1,64 @@
+"""What one model does in the CrowS-Pairs study, as tasks that one load of it serves
+(:mod:`plmfair.scoring.shared_load`): each data set it scores. Every scoring job of the model builds
+the same tasks here, so what one of them scored ahead is found by the others under the same key.
+Torch-free: a job whose file another job wrote imports no model library.
+"""
+
+from __future__ import annotations
+
+from plmfair.crows_pairs import plan
+from plmfair.crows_pairs.schemas import PAIR_SCHEMA
+from plmfair.io.parquet import read_parquet, write_parquet
+from plmfair.scoring.model_plan import model_precision
+from plmfair.scoring.shared_load import Task
+
+STUDY = "crows_pairs"  # the scoring cache's folder of these tasks
+
+
+def set_task(config: dict, dataset: str, model: str, *, entry: dict, token_budget: int, threads: int) -> Task:
+    """A CrowS-Pairs data set scored by ``model``: its per-pair scores."""
+    precision = model_precision(config, model, STUDY)
+    return Task(
+        dataset,
+        inputs=(plan.DATA.format(dataset=dataset),),
+        outputs={"scores": plan.crows_pairs_scores_file(dataset, model)},
+        settings={
+            "model": entry,
+            "protocol": plan.crows_pairs_protocol(config, model),
+            "precision": precision,
+            "too_long": config["crows_pairs"]["too_long"],
+            "token_budget": token_budget,
+            "threads": threads,
+        },
+        loading={"precision": precision},
+    )
+
+
+def model_tasks(config: dict, model: str, **job) -> list[Task]:
+    """Every CrowS-Pairs task of ``model`` in the run."""
+    return [set_task(config, ds, model, **job) for ds, m in plan.crows_pairs_jobs(config) if m == model]
+
+
+def load_model(spec, task: Task, threads: int):
+    """The model loaded as ``task`` needs it."""
+    # torch and transformers only in the job that loads the model: a job whose file another job of
+    # the model wrote imports neither
+    from plmfair.scoring.loader import load
+
+    return load(spec, precision=task.loading["precision"], threads=threads)
+
+
+def score(loaded, task: Task, paths, scored_by: str) -> None:
+    """Write ``task``'s per-pair scores to ``paths`` with the loaded model; the metadata names the
+    data set whose job loaded it."""
+    from plmfair.crows_pairs.scoring_job import score_loaded  # torch: as in load_model
+
+    scores, meta = score_loaded(
+        read_parquet(path=task.inputs[0]),
+        loaded,
+        protocol=task.settings["protocol"],
+        too_long=task.settings["too_long"],
+        token_budget=task.settings["token_budget"],
+    )
+    meta["scored_in_job_of"] = scored_by
+    write_parquet(df=scores, path=paths["scores"], schema_doc=PAIR_SCHEMA, meta=meta)
