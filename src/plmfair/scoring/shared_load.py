@@ -3,14 +3,15 @@
 Each (model, data set) stays its own Snakemake job with its own output files: a data set added
 later is one new job, and the others' files are not touched. What the jobs share is the load. The
 first job of a model to run loads it, scores its own data set, then every other data set of that
-model that is ready (its input files written, its outputs not there yet) into the run's scoring
-cache, ``.plmfair/scoring-cache/<model>/<study>/<data set>.<key>/``; each later job of the model finds its files there
-and writes them into place without loading (nor importing torch). The key is a digest of everything
-that decides the scores: the input files' contents, the model's manifest and entry, the job's
-settings and the plmfair code, so a file is only ever taken by a job that would have computed it
-with the same model and settings (the file's metadata names the device that did).
-A lock per model keeps two jobs of it (of any study) from loading it side by side; a cache entry is removed
-when its job takes it, and a data set's entries made with other inputs or settings when its job runs.
+model that is ready (its input files written, its outputs not there yet) and needs the same load
+(precision) into the run's scoring cache, ``.plmfair/scoring-cache/<model>/<study>/<data set>.<key>/``;
+each later job of the model finds its files there and writes them into place without loading (nor
+importing torch). The key is a digest of everything that decides the scores: the input files'
+contents, the model's manifest and entry, the job's settings, the plmfair code and the versions of
+the scoring libraries, so a file is only ever taken by a job that would have computed it with the
+same model and settings (the file's metadata names the device that did). A lock per model keeps
+two jobs of it (of any study) from loading it side by side; a cache entry is removed when its job
+takes it, and a data set's entries made with other inputs or settings when its job runs.
 
 On a cluster the scoring jobs of a model share a Snakemake group (``score_{model}``), one
 allocation whose resources are what its jobs declare together; the first job then does the
@@ -25,6 +26,7 @@ import logging
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,13 +57,23 @@ class Task:
         return all(Path(p).exists() for p in self.inputs) and not any(Path(p).exists() for p in self.outputs.values())
 
 
+# the libraries whose versions decide a score beside plmfair's own code
+SCORING_PACKAGES = ("torch", "transformers", "tokenizers", "accelerate")
+
+
 def code_digest() -> str:
-    """A digest of the plmfair package's sources: a scoring made by other code is not taken."""
+    """A digest of the plmfair package's sources and of the scoring libraries' versions: a scoring
+    made by other code is not taken."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
+    for name in SCORING_PACKAGES:
+        try:
+            digest.update(f"{name}=={version(name)}".encode())
+        except PackageNotFoundError:
+            digest.update(f"{name} absent".encode())
     return digest.hexdigest()
 
 
