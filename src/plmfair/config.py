@@ -16,10 +16,10 @@ from pathlib import Path
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.plan import (
     STUDIES,
-    built_models,
     corpus_langs,
     crows_pairs_sets,
     download_entries,
+    is_built,
     model_specs,
     study_languages,
 )
@@ -157,7 +157,7 @@ def check_config(config: dict) -> None:
                     f"{did_you_mean(lang, known)} (languages of the data: {known})"
                 )
     for name, spec in specs.items():
-        if spec.path and name not in built_models(config) and not Path(spec.path).is_dir():
+        if spec.path and not is_built(config, name) and not Path(spec.path).is_dir():
             raise ConfigError(
                 f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
                 f"start from the working directory {Path.cwd()}); give the folder holding the model"

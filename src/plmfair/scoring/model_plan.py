@@ -53,6 +53,11 @@ def built_models(config: dict) -> dict[str, dict]:
     return {name: entry for name, entry in config.get("models", {}).items() if "build" in entry}
 
 
+def is_built(config: dict, name: str) -> bool:
+    """Whether the workflow builds the model itself (one entry read: called per job, at survey scale)."""
+    return "build" in config.get("models", {}).get(name, {})
+
+
 def hub_models(config: dict) -> dict[str, dict]:
     """Models the workflow fetches from the Hub (``hf_id``), by name."""
     return {name: entry for name, entry in config.get("models", {}).items() if entry.get("hf_id")}
@@ -98,7 +103,8 @@ def model_manifest(model: str) -> str:
 def workflow_managed(config: dict, name: str) -> bool:
     """Whether the workflow builds or fetches the model (its folder is that rule's output) rather than
     reading the folder of its ``path``."""
-    return name in built_models(config) or name in hub_models(config)
+    entry = config.get("models", {}).get(name, {})
+    return "build" in entry or bool(entry.get("hf_id"))
 
 
 def tiny_model_build(config: dict, name: str) -> dict:
@@ -126,7 +132,7 @@ def model_loading(config: dict, name: str) -> dict:
     """The ``models.<name>`` keys a scoring job of the model reads (its ``model`` parameter); a built
     model's folder as its ``path``."""
     entry = config["models"][name]
-    built = {"path": model_folder(config, name)} if name in built_models(config) else {}
+    built = {"path": model_folder(config, name)} if is_built(config, name) else {}
     return {"name": name, **built, **{key: entry[key] for key in LOADING_KEYS if entry.get(key) is not None}}
 
 
