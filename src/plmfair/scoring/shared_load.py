@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from filelock import FileLock
 
 from plmfair.io.atomic import atomic_path, sha256_of
+from plmfair.scoring.specs import spec_from_entry
 
 log = logging.getLogger(__name__)
 
@@ -158,3 +159,27 @@ def score_with_one_load(
 
 def _complete(entry: Path, task: Task) -> bool:
     return entry.is_dir() and all((entry / name).exists() for name in task.outputs)
+
+
+def run_workflow_job(snakemake, tasks, own_task: Callable[..., Task], label: str) -> None:
+    """A workflow scoring job (``snakemake``: the rule's object) whose task is ``own_task(config,
+    label, model, **job)``: ``tasks`` is its study's module of model tasks (``STUDY``,
+    ``model_tasks``, ``load_model``, ``score``: :mod:`plmfair.crows_pairs.model_tasks`,
+    :mod:`plmfair.cloze.model_tasks`), the job's settings its ``model`` param, token budget and threads."""
+    config, model = snakemake.config, snakemake.wildcards.model
+    job = {
+        "entry": snakemake.params.model,
+        "token_budget": int(snakemake.resources.token_budget),
+        "threads": snakemake.threads,
+    }
+    own = own_task(config, label, model, **job)
+    spec = spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model)
+    score_with_one_load(
+        own,
+        tasks.model_tasks(config, model, **job),
+        model=model,
+        study=tasks.STUDY,
+        model_files=[snakemake.input.model],
+        load=lambda: tasks.load_model(spec, own, snakemake.threads),
+        score=tasks.score,
+    )
