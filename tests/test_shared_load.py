@@ -160,3 +160,14 @@ def test_a_data_set_that_needs_another_load_is_left_to_its_own_job(tmp_path, mon
         tasks[0], tasks, model="m", study="cloze", model_files=["manifest.json"], load=fake.load, score=fake.score
     )
     assert fake.scored == ["a"]
+
+
+def test_a_stale_entry_is_one_data_set_s_own_and_never_a_dotted_neighbour_s(run, tmp_path):
+    """Data set ``a``'s job removes ``a``'s entries made with other settings, not those of a data set
+    whose name starts with ``a.``."""
+    folder = Path(".plmfair/scoring-cache/m/crows_pairs")
+    folder.mkdir(parents=True)
+    (folder / f"a.v2.{'0' * 32}").mkdir()
+    (folder / f"a.{'1' * 32}").mkdir()
+    run("a", FakeModel(), labels=("a",))
+    assert sorted(p.name for p in folder.iterdir()) == [f"a.v2.{'0' * 32}"]

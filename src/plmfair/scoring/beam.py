@@ -19,13 +19,13 @@ from collections.abc import Callable
 
 import torch
 
-# forward(new token ids [n, t], cache or None, rows [n]) -> (logits [n, t, V], cache): one model call that
-# extends the sequences in ``cache`` (None: nothing seen yet) by ``t`` tokens; ``rows`` says which of
-# the searched sentences each sequence belongs to (a seq2seq model reads that sentence's encoder output)
 # the search's key-value entries a batch of sentences may hold, per token of the scorer's token budget:
 # a step reads one new piece per beam, so its memory, not its arithmetic, bounds a batch
 SEARCH_BUDGET_FACTOR = 16
 
+# forward(new token ids [n, t], cache or None, rows [n]) -> (logits [n, t, V], cache): one model call that
+# extends the sequences in ``cache`` (None: nothing seen yet) by ``t`` tokens; ``rows`` says which of
+# the searched sentences each sequence belongs to (a seq2seq model reads that sentence's encoder output)
 Forward = Callable[[torch.Tensor, object, torch.Tensor], tuple[torch.Tensor, object]]
 # next_log_probs(parents, pieces) -> [n, V]: called as IncrementalDecoder is
 NextLogProbs = Callable[[torch.Tensor | None, torch.Tensor | None], torch.Tensor]

@@ -116,8 +116,8 @@ def score_with_one_load(
 
     with FileLock(folder.parent / ".lock"):  # one per model: its jobs of every study load it in turn
         entry = entry_of(own)
-        for stale in folder.glob(f"{own.label}.*"):  # made with other inputs or settings: never taken
-            if stale != entry:
+        for stale in folder.iterdir():  # its entries made with other inputs or settings: never taken
+            if _label_of(stale) == own.label and stale != entry:
                 shutil.rmtree(stale, ignore_errors=True)
         if _complete(entry, own):
             for name, path in own.outputs.items():
@@ -155,6 +155,11 @@ def score_with_one_load(
             own.label,
             f", and ahead of their jobs {', '.join(t.label for t in ahead)}" if ahead else "",
         )
+
+
+def _label_of(entry: Path) -> str:
+    """The task label of a cache entry ``<label>.<key>`` (or of its ``.partial`` folder)."""
+    return entry.name.removesuffix(".partial").rpartition(".")[0]
 
 
 def _complete(entry: Path, task: Task) -> bool:
