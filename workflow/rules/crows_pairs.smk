@@ -12,6 +12,9 @@ rule ingest_crows_pairs:
         pairs=crows_pairs_plan.DATA,
     params:
         reading=from_plan(plan.crows_pairs_reading, "dataset"),
+    # ahead of the scoring jobs: a model's first scoring job scores its other data sets only once
+    # they are ingested (plmfair.scoring.shared_load)
+    priority: 10
     log:
         "results/logs/ingest/crows_pairs_{dataset}.log",
     resources:

@@ -6,6 +6,9 @@ rule download:
         source=from_plan(plan.download_source, "file"),
         # a file kept without a checksum is read again when its mirror copy changes
         unverified_copy=unverified_mirror_copy,
+    # ahead of the scoring jobs: a model's first scoring job scores its other data sets only once
+    # they are ingested (plmfair.scoring.shared_load)
+    priority: 10
     log:
         "results/logs/download/{file}.log",
     retries: 3

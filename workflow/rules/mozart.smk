@@ -11,6 +11,9 @@ rule ingest_cloze_test:
     params:
         job="plmfair.cloze.annotations:ingest_cloze_test",
         languages=from_plan(plan.cloze_test_languages, "cloze_test"),
+    # ahead of the scoring jobs: a model's first scoring job scores its other data sets only once
+    # they are ingested (plmfair.scoring.shared_load)
+    priority: 10
     log:
         "results/logs/ingest/{cloze_test}.log",
     resources:
