@@ -131,14 +131,14 @@ def _margin(frame: pd.DataFrame) -> pd.Series:
     return frame["sent_more_score"] - frame["sent_less_score"]
 
 
-def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, spec, loaded, *, protocol: str, too_long: str):
+def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, loaded, *, protocol: str, too_long: str):
     """Make a bf16 or fp16 scoring's outcomes those of fp32: a sample of pairs is scored in fp32 too,
     which sets the low precision's error bound (``CHECK_SAFETY`` x the largest margin error seen,
     relative to :func:`error_scale`); every pair whose margin is within that bound is scored again in
     fp32. When fp32 does not fit, the bound is the worst case
     (:func:`plmfair.scoring.tolerance.margin_tolerance`) and those pairs are neutral, ``undecided`` at
     this precision. Returns the pairs and what was done (the run metadata's ``precision_check``)."""
-    low, rounded = loaded.precision, PROTOCOLS[protocol].rounded
+    spec, low, rounded = loaded.spec, loaded.precision, PROTOCOLS[protocol].rounded
     scored = out["status"].isin(SCORED_STATUSES).to_numpy()
     margin = _margin(out)
     if not fp32_fits(loaded):
@@ -217,7 +217,7 @@ def score_loaded(
     with loaded.stopwatch() as watch:
         out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long, coverage=coverage)
         if precision != "fp32":
-            out, check = settle_in_fp32(out, pairs, spec, loaded, protocol=protocol, too_long=too_long)
+            out, check = settle_in_fp32(out, pairs, loaded, protocol=protocol, too_long=too_long)
     meta = loaded.metadata(
         precision_check=check,
         protocol=protocol,

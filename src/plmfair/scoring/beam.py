@@ -27,6 +27,8 @@ SEARCH_BUDGET_FACTOR = 16
 # extends the sequences in ``cache`` (None: nothing seen yet) by ``t`` tokens; ``rows`` says which of
 # the searched sentences each sequence belongs to (a seq2seq model reads that sentence's encoder output)
 Forward = Callable[[torch.Tensor, object, torch.Tensor], tuple[torch.Tensor, object]]
+# the longest word a search grows, in pieces
+MAX_WORD_PIECES = 8
 # next_log_probs(parents, pieces) -> [n, V]: called as IncrementalDecoder is
 NextLogProbs = Callable[[torch.Tensor | None, torch.Tensor | None], torch.Tensor]
 Words = list[tuple[list[int], float]]
@@ -66,19 +68,23 @@ class IncrementalDecoder:
         self.prefix_mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prefixes], device=device)
         self.seqs: torch.Tensor | None = None  # [n, length]: the beams' sequences so far
         self.rows: torch.Tensor | None = None  # [n]: the sentence of each beam
+        # whether every row still holds a beam of the sentence it held at the last call (what a
+        # forward gathers per row from its sentence alone can then stay as it is)
+        self.same_layout = False
         self.cache = None
 
     def __call__(self, parents: torch.Tensor | None, pieces: torch.Tensor | None) -> torch.Tensor:
         if parents is None:
             self.seqs, new = self.prefix, self.prefix
             self.rows = torch.arange(len(self.prefix), device=self.device)
-            self.cache = None
+            self.same_layout, self.cache = False, None
         else:
             parents, pieces = parents.to(self.device), pieces.to(self.device)
             self.seqs = torch.cat([self.seqs[parents], pieces[:, None]], dim=1)
             rows, self.rows = self.rows, self.rows[parents]
+            self.same_layout = torch.equal(rows, self.rows)
             if self.use_cache:
-                self.reorder(self.cache, parents, torch.equal(rows, self.rows))
+                self.reorder(self.cache, parents, self.same_layout)
                 new = pieces[:, None]
             else:
                 new = self.seqs
@@ -96,7 +102,7 @@ def single_word_beam_search(
     end: torch.Tensor,
     k: int,
     num_beams: int | None = None,
-    max_pieces: int = 8,
+    max_pieces: int = MAX_WORD_PIECES,
 ) -> Words:
     """The ``k`` best single words of one sentence: :func:`single_word_beam_searches` of one."""
     return single_word_beam_searches(
@@ -113,7 +119,7 @@ def single_word_beam_searches(
     end: torch.Tensor,
     k: int,
     num_beams: int | None = None,
-    max_pieces: int = 8,
+    max_pieces: int = MAX_WORD_PIECES,
 ) -> list[Words]:
     """For each of ``sentences`` searched together, the ``k`` best single words: ``(piece ids,
     log-prob)``, best first.

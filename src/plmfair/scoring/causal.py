@@ -48,8 +48,6 @@ LOGITS_BUDGET = 2**26
 # Padding a batch may add to its longest sentence's width: every padded position costs a full pass
 # through the decoder stack.
 MAX_PADDING = 0.25
-# the longest word the left-context search grows (pieces), as single_word_beam_searches' default
-MAX_WORD_PIECES = 8
 
 
 def split_causal(model, probe_ids: list[int]):
@@ -163,7 +161,7 @@ class CausalLMScorer(Scorer):
         text_start_marked = marks_text_start(self.tokenizer)
         contexts = [self._context(text, pieces, text_start_marked) for text in texts]
         beams = num_beams or k
-        cost = [beams * (len(prefix) + MAX_WORD_PIECES) for prefix, _ in contexts]
+        cost = [beams * (len(prefix) + beam.MAX_WORD_PIECES) for prefix, _ in contexts]
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
         out: list = [None] * len(texts)
         for batch in length_batches(cost, self.token_budget * beam.SEARCH_BUDGET_FACTOR):
@@ -220,7 +218,6 @@ class CausalLMScorer(Scorer):
             end=~pieces.cont,
             k=k,
             num_beams=num_beams,
-            max_pieces=MAX_WORD_PIECES,
         )
         out = []
         for found in spans:

@@ -31,8 +31,8 @@ from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_searches
 from plmfair.scoring.pieces import piece_classes
 
 SENTINEL = "<extra_id_0>"
-# the longest span the search grows (word pieces)
-MAX_SPAN_PIECES = 8
+# the longest span the search grows: one word's pieces
+MAX_SPAN_PIECES = beam.MAX_WORD_PIECES
 
 
 @dataclass
@@ -118,8 +118,8 @@ class Seq2SeqScorer(Scorer):
         layout: dict = {}  # the encoder output and mask of the beams' rows, gathered once per layout
 
         def forward(new: torch.Tensor, cache, rows: torch.Tensor):
-            if "rows" not in layout or not torch.equal(layout["rows"], rows):
-                layout.update(rows=rows, enc_out=enc_out[rows], mask=mask[rows])
+            if not decoder.same_layout:
+                layout.update(enc_out=enc_out[rows], mask=mask[rows])
             out = self.model(
                 encoder_outputs=(layout["enc_out"],),
                 attention_mask=layout["mask"],
