@@ -119,6 +119,24 @@ def fisher_exact(table) -> float:
     return float(stats.fisher_exact(t).pvalue)
 
 
+def bootstrap_counts(rng: np.random.Generator, n: int, replicates: int) -> np.ndarray:
+    """How often each of ``n`` units is drawn in each of ``replicates`` resamples with replacement
+    (replicates x n): the weights of a bootstrap."""
+    return rng.multinomial(n, np.full(n, 1 / n), replicates)
+
+
+def percentile_interval(draws, *, confidence: float = 0.95) -> tuple[float, float]:
+    """The percentile interval of bootstrap ``draws``, those without an estimate (NaN) left out;
+    (NaN, NaN) when none has one."""
+    draws = np.asarray(draws, dtype=float)
+    draws = draws[~np.isnan(draws)]
+    if not len(draws):
+        return float("nan"), float("nan")
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(draws, [tail, 1 - tail])
+    return float(low) + 0.0, float(high) + 0.0  # + 0.0: never an end of -0
+
+
 def cluster_bootstrap_interval(
     values: np.ndarray,
     weights: np.ndarray,
@@ -137,13 +155,9 @@ def cluster_bootstrap_interval(
         return float("nan"), float("nan")
     v = np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=n_clusters)
     w = np.bincount(codes, weights=np.asarray(weights, dtype=float), minlength=n_clusters)
-    draws = np.random.default_rng(seed).multinomial(n_clusters, np.full(n_clusters, 1 / n_clusters), replicates)
+    draws = bootstrap_counts(np.random.default_rng(seed), n_clusters, replicates)
     num, den = draws @ v, draws @ w
-    ratios = num[den > 0] / den[den > 0]
-    if not len(ratios):
-        return float("nan"), float("nan")
-    tail = (1 - confidence) / 2
-    return float(np.quantile(ratios, tail)), float(np.quantile(ratios, 1 - tail))
+    return percentile_interval(num[den > 0] / den[den > 0], confidence=confidence)
 
 
 def sign_test(wins_a: int, wins_b: int) -> tuple[float, float]:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.group_tests import DISPARITY_METRICS
+from plmfair.stats import bootstrap_counts, percentile_interval
 
 BOOTSTRAP_REPLICATES = 2000
 _KEYS = ["lang", "s_id", "u_id", "answer"]
@@ -45,7 +46,7 @@ def _weights(frame: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
         rows = np.flatnonzero((frame["lang"] == lang).to_numpy())
         for unit in ("u_id", "s_id"):
             codes, levels = pd.factorize(frame[unit].to_numpy()[rows])
-            drawn = rng.multinomial(len(levels), np.full(len(levels), 1 / len(levels)), BOOTSTRAP_REPLICATES)
+            drawn = bootstrap_counts(rng, len(levels), BOOTSTRAP_REPLICATES)
             weights[:, rows] *= drawn[:, codes]
     return weights
 
@@ -68,14 +69,9 @@ def _snap(values, scale: float = 100.0):
     return np.where(np.abs(values) <= 1e-11 * scale, 0.0, values)
 
 
-def _interval(draws: np.ndarray) -> tuple[float, float]:
-    draws = _snap(draws[~np.isnan(draws)])
-    return tuple(float(v) + 0.0 for v in np.quantile(draws, [0.025, 0.975])) if len(draws) else (np.nan, np.nan)
-
-
 def _row(lang: str, group: str, metric: str, n: int, value_a: float, value_b: float, draws: np.ndarray) -> dict:
     """One comparison row: the two values, their change and the bootstrap's interval of it."""
-    low, high = _interval(draws)
+    low, high = percentile_interval(_snap(draws))
     change = float(_snap(value_b - value_a))
     return {
         "lang": lang,

@@ -19,7 +19,7 @@ import pandas as pd
 
 from plmfair.crows_pairs.schemas import SCORED_STATUSES
 from plmfair.errors import DataError
-from plmfair.stats import holm, sign_test
+from plmfair.stats import bootstrap_counts, holm, percentile_interval, sign_test
 
 OUTCOMES = ("more", "neutral", "less")
 _VALUE = {"more": 1, "neutral": 0, "less": -1}
@@ -101,7 +101,7 @@ def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, seed: int = 0
     ones = np.ones(n)
     row["decisive_a"], row["decisive_b"] = float(_decisive_share(va, ones)), float(_decisive_share(vb, ones))
     # the pairs resampled together under both scorings: one multinomial weight vector per replicate
-    weights = np.random.default_rng(seed).multinomial(n, np.full(n, 1 / n), BOOTSTRAP_REPLICATES) if n else None
+    weights = bootstrap_counts(np.random.default_rng(seed), n, BOOTSTRAP_REPLICATES) if n else None
     na, nb = both["nangia_a"].to_numpy(float), both["nangia_b"].to_numpy(float)
     estimates = {
         "decisive": (lambda w: _decisive_share(vb, w) - _decisive_share(va, w)),
@@ -110,10 +110,7 @@ def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, seed: int = 0
     }
     for name, estimate in estimates.items():
         row[f"{name}_change"] = float(estimate(ones)) if n else float("nan")
-        draws = estimate(weights) if n else np.array([np.nan])
-        draws = draws[~np.isnan(draws)]
-        low, high = np.quantile(draws, [0.025, 0.975]) if len(draws) else (np.nan, np.nan)
-        row[f"{name}_low"], row[f"{name}_high"] = float(low) + 0.0, float(high) + 0.0
+        row[f"{name}_low"], row[f"{name}_high"] = percentile_interval(estimate(weights) if n else [])
     row["identical"] = up + down == 0
     row["p_value"] = float("nan") if row["identical"] else sign_test(up, down)[0]
     return row
