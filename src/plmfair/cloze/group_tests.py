@@ -24,6 +24,7 @@ from plmfair.stats import (
     holm,
     inverted_permutation_interval,
     mark_wald_family,
+    percentile_interval,
     permutation_p,
     permutation_threshold,
 )
@@ -648,9 +649,10 @@ def group_disparity(
             sigma = _sigma_gd(*_group_sums(values, design, labels))
             boot = _sigma_gd((weights @ (values[:, None] * one_hot))[:, None, :], boot_counts)
             null_square = float(np.nanmean(sigma[1:] ** 2))
-            tails = [(1 - confidence) / 2, (1 + confidence) / 2]
-            low, high = np.nanquantile(boot, tails)
-            debiased_low, debiased_high = np.nanquantile(np.sqrt(np.maximum(0.0, boot**2 - null_square)), tails)
+            low, high = percentile_interval(boot, confidence=confidence)
+            debiased_low, debiased_high = percentile_interval(
+                np.sqrt(np.maximum(0.0, boot**2 - null_square)), confidence=confidence
+            )
             rows.append(
                 {
                     "model": model,

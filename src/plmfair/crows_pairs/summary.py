@@ -137,7 +137,6 @@ def _test_row(k: int, less: int, n_scored: int, level: float) -> dict:
 def _direction_columns(rows: list[dict]) -> dict:
     """The overall row's direction-balanced share (MOVER interval at 95%) and Fisher's exact test of
     stereo against anti-stereo, from the two direction rows' counts."""
-    nan = float("nan")
     directions = {r["subset"]: r for r in rows if r["subset_kind"] == "direction" and r["n_decisive"]}
     if len(directions) < 2:
         return {"balanced_score": nan, "balanced_low": nan, "balanced_high": nan, "direction_p": nan}
