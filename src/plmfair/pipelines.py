@@ -11,6 +11,7 @@ import logging
 import subprocess
 import sys
 from collections.abc import Callable
+from importlib import metadata
 
 from plmfair.errors import ConfigError
 
@@ -21,6 +22,16 @@ def is_folder_name(name: str) -> bool:
     """Whether a spaCy pipeline name from ``cloze.spacy`` is a folder (it has a path separator)
     rather than an installed package's name."""
     return "/" in name or "\\" in name
+
+
+def is_installed(name: str) -> bool:
+    """Whether the pipeline package ``name`` is installed: spaCy's own test (``spacy.util.is_package``,
+    a distribution of that name) without importing spaCy and torch (2 s) into every command."""
+    try:
+        metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def spacy_download(name: str) -> bool:
@@ -36,10 +47,7 @@ def spacy_download(name: str) -> bool:
 
 def spacy_wheel(name: str) -> str:
     """The pip spec of a spaCy pipeline package for the installed spaCy (its GitHub release wheel)."""
-    # spaCy is heavy: only the jobs that tokenize or tag load it
-    import spacy
-
-    version = ".".join(spacy.about.__version__.split(".")[:2]) + ".0"
+    version = ".".join(metadata.version("spacy").split(".")[:2]) + ".0"
     return (
         f"https://github.com/explosion/spacy-models/releases/download/{name}-{version}/"
         f"{name}-{version}-py3-none-any.whl"
@@ -49,12 +57,9 @@ def spacy_wheel(name: str) -> str:
 def install_pipelines(packages: dict[str, str], *, download: Callable[[str], bool] = spacy_download) -> list[str]:
     """Install the missing pipeline packages of ``packages`` (language -> package name); return
     the names installed."""
-    # spaCy is heavy: only the jobs that tokenize or tag load it
-    import spacy
-
     installed, failed = [], []
     for lang, name in packages.items():
-        if spacy.util.is_package(name):
+        if is_installed(name):
             continue
         log.info("installing spaCy pipeline %s for %s", name, lang)
         (installed if download(name) else failed).append(name)

@@ -33,7 +33,7 @@ from plmfair.config import load_config
 from plmfair.errors import PlmfairError
 from plmfair.io.download import find_in_mirror
 from plmfair.io.hub import FILE_PATTERNS, hub_reachable, reachable
-from plmfair.pipelines import install_pipelines, spacy_wheel
+from plmfair.pipelines import install_pipelines, is_installed, spacy_wheel
 
 log = logging.getLogger(__name__)
 
@@ -116,10 +116,7 @@ def missing_downloads(config: dict, workdir: Path, mirror: str | None) -> list[M
 def missing_pipelines(config: dict) -> list[Missing]:
     """spaCy pipelines the cloze corpora name that are not installed: installed now where the
     network allows, else listed with the exact pip command for this Python."""
-    # spaCy is heavy: only the jobs that tokenize or tag load it
-    import spacy
-
-    packages = {lang: name for lang, name in plan.spacy_packages(config).items() if not spacy.util.is_package(name)}
+    packages = {lang: name for lang, name in plan.spacy_packages(config).items() if not is_installed(name)}
     if packages and reachable("https://github.com"):
         try:
             install_pipelines(packages)
@@ -134,7 +131,7 @@ def missing_pipelines(config: dict) -> list[Missing]:
             f"(cloze: {{enabled: false}})",
         )
         for lang, name in packages.items()
-        if not spacy.util.is_package(name)
+        if not is_installed(name)
     ]
 
 
