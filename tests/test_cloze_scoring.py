@@ -235,8 +235,7 @@ def test_cloze_files_of_another_version_are_refused_with_the_command_that_rebuil
     """Predictions with log-probabilities stored as text, answer scores without n_pieces, metrics of
     a group this version does not write: each refused at read time, naming the file, the column,
     what was expected and the command that rebuilds it."""
-    from plmfair.cloze.metrics import METRICS_SCHEMA, read_metrics
-    from plmfair.cloze.schemas import read_cloze_scores
+    from plmfair.cloze.schemas import METRICS_SCHEMA, read_cloze_scores, read_metrics
     from plmfair.cloze.scoring_job import ANSWER_DTYPES, PREDICTION_DTYPES
     from plmfair.io.parquet import write_parquet
 

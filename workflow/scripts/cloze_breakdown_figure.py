@@ -1,7 +1,6 @@
 """Heatmap of a cloze set's MRR per attribute bucket x annotator group, one panel per model."""
 
 from plmfair.cloze.annotations import GROUPS
-from plmfair.cloze.breakdowns import CLOZE_ATTRIBUTES
 from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
 from plmfair.rendering.plots import breakdown_heatmap
@@ -16,7 +15,6 @@ breakdown_heatmap(
     columns="group",
     panels="model",
     title=snakemake.params.title,
-    attribute_order=list(CLOZE_ATTRIBUTES),
     column_order=(*GROUPS, "all"),
     shared_rows=True,
     value_label="MRR over the top 5 (%)",

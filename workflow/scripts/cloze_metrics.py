@@ -1,13 +1,8 @@
 """MozArt's metrics per model x language x annotator group on a cloze set with human answers, and
 the set's overview (MozArt's Table 1)."""
 
-from plmfair.cloze.metrics import (
-    ANNOTATION_SCORES_SCHEMA,
-    METRICS_SCHEMA,
-    OVERVIEW_SCHEMA,
-    metrics_for_models,
-    set_overview,
-)
+from plmfair.cloze.metrics import ANNOTATION_SCORES_SCHEMA, OVERVIEW_SCHEMA, metrics_for_models, set_overview
+from plmfair.cloze.schemas import METRICS_SCHEMA
 from plmfair.io.parquet import read_parquet, read_parquet_meta, write_parquet
 from plmfair.logs import configure_logging
 from plmfair.scoring.coverage import COVERAGE_COLUMNS

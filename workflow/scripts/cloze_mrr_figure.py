@@ -1,7 +1,7 @@
 """Figure 1 of the MozArt paper: MRR per group per language."""
 
 from plmfair.cloze.figures import mozart_mrr_figure
-from plmfair.cloze.metrics import read_metrics
+from plmfair.cloze.schemas import read_metrics
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)

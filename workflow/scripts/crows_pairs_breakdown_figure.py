@@ -1,6 +1,5 @@
 """Heatmap of the CrowS-Pairs decisive share per attribute bucket x model, one panel per data set."""
 
-from plmfair.crows_pairs.breakdowns import CROWS_ATTRIBUTES
 from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
 from plmfair.rendering.plots import breakdown_heatmap
@@ -15,7 +14,6 @@ breakdown_heatmap(
     panels="dataset",
     title="CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, by attribute bucket "
     "(descriptive, no test)",
-    attribute_order=list(CROWS_ATTRIBUTES),
     value_label="decisive share (%); 50: no preference",
     centre=50,
     count_label="pairs",

@@ -32,52 +32,14 @@ import pandas as pd
 from scipy import stats
 
 from plmfair.cloze.annotations import GROUPS
-from plmfair.cloze.schemas import ANSWER_DTYPES, PREDICTION_DTYPES, read_cloze_scores
+from plmfair.cloze.schemas import ANSWER_DTYPES, METRICS_SCHEMA, PREDICTION_DTYPES, read_cloze_scores
 from plmfair.errors import DataError
-from plmfair.io.parquet import read_parquet, read_parquet_meta
+from plmfair.io.parquet import read_parquet_meta
 from plmfair.scoring.coverage import DEFAULT_MAX_UNKNOWN, Coverage, check
 from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import model_metadata
 
 log = logging.getLogger(__name__)
-
-METRICS_SCHEMA = {
-    "model": "model short name",
-    "lang": "language",
-    "group": "MN, FN, MNN, FNN or all",
-    "n": "annotations with a non-empty answer",
-    "n_empty": "annotations excluded because the answer is empty",
-    "n_too_long": "annotations excluded because their sentence or answer is longer than the model accepts",
-    "p_at_1": "percentage of annotations whose answer is the top candidate",
-    "p_at_5": "percentage of annotations whose answer is among the top 5 candidates",
-    "mrr": "mean reciprocal rank of the answer among the top 5 (0 when absent), percent",
-    "spearman_rho": "Spearman rho of (group answer count, model log-probability of the answer) over distinct "
-    "(sentence, answer) items",
-    "spearman_p": "two-sided p-value of spearman_rho",
-    "kendall_tau": "Kendall tau-b of the same pairs",
-    "kendall_p": "two-sided p-value of kendall_tau",
-}
-
-
-# what every reader of a metrics file checks (results/cloze/{cloze_set}/metrics.parquet)
-METRIC_KINDS = {
-    "n": "number",
-    "p_at_1": "number",
-    "p_at_5": "number",
-    "mrr": "number",
-    "spearman_rho": "number",
-    "kendall_tau": "number",
-    "model": "string",
-    "lang": "string",
-    "group": "string",
-}
-
-
-def read_metrics(path) -> pd.DataFrame:
-    """A cloze set's metrics file (:data:`METRICS_SCHEMA` and more), refused with the command that
-    rebuilds it when another version wrote it (a missing column, a group this version does not
-    write, numbers of another type)."""
-    return read_parquet(path, columns=list(METRICS_SCHEMA), kinds=METRIC_KINDS, values={"group": (*GROUPS, "all")})
 
 
 def answer_ranks(answers_norm: Sequence[str], candidates_norm: Sequence[str]) -> list[int | None]:
@@ -238,7 +200,7 @@ def compute_metrics(
 def metrics_for_models(
     annotations: pd.DataFrame, *, runs, max_unknown: float = DEFAULT_MAX_UNKNOWN, strict: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Metrics (:data:`~plmfair.cloze.metrics.METRICS_SCHEMA`, then the model's metadata,
+    """Metrics (:data:`~plmfair.cloze.schemas.METRICS_SCHEMA`, then the model's metadata,
     :data:`~plmfair.scoring.specs.MODEL_METADATA_SCHEMA`, then what it read of the language,
     :data:`~plmfair.scoring.coverage.COVERAGE_COLUMNS`) and annotation scores
     (:data:`~plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`) of every model on every language it

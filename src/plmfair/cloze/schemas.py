@@ -1,11 +1,13 @@
 """The Parquet files of the cloze studies between their jobs: predictions and answer scores of each model
-(:data:`PREDICTION_SCHEMA`, :data:`ANSWER_SCHEMA`) and the t-SNE vectors (:data:`TSNE_VECTORS_SCHEMA`), with their
-reader. Light (pandas only), read by the scoring jobs (torch) and the metrics (scipy) alike."""
+(:data:`PREDICTION_SCHEMA`, :data:`ANSWER_SCHEMA`), the t-SNE vectors (:data:`TSNE_VECTORS_SCHEMA`) and the
+metrics (:data:`METRICS_SCHEMA`), with their readers. Light (pandas only), read by the scoring jobs (torch),
+the metrics (scipy) and the run record alike."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from plmfair.cloze.annotations import GROUPS
 from plmfair.io.parquet import read_parquet
 
 PREDICTION_SCHEMA = {
@@ -71,3 +73,42 @@ TSNE_VECTORS_SCHEMA = {
     "n_answers": "annotators of that language who gave this word as their answer (normalised as the metrics match)",
     "vector": "the model's last-layer vector of the candidate in the gap (mean over its tokens)",
 }
+
+
+METRICS_SCHEMA = {
+    "model": "model short name",
+    "lang": "language",
+    "group": "MN, FN, MNN, FNN or all",
+    "n": "annotations with a non-empty answer",
+    "n_empty": "annotations excluded because the answer is empty",
+    "n_too_long": "annotations excluded because their sentence or answer is longer than the model accepts",
+    "p_at_1": "percentage of annotations whose answer is the top candidate",
+    "p_at_5": "percentage of annotations whose answer is among the top 5 candidates",
+    "mrr": "mean reciprocal rank of the answer among the top 5 (0 when absent), percent",
+    "spearman_rho": "Spearman rho of (group answer count, model log-probability of the answer) over distinct "
+    "(sentence, answer) items",
+    "spearman_p": "two-sided p-value of spearman_rho",
+    "kendall_tau": "Kendall tau-b of the same pairs",
+    "kendall_p": "two-sided p-value of kendall_tau",
+}
+
+
+# what every reader of a metrics file checks (results/cloze/{cloze_set}/metrics.parquet)
+METRIC_KINDS = {
+    "n": "number",
+    "p_at_1": "number",
+    "p_at_5": "number",
+    "mrr": "number",
+    "spearman_rho": "number",
+    "kendall_tau": "number",
+    "model": "string",
+    "lang": "string",
+    "group": "string",
+}
+
+
+def read_metrics(path) -> pd.DataFrame:
+    """A cloze set's metrics file (:data:`METRICS_SCHEMA` and more), refused with the command that
+    rebuilds it when another version wrote it (a missing column, a group this version does not
+    write, numbers of another type)."""
+    return read_parquet(path, columns=list(METRICS_SCHEMA), kinds=METRIC_KINDS, values={"group": (*GROUPS, "all")})

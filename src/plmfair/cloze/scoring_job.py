@@ -11,7 +11,7 @@ Outputs (one job per cloze set and model, every language the model covers in one
 ``results/cloze/{cloze_set}/predictions/{model}.parquet`` (:data:`PREDICTION_SCHEMA`) and
 ``results/cloze/{cloze_set}/answer_scores/{model}.parquet`` (:data:`ANSWER_SCHEMA`, no rows for a
 set without answers); ``results/cloze/{cloze_set}/metrics.parquet``
-(:data:`plmfair.cloze.metrics.METRICS_SCHEMA`) and ``overview.parquet`` (:data:`OVERVIEW_SCHEMA`, MozArt's
+(:data:`plmfair.cloze.schemas.METRICS_SCHEMA`) and ``overview.parquet`` (:data:`OVERVIEW_SCHEMA`, MozArt's
 Table 1) of a set with answers.
 """
 

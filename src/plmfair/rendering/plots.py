@@ -165,25 +165,24 @@ def breakdown_heatmap(
     panels: str,
     title: str,
     value_label: str,
-    attribute_order: Sequence[str],
     column_order: Sequence[str] | None = None,
     shared_rows: bool = False,
     centre: float | None = None,
     count_label: str = "n",
     empty_label: str = "",
 ) -> None:
-    """Heatmap of ``value`` (0-100) per attribute bucket (rows, attribute by attribute in
-    ``attribute_order``, buckets in their order) x ``columns`` (in ``column_order``, else as
-    they come), one panel per ``panels``; every cell shows its value and n (``count_label``: what n
-    counts), a cell with items but no value ``empty_label``. The colour scale is sequential, or
-    diverging around ``centre`` (the null value: a cell reads above or below it). Panels have their
-    own rows, or with ``shared_rows`` every panel has every row (buckets common to all panels); a
-    bucket no item falls in (n = 0 everywhere) is left out."""
+    """Heatmap of ``value`` (0-100) per attribute bucket (rows: attributes in the order the table lists
+    them, its breakdowns job's registry order; buckets in their order) x ``columns`` (in
+    ``column_order``, else as they come), one panel per ``panels``; every cell shows its value and n
+    (``count_label``: what n counts), a cell with items but no value ``empty_label``. The colour
+    scale is sequential, or diverging around ``centre`` (the null value: a cell reads above or
+    below it). Panels have their own rows, or with ``shared_rows`` every panel has every row
+    (buckets common to all panels); a bucket no item falls in (n = 0 everywhere) is left out."""
     table = table[table["n"] > 0]
     names = list(dict.fromkeys(table[panels]))
     present = list(dict.fromkeys(table[columns]))
     cols = [c for c in column_order if c in present] if column_order is not None else present
-    rank = {a: i for i, a in enumerate(attribute_order)}
+    rank = {a: i for i, a in enumerate(dict.fromkeys(table["attribute"]))}
     per_panel = []
     for name in names:
         sub = table[table[panels] == name]

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from plmfair.cloze.metrics import read_metrics
+from plmfair.cloze.schemas import read_metrics
 from plmfair.crows_pairs.tables import UNTESTABLE
 from plmfair.errors import DataError
 from plmfair.io.atomic import write_text
