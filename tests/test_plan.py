@@ -352,6 +352,18 @@ def test_crows_pairs_languages_of_the_scored_sets_only(config):
     }
 
 
+def test_the_model_comparison_table_only_where_two_models_share_a_data_set(config):
+    """crows_pairs_mcnemar compares two models pair by pair: a run of one model on its data sets
+    makes no such (empty) table; its Parquet file is still the summary job's."""
+    config["crows_pairs"]["models"] = ["german", "mbert"]  # German on de only, mBERT on every language
+    config["crows_pairs"]["datasets"] = ["en", "de"]
+    assert plan.crows_pairs_jobs(config) == [("en", "mbert"), ("de", "german"), ("de", "mbert")]
+    assert "crows_pairs_mcnemar" in plan.tables(config)
+    config["crows_pairs"]["models"] = ["mbert"]
+    assert "crows_pairs_mcnemar" not in plan.tables(config) and "crows_pairs_tests" in plan.tables(config)
+    assert "results/crows_pairs/mcnemar.parquet" in plan.published_files(config)
+
+
 def test_tables_and_figures_of_the_demo(demo):
     tables = plan.tables(demo)
     assert {

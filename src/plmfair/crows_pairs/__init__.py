@@ -34,7 +34,11 @@ STUDY = Study(
     ),
     rules=("crows_pairs.smk",),
     outputs=("results/data/crows_pairs/", "results/crows_pairs/"),
-    subjects={"crows_pairs": plan.crows_pairs_outputs, "crows_pairs_languages": plan.crows_pairs_language_outputs},
+    subjects={
+        "crows_pairs": plan.crows_pairs_outputs,
+        "crows_pairs_model_pairs": plan.crows_pairs_model_pair_outputs,
+        "crows_pairs_languages": plan.crows_pairs_language_outputs,
+    },
     downloads={"datasets.crows_pairs": plan.crows_pairs_ingested},
     languages=plan.minimal_pair_languages,
     published=plan.published,

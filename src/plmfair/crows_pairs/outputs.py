@@ -82,7 +82,7 @@ TABLES: tuple[TableSpec, ...] = (
     ),
     TableSpec(
         "crows_pairs_mcnemar",
-        "crows_pairs",
+        "crows_pairs_model_pairs",
         "plmfair.crows_pairs.tables:changes_table",
         {"changes": MCNEMAR},
         "CrowS-Pairs: every two models scored on a data set, compared pair by pair on the pairs both scored: how "

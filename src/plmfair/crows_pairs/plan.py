@@ -63,6 +63,13 @@ def crows_pairs_language_outputs(config: dict) -> list[str]:
     return [""] if crows_pairs_language_jobs(config) else []
 
 
+def crows_pairs_model_pair_outputs(config: dict) -> list[str]:
+    """``[""]`` when two models are scored on some CrowS-Pairs data set (their pair-by-pair comparison
+    is made), else ``[]``: a run of one model has no comparison table to show."""
+    per_set = Counter(ds for ds, _ in crows_pairs_jobs(config))
+    return [""] if any(n > 1 for n in per_set.values()) else []
+
+
 def crows_pairs_protocol(config: dict, model: str) -> str:
     """The protocol a model is scored with: the configured masking rule for masked LMs, the
     whole-sentence log-likelihood for causal LMs."""
