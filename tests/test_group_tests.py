@@ -145,6 +145,30 @@ def test_permutation_test_matches_the_enumeration_and_stays_within_batches():
     assert omnibus["statistic"] == pytest.approx((n * (per - data["rr"].mean()) ** 2).sum())
 
 
+def studentized_interaction(data: pd.DataFrame, metric: str) -> float:
+    """The interaction (MN - MNN) - (FN - FNN) of the groups' means over its annotator-clustered standard
+    error, from the residuals of score ~ sentence + gender + nativeness (statsmodels' least squares):
+    per group, the sum over its annotators of (their summed residuals - their annotations x the group's
+    mean residual)^2, over the group's annotations squared."""
+    import statsmodels.formula.api as smf
+
+    d = data.assign(female=data["group"].str.startswith("F").astype(float), non_native=data["group"].str.endswith("NN"))
+    d["non_native"] = d["non_native"].astype(float)
+    d["residual"] = smf.ols(f"{metric} ~ C(s_id) + female + non_native", data=d).fit().resid
+    weights = {"MN": 1.0, "FN": -1.0, "MNN": -1.0, "FNN": 1.0}
+    estimate, variance = 0.0, 0.0
+    for group, rows in d.groupby("group"):
+        per_annotator = rows.groupby("u_id").agg(r=("residual", "sum"), n=("residual", "size"))
+        mean_residual = per_annotator["r"].sum() / per_annotator["n"].sum()
+        estimate += weights[group] * rows[metric].mean()
+        variance += (
+            weights[group] ** 2
+            * ((per_annotator["r"] - per_annotator["n"] * mean_residual) ** 2).sum()
+            / len(rows) ** 2
+        )
+    return estimate / math.sqrt(variance)
+
+
 def test_2x2_contrasts_and_a_planted_gap_is_found():
     rng = np.random.default_rng(3)
     rows = []
@@ -161,9 +185,7 @@ def test_2x2_contrasts_and_a_planted_gap_is_found():
     assert t.loc["nativeness", "statistic"] == pytest.approx(
         (means["MN"] + means["FN"]) / 2 - (means["MNN"] + means["FNN"]) / 2
     )
-    assert t.loc["gender_x_nativeness", "statistic"] == pytest.approx(
-        means["MN"] - means["MNN"] - means["FN"] + means["FNN"]
-    )
+    assert t.loc["gender_x_nativeness", "statistic"] == pytest.approx(studentized_interaction(data, "rr"))
     assert t.loc["nativeness", "significant"] and t.loc["omnibus", "p_permutation"] < 0.01
     assert t.loc["gender", "p_permutation"] > 0.05 and not t.loc["gender", "significant"]
     # one language: no group x language interaction to test
@@ -179,9 +201,29 @@ def test_group_x_language_sees_a_gap_that_changes_sign():
                 for k, g in enumerate(("MN", "MN", "FN", "FN")):
                     p_hit = 0.5 + 0.3 * sign * (g == "FN")
                     rows.append((lang, f"b{batch}s{s}", f"{lang}{batch}{k}", g, float(rng.random() < p_hit)))
-    tests = group_tests(scores_frame(rows), permutations=999, metrics=("rr",))
+    data = scores_frame(rows)
+    tests = group_tests(data, permutations=999, metrics=("rr",))
     inter = tests[(tests["lang"] == "all") & (tests["test"] == "group_x_language")].iloc[0]
     assert inter["significant"] and inter["p_permutation"] < 0.01
+    # Cochran's Q by hand: residuals of rr ~ sentence + group (statsmodels), each language's FN - MN gap
+    # weighted by the inverse of the two cells' annotator-clustered variances
+    import statsmodels.formula.api as smf
+
+    d = data.assign(sentence=data["lang"] + ":" + data["s_id"])
+    d["residual"] = smf.ols("rr ~ C(sentence) + C(group)", data=d).fit().resid
+    gaps, weights = [], []
+    for _, in_lang in d.groupby("lang"):
+        cell = {}
+        for group, rows_g in in_lang.groupby("group"):
+            per_annotator = rows_g.groupby("u_id").agg(r=("residual", "sum"), n=("residual", "size"))
+            mean_residual = per_annotator["r"].sum() / per_annotator["n"].sum()
+            clustered = ((per_annotator["r"] - per_annotator["n"] * mean_residual) ** 2).sum()
+            cell[group] = (rows_g["rr"].mean(), clustered / len(rows_g) ** 2)
+        gaps.append(cell["FN"][0] - cell["MN"][0])
+        weights.append(1 / (cell["FN"][1] + cell["MN"][1]))
+    gaps, weights = np.array(gaps), np.array(weights)
+    centre = (weights * gaps).sum() / weights.sum()
+    assert inter["statistic"] == pytest.approx((weights * (gaps - centre) ** 2).sum())
 
 
 def balanced_design():

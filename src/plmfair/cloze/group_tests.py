@@ -48,9 +48,9 @@ TEST_NULLS = {
     "gender": "no gender difference: labels permuted within batch x nativeness",
     "nativeness": "no nativeness difference: labels permuted within batch x gender",
     "gender_x_nativeness": "additive gender and nativeness: Freedman-Lane, residuals of score ~ sentence + gender + "
-    "nativeness permuted as whole annotators within batches",
+    "nativeness permuted as whole annotators within batches, the statistic studentized in every permutation",
     "group_x_language": "the same group gaps in every language: Freedman-Lane, residuals of score ~ sentence + group "
-    "permuted as whole annotators within batches",
+    "permuted as whole annotators within batches, the statistic studentized in every permutation",
 }
 _PAIR_NULL = "the two groups are exchangeable: their labels permuted among their annotators of each batch"
 
@@ -287,13 +287,16 @@ def _omnibus(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return np.where((total_n > 0).sum(axis=1) >= 2, np.nansum(total_n * (means - grand[:, None]) ** 2, axis=1), np.nan)
 
 
-def _group_x_language(sums: np.ndarray, counts: np.ndarray, reference: int) -> np.ndarray:
-    """Languages pooled: the spread of each group's per-language gap to the reference, weighted by sizes."""
+def _group_x_language(sums: np.ndarray, counts: np.ndarray, variances: np.ndarray, reference: int) -> np.ndarray:
+    """Languages pooled: Cochran's Q of each group's per-language gap to the reference, each gap
+    weighted by the inverse of its variance (the two cells' annotator-clustered variances,
+    :func:`_cluster_variance`); a gap without a positive variance is left out."""
     with np.errstate(invalid="ignore", divide="ignore"):
         lang_means = sums / counts
         gaps = lang_means - lang_means[:, :, [reference]]
-        weight = 1 / (1 / counts + 1 / counts[:, :, [reference]])
-    weight = np.where(np.isfinite(gaps), weight, 0.0)
+        cell = variances / counts**2
+        weight = 1 / (cell + cell[:, :, [reference]])
+    weight = np.where(np.isfinite(gaps) & np.isfinite(weight), weight, 0.0)
     gaps = np.nan_to_num(gaps)
     total = weight.sum(axis=1, keepdims=True)
     centre = (weight * gaps).sum(axis=1, keepdims=True) / np.where(total > 0, total, 1)
@@ -492,24 +495,58 @@ def _additive_fit(values: np.ndarray, design: AnnotatorDesign, columns: np.ndarr
     return x @ beta
 
 
+def _cluster_variance(residuals: np.ndarray, design: AnnotatorDesign, labels: np.ndarray) -> np.ndarray:
+    """Per assignment (rows of ``labels``), language and group: the annotator-clustered variance of
+    the cell's sum of residuals, sum over the annotators it holds of (R_k - n_k r)^2, where R_k is an
+    annotator's sum of residuals, n_k its annotations and r the cell's mean residual (CR0)."""
+    n_langs, g = int(design.lang.max()) + 1, len(GROUPS)
+    r = np.bincount(design.annotator, weights=residuals, minlength=len(design.group))
+    n = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
+    cells = design.lang[None, :] * g + labels
+    size = n_langs * g
+    total_r, total_n = _cell_sums(r, cells, size), _cell_sums(n, cells, size)
+    r2, nr, n2 = _cell_sums(r * r, cells, size), _cell_sums(n * r, cells, size), _cell_sums(n * n, cells, size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(total_n > 0, total_r / total_n, 0.0)
+    return np.maximum(r2 - 2 * mean * nr + mean**2 * n2, 0.0).reshape(len(labels), n_langs, g)
+
+
 def _freedman_lane(
     values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, columns: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Group sums and counts under Freedman & Lane's permutation: the observed labels' sums of the
-    additive model's fitted values plus the permuted labels' sums of its residuals (each annotator's
-    residuals moving as a block); row 0 is the observed data."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group sums, counts and clustered variances under Freedman & Lane's permutation: the observed
+    labels' sums of the additive model's fitted values plus the permuted labels' sums of its
+    residuals (each annotator's residuals moving as a block), and the variance of each cell's sum from
+    the residual blocks it holds (:func:`_cluster_variance`), so that the statistic can be studentized
+    in every permutation; row 0 is the observed data."""
     fitted = _additive_fit(values, design, columns)
     sums_fit, counts = _group_sums(fitted, design, labels[:1])
     sums_res, _ = _group_sums(values - fitted, design, labels)
-    return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape)
+    variances = _cluster_variance(values - fitted, design, labels)
+    return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape), variances
 
 
 def _permutation_test(
-    statistic: Callable[[np.ndarray, np.ndarray], np.ndarray], sums: np.ndarray, counts: np.ndarray, *, two_sided: bool
+    statistic: Callable[..., np.ndarray], parts: tuple[np.ndarray, ...], *, two_sided: bool
 ) -> tuple[float, float]:
-    """(observed statistic, permutation p) from group sums and counts whose row 0 is observed."""
-    values = statistic(sums, counts)
+    """(observed statistic, permutation p) from group sums and counts (and, for a studentized statistic,
+    variances) whose row 0 is observed."""
+    values = statistic(*parts)
     return float(values[0]), float(permutation_p(values[:1], values[1:, None], two_sided=two_sided)[0])
+
+
+def _studentized_contrast(weights) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The contrast of the groups' means (languages pooled) over its annotator-clustered standard
+    error; NaN where that error is 0."""
+    w = np.asarray(weights)
+
+    def statistic(sums: np.ndarray, counts: np.ndarray, variances: np.ndarray) -> np.ndarray:
+        n = counts.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            variance = (w**2 * variances.sum(axis=1) / n**2).sum(axis=1)
+            return np.where(variance > 0, (_group_means(sums, counts) @ w) / np.sqrt(variance), np.nan)
+
+    return statistic
 
 
 def _contrast(weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -547,20 +584,20 @@ def group_tests(
                 "gender": (_contrast(CONTRASTS_2X2["gender"][0]), _group_sums(values, design, by_nativeness), True),
                 "nativeness": (_contrast(CONTRASTS_2X2["nativeness"][0]), _group_sums(values, design, by_gender), True),
                 "gender_x_nativeness": (
-                    _contrast(CONTRASTS_2X2["gender_x_nativeness"][0]),
+                    _studentized_contrast(CONTRASTS_2X2["gender_x_nativeness"][0]),
                     _freedman_lane(values, design, full, additive[design.group]),
                     True,
                 ),
             }
             if lang == "all" and len(set(data["lang"])) > 1:
                 runs["group_x_language"] = (
-                    lambda s, n: _group_x_language(s, n, ref),
+                    lambda s, n, v: _group_x_language(s, n, v, ref),
                     _freedman_lane(values, design, full, per_group[design.group]),
                     False,
                 )
-            for name, (statistic, (sums, counts), two_sided) in runs.items():
-                observed, p = _permutation_test(statistic, sums, counts, two_sided=two_sided)
-                drawn = len(sums) - 1
+            for name, (statistic, parts, two_sided) in runs.items():
+                observed, p = _permutation_test(statistic, parts, two_sided=two_sided)
+                drawn = len(parts[0]) - 1
                 tests.append(
                     {
                         "model": model,
@@ -584,9 +621,10 @@ def group_tests(
     tests["significant"] = tests["p_holm"] < alpha
     descriptions = {
         "omnibus": "between-group sum of squares of the annotations' scores (any group differs)",
-        "group_x_language": "spread of each group's per-language gap to the reference (the gaps differ "
-        "between languages)",
+        "group_x_language": "Cochran's Q of each group's per-language gap to the reference, each gap weighted by "
+        "the inverse of its annotator-clustered variance (the gaps differ between languages)",
         **{name: text for name, (_, text) in CONTRASTS_2X2.items()},
+        "gender_x_nativeness": "interaction (MN - MNN) - (FN - FNN) over its annotator-clustered standard error",
     }
     tests["description"] = tests["test"].map(descriptions)
     tests["null"] = tests["test"].map(TEST_NULLS)

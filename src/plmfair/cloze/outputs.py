@@ -143,7 +143,8 @@ TABLES: tuple[TableSpec, ...] = (
         "{subject}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the four "
         "groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
         "language (group x language); each by a permutation test under its own null (the last column: which "
-        "labels are permuted, or Freedman & Lane's residual permutation); * Holm-adjusted p < {alpha} over "
+        "labels are permuted, or Freedman & Lane's residual permutation, whose statistics are studentized by "
+        "their annotator-clustered errors); * Holm-adjusted p < {alpha} over "
         "gender, nativeness and their interaction; the omnibus and group x language tests stand alone.",
         settings=_ALPHA,
         digits=3,
