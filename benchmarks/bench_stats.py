@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
+from threadpoolctl import threadpool_limits
 
 from plmfair.cloze.annotations import GROUPS, read_mozart_zip
 from plmfair.cloze.group_tests import (
@@ -149,29 +150,50 @@ def scenarios(effect: float) -> dict[str, tuple[dict, bool, set | None]]:
     }
 
 
-def marked_tests(scores: pd.DataFrame, *, permutations: int, seed: int) -> pd.DataFrame:
-    """(test, metric, lang, p) of every permutation test the tables and figures mark."""
+def _gaps(scores, permutations, seed):
     gaps = group_gaps(scores, permutations=permutations, seed=seed)
-    tests = group_tests(scores, permutations=permutations, seed=seed)
+    return gaps.assign(test="gap " + gaps["group"] + " vs " + gaps["reference"])
+
+
+def _winloss(scores, permutations, seed):
     wl = group_winloss(scores, permutations=permutations, seed=seed)
+    return wl.assign(test="win/loss " + wl["group_a"] + " vs " + wl["group_b"])
+
+
+def _disparity(scores, permutations, seed):
     disparity = group_disparity(scores, permutations=permutations, bootstrap=99, seed=seed)
-    rows = [
-        gaps.assign(test="gap " + gaps["group"] + " vs " + gaps["reference"]),
-        tests,
-        wl.assign(test="win/loss " + wl["group_a"] + " vs " + wl["group_b"]),
-        disparity.assign(test="disparity " + disparity["metric"], metric="-"),
-    ]
+    return disparity.assign(test="disparity " + disparity["metric"], metric="-")
+
+
+# the marked tests by family (each a table of the workflow): --families runs some of them only
+FAMILIES = {
+    "gaps": _gaps,
+    "tests": lambda scores, permutations, seed: group_tests(scores, permutations=permutations, seed=seed),
+    "winloss": _winloss,
+    "disparity": _disparity,
+}
+
+
+def marked_tests(scores: pd.DataFrame, *, permutations: int, seed: int, families=tuple(FAMILIES)) -> pd.DataFrame:
+    """(test, metric, lang, p) of every permutation test the tables and figures mark (of ``families``)."""
+    rows = [FAMILIES[family](scores, permutations, seed) for family in families]
     out = pd.concat([r[["test", "metric", "lang", "p_permutation"]] for r in rows], ignore_index=True)
     out["scope"] = np.where(out["lang"] == "all", "pooled", "per language")
     return out.dropna(subset=["p_permutation"])
 
 
+def _one_thread() -> None:
+    """A worker's numerical libraries on one thread: the replicates already fill the cores, and
+    threaded least squares in each worker oversubscribed them several times over."""
+    threadpool_limits(1)
+
+
 def _replicate(task) -> pd.DataFrame:
     """One simulated data set of a scenario and its tests (a task of its own, for a process pool)."""
-    design, scenario, index, r, shift, by_sentence, permutations, seed = task
+    design, scenario, index, r, shift, by_sentence, permutations, seed, families = task
     rng = np.random.default_rng([seed, index, r])
     scores = simulate(design, rng, shift=shift, by_sentence=by_sentence)
-    return marked_tests(scores, permutations=permutations, seed=seed + r).assign(scenario=scenario)
+    return marked_tests(scores, permutations=permutations, seed=seed + r, families=families).assign(scenario=scenario)
 
 
 GLMER = """
@@ -267,6 +289,13 @@ def main() -> int:
     ap.add_argument("--scenarios", nargs="*", default=None, help="run only these scenarios (names as printed)")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument(
+        "--families",
+        nargs="*",
+        default=list(FAMILIES),
+        choices=list(FAMILIES),
+        help="run only these families of tests (default: every one; the simulated data do not depend on it)",
+    )
+    ap.add_argument(
         "--jobs",
         type=int,
         default=1,
@@ -300,9 +329,12 @@ def main() -> int:
             continue
         power = name.startswith("power")
         replicates = args.power_replicates if power else args.replicates
-        tasks = [(design, name, index, r, shift, by_sentence, args.permutations, args.seed) for r in range(replicates)]
+        tasks = [
+            (design, name, index, r, shift, by_sentence, args.permutations, args.seed, tuple(args.families))
+            for r in range(replicates)
+        ]
         start = time.perf_counter()
-        with ProcessPoolExecutor(args.jobs) as pool:
+        with ProcessPoolExecutor(args.jobs, initializer=_one_thread) as pool:
             results = pd.concat(pool.map(_replicate, tasks, chunksize=4), ignore_index=True)
         if reported is not None:
             results = results[results["test"].isin(reported)]
