@@ -15,6 +15,7 @@ from oracles import oracle_mozart_scores
 from plmfair.cloze.group_tests import (
     GROUPS,
     AnnotatorDesign,
+    _cluster_variance,
     _rng,
     _sentence_gap,
     distinct_assignments,
@@ -24,6 +25,7 @@ from plmfair.cloze.group_tests import (
     group_tests,
     group_winloss,
 )
+from plmfair.cloze.tables import group_tests_table
 from plmfair.stats import permutation_p
 
 
@@ -224,6 +226,35 @@ def test_group_x_language_sees_a_gap_that_changes_sign():
     gaps, weights = np.array(gaps), np.array(weights)
     centre = (weights * gaps).sum() / weights.sum()
     assert inter["statistic"] == pytest.approx((weights * (gaps - centre) ** 2).sum())
+
+
+def test_groups_without_variation_are_untestable_not_infinitely_significant():
+    """Two annotators per group answering alike (the demo's size): the clustered variances are 0
+    exactly, not rounding error; the interaction cannot be studentized (NaN, "untestable" in the
+    table) and a zero-variance gap drops out of group x language instead of weighing 1e17."""
+    rows = []
+    # reciprocal ranks that binary fractions cannot hold exactly, so that rounding would show
+    levels = (("en", {"MN": 1 / 3, "FN": 0.2, "MNN": 1 / 7, "FNN": 0.0}), ("fr", dict.fromkeys(GROUPS, 1 / 3)))
+    for lang, hits in levels:
+        for s in range(4):
+            for k, g in enumerate(GROUPS * 2):
+                rows.append((lang, f"s{s}", f"{lang}{k}", g, hits[g] if s < 2 else 0.0))
+    tests = group_tests(scores_frame(rows), permutations=199, metrics=("rr",)).set_index(["lang", "test"])
+    assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "statistic"])
+    assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "p_permutation"])
+    assert not tests.loc[("all", "group_x_language"), "statistic"] > 1e6
+    table = group_tests_table(tests.reset_index())
+    assert table.loc[table["p (permutation)"].isna(), "note"].str.startswith("untestable").all()
+
+
+def test_annotators_who_agree_leave_exactly_no_clustered_variance():
+    """Two annotators of a group with the same residuals (0.1 on each of 5 sentences): their cell's
+    clustered variance is 0, not the 1e-16 the expansion's rounding leaves, which as a weight of
+    group x language would count 1e16 times."""
+    rows = [("fr", f"s{s}", f"u{k}", g, 0.0) for s in range(5) for k, g in enumerate(("MN", "MN", "FN", "FN"))]
+    design = AnnotatorDesign.of(scores_frame(rows))
+    variances = _cluster_variance(np.full(len(rows), 0.1), design, design.group[None, :])
+    assert (variances == 0.0).all()
 
 
 def balanced_design():

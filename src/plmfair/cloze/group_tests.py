@@ -498,7 +498,9 @@ def _additive_fit(values: np.ndarray, design: AnnotatorDesign, columns: np.ndarr
 def _cluster_variance(residuals: np.ndarray, design: AnnotatorDesign, labels: np.ndarray) -> np.ndarray:
     """Per assignment (rows of ``labels``), language and group: the annotator-clustered variance of
     the cell's sum of residuals, sum over the annotators it holds of (R_k - n_k r)^2, where R_k is an
-    annotator's sum of residuals, n_k its annotations and r the cell's mean residual (CR0)."""
+    annotator's sum of residuals, n_k its annotations and r the cell's mean residual (CR0). A cell
+    whose annotators' residuals agree (two annotators with the same answers) gets exactly 0, not
+    the rounding error of the expansion, which would weigh it a billion times over the others."""
     n_langs, g = int(design.lang.max()) + 1, len(GROUPS)
     r = np.bincount(design.annotator, weights=residuals, minlength=len(design.group))
     n = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
@@ -508,7 +510,9 @@ def _cluster_variance(residuals: np.ndarray, design: AnnotatorDesign, labels: np
     r2, nr, n2 = _cell_sums(r * r, cells, size), _cell_sums(n * r, cells, size), _cell_sums(n * n, cells, size)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(total_n > 0, total_r / total_n, 0.0)
-    return np.maximum(r2 - 2 * mean * nr + mean**2 * n2, 0.0).reshape(len(labels), n_langs, g)
+    variance = r2 - 2 * mean * nr + mean**2 * n2
+    rounding = 1e-9 * (r2 + mean**2 * n2)  # the expansion's cancellation error is about 1e-16 of its terms
+    return np.where(variance > rounding, variance, 0.0).reshape(len(labels), n_langs, g)
 
 
 def _freedman_lane(

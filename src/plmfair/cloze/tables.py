@@ -244,5 +244,10 @@ def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:
     out["p Holm"] = tests["p_holm"]
     out["significant"] = tests["significant"]
     out["annotators"] = tests["n_annotators"]
+    out["note"] = np.where(
+        tests["p_permutation"].isna(),
+        "untestable: fewer than two groups, or no variation within the groups to studentize by",
+        "",
+    )
     out["null (what is permuted)"] = tests["null"]
     return with_display(out.reset_index(drop=True), marks={"p Holm": "significant"})
