@@ -524,10 +524,10 @@ def _freedman_lane(
     the residual blocks it holds (:func:`_cluster_variance`), so that the statistic can be studentized
     in every permutation; row 0 is the observed data."""
     fitted = _additive_fit(values, design, columns)
+    residuals = values - fitted
     sums_fit, counts = _group_sums(fitted, design, labels[:1])
-    sums_res, _ = _group_sums(values - fitted, design, labels)
-    variances = _cluster_variance(values - fitted, design, labels)
-    return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape), variances
+    sums_res, _ = _group_sums(residuals, design, labels)
+    return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape), _cluster_variance(residuals, design, labels)
 
 
 def _permutation_test(
