@@ -16,6 +16,7 @@ from plmfair.cloze.group_tests import (
     GROUPS,
     AnnotatorDesign,
     _cluster_variance,
+    _group_sums,
     _rng,
     _sentence_gap,
     distinct_assignments,
@@ -253,7 +254,8 @@ def test_annotators_who_agree_leave_exactly_no_clustered_variance():
     group x language would count 1e16 times."""
     rows = [("fr", f"s{s}", f"u{k}", g, 0.0) for s in range(5) for k, g in enumerate(("MN", "MN", "FN", "FN"))]
     design = AnnotatorDesign.of(scores_frame(rows))
-    variances = _cluster_variance(np.full(len(rows), 0.1), design, design.group[None, :])
+    residuals, labels = np.full(len(rows), 0.1), design.group[None, :]
+    variances = _cluster_variance(residuals, design, labels, *_group_sums(residuals, design, labels))
     assert (variances == 0.0).all()
 
 

@@ -495,19 +495,23 @@ def _additive_fit(values: np.ndarray, design: AnnotatorDesign, columns: np.ndarr
     return x @ beta
 
 
-def _cluster_variance(residuals: np.ndarray, design: AnnotatorDesign, labels: np.ndarray) -> np.ndarray:
+def _cluster_variance(
+    residuals: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, sums: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
     """Per assignment (rows of ``labels``), language and group: the annotator-clustered variance of
     the cell's sum of residuals, sum over the annotators it holds of (R_k - n_k r)^2, where R_k is an
-    annotator's sum of residuals, n_k its annotations and r the cell's mean residual (CR0). A cell
-    whose annotators' residuals agree (two annotators with the same answers) gets exactly 0, not
-    the rounding error of the expansion, which would weigh it a billion times over the others."""
+    annotator's sum of residuals, n_k its annotations and r the cell's mean residual (CR0; ``sums``
+    and ``counts``: the cells' residual sums and annotations under the same labels,
+    :func:`_group_sums`). A cell whose annotators' residuals agree (two annotators with the same
+    answers) gets exactly 0, not the rounding error of the expansion, which would weigh it a billion
+    times over the others."""
     n_langs, g = int(design.lang.max()) + 1, len(GROUPS)
     r = np.bincount(design.annotator, weights=residuals, minlength=len(design.group))
     n = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
     cells = design.lang[None, :] * g + labels
     size = n_langs * g
-    total_r, total_n = _cell_sums(r, cells, size), _cell_sums(n, cells, size)
     r2, nr, n2 = _cell_sums(r * r, cells, size), _cell_sums(n * r, cells, size), _cell_sums(n * n, cells, size)
+    total_r, total_n = sums.reshape(len(labels), size), counts.reshape(len(labels), size)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(total_n > 0, total_r / total_n, 0.0)
     variance = r2 - 2 * mean * nr + mean**2 * n2
@@ -526,8 +530,9 @@ def _freedman_lane(
     fitted = _additive_fit(values, design, columns)
     residuals = values - fitted
     sums_fit, counts = _group_sums(fitted, design, labels[:1])
-    sums_res, _ = _group_sums(residuals, design, labels)
-    return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape), _cluster_variance(residuals, design, labels)
+    sums_res, counts_res = _group_sums(residuals, design, labels)
+    variances = _cluster_variance(residuals, design, labels, sums_res, counts_res)
+    return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape), variances
 
 
 def _permutation_test(
