@@ -547,13 +547,13 @@ def _permutation_test(
 def _studentized_contrast(weights) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
     """The contrast of the groups' means (languages pooled) over its annotator-clustered standard
     error; NaN where that error is 0."""
-    w = np.asarray(weights)
+    w, contrast = np.asarray(weights), _contrast(weights)
 
     def statistic(sums: np.ndarray, counts: np.ndarray, variances: np.ndarray) -> np.ndarray:
         n = counts.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             variance = (w**2 * variances.sum(axis=1) / n**2).sum(axis=1)
-            return np.where(variance > 0, (_group_means(sums, counts) @ w) / np.sqrt(variance), np.nan)
+            return np.where(variance > 0, contrast(sums, counts) / np.sqrt(variance), np.nan)
 
     return statistic
 
