@@ -1,14 +1,17 @@
 """MozArt scoring on tiny models: whole-word filters, single-word seq2seq spans, answer scores, bad input."""
 
+import types
+
 import pandas as pd
 import pytest
+import torch
 
 from plmfair.cloze.scoring_job import cloze_sentences, predict, score_answers
 from plmfair.errors import DataError, ModelError
 from plmfair.scoring import beam, scorer_class
 from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
-from plmfair.scoring.seq2seq import Seq2SeqScorer, span_vocabulary
+from plmfair.scoring.seq2seq import SHARED_ENCODER_ATTENTION, Seq2SeqScorer, shared_encoder_attention, span_vocabulary
 from plmfair.scoring.tokenization import word_start_rule
 from plmfair_demo import build_tiny_model
 
@@ -93,6 +96,43 @@ def test_seq2seq_search_with_its_cache_proposes_what_a_full_rerun_does(models):
     rerun = predict(SENTS, rerun_scorer, k=15, num_beams=20)
     assert len(cached) == 30
     pd.testing.assert_frame_equal(cached, rerun, check_exact=False, atol=1e-5)
+
+
+@pytest.mark.parametrize("length", [1, 2])
+def test_shared_encoder_attention_is_attention_over_each_beams_copy(length):
+    """The search's cross-attention over keys and values held once per sentence equals transformers'
+    SDPA attention over a copy per beam: uneven beams per sentence (one sentence with none), padded
+    encoder positions, a position bias, one query per beam (a step) or several (the prefix)."""
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    torch.manual_seed(0)
+    sentences, heads, positions, dim = 3, 2, 5, 4
+    rows = torch.tensor([0, 0, 0, 2, 2])
+    query = torch.randn(len(rows), heads, length, dim)
+    key, value = torch.randn(sentences, heads, positions, dim), torch.randn(sentences, heads, positions, dim)
+    mask = torch.ones(sentences, 1, 1, positions, dtype=torch.bool)
+    mask[2, ..., 3:] = False
+    bias = torch.randn(1, heads, length, positions)
+    cross = types.SimpleNamespace(is_causal=False, training=False)
+    shared, _ = shared_encoder_attention(
+        cross, query, key, value, mask, beam_rows=rows, position_bias=bias, scaling=1.0
+    )
+    copies, _ = sdpa_attention_forward(
+        cross, query, key[rows], value[rows], mask[rows], position_bias=bias, scaling=1.0
+    )
+    assert shared.shape == copies.shape == (len(rows), length, heads, dim)
+    torch.testing.assert_close(shared, copies)
+
+
+def test_the_search_leaves_the_models_attention_as_it_was(models, monkeypatch):
+    model, tok = models["mt5"]
+    before = model.config._attn_implementation
+    predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=3, num_beams=5)
+    assert model.config._attn_implementation == before != SHARED_ENCODER_ATTENTION
+    # a model that cannot switch (not written with transformers' attention interface) is named
+    monkeypatch.setattr(model, "set_attn_implementation", lambda name: None)
+    with pytest.raises(ModelError, match="'mt5' cannot switch its attention implementation"):
+        predict(SENTS, Seq2SeqScorer(model, tok, name="mt5"), k=3, num_beams=5)
 
 
 @pytest.mark.parametrize("kind", ["mt5", "gpt2"])

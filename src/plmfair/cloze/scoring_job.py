@@ -17,6 +17,7 @@ Table 1) of a set with answers.
 
 from __future__ import annotations
 
+import functools
 import logging
 
 import pandas as pd
@@ -54,8 +55,9 @@ def predict(sentences: pd.DataFrame, scorer, *, k: int = 100, num_beams: int | N
     """Top-k whole-word candidates at the gap of each sentence (:data:`PREDICTION_SCHEMA` without ``lang``)."""
     norm = scorer.normaliser()
     candidates = scorer.predict_gap(list(sentences["text"]), k=k, num_beams=num_beams)
+    normalised = functools.cache(lambda word: normalise(word, norm))  # sentences share many candidates
     rows = [
-        (s_id, rank, word, normalise(word, norm), lp)
+        (s_id, rank, word, normalised(word), lp)
         for s_id, cands in zip(sentences["s_id"], candidates, strict=True)
         for rank, (word, lp) in enumerate(cands, start=1)
     ]

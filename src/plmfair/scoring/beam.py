@@ -53,13 +53,11 @@ class IncrementalDecoder:
         *,
         use_cache: bool = True,
         sentences: int = 1,
-        reorder: Callable[[object, torch.Tensor, bool], None] | None = None,
+        reorder: Callable[[object, torch.Tensor], None] | None = None,
     ):
         self.forward, self.device, self.use_cache = forward, device, use_cache
-        # reorder(cache, parents, same_layout): the cache's rows to the beams' parents; same_layout
-        # says every row still holds a beam of the same sentence (what depends on the sentence alone,
-        # an encoder-decoder's cross-attention, is then already in place)
-        self.reorder = reorder or (lambda cache, parents, same_layout: cache.reorder_cache(parents))
+        # reorder(cache, parents): the cache's rows to the beams' parents
+        self.reorder = reorder or (lambda cache, parents: cache.reorder_cache(parents))
         # one prefix for every sentence, or each its own, left-padded (with its first id) to the longest:
         # prefix_mask marks each sentence's own positions, what a model with positions reads
         prefixes = [prefix] * sentences if prefix and isinstance(prefix[0], int) else prefix
@@ -68,23 +66,19 @@ class IncrementalDecoder:
         self.prefix_mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prefixes], device=device)
         self.seqs: torch.Tensor | None = None  # [n, length]: the beams' sequences so far
         self.rows: torch.Tensor | None = None  # [n]: the sentence of each beam
-        # whether every row still holds a beam of the sentence it held at the last call (what a
-        # forward gathers per row from its sentence alone can then stay as it is)
-        self.same_layout = False
         self.cache = None
 
     def __call__(self, parents: torch.Tensor | None, pieces: torch.Tensor | None) -> torch.Tensor:
         if parents is None:
             self.seqs, new = self.prefix, self.prefix
             self.rows = torch.arange(len(self.prefix), device=self.device)
-            self.same_layout, self.cache = False, None
+            self.cache = None
         else:
             parents, pieces = parents.to(self.device), pieces.to(self.device)
             self.seqs = torch.cat([self.seqs[parents], pieces[:, None]], dim=1)
-            rows, self.rows = self.rows, self.rows[parents]
-            self.same_layout = torch.equal(rows, self.rows)
+            self.rows = self.rows[parents]
             if self.use_cache:
-                self.reorder(self.cache, parents, self.same_layout)
+                self.reorder(self.cache, parents)
                 new = pieces[:, None]
             else:
                 new = self.seqs
@@ -159,30 +153,19 @@ def single_word_beam_searches(
             if step == max_pieces:
                 break
             allowed = first if step == 0 else then
-            scores = score.to(lp.device)[:, None] + lp[:, allowed]
+            scores = lp.index_select(1, allowed).add_(score.to(lp.device)[:, None])
             if step == 0 and start.dim() == 2:  # each sentence's own first pieces (one row per sentence)
                 scores = scores.masked_fill(~start.to(lp.device)[:, allowed], float("-inf"))
-            parent, column, value, slot = _candidates(scores, owner, num_beams)
-            if not len(slot):
-                break
-            # each sentence's candidates side by side ([sentences, its candidates], -inf padded), its best kept
-            sentence_ids, counts = torch.unique_consecutive(slot, return_counts=True)
-            group, position, offsets = _runs(counts)
-            grid = torch.full((len(sentence_ids), int(counts.max())), float("-inf"))
-            grid[group, position] = value
-            top = torch.topk(grid, min(num_beams, grid.shape[1]), dim=1)
-            keep = torch.isfinite(top.values)
-            chosen = offsets[:, None] + top.indices  # [sentences, beams]: positions among the candidates
-            sentence_ids = torch.unique_consecutive(owner)[sentence_ids]
-            best = top.values[:, 0]
-            # a sentence stops when its best open beam cannot enter its k best finished words
-            alive = torch.isfinite(best) & ~(best < kth_best[sentence_ids, k - 1])
-            keep &= alive[:, None]
-            parents = parent[chosen[keep]]
-            pieces = allowed.cpu()[column[chosen[keep]]]
+            value, parent, column = _best_continuations(scores, owner, num_beams)
+            sentence_ids = torch.unique_consecutive(owner)
+            # a beam below its sentence's k-th best finished word can never enter the k best (log-probabilities
+            # only fall as a word grows): it leaves; a sentence whose beams all left stops
+            keep = torch.isfinite(value) & ~(value < kth_best[sentence_ids, k - 1][:, None])
+            parents = parent[keep]
+            pieces = allowed.cpu()[column[keep]]
             owner = sentence_ids[:, None].expand_as(keep)[keep]
             history = torch.cat([history[parents], pieces[:, None]], dim=1)
-            score = top.values[keep]
+            score = value[keep]
     return _words(finished, sentences, k)
 
 
@@ -194,22 +177,24 @@ def _runs(counts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tenso
     return run, torch.arange(len(run), device=counts.device) - offsets[run], offsets
 
 
-def _candidates(scores: torch.Tensor, owner: torch.Tensor, num_beams: int):
-    """The continuations that can be among their sentence's ``num_beams`` best: (parent row, column,
-    score, the sentence's place among the open ones), grouped by sentence. A sentence's best
-    ``num_beams`` are all at least the ``num_beams``-th best of its rows' maxima (that many candidates
-    reach it), so only those are kept: a comparison instead of a top-k of every row."""
-    device = scores.device
-    _, counts = torch.unique_consecutive(owner.to(device), return_counts=True)
-    slot, position, _ = _runs(counts)
-    row_best = torch.full((len(counts), int(counts.max())), float("-inf"), device=device)
-    row_best[slot, position] = scores.max(dim=1).values.float()
-    if row_best.shape[1] >= num_beams:
-        floor = torch.topk(row_best, num_beams, dim=1).values[:, -1]
+def _best_continuations(scores: torch.Tensor, owner: torch.Tensor, num_beams: int):
+    """Each open sentence's ``num_beams`` best continuations among its rows' ``scores`` ([rows, pieces],
+    a sentence's rows consecutive, as ``owner`` says): (score, parent row, column), each
+    ``[sentences, num_beams]`` on the CPU, -inf where a sentence has fewer. One top-k over each
+    sentence's rows side by side (padded with -inf rows where sentences hold different numbers)."""
+    _, counts = torch.unique_consecutive(owner, return_counts=True)
+    width, most = scores.shape[1], int(counts.max())
+    if bool((counts == most).all()):
+        grid = scores.reshape(len(counts), most * width)
     else:
-        floor = torch.full((len(counts),), float("-inf"), device=device)
-    rows, columns = torch.nonzero(scores >= floor[slot][:, None].to(scores.dtype), as_tuple=True)
-    return rows.cpu(), columns.cpu(), scores[rows, columns].float().cpu(), slot[rows].cpu()
+        slot, position, _ = _runs(counts.to(scores.device))
+        grid = scores.new_full((len(counts), most, width), float("-inf"))
+        grid[slot, position] = scores
+        grid = grid.reshape(len(counts), most * width)
+    top = torch.topk(grid, min(num_beams, grid.shape[1]), dim=1)
+    value, index = top.values.float().cpu(), top.indices.cpu()
+    offsets = torch.cumsum(counts, 0) - counts
+    return value, offsets[:, None] + torch.div(index, width, rounding_mode="floor"), index % width
 
 
 def _best_per_sentence(best: torch.Tensor, owner: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:

@@ -14,10 +14,15 @@ No CrowS-Pairs protocol is defined for span-infilling models.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
+from transformers import AttentionInterface
+from transformers.integrations.sdpa_attention import create_position_bias_mask, sdpa_attention_forward
+from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
 from plmfair.errors import ModelError
 from plmfair.scoring import beam
@@ -33,6 +38,57 @@ from plmfair.scoring.pieces import piece_classes
 SENTINEL = "<extra_id_0>"
 # the longest span the search grows: one word's pieces
 MAX_SPAN_PIECES = beam.MAX_WORD_PIECES
+
+
+# the attention the search's decoder runs with (registered below with transformers' attention interface)
+SHARED_ENCODER_ATTENTION = "plmfair_shared_encoder"
+
+
+def shared_encoder_attention(
+    module, query, key, value, attention_mask, *, beam_rows=None, position_bias=None, **kwargs
+) -> tuple[torch.Tensor, None]:
+    """Transformers' SDPA attention, except a cross-attention (``module.is_causal`` false) given
+    ``beam_rows``: its keys and values are held once per sentence (``[sentences, heads, L, d]``),
+    not once per beam, and ``beam_rows[i]`` is the sentence of query row ``i`` (a sentence's beams
+    consecutive). A sentence's beams are then the queries of one attention over its encoder output
+    instead of as many attentions over as many copies of it: less memory, and a product per sentence."""
+    if beam_rows is None or module.is_causal:
+        return sdpa_attention_forward(module, query, key, value, attention_mask, position_bias=position_bias, **kwargs)
+    sentences, heads, _, dim = key.shape
+    length = query.shape[2]
+    counts = torch.bincount(beam_rows, minlength=sentences)
+    slot = torch.arange(len(beam_rows), device=query.device) - (torch.cumsum(counts, 0) - counts)[beam_rows]
+    most = int(counts.max())
+    grid = query.new_zeros((sentences, most, length, heads, dim))  # each sentence's beams side by side
+    grid[beam_rows, slot] = query.transpose(1, 2)
+    mask = attention_mask
+    if position_bias is not None:  # [1 or sentences, heads, t, L]: the same for each of a sentence's beams
+        mask = create_position_bias_mask(position_bias, attention_mask, False, query, key)
+        mask = mask[:, :, None].expand(-1, -1, most, -1, -1).flatten(2, 3)
+    out = torch.nn.functional.scaled_dot_product_attention(
+        grid.flatten(1, 2).transpose(1, 2), key, value, attn_mask=mask, scale=kwargs.get("scaling")
+    )
+    return out.transpose(1, 2).unflatten(1, (most, length))[beam_rows, slot], None
+
+
+AttentionInterface.register(SHARED_ENCODER_ATTENTION, shared_encoder_attention)
+AttentionMaskInterface.register(SHARED_ENCODER_ATTENTION, sdpa_mask)
+
+
+@contextlib.contextmanager
+def attention_implementation(model, name: str, model_name: str):
+    """``model`` runs with the attention implementation ``name`` inside the block, as before after it."""
+    previous = model.config._attn_implementation
+    model.set_attn_implementation(name)
+    if model.config._attn_implementation != name:
+        raise ModelError(
+            f"model {model_name!r} cannot switch its attention implementation (transformers' attention interface), "
+            "which the seq2seq gap search needs: use a T5-family model of transformers (T5, mT5, umT5)"
+        )
+    try:
+        yield
+    finally:
+        model.set_attn_implementation(previous)
 
 
 @dataclass
@@ -84,23 +140,27 @@ class Seq2SeqScorer(Scorer):
     ) -> list[list[tuple[str, float]]]:
         """The ``k`` best spans of exactly one word after the sentinel of each text's gap, best
         first: (the word, log P(<extra_id_0> pieces <end>)), by constrained beam search. Sentences
-        are searched together, their beams in one decoder call per step, in batches whose beams'
-        key-value entries (beams x (encoder length + the longest span)) fit the token budget times
+        are searched together, their beams in one decoder call per step (the cross-attention of a
+        sentence's beams over its encoder output once: :func:`shared_encoder_attention`), in batches
+        whose beams x (encoder length + the longest span) fit the token budget times
         :data:`plmfair.scoring.beam.SEARCH_BUDGET_FACTOR`; each sentence's words are those of a search of it alone."""
         bar = progress_bar(self.progress, total=len(texts), desc=f"{self.name} beam search", unit="sentence")
         encoded = [self._encode(text)["input_ids"][0] for text in texts]
         beams = num_beams or k
         cost = [beams * (len(ids) + MAX_SPAN_PIECES + 2) for ids in encoded]
         out: list = [None] * len(texts)
-        for batch in length_batches(cost, self.token_budget * beam.SEARCH_BUDGET_FACTOR):
-            spans = self._best_spans([encoded[i] for i in batch], k=k, num_beams=num_beams)
-            for i, found in zip(batch, spans, strict=True):
-                out[i] = [
-                    (self.tokenizer.convert_tokens_to_string(self.tokenizer.convert_ids_to_tokens(p)).strip(), lp)
-                    for p, lp in found
-                ]
-            if bar is not None:
-                bar.update(len(batch))
+
+        @functools.cache  # each distinct span decoded once: the sentences' candidates share many
+        def word(pieces: tuple[int, ...]) -> str:
+            return self.tokenizer.convert_tokens_to_string(self.tokenizer.convert_ids_to_tokens(list(pieces))).strip()
+
+        with attention_implementation(self.model, SHARED_ENCODER_ATTENTION, self.name):
+            for batch in length_batches(cost, self.token_budget * beam.SEARCH_BUDGET_FACTOR):
+                spans = self._best_spans([encoded[i] for i in batch], k=k, num_beams=num_beams)
+                for i, found in zip(batch, spans, strict=True):
+                    out[i] = [(word(tuple(p)), lp) for p, lp in found]
+                if bar is not None:
+                    bar.update(len(batch))
         if bar is not None:
             bar.close()
         return out
@@ -115,27 +175,21 @@ class Seq2SeqScorer(Scorer):
         with torch.inference_mode():
             enc_out = self.model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
 
-        layout: dict = {}  # the encoder output and mask of the beams' rows, gathered once per layout
+        encoder_mask = mask[:, None, None, :].bool()  # once per sentence; a 4-D mask passes through as it is
 
         def forward(new: torch.Tensor, cache, rows: torch.Tensor):
-            if not decoder.same_layout:
-                layout.update(enc_out=enc_out[rows], mask=mask[rows])
             out = self.model(
-                encoder_outputs=(layout["enc_out"],),
-                attention_mask=layout["mask"],
+                encoder_outputs=(enc_out,),
+                attention_mask=encoder_mask,
                 decoder_input_ids=new,
                 past_key_values=cache,
                 use_cache=self.beam_cache,
+                beam_rows=rows,  # read by shared_encoder_attention
             )
             return out.logits, out.past_key_values
 
-        def reorder(cache, parents: torch.Tensor, same_layout: bool) -> None:
-            # a row's cross-attention keys and values are its sentence's: in place when each row
-            # keeps a beam of the same sentence, as it does while no sentence's beams change in number
-            if same_layout:
-                cache.self_attention_cache.reorder_cache(parents)
-            else:
-                cache.reorder_cache(parents)
+        def reorder(cache, parents: torch.Tensor) -> None:  # the cross-attention's stay once per sentence
+            cache.self_attention_cache.reorder_cache(parents)
 
         decoder = IncrementalDecoder(
             forward,
