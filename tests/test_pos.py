@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import io
+import subprocess
+import sys
 import tarfile
 import zipfile
 
@@ -153,3 +155,20 @@ def test_missing_spacy_pipeline_says_how_to_install_it():
 
     with pytest.raises(ConfigError, match="spaCy pipeline 'xx_core_news_xl' .* is not installed. Install it with"):
         load_pipeline("xx_core_news_xl", "fr")
+
+
+def test_a_tagging_job_does_not_load_torch_and_torch_still_loads_after(fr_pipeline, tmp_path):
+    """In a process of its own, as a tokenize or tag job is: spaCy comes without torch (thinc only
+    asks whether it is there; the cloze environment has none), the pipeline tags as it does here, and
+    the process can still import torch afterwards."""
+    code = (
+        "import sys\n"
+        "from plmfair.cloze.construction.pos import load_pipeline, tag_lines\n"
+        f"tokens, _ = tag_lines(load_pipeline({str(fr_pipeline)!r}, 'fr'), ['Le chat dort.'])\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+        "print(' '.join(tokens['text']))\n"
+        "import torch\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["Le", "chat", "dort", "."]

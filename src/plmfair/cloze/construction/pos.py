@@ -30,8 +30,10 @@ ones and the source.
 from __future__ import annotations
 
 import csv
+import importlib.util
 import logging
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -79,13 +81,32 @@ ROW_GROUP_LINES = 20_000
 UNUSED_COMPONENTS = ("ner", "lemmatizer", "entity_ruler", "textcat", "textcat_multilabel", "spancat")
 
 
+# packages whose spaCy pipelines run torch (transformer-based ones: en_core_web_trf and the like)
+TORCH_PIPELINE_PACKAGES = ("spacy_transformers", "spacy_curated_transformers")
+
+
+def _spacy():
+    """spaCy, imported on first use: only the jobs that tokenize or tag load it. Its thinc imports
+    torch only to learn whether it is there (1.5 s of a 2.2 s import, in every such job); the
+    pipelines a run tags with (spaCy's CPU ones, lookup pipelines) never use it and the cloze
+    environment (envs/cloze.yaml) has none. So, unless torch is loaded already or a transformer
+    pipeline package is installed, thinc finds it absent, as in that environment."""
+    if "spacy" not in sys.modules and "torch" not in sys.modules:
+        if not any(importlib.util.find_spec(name) for name in TORCH_PIPELINE_PACKAGES):
+            sys.modules["torch"] = None  # an import of torch now fails with ImportError: thinc's check
+            try:
+                import spacy.tokens
+            finally:
+                del sys.modules["torch"]
+    import spacy.tokens
+
+    return spacy
+
+
 def load_pipeline(name: str | os.PathLike, lang: str):
     """Load a spaCy pipeline by package name or path; a missing one stops with the command that installs it."""
-    # spaCy is heavy: only the jobs that tokenize or tag load it
-    import spacy
-
     try:
-        nlp = spacy.load(name)
+        nlp = _spacy().load(name)
     except OSError as exc:
         if Path(str(name)).exists() or is_folder_name(str(name)):
             raise ConfigError(
@@ -130,8 +151,7 @@ def tokenize_table(
     empties = _check_empty(lines, source, empty)
 
     def frames():
-        # spaCy is heavy: only the jobs that tokenize or tag load it
-        from spacy.tokens import Doc
+        Doc = _spacy().tokens.Doc
 
         for start in range(0, max(len(lines), 1), chunk_lines):
             keep = [
@@ -166,8 +186,7 @@ def tag_tokens(
     space), which must give the same tokens again; components the filters do not read are
     switched off.
     """
-    # spaCy is heavy: only the jobs that tokenize or tag load it
-    from spacy.tokens import Doc
+    Doc = _spacy().tokens.Doc
 
     tokens = tokens.sort_values(["line", "token"])
     words = tokens.groupby("line", sort=True)["text"].agg(list)
@@ -232,10 +251,7 @@ def read_lexicon(path: str | os.PathLike) -> list[dict]:
 def build_lexicon_pipeline(lang: str, entries: Sequence[dict], out_dir: str | os.PathLike) -> None:
     """Write a lookup pipeline: spaCy's rule-based tokenizer for ``lang`` plus an attribute ruler
     that sets POS (and DEP) of the listed words, matched lower-cased; others stay untagged."""
-    # spaCy is heavy: only the jobs that tokenize or tag load it
-    import spacy
-
-    nlp = spacy.blank(lang)
+    nlp = _spacy().blank(lang)
     ruler = nlp.add_pipe("attribute_ruler")
     for e in entries:
         attrs = {"POS": e["upos"]}
