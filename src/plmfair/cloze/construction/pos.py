@@ -95,10 +95,10 @@ def _spacy():
         if not any(importlib.util.find_spec(name) for name in TORCH_PIPELINE_PACKAGES):
             sys.modules["torch"] = None  # an import of torch now fails with ImportError: thinc's check
             try:
-                import spacy.tokens
+                import spacy.tokens  # spaCy is heavy: only the jobs that tokenize or tag load it
             finally:
                 del sys.modules["torch"]
-    import spacy.tokens
+    import spacy.tokens  # (loaded already above, or here with torch when torch was loaded first)
 
     return spacy
 
