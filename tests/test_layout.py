@@ -1,7 +1,8 @@
 """The library's layout holds as docs/architecture.md draws it: the layers import one way and no
 package's modules import each other in a circle (import-linter's contracts in pyproject.toml), a
 study is one package, few modules sit at the top, a module name means one thing, and an import that
-waits inside a function says why."""
+waits inside a function says why; the module of a job loads only the heavy packages that
+kind of job needs."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from conftest import REPO
 
 from plmfair.studies import STUDIES
@@ -96,3 +98,22 @@ def test_an_import_inside_a_function_says_why():
                     if "#" not in lines[node.lineno - 1] and not lines[k].strip().startswith("#"):
                         bad.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert not bad, bad
+
+
+@pytest.mark.parametrize(
+    "module, light",
+    [
+        # a table job renders what the statistics jobs computed: pandas, no scipy
+        ("plmfair.cloze.tables", ("scipy", "torch", "matplotlib")),
+        ("plmfair.crows_pairs.tables", ("scipy", "torch", "matplotlib")),
+        # a tokenize or tag job: spaCy, no torch (plmfair.cloze.construction.pos)
+        ("plmfair.cloze.construction.pos", ("scipy", "torch", "spacy")),
+    ],
+)
+def test_a_job_imports_only_its_own_dependency_set(module, light):
+    """In a process of its own, as a job is, importing the module loads none of the heavy packages
+    another kind of job needs (each costs a second or so in every job that imports it)."""
+    code = f"import sys, {module}; print(' '.join(p for p in {light!r} if p in sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == []

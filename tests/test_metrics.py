@@ -10,9 +10,8 @@ from plmfair.cloze.metrics import (
     answer_ranks,
     compute_metrics,
     group_metrics,
-    sigma_gd,
 )
-from plmfair.cloze.tables import paper_table
+from plmfair.cloze.tables import paper_table, sigma_gd
 from plmfair.text import normalise, normalise_whitespace
 
 

@@ -12,13 +12,14 @@ Definitions (the paper leaves the correlations unspecified; these are ours):
   sentence, the model's log-probability of that answer in the gap); an answer given by several
   annotators is one item, so the p-values do not count it once per annotator.
 - sigma_gd (equation 1 of the paper): population standard deviation (divide by G) of a metric
-  across the four groups for a language, or across the four languages for a group.
+  across the four groups for a language, or across the four languages for a group: in the tables
+  (:func:`plmfair.cloze.tables.sigma_gd`) and, with its interval and test, in
+  :func:`plmfair.cloze.group_tests.group_disparity`.
 
 Answers are matched after :func:`plmfair.text.normalise` (Unicode NFC, trimming, lower-casing, then the
 model tokenizer's own normalizer, :meth:`plmfair.scoring.base.Scorer.normaliser`, so mBERT
 uncased's accent-less predictions match accented answers). Empty answers are excluded and
-counted. :func:`compute_metrics` gives the metrics of one model and language per group; sigma_gd with its
-interval and test is :func:`plmfair.cloze.group_tests.group_disparity`.
+counted. :func:`compute_metrics` gives the metrics of one model and language per group.
 """
 
 from __future__ import annotations
@@ -90,13 +91,6 @@ def group_metrics(annotations: pd.DataFrame) -> dict:
     else:
         out.update(spearman_rho=math.nan, spearman_p=math.nan, kendall_tau=math.nan, kendall_p=math.nan)
     return out
-
-
-def sigma_gd(values: Sequence[float]) -> float:
-    """Group disparity: population standard deviation (divide by G), equation (1) of the paper."""
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    return float(np.sqrt(np.mean((v - v.mean()) ** 2))) if len(v) else math.nan
 
 
 ANNOTATION_SCORES_SCHEMA = {

@@ -3,13 +3,13 @@ tests, group gaps and tests, construction and alignment quality."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
-from plmfair.cloze.metrics import sigma_gd
 from plmfair.rendering.labels import PAPER_METRIC_LABELS, metric_label
 from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
@@ -23,6 +23,13 @@ LANG_ORDER = ("en", "es", "de", "fr")
 
 
 CORRELATION_P = {"spearman_rho": "spearman_p", "kendall_tau": "kendall_p"}
+
+
+def sigma_gd(values: Sequence[float]) -> float:
+    """Group disparity: population standard deviation (divide by G), equation (1) of the paper."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    return float(np.sqrt(np.mean((v - v.mean()) ** 2))) if len(v) else math.nan
 
 
 def _most_disparate(sigmas: Mapping[str, float]) -> set[str]:
