@@ -329,31 +329,29 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
         assert (proc.returncode == 0) == ok, proc.stdout[-3000:] + proc.stderr[-3000:]
         return proc
 
-    out = plmfair("run", "mine=my models/tiny_bert", *common).stdout
-    first = tmp_path / "runs" / "mine"
-    assert "decisive share" in out and "| demo_fr " in out and f"record: {first / 'results' / 'run.json'}" in out
-    settings = yaml.safe_load((first / "config.yaml").read_text())
-    assert settings["models"]["mine"] == {"path": str(models / "tiny_bert"), "family": "mlm", "uncased": True}
-    assert {"enabled": True, "models": ["mine"], "datasets": ["demo_fr"]}.items() <= settings["crows_pairs"].items()
+    out = plmfair("run", "my models/gpt", *common).stdout
+    gpt = tmp_path / "runs" / "gpt"
+    assert "decisive share" in out and "| demo_fr " in out and f"record: {gpt / 'results' / 'run.json'}" in out
+    settings = yaml.safe_load((gpt / "config.yaml").read_text())
+    assert settings["models"]["gpt"] == {"path": str(models / "gpt"), "family": "causal"}  # cased: no key
+    assert {"enabled": True, "models": ["gpt"], "datasets": ["demo_fr"]}.items() <= settings["crows_pairs"].items()
     # the record validates (read_run_record) and holds the tables' numbers and the model as loaded
-    record = read_run_record(first / "results" / "run.json")
-    summary = read_parquet(first / "results" / "crows_pairs" / "summary.parquet")
+    record = read_run_record(gpt / "results" / "run.json")
+    summary = read_parquet(gpt / "results" / "crows_pairs" / "summary.parquet")
     overall = summary[summary["subset_kind"] == "overall"].iloc[0]
     (row,) = record["results"]["crows_pairs"]
     for key in ("score", "decisive_score", "ci_low", "ci_high", "p_value", "n_scored", "n_neutral"):
         assert row[key] == pytest.approx(overall[key])
     # the table's CSV holds the interval as numbers at full precision, not as printed text
-    numbers = pd.read_csv(first / "results" / "tables" / "crows_pairs_tests.csv")
+    numbers = pd.read_csv(gpt / "results" / "tables" / "crows_pairs_tests.csv")
     assert numbers.loc[0, "low"] == pytest.approx(row["ci_low"], rel=1e-12) and "interval" not in numbers
     (model,) = record["models"]
-    assert model["name"] == "mine" and model["uncased"] and model["protocol"] == "nangia"
-    assert model["files_sha256"] == read_parquet(first / "results" / "models.parquet").loc[0, "model_files_sha256"]
+    assert model["name"] == "gpt" and not model["uncased"] and model["protocol"] == "sentence_log_likelihood"
+    assert model["files_sha256"] == read_parquet(gpt / "results" / "models.parquet").loc[0, "model_files_sha256"]
     assert record["config"]["crows_pairs"]["alpha"] == 0.05  # defaults resolved
     assert {d["file"] for d in record["data"]} == {"crows_pairs_demo_fr.csv"}
     assert record["software"]["packages"]["torch"] and record["times"]["stages"]["crows_pairs"]["jobs"] >= 1
 
-    plmfair("run", "my models/gpt", *common)
-    gpt = tmp_path / "runs" / "gpt"
     refused = plmfair("run", "my models/gpt:uncased=true", *common, ok=False).stderr
     assert "run 'gpt' already has a model 'gpt' and this one differs (uncased False -> True)" in refused
     suggestion = refused.split("each in its own run: ")[1].strip()
@@ -361,8 +359,8 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
     uncased = tmp_path / "runs" / "gpt_2"
     assert yaml.safe_load((uncased / "config.yaml").read_text())["models"]["gpt"]["uncased"] is True
 
-    side = plmfair("compare", str(first), str(gpt), str(uncased)).stdout
-    assert "| mine " in side and "| gpt_2 " in side and "decisive share" in side
+    side = plmfair("compare", str(gpt), str(uncased)).stdout
+    assert "| gpt " in side and "| gpt_2 " in side and "decisive share" in side
     settings_part = side.split("Model settings that differ")[1].split("\n\n")[1]
     assert "uncased" in settings_part  # gpt and gpt_2 differ in it, and the table says so
     paired = plmfair("compare", str(gpt), str(uncased), "--format", "json").stdout
@@ -380,17 +378,15 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
     assert change["net_change"] == pytest.approx(100 * (both["b"] - both["a"]).mean())
     assert "| demo_fr " in plmfair("show", "gpt_2", "--runs", str(tmp_path / "runs")).stdout
 
-    # the run is complete without its original config file: its report is written from runs/mine alone
+    # the run is complete without its original config file: its report is written from runs/gpt alone
     own_config.unlink()
-    before = _files(first)
-    plmfair("run", "--run", "mine", *places, "--mirror", str(DEMO_DATA), "--report")
-    assert (first / "results" / "report.html").stat().st_size > 0
-    assert yaml.safe_load((first / "config.yaml").read_text()) == settings
+    before = _files(gpt)
+    plmfair("run", "--run", "gpt", *places, "--mirror", str(DEMO_DATA), "--report")
+    assert (gpt / "results" / "report.html").stat().st_size > 0
+    assert yaml.safe_load((gpt / "config.yaml").read_text()) == settings
     # a dry run that would change the run leaves its file byte for byte
-    plmfair(
-        "run", "mine=my models/tiny_bert", "--datasets", "demo_en", *places, "--mirror", str(DEMO_DATA), "--dry-run"
-    )
-    after = _files(first)
+    plmfair("run", "my models/gpt", "--datasets", "demo_en", *places, "--mirror", str(DEMO_DATA), "--dry-run")
+    after = _files(gpt)
     assert after["config.yaml"] == before["config.yaml"]
     # hostile calls are refused and change no file of a finished run
     for words in (
@@ -398,14 +394,14 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
         ["--run", ".", "--studies", "crows_pairs"],
         ["x=/", "--studies", "crows_pairs"],
         ["x=/etc", "--studies", "crows_pairs"],
-        ["mine=my models/gpt", "--studies", "crows_pairs"],
+        ["gpt=my models/tiny_bert", "--studies", "crows_pairs"],
     ):
         assert "plmfair: " in plmfair("run", *words, *places, ok=False).stderr
-    with runs.run_lock(first):
-        held = plmfair("run", "mine=my models/tiny_bert", "--datasets", "demo_en", *places, ok=False).stderr
+    with runs.run_lock(gpt):
+        held = plmfair("run", "my models/gpt", "--datasets", "demo_en", *places, ok=False).stderr
     assert "being run by another plmfair command" in held
     # (--run .. would have written the folder above runs/, --run . runs/ itself)
-    assert _files(first) == after and not (tmp_path / "runs" / "config.yaml").exists()
+    assert _files(gpt) == after and not (tmp_path / "runs" / "config.yaml").exists()
     assert not (tmp_path / "config.yaml").exists()
 
 

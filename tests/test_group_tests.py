@@ -492,3 +492,34 @@ def test_disparity_interval_resamples_sentences_and_is_debiased():
     null_square = row["sigma_gd"] ** 2 - row["debiased"] ** 2
     assert 0 < row["null_mean"] and row["debiased"] < row["sigma_gd"] and null_square >= row["null_mean"] ** 2 - 1e-9
     assert row["debiased_low"] <= row["debiased"] <= row["debiased_high"] and row["n_sentences"] == 18
+
+
+def test_ties_in_net_wins_are_broken_by_the_gap_computed_by_hand():
+    """One batch, two MN and two FN annotators on the same six sentences (hit1): every one of the
+    six ways to label two of them MN is enumerated. By hand, with pandas: each labelling's net wins
+    of MN over FN and its mean gap (the sentence-adjusted gap, equal weights here); a labelling is as
+    extreme as the data when its |net| is larger, or equal with its |gap| at least as large (one-sided:
+    net, then gap). Counting every tie in net wins as extreme, as before, gives a larger p."""
+    hits = {"u1": [1, 1, 0, 0, 1, 0], "u2": [1, 0, 0, 1, 1, 0], "u3": [0, 1, 0, 0, 0, 1], "u4": [0, 0, 1, 0, 0, 0]}
+    groups = {"u1": "MN", "u2": "MN", "u3": "FN", "u4": "FN"}
+    rows = [("fr", f"s{i}", u, groups[u], float(h)) for u, hs in hits.items() for i, h in enumerate(hs)]
+    row = (
+        group_winloss(scores_frame(rows), permutations=99, metrics=("hit1",))
+        .set_index(["lang", "group_a", "group_b"])
+        .loc[("fr", "MN", "FN")]
+    )
+    table = pd.DataFrame(hits)
+    stats = []
+    for pair in itertools.combinations(hits, 2):  # the two annotators labelled MN
+        a, b = table[list(pair)].mean(axis=1), table[[u for u in hits if u not in pair]].mean(axis=1)
+        stats.append((int((a > b).sum() - (a < b).sum()), float((a - b).mean()), set(pair) == {"u1", "u2"}))
+    (net0, gap0, _), others = next(s for s in stats if s[2]), [s for s in stats if not s[2]]
+
+    def p(extreme) -> float:
+        return (1 + sum(extreme(net, gap) for net, gap, _ in others)) / len(stats)
+
+    two = p(lambda net, gap: abs(net) > abs(net0) or (abs(net) == abs(net0) and abs(gap) >= abs(gap0) - 1e-12))
+    one = p(lambda net, gap: net > net0 or (net == net0 and gap >= gap0 - 1e-12))
+    assert (row["wins_a"], row["wins_b"]) == (3, 2) and net0 == 1
+    assert row["p_permutation"] == pytest.approx(two) and row["p_one_sided"] == pytest.approx(one)
+    assert p(lambda net, gap: abs(net) >= abs(net0)) > two  # every tie counted as extreme
