@@ -309,24 +309,28 @@ def _sentence_gap(
     value_sets: Sequence[np.ndarray], design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
 ) -> tuple[list[np.ndarray], np.ndarray]:
     """Per assignment, for each of ``value_sets``, the gap of group ``a`` to group ``b`` adjusted for
-    sentence: sum over sentences of w_s (mean_a,s - mean_b,s) / sum of w_s, w_s = n_a n_b / (n_a + n_b);
-    and the number of sentences both answered."""
+    sentence (:func:`_weighted_gap`), and the number of sentences both answered."""
     per_annotation = labels[:, design.annotator]
     side = np.where(per_annotation == a, 0, np.where(per_annotation == b, 1, 2))
     cells = np.where(side < 2, design.unit[None, :] * 2 + side, 2 * design.n_units)
     n_cells = 2 * design.n_units + 1
     counts = _cell_sums(np.ones(len(design.annotator)), cells, n_cells)[:, :-1].reshape(len(labels), -1, 2)
-    n_a, n_b = counts[:, :, 0], counts[:, :, 1]
+    gaps = []
+    for values in value_sets:
+        sums = _cell_sums(values, cells, n_cells)[:, :-1].reshape(len(labels), -1, 2)
+        gaps.append(_weighted_gap(sums[:, :, 0], counts[:, :, 0], sums[:, :, 1], counts[:, :, 1]))
+    return gaps, ((counts[:, :, 0] > 0) & (counts[:, :, 1] > 0)).sum(axis=1)
+
+
+def _weighted_gap(sum_a: np.ndarray, n_a: np.ndarray, sum_b: np.ndarray, n_b: np.ndarray) -> np.ndarray:
+    """Per assignment (rows; columns the sentences), sum over the sentences both groups answered of
+    w_s (mean_a,s - mean_b,s) / sum of w_s, w_s = n_a n_b / (n_a + n_b); NaN where none was."""
     both = (n_a > 0) & (n_b > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         weight = np.where(both, n_a * n_b / (n_a + n_b), 0.0)
         total = weight.sum(axis=1)
-        gaps = []
-        for values in value_sets:
-            sums = _cell_sums(values, cells, n_cells)[:, :-1].reshape(len(labels), -1, 2)
-            diff = np.where(both, sums[:, :, 0] / np.where(both, n_a, 1) - sums[:, :, 1] / np.where(both, n_b, 1), 0.0)
-            gaps.append(np.where(total > 0, (weight * diff).sum(axis=1) / np.where(total > 0, total, 1), np.nan))
-    return gaps, both.sum(axis=1)
+        diff = np.where(both, sum_a / np.where(both, n_a, 1) - sum_b / np.where(both, n_b, 1), 0.0)
+        return np.where(total > 0, (weight * diff).sum(axis=1) / np.where(total > 0, total, 1), np.nan)
 
 
 def _exact_scale(values: np.ndarray) -> int | None:
@@ -340,10 +344,11 @@ def _exact_scale(values: np.ndarray) -> int | None:
 
 def _net_wins(
     values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per assignment, for groups ``a`` and ``b``: wins of a, wins of b and shared units. Means are
-    compared exactly (sums and counts cross-multiplied as integers) when the values are rationals
-    of small denominators, else to 1e-12."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per assignment, for groups ``a`` and ``b``: wins of a, wins of b, shared units and the
+    sentence-adjusted gap of a to b (:func:`_weighted_gap`, from the same sums). Means are compared
+    exactly (sums and counts cross-multiplied as integers) when the values are rationals of small
+    denominators, else to 1e-12."""
     g = len(GROUPS)
     scale = _exact_scale(values)
     # integer sums (exact in float64 below 2^53) when the values are small rationals
@@ -356,7 +361,8 @@ def _net_wins(
     tolerance = 0 if scale else 1e-12
     wins_a = (both & (left > right + tolerance)).sum(axis=1)
     wins_b = (both & (left < right - tolerance)).sum(axis=1)
-    return wins_a, wins_b, both.sum(axis=1)
+    gap = _weighted_gap(sums[:, :, a], counts[:, :, a], sums[:, :, b], counts[:, :, b]) / (scale or 1)
+    return wins_a, wins_b, both.sum(axis=1), gap
 
 
 def _net_wins_p(net: np.ndarray, gap: np.ndarray) -> tuple[float, float]:
@@ -407,9 +413,7 @@ def group_winloss(
             ia, ib = GROUPS.index(a), GROUPS.index(b)
             labels = design.assignments(permutations, _rng(seed, lang, f"{a}-{b}"), design.strata(among=(a, b)))
             for metric in metrics:
-                values = data[metric].to_numpy(float)
-                wins_a, wins_b, shared = _net_wins(values, design, labels, ia, ib)
-                (gap,), _ = _sentence_gap([values], design, labels, ia, ib)
+                wins_a, wins_b, shared, gap = _net_wins(data[metric].to_numpy(float), design, labels, ia, ib)
                 net = wins_a - wins_b
                 two, one = _net_wins_p(net, np.round(gap, 10)) if shared[0] else (np.nan, np.nan)
                 rows.append(
