@@ -98,8 +98,9 @@ TABLES: tuple[TableSpec, ...] = (
         "plmfair.rendering.table_format:winloss_table",
         {"winloss": set_file("{subject}", "group_winloss")},
         "{subject}: win/loss of every two annotator groups on the sentences both answered (each group's mean "
-        "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins (two-sided, and "
-        "one-sided for the first group winning more); * Holm-adjusted p < {alpha} over the comparisons of a "
+        "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins, ties in them "
+        "broken by the sentence-adjusted gap (two-sided, and one-sided for the first group winning more); "
+        "* Holm-adjusted p < {alpha} over the comparisons of a "
         "model and metric.",
         options=_WINLOSS,
         settings=_ALPHA,
