@@ -365,15 +365,28 @@ def crossed_mixed_model(
     return MixedEffects(terms, converged, {**variances, "residual": float(fit.scale)}, "; ".join(notes))
 
 
-def permutation_p(observed: np.ndarray, null: np.ndarray, *, two_sided: bool = True) -> np.ndarray:
+def permutation_p(
+    observed: np.ndarray, null: np.ndarray, *, two_sided: bool = True, secondary: tuple | None = None
+) -> np.ndarray:
     """Permutation p-values, (1 + #{null at least as extreme as observed}) / (1 + B), per column of
     ``null`` (B permutations x statistics); |statistic| compared when ``two_sided``. NaN where the
-    observed statistic is NaN. Ties count as extreme (floating-point ties within 1e-12)."""
+    observed statistic is NaN. Ties count as extreme (floating-point ties within 1e-12), unless
+    ``secondary`` = (observed, null) of a second statistic of the same shapes breaks them: a tied
+    permutation is then as extreme only when its secondary statistic is at least the observed one
+    (|.| when ``two_sided``). Any statistic keeps the test exact; a finer one keeps a coarse
+    primary statistic (net wins of a 0/1 metric) from counting most permutations as ties."""
     observed, null = np.asarray(observed, dtype=float), np.asarray(null, dtype=float)
     if two_sided:
         observed, null = np.abs(observed), np.abs(null)
-    extreme = (null >= observed[None, :] - 1e-12).sum(axis=0)
-    p = (1 + extreme) / (1 + null.shape[0])
+    if secondary is None:
+        extreme = null >= observed[None, :] - 1e-12
+    else:
+        second, second_null = (np.asarray(v, dtype=float) for v in secondary)
+        if two_sided:
+            second, second_null = np.abs(second), np.abs(second_null)
+        tied = np.abs(null - observed[None, :]) <= 1e-12
+        extreme = (null > observed[None, :] + 1e-12) | (tied & (second_null >= second[None, :] - 1e-12))
+    p = (1 + extreme.sum(axis=0)) / (1 + null.shape[0])
     return np.where(np.isnan(observed), np.nan, p)
 
 

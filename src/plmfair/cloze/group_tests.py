@@ -365,23 +365,6 @@ def _net_wins(
     return wins_a, wins_b, both.sum(axis=1), gap
 
 
-def _net_wins_p(net: np.ndarray, gap: np.ndarray) -> tuple[float, float]:
-    """Two- and one-sided permutation p of the net wins (row 0 observed, the others permutations),
-    ties in net wins broken by the sentence-adjusted gap of the same two groups: an assignment is at
-    least as extreme as the data when its net wins are further from 0 (two-sided; higher, one-sided),
-    or equal and its gap at least as far. Net wins of a 0/1 metric take few values, so counting every
-    tie as extreme made the test far stricter than its level (0.018 at alpha 0.05, docs/statistics.md);
-    a statistic that ranks the assignments more finely keeps the test exact (any statistic does)."""
-    tolerance = 1e-12
-
-    def p(primary: np.ndarray, secondary: np.ndarray) -> float:
-        above = primary[1:] > primary[0]
-        tied = (primary[1:] == primary[0]) & (secondary[1:] >= secondary[0] - tolerance)
-        return float((1 + (above | tied).sum()) / len(primary))
-
-    return p(np.abs(net), np.abs(np.nan_to_num(gap))), p(net, np.nan_to_num(gap))
-
-
 def _blocks(scores: pd.DataFrame):
     """(model, lang or 'all', data) of every comparison, in the scores' order."""
     for model, by_model in scores.groupby("model", sort=False):
@@ -415,7 +398,18 @@ def group_winloss(
             for metric in metrics:
                 wins_a, wins_b, shared, gap = _net_wins(data[metric].to_numpy(float), design, labels, ia, ib)
                 net = wins_a - wins_b
-                two, one = _net_wins_p(net, np.round(gap, 10)) if shared[0] else (np.nan, np.nan)
+                # net wins of a 0/1 metric take few values: counting every tie as extreme made the
+                # test far stricter than its level (0.018 at alpha 0.05, docs/statistics.md), so
+                # ties are broken by the sentence-adjusted gap of the same two groups
+                gap = np.nan_to_num(np.round(gap, 10))
+                two, one = (
+                    (np.nan, np.nan)
+                    if not shared[0]
+                    else tuple(
+                        permutation_p(net[:1], net[1:, None], two_sided=two_sided, secondary=(gap[:1], gap[1:, None]))[0]
+                        for two_sided in (True, False)
+                    )
+                )
                 rows.append(
                     {
                         "model": model,
