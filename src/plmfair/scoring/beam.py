@@ -169,7 +169,7 @@ def single_word_beam_searches(
     return _words(finished, sentences, k)
 
 
-def _runs(counts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def runs(counts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """For items that come in consecutive runs of ``counts`` (a sentence's beams, its candidates):
     each item's run, its position within the run, and each run's first item."""
     offsets = torch.cumsum(counts, 0) - counts
@@ -183,25 +183,24 @@ def _best_continuations(scores: torch.Tensor, owner: torch.Tensor, num_beams: in
     ``[sentences, num_beams]`` on the CPU, -inf where a sentence has fewer. One top-k over each
     sentence's rows side by side (padded with -inf rows where sentences hold different numbers)."""
     _, counts = torch.unique_consecutive(owner, return_counts=True)
+    slot, position, first = runs(counts.to(scores.device))
     width, most = scores.shape[1], int(counts.max())
     if bool((counts == most).all()):
         grid = scores.reshape(len(counts), most * width)
     else:
-        slot, position, _ = _runs(counts.to(scores.device))
         grid = scores.new_full((len(counts), most, width), float("-inf"))
         grid[slot, position] = scores
         grid = grid.reshape(len(counts), most * width)
     top = torch.topk(grid, min(num_beams, grid.shape[1]), dim=1)
     value, index = top.values.float().cpu(), top.indices.cpu()
-    offsets = torch.cumsum(counts, 0) - counts
-    return value, offsets[:, None] + torch.div(index, width, rounding_mode="floor"), index % width
+    return value, first.cpu()[:, None] + torch.div(index, width, rounding_mode="floor"), index % width
 
 
 def _best_per_sentence(best: torch.Tensor, owner: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
     """The ``k`` best of each sentence's previous best and its new ``scores``."""
     _, counts = torch.unique_consecutive(owner, return_counts=True)
     new = torch.full((best.shape[0], int(counts.max())), float("-inf"))
-    new[owner, _runs(counts)[1]] = scores
+    new[owner, runs(counts)[1]] = scores
     return torch.topk(torch.cat([best, new], dim=1), k, dim=1).values
 
 
@@ -214,7 +213,7 @@ def _words(finished: list, sentences: int, k: int) -> list[Words]:
     row = torch.cat([torch.arange(len(o)) for o, _, _ in finished]) if finished else owner
     order = torch.argsort(scores, descending=True, stable=True)
     order = order[torch.argsort(owner[order], stable=True)]  # by sentence, best first within it
-    rank = _runs(torch.bincount(owner, minlength=sentences))[1]
+    rank = runs(torch.bincount(owner, minlength=sentences))[1]
     chosen = order[rank < k]
     pieces: list = [None] * len(chosen)
     for i, (_, history, _) in enumerate(finished):  # each step's winners copied out in one call

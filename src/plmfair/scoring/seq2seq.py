@@ -57,7 +57,7 @@ def shared_encoder_attention(
     sentences, heads, _, dim = key.shape
     length = query.shape[2]
     counts = torch.bincount(beam_rows, minlength=sentences)
-    slot = torch.arange(len(beam_rows), device=query.device) - (torch.cumsum(counts, 0) - counts)[beam_rows]
+    slot = beam.runs(counts)[1]
     most = int(counts.max())
     grid = query.new_zeros((sentences, most, length, heads, dim))  # each sentence's beams side by side
     grid[beam_rows, slot] = query.transpose(1, 2)
