@@ -402,13 +402,10 @@ def group_winloss(
                 # test far stricter than its level (0.018 at alpha 0.05, docs/statistics.md), so
                 # ties are broken by the sentence-adjusted gap of the same two groups
                 gap = np.nan_to_num(np.round(gap, 10))
+                ties = (gap[:1], gap[1:, None])
                 two, one = (
-                    (np.nan, np.nan)
-                    if not shared[0]
-                    else tuple(
-                        permutation_p(net[:1], net[1:, None], two_sided=two_sided, secondary=(gap[:1], gap[1:, None]))[0]
-                        for two_sided in (True, False)
-                    )
+                    permutation_p(net[:1], net[1:, None], two_sided=side, secondary=ties)[0] if shared[0] else np.nan
+                    for side in (True, False)
                 )
                 rows.append(
                     {
