@@ -461,7 +461,15 @@ def test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on(two_r
     base, places = run_copy(two_runs, tmp_path)
     words = [str(BIN / "plmfair"), "run", f"other={bert}", "--run", "h9", *places]
     first = subprocess.Popen(
-        words, cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        words,
+        cwd=base,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # Ctrl-C as a terminal delivers it: a test run started in the background (`pytest &`) passes
+        # SIGINT down ignored, and a Python started with SIGINT ignored never raises KeyboardInterrupt
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     job = scoring_job(first, "crows_pairs_score.py")
     if job is None:
