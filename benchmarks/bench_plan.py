@@ -105,12 +105,11 @@ def dry_run(config_path: Path, workdir: Path) -> tuple[float, float, int]:
     if proc.returncode != 0:
         raise SystemExit(f"snakemake --dry-run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KB on Linux; the largest child so far
-    jobs = sum(
-        int(line.split()[-1])
-        for line in proc.stdout.splitlines()
-        if line.strip() and line.split()[-1].isdigit() and not line.startswith("total")
-    )
-    return seconds, max(peak, before) / 1024, jobs
+    # the job stats table (printed twice by a dry run: before the jobs and again at its end) ends in its total
+    totals = [line.split()[-1] for line in proc.stdout.splitlines() if line.startswith("total")]
+    if not totals or not totals[0].isdigit():
+        raise SystemExit(f"snakemake --dry-run printed no job total:\n{proc.stdout[-2000:]}")
+    return seconds, max(peak, before) / 1024, int(totals[0])
 
 
 def main() -> int:
