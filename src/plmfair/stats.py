@@ -366,7 +366,11 @@ def crossed_mixed_model(
 
 
 def permutation_p(
-    observed: np.ndarray, null: np.ndarray, *, two_sided: bool = True, secondary: tuple | None = None
+    observed: np.ndarray,
+    null: np.ndarray,
+    *,
+    two_sided: bool = True,
+    secondary: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Permutation p-values, (1 + #{null at least as extreme as observed}) / (1 + B), per column of
     ``null`` (B permutations x statistics); |statistic| compared when ``two_sided``. NaN where the
