@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -45,6 +46,20 @@ def test_a_folder_becomes_an_entry_with_its_family_and_casing(tmp_path, monkeypa
     assert runs.model_entry("mine=gpt") == ("mine", {"path": str(gpt), "family": "causal"})
     assert runs.model_entry(f"{t5}") == ("t5", {"path": str(t5), "family": "seq2seq"})
     assert runs.model_entry("gpt", family="mlm")[1]["family"] == "mlm"  # --family wins over config.json
+
+
+def test_a_local_folders_family_is_read_without_importing_transformers(tmp_path):
+    """``plmfair run FOLDER`` reads a family its architecture's name says off config.json alone
+    (importing transformers, and torch with it, takes seconds); the others go to the Auto tables."""
+    bert = _folder(tmp_path, "bert", {"model_type": "bert", "architectures": ["BertForMaskedLM"]})
+    code = (
+        "import sys; from plmfair.runs import folders; print(folders.detect_family(sys.argv[1], local=True)); "
+        "print(sorted({'torch', 'transformers'} & set(sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(bert)], capture_output=True, text=True, check=True)
+    assert proc.stdout.split("\n")[:2] == ["mlm", "[]"]
+    flaubert = _folder(tmp_path, "flaubert", {"model_type": "flaubert", "architectures": ["FlaubertWithLMHeadModel"]})
+    assert runs.detect_family(str(flaubert), local=True) == "mlm"  # in two tables: the config decides
 
 
 def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypatch):

@@ -130,6 +130,34 @@ def test_family_is_read_off_the_checkpoint(config, families):
     assert checkpoint_families(AutoConfig.for_model(config["model_type"], **fields)) == families
 
 
+def test_a_class_name_that_says_a_family_agrees_with_transformers_auto_tables():
+    """The name rule a local folder's family is read by without transformers names, for every class
+    of the Auto tables it names at all, the one family whose table holds it."""
+    from transformers.models.auto import modeling_auto
+
+    from plmfair.scoring import FAMILIES, family_by_class_name
+
+    tables: dict[str, set[str]] = {}  # each class, the families whose tables hold it
+    named: dict[str, str] = {}  # each class the rule names, the family it names
+    for family in FAMILIES.values():
+        for model_type, classes in getattr(modeling_auto, family.auto_mapping).items():
+            for name in [classes] if isinstance(classes, str) else classes:
+                tables.setdefault(name, set()).add(family.name)
+                if family_by_class_name(name, model_type):
+                    named[name] = family_by_class_name(name, model_type)
+    assert named and all(tables[name] == {family} for name, family in named.items())
+    # the papers' classes are among those named: their families are read without transformers
+    for name, model_type, family in (
+        ("BertForMaskedLM", "bert", "mlm"),
+        ("XLMRobertaForMaskedLM", "xlm-roberta", "mlm"),
+        ("GPT2LMHeadModel", "gpt2", "causal"),
+        ("Qwen2ForCausalLM", "qwen2", "causal"),
+        ("MT5ForConditionalGeneration", "mt5", "seq2seq"),
+    ):
+        assert name in tables and family_by_class_name(name, model_type) == family
+    assert family_by_class_name("FlaubertWithLMHeadModel", "flaubert") is None  # masked and causal: the tables decide
+
+
 def test_a_folder_without_its_tokenizer_files_is_refused(tiny, tmp_path):
     """transformers builds an empty BERT tokenizer when tokenizer.json and tokenizer_config.json are
     gone: every word [UNK], every pair neutral, a published score from text the model cannot read."""

@@ -41,7 +41,7 @@ from plmfair import plan
 from plmfair.config import validate_config
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.io.atomic import write_text
-from plmfair.scoring import FAMILIES
+from plmfair.scoring import FAMILIES, family_by_class_name
 from plmfair.scoring.specs import require_model_folder
 
 log = logging.getLogger(__name__)
@@ -73,21 +73,27 @@ def model_name(source: str) -> str:
 
 
 def detect_family(source: str, *, local: bool) -> str:
-    """The family of a checkpoint, read off its ``config.json`` (:func:`plmfair.scoring.loader.checkpoint_families`)."""
+    """The family of a checkpoint, read off its ``config.json``: a local folder's by its
+    architectures' class names when each says one (:func:`plmfair.scoring.family_by_class_name`:
+    no transformers, whose import takes seconds), otherwise by transformers' Auto tables
+    (:func:`plmfair.scoring.loader.checkpoint_families`)."""
+    if local:
+        path = Path(source) / "config.json"
+        try:
+            fields = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ConfigError(
+                f"model {source}: {path} is not valid JSON ({exc}); put back the model's own config.json"
+            ) from None
+        named = _named_family(fields)
+        if named:
+            return named
     # transformers is heavy: only the jobs that load a model import it
     from transformers import AutoConfig
 
     # torch (through the loader), as transformers above: only when a checkpoint's family is read off it
     from plmfair.scoring.loader import checkpoint_families
 
-    if local:
-        path = Path(source) / "config.json"
-        try:
-            json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ConfigError(
-                f"model {source}: {path} is not valid JSON ({exc}); put back the model's own config.json"
-            ) from None
     try:
         config = AutoConfig.from_pretrained(source, local_files_only=local, trust_remote_code=False)
     except (OSError, ValueError) as exc:
@@ -102,6 +108,18 @@ def detect_family(source: str, *, local: bool) -> str:
             f"model {source} is a {config.model_type} model that no plmfair family ({', '.join(FAMILIES)}) can score"
         )
     return fits[0]
+
+
+def _named_family(fields) -> str | None:
+    """The family of the first architecture of a ``config.json`` whose model type and every
+    architecture name it (None otherwise: the Auto tables decide)."""
+    if not isinstance(fields, dict):
+        return None
+    model_type, architectures = fields.get("model_type"), fields.get("architectures")
+    if not isinstance(model_type, str) or not isinstance(architectures, list) or not architectures:
+        return None
+    named = [family_by_class_name(a, model_type) if isinstance(a, str) else None for a in architectures]
+    return named[0] if all(named) else None
 
 
 def is_uncased(source: str, *, local: bool) -> bool:

@@ -110,3 +110,24 @@ def scorer_class(name: str):
     """The :class:`~plmfair.scoring.base.Scorer` subclass of family ``name`` (imports torch)."""
     family = get_family(name)
     return load_object(f"{family.module}:{family.scorer}")
+
+
+# T5-style span infilling (sentinel tokens): the model types whose *ForConditionalGeneration is seq2seq.
+SPAN_INFILLING_TYPES = ("t5", "mt5", "umt5", "longt5", "switch_transformers")
+
+
+def family_by_class_name(architecture: str, model_type: str | None) -> str | None:
+    """The family an architecture's class name says, without transformers: ``*ForMaskedLM`` is
+    ``mlm``; ``*ForCausalLM`` and ``*LMHeadModel`` are ``causal``, but XLM's and FlauBERT's
+    ``*WithLMHeadModel``, which are both; a span-infilling type's ``*ForConditionalGeneration`` is
+    ``seq2seq``; None for any other name. Every class of transformers' Auto tables that it names
+    agrees with the tables (tests/test_loader.py)."""
+    if architecture.endswith("ForMaskedLM"):
+        return "mlm"
+    if architecture.endswith("ForCausalLM") or (
+        architecture.endswith("LMHeadModel") and not architecture.endswith("WithLMHeadModel")
+    ):
+        return "causal"
+    if architecture.endswith("ForConditionalGeneration") and model_type in SPAN_INFILLING_TYPES:
+        return "seq2seq"
+    return None

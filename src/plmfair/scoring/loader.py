@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 
 from plmfair.errors import ConfigError, ModelError
-from plmfair.scoring import FAMILIES, get_family, scorer_class
+from plmfair.scoring import FAMILIES, family_by_class_name, get_family, scorer_class
 from plmfair.scoring.base import input_device, max_input_length
 from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tokenization import check_tokenizer_packages, install_hint
@@ -104,10 +104,6 @@ def check_local_folder(spec: ModelSpec) -> None:
         )
 
 
-# T5-style span infilling (sentinel tokens): the model types whose *ForConditionalGeneration is seq2seq.
-SPAN_INFILLING_TYPES = ("t5", "mt5", "umt5", "longt5", "switch_transformers")
-
-
 def checkpoint_families(config) -> list[str]:
     """The families a checkpoint is, read off what it is: the classes ``config.architectures``
     names (``*ForMaskedLM`` is ``mlm``, ``*ForCausalLM``/``*LMHeadModel`` ``causal``, a T5 kind's
@@ -136,12 +132,8 @@ def checkpoint_families(config) -> list[str]:
     for arch in getattr(config, "architectures", None) or []:
         fits = one(tables(arch, by_class=True))
         if not fits:  # a class the Auto tables do not list: its name says what it is
-            if arch.endswith("ForMaskedLM"):
-                fits = ["mlm"]
-            elif arch.endswith(("ForCausalLM", "LMHeadModel")):
-                fits = ["causal"]
-            elif arch.endswith("ForConditionalGeneration") and config.model_type in SPAN_INFILLING_TYPES:
-                fits = ["seq2seq"]
+            named = family_by_class_name(arch, config.model_type)
+            fits = [named] if named else []
         found += [f for f in fits if f not in found]
     return found or one(tables(config.model_type, by_class=False))
 
