@@ -118,9 +118,21 @@ def demo_copy(demo_run, tmp_path) -> Path:
 
 # How `make test` shares the tests between its processes (pytest-xdist, --dist loadfile
 # --no-loadscope-reorder): a test file stays on one process (its module fixtures are made once), and
-# the files that run Snakemake many times go first, so that they start on different processes while the
-# quick files fill the gaps; within that, the order stays pytest-randomly's.
-HEAVY_FIRST = ("test_workflow.py", "test_hostile.py", "test_cli.py", "test_hub.py", "test_new_study.py")
+# the files that take longest go first, longest first (those that run Snakemake many times, then the
+# statistics' simulations and the model tests), so that the last files handed out are quick ones and
+# the processes end together; within the rest, the order stays pytest-randomly's.
+HEAVY_FIRST = (
+    "test_workflow.py",
+    "test_hostile.py",
+    "test_cli.py",
+    "test_group_tests.py",
+    "test_crows_pairs.py",
+    "test_hub.py",
+    "test_tiny_models.py",
+    "test_scoring.py",
+    "test_pos.py",
+    "test_new_study.py",
+)
 
 
 @pytest.hookimpl(trylast=True)
