@@ -75,7 +75,8 @@ def model_name(source: str) -> str:
 def detect_family(source: str, *, local: bool) -> str:
     """The family of a checkpoint, read off its ``config.json``: a local folder's by its
     architectures' class names when each says one (:func:`plmfair.scoring.family_by_class_name`:
-    no transformers, whose import takes seconds), otherwise by transformers' Auto tables
+    no transformers, whose import takes seconds; a model type transformers does not know is then
+    refused by the scoring job's loader, in one line), otherwise by transformers' Auto tables
     (:func:`plmfair.scoring.loader.checkpoint_families`)."""
     if local:
         path = Path(source) / "config.json"

@@ -106,10 +106,10 @@ def check_local_folder(spec: ModelSpec) -> None:
 
 def checkpoint_families(config) -> list[str]:
     """The families a checkpoint is, read off what it is: the classes ``config.architectures``
-    names (``*ForMaskedLM`` is ``mlm``, ``*ForCausalLM``/``*LMHeadModel`` ``causal``, a T5 kind's
-    ``*ForConditionalGeneration`` ``seq2seq``, looked up in transformers' Auto tables), else its
-    ``model_type``. A class in two tables (XLM's and FlauBERT's ``*WithLMHeadModel``) is a masked
-    LM unless the config makes it causal; so is a model type without architectures that has both."""
+    names, looked up in transformers' Auto tables (a class they do not list by what its name says,
+    :func:`plmfair.scoring.family_by_class_name`), else its ``model_type``. A class in two tables
+    (XLM's and FlauBERT's ``*WithLMHeadModel``) is a masked LM unless the config makes it causal;
+    so is a model type without architectures that has both."""
     # transformers is heavy: only the jobs that load a model import it
     from transformers.models.auto import modeling_auto
 
