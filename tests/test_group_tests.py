@@ -523,3 +523,63 @@ def test_ties_in_net_wins_are_broken_by_the_gap_computed_by_hand():
     assert (row["wins_a"], row["wins_b"]) == (3, 2) and net0 == 1
     assert row["p_permutation"] == pytest.approx(two) and row["p_one_sided"] == pytest.approx(one)
     assert p(lambda net, gap: abs(net) >= abs(net0)) > two  # every tie counted as extreme
+
+
+def test_ties_in_p_at_1_are_broken_by_the_reciprocal_rank_computed_by_hand():
+    """One batch, three MN and three FN annotators on the same four sentences; MN's u2 and FN's u6 have
+    the same hits at 1 (other ranks), so relabellings that swap them tie on every statistic of P@1.
+    Every one of the 20 ways to label three of them FN is enumerated by hand (pandas): the gap test's
+    statistic is |P@1 gap + 1e-4 x MRR gap| (group means: every annotator answers every sentence), the
+    win/loss test's order is |net wins| of P@1, then |P@1 gap|, then |MRR gap|; counting every tie in
+    P@1 as extreme, as before, gives larger p-values. The gap's interval excludes 0 exactly when the
+    row is marked."""
+    rr = {
+        "u1": [1, 0.5, 0, 1],
+        "u2": [1, 0, 0.2, 0],
+        "u3": [0, 0.25, 0, 1],
+        "u4": [0, 0.5, 1, 0],
+        "u5": [0, 0, 0.5, 0],
+        "u6": [1, 0, 0, 0],
+    }
+    groups = {"u1": "MN", "u2": "MN", "u3": "MN", "u4": "FN", "u5": "FN", "u6": "FN"}
+    data = scores_frame([("fr", f"s{i}", u, groups[u], v) for u, vs in rr.items() for i, v in enumerate(vs)])
+    table = pd.DataFrame(rr)
+    hits = (table == 1).astype(float)
+    stats = []
+    for fn in itertools.combinations(rr, 3):
+        mn = [u for u in rr if u not in fn]
+        h_fn, h_mn = hits[list(fn)].mean(axis=1), hits[mn].mean(axis=1)
+        gap_hit, gap_rr = (
+            float((h_fn - h_mn).mean()),
+            float((table[list(fn)].mean(axis=1) - table[mn].mean(axis=1)).mean()),
+        )
+        net = int((h_mn > h_fn).sum() - (h_mn < h_fn).sum())  # MN over FN
+        stats.append((gap_hit, gap_rr, net, set(fn) == {"u4", "u5", "u6"}))
+    hit0, rr0, net0, _ = next(s for s in stats if s[3])
+
+    def p(extreme) -> float:
+        return sum(extreme(*s[:3]) for s in stats) / len(stats)  # the observed labelling counts itself
+
+    composite = abs(hit0 + 1e-4 * rr0)
+    gap_p = p(lambda h, r, n: abs(h + 1e-4 * r) >= composite - 1e-12)
+    untied_gap_p = p(lambda h, r, n: abs(h) >= abs(hit0) - 1e-12)
+    key0 = (abs(net0), abs(hit0), abs(rr0))
+
+    def beyond(h, r, n):  # lexicographic: larger on the first statistic that differs, or tied on all
+        key = (abs(n), abs(h), abs(r))
+        for a, b in zip(key, key0, strict=True):
+            if abs(a - b) > 1e-12:
+                return a > b
+        return True
+
+    winloss_p = p(beyond)
+    untied_winloss_p = p(lambda h, r, n: abs(n) > abs(net0) or (abs(n) == abs(net0) and abs(h) >= abs(hit0) - 1e-12))
+    assert gap_p < untied_gap_p and winloss_p < untied_winloss_p  # the example has ties to break
+
+    gaps = group_gaps(data, permutations=999, metrics=("hit1",))
+    row = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
+    assert row["permutations"] == 19 and row["gap"] == pytest.approx(hit0)  # the gap printed is P@1's own
+    assert row["p_permutation"] == pytest.approx(gap_p, abs=1e-12)
+    assert bool(row["significant"]) == (not row["ci_low"] <= 0 <= row["ci_high"])
+    wl = group_winloss(data, permutations=999, metrics=("hit1",)).set_index(["lang", "group_a", "group_b"])
+    assert wl.loc[("fr", "MN", "FN"), "p_permutation"] == pytest.approx(winloss_p, abs=1e-12)

@@ -153,9 +153,9 @@ def test_a_secondary_statistic_breaks_only_the_ties_of_the_primary_one():
     net, null = np.array([2.0]), np.array([[3.0], [2.0], [2.0], [-2.0], [1.0]])
     gap, gap_null = np.array([0.5]), np.array([[0.0], [0.7], [0.1], [-0.6], [9.0]])
     # two-sided: 3; the ties with |gap| >= 0.5: 0.7 and -0.6 (the 9.0 is not tied, 0.1 below)
-    assert permutation_p(net, null, secondary=(gap, gap_null)).tolist() == [4 / 6]
+    assert permutation_p(net, null, secondary=[(gap, gap_null)]).tolist() == [4 / 6]
     # upper tail: 3; the tie at 2 with gap 0.7 (-2 is not tied one-sided)
-    assert permutation_p(net, null, two_sided=False, secondary=(gap, gap_null)).tolist() == [3 / 6]
+    assert permutation_p(net, null, two_sided=False, secondary=[(gap, gap_null)]).tolist() == [3 / 6]
     # without a secondary statistic every tie counts
     assert permutation_p(net, null).tolist() == [5 / 6]
 

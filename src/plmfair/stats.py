@@ -370,28 +370,26 @@ def permutation_p(
     null: np.ndarray,
     *,
     two_sided: bool = True,
-    secondary: tuple[np.ndarray, np.ndarray] | None = None,
+    secondary: Sequence[tuple[np.ndarray, np.ndarray]] = (),
 ) -> np.ndarray:
     """Permutation p-values, (1 + #{null at least as extreme as observed}) / (1 + B), per column of
     ``null`` (B permutations x statistics); |statistic| compared when ``two_sided``. NaN where the
     observed statistic is NaN. Ties count as extreme (floating-point ties within 1e-12), unless
-    ``secondary`` = (observed, null) of a second statistic of the same shapes breaks them: a tied
-    permutation is then as extreme only when its secondary statistic is at least the observed one
-    (|.| when ``two_sided``). Any statistic keeps the test exact; a finer one keeps a coarse
-    primary statistic (net wins of a 0/1 metric) from counting most permutations as ties."""
-    observed, null = np.asarray(observed, dtype=float), np.asarray(null, dtype=float)
-    if two_sided:
-        observed, null = np.abs(observed), np.abs(null)
-    if secondary is None:
-        extreme = null >= observed[None, :] - 1e-12
-    else:
-        second, second_null = (np.asarray(v, dtype=float) for v in secondary)
+    ``secondary`` statistics, (observed, null) pairs of the same shapes, break them in turn: a
+    permutation tied on every statistic before one is as extreme when that one is larger, and a tie
+    on all of them counts. Any statistic keeps the test exact; a finer one keeps a coarse primary
+    statistic (net wins, or a gap of a 0/1 metric) from counting most permutations as ties."""
+    levels = [(observed, null), *secondary]
+    extreme, tied = None, None
+    for first, first_null in reversed(levels):  # the last statistic's ties count; each earlier one decides first
+        first, first_null = np.asarray(first, dtype=float), np.asarray(first_null, dtype=float)
         if two_sided:
-            second, second_null = np.abs(second), np.abs(second_null)
-        tied = np.abs(null - observed[None, :]) <= 1e-12
-        extreme = (null > observed[None, :] + 1e-12) | (tied & (second_null >= second[None, :] - 1e-12))
-    p = (1 + extreme.sum(axis=0)) / (1 + null.shape[0])
-    return np.where(np.isnan(observed), np.nan, p)
+            first, first_null = np.abs(first), np.abs(first_null)
+        above = first_null > first[None, :] + 1e-12
+        tied = np.abs(first_null - first[None, :]) <= 1e-12
+        extreme = above | tied if extreme is None else above | (tied & extreme)
+    p = (1 + extreme.sum(axis=0)) / (1 + np.asarray(null).shape[0])
+    return np.where(np.isnan(np.asarray(observed, dtype=float)), np.nan, p)
 
 
 def inverted_permutation_interval(

@@ -32,6 +32,13 @@ from plmfair.stats import (
 log = logging.getLogger(__name__)
 
 METRICS = ("rr", "hit1")
+# a metric whose gaps tie between relabellings (a 0/1 P@1: two annotators with the same hits swapped) has
+# them broken by a finer score of the same answers; ties made the pairwise tests of P@1 reject 0.027 of
+# null data sets at alpha 0.05 (docs/statistics.md, "Ties in P@1 broken by the reciprocal rank")
+TIE_BREAK = {"hit1": "rr"}
+# the tie-break's weight in the gap test's statistic, gap + TIE_WEIGHT x the tie-break's gap (a sum, so
+# that the statistic stays linear in a shift and its test can be inverted into the interval)
+TIE_WEIGHT = 1e-4
 # the annotation scores whose group means are the metrics of the paper's tables (percent)
 DISPARITY_METRICS = {"hit1": "p_at_1", "hit5": "p_at_5", "rr": "mrr"}
 GROUP_PAIRS = tuple(combinations(GROUPS, 2))
@@ -84,7 +91,8 @@ GROUP_GAPS_SCHEMA = {
     "reject at the Bonferroni level (-inf when the permutations cannot bound it)",
     "ci_high": "upper end of that interval",
     "ci_level": "confidence level of the interval, 1 - alpha / family size",
-    "p_permutation": "two-sided permutation p of the gap, " + _PAIR_NULL,
+    "p_permutation": "two-sided permutation p of the gap (hit1's ties broken by the gap in rr: the statistic is the "
+    "hit1 gap + 1e-4 x the rr gap), " + _PAIR_NULL,
     "p_bonferroni": "p_permutation times the family size (the group terms of one model, language and metric), "
     "capped at 1",
     "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
@@ -253,14 +261,15 @@ def _arrangements(labels: tuple) -> Iterator[tuple]:
             yield (first, *tail)
 
 
-def _cell_sums(weights: np.ndarray, cells: np.ndarray, n_cells: int) -> np.ndarray:
-    """Per row of ``cells`` (one assignment each), the sum of ``weights`` falling in every cell."""
-    rows = np.arange(cells.shape[0])[:, None] * n_cells
-    return np.bincount(
-        (rows + cells).ravel(),
-        weights=np.broadcast_to(weights, cells.shape).ravel(),
-        minlength=cells.shape[0] * n_cells,
-    ).reshape(cells.shape[0], n_cells)
+def _cell_sums(weight_sets: Sequence[np.ndarray], cells: np.ndarray, n_cells: int) -> list[np.ndarray]:
+    """For each of ``weight_sets``, per row of ``cells`` (one assignment each), the sum of the weights
+    falling in every cell (the rows' cells flattened once for all of them)."""
+    n_rows = cells.shape[0]
+    index = (np.arange(n_rows)[:, None] * n_cells + cells).ravel()
+    return [
+        np.bincount(index, weights=np.tile(weights, n_rows), minlength=n_rows * n_cells).reshape(n_rows, n_cells)
+        for weights in weight_sets
+    ]
 
 
 def _group_sums(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -269,8 +278,7 @@ def _group_sums(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray)
     per_annotator = np.bincount(design.annotator, weights=values, minlength=len(design.group))
     count_annotator = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
     cells = design.lang[None, :] * g + labels
-    sums = _cell_sums(per_annotator, cells, n_langs * g)
-    counts = _cell_sums(count_annotator, cells, n_langs * g)
+    sums, counts = _cell_sums([per_annotator, count_annotator], cells, n_langs * g)
     return sums.reshape(len(labels), n_langs, g), counts.reshape(len(labels), n_langs, g)
 
 
@@ -314,11 +322,11 @@ def _sentence_gap(
     side = np.where(per_annotation == a, 0, np.where(per_annotation == b, 1, 2))
     cells = np.where(side < 2, design.unit[None, :] * 2 + side, 2 * design.n_units)
     n_cells = 2 * design.n_units + 1
-    counts = _cell_sums(np.ones(len(design.annotator)), cells, n_cells)[:, :-1].reshape(len(labels), -1, 2)
-    gaps = []
-    for values in value_sets:
-        sums = _cell_sums(values, cells, n_cells)[:, :-1].reshape(len(labels), -1, 2)
-        gaps.append(_weighted_gap(sums[:, :, 0], counts[:, :, 0], sums[:, :, 1], counts[:, :, 1]))
+    counts, *value_sums = (
+        sums[:, :-1].reshape(len(labels), -1, 2)
+        for sums in _cell_sums([np.ones(len(design.annotator)), *value_sets], cells, n_cells)
+    )
+    gaps = [_weighted_gap(sums[:, :, 0], counts[:, :, 0], sums[:, :, 1], counts[:, :, 1]) for sums in value_sums]
     return gaps, ((counts[:, :, 0] > 0) & (counts[:, :, 1] > 0)).sum(axis=1)
 
 
@@ -343,26 +351,38 @@ def _exact_scale(values: np.ndarray) -> int | None:
 
 
 def _net_wins(
-    values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per assignment, for groups ``a`` and ``b``: wins of a, wins of b, shared units and the
-    sentence-adjusted gap of a to b (:func:`_weighted_gap`, from the same sums). Means are compared
-    exactly (sums and counts cross-multiplied as integers) when the values are rationals of small
-    denominators, else to 1e-12."""
+    value_sets: Sequence[np.ndarray], design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
+) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
+    """Per assignment, for groups ``a`` and ``b`` and each of ``value_sets``: (wins of a, wins of b, the
+    sentence-adjusted gap of a to b, :func:`_weighted_gap` from the same sums); and the shared units.
+    Means are compared exactly (sums and counts cross-multiplied as integers) when the values are
+    rationals of small denominators, else to 1e-12."""
     g = len(GROUPS)
-    scale = _exact_scale(values)
-    # integer sums (exact in float64 below 2^53) when the values are small rationals
-    weights = np.round(values * scale) if scale else values
     cells = design.unit[None, :] * g + labels[:, design.annotator]
-    sums = _cell_sums(weights, cells, design.n_units * g).reshape(len(labels), design.n_units, g)
-    counts = _cell_sums(np.ones(len(values)), cells, design.n_units * g).reshape(len(labels), design.n_units, g)
+    scales = [_exact_scale(values) for values in value_sets]
+    # integer sums (exact in float64 below 2^53) when the values are small rationals
+    weight_sets = [
+        np.round(values * scale) if scale else values for values, scale in zip(value_sets, scales, strict=True)
+    ]
+    counts, *value_sums = (
+        sums.reshape(len(labels), design.n_units, g)
+        for sums in _cell_sums([np.ones(len(design.annotator)), *weight_sets], cells, design.n_units * g)
+    )
     both = (counts[:, :, a] > 0) & (counts[:, :, b] > 0)
-    left, right = sums[:, :, a] * counts[:, :, b], sums[:, :, b] * counts[:, :, a]
-    tolerance = 0 if scale else 1e-12
-    wins_a = (both & (left > right + tolerance)).sum(axis=1)
-    wins_b = (both & (left < right - tolerance)).sum(axis=1)
-    gap = _weighted_gap(sums[:, :, a], counts[:, :, a], sums[:, :, b], counts[:, :, b]) / (scale or 1)
-    return wins_a, wins_b, both.sum(axis=1), gap
+    out = []
+    for sums, scale in zip(value_sums, scales, strict=True):
+        left, right = sums[:, :, a] * counts[:, :, b], sums[:, :, b] * counts[:, :, a]
+        tolerance = 0 if scale else 1e-12
+        wins_a = (both & (left > right + tolerance)).sum(axis=1)
+        wins_b = (both & (left < right - tolerance)).sum(axis=1)
+        gap = _weighted_gap(sums[:, :, a], counts[:, :, a], sums[:, :, b], counts[:, :, b]) / (scale or 1)
+        out.append((wins_a, wins_b, gap))
+    return out, both.sum(axis=1)
+
+
+def _with_tie_breaks(metrics: Sequence[str]) -> list[str]:
+    """The metrics and the scores that break their ties, each once."""
+    return list(dict.fromkeys([*metrics, *(TIE_BREAK[m] for m in metrics if m in TIE_BREAK)]))
 
 
 def _blocks(scores: pd.DataFrame):
@@ -395,16 +415,23 @@ def group_winloss(
         for a, b in GROUP_PAIRS:
             ia, ib = GROUPS.index(a), GROUPS.index(b)
             labels = design.assignments(permutations, _rng(seed, lang, f"{a}-{b}"), design.strata(among=(a, b)))
+            needed = _with_tie_breaks(metrics)
+            counted, shared = _net_wins([data[m].to_numpy(float) for m in needed], design, labels, ia, ib)
+            counted = dict(zip(needed, counted, strict=True))
             for metric in metrics:
-                wins_a, wins_b, shared, gap = _net_wins(data[metric].to_numpy(float), design, labels, ia, ib)
+                wins_a, wins_b, _ = counted[metric]
                 net = wins_a - wins_b
                 # net wins of a 0/1 metric take few values: counting every tie as extreme made the
                 # test far stricter than its level (0.018 at alpha 0.05, docs/statistics.md), so
-                # ties are broken by the sentence-adjusted gap of the same two groups
-                gap = np.nan_to_num(np.round(gap, 10))
-                ties = (gap[:1], gap[1:, None])
+                # ties are broken by the sentence-adjusted gap of the same two groups, then by the
+                # gap of the metric's tie-break
+                ties = [np.nan_to_num(np.round(counted[m][2], 10)) for m in (metric, TIE_BREAK.get(metric)) if m]
                 two, one = (
-                    permutation_p(net[:1], net[1:, None], two_sided=side, secondary=ties)[0] if shared[0] else np.nan
+                    permutation_p(
+                        net[:1], net[1:, None], two_sided=side, secondary=[(t[:1], t[1:, None]) for t in ties]
+                    )[0]
+                    if shared[0]
+                    else np.nan
                     for side in (True, False)
                 )
                 rows.append(
@@ -454,10 +481,21 @@ def group_gaps(
             )
             # the shift model: group's scores minus delta; the statistic is linear in it (c - delta d)
             shifted = (design.group[design.annotator] == g).astype(float)
+            needed = _with_tie_breaks(metrics)
+            (d, *gaps), shared = _sentence_gap(
+                [shifted, *(data[m].to_numpy(float) for m in needed)], design, labels, g, ref
+            )
+            # gaps that are equal as numbers (rational scores summed in another order) are ties
+            d, gaps = np.round(d, 10), dict(zip(needed, np.round(gaps, 10), strict=True))
             for metric in metrics:
-                (c, d), shared = _sentence_gap([data[metric].to_numpy(float), shifted], design, labels, g, ref)
-                # gaps that are equal as numbers (rational scores summed in another order) are ties
-                c, d = np.round(c, 10), np.round(d, 10)
+                gap = gaps[metric]
+                degenerate = (
+                    bool(np.all(np.abs(np.abs(gap[1:]) - abs(gap[0])) <= 1e-10)) if np.isfinite(gap[0]) else True
+                )
+                # the statistic: the gap, its ties broken by the finer score's gap (not when the gap
+                # alone cannot vary: the row stays uninformative rather than a test of the finer score)
+                finer = TIE_BREAK.get(metric)
+                c = gap if degenerate or not finer else np.round(gap + TIE_WEIGHT * np.nan_to_num(gaps[finer]), 10)
                 p = permutation_p(c[:1], c[1:, None])[0]
                 significant = bool(bonferroni([p], m=len(others))[0] < alpha)
                 low, high = inverted_permutation_interval(c, d, alpha=alpha, family=len(others))
@@ -475,7 +513,6 @@ def group_gaps(
                         group,
                         reference,
                     )
-                degenerate = bool(np.all(np.abs(np.abs(c[1:]) - abs(c[0])) <= 1e-10)) if np.isfinite(c[0]) else True
                 rows.append(
                     {
                         "model": model,
@@ -483,7 +520,7 @@ def group_gaps(
                         "metric": metric,
                         "group": group,
                         "reference": reference,
-                        "gap": c[0] + 0.0,
+                        "gap": gap[0] + 0.0,
                         "informative": not degenerate and bool(np.isfinite(low) and np.isfinite(high)),
                         "ci_low": low + 0.0,
                         "ci_high": high + 0.0,
@@ -524,7 +561,7 @@ def _cluster_variance(
     n = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
     cells = design.lang[None, :] * g + labels
     size = n_langs * g
-    r2, nr, n2 = _cell_sums(r * r, cells, size), _cell_sums(n * r, cells, size), _cell_sums(n * n, cells, size)
+    r2, nr, n2 = _cell_sums([r * r, n * r, n * n], cells, size)
     total_r, total_n = sums.reshape(len(labels), size), counts.reshape(len(labels), size)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(total_n > 0, total_r / total_n, 0.0)
