@@ -71,9 +71,8 @@ GROUP_WINLOSS_SCHEMA = {
     "wins_a": "sentences where group_a's mean of the metric over its annotations is higher (compared exactly)",
     "wins_b": "sentences where group_b's mean is higher",
     "ties": "sentences where both means are equal",
-    "p_permutation": "two-sided permutation p of wins_a - wins_b (ties in it broken by the sentence-adjusted gap), "
-    + _PAIR_NULL
-    + " (NaN without a shared sentence)",
+    "p_permutation": "two-sided permutation p of wins_a - wins_b (ties in it broken by the sentence-adjusted gap, "
+    "for hit1 then by the gap in rr), " + _PAIR_NULL + " (NaN without a shared sentence)",
     "p_one_sided": "the same, alternative: group_a wins more",
     "p_holm": "p_permutation, Holm-adjusted over the rows of the same model and metric",
     "significant": "p_holm < alpha",
