@@ -65,6 +65,10 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
     note = " ".join(t.get_text() for t in drawn[0].texts)
     assert "Permutation test of the two groups compared" in note and "Bonferroni over the three gaps" in note
     assert "1 uninformative row(s) not drawn" in note
+    # P@1's tie-break, and why its interval can end close to 0, said where P@1 is drawn only
+    assert "ties broken by the gap in MRR" not in note
+    plots.effects_forest_figure(gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t")
+    assert "P@1: ties broken by the gap in MRR" in " ".join(t.get_text() for t in drawn[-1].texts)
 
 
 def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
