@@ -379,14 +379,14 @@ def permutation_p(
     permutation tied on every statistic before one is as extreme when that one is larger, and a tie
     on all of them counts. Any statistic keeps the test exact; a finer one keeps a coarse primary
     statistic (net wins, or a gap of a 0/1 metric) from counting most permutations as ties."""
-    levels = [(observed, null), *secondary]
-    extreme, tied = None, None
-    for first, first_null in reversed(levels):  # the last statistic's ties count; each earlier one decides first
-        first, first_null = np.asarray(first, dtype=float), np.asarray(first_null, dtype=float)
+    extreme = None
+    # from the last statistic, whose ties count, to the first, which decides before the others
+    for stat, stat_null in reversed([(observed, null), *secondary]):
+        stat, stat_null = np.asarray(stat, dtype=float), np.asarray(stat_null, dtype=float)
         if two_sided:
-            first, first_null = np.abs(first), np.abs(first_null)
-        above = first_null > first[None, :] + 1e-12
-        tied = np.abs(first_null - first[None, :]) <= 1e-12
+            stat, stat_null = np.abs(stat), np.abs(stat_null)
+        above = stat_null > stat[None, :] + 1e-12
+        tied = np.abs(stat_null - stat[None, :]) <= 1e-12
         extreme = above | tied if extreme is None else above | (tied & extreme)
     p = (1 + extreme.sum(axis=0)) / (1 + np.asarray(null).shape[0])
     return np.where(np.isnan(np.asarray(observed, dtype=float)), np.nan, p)
