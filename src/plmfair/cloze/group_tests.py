@@ -379,9 +379,10 @@ def _net_wins(
     return out, both.sum(axis=1)
 
 
-def _with_tie_breaks(metrics: Sequence[str]) -> list[str]:
-    """The metrics and the scores that break their ties, each once."""
-    return list(dict.fromkeys([*metrics, *(TIE_BREAK[m] for m in metrics if m in TIE_BREAK)]))
+def _score_values(data: pd.DataFrame, metrics: Sequence[str]) -> dict[str, np.ndarray]:
+    """Each annotation's scores of the metrics and of the scores that break their ties, each once."""
+    needed = dict.fromkeys([*metrics, *(TIE_BREAK[m] for m in metrics if m in TIE_BREAK)])
+    return {m: data[m].to_numpy(float) for m in needed}
 
 
 def _blocks(scores: pd.DataFrame):
@@ -411,12 +412,12 @@ def group_winloss(
     rows = []
     for model, lang, data in _blocks(scores):
         design = AnnotatorDesign.of(data)
+        values = _score_values(data, metrics)
         for a, b in GROUP_PAIRS:
             ia, ib = GROUPS.index(a), GROUPS.index(b)
             labels = design.assignments(permutations, _rng(seed, lang, f"{a}-{b}"), design.strata(among=(a, b)))
-            needed = _with_tie_breaks(metrics)
-            counted, shared = _net_wins([data[m].to_numpy(float) for m in needed], design, labels, ia, ib)
-            counted = dict(zip(needed, counted, strict=True))
+            counted, shared = _net_wins(list(values.values()), design, labels, ia, ib)
+            counted = dict(zip(values, counted, strict=True))
             for metric in metrics:
                 wins_a, wins_b, _ = counted[metric]
                 net = wins_a - wins_b
@@ -471,6 +472,7 @@ def group_gaps(
     rows = []
     for model, lang, data in _blocks(scores):
         design = AnnotatorDesign.of(data)
+        values = _score_values(data, metrics)
         for group in others:
             g = GROUPS.index(group)
             labels = design.assignments(
@@ -480,12 +482,9 @@ def group_gaps(
             )
             # the shift model: group's scores minus delta; the statistic is linear in it (c - delta d)
             shifted = (design.group[design.annotator] == g).astype(float)
-            needed = _with_tie_breaks(metrics)
-            (d, *gaps), shared = _sentence_gap(
-                [shifted, *(data[m].to_numpy(float) for m in needed)], design, labels, g, ref
-            )
+            (d, *gaps), shared = _sentence_gap([shifted, *values.values()], design, labels, g, ref)
             # gaps that are equal as numbers (rational scores summed in another order) are ties
-            d, gaps = np.round(d, 10), dict(zip(needed, np.round(gaps, 10), strict=True))
+            d, gaps = np.round(d, 10), dict(zip(values, np.round(gaps, 10), strict=True))
             for metric in metrics:
                 gap = gaps[metric]
                 degenerate = (
