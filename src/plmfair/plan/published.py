@@ -32,9 +32,9 @@ def run_record_inputs(config: dict) -> dict[str, list[str]]:
 def published_files(config: dict) -> list[str]:
     """Every file the run publishes or reads back, in ``results/``: the ingested data, the models'
     manifests, every scoring output, every summary, test and breakdown, each corpus's construction,
-    the tables and figures. Each is a target of the run (so a lost one is rebuilt) and the record
-    lists each with its SHA-256 (``plmfair verify``). A folder output (a corpus's sheets) is listed as
-    the folder. The record's own files are not in it."""
+    the tables and figures. Each is an input of the run record, the run's target (so a lost one is
+    rebuilt), and the record lists each with its SHA-256 (``plmfair verify``). A folder output (a
+    corpus's sheets) is listed as the folder. The record's own files are not in it."""
     out = [DATA_SUMMARY] if output_subjects(config, "data") else []
     out += [model_manifest(m) for m in models_in_use(config)]
     out += [MODELS_TABLE] if output_subjects(config, "models") else []

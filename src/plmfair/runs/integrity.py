@@ -3,8 +3,8 @@
 - :func:`altered`: the results whose content differs from the seal their job wrote
   (:func:`plmfair.io.atomic.seal_writes`): changed outside the workflow. ``plmfair run`` sets them
   aside (:func:`set_aside`, kept under ``.plmfair/altered/``, never deleted) before Snakemake runs,
-  so that they are rebuilt like a deleted one: every published file is a target of the run
-  (:func:`plmfair.plan.published_files`).
+  so that they are rebuilt like a deleted one: every published file is an input of the run record, the
+  run's target (:func:`plmfair.plan.published_files`).
 - :func:`verify`: ``plmfair verify``: the files the record (``results/run.json``) lists, re-hashed:
   changed or missing, and the files of ``results/`` the record's configuration does not produce.
 - :func:`missing`: the record's files that are gone (what a failed job left a run without).
