@@ -243,11 +243,3 @@ def get_table(attribute):
         return value() if callable(value) else value
 
     return field
-
-
-def get_final_outputs():
-    """The run record: its inputs are every file the run publishes or reads back
-    (plmfair.plan.published_files), so a lost one is rebuilt by the next run. Not listed again here:
-    each listing costs Snakemake a producer lookup per file (1,000 models x 10 sets: 1 s of a 21 s
-    plan)."""
-    return ["results/run.json"]

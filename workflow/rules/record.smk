@@ -8,13 +8,13 @@ rule run_record:
     input:
         unpack(get_run_record_inputs),
     output:
-        record="results/run.json",
+        record=plan.RUN_RECORD,
         html=report(
             "results/run.html",
             caption="../report/run_record.rst",
             category=plan.report_category("data"),
             subcategory="Run record",
-            labels={"record": "results/run.json"},
+            labels={"record": plan.RUN_RECORD},
         ),
     params:
         config=plan.recorded_config(config),

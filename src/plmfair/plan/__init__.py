@@ -87,6 +87,7 @@ from plmfair.plan.published import (
 from plmfair.plan.targets import (
     DATA_SUMMARY,
     MODELS_TABLE,
+    RUN_RECORD,
     Table,
     caption_models,
     cloze_set_category,
@@ -131,6 +132,7 @@ __all__ = [
     "GoldSet",
     "LOADING_KEYS",
     "MODELS_TABLE",
+    "RUN_RECORD",
     "SET_FILE",
     "SpacyPipeline",
     "STUDIES",

@@ -13,9 +13,11 @@ from plmfair.registry import Registry
 from plmfair.rendering.table_spec import TableSpec
 from plmfair.studies import CLOZE_TASK, STUDIES, owners
 
-# The run's own files (not a study's): what its data sets hold, and the models that ran.
+# The run's own files (not a study's): what its data sets hold, the models that ran, and its record
+# (the workflow's target: its inputs are every file the run publishes, plmfair.plan.published_files)
 DATA_SUMMARY = "results/data/summary.parquet"
 MODELS_TABLE = "results/models.parquet"
+RUN_RECORD = "results/run.json"
 
 SHARED_TABLES: tuple[TableSpec, ...] = (
     TableSpec(

@@ -138,18 +138,18 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
     )
     fig.suptitle(title, fontsize=11)
     # the test behind the marks, its family and correction, in the figure itself (it travels without its caption)
-    method = (
-        "Permutation test of the two groups compared (their labels permuted within batches); interval: that "
-        "test inverted; Bonferroni over the three gaps to the reference of one model, language and metric."
-        + (
-            " P@1: ties broken by the gap in MRR; a row marked by that tie-break can have an interval that ends "
-            "close to 0 (a shifted score has no ties to break)."
-            if "hit1" in set(effects.get("metric", ()))
-            else ""
+    if "gap" not in effects.columns:
+        method = "Wald test of the mixed model; Bonferroni over the compared terms of one fit, interval at that level."
+    else:
+        method = (
+            "Permutation test of the two groups compared (their labels permuted within batches); interval: that "
+            "test inverted; Bonferroni over the three gaps to the reference of one model, language and metric."
         )
-        if "gap" in effects.columns
-        else "Wald test of the mixed model; Bonferroni over the compared terms of one fit, interval at that level."
-    )
+        if "hit1" in set(effects.get("metric", ())):
+            method += (
+                " P@1: ties broken by the gap in MRR; a row marked by that tie-break can have an interval that "
+                "ends close to 0 (a shifted score has no ties to break)."
+            )
     left_out = int((~effects["informative"].astype(bool)).sum()) if "informative" in effects.columns else 0
     if left_out:
         method += (

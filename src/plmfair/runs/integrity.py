@@ -22,8 +22,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, sha256_of
+from plmfair.plan.targets import RUN_RECORD
 
-RECORD = Path("results") / "run.json"
+RECORD = Path(RUN_RECORD)
 # what results/ holds besides the published files: logs, Snakemake's benchmarks, the models and spaCy
 # pipelines the run built, the record and its renderings (none is a result the record lists)
 NOT_PUBLISHED = (
@@ -31,7 +32,7 @@ NOT_PUBLISHED = (
     "results/benchmarks/",
     "results/models/",
     "results/spacy/",
-    "results/run.json",
+    RUN_RECORD,
     "results/run.html",
     "results/report.html",
 )
