@@ -117,8 +117,7 @@ NEW_FILES = {
             log:
                 "results/logs/ingest/sentence_lengths_{sentence_file}.log",
             resources:
-                mem_mb=job_needs.mem_mb("sentence_lengths_ingest"),
-                runtime=job_needs.runtime("sentence_lengths_ingest"),
+                **sized("sentence_lengths_ingest"),
             conda:
                 "../../envs/data.yaml"
             script:
@@ -136,8 +135,7 @@ NEW_FILES = {
             log:
                 "results/logs/sentence_lengths/summary.log",
             resources:
-                mem_mb=job_needs.mem_mb("sentence_lengths_summary"),
-                runtime=job_needs.runtime("sentence_lengths_summary"),
+                **sized("sentence_lengths_summary"),
             conda:
                 "../../envs/stats.yaml"
             script:

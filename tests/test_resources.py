@@ -25,8 +25,7 @@ def test_every_rule_declares_its_memory_and_run_time_from_its_input(repo):
             continue
         if f'**scoring_resources("{name}")' in body:  # the scoring jobs' one definition (common.smk)
             continue
-        assert f'mem_mb=job_needs.mem_mb("{name}")' in body, name
-        assert f'runtime=job_needs.runtime("{name}")' in body, name
+        assert f'**sized("{name}")' in body, name  # common.smk: plmfair.resources' mem_mb and runtime
         assert not re.search(r"^\s+(mem_mb|runtime)=\d", body, flags=re.M), name
 
 

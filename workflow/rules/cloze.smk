@@ -9,8 +9,7 @@ rule build_spacy_pipeline:
     log:
         "results/logs/cloze/build_spacy_{lang}.log",
     resources:
-        mem_mb=job_needs.mem_mb("build_spacy_pipeline"),
-        runtime=job_needs.runtime("build_spacy_pipeline"),
+        **sized("build_spacy_pipeline"),
     conda:
         "../../envs/cloze.yaml"
     script:
@@ -30,8 +29,7 @@ rule cloze_join_bitexts:
     benchmark:
         "results/benchmarks/cloze/{corpus}/join_bitexts.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("cloze_join_bitexts"),
-        runtime=job_needs.runtime("cloze_join_bitexts"),
+        **sized("cloze_join_bitexts"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -52,8 +50,7 @@ rule cloze_tokenize:
     benchmark:
         "results/benchmarks/cloze/{corpus}/tokenize_{lang}.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("cloze_tokenize"),
-        runtime=job_needs.runtime("cloze_tokenize"),
+        **sized("cloze_tokenize"),
     conda:
         "../../envs/cloze.yaml"
     script:
@@ -73,8 +70,7 @@ rule cloze_align:
         "results/benchmarks/cloze/{corpus}/align_{lang}.tsv"
     threads: 4
     resources:
-        mem_mb=job_needs.mem_mb("cloze_align"),
-        runtime=job_needs.runtime("cloze_align"),
+        **sized("cloze_align"),
     conda:
         "../../envs/cloze.yaml"
     script:
@@ -96,8 +92,7 @@ rule cloze_select:
     benchmark:
         "results/benchmarks/cloze/{corpus}/select.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("cloze_select"),
-        runtime=job_needs.runtime("cloze_select"),
+        **sized("cloze_select"),
     conda:
         "../../envs/cloze.yaml"
     script:
@@ -121,8 +116,7 @@ rule cloze_alignment_quality:
         "results/benchmarks/cloze/{corpus}/alignment_quality.tsv"
     threads: 4
     resources:
-        mem_mb=job_needs.mem_mb("cloze_alignment_quality"),
-        runtime=job_needs.runtime("cloze_alignment_quality"),
+        **sized("cloze_alignment_quality"),
     conda:
         "../../envs/cloze.yaml"
     script:
@@ -140,8 +134,7 @@ rule cloze_sheets:
     log:
         "results/logs/cloze/{corpus}/sheets.log",
     resources:
-        mem_mb=job_needs.mem_mb("cloze_sheets"),
-        runtime=job_needs.runtime("cloze_sheets"),
+        **sized("cloze_sheets"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -159,8 +152,7 @@ rule ingest_cloze_answers:
     log:
         "results/logs/ingest/cloze_{corpus}.log",
     resources:
-        mem_mb=job_needs.mem_mb("ingest_cloze_answers"),
-        runtime=job_needs.runtime("ingest_cloze_answers"),
+        **sized("ingest_cloze_answers"),
     conda:
         "../../envs/data.yaml"
     script:

@@ -48,8 +48,7 @@ rule cloze_metrics:
     benchmark:
         "results/benchmarks/cloze/{cloze_set}/metrics.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("cloze_metrics"),
-        runtime=job_needs.runtime("cloze_metrics"),
+        **sized("cloze_metrics"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -72,8 +71,7 @@ rule cloze_mrr_figure:
     log:
         "results/logs/figures/{cloze_set}_mrr.log",
     resources:
-        mem_mb=job_needs.mem_mb("cloze_mrr_figure"),
-        runtime=job_needs.runtime("cloze_mrr_figure"),
+        **sized("cloze_mrr_figure"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -105,8 +103,7 @@ rule group_analysis:
     benchmark:
         "results/benchmarks/cloze/{cloze_set}/group_analysis.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("group_analysis"),
-        runtime=job_needs.runtime("group_analysis"),
+        **sized("group_analysis"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -131,8 +128,7 @@ rule group_figure:
     log:
         "results/logs/figures/{cloze_set}_group_effects.log",
     resources:
-        mem_mb=job_needs.mem_mb("group_figure"),
-        runtime=job_needs.runtime("group_figure"),
+        **sized("group_figure"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -148,8 +144,7 @@ rule cloze_breakdowns:
     log:
         "results/logs/cloze/{cloze_set}/breakdowns.log",
     resources:
-        mem_mb=job_needs.mem_mb("cloze_breakdowns"),
-        runtime=job_needs.runtime("cloze_breakdowns"),
+        **sized("cloze_breakdowns"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -174,8 +169,7 @@ rule cloze_breakdown_figure:
     log:
         "results/logs/figures/{cloze_set}_breakdowns.log",
     resources:
-        mem_mb=job_needs.mem_mb("cloze_breakdown_figure"),
-        runtime=job_needs.runtime("cloze_breakdown_figure"),
+        **sized("cloze_breakdown_figure"),
     conda:
         "../../envs/stats.yaml"
     script:

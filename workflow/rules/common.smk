@@ -2,6 +2,9 @@
 # unit-tested); the functions here only turn its records into the paths of the stage files.
 import re
 
+from snakemake import resources as snakemake_resources
+from snakemake.common import get_function_params, overwrite_function_params
+
 from plmfair import plan
 from plmfair import resources as job_needs  # each rule's declared memory and run time
 from plmfair.io.download import mirror_copy_stamp
@@ -39,14 +42,35 @@ wildcard_constraints:
 SCORING_THREADS = 8
 
 
+def signed(function):
+    """``function`` (an input, params or resources function) with its parameters recorded, the record
+    snakemake.ioutils' wrappers make: Snakemake otherwise reads its signature anew several times for
+    every job, 12% of planning 1,000 models x 10 data sets (docs/performance.md). Every function a
+    rule run once per model or per (model, data set) calls is signed."""
+    overwrite_function_params(function, get_function_params(function))
+    return function
+
+
+# Snakemake (from 9.x's Resource class on) evaluates each resource of each job through
+# Resource.evaluate and reads that method's signature twice a resource: five resources of each of a
+# survey's 10,000 jobs. Its record is its own signature's, so nothing Snakemake passes changes.
+if hasattr(snakemake_resources, "Resource"):
+    signed(snakemake_resources.Resource.evaluate)
+
+
+def sized(rule):
+    """The memory and run time a job of ``rule`` declares for its input and attempt (plmfair.resources)."""
+    return {"mem_mb": signed(job_needs.mem_mb(rule)), "runtime": signed(job_needs.runtime(rule))}
+
+
 def scoring_resources(rule):
     """What every scoring job declares (crows_pairs_score, cloze_score, tsne_vectors): its memory
     and run time from its input and model (plmfair.resources), its model's GPUs, the CPUs beside each
     GPU for tokenisation and torch's host work, and its token budget (tokens per forward pass, batch
     size x padded length; 0: the default of plmfair.scoring.base.default_token_budget; raise it on a
     large GPU with --set-resources <rule>:token_budget=N)."""
-    return {"mem_mb": job_needs.mem_mb(rule), "runtime": job_needs.runtime(rule),
-            "gpu": from_plan(plan.model_gpus, "model"), "cpus_per_gpu": SCORING_THREADS, "token_budget": 0}
+    return {**sized(rule), "gpu": from_plan(plan.model_gpus, "model"), "cpus_per_gpu": SCORING_THREADS,
+            "token_budget": 0}
 
 
 def from_plan(function, *wildcards, **fixed):
@@ -56,7 +80,7 @@ def from_plan(function, *wildcards, **fixed):
     def provider(w):
         return function(config, *(w[name] for name in wildcards), **fixed)
 
-    return provider
+    return signed(provider)
 
 
 def downloaded(function, *wildcards):
@@ -66,7 +90,7 @@ def downloaded(function, *wildcards):
         entries = function(config, *(w[name] for name in wildcards))
         return [download(e) for e in entries] if isinstance(entries, list) else download(entries)
 
-    return paths
+    return signed(paths)
 
 
 def download(entry):
@@ -117,6 +141,7 @@ def get_crows_pairs_inputs(w):
             "reference": [plan.crows_pairs_data_file(source)] if source else []}
 
 
+@signed
 def get_local_model_files(w):
     """A model the workflow builds or fetches: that rule's folder. A model given by path: every file in
     its folder, so that replacing one reruns the model's jobs."""
@@ -218,6 +243,7 @@ def get_gold_alignment_inputs(w):
 # ---- cloze sets (MozArt's and the constructed ones): one chain
 
 
+@signed
 def get_cloze_set_inputs(w):
     """A set's sentences and its human answers when it has them (plmfair.cloze.plan)."""
     return plan.cloze_set_inputs(config, w.cloze_set)

@@ -18,8 +18,7 @@ rule ingest_crows_pairs:
     log:
         "results/logs/ingest/crows_pairs_{dataset}.log",
     resources:
-        mem_mb=job_needs.mem_mb("ingest_crows_pairs"),
-        runtime=job_needs.runtime("ingest_crows_pairs"),
+        **sized("ingest_crows_pairs"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -68,8 +67,7 @@ rule crows_pairs_summary:
     benchmark:
         "results/benchmarks/crows_pairs/summary.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("crows_pairs_summary"),
-        runtime=job_needs.runtime("crows_pairs_summary"),
+        **sized("crows_pairs_summary"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -92,8 +90,7 @@ rule crows_pairs_figure:
     log:
         "results/logs/figures/crows_pairs.log",
     resources:
-        mem_mb=job_needs.mem_mb("crows_pairs_figure"),
-        runtime=job_needs.runtime("crows_pairs_figure"),
+        **sized("crows_pairs_figure"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -115,8 +112,7 @@ rule crows_pairs_languages:
     benchmark:
         "results/benchmarks/crows_pairs/languages.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("crows_pairs_languages"),
-        runtime=job_needs.runtime("crows_pairs_languages"),
+        **sized("crows_pairs_languages"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -141,8 +137,7 @@ rule crows_pairs_language_figure:
     log:
         "results/logs/figures/crows_pairs_languages.log",
     resources:
-        mem_mb=job_needs.mem_mb("crows_pairs_language_figure"),
-        runtime=job_needs.runtime("crows_pairs_language_figure"),
+        **sized("crows_pairs_language_figure"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -161,8 +156,7 @@ rule crows_pairs_breakdowns:
     log:
         "results/logs/crows_pairs/breakdowns.log",
     resources:
-        mem_mb=job_needs.mem_mb("crows_pairs_breakdowns"),
-        runtime=job_needs.runtime("crows_pairs_breakdowns"),
+        **sized("crows_pairs_breakdowns"),
     conda:
         "../../envs/stats.yaml"
     script:
@@ -185,8 +179,7 @@ rule crows_pairs_breakdown_figure:
     log:
         "results/logs/figures/crows_pairs_breakdowns.log",
     resources:
-        mem_mb=job_needs.mem_mb("crows_pairs_breakdown_figure"),
-        runtime=job_needs.runtime("crows_pairs_breakdown_figure"),
+        **sized("crows_pairs_breakdown_figure"),
     conda:
         "../../envs/stats.yaml"
     script:

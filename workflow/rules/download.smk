@@ -13,8 +13,7 @@ rule download:
         "results/logs/download/{file}.log",
     retries: 3
     resources:
-        mem_mb=job_needs.mem_mb("download"),
-        runtime=job_needs.runtime("download"),
+        **sized("download"),
     conda:
         "../../envs/data.yaml"
     script:

@@ -14,8 +14,7 @@ rule data_summary:
     log:
         "results/logs/ingest/data_summary.log",
     resources:
-        mem_mb=job_needs.mem_mb("data_summary"),
-        runtime=job_needs.runtime("data_summary"),
+        **sized("data_summary"),
     conda:
         "../../envs/data.yaml"
     script:

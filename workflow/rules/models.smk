@@ -10,8 +10,7 @@ rule build_tiny_model:
     log:
         "results/logs/models/build_{built_model}.log",
     resources:
-        mem_mb=job_needs.mem_mb("build_tiny_model"),
-        runtime=job_needs.runtime("build_tiny_model"),
+        **sized("build_tiny_model"),
     conda:
         "../../envs/models.yaml"
     script:
@@ -32,8 +31,7 @@ rule model_manifest:
     log:
         "results/logs/models/manifest_{model}.log",
     resources:
-        mem_mb=job_needs.mem_mb("model_manifest"),
-        runtime=job_needs.runtime("model_manifest"),
+        **sized("model_manifest"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -50,8 +48,7 @@ rule fetch_model:
         "results/logs/models/fetch_{hub_model}.log",
     retries: 3
     resources:
-        mem_mb=job_needs.mem_mb("fetch_model"),
-        runtime=job_needs.runtime("fetch_model"),
+        **sized("fetch_model"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -73,8 +70,7 @@ rule models:
     log:
         "results/logs/models/models.log",
     resources:
-        mem_mb=job_needs.mem_mb("models"),
-        runtime=job_needs.runtime("models"),
+        **sized("models"),
     conda:
         "../../envs/stats.yaml"
     script:

@@ -17,8 +17,7 @@ rule ingest_cloze_test:
     log:
         "results/logs/ingest/{cloze_test}.log",
     resources:
-        mem_mb=job_needs.mem_mb("ingest_cloze_test"),
-        runtime=job_needs.runtime("ingest_cloze_test"),
+        **sized("ingest_cloze_test"),
     conda:
         "../../envs/data.yaml"
     script:
@@ -76,8 +75,7 @@ rule tsne:
     benchmark:
         "results/benchmarks/cloze/{cloze_set}/tsne.tsv"
     resources:
-        mem_mb=job_needs.mem_mb("tsne"),
-        runtime=job_needs.runtime("tsne"),
+        **sized("tsne"),
     conda:
         "../../envs/stats.yaml"
     script:

@@ -22,8 +22,7 @@ rule run_record:
     log:
         "results/logs/run_record.log",
     resources:
-        mem_mb=job_needs.mem_mb("run_record"),
-        runtime=job_needs.runtime("run_record"),
+        **sized("run_record"),
     conda:
         "../../envs/stats.yaml"
     script:

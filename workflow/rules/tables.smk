@@ -25,8 +25,7 @@ rule table:
     log:
         "results/logs/tables/{table}.log",
     resources:
-        mem_mb=job_needs.mem_mb("table"),
-        runtime=job_needs.runtime("table"),
+        **sized("table"),
     conda:
         "../../envs/stats.yaml"
     script:
