@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
+from plmfair.cloze.ties import TIE_BREAK, TIE_WEIGHT, gap_statistic, then_by
 from plmfair.stats import (
     EFFECTS_COLUMNS,
     bonferroni,
@@ -32,13 +33,6 @@ from plmfair.stats import (
 log = logging.getLogger(__name__)
 
 METRICS = ("rr", "hit1")
-# a metric whose gaps tie between relabellings (a 0/1 P@1: two annotators with the same hits swapped) has
-# them broken by a finer score of the same answers; ties made the pairwise tests of P@1 reject 0.027 of
-# null data sets at alpha 0.05 (docs/statistics.md, "Ties in P@1 broken by the reciprocal rank")
-TIE_BREAK = {"hit1": "rr"}
-# the tie-break's weight in the gap test's statistic, gap + TIE_WEIGHT x the tie-break's gap (a sum, so
-# that the statistic stays linear in a shift and its test can be inverted into the interval)
-TIE_WEIGHT = 1e-4
 # the annotation scores whose group means are the metrics of the paper's tables (percent)
 DISPARITY_METRICS = {"hit1": "p_at_1", "hit5": "p_at_5", "rr": "mrr"}
 GROUP_PAIRS = tuple(combinations(GROUPS, 2))
@@ -72,7 +66,7 @@ GROUP_WINLOSS_SCHEMA = {
     "wins_b": "sentences where group_b's mean is higher",
     "ties": "sentences where both means are equal",
     "p_permutation": "two-sided permutation p of wins_a - wins_b (ties in it broken by the sentence-adjusted gap, "
-    "for hit1 then by the gap in rr), " + _PAIR_NULL + " (NaN without a shared sentence)",
+    f"{then_by()}), {_PAIR_NULL} (NaN without a shared sentence)",
     "p_one_sided": "the same, alternative: group_a wins more",
     "p_holm": "p_permutation, Holm-adjusted over the rows of the same model and metric",
     "significant": "p_holm < alpha",
@@ -90,8 +84,7 @@ GROUP_GAPS_SCHEMA = {
     "reject at the Bonferroni level (-inf when the permutations cannot bound it)",
     "ci_high": "upper end of that interval",
     "ci_level": "confidence level of the interval, 1 - alpha / family size",
-    "p_permutation": "two-sided permutation p of the gap (hit1's ties broken by the gap in rr: the statistic is the "
-    "hit1 gap + 1e-4 x the rr gap), " + _PAIR_NULL,
+    "p_permutation": "two-sided permutation p of the gap (" + gap_statistic() + ", which breaks ties), " + _PAIR_NULL,
     "p_bonferroni": "p_permutation times the family size (the group terms of one model, language and metric), "
     "capped at 1",
     "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from plmfair.cloze.plan import set_file
+from plmfair.cloze.ties import gap_statistic, then_by
 from plmfair.rendering.table_spec import TableSpec
 
 _GROUPS = (
@@ -99,7 +100,7 @@ TABLES: tuple[TableSpec, ...] = (
         {"winloss": set_file("{subject}", "group_winloss")},
         "{subject}: win/loss of every two annotator groups on the sentences both answered (each group's mean "
         "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins, ties in them "
-        "broken by the sentence-adjusted gap, for hit1 then by the gap in rr (two-sided, and one-sided for the "
+        "broken by the sentence-adjusted gap, " + then_by() + " (two-sided, and one-sided for the "
         "first group winning more); "
         "* Holm-adjusted p < {alpha} over the comparisons of a "
         "model and metric.",
@@ -114,8 +115,8 @@ TABLES: tuple[TableSpec, ...] = (
         {"gaps": set_file("{subject}", "group_gaps")},
         "{subject}: each annotator group's gap to the reference group, adjusted for batch composition (the "
         "weighted mean over the sentences both answered of the difference of the two groups' mean scores), "
-        "per model, language and metric; p: " + _PAIR_PERMUTATION + " (for hit1, of the gap + 1e-4 x the gap in "
-        "rr, which breaks ties between annotators with the same hits); interval: every shift of the group's "
+        "per model, language and metric; p: " + _PAIR_PERMUTATION + " (" + gap_statistic() + ", which breaks ties "
+        "between annotators with the same hits); interval: every shift of the group's "
         "scores that test does not reject (the test inverted; for hit1 it can end a hair from 0: a shifted "
         "score has no ties to break), at the Bonferroni level of the family (the three "
         "gaps to the reference of one model, language and metric: 1 - {alpha}/3); * : Bonferroni-adjusted p < "
