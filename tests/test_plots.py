@@ -10,6 +10,7 @@ import pytest
 
 from plmfair.cloze import figures as cloze_figures
 from plmfair.cloze.figures import mozart_mrr_figure
+from plmfair.cloze.ties import TIE_BREAK
 from plmfair.crows_pairs import figures as crows_pairs_figures
 from plmfair.crows_pairs.figures import crows_pairs_figure
 from plmfair.rendering import plots
@@ -67,7 +68,9 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
     assert "1 uninformative row(s) not drawn" in note
     # P@1's tie-break, and why its interval can end close to 0, said where P@1 is drawn only
     assert "ties broken by the gap in MRR" not in note
-    plots.effects_forest_figure(gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t")
+    plots.effects_forest_figure(gaps, "z.png", "z.pdf", title="t", tie_breaks=TIE_BREAK)
+    assert "ties broken" not in " ".join(t.get_text() for t in drawn[-1].texts)
+    plots.effects_forest_figure(gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t", tie_breaks=TIE_BREAK)
     assert "P@1: ties broken by the gap in MRR" in " ".join(t.get_text() for t in drawn[-1].texts)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from plmfair.cloze.plan import set_file
-from plmfair.cloze.ties import gap_statistic, then_by
+from plmfair.cloze.ties import TIE_BREAK, gap_statistic, then_by
 from plmfair.rendering.table_spec import TableSpec
 
 _GROUPS = (
@@ -117,8 +117,8 @@ TABLES: tuple[TableSpec, ...] = (
         "weighted mean over the sentences both answered of the difference of the two groups' mean scores), "
         "per model, language and metric; p: " + _PAIR_PERMUTATION + " (" + gap_statistic() + ", which breaks ties "
         "between annotators with the same hits); interval: every shift of the group's "
-        "scores that test does not reject (the test inverted; for hit1 it can end a hair from 0: a shifted "
-        "score has no ties to break), at the Bonferroni level of the family (the three "
+        "scores that test does not reject (the test inverted; for " + ", ".join(TIE_BREAK) + " it can end a hair "
+        "from 0: a shifted score has no ties to break), at the Bonferroni level of the family (the three "
         "gaps to the reference of one model, language and metric: 1 - {alpha}/3); * : Bonferroni-adjusted p < "
         "{alpha}, set exactly when the interval excludes 0; -inf/inf: too few annotators for the permutations to "
         "bound it. The figure {subject}_group_effects draws these rows.",

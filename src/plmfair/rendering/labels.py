@@ -21,6 +21,11 @@ def metric_label(metric: str) -> str:
     return METRIC_LABELS.get(metric, metric)
 
 
+def metric_name(metric: str) -> str:
+    """The measure's name without its gloss: ``hit1`` is ``P@1``, ``rr`` ``MRR``."""
+    return metric_label(metric).partition(" (")[0]
+
+
 def contrast_label(term: str, reference: str) -> str:
     """A fixed-effect term for people: ``group[T.FN]`` against MN is ``FN vs MN``,
     ``dataset[T.demo_de]`` against demo_en ``demo_de vs demo_en``; the intercept is the mean at

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib
 
@@ -14,7 +14,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
 
 from plmfair.io.atomic import atomic_path  # noqa: E402
-from plmfair.rendering.labels import contrast_label, metric_label  # noqa: E402
+from plmfair.rendering.labels import contrast_label, metric_label, metric_name  # noqa: E402
 from plmfair.rendering.numbers import level, number  # noqa: E402
 
 # Okabe & Ito's colour-blind-safe palette.
@@ -52,12 +52,21 @@ def _forest_rows(effects: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, title: str) -> None:
+def effects_forest_figure(
+    effects: pd.DataFrame,
+    png: str | os.PathLike,
+    pdf: str | os.PathLike,
+    *,
+    title: str,
+    tie_breaks: Mapping[str, str] | None = None,
+) -> None:
     """Forest plot of a comparison's rows with their intervals: one row of panels per model, one
     column per metric, a line per language x contrast. Each row is drawn with its own analysis's
     interval and mark, filled and starred exactly where its ``significant`` is set (which the
     analysis sets exactly when that interval excludes 0); an end the permutations cannot bound runs
-    to the panel's edge with an arrow; "not converged" where a fit did not reach its optimum."""
+    to the panel's edge with an arrow; "not converged" where a fit did not reach its optimum.
+    ``tie_breaks`` (metric -> the finer score whose gap breaks its ties in the gap test) is said in
+    the note under the figure for each such metric drawn."""
     terms = _forest_rows(effects)
     models = list(dict.fromkeys(terms["model"])) or [""]
     metrics = list(dict.fromkeys(terms["metric"])) or [""]
@@ -145,11 +154,13 @@ def effects_forest_figure(effects: pd.DataFrame, png: str | os.PathLike, pdf: st
             "Permutation test of the two groups compared (their labels permuted within batches); interval: that "
             "test inverted; Bonferroni over the three gaps to the reference of one model, language and metric."
         )
-        if "hit1" in set(effects.get("metric", ())):
-            method += (
-                " P@1: ties broken by the gap in MRR; a row marked by that tie-break can have an interval that "
-                "ends close to 0 (a shifted score has no ties to break)."
-            )
+        drawn_metrics = set(effects.get("metric", ()))
+        for metric, finer in (tie_breaks or {}).items():
+            if metric in drawn_metrics:
+                method += (
+                    f" {metric_name(metric)}: ties broken by the gap in {metric_name(finer)}; a row marked by that "
+                    "tie-break can have an interval that ends close to 0 (a shifted score has no ties to break)."
+                )
     left_out = int((~effects["informative"].astype(bool)).sum()) if "informative" in effects.columns else 0
     if left_out:
         method += (
