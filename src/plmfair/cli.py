@@ -155,7 +155,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                     ]
                 )
             if status == 0 and args.report and not dry_run:
-                status = _snakemake([*snakemake, "--report", "results/report.html", *config_args])
+                status = _snakemake([*snakemake, "--report", plan.REPORT, *config_args])
         except KeyboardInterrupt:
             if snakemake_locked(workdir):
                 # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
@@ -288,8 +288,8 @@ def _ending(workdir: Path) -> str:
     # pandas and the tables (through the record) only when a run's headline is shown
     from plmfair.runs.record import headline, read_run_record
 
-    record_path = workdir / "results" / "run.json"
-    report = workdir / "results" / "report.html"
+    record_path = workdir / plan.RUN_RECORD
+    report = workdir / plan.REPORT
     text = headline(read_run_record(record_path)) if record_path.is_file() else "(no run record was written)\n"
     command = _report_command(workdir)
     where = "" if report.is_file() else (f" (not written: {command})" if command else " (not written)")

@@ -10,7 +10,7 @@ rule run_record:
     output:
         record=plan.RUN_RECORD,
         html=report(
-            "results/run.html",
+            plan.RUN_RECORD_HTML,
             caption="../report/run_record.rst",
             category=plan.report_category("data"),
             subcategory="Run record",

@@ -18,6 +18,9 @@ from plmfair.studies import CLOZE_TASK, STUDIES, owners
 DATA_SUMMARY = "results/data/summary.parquet"
 MODELS_TABLE = "results/models.parquet"
 RUN_RECORD = "results/run.json"
+# the record as a page of the report, and the report (snakemake --report) itself
+RUN_RECORD_HTML = "results/run.html"
+REPORT = "results/report.html"
 
 SHARED_TABLES: tuple[TableSpec, ...] = (
     TableSpec(

@@ -402,7 +402,7 @@ class RunSetup:
 
 # the options of ``plmfair run`` that take no value, with their help; cli.py adds them from here (every
 # other option takes one), so that a command rewritten for an error message reads them as the parser does
-FLAGS = {"--dry-run": "show the jobs, run nothing", "--report": "then write the run's report, results/report.html"}
+FLAGS = {"--dry-run": "show the jobs, run nothing", "--report": f"then write the run's report, {plan.REPORT}"}
 
 
 def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: str | None = None) -> str:

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, sha256_of
-from plmfair.plan.targets import RUN_RECORD
+from plmfair.plan.targets import REPORT, RUN_RECORD, RUN_RECORD_HTML
 
 RECORD = Path(RUN_RECORD)
 # what results/ holds besides the published files: logs, Snakemake's benchmarks, the models and spaCy
@@ -33,8 +33,8 @@ NOT_PUBLISHED = (
     "results/models/",
     "results/spacy/",
     RUN_RECORD,
-    "results/run.html",
-    "results/report.html",
+    RUN_RECORD_HTML,
+    REPORT,
 )
 ALTERED = Path(".plmfair") / "altered"
 
