@@ -16,13 +16,16 @@ difference and the pairs whose outcome (more stereotyping preferred, neutral, le
 precision) differs; ``--device cuda`` runs both tools on the GPU, ``--precision bf16`` makes the
 model in bf16, and the ``qwen2.5-7b`` shape is Qwen2.5-7B's (7.6B parameters, a GPU's
 case). ``--kernel-profile`` prints the operators that take the device's time (torch.profiler),
-``--profile`` where
-plmfair's run spends its time. Last, the ceiling on what sharing prefixes through a key-value
-cache could save: the share of token positions that repeat a prefix already computed.
+``--profile`` where plmfair's run spends its time (its timed run then under cProfile, which slows
+the host: without it, no profiler runs in a timed run). ``--token-budget`` and ``--max-padding`` set
+plmfair's batches; the share of the positions they compute that are padding is printed. Last, the
+ceiling on what sharing prefixes through a key-value cache could save: the share of token positions
+that repeat a prefix already computed.
 
     make bench-causal BENCH_ARGS="--pairs 200 --shapes gpt2,qwen2.5-0.5b"
     python benchmarks/bench_causal.py [--pairs N per language, 0 = all] [--threads 2] [--profile] [--kernel-profile]
-        [--device cuda] [--precision bf16] [--shapes gpt2,qwen2.5-0.5b,qwen2.5-7b]
+        [--device cuda] [--precision bf16] [--shapes gpt2,qwen2.5-0.5b,qwen2.5-7b] [--token-budget N]
+        [--max-padding 0.25]
 
 lm-evaluation-harness is not a runtime dependency: ``make bench-causal`` installs it (the
 ``bench`` extra, pinned) into ``.venv-bench``, a virtual environment that sees the project's
@@ -131,21 +134,42 @@ def synchronise(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def plmfair_scores(tokenizer, model, pairs, *, token_budget: int) -> tuple[list[float], float, cProfile.Profile]:
+def scorer_for(tokenizer, model, *, token_budget: int, max_padding: float | None) -> CausalLMScorer:
     scorer = CausalLMScorer(model, tokenizer, name="plmfair", token_budget=token_budget)
+    if max_padding is not None:
+        scorer.max_padding = max_padding
+    return scorer
+
+
+def plmfair_scores(
+    scorer: CausalLMScorer, pairs, *, profile: cProfile.Profile | None = None
+) -> tuple[list[float], float]:
+    """Both sentences' scores of every pair, and the seconds they took; under ``profile`` when given (a
+    profiler slows the host's Python, so a timed run without ``--profile`` has none)."""
     minimal = [
         MinimalPair(m, s, d == "stereo")
         for m, s, d in zip(pairs["sent_more"], pairs["sent_less"], pairs["stereo_antistereo"], strict=True)
     ]
-    profile = cProfile.Profile()
-    synchronise(model.device)
+    synchronise(scorer.device)
     start = time.perf_counter()
-    profile.enable()
+    if profile is not None:
+        profile.enable()
     scores = scorer.score_sentences(minimal, protocol=CAUSAL_PROTOCOL, too_long="skip")
-    profile.disable()
-    synchronise(model.device)
+    if profile is not None:
+        profile.disable()
+    synchronise(scorer.device)
     seconds = time.perf_counter() - start
-    return [x for s in scores for x in (s.more, s.less)], seconds, profile
+    return [x for s in scores for x in (s.more, s.less)], seconds
+
+
+def padding_share(scorer: CausalLMScorer, pairs) -> tuple[float, int, int]:
+    """The share of the positions plmfair's batches compute that are padding, with the positions and
+    the batches: what the token budget and the padding cap cost in arithmetic (the same on any device)."""
+    sentences = [scorer.after_prefix(scorer.prepare(t)) for col in ("sent_more", "sent_less") for t in pairs[col]]
+    batches = scorer.batches(sentences)
+    computed = sum(max(len(sentences[i]) for i in idx) * len(idx) for idx in batches)
+    real = sum(len(s) for s in sentences)
+    return 1 - real / computed, computed, len(batches)
 
 
 def harness_scores(tokenizer, model, pairs, *, batch_size: int) -> tuple[list[float], float]:
@@ -166,15 +190,15 @@ def harness_scores(tokenizer, model, pairs, *, batch_size: int) -> tuple[list[fl
     return [lp for lp, _ in out], seconds
 
 
-def kernel_profile(tokenizer, model, pairs, *, token_budget: int) -> str:
+def kernel_profile(scorer: CausalLMScorer, pairs) -> str:
     """plmfair's scoring of ``pairs`` once under torch.profiler: the operators by their own time on the
     device (the GPU's kernels; on a CPU, the CPU's)."""
     from torch.profiler import ProfilerActivity, profile
 
-    cuda = model.device.type == "cuda"
+    cuda = scorer.device.type == "cuda"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     with profile(activities=activities) as prof:
-        plmfair_scores(tokenizer, model, pairs, token_budget=token_budget)
+        plmfair_scores(scorer, pairs)
     key = "self_cuda_time_total" if cuda else "self_cpu_time_total"
     return prof.key_averages().table(sort_by=key, row_limit=15, max_name_column_width=60)
 
@@ -219,6 +243,13 @@ def main() -> int:
         default=0,
         help="plmfair's token budget (default: the scoring jobs' default for the device)",
     )
+    ap.add_argument(
+        "--max-padding",
+        type=float,
+        default=None,
+        help="the padding a plmfair batch may add, a share of its width (default: the scoring jobs', "
+        "plmfair.scoring.causal.MAX_PADDING)",
+    )
     ap.add_argument("--harness-batch-size", type=int, default=32, help="lm-evaluation-harness's batch_size")
     ap.add_argument("--profile", action="store_true", help="where plmfair's run spends its time (cProfile)")
     ap.add_argument(
@@ -242,11 +273,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for shape in [s for s in args.shapes.split(",") if s]:
             tokenizer, model = build(shape, texts, Path(tmp), device=device, precision=args.precision)
+            scorer = scorer_for(tokenizer, model, token_budget=budget, max_padding=args.max_padding)
             # untimed warm-up of both (CUDA context, kernels chosen): neither pays it in its time
-            plmfair_scores(tokenizer, model, pairs.head(8), token_budget=budget)
+            plmfair_scores(scorer, pairs.head(8))
             harness_scores(tokenizer, model, pairs.head(8), batch_size=args.harness_batch_size)
             reset_peak(device)
-            ours, ours_s, profile = plmfair_scores(tokenizer, model, pairs, token_budget=budget)
+            profile = cProfile.Profile() if args.profile else None
+            ours, ours_s = plmfair_scores(scorer, pairs, profile=profile)
             ours_peak = peak_gib(device)
             reset_peak(device)
             theirs, theirs_s = harness_scores(tokenizer, model, pairs, batch_size=args.harness_batch_size)
@@ -259,10 +292,13 @@ def main() -> int:
             rows.append((shape, ours_s, theirs_s, diff, flips, ours_peak, theirs_peak))
             if args.kernel_profile:
                 print(f"\n{shape}: plmfair's run under torch.profiler (self device time, top 15)")
-                print(kernel_profile(tokenizer, model, pairs, token_budget=budget))
-            del model
+                print(kernel_profile(scorer, pairs))
+            # the same tokenizer for every shape (below), so the same batches: counted with the last
+            padding = padding_share(scorer, pairs)
+            cap = scorer.max_padding
+            del model, scorer
             reset_peak(device)
-            if args.profile:
+            if profile is not None:
                 print(f"\n{shape}: where plmfair's {ours_s:.1f} s go (cumulative, top 12)")
                 pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(12)
         # every shape's tokenizer is trained on the same texts with the same settings: count once
@@ -279,8 +315,14 @@ def main() -> int:
             f"| {shape} | {ours_s:.2f} s ({n / ours_s:.1f} pairs/s) | {theirs_s:.2f} s ({n / theirs_s:.1f} pairs/s) "
             f"| {theirs_s / ours_s:.2f}x | {memory} | {diff:.4f} | {flips} of {n} |"
         )
+    if rows:
+        share, computed, batches = padding
+        print(
+            f"\nplmfair's batches (token budget {budget}, padding cap {cap:g} of a batch's width): {share:.1%} of "
+            f"the {computed:,} positions computed are padding, in {batches} batches"
+        )
     if ceiling:
-        print(f"\nShared prefixes (the same tokenizer for every shape): {ceiling}")
+        print(f"Shared prefixes (the same tokenizer for every shape): {ceiling}")
     return 0
 
 

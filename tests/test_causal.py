@@ -86,6 +86,19 @@ def test_batching_does_not_change_scores(tiny):
     assert (a["sent_less_score"] - b["sent_less_score"]).abs().max() <= 1e-3
 
 
+def test_batches_keep_to_the_padding_cap(tiny):
+    kind, model, tok = tiny
+    scorer = CausalLMScorer(model, tok, name=kind, token_budget=100_000)
+    sentences = [[scorer.prefix_id] * n for n in (20, 16, 15, 12, 9, 3)]
+    assert scorer.batches(sentences) == [[0, 1, 2], [3, 4], [5]]  # 0.25: 15 joins 20, 12 does not; 9 joins 12
+    scorer.max_padding = 0.5  # an instance's own cap (benchmarks/bench_causal.py --max-padding)
+    assert scorer.batches(sentences) == [[0, 1, 2, 3], [4], [5]]
+    scores = scorer.sequence_log_likelihoods(sentences)
+    scorer.max_padding = 0.0
+    assert scorer.batches(sentences) == [[i] for i in range(6)]
+    assert scorer.sequence_log_likelihoods(sentences) == pytest.approx(scores, abs=1e-5)
+
+
 def test_eos_starts_the_sentence_without_bos(tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

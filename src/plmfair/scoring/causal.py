@@ -35,6 +35,7 @@ from plmfair.scoring.base import (
     padding_id,
     progress_bar,
     right_padded,
+    to_device,
 )
 from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_searches
 from plmfair.scoring.pieces import marks_text_start, piece_classes
@@ -74,6 +75,8 @@ class CausalLMScorer(Scorer):
     """Left-to-right log-likelihoods and gap predictions of a decoder-only LM."""
 
     family = "causal"
+    # the padding a batch may add (:data:`MAX_PADDING`); a benchmark may set another on an instance
+    max_padding = MAX_PADDING
 
     def __init__(self, model, tokenizer, **kwargs):
         super().__init__(model, tokenizer, **kwargs)
@@ -104,26 +107,38 @@ class CausalLMScorer(Scorer):
 
     def sequence_log_likelihoods(self, sequences: Sequence[Sequence[int]], *, desc: str = "scoring") -> list[float]:
         """sum_i log P(seq[i] | seq[:i]) for i >= 1, for each sequence (its first token is the prefix)."""
-        out = [0.0] * len(sequences)
         bar = progress_bar(self.progress, total=len(sequences), desc=desc, unit="sentence")
+        batches = self.batches(sequences)
+        token_lps = []
         with torch.inference_mode():
-            for idx in length_batches([len(s) for s in sequences], self.token_budget, max_padding=MAX_PADDING):
+            for idx in batches:
                 ids, att = right_padded(sequences, idx, pad_id=self.pad_id, device=self.device)
                 # the positions that predict a real token: 0 .. len - 2 of each row, row by row
-                rows = torch.cat([torch.full((len(sequences[i]) - 1,), r) for r, i in enumerate(idx)]).to(self.device)
-                cols = torch.cat([torch.arange(len(sequences[i]) - 1) for i in idx]).to(self.device)
-                token_lp = self._token_log_probs(ids, att, rows, cols).tolist()
-                start = 0
-                for i in idx:
-                    # Python float summation in token order, as a plain per-token loop does.
-                    n = len(sequences[i]) - 1
-                    out[i] = sum(token_lp[start : start + n])
-                    start += n
+                rows = to_device(
+                    torch.cat([torch.full((len(sequences[i]) - 1,), r) for r, i in enumerate(idx)]), self.device
+                )
+                cols = to_device(torch.cat([torch.arange(len(sequences[i]) - 1) for i in idx]), self.device)
+                # kept on the device until every batch is queued: no copy to the host (which waits for the
+                # GPU) between batches, so the host prepares the next batch while the GPU runs this one
+                token_lps.append(self._token_log_probs(ids, att, rows, cols))
                 if bar is not None:
                     bar.update(len(idx))
+            token_lp = torch.cat(token_lps).tolist() if token_lps else []
         if bar is not None:
             bar.close()
+        out = [0.0] * len(sequences)
+        start = 0
+        for i in (i for idx in batches for i in idx):
+            # Python float summation in token order, as a plain per-token loop does.
+            n = len(sequences[i]) - 1
+            out[i] = sum(token_lp[start : start + n])
+            start += n
         return out
+
+    def batches(self, sequences: Sequence[Sequence[int]]) -> list[list[int]]:
+        """The batches :meth:`sequence_log_likelihoods` runs ``sequences`` in: indices of similar length
+        under the token budget, each padded by at most :attr:`max_padding` of its width."""
+        return length_batches([len(s) for s in sequences], self.token_budget, max_padding=self.max_padding)
 
     def _token_log_probs(self, ids, att, rows, cols):
         """log P(ids[r, c + 1] | ids[r, :c + 1]) at every (row, col), float32."""
