@@ -235,29 +235,31 @@ class MaskedLMScorer(Scorer):
         vocabulary of 250,000 rows over every position of a batch would not fit)."""
         parts = split_mlm(self.model)
         device = input_device(self.model)
-        out: list[list[float]] = [[] for _ in sequences]
         bar = progress_bar(self.progress, total=len(sequences), desc=desc, unit="sentence")
+        batches = length_batches([len(s) for s in sequences], self.token_budget)
+        values = []
         with torch.inference_mode():
-            for idx in length_batches([len(s) for s in sequences], self.token_budget):
+            for idx in batches:
                 ids, att = right_padded(sequences, idx, pad_id=self.pad_id, device=device)
                 hidden = parts.encoder(ids, att)
-                rows = torch.as_tensor([r for r, i in enumerate(idx) for _ in positions[i]], device=hidden.device)
-                cols = torch.as_tensor([p for i in idx for p in positions[i]], device=hidden.device)
+                rows = to_device([r for r, i in enumerate(idx) for _ in positions[i]], hidden.device, torch.long)
+                cols = to_device([p for i in idx for p in positions[i]], hidden.device, torch.long)
                 picked, targets = hidden[rows, cols], ids.to(hidden.device)[rows, cols]
-                values = []
                 for a in range(0, len(rows), head_rows):
                     logits = parts.head(picked[a : a + head_rows]).float()
                     tgt = targets[a : a + head_rows].to(logits.device)
                     values.append(logits.gather(1, tgt[:, None])[:, 0] - torch.logsumexp(logits, dim=-1))
-                flat = torch.cat(values).tolist() if values else []
-                start = 0
-                for i in idx:
-                    out[i] = flat[start : start + len(positions[i])]
-                    start += len(positions[i])
                 if bar is not None:
                     bar.update(len(idx))
+            # one copy to the host at the end, as target_log_probs does: the host queues every batch
+            flat = torch.cat(values).tolist() if values else []
         if bar is not None:
             bar.close()
+        out: list[list[float]] = [[] for _ in sequences]
+        start = 0
+        for i in (i for idx in batches for i in idx):
+            out[i] = flat[start : start + len(positions[i])]
+            start += len(positions[i])
         return out
 
     def masked_copies(self, ids: list[int], groups: list[list[int]]) -> _Copies:
