@@ -384,6 +384,23 @@ def right_padded(sequences: Sequence[Sequence[int]], idx: Sequence[int], *, pad_
     return to_device(ids, device, torch.long), to_device(att, device)
 
 
+def per_sequence(chunks, batches: Sequence[Sequence[int]], counts: Sequence[int]) -> list[list[float]]:
+    """Values queued on the device batch by batch (``chunks``: tensors holding, in order, the values of
+    each batch's sequences in the batch's order), back on the host in one copy and split per sequence:
+    ``counts[i]`` values for sequence ``i``. One copy at the end, so that the host queues every batch
+    instead of waiting for the GPU after each to read its values."""
+    # torch is heavy: only the jobs that load a model import it
+    import torch
+
+    flat = torch.cat(chunks).tolist() if chunks else []
+    out: list[list[float]] = [[] for _ in counts]
+    start = 0
+    for i in (i for idx in batches for i in idx):
+        out[i] = flat[start : start + counts[i]]
+        start += counts[i]
+    return out
+
+
 def check_too_long(too_long: str) -> None:
     if too_long not in TOO_LONG:
         raise ValueError(f"too_long must be one of {TOO_LONG}, got {too_long!r}")

@@ -33,6 +33,7 @@ from plmfair.scoring.base import (
     input_device,
     length_batches,
     padding_id,
+    per_sequence,
     progress_bar,
     right_padded,
     to_device,
@@ -118,22 +119,14 @@ class CausalLMScorer(Scorer):
                     torch.cat([torch.full((len(sequences[i]) - 1,), r) for r, i in enumerate(idx)]), self.device
                 )
                 cols = to_device(torch.cat([torch.arange(len(sequences[i]) - 1) for i in idx]), self.device)
-                # kept on the device until every batch is queued: no copy to the host (which waits for the
-                # GPU) between batches, so the host prepares the next batch while the GPU runs this one
                 token_lps.append(self._token_log_probs(ids, att, rows, cols))
                 if bar is not None:
                     bar.update(len(idx))
-            token_lp = torch.cat(token_lps).tolist() if token_lps else []
+            per_token = per_sequence(token_lps, batches, [len(s) - 1 for s in sequences])
         if bar is not None:
             bar.close()
-        out = [0.0] * len(sequences)
-        start = 0
-        for i in (i for idx in batches for i in idx):
-            # Python float summation in token order, as a plain per-token loop does.
-            n = len(sequences[i]) - 1
-            out[i] = sum(token_lp[start : start + n])
-            start += n
-        return out
+        # Python float summation in token order, as a plain per-token loop does.
+        return [sum(values) for values in per_token]
 
     def batches(self, sequences: Sequence[Sequence[int]]) -> list[list[int]]:
         """The batches :meth:`sequence_log_likelihoods` runs ``sequences`` in: indices of similar length

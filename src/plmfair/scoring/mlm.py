@@ -32,6 +32,7 @@ from plmfair.scoring.base import (
     Scorer,
     input_device,
     length_batches,
+    per_sequence,
     progress_bar,
     right_padded,
     to_device,
@@ -129,7 +130,7 @@ def target_log_probs(
     **kwargs,
 ) -> list[float]:
     """log P(targets[i] | sequences[i]) at positions[i], for every masked copy (log-softmax in float32)."""
-    order: list[int] = []
+    batches: list[list[int]] = []
     chunks: list[torch.Tensor] = []
     for idx, logits in query_logits(model, sequences, positions, **kwargs):
         # logit[target] - logsumexp(logits) is log_softmax at the target without materialising
@@ -137,14 +138,8 @@ def target_log_probs(
         tgt = to_device([targets[i] for i in idx], logits.device)
         picked = logits[torch.arange(len(idx), device=logits.device), tgt]
         chunks.append(picked - torch.logsumexp(logits, dim=-1))
-        order.extend(idx)
-    out = [0.0] * len(sequences)
-    # One copy to the host at the end: reading each batch's values would make the host wait
-    # for the GPU after every batch instead of queuing the next one.
-    vals = torch.cat(chunks).tolist() if chunks else []
-    for i, v in zip(order, vals, strict=True):
-        out[i] = v
-    return out
+        batches.append(idx)
+    return [value for (value,) in per_sequence(chunks, batches, [1] * len(sequences))]
 
 
 def mask_token_id(tokenizer, model_name: str) -> int:
@@ -251,15 +246,9 @@ class MaskedLMScorer(Scorer):
                     values.append(logits.gather(1, tgt[:, None])[:, 0] - torch.logsumexp(logits, dim=-1))
                 if bar is not None:
                     bar.update(len(idx))
-            # one copy to the host at the end, as target_log_probs does: the host queues every batch
-            flat = torch.cat(values).tolist() if values else []
+            out = per_sequence(values, batches, [len(p) for p in positions])
         if bar is not None:
             bar.close()
-        out: list[list[float]] = [[] for _ in sequences]
-        start = 0
-        for i in (i for idx in batches for i in idx):
-            out[i] = flat[start : start + len(positions[i])]
-            start += len(positions[i])
         return out
 
     def masked_copies(self, ids: list[int], groups: list[list[int]]) -> _Copies:
