@@ -99,6 +99,19 @@ def test_batches_keep_to_the_padding_cap(tiny):
     assert scorer.sequence_log_likelihoods(sentences) == pytest.approx(scores, abs=1e-5)
 
 
+def test_sentences_encoded_together_as_each_alone(tiny):
+    """One call of the tokenizer for all the sentences gives each the ids it gets alone, after the prefix."""
+    kind, model, tok = tiny
+    scorer = CausalLMScorer(model, tok, name=kind, uncased=True)
+    texts = [t for pair in PAIRS for t in pair]
+    together = scorer.encode_sentences(texts)
+    assert together == [scorer.encode_sentences([text])[0] for text in texts]
+    assert [s.ids for s in together] == [
+        [scorer.prefix_id, *tok(text.lower(), add_special_tokens=False)["input_ids"]] for text in texts
+    ]
+    assert scorer.after_prefix([]) == scorer.encode_sentences([]) == []
+
+
 def test_eos_starts_the_sentence_without_bos(tmp_path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -210,8 +223,7 @@ def test_the_output_layer_runs_only_at_real_tokens_unless_the_logits_are_more_th
     sentences = ["Les femmes sont nulles en maths.", "Les hommes parlent.", "On dit que les gens sont bizarres."]
     scorer = CausalLMScorer(model, tok, name="m", token_budget=64)
     assert scorer.parts is not None
-    prefix = scorer.prefix_id
-    split = scorer.sequence_log_likelihoods([[prefix] + scorer._ids(s) for s in sentences])
+    split = scorer.sequence_log_likelihoods(scorer.after_prefix(sentences))
     assert split == pytest.approx([reference_log_likelihood(model, tok, s) for s in sentences], abs=1e-4)
 
     original = model.forward
@@ -225,7 +237,7 @@ def test_the_output_layer_runs_only_at_real_tokens_unless_the_logits_are_more_th
     try:
         scaled = CausalLMScorer(model, tok, name="m", token_budget=64)
         assert scaled.parts is None
-        full = scaled.sequence_log_likelihoods([[prefix] + scaled._ids(s) for s in sentences])
+        full = scaled.sequence_log_likelihoods(scaled.after_prefix(sentences))
         assert full == pytest.approx([reference_log_likelihood(model, tok, s) for s in sentences], abs=1e-4)
         assert all(abs(a - b) > 1e-3 for a, b in zip(full, split, strict=True))
     finally:
@@ -250,7 +262,7 @@ def test_a_new_protocol_is_its_score_function_and_one_registry_line(tiny, monkey
         protocols.PROTOCOLS,
         "mean_ll",
         protocols.Protocol(
-            "mean_ll", "a test", "causal", mean_log_likelihood, ("encode_sentence", "sequence_log_likelihoods")
+            "mean_ll", "a test", "causal", mean_log_likelihood, ("encode_sentences", "sequence_log_likelihoods")
         ),
     )
     kind, model, tok = tiny

@@ -172,13 +172,32 @@ def test_flaubert_python_tokenizer_ids_words_and_spans(replicas):
     """The Python tokenizer's ids are its own for the whole text; words end at </w>, as Moses splits."""
     tokenizer = loaded(replicas, "flaubert_bpe").tokenizer
     for text in ("L'enfant attend souvent .", "Les membres de la commission se sont réunis ."):
-        ids, words = encode_with_words(tokenizer, text)
+        [(ids, words)] = encode_with_words(tokenizer, [text])
         assert ids == tokenizer(text)["input_ids"]
         tokens = tokenizer.convert_ids_to_tokens(ids)
         ends = [i for i, t in enumerate(tokens) if t.endswith("</w>")]
         assert max(w for w in words if w is not None) + 1 == len(ends) == len(tokenizer.moses_tokenize(text, "fr"))
     ids, span = filled_span(tokenizer, "Le chien vieux ", "chante", " rarement .")
     assert tokenizer.convert_tokens_to_string(tokenizer.convert_ids_to_tokens([ids[j] for j in span])) == "chante"
+
+
+@pytest.mark.parametrize("kind", [k for k in REPLICAS if TINY_KINDS[k].family == "mlm"])
+def test_sentences_encoded_together_as_each_alone(replicas, kind, monkeypatch):
+    """CrowS-Pairs sentences are encoded in one call of the tokenizer, with the ids and words each
+    sentence gets alone; a Python tokenizer's vocabulary is scanned for its word markers once for
+    all of them, not once a sentence."""
+    from plmfair.scoring import tokenization
+
+    scorer = loaded(replicas, kind).scorer(progress=False)
+    texts = [*PAIRS.sent_more, *PAIRS.sent_less]
+    scans = []
+    rule = tokenization.word_start_rule
+    monkeypatch.setattr(tokenization, "word_start_rule", lambda tok: scans.append(tok) or rule(tok))
+    together = scorer.encode_sentences(texts)
+    assert len(scans) == (0 if is_fast(scorer.tokenizer) else 1)
+    assert together == [scorer.encode_sentences([text])[0] for text in texts]
+    assert [s.ids for s in together] == [scorer.tokenizer(text)["input_ids"] for text in texts]
+    assert scorer.encode_sentences([]) == []
 
 
 def test_python_tokenizer_scores_equal_the_rust_backed_one(tmp_path):

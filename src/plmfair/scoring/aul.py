@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from plmfair.scoring.protocols import PairScores, Protocol, TokenizedSentence, paired
 
 REFERENCE = "Kaneko & Bollegala (2022), All Unmasked Likelihood"
-PRIMITIVES = ("encode_sentence", "unmasked_log_probs")
+PRIMITIVES = ("encode_sentences", "unmasked_log_probs")
 
 
 def positions(sentence: TokenizedSentence) -> list[int]:

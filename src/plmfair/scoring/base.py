@@ -14,7 +14,7 @@ Texts reach a scorer as the data has them (with the literal gap ``[MASK]`` for c
 sentences); a scorer lower-cases them first when its model is uncased. A family implements its
 primitives (masked copies, one unmasked pass and the whole words at a mask for masked LMs; the
 left-to-right likelihood and the words proposed after a left context for causal LMs; the one-word
-spans at a sentinel and their likelihoods for seq2seq models; ``encode_sentence``/``truncate`` for
+spans at a sentinel and their likelihoods for seq2seq models; ``encode_sentences``/``truncate`` for
 CrowS-Pairs), and the protocols of :mod:`plmfair.scoring.protocols` are written above them once.
 Batching is capped by ``token_budget`` (tokens per forward pass) so that a long input cannot run out
 of memory.
@@ -189,8 +189,9 @@ class Scorer(ABC):
         max_len = self.max_length()
         scores: list[PairScore | None] = [None] * len(pairs)
         work: list[tuple[int, str, TokenizedSentence, TokenizedSentence]] = []
-        for i, pair in enumerate(pairs):
-            more, less = self.encode_sentence(pair.more), self.encode_sentence(pair.less)
+        encoded = self.encode_sentences([text for pair in pairs for text in (pair.more, pair.less)])
+        for i in range(len(pairs)):
+            more, less = encoded[2 * i], encoded[2 * i + 1]
             status = "ok"
             if max(len(more.ids), len(less.ids)) > max_len:
                 if too_long == "skip":
@@ -228,9 +229,9 @@ class Scorer(ABC):
         """The gap protocol this model's family is scored with (``Family.cloze_protocol``)."""
         return CLOZE_PROTOCOLS[FAMILIES[self.family].cloze_protocol]
 
-    def encode_sentence(self, text: str) -> TokenizedSentence:
-        """A CrowS-Pairs sentence as the family's protocols read it: token ids (with the special
-        tokens the family adds) and the word of each."""
+    def encode_sentences(self, texts: Sequence[str]) -> list[TokenizedSentence]:
+        """CrowS-Pairs sentences as the family's protocols read them: token ids (with the special
+        tokens the family adds) and the word of each; all of them in one call of the tokenizer."""
         raise ModelError(f"model {self.name!r}: its family has no CrowS-Pairs encoding")
 
     def truncate(self, sentence: TokenizedSentence, max_len: int) -> TokenizedSentence:

@@ -91,20 +91,20 @@ class CausalLMScorer(Scorer):
         self.pad_id = int(padding_id(tokenizer))
         self.device = input_device(model)
         self.vocab_size = model.get_output_embeddings().weight.shape[0]
-        self.parts = split_causal(model, [self.prefix_id, *self._ids("a probe sentence.")][:8])
+        self.parts = split_causal(model, self.after_prefix(["a probe sentence."])[0][:8])
 
     def last_hidden(self, input_ids, attention_mask):
         return self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states[
             -1
         ]
 
-    def _ids(self, text: str) -> list[int]:
-        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def after_prefix(self, text: str) -> list[int]:
-        """The ids of ``text`` (as given: already prepared) after the prefix token, as
-        :meth:`sequence_log_likelihoods` reads a sentence."""
-        return [self.prefix_id] + self._ids(text)
+    def after_prefix(self, texts: Sequence[str]) -> list[list[int]]:
+        """The ids of each text (as given: already prepared; no special tokens) after the prefix token,
+        as :meth:`sequence_log_likelihoods` reads a sentence: one call of the tokenizer for all (a
+        Rust-backed tokenizer encodes them in parallel)."""
+        if not texts:
+            return []
+        return [[self.prefix_id, *ids] for ids in self.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
 
     def sequence_log_likelihoods(self, sequences: Sequence[Sequence[int]], *, desc: str = "scoring") -> list[float]:
         """sum_i log P(seq[i] | seq[:i]) for i >= 1, for each sequence (its first token is the prefix)."""
@@ -149,11 +149,14 @@ class CausalLMScorer(Scorer):
             parts.append(picked - torch.logsumexp(logits, dim=-1))
         return torch.cat(parts) if parts else torch.zeros(0, device=ids.device)
 
-    def encode_sentence(self, text: str) -> TokenizedSentence:
-        """The sentence's tokens without special tokens, after the prefix (BOS, else EOS); each token is
+    def encode_sentences(self, texts: Sequence[str]) -> list[TokenizedSentence]:
+        """Each sentence's tokens without special tokens, after the prefix (BOS, else EOS); each token is
         its own word (the sentence log-likelihood reads every token and groups none)."""
-        ids = self.after_prefix(self.prepare(text))
-        return TokenizedSentence(ids, [None] + list(range(len(ids) - 1)), frozenset({self.prefix_id}))
+        special = frozenset({self.prefix_id})
+        return [
+            TokenizedSentence(ids, [None, *range(len(ids) - 1)], special)
+            for ids in self.after_prefix([self.prepare(t) for t in texts])
+        ]
 
     def gap_candidates(
         self, texts: Sequence[str], *, k: int, num_beams: int | None = None
@@ -194,7 +197,7 @@ class CausalLMScorer(Scorer):
                 f"model {self.name!r}: no vocabulary entry can start a word {'after white space' if marked else 'here'}"
                 f"; its tokenizer cannot propose whole words for a gap"
             )
-        return [self.prefix_id] + (self._ids(context) if context else []), start
+        return self.after_prefix([context])[0] if context else [self.prefix_id], start
 
     def _candidate_words(self, contexts, pieces, *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
         """Distinct whole words the model proposes after each context (best first), with their beam

@@ -25,7 +25,7 @@ def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> l
     for text, candidates in zip(texts, scorer.gap_candidates(texts, k=k, num_beams=num_beams), strict=True):
         left, right = scorer.split_gap(text)
         words = [word for word, _ in candidates]
-        lls = scorer.sequence_log_likelihoods([scorer.after_prefix(left + w + right) for w in words])
+        lls = scorer.sequence_log_likelihoods(scorer.after_prefix([left + w + right for w in words]))
         out.append(sorted(zip(words, lls, strict=True), key=lambda x: -x[1])[:k])
     return out
 

@@ -68,7 +68,7 @@ def _within_word_l2r(more: TokenizedSentence, less: TokenizedSentence, stereo: b
 
 
 # what :func:`score` reads of a masked LM
-PRIMITIVES = ("encode_sentence", "masked_copies", "masked_copies_log_probs")
+PRIMITIVES = ("encode_sentences", "masked_copies", "masked_copies_log_probs")
 
 
 def score(

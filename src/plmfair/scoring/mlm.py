@@ -255,9 +255,12 @@ class MaskedLMScorer(Scorer):
         """One masked copy of ``ids`` per group: every position of the group masked, its first read."""
         return _copies(ids, groups, self.mask_id)
 
-    def encode_sentence(self, text: str) -> TokenizedSentence:
-        ids, words = encode_with_words(self.tokenizer, self.prepare(text))
-        return TokenizedSentence(ids, words, frozenset(self.tokenizer.all_special_ids))
+    def encode_sentences(self, texts: Sequence[str]) -> list[TokenizedSentence]:
+        special = frozenset(self.tokenizer.all_special_ids)
+        return [
+            TokenizedSentence(ids, words, special)
+            for ids, words in encode_with_words(self.tokenizer, [self.prepare(t) for t in texts])
+        ]
 
     def truncate(self, sentence: TokenizedSentence, max_len: int) -> TokenizedSentence:
         # the closing special token ([SEP], </s>) stays

@@ -16,7 +16,7 @@ CrowS-Pairs protocols apply to one family (``family``):
   (:meth:`~plmfair.scoring.causal.CausalLMScorer.sequence_log_likelihoods`) for
   ``sentence_log_likelihood`` (:mod:`plmfair.scoring.sentence_log_likelihood`).
 
-Every family encodes a sentence (``encode_sentence``) and cuts one that is too long (``truncate``);
+Every family encodes sentences (``encode_sentences``) and cuts one that is too long (``truncate``);
 :meth:`plmfair.scoring.base.Scorer.score_sentences` does the rest once for all of them (which pairs
 fit, the protocol's scores, rounding, checks). A new protocol is a module with its ``score`` function
 and one line in :data:`PROTOCOLS` naming it (``crows_pairs.protocol`` is checked against it). The

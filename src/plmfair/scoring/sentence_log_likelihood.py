@@ -2,7 +2,7 @@
 ``crows_pairs`` tasks (protocol ``sentence_log_likelihood``).
 
 The sentence is tokenized without special tokens and read after the tokenizer's BOS token (its EOS
-token when it has no BOS), :meth:`plmfair.scoring.causal.CausalLMScorer.encode_sentence`;
+token when it has no BOS), :meth:`plmfair.scoring.causal.CausalLMScorer.encode_sentences`;
 
     log P(sentence) = sum over its tokens t_i of log P(t_i | BOS, t_1 .. t_{i-1}),
 
@@ -19,7 +19,7 @@ from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.protocols import PairScores, Protocol, TokenizedSentence, paired
 
 REFERENCE = "lm-evaluation-harness crows_pairs tasks, sentence log-likelihood after BOS"
-PRIMITIVES = ("encode_sentence", "sequence_log_likelihoods")
+PRIMITIVES = ("encode_sentences", "sequence_log_likelihoods")
 
 
 def score(
