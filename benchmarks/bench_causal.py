@@ -165,7 +165,7 @@ def plmfair_scores(
 def padding_share(scorer: CausalLMScorer, pairs) -> tuple[float, int, int]:
     """The share of the positions plmfair's batches compute that are padding, with the positions and
     the batches: what the token budget and the padding cap cost in arithmetic (the same on any device)."""
-    sentences = [scorer.after_prefix(scorer.prepare(t)) for col in ("sent_more", "sent_less") for t in pairs[col]]
+    sentences = [s.ids for s in scorer.encode_sentences([*pairs["sent_more"], *pairs["sent_less"]])]
     batches = scorer.batches(sentences)
     computed = sum(max(len(sentences[i]) for i in idx) * len(idx) for idx in batches)
     real = sum(len(s) for s in sentences)

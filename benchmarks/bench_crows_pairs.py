@@ -9,10 +9,16 @@ machine's measured matrix-multiply rate.
 
     python benchmarks/bench_crows_pairs.py [--pairs 200] [--device cpu|cuda] [--shape small|bert-base|xlmr-base]
         [--precision-effect] [--budgets 8192,32768] [--profile] [--protocols aul,all_tokens]
+        [--tokenizer wordpiece|flaubert]
 
 --protocols times other protocols on the same pairs and model beside Nangia et al.'s (the All
 Unmasked Likelihood, ``aul``: one forward pass per sentence where a pseudo-log-likelihood needs one
 per token).
+
+--tokenizer flaubert reads the pairs with FlauBERT's Python tokenizer (``FlaubertTokenizer``: Moses,
+then BPE with ``</w>`` word ends; the replica's merges learnt on the pairs, its vocabulary filled to
+flaubert_base_cased's 68,729 entries with entries no merge reaches, so it splits text as the learnt
+BPE does and costs what the real one does to scan): the time a Python tokenizer adds to a scoring job.
 
 --shape bert-base is BERT-base (12 layers, hidden 768, 120,000-row vocabulary, as FlauBERT's and
 mBERT's are about); xlmr-base the same encoder with XLM-R's 250,002-row vocabulary (the
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import pstats
 import sys
 import tempfile
@@ -56,6 +63,27 @@ def french_pairs(n: int):
     df = pd.concat([df] * reps, ignore_index=True).head(n)
     df["pair_id"] = [str(i) for i in range(len(df))]
     return df, "demo French pairs (real data not found)"
+
+
+FLAUBERT_VOCABULARY = 68_729  # flaubert/flaubert_base_cased's vocab.json
+
+
+def tokenizer_for(kind: str, texts: list[str], folder: str):
+    """The bench's tokenizer: a Rust-backed WordPiece (uncased, as mBERT) or FlauBERT's Python one at
+    its real vocabulary size, both learnt on ``texts``."""
+    from transformers import AutoTokenizer
+
+    if kind == "wordpiece":
+        build_tiny_model("bert", texts, folder, vocab_size=8000, hidden_size=32, num_layers=1)
+        return AutoTokenizer.from_pretrained(folder)
+    build_tiny_model("flaubert_bpe", texts, folder, vocab_size=8000, hidden_size=32, num_layers=1)
+    path = Path(folder) / "vocab.json"
+    vocab = json.loads(path.read_text(encoding="utf-8"))
+    learnt = len(vocab)
+    # entries no merge produces: they make the vocabulary as large as the real one without changing a split
+    vocab.update({f"unreached{i}</w>": learnt + i for i in range(FLAUBERT_VOCABULARY - learnt)})
+    path.write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    return AutoTokenizer.from_pretrained(folder)
 
 
 def plain_loop(model, tokenizer, pairs) -> list[tuple[float, float]]:
@@ -141,6 +169,12 @@ def main() -> int:
         default="",
         help="comma-separated token budgets to time as well, each checked against --token-budget's scores",
     )
+    ap.add_argument(
+        "--tokenizer",
+        choices=("wordpiece", "flaubert"),
+        default="wordpiece",
+        help="wordpiece: Rust-backed (mBERT's kind); flaubert: FlauBERT's Python tokenizer at its vocabulary's size",
+    )
     ap.add_argument("--skip-plain", action="store_true", help="time only the fast path")
     ap.add_argument("--precision-effect", action="store_true", help="also compare bf16 with fp32 on the same pairs")
     ap.add_argument("--profile", action="store_true", help="print where the fast path spends its time (cProfile)")
@@ -157,12 +191,10 @@ def main() -> int:
     device = torch.device(args.device)
     torch.set_grad_enabled(False)
     pairs, source = french_pairs(args.pairs)
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+    from transformers import BertConfig, BertForMaskedLM
 
     with tempfile.TemporaryDirectory() as tmp:
-        texts = pairs["sent_more"].tolist() + pairs["sent_less"].tolist()
-        build_tiny_model("bert", texts, tmp, vocab_size=8000, hidden_size=32, num_layers=1)
-        tokenizer = AutoTokenizer.from_pretrained(tmp)
+        tokenizer = tokenizer_for(args.tokenizer, pairs["sent_more"].tolist() + pairs["sent_less"].tolist(), tmp)
     torch.manual_seed(0)
     model = (
         BertForMaskedLM(
@@ -184,7 +216,8 @@ def main() -> int:
     )
     print(
         f"model: BERT {args.layers} layers, hidden {args.hidden}, vocabulary {args.vocab:,}, "
-        f"attention {model.config._attn_implementation}; data: {len(pairs)} {source}"
+        f"attention {model.config._attn_implementation}; tokenizer {type(tokenizer).__name__} "
+        f"({len(tokenizer):,} entries); data: {len(pairs)} {source}"
     )
     n = 4096 if device.type == "cuda" else 2048
     peak = matmul_gflops(device, n=n)
