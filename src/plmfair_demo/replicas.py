@@ -24,6 +24,9 @@ from plmfair_demo.architectures import (
     xlmr_model,
 )
 
+# The first code point of Unicode's Supplementary Private Use Area-A: characters no text holds.
+PRIVATE_USE = 0xF0000
+
 
 def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_vocab: bool = False, **options) -> Path:
     """Train a SentencePiece model on ``texts`` (the ``sentencepiece`` library itself, one thread, so
@@ -121,17 +124,36 @@ def flaubert_bpe(texts: list[str], z: Sizes, out: Path) -> None:
     from sacremoses import MosesTokenizer
 
     moses = MosesTokenizer(lang="fr")
-    words = [" ".join(moses.tokenize(t, escape=False)) for t in texts]
+    words = [moses.tokenize(t, escape=False) for t in texts]
+    # tokenizers' BPE trainer, asked to mark word ends itself (end_of_word_suffix), breaks ties between
+    # merges by ids it gives in a hash map's order: not reproducible. Plain BPE is (bpe_pieces), so each
+    # word's last character is learnt as a private-use character of its own and written back as the
+    # character with </w>: the same merges an end-of-word run learns, in one order.
+    finals = sorted({w[-1] for sentence in words for w in sentence})
+    marked = {c: chr(PRIVATE_USE + i) for i, c in enumerate(finals)}
+    unmarked = {m: c + "</w>" for c, m in marked.items()}
+
+    def unmark(piece: str) -> str:
+        return piece[:-1] + unmarked[piece[-1]] if piece and piece[-1] in unmarked else piece
+
     specials = ["<s>", "</s>", "<pad>", "<unk>"] + [f"<special{i}>" for i in range(10)]
-    bpe = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix="</w>"))
+    bpe = Tokenizer(models.BPE(unk_token="<unk>"))
     bpe.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     bpe.train_from_iterator(
-        words,
+        [" ".join(w[:-1] + marked[w[-1]] for w in sentence) for sentence in words],
         trainers.BpeTrainer(
-            vocab_size=z.vocab_size, special_tokens=specials, end_of_word_suffix="</w>", show_progress=False
+            vocab_size=z.vocab_size,
+            special_tokens=specials,
+            # every character also unmarked, as an end-of-word run has them: a word may hold it inside
+            initial_alphabet=sorted({c for sentence in words for w in sentence for c in w}),
+            show_progress=False,
         ),
     )
-    bpe.model.save(str(out))  # vocab.json and merges.txt
+    learnt = json.loads(bpe.to_str())["model"]
+    vocab = {unmark(piece): i for piece, i in learnt["vocab"].items()}
+    (out / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
+    merges = [" ".join(unmark(p) for p in pair) for pair in learnt["merges"]]
+    (out / "merges.txt").write_text("\n".join(merges) + "\n", encoding="utf-8")
     tok = tf.FlaubertTokenizer(
         vocab_file=str(out / "vocab.json"), merges_file=str(out / "merges.txt"), model_max_length=z.max_length
     )
