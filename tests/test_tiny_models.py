@@ -1,14 +1,15 @@
-"""The demo's tiny models, and the replica of FlauBERT's files: built (and trained) twice, in two
-processes, they are the same files."""
+"""The demo's tiny models and the replicas of real repositories' files: built (and trained) twice,
+in two processes and two folders, they are the same files."""
 
 from __future__ import annotations
 
 from conftest import outputs_under_hash_seeds
 
+from plmfair_demo import TINY_KINDS
+
 KINDS = ("bert", "mt5", "gpt2")  # one per family: masked, sequence-to-sequence, causal
-# a replica whose BPE is learnt by tokenizers' trainer (vocab.json + merges.txt); the SentencePiece
-# replicas' .model files hold their training paths, so only their splits repeat, not their bytes
-REPLICAS = ("flaubert_bpe",)
+# the replicas of real repositories' files (SentencePiece models, FlauBERT's vocab.json + merges.txt)
+REPLICAS = tuple(kind for kind, spec in TINY_KINDS.items() if spec.files is not None)
 BUILD = f"""
 import sys
 from pathlib import Path

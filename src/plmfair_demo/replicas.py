@@ -31,14 +31,17 @@ PRIVATE_USE = 0xF0000
 def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_vocab: bool = False, **options) -> Path:
     """Train a SentencePiece model on ``texts`` (the ``sentencepiece`` library itself, one thread, so
     a build is reproducible) and write ``<prefix>.model`` to ``out`` (and ``<prefix>.vocab``, its
-    pieces and scores as text, with ``keep_vocab``)."""
+    pieces and scores as text as the library writes them, with ``keep_vocab``). The texts go in and
+    the model comes out in memory: a model trained from a file records the file's path, so two builds
+    in two folders would differ."""
+    import io
+
     import sentencepiece as spm
 
-    corpus = out / f".{prefix}.train.txt"
-    corpus.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        input=str(corpus),
-        model_prefix=str(out / prefix),
+        sentence_iterator=iter(texts),
+        model_writer=model,
         vocab_size=z.vocab_size,
         hard_vocab_limit=False,
         character_coverage=1.0,
@@ -47,10 +50,15 @@ def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_v
         minloglevel=2,
         **options,
     )
-    corpus.unlink()
-    if not keep_vocab:
-        (out / f"{prefix}.vocab").unlink()
-    return out / f"{prefix}.model"
+    path = out / f"{prefix}.model"
+    path.write_bytes(model.getvalue())
+    if keep_vocab:
+        sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
+        (out / f"{prefix}.vocab").write_text(
+            "".join(f"{sp.id_to_piece(i)}\t{sp.get_score(i):g}\n" for i in range(sp.get_piece_size())),
+            encoding="utf-8",
+        )
+    return path
 
 
 def _tokenizer_config(out: Path, tokenizer_class: str, **fields) -> None:
