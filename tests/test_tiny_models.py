@@ -26,8 +26,9 @@ for kind in {REPLICAS!r}:
 
 
 def test_trained_tiny_models_are_the_same_files_under_other_hash_seeds(tmp_path):
-    """The seeded build (tokenizer training, random weights, the training steps on the answers) does
-    not depend on Python's string hashing (PYTHONHASHSEED), which changes from process to process."""
+    """The seeded build (tokenizer training, random weights, the training steps on the answers) depends
+    neither on Python's string hashing (PYTHONHASHSEED) nor on a Rust hash map's order in the tokenizer
+    trainers, which change from process to process, nor on the folder it is written to."""
     roots = outputs_under_hash_seeds(BUILD, out=tmp_path / "models")
     for kind in KINDS + REPLICAS:
         names = sorted(p.name for p in (roots[0] / kind).iterdir())
