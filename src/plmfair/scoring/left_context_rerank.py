@@ -20,13 +20,19 @@ PRIMITIVES = ("gap_candidates", "sequence_log_likelihoods")
 
 
 def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
-    """The beam's words for each gap, best first by the log-likelihood of the filled sentence."""
-    out = []
-    for text, candidates in zip(texts, scorer.gap_candidates(texts, k=k, num_beams=num_beams), strict=True):
+    """The beam's words for each gap, best first by the log-likelihood of the filled sentence. The
+    filled sentences of every gap are scored together, in batches across gaps under the token budget."""
+    words = [[word for word, _ in found] for found in scorer.gap_candidates(texts, k=k, num_beams=num_beams)]
+    filled = []
+    for text, candidates in zip(texts, words, strict=True):
         left, right = scorer.split_gap(text)
-        words = [word for word, _ in candidates]
-        lls = scorer.sequence_log_likelihoods(scorer.after_prefix([left + w + right for w in words]))
-        out.append(sorted(zip(words, lls, strict=True), key=lambda x: -x[1])[:k])
+        filled += [left + w + right for w in candidates]
+    lls = scorer.sequence_log_likelihoods(scorer.after_prefix(filled), desc=f"{scorer.name} re-ranking")
+    out, start = [], 0
+    for candidates in words:
+        ranked = zip(candidates, lls[start : start + len(candidates)], strict=True)
+        out.append(sorted(ranked, key=lambda x: -x[1])[:k])
+        start += len(candidates)
     return out
 
 
