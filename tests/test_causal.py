@@ -167,6 +167,20 @@ def test_gap_candidates_are_whole_words_ranked_by_sentence_likelihood(tiny):
             assert lp == pytest.approx(reference_log_likelihood(model, tok, fill(text, word)), abs=1e-4)
 
 
+def test_gaps_reranked_a_few_at_a_time_rank_as_all_together(tiny, monkeypatch):
+    """The filled sentences of many gaps are scored together, a bounded number of gaps at a time:
+    each gap keeps its own candidates and scores at every bound."""
+    from plmfair.scoring import left_context_rerank
+
+    kind, model, tok = tiny
+    scorer = CausalLMScorer(model, tok, name=kind, token_budget=64)
+    together = predict(GAPS, scorer, k=8, num_beams=12)
+    monkeypatch.setattr(left_context_rerank, "RERANK_GAPS", 2)  # 3 gaps: a chunk of 2, then 1
+    apart = predict(GAPS, scorer, k=8, num_beams=12)
+    assert apart[["s_id", "rank", "candidate"]].equals(together[["s_id", "rank", "candidate"]])
+    assert apart["logprob"].tolist() == pytest.approx(together["logprob"].tolist(), abs=1e-5)
+
+
 def test_gap_search_with_its_cache_proposes_what_a_full_rerun_does(tiny):
     """The beam search's key-value cache follows the beams (reordered by parent at every step):
     the candidates equal those of a search that reruns every beam's whole sequence."""

@@ -17,17 +17,25 @@ from plmfair.scoring.protocols import ClozeProtocol
 
 REFERENCE = "candidates after the left context, re-ranked by the sentence log-likelihood with the word in the gap"
 PRIMITIVES = ("gap_candidates", "sequence_log_likelihoods")
+# Gaps whose filled sentences are re-ranked together: enough for full batches across gaps, few enough
+# that a large cloze set's filled sentences (k per gap) and their token ids are never all in memory.
+RERANK_GAPS = 512
 
 
 def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
     """The beam's words for each gap, best first by the log-likelihood of the filled sentence. The
-    filled sentences of every gap are scored together, in batches across gaps under the token budget."""
+    filled sentences of :data:`RERANK_GAPS` gaps at a time are scored together, in batches across
+    gaps under the token budget."""
     words = [[word for word, _ in found] for found in scorer.gap_candidates(texts, k=k, num_beams=num_beams)]
-    filled = []
-    for text, candidates in zip(texts, words, strict=True):
-        left, right = scorer.split_gap(text)
-        filled += [left + w + right for w in candidates]
-    lls = scorer.sequence_log_likelihoods(scorer.after_prefix(filled), desc=f"{scorer.name} re-ranking")
+    lls: list[float] = []
+    for start in range(0, len(texts), RERANK_GAPS):
+        filled = []
+        for text, candidates in zip(
+            texts[start : start + RERANK_GAPS], words[start : start + RERANK_GAPS], strict=True
+        ):
+            left, right = scorer.split_gap(text)
+            filled += [left + w + right for w in candidates]
+        lls += scorer.sequence_log_likelihoods(scorer.after_prefix(filled), desc=f"{scorer.name} re-ranking")
     out, start = [], 0
     for candidates in words:
         ranked = zip(candidates, lls[start : start + len(candidates)], strict=True)
