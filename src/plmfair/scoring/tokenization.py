@@ -98,9 +98,8 @@ def marker_word_ids(tokens: Sequence[str], special: Sequence[bool], rule: str) -
 def encode_with_words(tokenizer, texts: Sequence[str]) -> list[tuple[list[int], list[int | None]]]:
     """The ids of each text with special tokens, as ``tokenizer(text)`` gives them, and each token's
     word index (None for special tokens). One call of the tokenizer for all the texts (a Rust-backed
-    tokenizer encodes them in parallel) and, on a Python tokenizer, one scan of its vocabulary for
-    its word markers (:func:`word_start_rule`: 17 ms for FlauBERT's 68,729 entries, which once a
-    sentence was about a minute of the French CrowS-Pairs set; docs/performance.md)."""
+    tokenizer encodes them in parallel) and, on a Python tokenizer, one scan of its whole vocabulary
+    for its word markers (:func:`word_start_rule`), not one a sentence (docs/performance.md)."""
     if not texts:
         return []
     enc = tokenizer(list(texts), add_special_tokens=True)
