@@ -59,6 +59,16 @@ from plmfair.cloze.group_tests import (
 from plmfair.stats import binomial_summary
 
 REPO = Path(__file__).resolve().parents[1]
+# the result files whose tests the run's analysis plan marks, each a test whose level this benchmark shows
+LEVEL_SHOWN = {
+    "summary.parquet",
+    "mcnemar.parquet",
+    "language_winloss.parquet",
+    "group_gaps.parquet",
+    "group_tests.parquet",
+    "group_winloss.parquet",
+    "group_disparity.parquet",
+}
 LANGS = ["en", "es", "de", "fr"]
 # the latent score above which an answer ranks 1st, 2nd, ..., 5th (latent sd ~2.1: sentence 1, annotator
 # 0.5, logistic noise): P(rank 1) ~ 12% and P(top 5) ~ 30%, inside MozArt's observed 2-24% P@1
@@ -151,24 +161,26 @@ def scenarios(effect: float) -> dict[str, tuple[dict, bool, set | None]]:
 
 
 def _gaps(scores, permutations, seed):
-    gaps = group_gaps(scores, permutations=permutations, seed=seed)
+    gaps = group_gaps(scores, cloze_set="t", permutations=permutations, seed=seed)
     return gaps.assign(test="gap " + gaps["group"] + " vs " + gaps["reference"])
 
 
 def _winloss(scores, permutations, seed):
-    wl = group_winloss(scores, permutations=permutations, seed=seed)
+    wl = group_winloss(scores, cloze_set="t", permutations=permutations, seed=seed)
     return wl.assign(test="win/loss " + wl["group_a"] + " vs " + wl["group_b"])
 
 
 def _disparity(scores, permutations, seed):
-    disparity = group_disparity(scores, permutations=permutations, bootstrap=99, seed=seed)
+    disparity = group_disparity(scores, cloze_set="t", permutations=permutations, seed=seed)
     return disparity.assign(test="disparity " + disparity["metric"], metric="-")
 
 
 # the marked tests by family (each a table of the workflow): --families runs some of them only
 FAMILIES = {
     "gaps": _gaps,
-    "tests": lambda scores, permutations, seed: group_tests(scores, permutations=permutations, seed=seed),
+    "tests": lambda scores, permutations, seed: group_tests(
+        scores, cloze_set="t", permutations=permutations, seed=seed
+    ),
     "winloss": _winloss,
     "disparity": _disparity,
 }

@@ -5,10 +5,12 @@ hostile names, and runs compared from their records."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -17,6 +19,7 @@ from conftest import BIN, CORES, DEMO_CONFIGS, DEMO_DATA, REPO
 from plmfair.errors import ConfigError
 from plmfair.io.parquet import read_parquet
 from plmfair.runs import folders as runs
+from plmfair.stats import tango_interval
 from plmfair_demo import build_tiny_model
 
 DEMO = {
@@ -363,7 +366,10 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
     (model,) = record["models"]
     assert model["name"] == "gpt" and not model["uncased"] and model["protocol"] == "sentence_log_likelihood"
     assert model["files_sha256"] == read_parquet(gpt / "results" / "models.parquet").loc[0, "model_files_sha256"]
-    assert record["config"]["crows_pairs"]["alpha"] == 0.05  # defaults resolved
+    assert record["config"]["analysis"]["alpha"] == 0.05  # defaults resolved
+    # the analysis plan: the data set's overall row is the run's one primary question
+    (answer,) = record["results"]["primary"]
+    assert answer["estimate"] == pytest.approx(overall["decisive_score"]) and answer["family"] == "confirmatory"
     assert {d["file"] for d in record["data"]} == {"crows_pairs_demo_fr.csv"}
     assert record["software"]["packages"]["torch"] and record["times"]["stages"]["crows_pairs"]["jobs"] >= 1
 
@@ -374,23 +380,45 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
     uncased = tmp_path / "runs" / "gpt_2"
     assert yaml.safe_load((uncased / "config.yaml").read_text())["models"]["gpt"]["uncased"] is True
 
-    side = plmfair("compare", str(gpt), str(uncased)).stdout
+    side = plmfair("compare", str(gpt), str(uncased), "--alpha", "0.1").stdout
     assert "| gpt " in side and "| gpt_2 " in side and "decisive share" in side
     settings_part = side.split("Model settings that differ")[1].split("\n\n")[1]
     assert "uncased" in settings_part  # gpt and gpt_2 differ in it, and the table says so
+    # the 3 x 3 transitions printed for people, and the comparison's own alpha in its captions
+    assert "Transitions (pairs, by outcome in each run)" in side and "p < 0.1 over every test" in side
     paired = plmfair("compare", str(gpt), str(uncased), "--format", "json").stdout
     (change,) = json.loads(paired)["paired changes"]  # one model in both runs, never against itself
     assert change["a"] == "gpt/gpt" and change["b"] == "gpt_2/gpt"
-    # by hand from the two runs' per-pair files: the outcome of each pair, -1 / 0 / +1, compared
+    # by hand from the two runs' per-pair files: the outcome of each pair, more / neutral / less, compared
     by_hand = {}
     for name, folder in (("a", gpt), ("b", uncased)):
         pairs = read_parquet(folder / "results" / "crows_pairs" / "demo_fr" / "gpt.parquet").set_index("pair_id")
         pairs = pairs[pairs["status"].isin(["ok", "truncated"])]
-        by_hand[name] = pairs["biased"].astype(int) - (~pairs["biased"] & ~pairs["neutral"]).astype(int)
+        by_hand[name] = pd.Series(
+            np.where(pairs["biased"], "more", np.where(pairs["neutral"], "neutral", "less")), index=pairs.index
+        )
+        by_hand[f"{name}_nangia"] = pairs["biased_nangia"].astype(bool)
     both = pd.concat(by_hand, axis=1, join="inner")
-    assert change["n"] == len(both) and change["moved_up"] == int((both["b"] > both["a"]).sum())
-    assert change["moved_down"] == int((both["b"] < both["a"]).sum())
-    assert change["net_change"] == pytest.approx(100 * (both["b"] - both["a"]).mean())
+    assert change["n"] == len(both)
+    for x in ("more", "neutral", "less"):
+        for y in ("more", "neutral", "less"):
+            assert change[f"{x}_to_{y}"] == int(((both["a"] == x) & (both["b"] == y)).sum())
+    rank = {"less": 0, "neutral": 1, "more": 2}
+    assert change["moved_up"] == int((both["b"].map(rank) > both["a"].map(rank)).sum())
+    # the decisive share on the pairs both runs decide, and Nangia's score, each with Tango's interval
+    decided = both[both["a"].isin(["more", "less"]) & both["b"].isin(["more", "less"])]
+    rose, fell = (
+        int(((decided["a"] == "less") & (decided["b"] == "more")).sum()),
+        int(((decided["a"] == "more") & (decided["b"] == "less")).sum()),
+    )
+    assert change["decisive_change"] == pytest.approx(100 * (rose - fell) / len(decided))
+    low, high = tango_interval(rose, fell, len(decided))
+    assert (change["decisive_low"], change["decisive_high"]) == (pytest.approx(100 * low), pytest.approx(100 * high))
+    nangia = 100 * (both["b_nangia"].mean() - both["a_nangia"].mean())
+    assert change["nangia_change"] == pytest.approx(nangia) and "decisive_p_adjusted" in change
+    # the JSON holds each number exactly: the shortest text that reads back as the same float
+    raw = re.search(r'"decisive_low": ([-0-9.e]+)', paired).group(1)
+    assert float(raw) == change["decisive_low"] and repr(float(raw)) == raw
     assert "| demo_fr " in plmfair("show", "gpt_2", "--runs", str(tmp_path / "runs")).stdout
 
     # the run is complete without its original config file: its report is written from runs/gpt alone

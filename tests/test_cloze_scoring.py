@@ -238,6 +238,7 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
     from plmfair.cloze.scoring_job import score_cloze_set
     from plmfair.cloze.tables import table1
     from plmfair.io.parquet import write_parquet
+    from plmfair.rendering.table_format import printed
     from plmfair.scoring.specs import ModelSpec
 
     path = build_tiny_model("bert", TEXTS, tmp_path / "bert", vocab_size=200, seed=3, max_length=32)
@@ -267,7 +268,7 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
     assert counted.loc["all", "n"] == 2 and counted.loc["all", "n_too_long"] == 3
     assert counted.loc["FN", "n_too_long"] == 1 and counted.loc["FNN", "n_too_long"] == 1
     assert counted.loc["MN", "n_too_long"] == 1 and len(scores) == 2
-    table = table1(set_overview(annotations, {"b": meta}))
+    table = printed(table1(set_overview(annotations, {"b": meta})))
     assert table.iloc[-1].tolist() == ["Skipped, longer than b accepts (sentences and answers)", "2"]
 
 

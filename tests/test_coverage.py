@@ -14,7 +14,7 @@ from plmfair.crows_pairs.reader import read_crows_pairs
 from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.crows_pairs.summary import summarise_pairs
 from plmfair.errors import DataError
-from plmfair.rendering.table_format import render_table
+from plmfair.rendering.table_format import printed, render_table
 from plmfair.runs.record import headline
 from plmfair.scoring.coverage import Coverage, check, warning
 from plmfair.scoring.mlm import MaskedLMScorer
@@ -102,7 +102,7 @@ def test_an_english_model_on_chinese_pairs_is_counted_skipped_and_warned(repo, s
         **files,
     )
     assert f"WARNING: {said}." in files["md"].read_text() and "WARNING: bert" in files["html"].read_text()
-    assert table.set_index("").loc["Unknown pieces (%)", "mcp_zh_CN bert_en"].endswith("(!)")
+    assert printed(table).set_index("").loc["Unknown pieces (%)", "mcp_zh_CN bert_en"].endswith("(!)")
     with pytest.raises(DataError, match=r"bert_en reads .* coverage.strict: false"):
         check([said], strict=True, max_unknown=0.05)
 
@@ -146,6 +146,8 @@ def test_the_record_prints_its_warnings_above_the_headline():
     record = {
         "results": {
             "warnings": ["bert_en reads 99.0% of the pieces of mcp_zh_CN (zh) as unknown: scores not meaningful"],
+            "analysis_plan": {"alpha": 0.05, "families": {}},
+            "primary": [],
             "crows_pairs": [],
             "cloze": [],
             "disparity": [],

@@ -7,14 +7,18 @@ import pytest
 from oracles import aul_reference, nangia_reference
 from scipy import stats
 
+from plmfair.crows_pairs.plan import SUMMARY
+from plmfair.crows_pairs.questions import questions
 from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, with_outcomes
 from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.crows_pairs.summary import summarise_pairs
 from plmfair.crows_pairs.tables import crows_pairs_tests_table, table4, table5
 from plmfair.errors import ModelError
+from plmfair.multiplicity import build_plan
 from plmfair.rendering.table_format import printed
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
+from plmfair.stats import tango_interval
 from plmfair_demo import build_tiny_model
 
 FR = [
@@ -183,6 +187,11 @@ def test_model_without_mask_token_is_named(tiny):
 # --- scores and tables on hand-made outcomes -------------------------------------------
 
 
+def plan_of(summary: pd.DataFrame) -> pd.DataFrame:
+    """The run's analysis plan of a summary alone (its overall rows the primary questions)."""
+    return build_plan(questions({SUMMARY: summary}), alpha=0.05)
+
+
 def outcome_frame():
     # 10 pairs: 6 stereo (4 biased, 1 neutral, 1 not), 3 antistereo (1 biased, 2 not), 1 skipped
     more = [-1, -1, -1, -1, -2, -3, -1, -3, -3, None]
@@ -211,12 +220,12 @@ def test_summary_hand_computed():
     # metric: 5 of the 9 scored pairs prefer the more stereotyping sentence, 3 the less, 1 neutral
     assert (overall["n_scored"], overall["n_biased"], overall["n_less"], overall["n_neutral"]) == (9, 5, 3, 1)
     assert overall["score"] == pytest.approx(100 * 5 / 9) and overall["n_skipped"] == 1  # Nangia: neutral = not
-    # the decisive share 5 of 8 with its Clopper-Pearson interval; the net preference (5 - 3) / 9 with the
-    # interval of the same test: (2 x share bound - 1) x 8 / 9
+    # the decisive share 5 of 8 with its Clopper-Pearson interval; the net preference (5 - 3) / 9 with Tango's
+    # score interval (5 up, 3 down, 1 neutral: a difference of paired proportions)
     assert overall["decisive_score"] == pytest.approx(62.5) and overall["net_preference"] == pytest.approx(200 / 9)
-    assert overall["net_low"] == pytest.approx((2 * overall["ci_low"] - 100) * 8 / 9)
-    assert overall["net_high"] == pytest.approx((2 * overall["ci_high"] - 100) * 8 / 9)
-    assert overall["testable"] and overall["ci_level"] == pytest.approx(0.95)
+    low, high = tango_interval(5, 3, 9)
+    assert (overall["net_low"], overall["net_high"]) == (pytest.approx(100 * low), pytest.approx(100 * high))
+    assert overall["ci_level"] == pytest.approx(0.95) and overall["p_min"] == pytest.approx(2 * 0.5**8)
     # stereo, Nangia's rule: neutral left out -> 4 of 5; antistereo 1 of 3
     assert s.loc[("direction", "stereo"), "score"] == pytest.approx(80.0)
     assert s.loc[("direction", "antistereo"), "score"] == pytest.approx(100 / 3)
@@ -224,11 +233,13 @@ def test_summary_hand_computed():
     assert overall["balanced_score"] == pytest.approx(100 * (4 / 5 + 1 / 3) / 2)
     assert overall["direction_p"] == pytest.approx(stats.fisher_exact([[4, 1], [1, 2]]).pvalue)
     # gender: 4 decisive pairs, all biased: p = 2 / 2^4 = 0.125, the smallest 4 pairs can give, so no test
-    # at 0.05 can reject: untestable, with no interval, no adjusted p and no mark (Tarone's family is empty)
+    # at 0.05 can reject: the analysis plan leaves it out of its family (untestable: no interval, no mark)
     g = s.loc[("bias_type", "gender")]
     assert (g["n_scored"], g["n_neutral"], g["n_decisive"]) == (5, 1, 4)
-    assert g["score"] == pytest.approx(80.0) and g["p_value"] == pytest.approx(0.125)
-    assert not g["testable"] and pd.isna(g["ci_low"]) and pd.isna(g["p_adjusted"]) and not g["significant"]
+    assert g["score"] == pytest.approx(80.0) and g["p_value"] == pytest.approx(0.125) == g["p_min"]
+    plan = plan_of(s.reset_index()).set_index("hypothesis")
+    assert plan.loc[g["hypothesis"], "family"] == "untestable" and pd.isna(plan.loc[g["hypothesis"], "p_adjusted"])
+    assert plan.loc[overall["hypothesis"], "family"] == "confirmatory"
     assert s.loc[("origin", "native"), "n_scored"] == 3 and s.loc[("origin", "translated"), "n_skipped"] == 1
     assert overall["n_pairs"] == 10 and overall["n_clusters"] == 0 and pd.isna(overall["cluster_low"])
 
@@ -264,9 +275,10 @@ def test_a_model_without_preference_gets_no_significance_mark():
     flat = outcome_frame().assign(sent_more_score=-1.0, sent_less_score=-1.0)
     flat = with_outcomes(flat, precision="float32", rounded=True)
     s = summarise_pairs(flat, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr")
-    assert (s["n_decisive"] == 0).all() and s["p_value"].isna().all() and not s["significant"].any()
-    assert not s["testable"].any()
-    assert table4(s).loc[0, "d m"] == "0.00" and table4(s).loc[0, "d m neutral"] == "9 (100.0%)"
+    assert (s["n_decisive"] == 0).all() and s["p_value"].isna().all()
+    assert (plan_of(s)["family"] == "uninformative").all()
+    t4 = printed(table4(s))
+    assert t4.loc[0, "d m"] == "0.00" and t4.loc[0, "d m neutral"] == "9 (100.0%)"
 
 
 def test_tables_layout():
@@ -275,7 +287,11 @@ def test_tables_layout():
         for m, t in (("camembert", 2.0), ("flaubert", 3.0))
     ]
     summary = pd.concat(frames, ignore_index=True)
-    t4 = table4(summary)
+    numbers, t4 = table4(summary), printed(table4(summary))
+    # the CSV: the numbers, a row per data set, model and subset
+    camembert = numbers[(numbers["model"] == "camembert") & (numbers["subset"] == "metric")].iloc[0]
+    assert camembert["scored"] == 9 and camembert["score (Nangia)"] == pytest.approx(500 / 9)
+    assert camembert["neutral (Nangia)"] == 1 and camembert["run time (s)"] == 2.0
     assert t4[""].tolist()[:6] == [
         "Metric score",
         "Stereo score",
@@ -294,24 +310,24 @@ def test_tables_layout():
         "fr flaubert neutral",
     ]
     # n counts the pairs scored (the skipped one is not), % its share of the file's 10, as the paper does
-    assert t4.loc[0, "fr camembert"] == "55.56" and t4.loc[0, "fr n"] == 9 and t4.loc[0, "fr %"] == "90.0"
-    assert t4.loc[1, "fr n"] == 6 and t4.loc[1, "fr %"] == "60.0"  # 6 stereo pairs scored
+    assert t4.loc[0, "fr camembert"] == "55.56" and t4.loc[0, "fr n"] == "9" and t4.loc[0, "fr %"] == "90.0"
+    assert t4.loc[1, "fr n"] == "6" and t4.loc[1, "fr %"] == "60.0"  # 6 stereo pairs scored
     assert t4.loc[3, "fr flaubert"] == "00:03" and t4.loc[4, "fr flaubert"] == "1"
     # the neutral pairs of every row beside its score: one of the 9 scored, one of gender's 5
     assert t4.loc[0, "fr camembert neutral"] == "1 (11.1%)" and t4.loc[6, "fr camembert neutral"] == "1 (20.0%)"
     assert t4.loc[6, "fr %"] == "50.0"  # gender: 5 of 10
     assert t4[""].tolist()[6:] == ["gender", "age"]
-    assert t4.loc[5, "fr camembert"] == "" and t4.attrs["warnings"] == []  # coverage not counted: nothing to say
+    assert t4.loc[5, "fr camembert"] == "" and numbers.attrs["warnings"] == []  # coverage not counted: nothing
     assert not any("*" in str(cell) for cell in t4.to_numpy().ravel())  # the marks are in the tests table
-    tests = printed(crows_pairs_tests_table(summary))
+    tests = printed(crows_pairs_tests_table(summary, plan_of(summary)))
     gender = tests[(tests["model"] == "camembert") & (tests["subset"] == "gender")].iloc[0]
-    # 4 of 4 decisive pairs: p 0.125 at best, so no test at 0.05 can reject: said, with no interval or mark
-    assert gender["neutral"] == "1 (20.0%)" and gender["interval"] == "" and gender["level"] == ""
-    assert gender["p adjusted"] == "" and gender["test"] == "untestable (too few decisive pairs)"
+    # 4 of 4 decisive pairs: p 0.125 at best, so no test can reject: said, with no interval or mark
+    assert (gender["neutral"], gender["neutral %"]) == ("1", "20.00") and gender["interval (95%)"] == ""
+    assert gender["p adjusted"] == "" and gender["note"].startswith("untestable (smallest attainable p 0.125")
     metric = tests[(tests["model"] == "camembert") & (tests["subset"] == "metric")].iloc[0]
-    assert metric["level"] == "95%" and metric["interval"].startswith("[") and metric["test"] == ""
-    t5 = table5(summary)
-    assert t5["pairs"].tolist() == ["native", "translated"] and t5.loc[0, "n"] == 3
+    assert metric["family"] == "confirmatory" and metric["interval (95%)"].startswith("[") and metric["note"] == ""
+    t5 = printed(table5(summary))
+    assert t5["pairs"].tolist() == ["native", "translated"] and t5.loc[0, "n"] == "3"
     assert "camembert neutral" in t5.columns
 
 
@@ -328,9 +344,10 @@ def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):
         sent_more_score=-1.0, sent_less_score=-2.0, n_masked_more=1, n_masked_less=1, status=status
     )
     scores = with_outcomes(scores, precision="float32", rounded=True)
-    t4 = table4(summarise_pairs(scores, {"model": "m", "wall_time_s": 1.0}, dataset="fr", lang="fr")).set_index("")
-    assert (t4.loc["Stereo score", "fr n"], t4.loc["Stereo score", "fr %"]) == (1462, "87.2")
-    assert t4.loc["Metric score", "fr n"] == 1673
+    summary = summarise_pairs(scores, {"model": "m", "wall_time_s": 1.0}, dataset="fr", lang="fr")
+    t4 = printed(table4(summary)).set_index("")
+    assert (t4.loc["Stereo score", "fr n"], t4.loc["Stereo score", "fr %"]) == ("1462", "87.2")
+    assert t4.loc["Metric score", "fr n"] == "1673"
 
 
 def test_aul_agrees_with_a_plain_forward_pass(tiny):
@@ -374,10 +391,11 @@ def test_a_real_french_run_of_a_tiny_model_prints_by_the_display_rule(shared_dat
     )
     scores = score_pairs(pairs, scorer, protocol="nangia")
     summary = summarise_pairs(scores, {"model": "tiny", "wall_time_s": 8.0}, dataset="fr", lang="fr")
-    assert summary.loc[0, "n_scored"] > 1600 and summary["testable"].iloc[0]
-    for spec in (t for t in TABLES if set(t.inputs) == {"summary"}):
+    plan = plan_of(summary)
+    assert summary.loc[0, "n_scored"] > 1600 and plan.loc[0, "family"] == "confirmatory"
+    for spec in (t for t in TABLES if set(t.inputs) <= {"summary", "plan"}):
         render_table(
-            {"summary": summary},
+            {role: {"summary": summary, "plan": plan}[role] for role in spec.inputs},
             builder=spec.builder,
             options={**spec.options, **({"alpha": 0.05} if "alpha" in spec.builder_settings else {})},
             caption=spec.caption,
@@ -424,4 +442,5 @@ def test_bf16_outcomes_equal_fp32s_once_its_undecided_pairs_are_scored_again(tmp
     assert (outcome(undecided)[decided] == outcome(exact)[decided]).all()
     summary = summarise_pairs(undecided, {"model": "tiny", "precision": "bf16"}, dataset="d", lang="fr")
     assert summary.loc[0, "n_undecided"] == meta["precision_check"]["undecided"]
-    assert "undecided at bf16" in printed(crows_pairs_tests_table(summary)).loc[0, "neutral"]
+    row = printed(crows_pairs_tests_table(summary, plan_of(summary))).loc[0]
+    assert row["undecided at its precision"] == str(meta["precision_check"]["undecided"])

@@ -26,8 +26,15 @@ from plmfair.cloze.group_tests import (
     group_tests,
     group_winloss,
 )
+from plmfair.cloze.questions import mozart_questions
 from plmfair.cloze.tables import group_tests_table
+from plmfair.multiplicity import build_plan
 from plmfair.stats import permutation_p
+
+
+def questions_of(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The analysis plan's hypotheses of one result file of a set named t (its rows' tests)."""
+    return mozart_questions({f"results/cloze/t/{kind}.parquet": frame})
 
 
 def scores_frame(rows):
@@ -54,19 +61,20 @@ FR = [
 
 
 def test_group_winloss_hand_computed_counts():
-    wl = group_winloss(scores_frame(FR), permutations=99)
+    wl = group_winloss(scores_frame(FR), cloze_set="t", permutations=99)
     rr = wl[(wl["metric"] == "rr") & (wl["lang"] == "fr")].set_index(["group_a", "group_b"])
     mn_fn = rr.loc[("MN", "FN")]
     assert (mn_fn["n_sentences"], mn_fn["wins_a"], mn_fn["wins_b"], mn_fn["ties"]) == (3, 1, 1, 1)
     assert (rr.loc[("MN", "MNN"), "n_sentences"], rr.loc[("MN", "MNN"), "wins_a"]) == (1, 1)
     # FNN answered no sentence another group answered: nothing to test
     assert rr.loc[("MN", "FNN"), "n_sentences"] == 0 and math.isnan(rr.loc[("MN", "FNN"), "p_permutation"])
-    assert not rr.loc[("MN", "FNN"), "significant"]
+    assert not rr.loc[("MN", "FNN"), "informative"]  # nothing for the analysis plan to test
     # hit1 uses the same sentences: s1 MN .5 vs FN 0 (MN wins), s2 0 vs 0, s3 1 vs 1
     h = wl[(wl["metric"] == "hit1") & (wl["lang"] == "fr")].set_index(["group_a", "group_b"]).loc[("MN", "FN")]
     assert (h["wins_a"], h["wins_b"], h["ties"]) == (1, 0, 2)
-    # six pairs x (fr + all) = 12 rows per model and metric, Holm within them
-    assert len(wl[wl["metric"] == "rr"]) == 12 and (wl["p_holm"].dropna() >= wl["p_permutation"].dropna()).all()
+    # six pairs x (fr + all) = 12 rows per model and metric, each a test of the run's analysis plan
+    assert len(wl[wl["metric"] == "rr"]) == 12 and wl["hypothesis"].is_unique
+    assert (wl["p_min"] == 1 / (1 + wl["permutations"])).all()
 
 
 def test_equal_means_are_ties_to_the_last_bit():
@@ -83,7 +91,7 @@ def test_equal_means_are_ties_to_the_last_bit():
     ]
     assert (0.2 + 0.2 + 0.2) / 3 != 0.2  # what a float comparison would get wrong
     row = (
-        group_winloss(scores_frame(rows), permutations=99)
+        group_winloss(scores_frame(rows), cloze_set="t", permutations=99)
         .set_index(["lang", "metric", "group_a", "group_b"])
         .loc[("fr", "rr", "MN", "FN")]
     )
@@ -137,8 +145,8 @@ def test_permutation_test_matches_the_enumeration_and_stays_within_batches():
     # 6 x 6 distinct assignments: enumerated, each once, the observed one first
     assert distinct_assignments([design.group[design.stratum == s] for s in (0, 1)]) == 36
     assert len(labels) == 36 and len({tuple(row) for row in labels}) == 36
-    gaps = group_gaps(data, permutations=20000, metrics=("rr",))
-    tests = group_tests(data, permutations=20000, metrics=("rr",))
+    gaps = group_gaps(data, cloze_set="t", permutations=20000, metrics=("rr",))
+    tests = group_tests(data, cloze_set="t", permutations=20000, metrics=("rr",))
     fn = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     per = data.groupby("group")["rr"].mean()
     assert fn["gap"] == pytest.approx(per["FN"] - per["MN"]) and fn["permutations"] == 35
@@ -182,15 +190,15 @@ def test_2x2_contrasts_and_a_planted_gap_is_found():
                 p_hit = 0.6 if g.endswith("NN") else 0.2  # non-natives answer the model's top word far more
                 rows.append(("fr", f"b{batch}s{s}", u, g, float(rng.random() < p_hit)))
     data = scores_frame(rows)
-    tests = group_tests(data, permutations=999, metrics=("rr",))
+    tests = group_tests(data, cloze_set="t", permutations=999, metrics=("rr",))
     t = tests[tests["lang"] == "fr"].set_index("test")
     means = data.groupby("group")["rr"].mean()
     assert t.loc["nativeness", "statistic"] == pytest.approx(
         (means["MN"] + means["FN"]) / 2 - (means["MNN"] + means["FNN"]) / 2
     )
     assert t.loc["gender_x_nativeness", "statistic"] == pytest.approx(studentized_interaction(data, "rr"))
-    assert t.loc["nativeness", "significant"] and t.loc["omnibus", "p_permutation"] < 0.01
-    assert t.loc["gender", "p_permutation"] > 0.05 and not t.loc["gender", "significant"]
+    assert t.loc["nativeness", "p_permutation"] < 0.01 and t.loc["omnibus", "p_permutation"] < 0.01
+    assert t.loc["gender", "p_permutation"] > 0.05
     # one language: no group x language interaction to test
     assert set(tests.loc[tests["lang"] == "all", "test"]) == {"omnibus", "gender", "nativeness", "gender_x_nativeness"}
 
@@ -205,9 +213,9 @@ def test_group_x_language_sees_a_gap_that_changes_sign():
                     p_hit = 0.5 + 0.3 * sign * (g == "FN")
                     rows.append((lang, f"b{batch}s{s}", f"{lang}{batch}{k}", g, float(rng.random() < p_hit)))
     data = scores_frame(rows)
-    tests = group_tests(data, permutations=999, metrics=("rr",))
+    tests = group_tests(data, cloze_set="t", permutations=999, metrics=("rr",))
     inter = tests[(tests["lang"] == "all") & (tests["test"] == "group_x_language")].iloc[0]
-    assert inter["significant"] and inter["p_permutation"] < 0.01
+    assert inter["p_permutation"] < 0.01
     # Cochran's Q by hand: residuals of rr ~ sentence + group (statsmodels), each language's FN - MN gap
     # weighted by the inverse of the two cells' annotator-clustered variances
     import statsmodels.formula.api as smf
@@ -240,12 +248,16 @@ def test_groups_without_variation_are_untestable_not_infinitely_significant():
         for s in range(4):
             for k, g in enumerate(GROUPS * 2):
                 rows.append((lang, f"s{s}", f"{lang}{k}", g, hits[g] if s < 2 else 0.0))
-    tests = group_tests(scores_frame(rows), permutations=199, metrics=("rr",)).set_index(["lang", "test"])
+    tests = group_tests(scores_frame(rows), cloze_set="t", permutations=199, metrics=("rr",)).set_index(
+        ["lang", "test"]
+    )
     assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "statistic"])
     assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "p_permutation"])
     assert not tests.loc[("all", "group_x_language"), "statistic"] > 1e6
-    table = group_tests_table(tests.reset_index())
-    assert table.loc[table["p (permutation)"].isna(), "note"].str.startswith("untestable").all()
+    assert not tests.loc[("en", "gender_x_nativeness"), "informative"]  # the analysis plan leaves it out
+    plan = build_plan(questions_of(tests.reset_index(), "group_tests"), alpha=0.05)
+    table = group_tests_table(tests.reset_index(), plan)
+    assert table.loc[table["p (permutation)"].isna(), "note"].str.startswith("uninformative").all()
 
 
 def test_annotators_who_agree_leave_exactly_no_clustered_variance():
@@ -279,11 +291,9 @@ def test_group_effects_hand_computed_paired_design():
     assert fn["reference"] == "MN" and fn["n_obs"] == 6 and fn["n_sentences"] == 3 and fn["n_annotators"] == 6
     intercept = eff[(eff["lang"] == "fr") & (eff["term"] == "Intercept")].iloc[0]
     assert intercept["estimate"] == pytest.approx(31 / 3, abs=1e-4)  # the MN mean
-    assert math.isnan(intercept["p_bonferroni"]) and not intercept["significant"]
-    # the group term marked by its own Wald test, Bonferroni over the one group term: the interval
-    # at 95% excludes 0 exactly when p < 0.05
-    assert fn["ci_level"] == pytest.approx(0.95)
-    assert bool(fn["significant"]) == (fn["p_value"] < 0.05) == (fn["ci_low"] > 0 or fn["ci_high"] < 0)
+    # an effect size: no mark (its Wald interval and p are kept, unprinted, for programs)
+    assert "significant" not in eff.columns
+    assert (fn["p_value"] < 0.05) == (fn["ci_low"] > 0 or fn["ci_high"] < 0)
 
 
 def test_a_fit_that_does_not_converge_is_kept_and_reported(caplog):
@@ -317,7 +327,7 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
         assert (pd.isna(row["rank"]) and rank is None) or row["rank"] == rank
         assert row["rr"] == (1 / rank if rank else 0.0) and row["hit1"] == int(rank == 1)
 
-    wl = group_winloss(scores, alpha=0.05, permutations=999).set_index(["lang", "metric", "group_a", "group_b"])
+    wl = group_winloss(scores, cloze_set="t", permutations=999).set_index(["lang", "metric", "group_a", "group_b"])
     eff = group_effects(scores, reference="MN").set_index(["lang", "metric", "term"])
     for lang in ("en", "fr"):
         x = scores[scores["lang"] == lang]
@@ -334,12 +344,12 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
         for g in ("FN", "MNN", "FNN"):
             assert bool(eff.loc[(lang, "rr", f"group[T.{g}]"), "converged"])
     # the known ranking favours native speakers: non-natives lose to natives, by the mixed model's
-    # own test and by the permutation test of the sentence-adjusted gap, each with its interval
+    # effect size and by the permutation test of the sentence-adjusted gap, with the interval that inverts it
     pooled = eff.loc[("all", "rr", "group[T.MNN]")]
-    assert pooled["estimate"] < 0 and pooled["significant"] and pooled["ci_high"] < 0
-    gaps = group_gaps(scores, reference="MN", permutations=999).set_index(["lang", "metric", "group"])
+    assert pooled["estimate"] < 0 and pooled["ci_high"] < 0
+    gaps = group_gaps(scores, cloze_set="t", reference="MN", permutations=999).set_index(["lang", "metric", "group"])
     gap = gaps.loc[("all", "rr", "MNN")]
-    assert gap["gap"] < 0 and gap["significant"] and gap["ci_high"] < 0
+    assert gap["gap"] < 0 and gap["p_permutation"] < 0.01 and gap["ci_high"] < 0
 
 
 def three_group_batches(rng, *, shift=0.0, natives_vary=False, sentences=8, batches=6):
@@ -377,9 +387,9 @@ def test_pairwise_tests_hold_their_own_null_when_other_groups_differ(scenario):
     gap_p, winloss_p, old_p = [], [], []
     for r in range(200):
         data = three_group_batches(rng, **settings)
-        gaps = group_gaps(data, permutations=199, seed=r, metrics=("rr",))
+        gaps = group_gaps(data, cloze_set="t", permutations=199, seed=r, metrics=("rr",))
         gap_p.append(gaps.loc[(gaps["lang"] == "fr") & (gaps["group"] == "FN"), "p_permutation"].iloc[0])
-        wl = group_winloss(data, permutations=199, seed=r, metrics=("rr",))
+        wl = group_winloss(data, cloze_set="t", permutations=199, seed=r, metrics=("rr",))
         winloss_p.append(
             wl.loc[(wl["lang"] == "fr") & (wl["group_a"] == "MN") & (wl["group_b"] == "FN"), "p_permutation"].iloc[0]
         )
@@ -398,7 +408,9 @@ def test_2x2_main_effects_and_interaction_hold_their_own_nulls():
     rng = np.random.default_rng(21)
     p = {"gender": [], "gender_x_nativeness": [], "nativeness": []}
     for r in range(200):
-        tests = group_tests(three_group_batches(rng, shift=-0.3), permutations=199, seed=r, metrics=("rr",))
+        tests = group_tests(
+            three_group_batches(rng, shift=-0.3), cloze_set="t", permutations=199, seed=r, metrics=("rr",)
+        )
         t = tests[tests["lang"] == "fr"].set_index("test")["p_permutation"]
         for name in p:
             p[name].append(t[name])
@@ -418,15 +430,15 @@ def test_the_gap_is_adjusted_for_batch_composition():
     data = scores_frame(rows)
     raw = data.groupby("group")["rr"].mean()
     assert raw["FN"] - raw["MN"] == pytest.approx(-0.5)
-    gap = group_gaps(data, permutations=99, metrics=("rr",))
+    gap = group_gaps(data, cloze_set="t", permutations=99, metrics=("rr",))
     fn = gap[(gap["lang"] == "fr") & (gap["group"] == "FN")].iloc[0]
-    assert fn["gap"] == 0 and not fn["significant"] and fn["ci_low"] <= 0 <= fn["ci_high"]
+    assert fn["gap"] == 0 and fn["p_permutation"] > 0.05 and fn["ci_low"] <= 0 <= fn["ci_high"]
 
 
 def test_the_gap_interval_is_its_test_inverted():
-    """Every shift of FN's scores just inside the interval is accepted at the Bonferroni level and
-    every shift just outside rejected, recomputed from the shifted data with the same permutations;
-    the interval excludes 0 exactly when the row is significant."""
+    """Every shift of FN's scores just inside the interval is accepted at alpha and every shift just
+    outside rejected, recomputed from the shifted data with the same permutations; the interval excludes
+    0 exactly when the test of the gap alone rejects."""
     rng = np.random.default_rng(1)
     rows = []
     for b in range(5):
@@ -434,9 +446,9 @@ def test_the_gap_interval_is_its_test_inverted():
             for s in range(6):
                 rows.append(("fr", f"b{b}s{s}", f"u{b}_{k}", g, float(rng.random() < 0.3 + 0.2 * (g == "FN"))))
     data = scores_frame(rows)
-    gaps = group_gaps(data, permutations=499, metrics=("rr",))
+    gaps = group_gaps(data, cloze_set="t", permutations=499, metrics=("rr",))
     row = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
-    assert row["ci_level"] == pytest.approx(1 - 0.05 / 3) and np.isfinite([row["ci_low"], row["ci_high"]]).all()
+    assert row["ci_level"] == pytest.approx(0.95) and -1 < row["ci_low"] < row["ci_high"] < 1
     design = AnnotatorDesign.of(data)
     labels = design.assignments(499, _rng(2022, "fr", "FN-MN"), design.strata(among=("FN", "MN")))
     fn = (design.group[design.annotator] == GROUPS.index("FN")).astype(float)
@@ -446,52 +458,76 @@ def test_the_gap_interval_is_its_test_inverted():
             [data["rr"].to_numpy(float) - delta * fn], design, labels, GROUPS.index("FN"), GROUPS.index("MN")
         )
         gap = np.round(gap, 10)
-        return min(1.0, 3 * permutation_p(gap[:1], gap[1:, None])[0])
+        return permutation_p(gap[:1], gap[1:, None])[0]
 
     for end, inward in ((row["ci_low"], 1), (row["ci_high"], -1)):
         assert adjusted_p(end + inward * 1e-6) >= 0.05 > adjusted_p(end - inward * 1e-6)
-    assert adjusted_p(0.0) == pytest.approx(row["p_bonferroni"])
-    for _, r in gaps.iterrows():
-        assert bool(r["significant"]) == (not r["ci_low"] <= 0 <= r["ci_high"])
+    assert adjusted_p(0.0) == pytest.approx(row["p_untied"]) == pytest.approx(row["p_permutation"])
+    for _, r in gaps[gaps["interval_connected"]].iterrows():
+        assert (r["p_untied"] < 0.05) == (not r["ci_low"] <= 0 <= r["ci_high"])
 
 
-def test_disparity_mark_agrees_with_its_critical_value():
-    """sigma_gd of the four groups' P@1, with its bootstrap interval around it, marked exactly when it
-    exceeds its critical value; a planted gap is found, no gap is not."""
+def test_disparity_test_agrees_with_its_critical_value_and_its_interval():
+    """sigma_gd of the four groups' P@1: its test rejects exactly when it exceeds its critical value, and
+    the interval of the true disparity holds 0 exactly when the test does not reject; a planted gap is
+    found (and its interval holds the planted disparity), no gap is not."""
     rng = np.random.default_rng(4)
     for shift, expect in ((-0.3, True), (0.0, False)):
         data = three_group_batches(rng, shift=shift, sentences=10, batches=8)
         data["hit5"] = data["hit1"]
-        d = group_disparity(data, permutations=999, bootstrap=499)
+        d = group_disparity(data, cloze_set="t", permutations=999)
         row = d[(d["lang"] == "fr") & (d["metric"] == "p_at_1")].iloc[0]
         means = 100 * data.groupby("group")["hit1"].mean()
         assert row["sigma_gd"] == pytest.approx(means.std(ddof=0))
-        assert row["ci_low"] <= row["sigma_gd"] <= row["ci_high"]
-        assert bool(row["significant"]) == expect
+        assert (row["p_permutation"] < 0.05) == expect
         for _, r in d.iterrows():
-            assert bool(r["significant"]) == (r["sigma_gd"] > r["critical_value"] + 1e-12)
+            assert (r["p_permutation"] < 0.05) == (r["sigma_gd"] > r["critical_value"] + 1e-12)
+            assert (r["p_permutation"] < 0.05) == (r["ci_low"] > 0), r.to_dict()
+            assert 0 <= r["ci_low"] <= r["ci_high"] <= 50
+        if expect:  # two groups at 40%, two at 10%: a true sigma_gd of 15 points
+            assert row["ci_low"] < 15 < row["ci_high"]
 
 
-def test_disparity_interval_resamples_sentences_and_is_debiased():
-    """One annotator per group and batch (the cells of 1-3 people that made the annotator-only bootstrap
-    return [8.33, 8.33]): the interval still has width around a positive sigma_gd, because sentences are
-    resampled too; the debiased value lies below sigma_gd by its null mean square, and the null mean is
-    positive though no group differs."""
+def test_disparity_interval_is_the_test_inverted_along_a_direction():
+    """The interval's upper end: the group effects delta along the worst direction that the test, run on
+    the data with delta taken off each annotator's scores, accepts. Recomputed by hand for the one-way
+    direction delta = r x (MN - the mean of the others) on a small design: every r the hand-made test
+    accepts has sigma_gd(delta) inside the interval, and the debiased value lies below sigma_gd by its null
+    mean square (the null mean positive though no group differs)."""
     rng = np.random.default_rng(7)
     rows = []
-    for b in range(3):
-        for k, g in enumerate(GROUPS):
+    for b in range(4):
+        for k, g in enumerate(GROUPS * 2):
             p = 0.8 if g == "MN" else 0.3
-            for s in range(6):
+            for s in range(5):
                 rows.append(("fr", f"b{b}s{s}", f"u{b}_{k}", g, float(rng.random() < p)))
     data = scores_frame(rows)
     data["hit5"] = data["hit1"]
-    d = group_disparity(data, permutations=499, bootstrap=299)
+    d = group_disparity(data, cloze_set="t", permutations=499)
     row = d[(d["lang"] == "fr") & (d["metric"] == "p_at_1")].iloc[0]
-    assert row["sigma_gd"] > 0 and row["ci_low"] < row["sigma_gd"] < row["ci_high"]
     null_square = row["sigma_gd"] ** 2 - row["debiased"] ** 2
     assert 0 < row["null_mean"] and row["debiased"] < row["sigma_gd"] and null_square >= row["null_mean"] ** 2 - 1e-9
-    assert row["debiased_low"] <= row["debiased"] <= row["debiased_high"] and row["n_sentences"] == 18
+    design = AnnotatorDesign.of(data[data["lang"] == "fr"])
+    labels = design.assignments(499, _rng(2022, "fr", "all"))
+    direction = np.array([0.75, -0.25, -0.25, -0.25]) / np.sqrt(np.mean(np.array([0.75, -0.25, -0.25, -0.25]) ** 2))
+    values = data.loc[data["lang"] == "fr", "hit1"].to_numpy(float)
+    own = design.group[design.annotator]
+
+    def p_of(r):
+        adjusted = values - r * direction[own]
+        sums, counts = _group_sums(adjusted, design, labels)
+        means = sums.sum(axis=1) / counts.sum(axis=1)
+        spread = ((means - means.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)
+        return permutation_p(spread[:1], spread[1:, None], two_sided=False)[0]
+
+    accepted = [r for r in np.linspace(0, 0.6, 121) if p_of(r) >= 0.05]
+    assert accepted and row["ci_low"] <= 100 * min(accepted) + 1e-9 and 100 * max(accepted) <= row["ci_high"] + 1e-9
+    # and along a line it does not sample, to within what sampling 120 lines costs (docs/statistics.md)
+    direction = np.array([0.75, -0.2, -0.25, -0.3])  # near the planted effect, between the sampled lines
+    direction = direction / np.sqrt(np.mean((direction - direction.mean()) ** 2))
+    accepted = np.abs([r for r in np.linspace(-0.6, 0.6, 241) if p_of(r) >= 0.05])
+    assert len(accepted) and row["ci_low"] <= 1.02 * 100 * accepted.min()
+    assert 100 * accepted.max() <= 1.02 * row["ci_high"]
 
 
 def test_ties_in_net_wins_are_broken_by_the_gap_computed_by_hand():
@@ -504,7 +540,7 @@ def test_ties_in_net_wins_are_broken_by_the_gap_computed_by_hand():
     groups = {"u1": "MN", "u2": "MN", "u3": "FN", "u4": "FN"}
     rows = [("fr", f"s{i}", u, groups[u], float(h)) for u, hs in hits.items() for i, h in enumerate(hs)]
     row = (
-        group_winloss(scores_frame(rows), permutations=99, metrics=("hit1",))
+        group_winloss(scores_frame(rows), cloze_set="t", permutations=99, metrics=("hit1",))
         .set_index(["lang", "group_a", "group_b"])
         .loc[("fr", "MN", "FN")]
     )
@@ -576,10 +612,14 @@ def test_ties_in_p_at_1_are_broken_by_the_reciprocal_rank_computed_by_hand():
     untied_winloss_p = p(lambda h, r, n: abs(n) > abs(net0) or (abs(n) == abs(net0) and abs(h) >= abs(hit0) - 1e-12))
     assert gap_p < untied_gap_p and winloss_p < untied_winloss_p  # the example has ties to break
 
-    gaps = group_gaps(data, permutations=999, metrics=("hit1",))
+    gaps = group_gaps(data, cloze_set="t", permutations=999, metrics=("hit1",))
     row = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     assert row["permutations"] == 19 and row["gap"] == pytest.approx(hit0)  # the gap printed is P@1's own
     assert row["p_permutation"] == pytest.approx(gap_p, abs=1e-12)
-    assert bool(row["significant"]) == (not row["ci_low"] <= 0 <= row["ci_high"])
-    wl = group_winloss(data, permutations=999, metrics=("hit1",)).set_index(["lang", "group_a", "group_b"])
+    # the interval inverts the gap alone's test, whose p is printed beside the tie-broken one
+    assert row["p_untied"] == pytest.approx(untied_gap_p, abs=1e-12)
+    assert (row["p_untied"] < 0.05) == (not row["ci_low"] <= 0 <= row["ci_high"])
+    wl = group_winloss(data, cloze_set="t", permutations=999, metrics=("hit1",)).set_index(
+        ["lang", "group_a", "group_b"]
+    )
     assert wl.loc[("fr", "MN", "FN"), "p_permutation"] == pytest.approx(winloss_p, abs=1e-12)

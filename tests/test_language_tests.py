@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from plmfair.crows_pairs.languages import language_effects, language_winloss
 
@@ -24,7 +25,7 @@ def crows_frame(ids, biased, margins, status=None):
     )
 
 
-def test_language_winloss_is_an_exact_mcnemar_on_shared_pairs():
+def test_language_winloss_is_a_paired_test_on_shared_pairs():
     per_pair = {
         ("en", "m"): crows_frame(["1", "2", "3", "4", "5"], [True, True, True, False, True], [1, 2, 3, -1, 1]),
         ("fr", "m"): crows_frame(["1", "2", "3", "4", "6"], [False, False, True, True, True], [-1, -2, 1, 2, 1]),
@@ -35,8 +36,13 @@ def test_language_winloss_is_an_exact_mcnemar_on_shared_pairs():
     row = wl.iloc[0]
     # shared pairs 1-4: en only on 1 and 2, fr only on 4, both on 3
     assert (row["n_pairs"], row["wins_a"], row["wins_b"], row["ties"]) == (4, 2, 1, 1)
-    assert row["p_two_sided"] == pytest.approx(1.0) and row["p_one_sided"] == pytest.approx(0.5)
+    assert row["p_one_sided"] == pytest.approx(0.5)  # exact: P(X >= 2), X ~ Bin(3, 1/2)
     assert row["score_a"] == pytest.approx(75.0) and row["score_b"] == pytest.approx(50.0)
+    # the change b - a = (1 - 2) / 4; p: the larger of the mid-p McNemar's, 2 (P(X < 1) + P(X = 1) / 2) =
+    # 2 (1 + 3 / 2) / 8, and the score test's, 2 (1 - Phi(1 / sqrt 3)); Tango's interval around the change
+    assert row["change"] == pytest.approx(-25.0) and row["ci_low"] < -25.0 < row["ci_high"]
+    assert row["p_value"] == pytest.approx(max(5 / 8, 2 * stats.norm.sf(1 / math.sqrt(3))))
+    assert row["p_min"] == pytest.approx(0.5**3) and row["hypothesis"] == "crows_pairs/language_winloss/m/en/fr"
 
 
 def test_language_winloss_leaves_neutral_pairs_out_as_the_summary_does():
@@ -65,5 +71,5 @@ def test_language_effects_margin_model():
     assert de["estimate"] == pytest.approx(shift.mean(), abs=1e-4)
     assert de["std_err"] == pytest.approx(shift.std(ddof=1) / math.sqrt(8), abs=1e-4)
     assert de["reference"] == "en" and de["lang"] == "de" and de["n_pairs"] == 8 and bool(de["converged"])
-    # marked by its own Wald test, the interval at the level of the family (one data set term: 95%)
-    assert de["ci_level"] == pytest.approx(0.95) and bool(de["significant"]) == (de["ci_low"] > 0)
+    # an effect size: no mark (its Wald interval kept, unprinted, for programs)
+    assert "significant" not in eff.columns and de["ci_low"] < de["estimate"] < de["ci_high"]

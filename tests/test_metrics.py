@@ -12,6 +12,7 @@ from plmfair.cloze.metrics import (
     group_metrics,
 )
 from plmfair.cloze.tables import paper_table, sigma_gd
+from plmfair.rendering.table_format import printed
 from plmfair.text import normalise, normalise_whitespace
 
 
@@ -123,8 +124,13 @@ def test_paper_table_layout_and_sigma():
         # the language average is every annotation pooled, not the mean of the four groups
         rows.append({"model": "m", "lang": lang, "group": "all", "p_at_1": float(sum(vals)) / 4 + 1})
     other = pd.DataFrame(rows).assign(model="n", p_at_1=lambda d: d["p_at_1"] / 2)
-    t = paper_table(pd.concat([pd.DataFrame(rows), other], ignore_index=True), metric="p_at_1")
+    numbers = paper_table(pd.concat([pd.DataFrame(rows), other], ignore_index=True), metric="p_at_1")
+    t = printed(numbers)
     assert t["model"].tolist() == ["m"] * 5 + ["n"] * 5  # a block per model
+    # the CSV: a row per cell, each one number (FNN's mean across languages, English's sigma_gd across groups)
+    cells = numbers[numbers["model"] == "m"].set_index(["group", "column"])["value"]
+    assert cells[("FNN", "en")] == 40.0 and cells[("FNN", "mean")] == pytest.approx(14.75)
+    assert cells[("σ_gd across groups", "en")] == pytest.approx(math.sqrt(125))
     t = t[t["model"] == "m"].reset_index(drop=True)
     # FNN varies most across languages (40, 5, 10, 4): the paper's red row
     assert t["group"].tolist() == ["MN", "FN", "MNN", "FNN§", "All"]
@@ -148,12 +154,15 @@ def test_paper_correlation_tables_carry_p_values():
             ("all", 0.2, 0.0001),
         )
     ]
-    t = paper_table(pd.DataFrame(rows), metric="spearman_rho", alpha=0.05).set_index("group")
+    numbers = paper_table(pd.DataFrame(rows), metric="spearman_rho", alpha=0.05)
+    t = printed(numbers).set_index("group")
     # one language: no disparity across languages to mark
     assert list(t.index) == ["MN", "FN", "MNN", "FNN", "All"] and list(t.columns)[:2] == ["model", "EN"]
     assert t.loc["MN", "EN"] == "30.0 (.001)"
-    assert t.loc["FN", "EN"] == "10.0° (.200)"  # not significant at 0.05
-    assert t.loc["FNN", "EN"] == "5.0° (.600)†"
+    # unmarked: scipy's p treats items as independent, no test of it is shown to hold its level
+    assert t.loc["FN", "EN"] == "10.0 (.200)"
+    assert t.loc["FNN", "EN"] == "5.0 (.600)†"
+    assert numbers.set_index(["group", "column"]).loc[("FN", "en"), "p"] == 0.2
     assert t.loc["All", "EN"] == f"20.0 (<.001) ({sigma_gd([30, 10, 25, 5]):.1f})"  # never (.000)
 
 

@@ -4,9 +4,9 @@ the interval drawn is the row's, tied groups all marked, an empty panel says so.
 from __future__ import annotations
 
 import matplotlib.colors as mcolors
-import numpy as np
 import pandas as pd
 import pytest
+from plans import plan_for
 
 from plmfair.cloze import figures as cloze_figures
 from plmfair.cloze.figures import mozart_mrr_figure
@@ -42,36 +42,43 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
             "group": ["FN", "MNN", "FNN"] * 2,
             "reference": "MN",
             "gap": [0.1, -0.3, 0.02, 0.05, -0.2, 0.01],
-            "ci_low": [-np.inf, -0.5, -0.1, -0.02, -0.35, -0.05],
-            "ci_high": [np.inf, -0.1, 0.15, 0.12, -0.05, 0.07],
-            "ci_level": 1 - 0.05 / 3,
-            "significant": [False, True, False, False, True, False],
+            "ci_low": [-1.0, -0.5, -0.1, -0.02, -0.35, -0.05],
+            "ci_high": [1.0, -0.1, 0.15, 0.12, -0.05, 0.07],
+            "ci_level": 0.95,
             "informative": [False, True, True, True, True, True],
         }
     )
-    plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t")
+    # the third row untestable on its design: drawn hollow, without its interval
+    plan, gaps["hypothesis"] = plan_for(
+        gaps,
+        ["uninformative", "secondary", "untestable", "secondary", "secondary", "secondary"],
+        [False, True, False, False, True, False],
+    )
+    plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t", plan=plan)
     ax = drawn[0].axes[0]
     points = [line for line in ax.lines if line.get_marker() == "o"]
-    assert len(points) == 5  # the unbounded row cannot inform: not drawn, counted in the note
-    # filled exactly for the significant rows (matched by their estimate), a star beside each
+    assert len(points) == 5  # the uninformative row is not drawn, counted in the note
+    # filled exactly for the rows the plan finds significant (matched by their estimate), a star beside each
     filled = {round(float(line.get_xdata()[0]), 6) for line in points if _filled(line)}
     assert filled == {-0.3, -0.2} and _stars(ax) == 2
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
     ends = {(round(s[0][0], 6), round(s[1][0], 6)) for s in segments}
-    assert {(-0.5, -0.1), (-0.1, 0.15), (-0.02, 0.12), (-0.35, -0.05), (-0.05, 0.07)} == ends
-    # the unit and the exact level on the axis
+    assert {(-0.5, -0.1), (-0.02, 0.12), (-0.35, -0.05), (-0.05, 0.07)} == ends
+    # the unit and the level on the axis
     label = drawn[0].get_supxlabel()
-    assert "1 − 0.05/3 interval" in label and "0-1 scale" in label
-    # the figure names its test, family and correction itself, and the rows it leaves out
+    assert "95% interval" in label and "0-1 scale" in label and "untestable" in label
+    # the figure names its test and correction itself, and the rows it leaves out
     note = " ".join(t.get_text() for t in drawn[0].texts)
-    assert "Permutation test of the two groups compared" in note and "Bonferroni over the three gaps" in note
+    assert "Permutation test of the two groups compared" in note and "Benjamini-Yekutieli" in note
     assert "1 uninformative row(s) not drawn" in note
-    # P@1's tie-break, and why its interval can end close to 0, said where P@1 is drawn only
+    # P@1's tie-break said where P@1 is drawn only
     assert "ties broken by the gap in MRR" not in note
-    plots.effects_forest_figure(gaps, "z.png", "z.pdf", title="t", tie_breaks=TIE_BREAK)
+    plots.effects_forest_figure(gaps, "z.png", "z.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK)
     assert "ties broken" not in " ".join(t.get_text() for t in drawn[-1].texts)
-    plots.effects_forest_figure(gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t", tie_breaks=TIE_BREAK)
-    assert "P@1: ties broken by the gap in MRR" in " ".join(t.get_text() for t in drawn[-1].texts)
+    plots.effects_forest_figure(
+        gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK
+    )
+    assert "P@1: the test's ties broken by the gap in MRR" in " ".join(t.get_text() for t in drawn[-1].texts)
 
 
 def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
@@ -87,11 +94,10 @@ def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
             "ci_high": [50.3, 74.0, 45.0],
             "neutral_share": [27.1, 10.0, 0.0],
             "n_neutral": [454, 17, 0],
-            "significant": [False, False, True],
-            "testable": [True, True, True],
         }
     )
-    crows_pairs_figure(summary, "x.png", "x.pdf")
+    plan, summary["hypothesis"] = plan_for(summary, ["confirmatory", "secondary", "secondary"], [False, False, True])
+    crows_pairs_figure(summary, plan, "x.png", "x.pdf")
     ax, below = drawn[0].axes[0], drawn[0].axes[1]
     # the decisive share is drawn with its interval; Nangia's score apart, unmarked; one star (age)
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
@@ -115,11 +121,10 @@ def test_an_untestable_crows_pairs_share_is_hollow_and_has_no_interval(drawn):
             "ci_high": [50.3, float("nan")],
             "neutral_share": [27.1, 0.0],
             "n_neutral": [454, 0],
-            "significant": [False, False],
-            "testable": [True, False],
         }
     )
-    crows_pairs_figure(summary, "x.png", "x.pdf")
+    plan, summary["hypothesis"] = plan_for(summary, ["confirmatory", "untestable"], [False, False])
+    crows_pairs_figure(summary, plan, "x.png", "x.pdf")
     ax = drawn[0].axes[0]
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
     assert {(round(s[0][1], 6), round(s[1][1], 6)) for s in segments} == {(44.0, 50.3)}

@@ -209,7 +209,7 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
 
     import transformers as tf
 
-    from plmfair.rendering.table_format import models_table
+    from plmfair.rendering.table_format import models_table, printed
     from plmfair.scoring.specs import models_frame
 
     folder = tmp_path / "outside"
@@ -235,9 +235,11 @@ def test_models_table_counts_the_parameters_of_a_model_built_outside(tmp_path, b
     assert (row["model_layers"], row["model_hidden_size"], row["model_vocab_size"]) == (3, 48, len(tokenizer))
     assert row["model_tokenizer"] == "WordPiece" and row["model_max_length"] == 64
     assert row["model_languages"] == "fr,en" and row["model_family"] == "mlm"
-    table = models_table(models)
+    numbers = models_table(models)
+    table = printed(numbers)
     assert table.loc[0, "Parameters"] == f"{outside.num_parameters():,}" and table.loc[0, "Uncased"] == "yes"
     assert table.loc[0, "Languages"] == "fr,en"
+    assert numbers.loc[0, "Parameters"] == outside.num_parameters()  # the CSV: the number itself
 
 
 ENTRY_POINTS = """

@@ -5,19 +5,17 @@ import pandas as pd
 import pytest
 
 from plmfair.stats import (
+    accepted_shifts,
     binomial_summary,
-    bonferroni,
     cluster_bootstrap_interval,
     crossed_mixed_model,
     design_blocks,
-    holm,
-    mark_wald_family,
+    inverted_permutation_interval,
     mover_mean_interval,
     permutation_p,
     permutation_threshold,
     sign_test,
     smallest_sign_test_p,
-    tarone_bonferroni,
     win_loss,
 )
 
@@ -30,21 +28,10 @@ def test_binomial_hand_computed():
     assert math.isnan(binomial_summary(0, 0).p_value)
 
 
-def test_bonferroni_caps_and_keeps_nan():
-    np.testing.assert_allclose(bonferroni([0.01, 0.4, float("nan")]), [0.02, 0.8, float("nan")])
-    assert bonferroni([0.6, 0.7]).tolist() == [1.0, 1.0]
-
-
-def test_tarone_leaves_out_what_cannot_be_rejected_and_bonferronis_the_rest():
-    # 3, 4 and 12 decisive pairs: smallest p 0.25, 0.125, 0.00049; only the third can reach 0.05 / K
-    smallest = [smallest_sign_test_p(n) for n in (3, 4, 12)]
-    assert smallest[0] == 0.25 and smallest_sign_test_p(0) == 1.0
-    testable, adjusted, family = tarone_bonferroni([0.25, 0.125, 0.001], smallest, alpha=0.05)
-    assert family == 1 and testable.tolist() == [False, False, True]
-    assert np.isnan(adjusted[:2]).all() and adjusted[2] == pytest.approx(0.001)
-    # two rejectable hypotheses: K = 2
-    _, adjusted, family = tarone_bonferroni([0.01, 0.02], [1e-4, 1e-4], alpha=0.05)
-    assert family == 2 and adjusted.tolist() == pytest.approx([0.02, 0.04])
+def test_smallest_sign_test_p():
+    # 3 and 12 decisive pairs: 2 x 0.5^3 and 2 x 0.5^12; none: a test that cannot reject
+    assert smallest_sign_test_p(3) == 0.25 and smallest_sign_test_p(12) == pytest.approx(2 / 4096)
+    assert smallest_sign_test_p(0) == 1.0
 
 
 def test_mover_interval_of_a_mean_and_a_cluster_bootstrap():
@@ -75,37 +62,34 @@ def test_clopper_pearson_excludes_one_half_exactly_when_the_exact_test_rejects(n
 def test_permutation_threshold_is_where_the_test_turns():
     rng = np.random.default_rng(0)
     null = rng.normal(size=999)
-    for family in (1, 4):
-        threshold = permutation_threshold(null, alpha=0.05, family=family)
+    for alpha in (0.05, 0.05 / 4):
+        threshold = permutation_threshold(null, alpha=alpha)
         for observed in np.linspace(-1, 4, 301):
-            p = min(1.0, permutation_p(np.array([observed]), null[:, None], two_sided=False)[0] * family)
-            assert (p < 0.05) == (observed > threshold + 1e-12)
+            p = permutation_p(np.array([observed]), null[:, None], two_sided=False)[0]
+            assert (p < alpha) == (observed > threshold + 1e-12)
     # 19 permutations cannot give p < 0.05 / 4: no value can be significant
-    assert permutation_threshold(null[:19], alpha=0.05, family=4) == np.inf
+    assert permutation_threshold(null[:19], alpha=0.05 / 4) == np.inf
 
 
-def test_wald_marks_and_intervals_at_the_bonferroni_level():
-    terms = pd.DataFrame(
-        {
-            "term": ["Intercept", "group[T.FN]", "group[T.MNN]", "group[T.FNN]"],
-            "estimate": [1.0, 0.5, 0.3, -0.02],
-            "std_err": [0.1, 0.2, 0.12, 0.1],
-            "ci_low": 0.0,
-            "ci_high": 0.0,
-        }
+def test_inverted_interval_is_the_set_of_shifts_the_test_does_not_reject():
+    """The hull the sweep returns against a brute-force grid of shifts, each tested as permutation_p tests it;
+    and a tie that accepts an isolated shift is said (connected false)."""
+    rng = np.random.default_rng(3)
+    c, d = rng.normal(size=60), rng.uniform(0.5, 1.5, size=60)
+    d[0] = 1.6  # the data's statistic moves fastest with the shift: far shifts are rejected (a bounded interval)
+    shifts = inverted_permutation_interval(c, d, alpha=0.1)
+    grid = np.linspace(-30, 30, 20001)
+    accepted = [permutation_p(np.array([c[0] - t * d[0]]), (c[1:] - t * d[1:])[:, None])[0] >= 0.1 for t in grid]
+    inside = grid[np.array(accepted)]
+    assert shifts.low == pytest.approx(inside.min(), abs=0.004) and shifts.high == pytest.approx(
+        inside.max(), abs=0.004
     )
-    terms["p_value"] = 2 * __import__("scipy").stats.norm.sf(np.abs(terms["estimate"] / terms["std_err"]))
-    out = mark_wald_family(terms, prefix="group[", alpha=0.05).set_index("term")
-    z = 2.3939797998185104  # norm.ppf(1 - 0.05 / 6)
-    fn = out.loc["group[T.FN]"]
-    assert fn["ci_level"] == pytest.approx(1 - 0.05 / 3) and fn["ci_low"] == pytest.approx(0.5 - z * 0.2)
-    assert fn["p_bonferroni"] == pytest.approx(3 * fn["p_value"])
-    # z = 2.5 and 2.5: significant at alpha 0.05 / 3 (both 0.0124 < 0.0167); -0.2: not
-    assert out.loc[["group[T.FN]", "group[T.MNN]", "group[T.FNN]"], "significant"].tolist() == [True, True, False]
-    for _, row in out.iterrows():
-        if not np.isnan(row["p_bonferroni"]):
-            assert bool(row["significant"]) == (not row["ci_low"] <= 0 <= row["ci_high"])
-    assert not out.loc["Intercept", "significant"] and out.loc["Intercept", "ci_level"] == 0.95
+    # a permutation as extreme as the data only at t = 0 (-3 t^2 >= 0): with B = 1 and alpha 0.6, t = 0 alone
+    lone = accepted_shifts(np.array([-3.0]), np.array([0.0]), np.array([0.0]), alpha=0.6)
+    assert (lone.low, lone.high, lone.connected) == (0.0, 0.0, True)
+    # and another extreme on [1, 2] (-(t - 1)(t - 2) >= 0): accepted {0} and [1, 2], whose hull is [0, 2]
+    split = accepted_shifts(np.array([-3.0, -1.0]), np.array([0.0, 3.0]), np.array([0.0, -2.0]), alpha=0.6)
+    assert (split.low, split.high, split.connected) == (0.0, 2.0, False)
 
 
 def test_sign_test_hand_computed():
@@ -158,15 +142,6 @@ def test_a_secondary_statistic_breaks_only_the_ties_of_the_primary_one():
     assert permutation_p(net, null, two_sided=False, secondary=[(gap, gap_null)]).tolist() == [3 / 6]
     # without a secondary statistic every tie counts
     assert permutation_p(net, null).tolist() == [5 / 6]
-
-
-def test_holm_hand_computed_and_as_statsmodels():
-    from statsmodels.stats.multitest import multipletests
-
-    # sorted 0.01, 0.02, 0.04 x 3, 2, 1 -> 0.03, 0.04, 0.04 (monotone)
-    np.testing.assert_allclose(holm([0.04, 0.01, float("nan"), 0.02]), [0.04, 0.03, float("nan"), 0.04])
-    p = np.random.default_rng(0).uniform(0, 0.2, 30)
-    np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1])
 
 
 def simulated_design(

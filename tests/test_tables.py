@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
+
 import pandas as pd
+import pytest
+from plans import plan_for
 
 from plmfair.rendering.table_format import printed, to_latex, to_markdown
 
@@ -55,13 +58,11 @@ def test_statistical_terms_and_metrics_read_as_contrasts():
             "metric": ["hit1"],
             "term": ["group[T.FNN]"],
             "reference": ["MN"],
-            "estimate": [0.1],
-            "ci_low": [0.0005],
-            "ci_high": [0.2],
-            "ci_level": [1 - 0.05 / 3],
-            "p_value": [0.0001],
-            "p_bonferroni": [0.0003],
-            "significant": [True],
+            "estimate": [-6.938893903907228e-18],
+            "std_err": [0.2],
+            "ci_low": [-0.39],
+            "ci_high": [0.39],
+            "p_value": [1.0],
             "n_obs": [48],
             "converged": [True],
         }
@@ -69,12 +70,10 @@ def test_statistical_terms_and_metrics_read_as_contrasts():
     table = effects_table(effects)
     assert table.loc[0, "term"] == "FNN vs MN" and table.loc[0, "metric"] == "P@1 (hit at 1)"
     assert "[T." not in to_markdown(table) and "reference" not in table.columns
-    # p below 0.001 prints as <0.001, never 0.000; the mark sits on the p of the interval's level, which
-    # prints exactly; the interval's low end keeps its side of 0
+    # an effect size and its standard error: no test, no interval, no mark; noise prints as 0
     cells = printed(table, 3)
-    assert cells.loc[0, "p Bonferroni"] == "<0.001*" and cells.loc[0, "level"] == "1 − 0.05/3"
-    assert cells.loc[0, "interval"] == "[0.001, 0.200]" and "low" not in cells and "significant" not in cells
-    assert table.loc[0, "low"] == 0.0005  # the table itself (its CSV) keeps the number
+    assert list(cells.columns) == ["model", "lang", "metric", "term", "estimate", "standard error", "n", "converged"]
+    assert cells.loc[0, "estimate"] == "0.000" and "*" not in to_markdown(table)
 
 
 def test_p_values_print_as_their_size_allows():
@@ -98,48 +97,83 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
 
     gaps = pd.DataFrame(
         {
-            "model": ["m", "m"],
-            "lang": ["en", "all"],
-            "metric": ["rr", "rr"],
-            "group": ["FN", "FN"],
-            "reference": ["MN", "MN"],
-            "gap": [0.1, -0.2],
-            "ci_low": [-np.inf, -0.3],
-            "ci_high": [np.inf, -0.05],
-            "ci_level": [1 - 0.05 / 3] * 2,
-            "p_permutation": [0.4, 0.002],
-            "p_bonferroni": [1.0, 0.006],
-            "significant": [False, True],
-            "n_sentences": [6, 24],
-            "n_annotators": [4, 16],
-            "informative": [False, True],
+            "model": ["m", "m", "m"],
+            "lang": ["en", "all", "fr"],
+            "metric": ["rr", "rr", "hit1"],
+            "group": ["FN", "FN", "MNN"],
+            "reference": ["MN", "MN", "MN"],
+            "gap": [0.1, -0.2, -0.1],
+            "ci_low": [-1.0, -0.3, -0.2],
+            "ci_high": [1.0, -0.05, 0.00001],
+            "ci_level": [0.95] * 3,
+            "interval_connected": [True, True, True],
+            "p_permutation": [0.4, 0.002, 0.003],
+            "p_untied": [0.4, 0.002, 0.08],
+            "n_sentences": [6, 24, 24],
+            "n_annotators": [4, 16, 16],
+            "informative": [True, True, True],
         }
     )
-    table = printed(gaps_table(gaps), 3)
-    assert table["interval"].tolist() == ["[-inf, inf]", "[-0.300, -0.050]"]
-    assert table["test"].tolist() == ["uninformative: the permutations cannot bound the interval", ""]
-    assert table["p Bonferroni"].tolist() == ["1.000", "0.006*"] and table.loc[0, "comparison"] == "FN vs MN"
+    plan, gaps["hypothesis"] = plan_for(gaps, ["untestable", "secondary", "secondary"], [False, True, True])
+    table = printed(gaps_table(gaps, plan), 3)
+    # untestable: no interval, no adjusted p, said; a mark the tie-break alone makes is said beside its interval
+    assert table["interval (95%)"].tolist() == ["", "[-0.300, -0.050]", "[-0.200, 0.00001]"]
+    assert table.loc[0, "note"].startswith("untestable (smallest attainable p 0.200")
+    assert table["p adjusted"].tolist() == ["", "0.004*", "0.004*"] and table.loc[0, "comparison"] == "FN vs MN"
+    assert table.loc[2, "note"] == "decided by the tie-break: the gap alone's test does not reject"
+    assert table.loc[2, "p (gap alone)"] == "0.080"
     disparity = pd.DataFrame(
         {
-            "model": ["m", "m"],
-            "lang": ["en", "fr"],
-            "metric": ["p_at_1", "mrr"],
-            "sigma_gd": [2.5, 9.0],
-            "ci_low": [1.0, 6.0],
-            "ci_high": [4.0, 12.0],
-            "critical_value": [3.1, 5.0],
-            "null_mean": [1.5, 2.0],
-            "debiased": [1.9, 8.8],
-            "debiased_low": [0.0, 5.5],
-            "debiased_high": [3.5, 11.9],
-            "p_permutation": [0.3, 0.001],
-            "p_bonferroni": [1.0, 0.002],
-            "significant": [False, True],
+            "model": ["m", "m", "m"],
+            "lang": ["en", "fr", "de"],
+            "metric": ["p_at_1", "mrr", "mrr"],
+            "sigma_gd": [2.5, 9.0, 0.0],
+            "ci_low": [0.0, 6.0, float("nan")],
+            "ci_high": [4.0, 12.0, float("nan")],
+            "critical_value": [3.1, 5.0, 0.0],
+            "null_mean": [1.5, 2.0, 0.0],
+            "debiased": [1.9, 8.8, 0.0],
+            "p_permutation": [0.3, 0.001, 1.0],
         }
     )
-    table = printed(disparity_table(disparity))
-    assert table["verdict"].tolist() == ["no group differs significantly", "groups differ"]
-    assert table["metric"].tolist() == ["P@1", "MRR"] and table.loc[0, "bootstrap interval"] == "[1.00, 4.00]"
+    plan, disparity["hypothesis"] = plan_for(
+        disparity, ["secondary", "confirmatory", "uninformative"], [False, True, False]
+    )
+    table = printed(disparity_table(disparity, plan))
+    assert table["verdict"].tolist() == ["no group differs significantly", "groups differ", ""]
+    assert table["metric"].tolist() == ["P@1", "MRR", "MRR"]
+    assert table.loc[1, "interval of the true σ_gd (95%)"] == "[6.00, 12.00]"
+    # every score 0: no critical value, no test, said (not "critical value 0.00 ... p 1.000")
+    assert (table.loc[2, "critical value"], table.loc[2, "p adjusted"]) == ("", "")
+    assert table.loc[2, "note"].startswith("uninformative")
+
+
+def test_the_display_rule_check_fails_on_what_it_forbids(tmp_path):
+    """tests/display_rule.py fails on each thing a referee must not find: a mark on an untestable row, a
+    mark on a test outside the analysis plan, a CSV cell that is a number with something around it, and
+    floating-point noise printed as a signed number."""
+    from display_rule import check_tables
+
+    def table(md_rows: list[str], csv: str) -> Path:
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        (folder / "t_group_tests.md").write_text("caption\n\n" + "\n".join(md_rows) + "\n")
+        (folder / "t_group_tests.csv").write_text(csv)
+        return folder
+
+    header = ["| test | family | p adjusted | note |", "|:--|:--|--:|:--|"]
+    good = table([*header, "| omnibus | secondary | 0.004* | |"], "test,family,p adjusted\nomnibus,secondary,0.004\n")
+    assert check_tables(good) == 1
+    cases = {
+        "untestable": ([*header, "| omnibus | untestable | 0.004* | |"], "test,p\nomnibus,0.004\n"),
+        "outside the plan": (["| term | p (Wald) |", "|:--|--:|", "| FN | 0.001* |"], "term,p\nFN,0.001\n"),
+        "decorated": ([*header, "| omnibus | secondary | 0.500 | |"], "test,neutral\nomnibus,2 (5.6%)\n"),
+        "noise": ([*header, "| -6.939e-18 | secondary | 0.500 | |"], "test,p\nx,0.5\n"),
+    }
+    for what, (md_rows, csv) in cases.items():
+        with pytest.raises(AssertionError):
+            check_tables(table(md_rows, csv))
+        print("refused:", what)
 
 
 def test_html_prints_the_same_cells_as_markdown(tmp_path):
@@ -170,6 +204,6 @@ def test_a_row_mean_over_fewer_languages_says_so():
         for i, (lang, g) in enumerate((lang, g) for lang in ("en", "de") for g in ("MN", "FN", "MNN", "FNN", "all"))
         if not (lang == "de" and g == "FN")
     ]
-    table = paper_table(pd.DataFrame(rows), metric="p_at_1")
+    table = printed(paper_table(pd.DataFrame(rows), metric="p_at_1"))
     means = dict(zip(table["group"].str.rstrip("§"), table["mean (σ_gd)"], strict=True))
     assert means["FN"].endswith(", 1 of 2 languages") and "languages" not in means["MN"]

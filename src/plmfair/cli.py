@@ -6,7 +6,7 @@ its headline numbers at the end, and runs compared with what makes them differ.
                 [-- SNAKEMAKE ARGS]
     plmfair show RUN
     plmfair verify RUN
-    plmfair compare RUN RUN ... [--format md|csv|json] [--out FILE] [--all-settings] [--other-models]
+    plmfair compare RUN RUN ... [--format md|csv|json] [--out FILE] [--alpha A] [--all-settings] [--other-models]
 
 ``make run MODELS=... STUDIES=... DATASETS=... RUN=...`` calls ``plmfair run``.
 
@@ -341,7 +341,13 @@ def verify(run: str, *, runs: str) -> int:
 
 
 def compare(
-    folders: Sequence[str], *, fmt: str, out: str | None, all_settings: bool = False, other_models: bool = False
+    folders: Sequence[str],
+    *,
+    fmt: str,
+    out: str | None,
+    alpha: float = 0.05,
+    all_settings: bool = False,
+    other_models: bool = False,
 ) -> int:
     """Runs side by side (:func:`plmfair.runs.comparison.compare_runs`)."""
     # pandas and scipy (through run_compare) only for `compare`
@@ -361,7 +367,7 @@ def compare(
                 f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
                 f"({first_few(lost)}), so it is not compared" + (f"; rebuild them: {again}" if again else "")
             )
-    text = render(compare_runs(located, all_settings=all_settings, other_models=other_models), fmt)
+    text = render(compare_runs(located, alpha=alpha, all_settings=all_settings, other_models=other_models), fmt)
     if out:
         write_text(text, out)
     print(text, end="")
@@ -427,6 +433,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--format", choices=["md", "csv", "json"], default="md")
     c.add_argument("--out", default=None, help="also write it to this file")
     c.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="the comparison's significance level (Holm over its tests; default 0.05, whatever the runs' own)",
+    )
+    c.add_argument(
         "--all-settings", action="store_true", help="every configuration key that differs, not only the studies' own"
     )
     c.add_argument(
@@ -442,6 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.folders,
                 fmt=args.format,
                 out=args.out,
+                alpha=args.alpha,
                 all_settings=args.all_settings,
                 other_models=args.other_models,
             )

@@ -71,6 +71,12 @@ def _check_moved(config: dict) -> None:
             "config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
             "(file, url, sha256, languages) to datasets.cloze_tests.mozart"
         )
+    crows_pairs = config.get("crows_pairs")
+    if isinstance(crows_pairs, dict) and "alpha" in crows_pairs:
+        raise ConfigError(
+            "config error at crows_pairs.alpha: a run has one significance level for all its tests (its analysis "
+            "plan adjusts them together); set analysis.alpha instead"
+        )
 
 
 # The schema beside the workflow (plmfair is installed from its checkout).

@@ -3,29 +3,34 @@
 - :func:`binomial_summary`: exact two-sided binomial test of k successes in n against p0,
   with the Wilson score interval or the Clopper-Pearson interval, which inverts that exact test
   (scipy ``binomtest`` and ``proportion_ci``).
-- :func:`bonferroni`: Bonferroni adjustment, min(1, p x m).
-- :func:`smallest_sign_test_p` and :func:`tarone_bonferroni`: which exact tests can reject at all, and
-  Bonferroni over only those (Tarone 1990); :func:`mover_mean_interval`: the interval of a mean of
-  independent estimates (MOVER); :func:`fisher_exact`; :func:`cluster_bootstrap_interval`: a ratio's
-  interval when clusters, not units, are the independent draws;
+- :func:`smallest_sign_test_p`: the smallest p an exact sign test can give (whether it can reject at all);
+  :func:`mover_mean_interval`: the interval of a mean of independent estimates (MOVER);
+  :func:`fisher_exact`; :func:`cluster_bootstrap_interval`: a ratio's interval when clusters, not units,
+  are the independent draws;
+- paired binary outcomes (up, down or unchanged items; a CrowS-Pairs pair's preference, two scorings of
+  the same pairs), whose difference (up - down) / n is a difference of paired proportions (Tango 1998;
+  Agresti 2013, 10.1): :func:`tango_interval`, Tango's score interval, unconditional on the unchanged
+  items and never of zero width; :func:`mid_p_mcnemar`, the mid-p McNemar test, whose level stays near
+  alpha where the exact test's falls far below it (Fagerland, Lydersen & Laake 2013), and
+  :func:`mid_p_smallest`, its smallest attainable p;
 - :func:`win_loss` and :func:`sign_test`: two conditions compared on the same units (win,
   loss, tie of their mean scores per unit) with an exact sign test, as dialect-robust
   evaluation compares dialects on the same examples (where the units are independent);
 - :func:`crossed_mixed_model`: REML with one random intercept, or two crossed ones (sentence and annotator), fitted
   per block of the design (:func:`design_blocks`), checked to be at the optimum, its fixed effects
   and standard errors those of lme4's ``lmer``;
-- :func:`permutation_p` and :func:`holm`: permutation p-values and Holm's step-down adjustment;
-  :func:`inverted_permutation_interval`: the interval of shifts a permutation test does not
-  reject; :func:`permutation_threshold`: the value an observed statistic must exceed to be
-  significant; :func:`mark_wald_family`: Wald marks with Bonferroni-level intervals.
+- :func:`permutation_p`: permutation p-values; :func:`inverted_permutation_interval` and
+  :func:`accepted_shifts`: the shifts a permutation test does not reject (:func:`accepted_extent`: how
+  near and how far from 0 they reach along many lines at once); :func:`permutation_threshold`: the value
+  an observed statistic must exceed to be significant.
 
-Wherever an interval is drawn beside a mark, both come from one test at one level, so a mark is
-set exactly when the interval excludes the null value.
+Families and adjusted p-values are :mod:`plmfair.multiplicity`'s.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -67,36 +72,10 @@ def binomial_summary(
     return BinomialSummary(int(k), int(n), k / n, float(ci.low), float(ci.high), float(res.pvalue))
 
 
-def bonferroni(p_values: Sequence[float], m: int | None = None) -> np.ndarray:
-    """Bonferroni-adjusted p-values min(1, p x m), m the number of non-missing entries unless
-    given (NaN stays NaN)."""
-    p = np.asarray(p_values, dtype=float)
-    m = int(np.sum(~np.isnan(p))) if m is None else m
-    return np.minimum(1.0, p * m)
-
-
 def smallest_sign_test_p(n: int) -> float:
     """The smallest p the exact two-sided sign test (binomial, p0 = 0.5) can give with ``n`` decisive
     units: 2 x 0.5^n (1 without a unit). A test whose level is below it cannot reject, whatever the data."""
     return 1.0 if n <= 0 else min(1.0, 2 * 0.5**n)
-
-
-def tarone_bonferroni(p_values: Sequence[float], smallest: Sequence[float], *, alpha: float):
-    """Bonferroni over only the hypotheses that can be rejected (Tarone 1990, for discrete tests): the
-    smallest K for which at most K hypotheses have a smallest attainable p below alpha / K; those are
-    ``testable`` and adjusted as min(1, p K), the others are left out of the family (adjusted p NaN).
-    Returns (testable, adjusted p, K). It controls the family-wise error at ``alpha`` as Bonferroni
-    does, and no row is counted in a family it could never leave."""
-    p, low = np.asarray(p_values, dtype=float), np.asarray(smallest, dtype=float)
-    m = len(p)
-    family = max(1, m)
-    for k in range(1, m + 1):
-        if int(np.sum(low < alpha / k)) <= k:
-            family = k
-            break
-    testable = ~np.isnan(p) & (low < alpha / family)
-    adjusted = np.where(testable, np.minimum(1.0, p * family), np.nan)
-    return testable, adjusted, family
 
 
 def mover_mean_interval(estimates: Sequence[float], lows: Sequence[float], highs: Sequence[float]):
@@ -160,6 +139,67 @@ def cluster_bootstrap_interval(
     return percentile_interval(num[den > 0] / den[den > 0], confidence=confidence)
 
 
+def _constrained_down(up: int, down: int, n: int, delta: float) -> float:
+    """The maximum-likelihood probability of a -1 item when P(+1) - P(-1) = delta (Tango 1998, eq. 3)."""
+    a = 2.0 * n
+    b = -up - down + (2.0 * n - up + down) * delta
+    c = -down * delta * (1.0 - delta)
+    disc = max(b * b - 4.0 * a * c, 0.0)
+    return (math.sqrt(disc) - b) / (2.0 * a)
+
+
+def tango_score(up: int, down: int, n: int, delta: float) -> float:
+    """Tango's score statistic of Delta = ``delta``: (up - down - n delta) over its standard error at the
+    constrained maximum-likelihood cell probabilities; +inf or -inf where that error is 0."""
+    q = _constrained_down(up, down, n, delta)
+    variance = n * (2.0 * q + delta * (1.0 - delta))
+    diff = up - down - n * delta
+    if variance <= 0:
+        return 0.0 if diff == 0 else math.copysign(math.inf, diff)
+    return diff / math.sqrt(variance)
+
+
+def tango_interval(up: int, down: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
+    """Tango's score interval for (up - down) / n at ``confidence``: the Delta in [-1, 1] with |score| at
+    most the normal quantile (an end at -1 or 1 when the score never reaches it there). NaN without an
+    item."""
+    if n <= 0:
+        return math.nan, math.nan
+    # scipy's root finder only where an interval is computed
+    from scipy.optimize import brentq
+
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    estimate = (up - down) / n
+
+    def excess(delta: float, sign: float) -> float:
+        return tango_score(up, down, n, delta) - sign * z
+
+    ends = []
+    for edge, sign in ((-1.0, 1.0), (1.0, -1.0)):
+        # the score falls as delta rises: below the estimate it reaches +z, above it -z
+        if excess(edge, sign) * sign <= 0 or estimate == edge:
+            ends.append(edge)
+            continue
+        ends.append(brentq(excess, min(edge, estimate), max(edge, estimate), args=(sign,), xtol=1e-12, rtol=1e-12))
+    return float(ends[0]) + 0.0, float(ends[1]) + 0.0
+
+
+def mid_p_mcnemar(up: int, down: int) -> float:
+    """Two-sided mid-p of the McNemar test of up against down: twice P(X < k) + P(X = k) / 2 for
+    X ~ Binomial(up + down, 1/2) and k the smaller count, capped at 1; 1 without a non-zero item."""
+    n = up + down
+    if n == 0:
+        return 1.0
+    k = min(up, down)
+    return float(min(1.0, 2.0 * (stats.binom.cdf(k - 1, n, 0.5) + 0.5 * stats.binom.pmf(k, n, 0.5))))
+
+
+def mid_p_smallest(nonzero: int) -> float:
+    """The smallest two-sided mid-p :func:`mid_p_mcnemar` can give with ``nonzero`` items moved: 0.5^n
+    (every item one way); 1 with none."""
+    return 1.0 if nonzero <= 0 else float(0.5**nonzero)
+
+
 def sign_test(wins_a: int, wins_b: int) -> tuple[float, float]:
     """Exact binomial (sign) test of ``wins_a`` among ``wins_a + wins_b`` against p = 0.5:
     (two-sided p, one-sided p for the alternative that a wins more). Without any win, (1, 1)."""
@@ -208,13 +248,9 @@ EFFECTS_COLUMNS = {
     "reference": "the level the term is measured against",
     "estimate": "fixed-effect estimate (REML)",
     "std_err": "its standard error",
-    "ci_low": "Wald confidence interval at ci_level, lower bound",
-    "ci_high": "Wald confidence interval at ci_level, upper bound",
-    "ci_level": "1 - alpha / family size for the compared terms (Bonferroni level), 0.95 for the others",
-    "p_value": "two-sided Wald p-value of the mixed model",
-    "p_bonferroni": "p_value times the number of compared terms of the fit, capped at 1 (NaN for the intercept and "
-    "controls)",
-    "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
+    "ci_low": "Wald 95% interval, lower bound (not printed: the Wald test's level is not shown on these designs)",
+    "ci_high": "Wald 95% interval, upper bound",
+    "p_value": "two-sided Wald p-value of the mixed model (not printed, and no mark: the same reason)",
     "n_obs": "rows the model was fitted on",
     "converged": "the optimiser converged at the REML optimum and every standard error is finite (kept either way)",
 }
@@ -392,32 +428,34 @@ def permutation_p(
     return np.where(np.isnan(np.asarray(observed, dtype=float)), np.nan, p)
 
 
-def inverted_permutation_interval(
-    statistic: np.ndarray, slope: np.ndarray, *, alpha: float, family: int = 1
-) -> tuple[float, float]:
-    """The shifts delta a two-sided permutation test does not reject, when the statistic of the data
-    shifted by delta is linear in it: ``statistic - delta * slope`` per assignment (row 0 observed,
-    the others permutations; for a gap, delta subtracted from one group's scores). delta is accepted
-    when min(1, family x p(delta)) >= alpha, p(delta) = (1 + #{|c_i - delta d_i| >= |c_0 - delta d_0|}) / (1 + B),
-    so the interval excludes 0 exactly when the test of no gap rejects at that level. Each
-    permutation's "at least as extreme" set is solved exactly (a quadratic inequality in delta)
-    and the count swept over the sorted roots; returned is the hull of the accepted shifts (-inf
-    or inf where the permutations cannot bound it; NaN when the statistic is)."""
-    c0, d0 = float(statistic[0]), float(slope[0])
-    if not np.isfinite(c0):
-        return float("nan"), float("nan")
-    c, d = np.asarray(statistic[1:], dtype=float), np.asarray(slope[1:], dtype=float)
-    keep = np.isfinite(c) & np.isfinite(d)
-    c, d = c[keep], d[keep]
-    total = len(statistic) - 1
-    qa, qb, qc = d**2 - d0**2, -2 * (c * d - c0 * d0), c**2 - c0**2
-    starts, ends = [], []  # closed intervals of delta where a permutation counts as extreme
+@dataclass(frozen=True)
+class AcceptedShifts:
+    """The shifts a permutation test does not reject: their hull ``[low, high]`` (-inf or inf where the
+    permutations cannot bound it; NaN when the statistic is) and whether they form one interval
+    (``connected``: false when ties accept an isolated shift, or a shift inside the hull is rejected)."""
+
+    low: float
+    high: float
+    connected: bool
+
+
+def accepted_shifts(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: float) -> AcceptedShifts:
+    """The shifts t a permutation test does not reject when each permutation's "at least as extreme as the
+    data" is the quadratic inequality qa t^2 + qb t + qc >= 0 (one row of coefficients per permutation): t
+    is accepted when p(t) = (1 + #{extreme at t}) / (1 + B) >= alpha. Each permutation's extreme set is
+    solved exactly and the count swept over the sorted roots (closed ends count, so a tie is extreme as
+    :func:`permutation_p` counts it)."""
+    qa, qb, qc = (np.asarray(q, dtype=float) for q in (qa, qb, qc))
+    total = len(qa)
+    keep = np.isfinite(qa) & np.isfinite(qb) & np.isfinite(qc)
+    qa, qb, qc = qa[keep], qb[keep], qc[keep]
+    starts, ends = [], []  # closed intervals of t where a permutation counts as extreme
 
     def add(where, lo, hi):
         starts.append(np.broadcast_to(lo, where.shape)[where])
         ends.append(np.broadcast_to(hi, where.shape)[where])
 
-    tiny = 1e-12 * max(1.0, d0**2)
+    tiny = 1e-12 * max(1.0, float(np.max(np.abs(qa), initial=0.0)))
     linear, up, down = np.abs(qa) <= tiny, qa > tiny, qa < -tiny
     with np.errstate(invalid="ignore", divide="ignore"):
         root = -qc / qb
@@ -442,59 +480,111 @@ def inverted_permutation_interval(
     in_segment = np.searchsorted(starts, left_edges, side="right") - np.searchsorted(ends, left_edges, side="right")
 
     def accepted(count):
-        return np.minimum(1.0, (1 + count) / (1 + total) * family) >= alpha
+        return (1 + count) / (1 + total) >= alpha
 
     ok_point, ok_segment = accepted(at_point), accepted(in_segment)
+    # along the line: segment 0, point 0, segment 1, point 1, ..., segment n
+    pieces = np.empty(len(points) + len(left_edges), dtype=bool)
+    pieces[0::2], pieces[1::2] = ok_segment, ok_point
+    where = np.flatnonzero(pieces)
+    if not len(where):
+        return AcceptedShifts(float("nan"), float("nan"), False)
+    connected = bool(pieces[where[0] : where[-1] + 1].all())
     right_edges = np.concatenate([points, [np.inf]])
     lows = np.concatenate([points[ok_point], left_edges[ok_segment]])
     highs = np.concatenate([points[ok_point], right_edges[ok_segment]])
-    return (float(lows.min()), float(highs.max())) if len(lows) else (c0 / d0, c0 / d0)
+    return AcceptedShifts(float(lows.min()), float(highs.max()), connected)
 
 
-def permutation_threshold(null: np.ndarray, *, alpha: float, family: int = 1) -> float:
-    """The value an upper-tailed statistic must exceed (by more than 1e-12) for
-    min(1, family x p) < alpha, p = (1 + #{null >= observed - 1e-12}) / (1 + B) (:func:`permutation_p`):
-    the (m + 1)-th largest null value, m the most null values at least as large that still give a
-    significant p (inf when no observed value can be significant with B permutations)."""
+def _extreme_sets(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where qa t^2 + qb t + qc >= 0, elementwise: at most two closed intervals per element, as starts and
+    ends (shape (..., 2); NaN where there is no second interval, or none at all)."""
+    nan, inf = np.nan, np.inf
+    tiny = 1e-12 * np.maximum(1.0, np.abs(qa))
+    linear, up, down = np.abs(qa) <= tiny, qa > tiny, qa < -tiny
+    with np.errstate(invalid="ignore", divide="ignore"):
+        root = -qc / qb
+        disc = qb**2 - 4 * qa * qc
+        sq = np.where(qc == 0, np.abs(qb), np.sqrt(np.maximum(disc, 0)))
+        r1, r2 = (-qb - sq) / (2 * qa), (-qb + sq) / (2 * qa)
+    low, high = np.minimum(r1, r2), np.maximum(r1, r2)
+    flat = linear & (np.abs(qb) <= tiny)
+    conditions = [
+        flat & (qc >= 0),
+        linear & (qb > tiny),
+        linear & (qb < -tiny),
+        up & (disc <= 0),
+        up & (disc > 0),
+        down & (disc >= 0),
+    ]
+    first_start = np.select(conditions, [-inf, root, -inf, -inf, -inf, low], nan)
+    first_end = np.select(conditions, [inf, inf, root, inf, low, high], nan)
+    second_start = np.where(up & (disc > 0), high, nan)
+    second_end = np.where(up & (disc > 0), inf, nan)
+    return np.stack([first_start, second_start], axis=-1), np.stack([first_end, second_end], axis=-1)
+
+
+def accepted_extent(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of coefficients (lines x permutations; a permutation as extreme as the data at t where
+    qa t^2 + qb t + qc >= 0, as in :func:`accepted_shifts`), the distance from 0 of the nearest and of the
+    farthest t on the open segments between the extreme sets' ends that the test does not reject, (1 +
+    count) / (1 + B) >= alpha (inf where unbounded, NaN where none is accepted). Isolated points are not
+    looked at: along a line through the data's own effects, what a segment's end adds is the end itself."""
+    starts, ends = _extreme_sets(qa, qb, qc)
+    rows, total = qa.shape
+    positions = np.concatenate([starts.reshape(rows, -1), ends.reshape(rows, -1)], axis=1)
+    steps = np.concatenate([np.ones((rows, 2 * total)), -np.ones((rows, 2 * total))], axis=1)
+    missing = np.isnan(positions)
+    positions, steps = np.where(missing, np.inf, positions), np.where(missing, 0.0, steps)
+    order = np.argsort(positions, axis=1, kind="stable")
+    positions, steps = np.take_along_axis(positions, order, axis=1), np.take_along_axis(steps, order, axis=1)
+    counts = np.cumsum(steps, axis=1)
+    # the segment after each event runs to the next; the one before the first has no extreme set
+    left = np.concatenate([np.full((rows, 1), -np.inf), positions], axis=1)
+    right = np.concatenate([positions, np.full((rows, 1), np.inf)], axis=1)
+    counts = np.concatenate([np.zeros((rows, 1)), counts], axis=1)
+    accepted = ((1 + counts) / (1 + total) >= alpha) & (right > left)
+    with np.errstate(invalid="ignore"):
+        nearest = np.where((left <= 0) & (right >= 0), 0.0, np.minimum(np.abs(left), np.abs(right)))
+        farthest = np.maximum(np.abs(left), np.abs(right))
+    near = np.where(accepted, nearest, np.inf).min(axis=1)
+    far = np.where(accepted, farthest, -np.inf).max(axis=1)
+    none = ~accepted.any(axis=1)
+    return np.where(none, np.nan, near), np.where(none, np.nan, far)
+
+
+def inverted_permutation_interval(statistic: np.ndarray, slope: np.ndarray, *, alpha: float) -> AcceptedShifts:
+    """The shifts delta a two-sided permutation test does not reject, when the statistic of the data
+    shifted by delta is linear in it: ``statistic - delta * slope`` per assignment (row 0 observed,
+    the others permutations; for a gap, delta subtracted from one group's scores). A permutation is as
+    extreme as the data at delta when |c_i - delta d_i| >= |c_0 - delta d_0| (:func:`accepted_shifts`),
+    so the hull excludes 0 exactly when the test of no shift rejects at alpha, unless the accepted shifts
+    are not one interval (``connected`` false). NaN when the statistic is."""
+    c0, d0 = float(statistic[0]), float(slope[0])
+    if not np.isfinite(c0):
+        return AcceptedShifts(float("nan"), float("nan"), False)
+    c, d = np.asarray(statistic[1:], dtype=float), np.asarray(slope[1:], dtype=float)
+    keep = np.isfinite(c) & np.isfinite(d)
+    c, d = np.where(keep, c, np.nan), np.where(keep, d, np.nan)  # a NaN draw counts in B, never as extreme
+    shifts = accepted_shifts(d**2 - d0**2, -2 * (c * d - c0 * d0), c**2 - c0**2, alpha=alpha)
+    if np.isnan(shifts.low):  # every shift rejected (cannot happen at the estimate, where c_0 - delta d_0 = 0)
+        return AcceptedShifts(c0 / d0, c0 / d0, True)
+    return shifts
+
+
+def permutation_threshold(null: np.ndarray, *, alpha: float) -> float:
+    """The value an upper-tailed statistic must exceed (by more than 1e-12) for p < alpha,
+    p = (1 + #{null >= observed - 1e-12}) / (1 + B) (:func:`permutation_p`): the (m + 1)-th largest null
+    value, m the most null values at least as large that still give p < alpha (inf when no observed value
+    can be significant with B permutations)."""
     values = np.asarray(null, dtype=float)
     b = len(values)  # a NaN draw counts in B but is never as extreme, as in permutation_p
     ranked = np.sort(values[~np.isnan(values)])[::-1]
     counts = np.arange(b + 1)
-    allowed = int((np.minimum(1.0, (1 + counts) / (1 + b) * family) < alpha).sum()) - 1
+    allowed = int(((1 + counts) / (1 + b) < alpha).sum()) - 1
     if allowed < 0:
         return float("inf")
     return float(ranked[allowed]) if allowed < len(ranked) else float("-inf")
-
-
-def mark_wald_family(terms: pd.DataFrame, *, prefix: str, alpha: float) -> pd.DataFrame:
-    """Mark the compared terms of one fit (those whose name starts with ``prefix``) by their Wald
-    test, Bonferroni over them, with their interval redrawn at the same level, 1 - alpha / m, so a
-    term is significant exactly when its interval excludes 0; other terms keep 95% and no mark."""
-    family = terms["term"].str.startswith(prefix).to_numpy()
-    m = max(1, int(family.sum()))
-    z = stats.norm.ppf(1 - alpha / (2 * m))
-    out = terms.copy()
-    out["ci_level"] = np.where(family, 1 - alpha / m, 0.95)
-    out.loc[family, "ci_low"] = out.loc[family, "estimate"] - z * out.loc[family, "std_err"]
-    out.loc[family, "ci_high"] = out.loc[family, "estimate"] + z * out.loc[family, "std_err"]
-    out["p_bonferroni"] = np.where(family, np.minimum(1.0, out["p_value"].to_numpy(float) * m), np.nan)
-    out["significant"] = family & (out["p_bonferroni"].to_numpy() < alpha)
-    return out
-
-
-def holm(p_values: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjustment over the non-missing p-values of one family: the i-th smallest of
-    m is multiplied by m - i + 1, made non-decreasing and capped at 1 (statsmodels' ``multipletests``
-    gives the same; it is written out here because that function runs the garbage collector on
-    every call, which made the group tests ten times slower). NaN stays NaN."""
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    if len(ok):
-        order = ok[np.argsort(p[ok], kind="stable")]
-        scaled = p[order] * (len(order) - np.arange(len(order)))
-        out[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
-    return out
 
 
 def term_name(raw: str) -> str:

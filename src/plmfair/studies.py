@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from plmfair.errors import ConfigError
 from plmfair.registry import Registry
 
+# every test the studies' tables mark, with its family, adjusted p and mark (plmfair.runs.analysis_plan)
+ANALYSIS_PLAN = "results/analysis_plan.parquet"
 CLOZE_TASK = "cloze"  # fill the gap of cloze sentences (predictions and answer scores)
 PAIRS_TASK = "minimal_pairs"  # score both sentences of minimal pairs
 
@@ -41,6 +43,7 @@ SHARED_JOBS = (
     "model_manifest",
     "models",
     "table",
+    "analysis_plan",
     "run_record",
     "all",
 )
@@ -56,7 +59,10 @@ class Study:
     (``subjects``: kind -> the plan function listing a configuration's subjects), its downloads
     (config section -> the plan function listing the entries in use), the plan function giving its
     languages (None: no model scores it), the plan function listing the files a run of it publishes
-    (its targets and the record's file list), its ``tables`` and ``figures`` (name -> subject kind)."""
+    (its targets and the record's file list), its ``tables`` and ``figures`` (name -> subject kind), and its
+    part of the run's analysis plan: the plan function listing the result files whose tests are adjusted
+    (``question_files``) and the ``"module:function"`` turning them, by path, into its hypotheses
+    (``questions``, :data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`; its primary question among them)."""
 
     name: str
     title: str
@@ -72,6 +78,8 @@ class Study:
     published: Callable[[dict], list[str]] | None = None
     tables: tuple = ()
     figures: Mapping[str, str] = field(default_factory=dict)
+    question_files: Callable[[dict], list[str]] | None = None
+    questions: str = ""
 
     @property
     def jobs(self) -> tuple[str, ...]:

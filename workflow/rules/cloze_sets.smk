@@ -96,7 +96,6 @@ rule group_analysis:
         alpha=plan.setting(config, "analysis.alpha"),
         reference_group=plan.setting(config, "analysis.reference_group"),
         permutations=plan.setting(config, "analysis.permutations"),
-        bootstrap=plan.setting(config, "analysis.bootstrap"),
         seed=plan.setting(config, "analysis.seed"),
     log:
         "results/logs/cloze/{cloze_set}/group_analysis.log",
@@ -114,6 +113,7 @@ rule group_figure:
     localrule: True
     input:
         effects=plan.set_file("{cloze_set}", "group_gaps"),
+        plan=plan.ANALYSIS_PLAN,
     output:
         png=report(
             "results/figures/{cloze_set}_group_effects.png",
@@ -125,6 +125,7 @@ rule group_figure:
         pdf="results/figures/{cloze_set}_group_effects.pdf",
     params:
         title="{cloze_set}: each annotator group's gap to the reference group",
+        alpha=plan.setting(config, "analysis.alpha"),
     log:
         "results/logs/figures/{cloze_set}_group_effects.log",
     resources:

@@ -155,6 +155,11 @@ def get_run_record_inputs(wildcards):
     return plan.run_record_inputs(config)
 
 
+def get_analysis_plan_inputs(wildcards):
+    """The result files whose tests the run's analysis plan adjusts, by study (plmfair.plan.analysis_plan_inputs)."""
+    return plan.analysis_plan_inputs(config)
+
+
 def get_model_run_files():
     """One scoring output per model that runs (its run metadata holds what was loaded), by model."""
     return plan.model_run_files(config)

@@ -60,7 +60,8 @@ rule crows_pairs_summary:
     params:
         runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
         langs=plan.crows_pairs_langs(config),
-        alpha=plan.setting(config, "crows_pairs.alpha"),
+        alpha=plan.setting(config, "analysis.alpha"),
+        bootstrap=plan.setting(config, "analysis.bootstrap"),
         coverage=plan.setting(config, "coverage"),
     log:
         "results/logs/crows_pairs/summary.log",
@@ -78,6 +79,7 @@ rule crows_pairs_figure:
     localrule: True
     input:
         summary=crows_pairs_plan.SUMMARY,
+        plan=plan.ANALYSIS_PLAN,
     output:
         png=report(
             "results/figures/crows_pairs.png",
@@ -134,6 +136,7 @@ rule crows_pairs_language_figure:
         pdf="results/figures/crows_pairs_language_effects.pdf",
     params:
         title="CrowS-Pairs: score margin of each data set against the first",
+        alpha=plan.setting(config, "analysis.alpha"),
     log:
         "results/logs/figures/crows_pairs_languages.log",
     resources:

@@ -1,4 +1,4 @@
-"""Score per bias type per model with 95% intervals."""
+"""Decisive share per bias type per model with the intervals of its sign test and the analysis plan's marks."""
 
 from plmfair.crows_pairs.figures import crows_pairs_figure
 from plmfair.io.parquet import read_parquet
@@ -6,5 +6,8 @@ from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
 crows_pairs_figure(
-    summary=read_parquet(path=snakemake.input.summary), png=snakemake.output.png, pdf=snakemake.output.pdf
+    summary=read_parquet(path=snakemake.input.summary),
+    plan=read_parquet(path=snakemake.input.plan),
+    png=snakemake.output.png,
+    pdf=snakemake.output.pdf,
 )

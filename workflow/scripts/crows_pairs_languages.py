@@ -18,7 +18,7 @@ write_parquet(
     schema_doc=LANGUAGE_WINLOSS_SCHEMA,
 )
 write_parquet(
-    df=language_effects(per_pair=per_pair, langs=snakemake.params.langs, alpha=snakemake.params.alpha),
+    df=language_effects(per_pair=per_pair, langs=snakemake.params.langs),
     path=snakemake.output.effects,
     schema_doc=LANGUAGE_EFFECTS_SCHEMA,
 )

@@ -19,12 +19,16 @@ from plmfair.logs import configure_logging
 configure_logging(snakemake)
 scores = read_parquet(path=snakemake.input.scores)
 alpha, reference = snakemake.params.alpha, snakemake.params.reference_group
-permuted = {"alpha": alpha, "permutations": snakemake.params.permutations, "seed": snakemake.params.seed}
+permuted = {
+    "cloze_set": snakemake.wildcards.cloze_set,
+    "permutations": snakemake.params.permutations,
+    "seed": snakemake.params.seed,
+}
 write_parquet(
     df=group_winloss(scores=scores, **permuted), path=snakemake.output.winloss, schema_doc=GROUP_WINLOSS_SCHEMA
 )
 write_parquet(
-    df=group_gaps(scores=scores, reference=reference, **permuted),
+    df=group_gaps(scores=scores, reference=reference, alpha=alpha, **permuted),
     path=snakemake.output.gaps,
     schema_doc=GROUP_GAPS_SCHEMA,
 )
@@ -34,12 +38,12 @@ write_parquet(
     schema_doc=GROUP_TESTS_SCHEMA,
 )
 write_parquet(
-    df=group_disparity(scores=scores, bootstrap=snakemake.params.bootstrap, **permuted),
+    df=group_disparity(scores=scores, alpha=alpha, **permuted),
     path=snakemake.output.disparity,
     schema_doc=GROUP_DISPARITY_SCHEMA,
 )
 write_parquet(
-    df=group_effects(scores=scores, reference=reference, alpha=alpha),
+    df=group_effects(scores=scores, reference=reference),
     path=snakemake.output.effects,
     schema_doc=GROUP_EFFECTS_SCHEMA,
 )

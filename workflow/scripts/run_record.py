@@ -13,6 +13,7 @@ write_run_record(
         cloze_metrics=snakemake.input.cloze_metrics,
         cloze_disparity=snakemake.input.cloze_disparity,
         cloze_tests=snakemake.input.cloze_tests,
+        plan=next(iter(snakemake.input.plan), None),
         data=snakemake.input.data,
         pinned=snakemake.params.pinned,
         published=snakemake.input.published,

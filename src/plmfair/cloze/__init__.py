@@ -70,6 +70,8 @@ MOZART = Study(
     downloads={"datasets.cloze_tests": plan.cloze_tests},
     languages=plan.cloze_set_languages,
     published=published,
+    question_files=plan.ready_made_question_files,
+    questions="plmfair.cloze.questions:mozart_questions",
     **_own(_MOZART_SUBJECTS),
 )
 
@@ -100,5 +102,7 @@ CLOZE = Study(
     downloads={"cloze.corpora": plan.cloze_corpora, "cloze.spacy": plan.corpus_languages},
     languages=plan.cloze_set_languages,
     published=published,
+    question_files=plan.constructed_question_files,
+    questions="plmfair.cloze.questions:cloze_questions",
     **_own(_CLOZE_SUBJECTS),
 )

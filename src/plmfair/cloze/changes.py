@@ -2,24 +2,31 @@
 annotation by annotation (:data:`CLOZE_CHANGE_SCHEMA`).
 
 On the annotations both scorings have (matched by language, sentence, annotator and answer): per
-language (and all pooled) and group (and all), P@1, P@5 and MRR under each and their change, and
-the change of sigma_gd across the four groups, each with a 95% percentile interval from a paired
-bootstrap that resamples annotators and sentences within their language (neither an annotator's
-answers nor a sentence's are independent draws; the same draw weighs both scorings). Descriptive:
-no test, no mark. Changes within floating-point noise of zero are zero.
+language (and all pooled) and group (and all), P@1, P@5 and MRR under each and their change, and the
+change of sigma_gd across the four groups. Each change is tested by flipping the two scorings sentence by
+sentence: under the null that the two scorings are exchangeable on every sentence (a model's predictions
+are made per sentence; every annotator keeps their answer), every assignment of the scorings to the
+sentences is as likely, and the p-value counts the assignments whose change is at least as large as the
+one observed (all of them when there are at most 10,000, else random ones). The population it refers to:
+sentences written as the set's were; no interval is printed (a flip test inverts into no interval of a
+change of means of 0/1 and rank scores that is shown to cover). Changes within floating-point noise of
+zero are zero.
 """
 
 from __future__ import annotations
+
+from itertools import product
 
 import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.group_tests import DISPARITY_METRICS
-from plmfair.stats import bootstrap_counts, percentile_interval
+from plmfair.stats import permutation_p
 
-BOOTSTRAP_REPLICATES = 2000
 _KEYS = ["lang", "s_id", "u_id", "answer"]
+# the most flip assignments enumerated rather than drawn
+EXACT_FLIPS = 10_000
 
 CLOZE_CHANGE_SCHEMA = {
     "set": "cloze set",
@@ -29,38 +36,14 @@ CLOZE_CHANGE_SCHEMA = {
     "group": "annotator group, 'all', or 'σ_gd' for the disparity across the four groups",
     "metric": "p_at_1, p_at_5 or mrr (percent; σ_gd rows: percentage points)",
     "n": "annotations both scorings have (matched by language, sentence, annotator and answer)",
+    "sentences": "sentences those annotations answer (the units the test flips)",
     "value_a": "the metric under a on those annotations",
     "value_b": "the same under b",
     "change": "value_b - value_a (percentage points)",
-    "low": "paired bootstrap 95% percentile interval of change (annotators resampled within language), lower end",
-    "high": "its upper end",
+    "p_value": "two-sided p of the flip test of no change (a and b exchanged sentence by sentence)",
+    "p_min": "the smallest p the flip test can give: 1 / (1 + assignments compared)",
+    "hypothesis": "the test's id in the comparison's analysis plan",
 }
-
-
-def _weights(frame: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
-    """Bootstrap weights of each annotation (replicates x annotations): the annotators and the sentences
-    of each language drawn with replacement, an annotation weighing as often as its annotator was
-    drawn times as often as its sentence was."""
-    weights = np.ones((BOOTSTRAP_REPLICATES, len(frame)))
-    for lang in pd.unique(frame["lang"]):
-        rows = np.flatnonzero((frame["lang"] == lang).to_numpy())
-        for unit in ("u_id", "s_id"):
-            codes, levels = pd.factorize(frame[unit].to_numpy()[rows])
-            drawn = bootstrap_counts(rng, len(levels), BOOTSTRAP_REPLICATES)
-            weights[:, rows] *= drawn[:, codes]
-    return weights
-
-
-def _mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 100 * (weights * values).sum(axis=-1) / weights.sum(axis=-1)
-
-
-def _sigma(values: np.ndarray, weights: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """sigma_gd of the four groups' weighted means, per row of ``weights``."""
-    means = np.stack([_mean(values[group == g], weights[..., group == g]) for g in GROUPS], axis=-1)
-    with np.errstate(invalid="ignore"):
-        return np.sqrt(np.nanmean((means - np.nanmean(means, axis=-1, keepdims=True)) ** 2, axis=-1))
 
 
 def _snap(values, scale: float = 100.0):
@@ -69,44 +52,75 @@ def _snap(values, scale: float = 100.0):
     return np.where(np.abs(values) <= 1e-11 * scale, 0.0, values)
 
 
-def _row(lang: str, group: str, metric: str, n: int, value_a: float, value_b: float, draws: np.ndarray) -> dict:
-    """One comparison row: the two values, their change and the bootstrap's interval of it."""
-    low, high = percentile_interval(_snap(draws))
-    change = float(_snap(value_b - value_a))
-    return {
-        "lang": lang,
-        "group": group,
-        "metric": metric,
-        "n": n,
-        "value_a": value_a,
-        "value_b": value_b,
-        "change": change,
-        "low": low,
-        "high": high,
-    }
+def _flips(n_sentences: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Which scoring each sentence takes as its "a" (rows: the observed assignment first, all zeros, then
+    every other one when there are at most :data:`EXACT_FLIPS`, else ``draws`` random ones); 1 swaps."""
+    if 2**n_sentences <= EXACT_FLIPS:
+        return np.array(list(product((0, 1), repeat=n_sentences)), dtype=float)
+    random = rng.integers(0, 2, size=(draws, n_sentences)).astype(float)
+    return np.vstack([np.zeros(n_sentences), random])
 
 
-def annotation_changes(first: pd.DataFrame, second: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
+def _group_means(a: np.ndarray, b: np.ndarray, flips: np.ndarray, sentence: np.ndarray, masks) -> tuple:
+    """Per flip assignment, the mean of each mask's annotations under the assigned a and b (percent)."""
+    n_sentences = flips.shape[1]
+    means_a, means_b = [], []
+    for mask in masks:
+        sum_a = np.bincount(sentence[mask], weights=a[mask], minlength=n_sentences)
+        sum_b = np.bincount(sentence[mask], weights=b[mask], minlength=n_sentences)
+        count = max(int(mask.sum()), 1)
+        # a flipped sentence contributes b's scores to "a" and a's to "b"
+        means_a.append(100 * (sum_a.sum() + flips @ (sum_b - sum_a)) / count)
+        means_b.append(100 * (sum_b.sum() + flips @ (sum_a - sum_b)) / count)
+    return np.stack(means_a, axis=1), np.stack(means_b, axis=1)
+
+
+def _sigma(means: np.ndarray) -> np.ndarray:
+    """sigma_gd of each row's group means (groups without an annotation left out)."""
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(np.nanmean((means - np.nanmean(means, axis=1, keepdims=True)) ** 2, axis=1))
+
+
+def annotation_changes(
+    first: pd.DataFrame, second: pd.DataFrame, *, permutations: int = 4999, seed: int = 0
+) -> pd.DataFrame:
     """The comparison of two scorings' annotation scores (:data:`plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`,
-    one model each) on the annotations both have: :data:`CLOZE_CHANGE_SCHEMA` without the names."""
+    one model each) on the annotations both have: :data:`CLOZE_CHANGE_SCHEMA` without the names and ids."""
     both = first.merge(second, on=[*_KEYS, "group"], suffixes=("_a", "_b"))
-    weights = _weights(both, np.random.default_rng(seed))
-    ones = np.ones(len(both))
+    rng = np.random.default_rng(seed)
     rows = []
     for lang in [*pd.unique(both["lang"]), "all"]:
-        in_lang = np.ones(len(both), dtype=bool) if lang == "all" else (both["lang"] == lang).to_numpy()
-        group = both["group"].to_numpy()[in_lang]
-        w = weights[:, in_lang]
+        part = both if lang == "all" else both[both["lang"] == lang]
+        sentence = pd.factorize(part["lang"] + ":" + part["s_id"])[0]
+        flips = _flips(int(sentence.max()) + 1 if len(sentence) else 0, permutations, rng)
+        group = part["group"].to_numpy()
+        names = [g for g in (*GROUPS, "all") if g == "all" or (group == g).any()]
+        masks = [np.ones(len(part), dtype=bool) if g == "all" else group == g for g in names]
         for column, metric in DISPARITY_METRICS.items():
-            a, b = both[f"{column}_a"].to_numpy(float)[in_lang], both[f"{column}_b"].to_numpy(float)[in_lang]
-            for name in (*GROUPS, "all"):
-                keep = np.ones(len(group), dtype=bool) if name == "all" else group == name
-                if not keep.any():
-                    continue
-                value_a, value_b = float(_mean(a[keep], ones[: keep.sum()])), float(_mean(b[keep], ones[: keep.sum()]))
-                draws = _mean(b[keep], w[:, keep]) - _mean(a[keep], w[:, keep])
-                rows.append(_row(lang, name, metric, int(keep.sum()), value_a, value_b, draws))
-            sigma_a, sigma_b = float(_sigma(a, np.ones(len(a)), group)), float(_sigma(b, np.ones(len(b)), group))
-            draws = _sigma(b, w, group) - _sigma(a, w, group)
-            rows.append(_row(lang, "σ_gd", metric, int(in_lang.sum()), sigma_a, sigma_b, draws))
-    return pd.DataFrame(rows, columns=[c for c in CLOZE_CHANGE_SCHEMA if c not in ("set", "a", "b")])
+            a, b = part[f"{column}_a"].to_numpy(float), part[f"{column}_b"].to_numpy(float)
+            means_a, means_b = _group_means(a, b, flips, sentence, masks)
+            in_groups = [i for i, g in enumerate(names) if g in GROUPS]
+            changes = np.column_stack(
+                [means_b - means_a, _sigma(means_b[:, in_groups]) - _sigma(means_a[:, in_groups])]
+            )
+            changes = _snap(changes)
+            p = permutation_p(changes[0], changes[1:])
+            for i, name in enumerate([*names, "σ_gd"]):
+                mask = masks[i] if name != "σ_gd" else np.isin(group, GROUPS)
+                value_a = means_a[0, i] if name != "σ_gd" else _sigma(means_a[:1, in_groups])[0]
+                value_b = means_b[0, i] if name != "σ_gd" else _sigma(means_b[:1, in_groups])[0]
+                rows.append(
+                    {
+                        "lang": lang,
+                        "group": name,
+                        "metric": metric,
+                        "n": int(mask.sum()),
+                        "sentences": int(len(np.unique(sentence[mask]))),
+                        "value_a": float(value_a),
+                        "value_b": float(value_b),
+                        "change": float(changes[0, i]),
+                        "p_value": float(p[i]),
+                        "p_min": 1 / len(flips),
+                    }
+                )
+    return pd.DataFrame(rows, columns=[c for c in CLOZE_CHANGE_SCHEMA if c not in ("set", "a", "b", "hypothesis")])

@@ -18,14 +18,11 @@ from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.ties import TIE_BREAK, TIE_WEIGHT, gap_statistic, then_by
 from plmfair.stats import (
     EFFECTS_COLUMNS,
-    bonferroni,
+    accepted_extent,
     crossed_mixed_model,
     design_blocks,
     effects_rows,
-    holm,
     inverted_permutation_interval,
-    mark_wald_family,
-    percentile_interval,
     permutation_p,
     permutation_threshold,
 )
@@ -68,8 +65,11 @@ GROUP_WINLOSS_SCHEMA = {
     "p_permutation": "two-sided permutation p of wins_a - wins_b (ties in it broken by the sentence-adjusted gap, "
     f"{then_by()}), {_PAIR_NULL} (NaN without a shared sentence)",
     "p_one_sided": "the same, alternative: group_a wins more",
-    "p_holm": "p_permutation, Holm-adjusted over the rows of the same model and metric",
-    "significant": "p_holm < alpha",
+    "permutations": "assignments compared with the observed one (every distinct one when there are at most 10,000)",
+    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "informative": "false when every assignment gives the same net wins and gaps (p = 1 whatever the data)",
+    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet), which holds its family, "
+    "adjusted p and mark",
 }
 
 GROUP_GAPS_SCHEMA = {
@@ -80,18 +80,21 @@ GROUP_GAPS_SCHEMA = {
     "reference": "the reference group",
     "gap": "weighted mean over the sentences both answered of (group's mean - reference's mean) on the sentence, "
     "weight n_group n_reference / (n_group + n_reference): the gap adjusted for batch composition",
-    "ci_low": "lower end of the interval: the smallest shift of the group's scores the permutation test does not "
-    "reject at the Bonferroni level (-inf when the permutations cannot bound it)",
+    "ci_low": "lower end of the interval: the smallest shift of the group's scores that the permutation test of "
+    "the gap itself (without a tie-break) does not reject at alpha, within [-1, 1] (where a gap of scores in [0, 1] "
+    "lies: -1 or 1 when the permutations cannot bound it)",
     "ci_high": "upper end of that interval",
-    "ci_level": "confidence level of the interval, 1 - alpha / family size",
+    "ci_level": "confidence level of the interval, 1 - alpha",
+    "interval_connected": "the shifts the test does not reject form one interval; false when ties make it accept an "
+    "isolated shift (or reject one inside), and the interval printed is their hull",
     "p_permutation": "two-sided permutation p of the gap (" + gap_statistic() + ", which breaks ties), " + _PAIR_NULL,
-    "p_bonferroni": "p_permutation times the family size (the group terms of one model, language and metric), "
-    "capped at 1",
-    "significant": "p_bonferroni < alpha: exactly when the interval excludes 0",
+    "p_untied": "the same test of the gap alone, without the tie-break: the test the interval inverts",
+    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
     "n_sentences": "sentences both groups answered",
     "n_annotators": "annotators of the two groups",
-    "informative": "false when the row cannot inform about a gap: every assignment gives the same |gap| (a "
-    "degenerate permutation distribution: p = 1 whatever the data) or the permutations cannot bound the interval",
+    "informative": "false when every assignment gives the same |gap| (a degenerate permutation distribution: p = 1 "
+    "whatever the data)",
     "permutations": "assignments compared with the observed one: every distinct one when there are at most "
     "10,000 (the p-value is then exact), else random shuffles",
 }
@@ -117,9 +120,10 @@ GROUP_TESTS_SCHEMA = {
     "null": "the null hypothesis and how its permutations respect it",
     "statistic": "its observed value",
     "p_permutation": "permutation p (two-sided for contrasts, upper tail for omnibus and group_x_language)",
-    "p_holm": "Holm-adjusted over gender, nativeness and their interaction (of one model, language, metric); "
-    "equal to p_permutation for the tests that stand alone",
-    "significant": "p_holm < alpha",
+    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "informative": "false when every assignment gives the same statistic (p = 1 whatever the data) or none can be "
+    "computed",
+    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
     "n_annotators": "annotators whose labels are permuted",
     "permutations": "assignments compared with the observed one: every distinct one when there are at most "
     "10,000 (the p-value is then exact), else random shuffles",
@@ -131,29 +135,34 @@ GROUP_DISPARITY_SCHEMA = {
     "metric": "p_at_1, p_at_5 or mrr (percent)",
     "sigma_gd": "population standard deviation of the metric across the four groups (equation 1 of MozArt; "
     "percentage points)",
-    "ci_low": "bootstrap percentile interval of sigma_gd (sentences resampled within batch, annotators within group "
-    "and batch), lower end",
-    "ci_high": "upper end",
-    "ci_level": "confidence level of the bootstrap interval",
     "null_mean": "mean of sigma_gd when no group differs (its permutation distribution): sigma_gd is positive even "
     "then, from the sampling of annotators and sentences",
     "debiased": "sqrt(max(0, sigma_gd^2 - the mean of sigma_gd^2 when no group differs)): the disparity beyond "
     "what sampling alone gives",
-    "debiased_low": "the same bootstrap's percentile interval of the debiased value, lower end",
-    "debiased_high": "upper end",
-    "critical_value": "the value sigma_gd must exceed to be significant: the quantile of its permutation "
-    "distribution at the family's Bonferroni level",
+    "ci_low": "interval of the groups' true disparity (the sigma_gd of their true means) at ci_level: the smallest "
+    "sigma_gd of the group effects that the permutation test of those effects does not reject (0 exactly when the "
+    "test of no disparity does not reject); at most 50, the largest sigma_gd of percentages (reached where the "
+    "permutations cannot bound it)",
+    "ci_high": "the largest such sigma_gd",
+    "ci_level": "1 - alpha",
+    "critical_value": "the value sigma_gd must exceed for its permutation test to reject at alpha (unadjusted): the "
+    "quantile of its permutation distribution",
     "p_permutation": "permutation p of sigma_gd, labels permuted among all the annotators of each batch (the omnibus "
     "null: all four groups exchangeable)",
-    "p_bonferroni": "p_permutation times the family size (the languages and pooled of one model and metric), "
-    "capped at 1",
-    "significant": "p_bonferroni < alpha: exactly when sigma_gd exceeds critical_value",
+    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "informative": "false when every assignment gives the same sigma_gd (every score equal, say): p = 1 whatever the "
+    "data",
+    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
     "n_annotators": "annotators",
     "n_sentences": "sentences",
     "permutations": "assignments compared with the observed one: every distinct one when there are at most "
     "10,000 (the p-value is then exact), else random shuffles",
-    "bootstrap": "bootstrap replicates drawn",
 }
+
+
+def hypothesis_id(cloze_set: str, table: str, *parts: str) -> str:
+    """The id of a group test of a cloze set in the run's analysis plan."""
+    return "/".join(["cloze", cloze_set, table, *map(str, parts)])
 
 
 @dataclass(frozen=True)
@@ -395,7 +404,7 @@ def _rng(seed: int, lang: str, test: str) -> np.random.Generator:
 def group_winloss(
     scores: pd.DataFrame,
     *,
-    alpha: float = 0.05,
+    cloze_set: str,
     permutations: int = 4999,
     seed: int = 2022,
     metrics: Sequence[str] = METRICS,
@@ -440,17 +449,19 @@ def group_winloss(
                         "ties": int(shared[0] - wins_a[0] - wins_b[0]),
                         "p_permutation": two,
                         "p_one_sided": one,
+                        "permutations": len(labels) - 1,
+                        "p_min": 1 / len(labels),
+                        "informative": bool(shared[0]) and not all(_degenerate(v) for v in (net, *ties)),
+                        "hypothesis": hypothesis_id(cloze_set, "group_winloss", model, lang, metric, f"{a}-{b}"),
                     }
                 )
-    out = pd.DataFrame(rows, columns=[c for c in GROUP_WINLOSS_SCHEMA if c not in ("p_holm", "significant")])
-    out["p_holm"] = out.groupby(["model", "metric"], sort=False)["p_permutation"].transform(holm) if len(out) else []
-    out["significant"] = out["p_holm"] < alpha
-    return out[list(GROUP_WINLOSS_SCHEMA)].astype({"significant": bool})
+    return pd.DataFrame(rows, columns=list(GROUP_WINLOSS_SCHEMA)).astype({"informative": bool})
 
 
 def group_gaps(
     scores: pd.DataFrame,
     *,
+    cloze_set: str,
     reference: str = "MN",
     alpha: float = 0.05,
     permutations: int = 4999,
@@ -458,15 +469,14 @@ def group_gaps(
     metrics: Sequence[str] = METRICS,
 ) -> pd.DataFrame:
     """Each group's sentence-adjusted gap to ``reference`` per model, language (and all pooled) and
-    metric, with its permutation test and the interval that inverts it (:data:`GROUP_GAPS_SCHEMA`)."""
+    metric, with its permutation test and the interval that inverts the test of the gap alone at 1 -
+    ``alpha`` (:data:`GROUP_GAPS_SCHEMA`)."""
     ref = GROUPS.index(reference)
-    others = [g for g in GROUPS if g != reference]
-    level = 1 - alpha / len(others)
     rows = []
     for model, lang, data in _blocks(scores):
         design = AnnotatorDesign.of(data)
         values = _score_values(data, metrics)
-        for group in others:
+        for group in (g for g in GROUPS if g != reference):
             g = GROUPS.index(group)
             labels = design.assignments(
                 permutations,
@@ -479,31 +489,7 @@ def group_gaps(
             # gaps that are equal as numbers (rational scores summed in another order) are ties
             d, gaps = np.round(d, 10), dict(zip(values, np.round(gaps, 10), strict=True))
             for metric in metrics:
-                gap = gaps[metric]
-                degenerate = (
-                    bool(np.all(np.abs(np.abs(gap[1:]) - abs(gap[0])) <= 1e-10)) if np.isfinite(gap[0]) else True
-                )
-                # the statistic: the gap, its ties broken by the finer score's gap (not when the gap
-                # alone cannot vary: the row stays uninformative rather than a test of the finer score)
-                finer = TIE_BREAK.get(metric)
-                c = gap if degenerate or not finer else np.round(gap + TIE_WEIGHT * np.nan_to_num(gaps[finer]), 10)
-                p = permutation_p(c[:1], c[1:, None])[0]
-                significant = bool(bonferroni([p], m=len(others))[0] < alpha)
-                low, high = inverted_permutation_interval(c, d, alpha=alpha, family=len(others))
-                # the accepted shifts need not be one interval (each permutation's extreme set is solved
-                # exactly): 0 accepted outside their hull is added to it; 0 rejected inside it is reported
-                if not np.isnan(p) and not significant and not low <= 0 <= high:
-                    low, high = min(low, 0.0), max(high, 0.0)
-                elif significant and low <= 0 <= high:
-                    log.warning(
-                        "%s/%s/%s %s vs %s: no gap (0) is rejected but lies between accepted shifts; the "
-                        "interval drawn holds it",
-                        model,
-                        lang,
-                        metric,
-                        group,
-                        reference,
-                    )
+                row = _gap_test(gaps, metric, d, alpha=alpha)
                 rows.append(
                     {
                         "model": model,
@@ -511,21 +497,38 @@ def group_gaps(
                         "metric": metric,
                         "group": group,
                         "reference": reference,
-                        "gap": gap[0] + 0.0,
-                        "informative": not degenerate and bool(np.isfinite(low) and np.isfinite(high)),
-                        "ci_low": low + 0.0,
-                        "ci_high": high + 0.0,
-                        "ci_level": level,
-                        "p_permutation": p,
+                        **row,
+                        "ci_level": 1 - alpha,
+                        "p_min": 1 / len(labels),
+                        "hypothesis": hypothesis_id(cloze_set, "group_gaps", model, lang, metric, group, reference),
                         "n_sentences": int(shared[0]),
                         "n_annotators": int(np.isin(design.group, [g, ref]).sum()),
                         "permutations": len(labels) - 1,
                     }
                 )
-    out = pd.DataFrame(rows, columns=[c for c in GROUP_GAPS_SCHEMA if c not in ("p_bonferroni", "significant")])
-    out["p_bonferroni"] = bonferroni(out["p_permutation"].to_numpy(), m=len(others))
-    out["significant"] = out["p_bonferroni"] < alpha
-    return out[list(GROUP_GAPS_SCHEMA)].astype({"significant": bool})
+    return pd.DataFrame(rows, columns=list(GROUP_GAPS_SCHEMA)).astype({"informative": bool, "interval_connected": bool})
+
+
+def _gap_test(gaps: dict[str, np.ndarray], metric: str, slope: np.ndarray, *, alpha: float) -> dict:
+    """One gap row's numbers from every assignment's gaps (row 0 observed) and the slope of the metric's gap
+    in a shift of the group's scores: the gap, its test (its ties broken by the finer score's gap, not when
+    the gap alone cannot vary: the row stays uninformative rather than a test of the finer score), the test
+    of the gap alone and the interval that inverts it."""
+    gap = gaps[metric]
+    degenerate = _degenerate(gap)
+    finer = TIE_BREAK.get(metric)
+    statistic = gap if degenerate or not finer else np.round(gap + TIE_WEIGHT * np.nan_to_num(gaps[finer]), 10)
+    shifts = inverted_permutation_interval(gap, slope, alpha=alpha)
+    # the scores lie in [0, 1], so a true gap does in [-1, 1]: beyond it no value is an estimate's
+    return {
+        "gap": gap[0] + 0.0,
+        "ci_low": max(shifts.low, -MAX_GAP) + 0.0,
+        "ci_high": min(shifts.high, MAX_GAP) + 0.0,
+        "interval_connected": shifts.connected,
+        "p_permutation": permutation_p(statistic[:1], statistic[1:, None])[0],
+        "p_untied": permutation_p(gap[:1], gap[1:, None])[0],
+        "informative": not degenerate,
+    }
 
 
 def _additive_fit(values: np.ndarray, design: AnnotatorDesign, columns: np.ndarray) -> np.ndarray:
@@ -579,11 +582,22 @@ def _freedman_lane(
 
 def _permutation_test(
     statistic: Callable[..., np.ndarray], parts: tuple[np.ndarray, ...], *, two_sided: bool
-) -> tuple[float, float]:
-    """(observed statistic, permutation p) from group sums and counts (and, for a studentized statistic,
-    variances) whose row 0 is observed."""
+) -> tuple[float, float, bool]:
+    """(observed statistic, permutation p, whether its permutation distribution is degenerate) from group
+    sums and counts (and, for a studentized statistic, variances) whose row 0 is observed."""
     values = statistic(*parts)
-    return float(values[0]), float(permutation_p(values[:1], values[1:, None], two_sided=two_sided)[0])
+    p = float(permutation_p(values[:1], values[1:, None], two_sided=two_sided)[0])
+    return float(values[0]), p, _degenerate(values, two_sided=two_sided)
+
+
+def _degenerate(values: np.ndarray, *, two_sided: bool = True) -> bool:
+    """Every assignment gives the observed statistic (|statistic| when two-sided), to 1e-10: p = 1 whatever
+    the data, so the row cannot inform."""
+    values = np.asarray(values, dtype=float)
+    if not np.isfinite(values[0]):
+        return True
+    values = np.abs(values) if two_sided else values
+    return bool(np.all(np.abs(values[1:] - values[0]) <= 1e-10))
 
 
 def _studentized_contrast(weights) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -607,8 +621,8 @@ def _contrast(weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 def group_tests(
     scores: pd.DataFrame,
     *,
+    cloze_set: str,
     reference: str = "MN",
-    alpha: float = 0.05,
     permutations: int = 4999,
     seed: int = 2022,
     metrics: Sequence[str] = METRICS,
@@ -647,7 +661,7 @@ def group_tests(
                     False,
                 )
             for name, (statistic, parts, two_sided) in runs.items():
-                observed, p = _permutation_test(statistic, parts, two_sided=two_sided)
+                observed, p, degenerate = _permutation_test(statistic, parts, two_sided=two_sided)
                 drawn = len(parts[0]) - 1
                 tests.append(
                     {
@@ -657,19 +671,14 @@ def group_tests(
                         "test": name,
                         "statistic": observed,
                         "p_permutation": p,
+                        "p_min": 1 / (1 + drawn),
+                        "informative": not degenerate and not np.isnan(p),
+                        "hypothesis": hypothesis_id(cloze_set, "group_tests", model, lang, metric, name),
                         "n_annotators": len(design.group),
                         "permutations": drawn,
                     }
                 )
-    tests = pd.DataFrame(
-        tests, columns=["model", "lang", "metric", "test", "statistic", "p_permutation", "n_annotators", "permutations"]
-    )
-    in_2x2 = tests["test"].isin(list(CONTRASTS_2X2))
-    tests["p_holm"] = tests["p_permutation"]
-    tests.loc[in_2x2, "p_holm"] = (
-        tests[in_2x2].groupby(["model", "lang", "metric"], sort=False)["p_permutation"].transform(holm)
-    )
-    tests["significant"] = tests["p_holm"] < alpha
+    tests = pd.DataFrame(tests, columns=[c for c in GROUP_TESTS_SCHEMA if c not in ("description", "null")])
     descriptions = {
         "omnibus": "between-group sum of squares of the annotations' scores (any group differs)",
         "group_x_language": "Cochran's Q of each group's per-language gap to the reference, each gap weighted by "
@@ -679,7 +688,7 @@ def group_tests(
     }
     tests["description"] = tests["test"].map(descriptions)
     tests["null"] = tests["test"].map(TEST_NULLS)
-    return tests[list(GROUP_TESTS_SCHEMA)].astype({"significant": bool})
+    return tests[list(GROUP_TESTS_SCHEMA)].astype({"informative": bool})
 
 
 def _sigma_gd(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -690,97 +699,139 @@ def _sigma_gd(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
         return np.sqrt(np.nanmean((means - np.nanmean(means, axis=1, keepdims=True)) ** 2, axis=1))
 
 
-def _bootstrap_weights(design: AnnotatorDesign, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """How often each annotation is drawn in each bootstrap replicate (replicates x annotations): the
-    sentences of each batch resampled with replacement, and within each batch the annotators of each
-    group; an annotation is drawn as often as its sentence times its annotator. Both sources of
-    variation are resampled, so a positive sigma_gd does not get a zero-width interval because every
-    annotator of a small cell is drawn alike."""
-    n_annotators = len(design.group)
-    by_annotator = np.zeros((replicates, n_annotators))
-    cells = pd.factorize(pd.Series(design.stratum).astype(str) + ":" + pd.Series(design.group).astype(str))[0]
-    for cell in np.unique(cells):
-        members = np.flatnonzero(cells == cell)
-        drawn = members[rng.integers(0, len(members), size=(replicates, len(members)))]
-        np.add.at(by_annotator, (np.arange(replicates)[:, None], drawn), 1.0)
-    # the batch of each sentence: that of its annotators (a sentence is answered within one batch)
-    unit_stratum = np.zeros(design.n_units, dtype=np.int64)
-    unit_stratum[design.unit] = design.stratum[design.annotator]
-    by_unit = np.zeros((replicates, design.n_units))
-    for stratum in np.unique(unit_stratum):
-        members = np.flatnonzero(unit_stratum == stratum)
-        drawn = members[rng.integers(0, len(members), size=(replicates, len(members)))]
-        np.add.at(by_unit, (np.arange(replicates)[:, None], drawn), 1.0)
-    return by_annotator[:, design.annotator] * by_unit[:, design.unit]
+def _sphere(dimensions: int, count: int) -> np.ndarray:
+    """About ``count`` directions spread evenly over a half of the unit sphere in ``dimensions`` (1 to 3):
+    a line's one direction, a half circle's angles, a Fibonacci lattice on a hemisphere (the other half
+    is the same lines walked the other way)."""
+    if dimensions == 1:
+        return np.ones((1, 1))
+    if dimensions == 2:
+        angle = np.pi * (np.arange(count) + 0.5) / count
+        return np.column_stack([np.cos(angle), np.sin(angle)])
+    i = np.arange(count) + 0.5
+    z = i / count  # the upper hemisphere, evenly in height (Archimedes: evenly in area)
+    angle = np.pi * (1 + 5**0.5) * i
+    radius = np.sqrt(1 - z**2)
+    return np.column_stack([radius * np.cos(angle), radius * np.sin(angle), z])
+
+
+# directions along which the disparity interval looks for the group effects the test accepts (the demo's
+# pooled upper ends move by 0.5% or less between 60, 120, 400 and 1,600 of them: docs/statistics.md), and how
+# many of them are swept at once (memory: directions x assignments x 8 events)
+DISPARITY_DIRECTIONS = 120
+DIRECTION_CHUNK = 25
+# the largest sigma_gd of means of scores in [0, 1] (half the groups at 0, half at 1), and the largest gap
+MAX_SIGMA, MAX_GAP = 0.5, 1.0
+
+
+def _disparity_interval(
+    values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray, *, alpha: float
+) -> tuple[float, float]:
+    """The interval of the groups' true disparity (sigma_gd of their true means, percentage points) that
+    inverts sigma_gd's permutation test: every vector of group effects delta whose test is not rejected,
+    the test of delta permuting the labels of the data with delta taken off each annotator's scores (its
+    own group's), which makes them exchangeable when the effects are delta. The accepted effects are
+    found along :data:`DISPARITY_DIRECTIONS` lines through no effect, each solved exactly
+    (:func:`plmfair.stats.accepted_extent`), and their sigma_gd's range is the interval: it holds 0
+    exactly when the test of no disparity does not reject, and covers at least as often as the test
+    holds its level (a projection: conservative)."""
+    g = len(GROUPS)
+    n = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
+    y = np.bincount(design.annotator, weights=values, minlength=len(design.group))
+    origin = np.eye(g)[design.group] * n[:, None]  # per annotator, its annotations in its own group's column
+    sums, counts, *moved = _cell_sums([y, n, *origin.T], labels, g)
+    present = counts[0] > 0
+    k = int(present.sum())
+    if k < 2:
+        return float("nan"), float("nan")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (sums / counts)[:, present]  # (assignments, k)
+        share = (np.stack(moved, axis=2) / counts[:, :, None])[:, present][:, :, present]  # (assignments, k, k)
+    # sum-zero directions, scaled so that sigma_gd(direction) = 1: spread evenly, and the contrasts an effect
+    # is most often planted along (one group against the others, one group against another)
+    basis = np.linalg.svd(np.eye(k) - 1 / k)[0][:, : k - 1]
+    contrasts = [np.eye(k)[i] - 1 / k for i in range(k)]
+    contrasts += [np.eye(k)[i] - np.eye(k)[j] for i, j in combinations(range(k), 2)]
+    directions = np.column_stack([basis @ _sphere(k - 1, DISPARITY_DIRECTIONS).T, *contrasts])
+    directions = directions / np.sqrt((directions**2).mean(axis=0))  # (k, D), each of sigma_gd 1
+
+    def spread(v):  # population variance across the groups (axis 1)
+        return ((v - v.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)
+
+    def covariance(a, b):
+        return ((a - a.mean(axis=1, keepdims=True)) * (b - b.mean(axis=1, keepdims=True))).mean(axis=1)
+
+    slopes = np.einsum("rgh,hd->rgd", share, directions)  # each assignment's adjusted means move by -r x this
+    qa = spread(slopes) - 1.0  # observed: its own labels, so its means move by -r x direction, spread 1
+    qb = -2 * (covariance(means[:, :, None], slopes) - covariance(means[:1, :, None], directions[None]))
+    qc = spread(means) - spread(means[:1])
+    qc = np.where(np.abs(qc) <= 1e-9 * max(float(spread(means[:1])[0]), 1e-300), 0.0, qc)
+    qc = np.broadcast_to(qc[:, None], qa.shape)
+    nearest, farthest = [], []
+    for chunk in range(0, directions.shape[1], DIRECTION_CHUNK):  # lines x permutations x 8 events at a time
+        part = slice(chunk, chunk + DIRECTION_CHUNK)
+        near, far = accepted_extent(qa[1:, part].T, qb[1:, part].T, qc[1:, part].T, alpha=alpha)
+        nearest.append(near)
+        farthest.append(far)
+    nearest, farthest = np.concatenate(nearest), np.concatenate(farthest)
+    # no effect is accepted exactly when the test of no disparity does not reject (the data's own statistic)
+    no_effect = (1 + np.sum(qc[1:, 0] >= 0)) / len(qc) >= alpha
+    low = 0.0 if no_effect else float(np.nanmin(nearest))
+    high = float(np.nanmax(farthest)) if np.isfinite(farthest).any() or np.isinf(farthest).any() else np.nan
+    # scores lie in [0, 1], so the groups' true means do, and their sigma_gd is at most 0.5: the interval
+    # holds no value it could not be (which leaves its coverage as it is)
+    return 100 * min(low, MAX_SIGMA), 100 * min(high, MAX_SIGMA)
 
 
 def group_disparity(
     scores: pd.DataFrame,
     *,
+    cloze_set: str,
     alpha: float = 0.05,
     permutations: int = 4999,
-    bootstrap: int = 999,
     seed: int = 2022,
-    confidence: float = 0.95,
 ) -> pd.DataFrame:
     """sigma_gd of P@1, P@5 and MRR across the four groups per model and language (and all pooled),
-    with a bootstrap interval, its debiased value, its null mean, its critical value and its
-    permutation test (:data:`GROUP_DISPARITY_SCHEMA`)."""
+    with its debiased value, its null mean, its critical value, its permutation test and the interval
+    of the true disparity that inverts it (:data:`GROUP_DISPARITY_SCHEMA`)."""
     rows = []
     for model, lang, data in _blocks(scores):
         design = AnnotatorDesign.of(data)
         labels = design.assignments(permutations, _rng(seed, lang, "all"))
-        weights = _bootstrap_weights(design, bootstrap, _rng(seed, lang, "bootstrap"))
-        one_hot = np.eye(len(GROUPS))[design.group[design.annotator]]  # annotations x groups
-        boot_counts = (weights @ one_hot)[:, None, :]
         for column, metric in DISPARITY_METRICS.items():
             values = data[column].to_numpy(float)
             sigma = _sigma_gd(*_group_sums(values, design, labels))
-            boot = _sigma_gd((weights @ (values[:, None] * one_hot))[:, None, :], boot_counts)
             null_square = float(np.nanmean(sigma[1:] ** 2))
-            low, high = percentile_interval(boot, confidence=confidence)
-            debiased_low, debiased_high = percentile_interval(
-                np.sqrt(np.maximum(0.0, boot**2 - null_square)), confidence=confidence
-            )
+            degenerate = _degenerate(sigma, two_sided=False)
+            low, high = (np.nan, np.nan) if degenerate else _disparity_interval(values, design, labels, alpha=alpha)
             rows.append(
                 {
                     "model": model,
                     "lang": lang,
                     "metric": metric,
                     "sigma_gd": sigma[0],
-                    "null": sigma[1:],
-                    "ci_low": low,
-                    "ci_high": high,
-                    "ci_level": confidence,
                     "null_mean": float(np.nanmean(sigma[1:])),
                     "debiased": float(np.sqrt(max(0.0, sigma[0] ** 2 - null_square))),
-                    "debiased_low": debiased_low,
-                    "debiased_high": debiased_high,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "ci_level": 1 - alpha,
+                    "critical_value": permutation_threshold(sigma[1:], alpha=alpha),
                     "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
+                    "p_min": 1 / len(labels),
+                    "informative": not degenerate,
+                    "hypothesis": hypothesis_id(cloze_set, "group_disparity", model, lang, metric),
                     "n_annotators": len(design.group),
                     "n_sentences": design.n_units,
                     "permutations": len(labels) - 1,
-                    "bootstrap": bootstrap,
                 }
             )
-    out = pd.DataFrame(rows)
-    if out.empty:
-        return pd.DataFrame(columns=list(GROUP_DISPARITY_SCHEMA))
-    family = out.groupby(["model", "metric"], sort=False)["p_permutation"].transform("size").to_numpy()
-    out["p_bonferroni"] = np.minimum(1.0, out["p_permutation"] * family)
-    out["critical_value"] = [
-        permutation_threshold(null, alpha=alpha, family=m) for null, m in zip(out["null"], family, strict=True)
-    ]
-    out["significant"] = out["p_bonferroni"] < alpha
-    return out[list(GROUP_DISPARITY_SCHEMA)].astype({"significant": bool})
+    return pd.DataFrame(rows, columns=list(GROUP_DISPARITY_SCHEMA)).astype({"informative": bool})
 
 
-def group_effects(
-    scores: pd.DataFrame, *, reference: str = "MN", alpha: float = 0.05, metrics: Sequence[str] = METRICS
-) -> pd.DataFrame:
+def group_effects(scores: pd.DataFrame, *, reference: str = "MN", metrics: Sequence[str] = METRICS) -> pd.DataFrame:
     """``metric ~ group + (1|sentence) + (1|annotator)`` per model, language (and all pooled, with
-    language as a fixed effect) and metric, each group term marked by the model's own Wald test,
-    Bonferroni over the group terms, the interval at the same level (:data:`GROUP_EFFECTS_SCHEMA`)."""
+    language as a fixed effect) and metric: the group terms as effect sizes with their standard errors,
+    no test (:data:`GROUP_EFFECTS_SCHEMA`; the gaps' permutation tests carry the marks)."""
     rows = []
     for model, lang, data in _blocks(scores):
         data = data.assign(sentence=data["lang"] + ":" + data["s_id"], annotator=data["lang"] + ":" + data["u_id"])
@@ -798,9 +849,8 @@ def group_effects(
             fit = crossed_mixed_model(
                 data.assign(value=data[metric].astype(float)), formula, effects=("sentence", "annotator")
             )
-            terms = mark_wald_family(effects_rows(fit, reference=refs, context=context), prefix="group[", alpha=alpha)
             rows.append(
-                terms.assign(
+                effects_rows(fit, reference=refs, context=context).assign(
                     model=model,
                     lang=lang,
                     metric=metric,
@@ -813,4 +863,4 @@ def group_effects(
                 )
             )
     out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=list(GROUP_EFFECTS_SCHEMA))
-    return out.reindex(columns=list(GROUP_EFFECTS_SCHEMA)).astype({"converged": bool, "significant": bool})
+    return out.reindex(columns=list(GROUP_EFFECTS_SCHEMA)).astype({"converged": bool})

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from plmfair.cloze.plan import set_file
-from plmfair.cloze.ties import TIE_BREAK, gap_statistic, then_by
-from plmfair.rendering.table_spec import TableSpec
+from plmfair.cloze.ties import gap_statistic, then_by
+from plmfair.rendering.table_spec import POLICY, TableSpec
+from plmfair.studies import ANALYSIS_PLAN
 
 _GROUPS = (
     "rows are annotator groups (M/F x native/non-native: MN, FN, MNN, FNN) and All, every annotation of the "
@@ -18,10 +19,10 @@ _MARKS = (
     "chance is in the {subject}_disparity table."
 )
 _CORRELATION = (
-    "cells x 100, p-value in parentheses (<.001 below .001), ° not significant at {alpha}; the p-values "
-    "(scipy's spearmanr and kendalltau) treat the distinct (sentence, answer) items as independent, but the "
-    "items of one sentence share the model's distribution and one annotator's answers their annotator, so "
-    "they are approximate; "
+    "cells x 100, p-value in parentheses (<.001 below .001), unmarked: the p-values (scipy's spearmanr and "
+    "kendalltau) treat the distinct (sentence, answer) items as independent, but the items of one sentence "
+    "share the model's distribution and one annotator's answers their annotator, so they are approximate and "
+    "no test of them is shown to hold its level; "
 )
 _PERMUTATION = "group labels permuted among the annotators of each batch, every annotator keeping their answers"
 _PAIR_PERMUTATION = (
@@ -30,15 +31,7 @@ _PAIR_PERMUTATION = (
 )
 _ALPHA = {"alpha": "analysis.alpha"}
 _METRICS = {"metrics": set_file("{subject}", "metrics")}
-_WINLOSS = {
-    "a": "group_a",
-    "b": "group_b",
-    "n": "n_sentences",
-    "p": "p_permutation",
-    "p_one": "p_one_sided",
-    "p_adjusted": "p_holm",
-    "adjusted": "Holm",
-}
+_WINLOSS = {"a": "group_a", "b": "group_b", "n": "n_sentences", "p": "p_permutation", "p_one": "p_one_sided"}
 
 
 def _paper_table(number: int, metric: str, title: str, correlation: bool) -> TableSpec:
@@ -79,50 +72,52 @@ TABLES: tuple[TableSpec, ...] = (
         "{subject}_disparity",
         "answered_sets",
         "plmfair.cloze.tables:disparity_table",
-        {"disparity": set_file("{subject}", "group_disparity")},
+        {"disparity": set_file("{subject}", "group_disparity"), "plan": ANALYSIS_PLAN},
         "{subject}: disparity sigma_gd (population standard deviation of P@1, P@5, MRR across the four annotator "
-        "groups, percentage points) per model and language and all languages pooled, with its 95% bootstrap "
-        "interval (sentences resampled within batch and annotators within group and batch). sigma_gd is positive "
-        "even when no group differs (its null mean, printed), so it is compared with its critical value, not with "
-        "0: the value it must exceed at the family's level, from its permutation distribution when no group "
-        "differs (" + _PERMUTATION + "). Debiased sigma_gd: sqrt(max(0, sigma_gd^2 - its null mean square)), the "
-        "disparity beyond sampling, with the same bootstrap's interval (descriptive). p: the permutation test "
-        "(the omnibus null: all four groups exchangeable); * : Bonferroni-adjusted p < {alpha} over the languages "
-        "and pooled of a model and metric, set exactly when sigma_gd exceeds its critical value; the verdict says "
-        "only what the test supports.",
+        "groups, percentage points) per model and language and all languages pooled. sigma_gd is positive even "
+        "when no group differs (its null mean, printed), so it is compared with its critical value, not with 0: "
+        "the value it must exceed for its permutation test (" + _PERMUTATION + "; the omnibus null: all four "
+        "groups exchangeable) to reject at {alpha}. Debiased sigma_gd: sqrt(max(0, sigma_gd^2 - its null mean "
+        "square)), the disparity beyond sampling. Interval: the sigma_gd of the group effects that the same test, "
+        "inverted, does not reject (the group effects taken off each annotator's scores before permuting), so it "
+        "holds 0 exactly when the test of no disparity does not reject at {alpha}; conservative (its coverage: "
+        "docs/statistics.md). MRR with the languages pooled is the set's primary question for each model; the "
+        "other rows are secondary. " + POLICY + " The verdict says only what the test supports.",
         settings=_ALPHA,
+        builder_settings=("alpha",),
         digits=2,
     ),
     TableSpec(
         "{subject}_group_winloss",
         "answered_sets",
         "plmfair.rendering.table_format:winloss_table",
-        {"winloss": set_file("{subject}", "group_winloss")},
+        {"winloss": set_file("{subject}", "group_winloss"), "plan": ANALYSIS_PLAN},
         "{subject}: win/loss of every two annotator groups on the sentences both answered (each group's mean "
         "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins, ties in them "
         "broken by the sentence-adjusted gap, " + then_by() + " (two-sided, and one-sided for the "
-        "first group winning more); "
-        "* Holm-adjusted p < {alpha} over the comparisons of a "
-        "model and metric.",
+        "first group winning more, descriptive). " + POLICY,
         options=_WINLOSS,
         settings=_ALPHA,
+        builder_settings=("alpha",),
         digits=3,
     ),
     TableSpec(
         "{subject}_group_gaps",
         "answered_sets",
         "plmfair.cloze.tables:gaps_table",
-        {"gaps": set_file("{subject}", "group_gaps")},
+        {"gaps": set_file("{subject}", "group_gaps"), "plan": ANALYSIS_PLAN},
         "{subject}: each annotator group's gap to the reference group, adjusted for batch composition (the "
         "weighted mean over the sentences both answered of the difference of the two groups' mean scores), "
-        "per model, language and metric; p: " + _PAIR_PERMUTATION + " (" + gap_statistic() + ", which breaks ties "
-        "between annotators with the same hits); interval: every shift of the group's "
-        "scores that test does not reject (the test inverted; for " + ", ".join(TIE_BREAK) + " it can end a hair "
-        "from 0: a shifted score has no ties to break), at the Bonferroni level of the family (the three "
-        "gaps to the reference of one model, language and metric: 1 - {alpha}/3); * : Bonferroni-adjusted p < "
-        "{alpha}, set exactly when the interval excludes 0; -inf/inf: too few annotators for the permutations to "
-        "bound it. The figure {subject}_group_effects draws these rows.",
+        "per model, language and metric; p (permutation): " + _PAIR_PERMUTATION + " (" + gap_statistic() + ", "
+        "which breaks ties between annotators with the same hits); p (gap alone): the same test without the "
+        "tie-break; interval: every shift of the group's scores that the test of the gap alone does not reject "
+        "at {alpha}, within [-1, 1] where a gap of 0-1 scores lies (an end at -1 or 1: the permutations cannot "
+        "bound it); a mark that only the tie-break makes, beside an interval that holds 0, is said. "
+        + POLICY
+        + " The figure {subject}_group_effects "
+        "draws these rows.",
         settings=_ALPHA,
+        builder_settings=("alpha",),
         digits=3,
     ),
     TableSpec(
@@ -132,26 +127,24 @@ TABLES: tuple[TableSpec, ...] = (
         {"effects": set_file("{subject}", "group_effects")},
         "{subject}: linear mixed model of each annotation's score with the annotator group as a fixed effect "
         "(treatment coding against the reference) and random intercepts for sentence and annotator (REML; "
-        "lme4's lmer), per model, language (and all pooled, language a fixed effect) and metric: estimates with "
-        "Wald intervals at the Bonferroni level of the three group terms (1 - {alpha}/3) and Wald p; * : "
-        "Bonferroni-adjusted Wald p < {alpha}, set exactly when the interval excludes 0 (a Gaussian model of "
-        "binary or discrete scores: see docs/statistics.md for its calibration); fits that did not reach the "
-        "REML optimum are kept and marked.",
-        settings=_ALPHA,
+        "lme4's lmer), per model, language (and all pooled, language a fixed effect) and metric: effect sizes "
+        "with their standard errors, no test and no interval (a Gaussian model of binary or discrete scores, "
+        "whose Wald test's level is not shown with two to seventeen annotators per group: the group gaps carry "
+        "the marks); fits that did not reach the REML optimum are kept and marked.",
         digits=3,
     ),
     TableSpec(
         "{subject}_group_tests",
         "answered_sets",
         "plmfair.cloze.tables:group_tests_table",
-        {"tests": set_file("{subject}", "group_tests")},
+        {"tests": set_file("{subject}", "group_tests"), "plan": ANALYSIS_PLAN},
         "{subject}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the four "
         "groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
         "language (group x language); each by a permutation test under its own null (the last column: which "
         "labels are permuted, or Freedman & Lane's residual permutation, whose statistics are studentized by "
-        "their annotator-clustered errors); * Holm-adjusted p < {alpha} over "
-        "gender, nativeness and their interaction; the omnibus and group x language tests stand alone.",
+        "their annotator-clustered errors). " + POLICY,
         settings=_ALPHA,
+        builder_settings=("alpha",),
         digits=3,
     ),
     TableSpec(

@@ -211,3 +211,22 @@ def cloze_set_languages(config: dict, study: str) -> list[str]:
             lang for cloze_set in cloze_sets(config).values() if cloze_set.study == study for lang in cloze_set.langs
         )
     )
+
+
+# the files of a set with answers whose tests the run's analysis plan adjusts (:mod:`plmfair.cloze.questions`)
+QUESTION_FILES = ("group_disparity", "group_gaps", "group_tests", "group_winloss")
+
+
+def question_files(sets: list[str]) -> list[str]:
+    """The result files whose tests the run's analysis plan adjusts: the group tests of each of ``sets``."""
+    return [set_file(name, kind) for name in sets for kind in QUESTION_FILES]
+
+
+def ready_made_question_files(config: dict) -> list[str]:
+    """The group tests of the ready-made cloze tests with answers (study mozart)."""
+    return question_files([name for name in answered_sets(config) if name not in constructed_answered_sets(config)])
+
+
+def constructed_question_files(config: dict) -> list[str]:
+    """The group tests of the constructed cloze sets with answers (study cloze)."""
+    return question_files(constructed_answered_sets(config))

@@ -11,12 +11,13 @@ import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.rendering.labels import PAPER_METRIC_LABELS, metric_label
+from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
-    add_estimate_with_test,
     key_columns,
     with_coverage_warnings,
     with_display,
+    with_layout,
 )
 
 LANG_ORDER = ("en", "es", "de", "fr")
@@ -46,8 +47,9 @@ def _lang_order(langs) -> list[str]:
     return [lang for lang in LANG_ORDER if lang in langs] + sorted(langs - set(LANG_ORDER))
 
 
-def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -> list[dict]:
-    """The rows of one model in a paper table (see :func:`paper_table`)."""
+def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -> tuple[list[dict], list[dict]]:
+    """The printed rows of one model in a paper table (see :func:`paper_table`) and its numbers, a row per
+    cell (group or All, column, value and, for a correlation, its p)."""
     scale = 1.0 if metric in ("p_at_1", "p_at_5", "mrr") else 100.0
     grid = m.pivot(index="group", columns="lang", values=metric).reindex(index=[*GROUPS, "all"], columns=langs) * scale
     p_col = CORRELATION_P.get(metric)
@@ -66,9 +68,7 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
         text = number(v, 1)
         if pvals is not None:
             p = pvals.at[group, lang]
-            text += ("°" if pd.isna(p) or p >= alpha else "") + (
-                "" if pd.isna(p) else f" ({p_value(p, alpha=alpha)})".replace("0.", ".")
-            )
+            text += "" if pd.isna(p) else f" ({p_value(p, alpha=alpha)})".replace("0.", ".")
         if group in GROUPS and v == groups[lang].min():
             text += "†"
         return text
@@ -95,7 +95,17 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
     )
     pooled["mean (σ_gd)"] = mean_sigma(grid.loc["all"], sigma_gd(grid.loc["all"].to_numpy()))
     rows.append(pooled)
-    return rows
+    cells = []
+    for group in [*GROUPS, "all"]:
+        for lang in langs:
+            p = pvals.at[group, lang] if pvals is not None else None
+            cells.append({"group": group, "column": lang, "value": grid.at[group, lang], "p": p})
+        values = grid.loc[group]
+        cells.append({"group": group, "column": "mean", "value": values.mean(), "p": None})
+        spread = row_sigma[group] if group in GROUPS else sigma_gd(values.to_numpy())
+        cells.append({"group": group, "column": "σ_gd across languages", "value": spread, "p": None})
+    cells += [{"group": "σ_gd across groups", "column": lang, "value": col_sigma[lang], "p": None} for lang in langs]
+    return rows, cells
 
 
 def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> pd.DataFrame:
@@ -106,23 +116,27 @@ def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> p
     All row is the metric over every annotation of the language pooled (the paper's language
     average: mBERT's German P@1 10.8 = 65/600, not the mean of the four groups), with the
     sigma_gd of the four groups in parentheses. Correlations are x 100 and carry their
-    p-value, ``34.5 (.012)``, ``°`` when p >= alpha. Marks: † the worst-off group of a
-    language, ‡ (on the All row) the language with the highest sigma_gd across groups, § the
-    group with the highest sigma_gd across languages (the paper's red row); ties are all
-    marked, and nothing is marked when every sigma_gd is the same (a single language)."""
+    p-value, ``34.5 (.012)``, unmarked (scipy's, approximate: docs/statistics.md). Marks, descriptive as
+    in the paper: † the worst-off group of a language, ‡ (on the All row) the language with the highest
+    sigma_gd across groups, § the group with the highest sigma_gd across languages (the paper's red row);
+    ties are all marked, and nothing is marked when every sigma_gd is the same (a single language). The
+    CSV holds the numbers, a row per cell."""
     langs = _lang_order(metrics["lang"])
-    rows = []
+    rows, cells = [], []
     for model in dict.fromkeys(metrics["model"]):
-        rows += [
-            {"model": model, **row} for row in _model_block(metrics[metrics["model"] == model], langs, metric, alpha)
-        ]
-    return with_coverage_warnings(pd.DataFrame(rows), metrics)
+        printed, values = _model_block(metrics[metrics["model"] == model], langs, metric, alpha)
+        rows += [{"model": model, **row} for row in printed]
+        cells += [{"model": model, **cell} for cell in values]
+    numbers = pd.DataFrame(cells, columns=["model", "group", "column", "value", "p"])
+    if metric not in CORRELATION_P:
+        numbers = numbers.drop(columns="p")
+    return with_layout(with_coverage_warnings(numbers, metrics), pd.DataFrame(rows))
 
 
 def table1(overview: pd.DataFrame) -> pd.DataFrame:
     """Table 1 of the MozArt paper from a cloze set's overview (:data:`plmfair.cloze.scoring_job.OVERVIEW_SCHEMA`):
     per language, sentences, annotations and annotators, and the mean number of tokens per sentence
-    in each model's tokenizer (WordPiece, SentencePiece, BPE)."""
+    in each model's tokenizer (WordPiece, SentencePiece, BPE); the CSV holds the overview's numbers."""
     langs = _lang_order(overview["lang"])
     rows = []
     for (statistic, model), g in overview.groupby(["statistic", "model"], sort=False, dropna=False):
@@ -143,7 +157,7 @@ def table1(overview: pd.DataFrame) -> pd.DataFrame:
                     **{lang.upper(): number(values[lang], 1) if lang in values else "" for lang in langs},
                 }
             )
-    return pd.DataFrame(rows)
+    return with_layout(overview.reset_index(drop=True), pd.DataFrame(rows))
 
 
 def construction_table(counts: pd.DataFrame) -> pd.DataFrame:
@@ -189,72 +203,83 @@ def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def gaps_table(gaps: pd.DataFrame) -> pd.DataFrame:
+def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     """Each group's sentence-adjusted gap to the reference for people (a difference of the metric's
-    per-annotation means, on its 0-1 scale): the gap, the interval that inverts its permutation test
-    (Bonferroni level), the p-values, ``*`` exactly when the interval excludes 0; a row that cannot
-    inform (degenerate permutations, unbounded interval) says so."""
+    per-annotation means, on its 0-1 scale): the gap, the interval that inverts the permutation test of the
+    gap alone at 1 - alpha, the test's p (its ties broken for P@1) and the gap alone's, and the run's analysis
+    plan's decision (``*`` where significant); a mark that only the tie-break makes, and accepted shifts that
+    are not one interval, are said."""
     out = gaps[key_columns(gaps)].copy()
     out["metric"] = out["metric"].map(metric_label)
     out["comparison"] = gaps["group"] + " vs " + gaps["reference"]
-    rules = add_estimate_with_test(out, gaps, estimate="gap", p="p_permutation", test="permutation")
-    out["test"] = [_informative(r) for _, r in gaps.iterrows()]
+    out["gap"] = gaps["gap"]
+    out["low"], out["high"] = gaps["ci_low"], gaps["ci_high"]
+    out["p (permutation)"] = gaps["p_permutation"]
+    out["p (gap alone)"] = gaps["p_untied"]
+    marks = add_decisions(out, gaps, plan, untested=("low", "high"))
+    holds_zero = (gaps["ci_low"] <= 0) & (gaps["ci_high"] >= 0)
+    out["note"] = [
+        "; ".join(
+            part
+            for part in (
+                text,
+                "decided by the tie-break: the gap alone's test does not reject" if sig and zero else "",
+                "the accepted shifts are not one interval (ties): their hull" if tested and not connected else "",
+            )
+            if part
+        )
+        for text, sig, zero, tested, connected in zip(
+            out["note"], out["significant"], holds_zero, out["low"].notna(), gaps["interval_connected"], strict=True
+        )
+    ]
     out["sentences"] = gaps["n_sentences"]
     out["annotators"] = gaps["n_annotators"]
-    return with_display(out.reset_index(drop=True), **rules)
-
-
-def _informative(gap) -> str:
-    """'' for a gap row that can inform, else why it cannot."""
-    if gap["informative"]:
-        return ""
-    if np.isfinite(gap["ci_low"]) and np.isfinite(gap["ci_high"]):
-        return "uninformative: every assignment gives the same |gap|"
-    return "uninformative: the permutations cannot bound the interval"
-
-
-def disparity_table(disparity: pd.DataFrame) -> pd.DataFrame:
-    """sigma_gd across the four groups per model, language (and all pooled) and metric for people
-    (percentage points): its bootstrap interval, the critical value it must exceed, its mean when no
-    group differs, the debiased disparity with its interval, the permutation p and a verdict that says
-    only what the test supports."""
-    out = disparity[["model", "lang"]].copy()
-    out["metric"] = disparity["metric"].map(PAPER_METRIC_LABELS)
-    out["σ_gd"] = disparity["sigma_gd"]
-    out["low"], out["high"] = disparity["ci_low"], disparity["ci_high"]
-    out["critical value"] = disparity["critical_value"]
-    out["null mean"] = disparity["null_mean"]
-    out["debiased σ_gd"] = disparity["debiased"]
-    out["debiased_low"], out["debiased_high"] = disparity["debiased_low"], disparity["debiased_high"]
-    out["p (permutation)"] = disparity["p_permutation"]
-    out["p Bonferroni"] = disparity["p_bonferroni"]
-    out["significant"] = disparity["significant"]
-    out["verdict"] = ["groups differ" if sig else "no group differs significantly" for sig in disparity["significant"]]
     return with_display(
         out.reset_index(drop=True),
-        intervals={
-            "bootstrap interval": ("low", "high", 0.0),
-            "debiased interval": ("debiased_low", "debiased_high", 0.0),
-        },
-        thresholds={"σ_gd": "critical value"},
-        marks={"p Bonferroni": "significant"},
+        alpha=alpha,
+        nulls={"gap": 0.0},
+        intervals={f"interval ({number(100 * (1 - alpha), 0)}%)": ("low", "high", 0.0)},
+        marks=marks,
     )
 
 
-def group_tests_table(tests: pd.DataFrame) -> pd.DataFrame:
-    """The omnibus, 2 x 2 and group x language permutation tests for people, each with its null
-    (``*``: Holm-adjusted p < alpha)."""
+def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """sigma_gd across the four groups per model, language (and all pooled) and metric for people
+    (percentage points): the critical value it must exceed, its mean when no group differs, the debiased
+    disparity, the interval of the true disparity that inverts its test, the permutation p, the run's
+    analysis plan's decision and a verdict that says only what the test supports."""
+    out = disparity[["model", "lang"]].copy()
+    out["metric"] = disparity["metric"].map(PAPER_METRIC_LABELS)
+    out["σ_gd"] = disparity["sigma_gd"]
+    out["critical value"] = disparity["critical_value"]
+    out["null mean"] = disparity["null_mean"]
+    out["debiased σ_gd"] = disparity["debiased"]
+    out["low"], out["high"] = disparity["ci_low"], disparity["ci_high"]
+    out["p (permutation)"] = disparity["p_permutation"]
+    marks = add_decisions(out, disparity, plan, untested=("low", "high", "critical value"))
+    out["verdict"] = [
+        "groups differ"
+        if sig
+        else ("no group differs significantly" if family in ("confirmatory", "secondary") else "")
+        for sig, family in zip(out["significant"], out["family"], strict=True)
+    ]
+    return with_display(
+        out.reset_index(drop=True),
+        alpha=alpha,
+        intervals={f"interval of the true σ_gd ({number(100 * (1 - alpha), 0)}%)": ("low", "high", 0.0)},
+        thresholds={"σ_gd": "critical value"},
+        marks=marks,
+    )
+
+
+def group_tests_table(tests: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """The omnibus, 2 x 2 and group x language permutation tests for people, each with its null and the
+    run's analysis plan's decision (``*`` where significant)."""
     out = tests[[*key_columns(tests), "test"]].copy()
     out["metric"] = out["metric"].map(metric_label)
     out["statistic"] = tests["statistic"]
     out["p (permutation)"] = tests["p_permutation"]
-    out["p Holm"] = tests["p_holm"]
-    out["significant"] = tests["significant"]
+    marks = add_decisions(out, tests, plan)
     out["annotators"] = tests["n_annotators"]
-    out["note"] = np.where(
-        tests["p_permutation"].isna(),
-        "untestable: fewer than two groups, or no variation within the groups to studentize by",
-        "",
-    )
     out["null (what is permuted)"] = tests["null"]
-    return with_display(out.reset_index(drop=True), marks={"p Holm": "significant"})
+    return with_display(out.reset_index(drop=True), alpha=alpha, marks=marks)

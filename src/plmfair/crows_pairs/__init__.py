@@ -44,4 +44,6 @@ STUDY = Study(
     published=plan.published,
     tables=outputs.TABLES,
     figures=outputs.FIGURES,
+    question_files=plan.question_files,
+    questions="plmfair.crows_pairs.questions:questions",
 )

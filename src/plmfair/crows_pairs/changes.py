@@ -4,10 +4,18 @@ model in two runs) compared pair by pair (:data:`CHANGE_SCHEMA`).
 Each scored pair has one of three outcomes: the more stereotyping sentence preferred (``more``),
 neither (``neutral``: the margin within its floating-point tolerance) or the less stereotyping one
 (``less``). On the pairs both scored (matched by id, with the same direction and bias type), the
-comparison gives the 3 x 3 transition table, the changes of the decisive share, the net preference
-and Nangia et al.'s score with paired bootstrap intervals, and the exact sign test of the pairs
-whose outcome moved up (less -> neutral -> more) against those that moved down: McNemar's test
-extended to the ordered outcome. No pair moving is reported as ``identical``, not as p = 1.
+comparison gives the 3 x 3 transition table and two changes, each a difference of paired proportions
+with its own test and interval (:mod:`plmfair.stats`):
+
+- the decisive share, on the pairs both scorings decide: pairs that went from less to more against
+  those that went from more to less;
+- Nangia et al.'s score, on every pair both scored: pairs their rule counts as preferring the more
+  stereotyping sentence under one scoring only.
+
+Each change has Tango's score interval and a p-value: the larger of the mid-p McNemar test's and
+Tango's score test's, so that a change is significant only where its interval excludes 0 as well.
+No pair moving is reported as ``identical``. The net preference's change is the transition table's
+(more - less under b minus under a), not tested on its own.
 """
 
 from __future__ import annotations
@@ -17,13 +25,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from plmfair.crows_pairs.schemas import SCORED_STATUSES
+from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES, SCORED_STATUSES
 from plmfair.errors import DataError
-from plmfair.stats import bootstrap_counts, holm, percentile_interval, sign_test
-
-OUTCOMES = ("more", "neutral", "less")
-_VALUE = {"more": 1, "neutral": 0, "less": -1}
-BOOTSTRAP_REPLICATES = 2000
+from plmfair.stats import mid_p_mcnemar, mid_p_smallest, tango_interval, tango_score
 
 CHANGE_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
@@ -33,23 +37,23 @@ CHANGE_SCHEMA = {
     **{f"{x}_to_{y}": f"pairs with outcome {x} under a and {y} under b" for x in OUTCOMES for y in OUTCOMES},
     "moved_up": "pairs whose outcome rose from a to b (less -> neutral -> more)",
     "moved_down": "pairs whose outcome fell",
-    "decisive_a": "decisive share of a on these pairs (percent of its decisive pairs preferring the more "
-    "stereotyping sentence)",
-    "decisive_b": "the same for b",
-    "decisive_change": "decisive_b - decisive_a (percentage points)",
-    "decisive_low": "paired bootstrap 95% percentile interval of decisive_change (pairs resampled), lower bound",
-    "decisive_high": "its upper bound",
-    "net_change": "net preference of b minus a's (percentage points; net preference: preferred more minus "
-    "preferred less over the pairs, neutral counting 0)",
-    "net_low": "paired bootstrap 95% interval of net_change, lower bound",
-    "net_high": "its upper bound",
-    "nangia_change": "Nangia et al.'s score of b minus a's on these pairs (their rule; percentage points)",
-    "nangia_low": "paired bootstrap 95% interval of nangia_change, lower bound",
-    "nangia_high": "its upper bound",
-    "identical": "no pair changed outcome (nothing to test)",
-    "p_value": "exact two-sided sign test of moved_up against moved_down (NaN when identical)",
-    "p_holm": "Holm-adjusted over the comparisons of the table",
-    "significant": "p_holm < alpha",
+    "identical": "no pair changed outcome",
+    "n_decisive": "pairs decisive (more or less) under both scorings: the decisive share's change is on these",
+    **{
+        column: text
+        for name, label in CHANGES.items()
+        for column, text in {
+            f"{name}_a": f"{label} of a (percent)",
+            f"{name}_b": f"{label} of b (percent)",
+            f"{name}_change": f"{name}_b - {name}_a (percentage points)",
+            f"{name}_low": f"Tango's score interval of {name}_change at 1 - alpha, lower bound",
+            f"{name}_high": "its upper bound",
+            f"{name}_p": "the larger of the two-sided mid-p McNemar test's p and Tango's score test's of no change "
+            "(1 when nothing moved)",
+            f"{name}_p_min": "the smallest p that test can give with the pairs that moved, 0.5^moved",
+            f"{name}_hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
+        }.items()
+    },
 }
 
 
@@ -61,7 +65,7 @@ def outcomes(scores: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "outcome": outcome,
-            "nangia": scored["biased_nangia"].astype(float).to_numpy(),
+            "nangia": scored["biased_nangia"].astype(bool).to_numpy(),
             "stereo_antistereo": scored["stereo_antistereo"].to_numpy(),
             "bias_type": scored["bias_type"].to_numpy(),
         },
@@ -69,17 +73,30 @@ def outcomes(scores: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _decisive_share(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Per bootstrap row: 100 x pairs at +1 / pairs not at 0 (NaN without a decisive pair)."""
-    decisive = (weights * (values != 0)).sum(axis=-1)
-    more = (weights * (values == 1)).sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 100 * more / decisive
+def paired_proportions(up: int, down: int, n: int, *, alpha: float) -> dict:
+    """The change (up - down) / n in percentage points with Tango's interval at 1 - alpha, the p of no
+    change (the larger of the mid-p McNemar and Tango's score test, so that p < alpha only where the
+    interval excludes 0), and the smallest p the test can give."""
+    if n == 0:
+        nan = float("nan")
+        return {"change": nan, "low": nan, "high": nan, "p": nan, "p_min": 1.0}
+    low, high = tango_interval(up, down, n, confidence=1 - alpha)
+    # scipy is heavy: imported where a test is computed
+    from scipy.stats import norm
+
+    score_p = float(2 * norm.sf(abs(tango_score(up, down, n, 0.0)))) if up + down else 1.0
+    return {
+        "change": 100 * (up - down) / n,
+        "low": 100 * low,
+        "high": 100 * high,
+        "p": max(mid_p_mcnemar(up, down), score_p),
+        "p_min": mid_p_smallest(up + down),
+    }
 
 
-def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, seed: int = 0) -> dict:
+def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, alpha: float = 0.05) -> dict:
     """The comparison of two scorings' :func:`outcomes` on the pairs both have (:data:`CHANGE_SCHEMA`
-    without the names and the adjusted p)."""
+    without the names and the tests' ids)."""
     both = a.merge(b, left_index=True, right_index=True, suffixes=("_a", "_b"))
     mismatch = both[
         (both["stereo_antistereo_a"] != both["stereo_antistereo_b"]) | (both["bias_type_a"] != both["bias_type_b"])
@@ -89,36 +106,51 @@ def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, seed: int = 0
             f"{where}: pair ids {list(mismatch.index[:5])} have another direction or bias type in one scoring than "
             f"in the other: they are not the same pairs; compare scorings of the same data set"
         )
-    va = both["outcome_a"].map(_VALUE).to_numpy(dtype=float)
-    vb = both["outcome_b"].map(_VALUE).to_numpy(dtype=float)
-    n = len(both)
-    row: dict = {"n": n}
-    for x in OUTCOMES:
-        for y in OUTCOMES:
-            row[f"{x}_to_{y}"] = int(((both["outcome_a"] == x) & (both["outcome_b"] == y)).sum())
-    up, down = int((vb > va).sum()), int((vb < va).sum())
-    row.update(moved_up=up, moved_down=down)
-    ones = np.ones(n)
-    row["decisive_a"], row["decisive_b"] = float(_decisive_share(va, ones)), float(_decisive_share(vb, ones))
-    # the pairs resampled together under both scorings: one multinomial weight vector per replicate
-    weights = bootstrap_counts(np.random.default_rng(seed), n, BOOTSTRAP_REPLICATES) if n else None
-    na, nb = both["nangia_a"].to_numpy(float), both["nangia_b"].to_numpy(float)
-    estimates = {
-        "decisive": (lambda w: _decisive_share(vb, w) - _decisive_share(va, w)),
-        "net": (lambda w: 100 * (w * (vb - va)).sum(axis=-1) / w.sum(axis=-1)),
-        "nangia": (lambda w: 100 * (w * (nb - na)).sum(axis=-1) / w.sum(axis=-1)),
+    count = {
+        (x, y): int(((both["outcome_a"] == x) & (both["outcome_b"] == y)).sum()) for x in OUTCOMES for y in OUTCOMES
     }
-    for name, estimate in estimates.items():
-        row[f"{name}_change"] = float(estimate(ones)) if n else float("nan")
-        row[f"{name}_low"], row[f"{name}_high"] = percentile_interval(estimate(weights) if n else [])
-    row["identical"] = up + down == 0
-    row["p_value"] = float("nan") if row["identical"] else sign_test(up, down)[0]
+    rank = {"less": 0, "neutral": 1, "more": 2}
+    up = sum(c for (x, y), c in count.items() if rank[y] > rank[x])
+    down = sum(c for (x, y), c in count.items() if rank[y] < rank[x])
+    row: dict = {"n": len(both), **{f"{x}_to_{y}": c for (x, y), c in count.items()}}
+    row.update(moved_up=up, moved_down=down, identical=up + down == 0)
+    decisive = sum(count[x, y] for x in ("more", "less") for y in ("more", "less"))
+    row["n_decisive"] = decisive
+    shares = {
+        "decisive": (
+            count["more", "more"] + count["more", "less"],
+            count["more", "more"] + count["less", "more"],
+            count["less", "more"],
+            count["more", "less"],
+            decisive,
+        ),
+        "nangia": (
+            int(both["nangia_a"].sum()),
+            int(both["nangia_b"].sum()),
+            int((~both["nangia_a"] & both["nangia_b"]).sum()),
+            int((both["nangia_a"] & ~both["nangia_b"]).sum()),
+            len(both),
+        ),
+    }
+    for name, (in_a, in_b, rose, fell, total) in shares.items():
+        test = paired_proportions(rose, fell, total, alpha=alpha)
+        row[f"{name}_a"] = 100 * in_a / total if total else float("nan")
+        row[f"{name}_b"] = 100 * in_b / total if total else float("nan")
+        row.update({f"{name}_{key}": value for key, value in test.items()})
     return row
 
 
-def change_table(rows: Sequence[dict], *, alpha: float) -> pd.DataFrame:
-    """Comparison rows (each with dataset, a, b and :func:`paired_change`'s fields) with Holm over them."""
-    out = pd.DataFrame(list(rows), columns=[c for c in CHANGE_SCHEMA if c not in ("p_holm", "significant")])
-    out["p_holm"] = holm(out["p_value"].to_numpy(float)) if len(out) else []
-    out["significant"] = out["p_holm"] < alpha
-    return out[list(CHANGE_SCHEMA)]
+def hypothesis_id(source: str, dataset: str, a: str, b: str, change: str) -> str:
+    """The id of a comparison's test of one change in an analysis plan."""
+    return f"{source}/{dataset}/{a}/{b}/{change}"
+
+
+def change_table(rows: Sequence[dict], *, source: str) -> pd.DataFrame:
+    """Comparison rows (each with dataset, a, b and :func:`paired_change`'s fields) as :data:`CHANGE_SCHEMA`,
+    each change's test named for an analysis plan under ``source``."""
+    out = pd.DataFrame(list(rows), columns=[c for c in CHANGE_SCHEMA if not c.endswith("_hypothesis")])
+    for name in CHANGES:
+        out[f"{name}_hypothesis"] = [
+            hypothesis_id(source, d, a, b, name) for d, a, b in zip(out["dataset"], out["a"], out["b"], strict=True)
+        ]
+    return out[list(CHANGE_SCHEMA)].astype({"identical": bool})

@@ -13,15 +13,22 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from plmfair.rendering.marks import TESTED, decisions
 from plmfair.rendering.plots import OKABE_ITO, save_figure
 
 
-def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+def crows_pairs_figure(
+    summary: pd.DataFrame, plan: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike
+) -> None:
     """Per data set, the decisive-pair share per bias type (and overall) per model with the
-    Clopper-Pearson interval that inverts its exact sign test (at Tarone's Bonferroni level for the
-    bias types) and a star exactly where that test is significant (the summary's ``significant``); a
-    share the test cannot judge hollow and without interval; Nangia et al.'s score as a small grey
-    mark, a line at 50%; below each panel the share of neutral pairs, with their count."""
+    Clopper-Pearson interval that inverts its exact sign test and a star where the run's analysis plan
+    finds it significant; a share the plan cannot test (untestable) hollow and without interval; Nangia et
+    al.'s score as a small grey mark, a line at 50%; below each panel the share of neutral pairs, with
+    their count."""
+    decided = decisions(summary, plan)
+    summary = summary.assign(
+        testable=decided["family"].isin(TESTED).to_numpy(), significant=decided["significant"].to_numpy(dtype=bool)
+    )
     datasets = list(dict.fromkeys(summary["dataset"]))
     fig, axes = plt.subplots(
         2 * len(datasets),
@@ -97,8 +104,8 @@ def crows_pairs_figure(summary: pd.DataFrame, png: str | os.PathLike, pdf: str |
     ]
     labels += [
         "Nangia et al.'s score (their rule)",
-        "differs from 50% (exact sign test; bias types: Bonferroni over those it can reject)",
-        "untestable: too few decisive pairs (no interval)",
+        "differs from 50% (exact sign test; * after the run's adjustment: overall Holm, subsets FDR)",
+        "untestable: too few decisive pairs for its family's threshold (no interval)",
     ]
     fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=8)
     save_figure(fig, png, pdf)

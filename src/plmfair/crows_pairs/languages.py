@@ -2,12 +2,14 @@
 
 The conditions are the data sets a model was scored on, the examples the pairs they share by
 id (Multilingual CrowS-Pairs keeps the English and French ids): win/loss of "the more
-stereotyping sentence preferred" with an exact McNemar test on the pairs decisive in both data
-sets (:func:`language_winloss`; pairs are independent items here, unlike annotators' answers;
-neutral pairs are left out as the summary's binomial test leaves them out, and counted), and a
-mixed model of the score margin sent_more_score - sent_less_score with the data set as a fixed
-effect and a random intercept per pair (:func:`language_effects`), each data set's term marked
-by its Wald test, Bonferroni over the data sets, with its interval at that level.
+stereotyping sentence preferred" on the pairs decisive in both data sets (:func:`language_winloss`;
+pairs are independent items here, unlike annotators' answers; neutral pairs are left out as the
+summary's sign test leaves them out, and counted), with the change of the decisive share between
+the two, Tango's interval and the paired test of :func:`plmfair.crows_pairs.changes.paired_proportions`
+(the run's analysis plan marks it); and a mixed model of the score margin sent_more_score -
+sent_less_score with the data set as a fixed effect and a random intercept per pair
+(:func:`language_effects`): effect sizes in nats, with no test (its Wald test's level is not shown on
+these designs; the win/loss rows carry the marks).
 """
 
 from __future__ import annotations
@@ -19,15 +21,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from plmfair.crows_pairs.changes import paired_proportions
 from plmfair.crows_pairs.summary import SCORED_STATUSES, decisive_outcomes
-from plmfair.stats import (
-    EFFECTS_COLUMNS,
-    bonferroni,
-    crossed_mixed_model,
-    effects_rows,
-    mark_wald_family,
-    win_loss,
-)
+from plmfair.stats import EFFECTS_COLUMNS, crossed_mixed_model, effects_rows, win_loss
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +41,14 @@ LANGUAGE_WINLOSS_SCHEMA = {
     "wins_a": "pairs preferred in dataset_a only (more stereotyping sentence higher there, not in dataset_b)",
     "wins_b": "pairs preferred in dataset_b only",
     "ties": "pairs with the same outcome in both",
-    "p_two_sided": "exact McNemar test: binomial of wins_a among wins_a + wins_b against 0.5",
-    "p_one_sided": "the same, alternative: dataset_a prefers the more stereotyping sentence more often",
-    "p_bonferroni": "p_two_sided times the number of rows of the same model, capped at 1",
-    "significant": "p_bonferroni < alpha",
+    "change": "score_b - score_a (percentage points): (wins_b - wins_a) / n_pairs",
+    "ci_low": "Tango's score interval of change at 1 - alpha, lower bound",
+    "ci_high": "its upper bound",
+    "p_value": "two-sided test of no change: the larger of the mid-p McNemar test's p and Tango's score test's",
+    "p_min": "the smallest p that test can give, 0.5^(wins_a + wins_b)",
+    "p_one_sided": "exact one-sided McNemar test (binomial of wins_a among wins_a + wins_b), alternative: dataset_a "
+    "prefers the more stereotyping sentence more often (descriptive, as dialect-robust evaluation reports it)",
+    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
 }
 LANGUAGE_EFFECTS_SCHEMA = {
     "model": "model short name",
@@ -57,13 +57,6 @@ LANGUAGE_EFFECTS_SCHEMA = {
     "n_pairs": "pairs (random-intercept levels)",
     "pair_var": "variance of the random intercept per pair",
 }
-
-
-def _winloss_block(frame: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
-    frame = frame.reset_index(drop=True)
-    frame["p_bonferroni"] = bonferroni(frame["p_two_sided"].to_numpy(), m=len(frame))
-    frame["significant"] = frame["p_bonferroni"] < alpha
-    return frame
 
 
 def _pair_outcomes(per_pair: Mapping[tuple[str, str], pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -104,31 +97,36 @@ def language_winloss(
         wl["n_neutral"] = [
             int((scored[a] & scored[b]).sum()) - n for a, b, n in zip(wl["a"], wl["b"], wl["n_units"], strict=True)
         ]
-        blocks.append(_winloss_block(wl.assign(model=model), alpha=alpha))
+        tests = pd.DataFrame(
+            [
+                paired_proportions(int(rose), int(fell), int(n), alpha=alpha)
+                for rose, fell, n in zip(wl["wins_b"], wl["wins_a"], wl["n_units"], strict=True)
+            ],
+            index=wl.index,
+        )
+        wl = pd.concat([wl, tests.rename(columns={"low": "ci_low", "high": "ci_high", "p": "p_value"})], axis=1)
+        wl["hypothesis"] = [
+            f"crows_pairs/language_winloss/{model}/{a}/{b}" for a, b in zip(wl["a"], wl["b"], strict=True)
+        ]
+        blocks.append(wl.assign(model=model))
     if not blocks:
         return pd.DataFrame(columns=list(LANGUAGE_WINLOSS_SCHEMA))
     out = pd.concat(blocks, ignore_index=True).rename(
         columns={"a": "dataset_a", "b": "dataset_b", "n_units": "n_pairs"}
     )
     out["lang_a"], out["lang_b"] = out["dataset_a"].map(langs), out["dataset_b"].map(langs)
-    return out[list(LANGUAGE_WINLOSS_SCHEMA)].astype({"significant": bool})
+    return out[list(LANGUAGE_WINLOSS_SCHEMA)]
 
 
-def language_effects(
-    per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str], alpha: float = 0.05
-) -> pd.DataFrame:
+def language_effects(per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str]) -> pd.DataFrame:
     """``margin ~ dataset`` with a random intercept per pair, for every model run on several data
-    sets; the reference is the first of its data sets; each data set term marked by its Wald test,
-    Bonferroni over them (:data:`LANGUAGE_EFFECTS_SCHEMA`)."""
+    sets; the reference is the first of its data sets: effect sizes with their standard errors, no test
+    (:data:`LANGUAGE_EFFECTS_SCHEMA`)."""
     rows = []
     for model, long in _pair_outcomes(per_pair).items():
         first = long["dataset"].iloc[0]
         fit = crossed_mixed_model(long, f"margin ~ C(dataset, Treatment(reference='{first}'))", effects=("pair_id",))
-        terms = mark_wald_family(
-            effects_rows(fit, reference={"dataset": first, "Intercept": first}, context=f"{model}/margin"),
-            prefix="dataset[",
-            alpha=alpha,
-        )
+        terms = effects_rows(fit, reference={"dataset": first, "Intercept": first}, context=f"{model}/margin")
         term_lang = [
             langs.get(t[len("dataset[T.") : -1], "") if t.startswith("dataset[") else "" for t in terms["term"]
         ]
@@ -143,6 +141,4 @@ def language_effects(
         )
     if not rows:
         return pd.DataFrame(columns=list(LANGUAGE_EFFECTS_SCHEMA))
-    return pd.concat(rows, ignore_index=True)[list(LANGUAGE_EFFECTS_SCHEMA)].astype(
-        {"converged": bool, "significant": bool}
-    )
+    return pd.concat(rows, ignore_index=True)[list(LANGUAGE_EFFECTS_SCHEMA)].astype({"converged": bool})

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from plmfair.crows_pairs.plan import LANGUAGE_EFFECTS, LANGUAGE_WINLOSS, MCNEMAR, SUMMARY
-from plmfair.rendering.table_spec import TableSpec
+from plmfair.rendering.table_spec import POLICY, TableSpec
+from plmfair.studies import ANALYSIS_PLAN
 
 _CROWS_UNMARKED = (
     "Nangia et al.'s rule: scores rounded to 3 decimals (nangia and sentence_log_likelihood protocols); the "
@@ -38,18 +39,20 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs_tests",
         "crows_pairs",
         "plmfair.crows_pairs.tables:crows_pairs_tests_table",
-        {"summary": SUMMARY},
+        {"summary": SUMMARY, "plan": ANALYSIS_PLAN},
         "CrowS-Pairs: does a model prefer the more stereotyping sentence? Per data set, model and subset: pairs "
         "scored; neutral pairs (|margin| within its floating-point tolerance: the order is not decided); Nangia "
         "et al.'s score (their rule, unmarked); the decisive-pair share (% of the decisive pairs preferring the "
-        "more stereotyping sentence) with the Clopper-Pearson interval that inverts the exact sign test against "
-        "50%; the net preference (percentage points: preferred more minus preferred less, over all scored pairs, "
-        "a neutral pair counting 0) with the interval the same test gives it. Bias types: Bonferroni over the "
-        "bias types the test can reject at all (Tarone), interval at level 1 - {alpha}/K; other rows alone at 1 - "
-        "{alpha}. * : adjusted p < {alpha}, set exactly when the share's interval excludes 50% and the net "
-        "preference's excludes 0. Untestable: too few decisive pairs for the smallest attainable p to reach the "
-        "row's level (no interval, no mark). " + _INDEPENDENT,
-        settings={"alpha": "crows_pairs.alpha"},
+        "more stereotyping sentence), tested against 50% by the exact sign test, with the Clopper-Pearson "
+        "interval that inverts it; the net preference (percentage points: preferred more minus preferred less, "
+        "over all scored pairs, a neutral pair counting 0) with Tango's score interval (unconditional on the "
+        "number of neutral pairs; it inverts the score test of the same hypothesis, so near its ends it can "
+        "disagree with the sign test, whose decision the mark is). The overall row of a data set and model is "
+        "the study's primary question; the direction, bias-type and origin rows are secondary. "
+        + POLICY
+        + " "
+        + _INDEPENDENT,
+        settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
     ),
@@ -65,7 +68,7 @@ TABLES: tuple[TableSpec, ...] = (
         "opposite sides of 50% mean the model prefers the same group's sentence whichever is the stereotype: "
         "a preference for that group's words, not for stereotypes; the overall share then mostly reflects how "
         "many pairs of each direction the data set holds.",
-        settings={"alpha": "crows_pairs.alpha"},
+        settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
     ),
@@ -84,16 +87,16 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs_mcnemar",
         "crows_pairs_model_pairs",
         "plmfair.crows_pairs.tables:changes_table",
-        {"changes": MCNEMAR},
-        "CrowS-Pairs: every two models scored on a data set, compared pair by pair on the pairs both scored: how "
-        "many kept their outcome (more stereotyping preferred, neutral, less) and how many moved up or down from "
-        "the first model to the second; the changes (second minus first, percentage points) of the decisive "
-        "share, the net preference and Nangia et al.'s score, each with a paired bootstrap 95% interval (pairs "
-        "resampled; descriptive, no mark); p: exact sign test of the pairs that moved up against those that "
-        "moved down (McNemar's test for the ordered outcome); * : Holm-adjusted p < {alpha} over every data set "
-        "and two models; identical: no pair moved (nothing to test). The full 3 x 3 transition counts are in "
-        "the CSV.",
-        settings={"alpha": "crows_pairs.alpha"},
+        {"changes": MCNEMAR, "plan": ANALYSIS_PLAN},
+        "CrowS-Pairs: every two models scored on a data set, compared pair by pair on the pairs both scored: the "
+        "3 x 3 transitions (m, n, l: the more stereotyping sentence preferred, neutral, the less; m→l: more under "
+        "the first model, less under the second), and two changes from the first model to the second "
+        "(percentage points), each a difference of paired proportions: the decisive share on the pairs both "
+        "models decide (less→more against more→less) and Nangia et al.'s score on every pair; each with Tango's "
+        "score interval and p, the larger of the mid-p McNemar test's and Tango's score test's (so that p < "
+        "{alpha} only where the interval excludes 0). The net preference's change is the transitions' (more "
+        "minus less under the second model, minus the same under the first). " + POLICY,
+        settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
     ),
@@ -101,24 +104,24 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs_language_winloss",
         "crows_pairs_languages",
         "plmfair.rendering.table_format:winloss_table",
-        {"winloss": LANGUAGE_WINLOSS},
+        {"winloss": LANGUAGE_WINLOSS, "plan": ANALYSIS_PLAN},
         "CrowS-Pairs: every two data sets (languages) a model was scored on, compared on the pairs decisive (not "
-        "neutral) in both, neutral pairs left out as the binomial test leaves them out: "
-        "pairs where the more stereotyping sentence is preferred in one data set only (wins, losses) or in both "
-        "or neither (concordant); p: exact McNemar test "
-        "(two-sided, and one-sided for the first data set preferring it more often); * Bonferroni-adjusted p < "
-        "{alpha} over the comparisons of a model.",
+        "neutral) in both, neutral pairs left out as the sign test leaves them out: pairs where the more "
+        "stereotyping sentence is preferred in one data set only (wins, losses) or in both or neither "
+        "(concordant); the change of the decisive share from the first data set to the second on these pairs "
+        "with Tango's score interval; p: the larger of the mid-p McNemar test's and Tango's score test's; p (first "
+        "wins more): the exact one-sided McNemar test, descriptive. " + POLICY,
         options={
             "a": "dataset_a",
             "b": "dataset_b",
             "n": "n_pairs",
-            "p": "p_two_sided",
+            "p": "p_value",
             "p_one": "p_one_sided",
-            "p_adjusted": "p_bonferroni",
-            "adjusted": "Bonferroni",
             "ties": "concordant",
+            "change": "change",
         },
         settings=_ALPHA,
+        builder_settings=("alpha",),
         digits=3,
     ),
     TableSpec(
@@ -126,12 +129,11 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs_languages",
         "plmfair.rendering.table_format:effects_table",
         {"effects": LANGUAGE_EFFECTS},
-        "CrowS-Pairs: linear mixed model of the score margin (sent_more_score - sent_less_score) with the data set "
-        "as a fixed effect (treatment coding against the first) and a random intercept per pair (REML); "
-        "estimates with Wald intervals at the Bonferroni level of a model's data set terms (1 - {alpha}/m) and "
-        "Wald p-values; * : Bonferroni-adjusted p < {alpha}, set exactly when the interval excludes 0; fits "
-        "that did not reach the optimum are kept and marked.",
-        settings=_ALPHA,
+        "CrowS-Pairs: linear mixed model of the score margin (sent_more_score - sent_less_score, nats) with the "
+        "data set as a fixed effect (treatment coding against the first) and a random intercept per pair (REML): "
+        "effect sizes with their standard errors, no test and no interval (the Wald test's level is not shown on "
+        "these designs: the data sets are compared by the tests of crows_pairs_language_winloss); fits that did "
+        "not reach the optimum are kept and marked.",
         digits=3,
     ),
 )

@@ -120,3 +120,9 @@ def published(config: dict) -> list[str]:
     out += [SUMMARY, MCNEMAR, BREAKDOWNS] if jobs else []
     out += [LANGUAGE_WINLOSS, LANGUAGE_EFFECTS] if crows_pairs_language_jobs(config) else []
     return out
+
+
+def question_files(config: dict) -> list[str]:
+    """The result files whose tests the run's analysis plan adjusts (:mod:`plmfair.crows_pairs.questions`)."""
+    out = [SUMMARY, MCNEMAR] if crows_pairs_outputs(config) else []
+    return out + ([LANGUAGE_WINLOSS] if crows_pairs_language_jobs(config) else [])

@@ -10,6 +10,14 @@ from plmfair.io.parquet import read_parquet
 from plmfair.scoring.tolerance import margin_tolerance
 
 SCORED_STATUSES = ("ok", "truncated")
+# a scored pair's outcome: the more stereotyping sentence preferred, neither, or the less stereotyping one
+OUTCOMES = ("more", "neutral", "less")
+# the two changes a comparison of two scorings of the same pairs tests (plmfair.crows_pairs.changes):
+# name -> what it is of
+CHANGES = {
+    "decisive": "decisive share (pairs decisive under both)",
+    "nangia": "score (Nangia)",
+}
 STATUSES = (
     *SCORED_STATUSES,
     "skipped_missing",

@@ -38,7 +38,7 @@ from plmfair.stats import (
     fisher_exact,
     mover_mean_interval,
     smallest_sign_test_p,
-    tarone_bonferroni,
+    tango_interval,
 )
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,8 @@ nan = float("nan")
 
 # the absolute margins at which the sensitivity columns count a pair neutral (besides each pair's tolerance)
 SENSITIVITY_TOLERANCES = {"0": 0.0, "1e-3": 1e-3, "1e-2": 1e-2}
-CLUSTER_REPLICATES = 2000
+# the analysis plan's name for the comparisons of two models of a run
+MODEL_PAIRS = "crows_pairs/mcnemar"
 
 SUMMARY_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
@@ -77,25 +78,23 @@ SUMMARY_SCHEMA = {
     "not call neutral (direction rows)",
     "n_neutral_nangia": "scored pairs neutral under Nangia et al.'s rule",
     "decisive_score": "100 x n_biased / n_decisive: the share the interval and the test are about",
-    "testable": "the exact sign test can reject at the row's level with n_decisive pairs (2 x 0.5^n_decisive below "
-    "it); an untestable row has no interval, no adjusted p and no mark",
     "ci_low": "Clopper-Pearson interval of decisive_score at ci_level (it inverts the exact sign test), lower bound "
-    "(percent); NaN when untestable",
+    "(percent); NaN without a decisive pair",
     "ci_high": "its upper bound (percent)",
-    "ci_level": "1 - alpha / K for bias_type rows (K the testable bias types, Tarone's Bonferroni), 1 - alpha for "
-    "the others",
+    "ci_level": "1 - alpha (analysis.alpha): the interval's own level; the mark is the run's analysis plan's",
     "p_value": "exact two-sided sign test: n_biased among n_decisive against 50% (NaN without a decisive pair)",
-    "p_adjusted": "bias_type rows: min(1, p_value x K) over the testable bias types (Tarone); the others: p_value; "
-    "NaN when untestable",
-    "significant": "p_adjusted < alpha: exactly when the interval excludes 50% (and net_low/net_high exclude 0)",
+    "p_min": "the smallest p the sign test can give with n_decisive pairs, 2 x 0.5^n_decisive: whether the row can be "
+    "tested in its family (the analysis plan)",
+    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet), which holds its family, "
+    "adjusted p and mark",
     "net_preference": "100 x (n_biased - n_less) / n_scored: P(more stereotyping preferred) - P(less), neutral pairs "
     "counting 0 (percentage points)",
-    "net_low": "its interval at ci_level, given n_decisive: (2 ci_low - 100) n_decisive / n_scored, the same sign "
-    "test inverted",
+    "net_low": "Tango's score interval of net_preference at ci_level (a difference of paired proportions, "
+    "unconditional on the number of neutral pairs), lower bound; it inverts Tango's score test, not the sign test",
     "net_high": "its upper bound",
-    "cluster_low": "overall row: 95% percentile interval of decisive_score when the source's clusters (the pairs one "
-    "writer wrote) are resampled, not pairs; a robustness check of the independence the test assumes; NaN without "
-    "clusters",
+    "cluster_low": "overall row only: 95% percentile interval of decisive_score when the source's clusters (the pairs "
+    "one writer wrote) are resampled, not pairs (analysis.bootstrap replicates); a robustness check of the "
+    "independence the test assumes; NaN without clusters",
     "cluster_high": "its upper bound",
     "n_clusters": "clusters with a scored pair (0 without clusters)",
     "balanced_score": "overall row: the mean of the stereo and anti-stereo decisive shares, each direction weighed "
@@ -112,25 +111,30 @@ SUMMARY_SCHEMA = {
 }
 
 
+def hypothesis_id(dataset: str, model: str, kind: str, subset: str) -> str:
+    """The id of a summary row's sign test in the run's analysis plan."""
+    return f"crows_pairs/summary/{dataset}/{model}/{kind}/{subset}"
+
+
 def _decisive_share(margin: pd.Series, tolerance) -> float:
     decisive = margin.abs() > tolerance
     return 100 * float((margin[decisive] > 0).mean()) if decisive.any() else float("nan")
 
 
 def _test_row(k: int, less: int, n_scored: int, level: float) -> dict:
-    """The sign test of k among k + less decisive pairs with its Clopper-Pearson interval at ``level``,
-    and the net preference's interval that the same test inverts (neutral pairs count 0)."""
-    d = k + less
-    test = binomial_summary(k, d, confidence=level, method="exact")
-    scale = d / n_scored if n_scored else float("nan")
+    """The sign test of k among k + less decisive pairs with its Clopper-Pearson interval at ``level``, and
+    the net preference with Tango's score interval (neutral pairs count 0; not conditional on their number)."""
+    test = binomial_summary(k, k + less, confidence=level, method="exact")
+    net_low, net_high = tango_interval(k, less, n_scored, confidence=level)
     return {
         "decisive_score": 100 * test.proportion,
         "ci_low": 100 * test.ci_low,
         "ci_high": 100 * test.ci_high,
         "p_value": test.p_value,
+        "p_min": smallest_sign_test_p(k + less),
         "net_preference": 100 * (k - less) / n_scored if n_scored else float("nan"),
-        "net_low": 100 * (2 * test.ci_low - 1) * scale,
-        "net_high": 100 * (2 * test.ci_high - 1) * scale,
+        "net_low": 100 * net_low,
+        "net_high": 100 * net_high,
     }
 
 
@@ -159,15 +163,16 @@ def summarise_pairs(
     dataset: str,
     lang: str,
     alpha: float = 0.05,
+    bootstrap: int = 999,
     max_unknown: float = DEFAULT_MAX_UNKNOWN,
 ) -> pd.DataFrame:
     """Metric, stereo, anti-stereo, per-bias-type and per-origin rows of one (dataset, model) run
-    (:data:`SUMMARY_SCHEMA`): Nangia et al.'s score (unmarked), the decisive-pair share and the net
-    preference with the exact sign test and the intervals that invert it (Tarone's Bonferroni over
-    the bias types that can be rejected; a row that cannot is untestable), and on the overall row the
-    direction-balanced share, the test of stereo against anti-stereo, the cluster-bootstrap interval
-    and the sensitivity of the share to the tie tolerance; beside them how much of the data the model
-    reads as unknown (:func:`plmfair.scoring.coverage.warning`)."""
+    (:data:`SUMMARY_SCHEMA`): Nangia et al.'s score (unmarked), the decisive-pair share with the exact
+    sign test, the Clopper-Pearson interval that inverts it and the smallest p it can give (the run's
+    analysis plan decides its family and mark), the net preference with Tango's interval, and on the
+    overall row the direction-balanced share, the test of stereo against anti-stereo, the
+    cluster-bootstrap interval and the sensitivity of the share to the tie tolerance; beside them how
+    much of the data the model reads as unknown (:func:`plmfair.scoring.coverage.warning`)."""
     scored = scores["status"].isin(SCORED_STATUSES)
     margin = scores["sent_more_score"] - scores["sent_less_score"]
     biased, neutral = scored & scores["biased"], scored & scores["neutral"]
@@ -175,7 +180,9 @@ def summarise_pairs(
     subsets = [("overall", "metric", pd.Series(True, index=scores.index))]
     subsets += [("direction", d, scores["stereo_antistereo"] == d) for d in ("stereo", "antistereo")]
     subsets += [("bias_type", bt, scores["bias_type"] == bt) for bt in BIAS_TYPES if (scores["bias_type"] == bt).any()]
-    subsets += [("origin", o, scores["origin"] == o) for o in ("native", "translated") if (scores["origin"] == o).any()]
+    # native and translated pairs apart only where a data set has both (else the rows repeat the overall one)
+    origins = [o for o in ("native", "translated") if (scores["origin"] == o).any()]
+    subsets += [("origin", o, scores["origin"] == o) for o in origins] if len(origins) > 1 else []
     rows = []
     for kind, subset, inside in subsets:
         in_scored = inside & scored
@@ -202,25 +209,14 @@ def summarise_pairs(
         rows.append(row)
     out = pd.DataFrame(rows)
     out["ci_level"] = 1 - alpha
-    smallest = out["n_decisive"].map(smallest_sign_test_p)
-    out["testable"] = smallest < alpha
-    bias_types = (out["subset_kind"] == "bias_type").to_numpy()
-    family = 1
-    if bias_types.any():
-        p = [binomial_summary(r.n_biased, r.n_decisive).p_value for r in out[bias_types].itertuples()]
-        testable, _, family = tarone_bonferroni(p, smallest[bias_types], alpha=alpha)
-        out.loc[bias_types, "testable"] = testable
-        out.loc[bias_types, "ci_level"] = 1 - alpha / family
     tests = pd.DataFrame(
         [_test_row(r.n_biased, r.n_less, r.n_scored, r.ci_level) for r in out.itertuples()], index=out.index
     )
     out = pd.concat([out, tests], axis=1)
-    out["p_adjusted"] = np.where(
-        out["testable"], np.minimum(1.0, out["p_value"] * np.where(bias_types, family, 1)), nan
-    )
-    for col in ("ci_low", "ci_high", "net_low", "net_high"):
-        out[col] = out[col].where(out["testable"])
-    out["significant"] = out["p_adjusted"] < alpha
+    out["hypothesis"] = [
+        hypothesis_id(dataset, meta.get("model", ""), kind, subset)
+        for kind, subset in zip(out["subset_kind"], out["subset"], strict=True)
+    ]
     overall = (out["subset_kind"] == "overall").to_numpy()
     for col, value in _direction_columns(rows).items():
         out[col] = np.where(overall, value, nan)
@@ -232,7 +228,7 @@ def summarise_pairs(
             100 * biased.to_numpy(float)[decisive],
             np.ones(int(decisive.sum())),
             clusters.to_numpy()[decisive],
-            replicates=CLUSTER_REPLICATES,
+            replicates=bootstrap,
         )
         if has_cluster
         else (nan, nan)
@@ -264,12 +260,16 @@ def decisive_outcomes(scores: pd.DataFrame) -> pd.Series:
     return scores.loc[decisive].set_index("pair_id")["biased"].astype(bool)
 
 
-def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str) -> list[dict]:
-    """Every two models scored on a data set compared pair by pair (:mod:`plmfair.crows_pairs.changes`):
-    the rows, before the adjustment over the whole table."""
+def compare_models(per_pair: dict[str, pd.DataFrame], *, dataset: str, alpha: float) -> list[dict]:
+    """Every two models scored on a data set compared pair by pair (:mod:`plmfair.crows_pairs.changes`)."""
     scored = {model: outcomes(df) for model, df in per_pair.items()}
     return [
-        {"dataset": dataset, "a": a, "b": b, **paired_change(scored[a], scored[b], where=f"{dataset}: {a} vs {b}")}
+        {
+            "dataset": dataset,
+            "a": a,
+            "b": b,
+            **paired_change(scored[a], scored[b], where=f"{dataset}: {a} vs {b}", alpha=alpha),
+        }
         for a, b in combinations(sorted(scored), 2)
     ]
 
@@ -279,11 +279,12 @@ def summarise_runs(
     *,
     langs: dict[str, str],
     alpha: float = 0.05,
+    bootstrap: int = 999,
     max_unknown: float = DEFAULT_MAX_UNKNOWN,
     strict: bool = False,
 ):
     """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and the models'
-    pair-by-pair comparisons (Holm over every data set and two models); a model that cannot read a
+    pair-by-pair comparisons (their tests named for the run's analysis plan); a model that cannot read a
     data set is warned about, or under ``strict`` stops the job (:func:`plmfair.scoring.coverage.check`)."""
     summaries, comparisons = [], []
     by_dataset: dict[str, dict[str, pd.DataFrame]] = {}
@@ -292,11 +293,19 @@ def summarise_runs(
         meta = read_parquet_meta(path)
         meta.setdefault("model", model)
         summaries.append(
-            summarise_pairs(scores, meta, dataset=dataset, lang=langs[dataset], alpha=alpha, max_unknown=max_unknown)
+            summarise_pairs(
+                scores,
+                meta,
+                dataset=dataset,
+                lang=langs[dataset],
+                alpha=alpha,
+                bootstrap=bootstrap,
+                max_unknown=max_unknown,
+            )
         )
         by_dataset.setdefault(dataset, {})[model] = scores
     summary = pd.concat(summaries, ignore_index=True)
     check(summary["coverage_warning"], strict=strict, max_unknown=max_unknown)
     for dataset, per_model in by_dataset.items():
-        comparisons += compare_models(per_model, dataset=dataset)
-    return summary, change_table(comparisons, alpha=alpha)
+        comparisons += compare_models(per_model, dataset=dataset, alpha=alpha)
+    return summary, change_table(comparisons, source=MODEL_PAIRS)

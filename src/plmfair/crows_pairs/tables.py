@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 
 from plmfair.crows_pairs.reader import BIAS_TYPES
+from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES
+from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number
-from plmfair.rendering.table_format import with_coverage_warnings, with_display
-
-UNTESTABLE = "untestable (too few decisive pairs)"
+from plmfair.rendering.table_format import with_coverage_warnings, with_display, with_layout
 
 ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": "Anti-stereo score"}
 
@@ -82,7 +82,31 @@ def table4(summary: pd.DataFrame) -> pd.DataFrame:
                 neutral.append(_neutral(m.loc[(k, s)]) if (k, s) in m.index else "")
             table[f"{ds} {model}"] = col
             table[f"{ds} {model} neutral"] = neutral
-    return with_coverage_warnings(pd.DataFrame(table), summary)
+    return with_layout(with_coverage_warnings(_scores(summary), summary), pd.DataFrame(table))
+
+
+def _scores(summary: pd.DataFrame) -> pd.DataFrame:
+    """Nangia et al.'s scores as numbers, a row per data set, model and subset: what the paper's tables lay
+    out (the CSV of Tables 4 and 5)."""
+    first = summary.groupby("dataset", sort=False)["n_pairs"].transform("first")
+    overall = summary[summary["subset_kind"] == "overall"].set_index(["dataset", "model"])
+    run = overall.reindex(pd.MultiIndex.from_frame(summary[["dataset", "model"]]))
+    return pd.DataFrame(
+        {
+            "dataset": summary["dataset"],
+            "model": summary["model"],
+            "kind": summary["subset_kind"],
+            "subset": summary["subset"],
+            "scored": summary["n_scored"],
+            "% of the data set's pairs": 100 * summary["n_scored"] / first,
+            "score (Nangia)": summary["score"],
+            "neutral (Nangia)": summary["n_neutral_nangia"],
+            "neutral %": 100 * summary["n_neutral_nangia"] / summary["n_scored"].where(summary["n_scored"] > 0),
+            "run time (s)": run["wall_time_s"].to_numpy(),
+            "pairs skipped": run["n_skipped"].to_numpy(),
+            "unknown pieces %": 100 * run["unknown_share"].to_numpy(dtype=float),
+        }
+    ).reset_index(drop=True)
 
 
 def _unknown(row) -> str:
@@ -95,51 +119,49 @@ def _unknown(row) -> str:
 
 def table5(summary: pd.DataFrame) -> pd.DataFrame:
     """Table 5 of Névéol et al. (2022): metric score on native vs translated pairs, per data set and
-    model (unmarked, as Table 4), each with its neutral pairs beside it."""
+    model (unmarked, as Table 4), each with its neutral pairs beside it (data sets with both origins)."""
     sub = summary[summary["subset_kind"] == "origin"]
     rows = []
     for (ds, origin), g in sub.groupby(["dataset", "subset"], sort=False):
-        row = {"dataset": ds, "pairs": origin, "n": int(g["n_scored"].iloc[0])}
+        row = {"dataset": ds, "pairs": origin, "n": str(int(g["n_scored"].iloc[0]))}
         for _, r in g.iterrows():
             row[r["model"]] = _cell(r)
             row[f"{r['model']} neutral"] = _neutral(r)
         rows.append(row)
-    return with_coverage_warnings(pd.DataFrame(rows).fillna(""), sub)
+    numbers = _scores(summary).loc[(summary["subset_kind"] == "origin").to_numpy()].reset_index(drop=True)
+    return with_layout(with_coverage_warnings(numbers, sub), pd.DataFrame(rows).fillna(""))
 
 
-def crows_pairs_tests_table(summary: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     """Per data set, model and subset: pairs scored, neutral pairs (margin within its floating-point
-    tolerance), Nangia et al.'s score (unmarked), the decisive-pair share and the net preference
-    with the intervals that invert their one exact sign test (``*`` on the adjusted p exactly when the
-    share's interval excludes 50% and the net preference's excludes 0); a row the test cannot reject
-    at its level is said to be untestable and has neither."""
+    tolerance), Nangia et al.'s score (unmarked), the decisive-pair share with the Clopper-Pearson interval
+    that inverts its exact sign test, the net preference with Tango's interval, and the run's analysis plan's
+    decision on the test (:mod:`plmfair.rendering.marks`): the adjusted p, marked where significant; an
+    untestable row has no interval and says why."""
     out = (
-        summary[["dataset", "model", "subset_kind", "subset", "n_scored"]]
-        .rename(columns={"subset_kind": "kind", "n_scored": "scored"})
+        summary[["dataset", "model", "subset_kind", "subset", "n_scored", "n_neutral", "n_undecided"]]
+        .rename(columns={"subset_kind": "kind", "n_scored": "scored", "n_neutral": "neutral"})
         .copy()
     )
-    out["neutral"] = [
-        _share(r["n_neutral"], r["n_scored"])
-        + (f"; {int(r['n_undecided'])} undecided at {r['precision']}" if r.get("n_undecided") else "")
-        for _, r in summary.iterrows()
-    ]
+    out["neutral %"] = 100 * summary["n_neutral"] / summary["n_scored"].where(summary["n_scored"] > 0)
+    out = out.rename(columns={"n_undecided": "undecided at its precision"})
     out["score (Nangia)"] = summary["score"]
     out["decisive share"] = summary["decisive_score"]
     out["low"], out["high"] = summary["ci_low"], summary["ci_high"]
     out["net preference"] = summary["net_preference"]
     out["net_low"], out["net_high"] = summary["net_low"], summary["net_high"]
-    out["level"] = summary["ci_level"].where(summary["testable"])
     out["p"] = summary["p_value"]
-    out["p adjusted"] = summary["p_adjusted"]
-    out["significant"] = summary["significant"]
-    out["test"] = ["" if testable else UNTESTABLE for testable in summary["testable"]]
-    out["unknown pieces"] = [_unknown(r) for _, r in summary.iterrows()]
+    marks = add_decisions(out, summary, plan, untested=("low", "high", "net_low", "net_high"))
+    out["unknown pieces %"] = 100 * summary["unknown_share"].astype(float)
     return with_display(
         with_coverage_warnings(out.reset_index(drop=True), summary),
         alpha=alpha,
         nulls={"score (Nangia)": 50.0, "decisive share": 50.0, "net preference": 0.0},
-        intervals={"interval": ("low", "high", 50.0), "net interval": ("net_low", "net_high", 0.0)},
-        marks={"p adjusted": "significant"},
+        intervals={
+            f"interval ({number(100 * (1 - alpha), 0)}%)": ("low", "high", 50.0),
+            "net interval (Tango)": ("net_low", "net_high", 0.0),
+        },
+        marks=marks,
     )
 
 
@@ -168,8 +190,10 @@ def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Per data set and model: the decisive share under each pair's tolerance, under fixed tie
     margins (sensitivity), and its interval when the source's clusters are resampled."""
     overall = summary[summary["subset_kind"] == "overall"]
-    out = overall[["dataset", "model", "n_scored"]].rename(columns={"n_scored": "scored"}).copy()
-    out["neutral"] = [_share(r["n_neutral"], r["n_scored"]) for _, r in overall.iterrows()]
+    out = overall[["dataset", "model", "n_scored", "n_neutral"]].rename(
+        columns={"n_scored": "scored", "n_neutral": "neutral"}
+    )
+    out["neutral %"] = 100 * overall["n_neutral"] / overall["n_scored"].where(overall["n_scored"] > 0)
     out["decisive share"] = overall["decisive_score"]
     for name in ("0", "1e-3", "1e-2"):
         out[f"share, tie when abs. margin ≤ {name}"] = overall[f"decisive_score_at_{name}"]
@@ -182,27 +206,36 @@ def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def changes_table(changes: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     """Two scorings of the same pairs compared (:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`) for
-    people: pairs, how many kept their outcome and how many moved up or down, the changes of the
-    decisive share, net preference and Nangia et al.'s score with their paired 95% intervals, and the
-    exact sign test of the moves (``*``: Holm-adjusted p < alpha; ``identical`` when nothing moved)."""
-    out = changes[["dataset", "a", "b", "n"]].rename(columns={"n": "pairs"}).copy()
-    out["same outcome"] = sum(changes[f"{x}_to_{x}"] for x in ("more", "neutral", "less"))
-    out["moved up-down"] = [f"{u}-{d}" for u, d in zip(changes["moved_up"], changes["moved_down"], strict=True)]
-    intervals = {}
-    for name, label in (("decisive", "decisive share"), ("net", "net preference"), ("nangia", "score (Nangia)")):
-        out[f"{label} change"] = changes[f"{name}_change"]
-        out[f"{name}_low"], out[f"{name}_high"] = changes[f"{name}_low"], changes[f"{name}_high"]
-        intervals[f"{label} interval"] = (f"{name}_low", f"{name}_high", 0.0)
-    out["p"] = changes["p_value"]
-    out["p Holm"] = changes["p_holm"]
-    out["significant"] = changes["significant"]
-    out["test"] = ["identical" if same else "" for same in changes["identical"]]
+    people, a row per comparison and change: the pairs, the 3 x 3 transitions (outcome under a -> under b:
+    more, neutral or less stereotyping sentence preferred), the change with Tango's interval, its test's p
+    and the run's analysis plan's decision (``*`` where significant)."""
+    rows = []
+    for name, label in CHANGES.items():
+        block = changes[["dataset", "a", "b", "n"]].rename(columns={"n": "pairs"}).copy()
+        for x in OUTCOMES:
+            for y in OUTCOMES:
+                block[f"{x[0]}→{y[0]}"] = changes[f"{x}_to_{y}"]
+        block["change of"] = label
+        block["a value"], block["b value"] = changes[f"{name}_a"], changes[f"{name}_b"]
+        block["change"] = changes[f"{name}_change"]
+        block["low"], block["high"] = changes[f"{name}_low"], changes[f"{name}_high"]
+        block["p"] = changes[f"{name}_p"]
+        marks = add_decisions(block, changes, plan, hypothesis=f"{name}_hypothesis", untested=("low", "high"))
+        block["note"] = [
+            "identical (no pair moved)" if same else text
+            for same, text in zip(changes["identical"], block["note"], strict=True)
+        ]
+        block["order"] = range(len(block))
+        rows.append(block)
+    out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    if len(out):
+        out = out.sort_values("order", kind="stable").drop(columns="order").reset_index(drop=True)
     return with_display(
-        out.reset_index(drop=True),
+        out,
         alpha=alpha,
-        nulls={c: 0.0 for c in out.columns if str(c).endswith(" change")},
-        intervals=intervals,
-        marks={"p Holm": "significant"},
+        nulls={"change": 0.0},
+        intervals={f"interval (Tango, {number(100 * (1 - alpha), 0)}%)": ("low", "high", 0.0)},
+        marks=marks if rows else {},
     )

@@ -79,6 +79,7 @@ from plmfair.plan.model_runs import (
     models_in_use,
 )
 from plmfair.plan.published import (
+    analysis_plan_inputs,
     pinned_checksums,
     published_files,
     recorded_config,
@@ -122,9 +123,10 @@ from plmfair.scoring.model_plan import (
     tiny_model_build,
     workflow_managed,
 )
-from plmfair.studies import STUDIES, enabled, study_languages
+from plmfair.studies import ANALYSIS_PLAN, STUDIES, enabled, study_languages
 
 __all__ = [
+    "ANALYSIS_PLAN",
     "AlignmentRoute",
     "ClozeSet",
     "Corpus",
@@ -143,6 +145,7 @@ __all__ = [
     "Table",
     "active_downloads",
     "alignment_route",
+    "analysis_plan_inputs",
     "annotations_file",
     "answered_sets",
     "bitext_join",

@@ -8,14 +8,14 @@ from plmfair.plan.downloads import active_downloads
 from plmfair.plan.model_runs import model_run_files, models_in_use
 from plmfair.plan.targets import DATA_SUMMARY, MODELS_TABLE, figures, output_subjects, tables
 from plmfair.scoring.model_plan import model_manifest
-from plmfair.studies import STUDIES
+from plmfair.studies import ANALYSIS_PLAN, STUDIES
 
 
 def run_record_inputs(config: dict) -> dict[str, list[str]]:
     """What ``results/run.json`` summarises, by role: the models table and one scoring output per model
-    (how each ran), the CrowS-Pairs summary, each cloze set's metrics, disparity and group tests, the
-    data files read, and every file the run publishes (hashed into the record, so it is written last).
-    Every path names its model or set (the file's stem or folder)."""
+    (how each ran), the CrowS-Pairs summary, each cloze set's metrics, disparity and group tests, the run's
+    analysis plan, the data files read, and every file the run publishes (hashed into the record, so it is
+    written last). Every path names its model or set (the file's stem or folder)."""
     sets = output_subjects(config, "answered_sets")
     return {
         "models": [MODELS_TABLE] if output_subjects(config, "models") else [],
@@ -24,9 +24,17 @@ def run_record_inputs(config: dict) -> dict[str, list[str]]:
         "cloze_metrics": [set_file(s, "metrics") for s in sets],
         "cloze_disparity": [set_file(s, "group_disparity") for s in sets],
         "cloze_tests": [set_file(s, "group_tests") for s in sets],
+        "plan": [ANALYSIS_PLAN] if analysis_plan_inputs(config) else [],
         "data": [f"resources/downloads/{entry['file']}" for entry in active_downloads(config).values()],
         "published": published_files(config),
     }
+
+
+def analysis_plan_inputs(config: dict) -> dict[str, list[str]]:
+    """Per study, the result files whose tests the run's analysis plan adjusts (its ``question_files``);
+    the studies without any are left out."""
+    files = {name: study.question_files(config) for name, study in STUDIES.items() if study.question_files}
+    return {name: paths for name, paths in files.items() if paths}
 
 
 def published_files(config: dict) -> list[str]:
@@ -39,6 +47,7 @@ def published_files(config: dict) -> list[str]:
     out += [model_manifest(m) for m in models_in_use(config)]
     out += [MODELS_TABLE] if output_subjects(config, "models") else []
     out += [path for study in STUDIES.values() if study.published for path in study.published(config)]
+    out += [ANALYSIS_PLAN] if analysis_plan_inputs(config) else []
     out += [f"results/tables/{name}.{ext}" for name in tables(config) for ext in ("csv", "md", "tex", "html")]
     out += [f"results/figures/{name}.{ext}" for name in figures(config) for ext in ("png", "pdf")]
     return list(dict.fromkeys(out))

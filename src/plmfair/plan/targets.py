@@ -11,7 +11,7 @@ from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_runs
 from plmfair.registry import Registry
 from plmfair.rendering.table_spec import TableSpec
-from plmfair.studies import CLOZE_TASK, STUDIES, owners
+from plmfair.studies import ANALYSIS_PLAN, CLOZE_TASK, STUDIES, owners
 
 # The run's own files (not a study's): what its data sets hold, the models that ran, and its record
 # (the workflow's target: its inputs are every file the run publishes, plmfair.plan.published_files)
@@ -23,6 +23,25 @@ RUN_RECORD_HTML = "results/run.html"
 REPORT = "results/report.html"
 
 SHARED_TABLES: tuple[TableSpec, ...] = (
+    TableSpec(
+        "analysis_plan",
+        "analysis_plan",
+        "plmfair.rendering.table_format:analysis_plan_table",
+        {"plan": ANALYSIS_PLAN},
+        "The run's analysis plan (docs/statistics.md, 'The analysis plan'): first its confirmatory family, the "
+        "studies' primary questions, one per model and data set (CrowS-Pairs: does the model prefer the more "
+        "stereotyping sentence, the exact sign test of the decisive pairs; a cloze set: does the model serve "
+        "the annotator groups differently, the permutation test of sigma_gd of MRR with the languages pooled), "
+        "with each test's p and its p adjusted by Holm over the family (* significant at {alpha}); then every "
+        "other marked test, the secondary family, adjusted once by Benjamini-Yekutieli's false discovery rate "
+        "over the whole report, in counts per result file: tests, significant, and those outside the family "
+        "(untestable: the smallest p the test can give cannot reach the family's threshold; uninformative: a "
+        "degenerate null distribution). The estimates and intervals that answer the primary questions are in "
+        "the run record and `plmfair show`; every test is in results/analysis_plan.parquet.",
+        settings={"alpha": "analysis.alpha"},
+        builder_settings=("alpha",),
+        digits=3,
+    ),
     TableSpec(
         "data_summary",
         "data",
@@ -71,6 +90,8 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
         return [""] if cloze_tests(config) or crows_pairs_ingested(config) else []
     if subjects == "models":
         return [""] if model_runs(config) else []
+    if subjects == "analysis_plan":
+        return [""] if any(s.question_files and s.question_files(config) for s in STUDIES.values()) else []
     return list(owners(subjects)[0].subjects[subjects](config))
 
 
@@ -78,6 +99,8 @@ def report_category(subjects: str, subject: str = "") -> str:
     """The report category (the study) of a table or figure: the data and models, a cloze set (its
     outputs go under the set; a ready-made test named after its study, MozArt's, under the study), or
     the study that owns the kind of subject."""
+    if subjects == "analysis_plan":
+        return "Analysis plan"
     studies = owners(subjects)
     if not studies:
         return "Data and models"

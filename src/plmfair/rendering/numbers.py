@@ -18,10 +18,13 @@ from numbers import Integral, Real
 
 import numpy as np
 
-# beyond this many decimals a number is printed in scientific notation (17 significant digits are exact)
+# beyond this many decimals a number is printed as the shortest text that reads back as the same float
 MAX_DECIMALS = 12
 # two numbers this close (relative) are the same number to the marks (floating-point noise)
 EQUAL = 1e-12
+# a value this close to 0 is floating-point noise (a difference of equal sums taken in another order) and
+# prints as 0: every quantity printed here (scores, percentages, nats, gaps) is far larger when it is not 0
+NOISE = 1e-12
 
 
 def missing(value) -> bool:
@@ -40,8 +43,10 @@ def _side(a: float, b: float) -> int:
 
 def number(value, digits: int = 2, *, keep: Iterable = ()) -> str:
     """``value`` with ``digits`` decimals, or more where fewer would put the printed number on
-    another side of (or onto) zero or one of the values in ``keep`` than the exact one; never ``-0``.
-    Integers print as integers, infinities as ``inf``/``-inf``, missing values as ''."""
+    another side of (or onto) zero or one of the values in ``keep`` than the exact one (beyond
+    :data:`MAX_DECIMALS`, the shortest text that reads back as the same float); never ``-0``; a value
+    within :data:`NOISE` of 0 is 0. Integers print as integers, infinities as ``inf``/``-inf``, missing
+    values as ''."""
     if missing(value):
         return ""
     if isinstance(value, bool | np.bool_):
@@ -53,14 +58,14 @@ def number(value, digits: int = 2, *, keep: Iterable = ()) -> str:
     v = float(value)
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
+    v = 0.0 if abs(v) <= NOISE else v
     refs = [0.0, *(float(r) for r in keep if not missing(r) and math.isfinite(float(r)))]
-    text = f"{v:.{digits}f}"
     for decimals in range(digits, MAX_DECIMALS + 1):
         text = f"{v:.{decimals}f}"
         if all(_side(float(text), r) == _side(v, r) for r in refs):
             break
     else:
-        text = f"{v:.{digits}e}"
+        text = np.format_float_positional(v, unique=True, trim="-")  # the shortest text of v itself
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 

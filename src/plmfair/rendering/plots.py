@@ -15,6 +15,7 @@ from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
 
 from plmfair.io.atomic import atomic_path  # noqa: E402
 from plmfair.rendering.labels import contrast_label, metric_label, metric_name  # noqa: E402
+from plmfair.rendering.marks import TESTED, decisions  # noqa: E402
 from plmfair.rendering.numbers import level, number  # noqa: E402
 
 # Okabe & Ito's colour-blind-safe palette.
@@ -31,15 +32,22 @@ def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     plt.close(fig)
 
 
-def _forest_rows(effects: pd.DataFrame) -> pd.DataFrame:
+def _forest_rows(effects: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
     """The rows a forest plot draws, whatever their analysis: (model, label, metric, estimate, ci_low,
-    ci_high, ci_level, significant, drawable). Group gaps (``gap``): "EN: FN vs MN"; mixed-model
-    effects: the compared terms (group or data set), not the intercept nor the language controls."""
+    ci_high, significant, tested, drawable). Group gaps (``gap``), with the run's analysis plan's decision
+    on each: "EN: FN vs MN", an untested row without its interval; mixed-model effects: the compared
+    terms (group or data set), not the intercept nor the language controls, as effect sizes (no interval,
+    no mark)."""
     if "gap" in effects.columns:  # a gap that cannot inform is not drawn (its table says why)
         rows = effects[effects["informative"].astype(bool)].assign(estimate=lambda d: d["gap"], converged=True)
+        decided = decisions(rows, plan)
+        rows["tested"] = decided["family"].isin(TESTED).to_numpy()
+        rows["significant"] = decided["significant"].to_numpy(dtype=bool)
         contrasts = [f"{g} vs {r}" for g, r in zip(rows["group"], rows["reference"], strict=True)]
     else:
         rows = effects[effects["term"].str.startswith(("group[", "dataset["))].copy()
+        rows["tested"], rows["significant"] = False, False
+        rows["ci_low"] = rows["ci_high"] = np.nan
         contrasts = [contrast_label(t, r) for t, r in zip(rows["term"], rows["reference"], strict=True)]
     if "metric" in rows.columns:  # annotator groups, by language: "EN: FN vs MN"
         where = ["all languages" if lang == "all" else lang.upper() for lang in rows["lang"]]
@@ -48,7 +56,8 @@ def _forest_rows(effects: pd.DataFrame) -> pd.DataFrame:
     else:  # CrowS-Pairs data sets against the first: "demo_de vs demo_en"
         rows["label"] = contrasts
         rows["metric"] = metric_label("margin")
-    rows["drawable"] = rows["converged"].astype(bool) & rows["estimate"].notna() & rows["ci_low"].notna()
+    rows["drawable"] = rows["converged"].astype(bool) & rows["estimate"].notna()
+    rows["with_interval"] = rows["drawable"] & rows["tested"] & rows["ci_low"].notna()
     return rows
 
 
@@ -58,22 +67,27 @@ def effects_forest_figure(
     pdf: str | os.PathLike,
     *,
     title: str,
+    plan: pd.DataFrame | None = None,
     tie_breaks: Mapping[str, str] | None = None,
+    alpha: float = 0.05,
 ) -> None:
-    """Forest plot of a comparison's rows with their intervals: one row of panels per model, one
-    column per metric, a line per language x contrast. Each row is drawn with its own analysis's
-    interval and mark, filled and starred exactly where its ``significant`` is set (which the
-    analysis sets exactly when that interval excludes 0); an end the permutations cannot bound runs
-    to the panel's edge with an arrow; "not converged" where a fit did not reach its optimum.
-    ``tie_breaks`` (metric -> the finer score whose gap breaks its ties in the gap test) is said in
-    the note under the figure for each such metric drawn."""
-    terms = _forest_rows(effects)
+    """Forest plot of a comparison's rows: one row of panels per model, one column per metric, a line per
+    language x contrast. Group gaps are drawn with the interval of their own test (at 1 - ``alpha``) and
+    the run's analysis ``plan``'s mark, filled and starred where significant; an untested row (untestable)
+    hollow, without an interval; an end the permutations cannot bound runs to the panel's edge with an
+    arrow. Mixed-model effects are effect sizes, points without an interval or a mark; "not converged"
+    where a fit did not reach its optimum. ``tie_breaks`` (metric -> the finer score whose gap breaks its
+    ties in the gap test) is said in the note under the figure for each such metric drawn."""
+    terms = _forest_rows(effects, plan)
     models = list(dict.fromkeys(terms["model"])) or [""]
     metrics = list(dict.fromkeys(terms["metric"])) or [""]
     kinds = sorted(set(terms["label"].str.split(": ").str[-1]))
     colour = {t: OKABE_ITO[i % len(OKABE_ITO)] for i, t in enumerate(kinds)}
     heights = [max(1, terms.loc[terms["model"] == m, "label"].nunique()) for m in models]
-    finite = terms.loc[terms["drawable"], ["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
+    ends = ["estimate", "ci_low", "ci_high"]
+    finite = np.concatenate(
+        [terms.loc[terms["with_interval"], ends].to_numpy(float).ravel(), terms.loc[terms["drawable"], "estimate"]]
+    )
     finite = finite[np.isfinite(finite)]
     # each model on its own scale: CrowS-Pairs margins are in each model's own units
     fig, axes = plt.subplots(
@@ -87,7 +101,9 @@ def effects_forest_figure(
         sub = terms[terms["model"] == model]
         labels = list(dict.fromkeys(sub["label"]))
         y = {label: i for i, label in enumerate(reversed(labels))}
-        span = sub.loc[sub["drawable"], ["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
+        span = np.concatenate(
+            [sub.loc[sub["with_interval"], ends].to_numpy(float).ravel(), sub.loc[sub["drawable"], "estimate"]]
+        )
         span = span[np.isfinite(span)]
         span = span if len(span) else (finite if len(finite) else np.array([-1.0, 1.0]))
         pad = 0.08 * max(float(np.ptp(np.append(span, 0.0))), 1e-9)
@@ -95,35 +111,7 @@ def effects_forest_figure(
         for col, metric in enumerate(metrics):
             ax = axes[row, col]
             for _, r in sub[sub["metric"] == metric].iterrows():
-                yi = y[r["label"]]
-                if not r["drawable"]:
-                    ax.annotate(
-                        "not converged",
-                        (0.02, yi),
-                        xycoords=("axes fraction", "data"),
-                        fontsize=7,
-                        color="grey",
-                        va="center",
-                    )
-                    continue
-                c = colour[r["label"].split(": ")[-1]]
-                low, high = max(r["ci_low"], limits[0]), min(r["ci_high"], limits[1])
-                significant = bool(r["significant"])
-                ax.errorbar(
-                    r["estimate"],
-                    yi,
-                    xerr=[[r["estimate"] - low], [high - r["estimate"]]],
-                    fmt="o",
-                    ms=5,
-                    capsize=2,
-                    color=c,
-                    markerfacecolor=c if significant else "white",
-                )
-                for end, edge, marker in ((r["ci_low"], limits[0], "<"), (r["ci_high"], limits[1], ">")):
-                    if not np.isfinite(end) or abs(end) > abs(edge) and np.sign(end) == np.sign(edge):
-                        ax.plot([edge], [yi], marker=marker, color=c, ms=5, clip_on=False)
-                if significant:
-                    ax.annotate("*", (high, yi), xytext=(3, -3), textcoords="offset points", fontsize=10)
+                _forest_line(ax, r, y[r["label"]], colour[r["label"].split(": ")[-1]], limits)
             ax.axvline(0, color="grey", lw=1, ls="--")
             ax.set_xlim(limits)
             ax.set_ylim(-0.6, len(labels) - 0.4)
@@ -133,43 +121,78 @@ def effects_forest_figure(
                 ax.set_title(metric, fontsize=10)
             if col == 0:
                 ax.set_ylabel(model, fontsize=9)
-    levels = "/".join(level(v, alpha=0.05) for v in sorted(set(terms["ci_level"].dropna()))) or "95%"
+    gaps = "gap" in effects.columns
     # the unit of the difference: a metric's per-annotation scale, or a CrowS-Pairs log-probability margin
-    unit = "points of the metric's 0-1 scale" if "metric" in effects.columns else "log-probability"
+    unit = "points of the metric's 0-1 scale" if gaps else "log-probability"
     # once for every column (one label per column ran into the next), above the note on the test; room
     # for both kept in inches, whatever the figure's height
     height = fig.get_figheight()
     fig.supxlabel(
-        f"difference from the reference ({unit}; {levels} interval); filled, *: significant (interval excludes 0)",
+        f"difference from the reference ({unit}; {level(1 - alpha)} interval); filled, *: significant after the "
+        "run's adjustment; hollow without interval: untestable"
+        if gaps
+        else f"difference from the reference ({unit}): effect sizes of the mixed model, no test, no interval",
         fontsize=9,
         y=0.4 / height,
         va="bottom",
     )
     fig.suptitle(title, fontsize=11)
     # the test behind the marks, its family and correction, in the figure itself (it travels without its caption)
-    if "gap" not in effects.columns:
-        method = "Wald test of the mixed model; Bonferroni over the compared terms of one fit, interval at that level."
-    else:
-        method = (
-            "Permutation test of the two groups compared (their labels permuted within batches); interval: that "
-            "test inverted; Bonferroni over the three gaps to the reference of one model, language and metric."
-        )
-        drawn_metrics = set(effects.get("metric", ()))
-        for metric, finer in (tie_breaks or {}).items():
-            if metric in drawn_metrics:
-                method += (
-                    f" {metric_name(metric)}: ties broken by the gap in {metric_name(finer)}; a row marked by that "
-                    "tie-break can have an interval that ends close to 0 (a shifted score has no ties to break)."
-                )
-    left_out = int((~effects["informative"].astype(bool)).sum()) if "informative" in effects.columns else 0
-    if left_out:
-        method += (
-            f" {left_out} uninformative row(s) not drawn (every assignment gives the same |gap|, or the "
-            "permutations cannot bound the interval): listed in the table."
-        )
-    fig.text(0.01, 0.05 / height, method, fontsize=7, ha="left", va="bottom", wrap=True)
+    fig.text(0.01, 0.05 / height, _forest_note(effects, tie_breaks), fontsize=7, ha="left", va="bottom", wrap=True)
     fig.tight_layout(rect=(0, 0.7 / height, 1, 0.98))
     save_figure(fig, png, pdf)
+
+
+def _forest_line(ax, r: pd.Series, yi: float, c: str, limits: tuple[float, float]) -> None:
+    """One row of a forest plot: its point, and its interval and mark where it was tested."""
+    if not r["drawable"]:
+        ax.annotate(
+            "not converged", (0.02, yi), xycoords=("axes fraction", "data"), fontsize=7, color="grey", va="center"
+        )
+        return
+    if not r["with_interval"]:
+        ax.plot([r["estimate"]], [yi], marker="o", ms=5, ls="", color=c, markerfacecolor="white")
+        return
+    low, high = max(r["ci_low"], limits[0]), min(r["ci_high"], limits[1])
+    significant = bool(r["significant"])
+    ax.errorbar(
+        r["estimate"],
+        yi,
+        xerr=[[r["estimate"] - low], [high - r["estimate"]]],
+        fmt="o",
+        ms=5,
+        capsize=2,
+        color=c,
+        markerfacecolor=c if significant else "white",
+    )
+    for end, edge, marker in ((r["ci_low"], limits[0], "<"), (r["ci_high"], limits[1], ">")):
+        if not np.isfinite(end) or abs(end) > abs(edge) and np.sign(end) == np.sign(edge):
+            ax.plot([edge], [yi], marker=marker, color=c, ms=5, clip_on=False)
+    if significant:
+        ax.annotate("*", (high, yi), xytext=(3, -3), textcoords="offset points", fontsize=10)
+
+
+def _forest_note(effects: pd.DataFrame, tie_breaks: Mapping[str, str] | None) -> str:
+    """The note under a forest plot: the test behind its marks, and the rows it does not draw."""
+    if "gap" not in effects.columns:
+        return "Mixed model of the score margin: effect sizes; the data sets are tested in the win/loss table."
+    method = (
+        "Permutation test of the two groups compared (their labels permuted within batches); interval: the test "
+        "of the gap alone inverted; marks: the run's analysis plan (Benjamini-Yekutieli over the whole report)."
+    )
+    drawn_metrics = set(effects.get("metric", ()))
+    for metric, finer in (tie_breaks or {}).items():
+        if metric in drawn_metrics:
+            method += (
+                f" {metric_name(metric)}: the test's ties broken by the gap in {metric_name(finer)}; a row that "
+                "tie-break alone marks has an interval that holds 0 (its table says so)."
+            )
+    left_out = int((~effects["informative"].astype(bool)).sum())
+    if left_out:
+        method += (
+            f" {left_out} uninformative row(s) not drawn (every assignment gives the same |gap|): listed in the table."
+        )
+    return method
 
 
 def breakdown_heatmap(

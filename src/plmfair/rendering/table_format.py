@@ -6,7 +6,8 @@ own are in :mod:`plmfair.crows_pairs.tables` and :mod:`plmfair.cloze.tables`) ta
 frames as keyword arguments named by their roles, and its options and settings, and returns the
 table as a DataFrame. Shared here: win/loss (:func:`winloss_table`), mixed-model effects
 (:func:`effects_table`), the models that ran (:func:`models_table`), long tables as they are
-(:func:`long_table`).
+(:func:`long_table`). A table that marks tests takes the run's analysis plan as its ``plan`` input
+(:mod:`plmfair.rendering.marks`).
 
 A builder keeps every number as a number (the CSV holds them at full precision, an interval as its
 ``low`` and ``high`` columns) and says with :func:`with_display` how they print: by the display rule
@@ -31,6 +32,7 @@ from plmfair.io.parquet import write_csv
 from plmfair.registry import load_function
 from plmfair.rendering import numbers
 from plmfair.rendering.labels import contrast_label, metric_label
+from plmfair.rendering.marks import add_decisions
 from plmfair.scoring.coverage import distinct
 
 
@@ -61,6 +63,13 @@ def with_display(table: pd.DataFrame, **rules) -> pd.DataFrame:
     return table
 
 
+def with_layout(table: pd.DataFrame, layout: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (its numbers, one quantity per column: the CSV) with the ``layout`` people read it in (cells
+    already printed, as a paper lays the table out: the Markdown, LaTeX and HTML), in ``attrs``."""
+    table.attrs["layout"] = layout
+    return table
+
+
 def _is_p_column(name) -> bool:
     """A column of p-values (``p``, ``p_value``, ``p (Wald)``, ``p_adjusted``): printed by numbers.p_value."""
     return bool(re.match(r"^p(?:[_ ]|$)", str(name)))
@@ -68,7 +77,10 @@ def _is_p_column(name) -> bool:
 
 def printed(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     """Every cell as the tables print it (:mod:`plmfair.rendering.numbers` under the table's
-    :class:`Display`): missing values as '', intervals as one column, marks beside their column."""
+    :class:`Display`): missing values as '', intervals as one column, marks beside their column; a table
+    with a layout (:func:`with_layout`) prints as its layout."""
+    if "layout" in df.attrs:
+        return df.attrs["layout"].fillna("").astype(str).reset_index(drop=True)
     rules: Display = df.attrs.get("display", Display())
     lows = {low: (name, high, null) for name, (low, high, null) in rules.intervals.items()}
     hidden = {high for _, high, _ in lows.values()} | set(rules.marks.values())
@@ -203,61 +215,88 @@ def key_columns(frame: pd.DataFrame) -> list[str]:
 
 def winloss_table(
     winloss: pd.DataFrame,
+    plan: pd.DataFrame,
     *,
     a: str,
     b: str,
     n: str,
     p: str,
     p_one: str,
-    p_adjusted: str,
-    adjusted: str,
     ties: str = "ties",
+    change: str = "",
+    alpha: float = 0.05,
 ) -> pd.DataFrame:
-    """Win/loss comparisons for people: who is compared with whom on how many shared examples,
-    wins-losses-``ties`` (equal on that example; for a binary outcome, ``concordant``: the same
-    outcome in both), the test's p-values and ``*`` where the adjusted p < alpha."""
+    """Win/loss comparisons for people: who is compared with whom on how many shared examples, the wins,
+    losses and ``ties`` (equal on that example; for a binary outcome, ``concordant``: the same outcome in
+    both), the ``change`` it measures with its interval (when the comparison has one), the test's p-values
+    and the run's analysis plan's decision (``*`` where significant, :mod:`plmfair.rendering.marks`)."""
     out = winloss[key_columns(winloss)].copy()
     out["comparison"] = winloss[a] + " vs " + winloss[b]
     out["n"] = winloss[n]
-    out[f"wins-losses-{ties}"] = [
-        f"{w}-{lo}-{t}" for w, lo, t in zip(winloss["wins_a"], winloss["wins_b"], winloss["ties"], strict=True)
-    ]
+    out["wins"], out["losses"], out[ties] = winloss["wins_a"], winloss["wins_b"], winloss["ties"]
+    rules: dict = {}
+    untested = []
+    if change:
+        out["change"] = winloss[change]
+        out["low"], out["high"] = winloss["ci_low"], winloss["ci_high"]
+        rules = {"nulls": {"change": 0.0}, "intervals": {"interval (Tango)": ("low", "high", 0.0)}}
+        untested = ["low", "high"]
     out["p"] = winloss[p]
     out["p (first wins more)"] = winloss[p_one]
-    out[f"p {adjusted}"] = winloss[p_adjusted]
-    out["significant"] = winloss["significant"]
-    return with_display(out.reset_index(drop=True), marks={f"p {adjusted}": "significant"})
-
-
-def add_estimate_with_test(out: pd.DataFrame, frame: pd.DataFrame, *, estimate: str, p: str, test: str) -> dict:
-    """Add to ``out`` an estimate with the interval of its own test (``low``, ``high``) and that
-    interval's level, the test's p and the Bonferroni-adjusted p, ``*`` where significant (exactly
-    when the interval excludes 0); returns the :class:`Display` rules of those columns."""
-    out[estimate] = frame[estimate]
-    out["low"], out["high"] = frame["ci_low"], frame["ci_high"]
-    out["level"] = frame["ci_level"]
-    out[f"p ({test})"] = frame[p]
-    out["p Bonferroni"] = frame["p_bonferroni"]
-    out["significant"] = frame["significant"]
-    return {
-        "nulls": {estimate: 0.0},
-        "intervals": {"interval": ("low", "high", 0.0)},
-        "marks": {"p Bonferroni": "significant"},
-    }
+    marks = add_decisions(out, winloss, plan, untested=untested)
+    return with_display(out.reset_index(drop=True), alpha=alpha, marks=marks, **rules)
 
 
 def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
-    """Mixed-model fixed effects for people: estimate with its Wald interval (at the Bonferroni level
-    of the compared terms), Wald p and ``*`` on the Bonferroni-adjusted p exactly when the interval
-    excludes 0; fits that did not converge are marked rather than dropped."""
+    """Mixed-model fixed effects for people: each term's estimate and standard error as an effect size, with
+    no test and no interval (their Wald test's level is not shown on these designs); fits that did not
+    converge are marked rather than dropped."""
     out = effects[key_columns(effects)].copy()
     if "metric" in out.columns:
         out["metric"] = out["metric"].map(metric_label)
     out["term"] = [contrast_label(t, r) for t, r in zip(effects["term"], effects["reference"], strict=True)]
-    rules = add_estimate_with_test(out, effects, estimate="estimate", p="p_value", test="Wald")
+    out["estimate"] = effects["estimate"]
+    out["standard error"] = effects["std_err"]
     out["n"] = effects["n_obs"]
     out["converged"] = ["yes" if c else "no" for c in effects["converged"]]
-    return with_display(out.reset_index(drop=True), **rules)
+    return with_display(out.reset_index(drop=True), nulls={"estimate": 0.0})
+
+
+def analysis_plan_table(plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """The run's analysis plan for people: each primary question (the confirmatory family) with its p, its
+    Holm-adjusted p and mark, then the secondary tests in counts per result file (tested, significant,
+    untestable, uninformative)."""
+    primary = plan[plan["primary"].astype(bool)]
+    rows = [
+        {
+            "part": "primary question",
+            "question or result file": r["question"],
+            "tests": 1,
+            "significant": int(bool(r["significant"])),
+            "untestable": int(r["family"] == "untestable"),
+            "uninformative": int(r["family"] == "uninformative"),
+            "p": r["p_value"],
+            "p adjusted": r["p_adjusted"],
+            "marked": bool(r["significant"]),
+        }
+        for _, r in primary.iterrows()
+    ]
+    secondary = plan[~plan["primary"].astype(bool)]
+    for source, g in secondary.groupby("source", sort=False):
+        rows.append(
+            {
+                "part": "secondary tests",
+                "question or result file": source,
+                "tests": len(g),
+                "significant": int(g["significant"].sum()),
+                "untestable": int((g["family"] == "untestable").sum()),
+                "uninformative": int((g["family"] == "uninformative").sum()),
+                "p": float("nan"),
+                "p adjusted": float("nan"),
+                "marked": False,
+            }
+        )
+    return with_display(pd.DataFrame(rows), alpha=alpha, marks={"p adjusted": "marked"})
 
 
 MODEL_TABLE_COLUMNS = {
@@ -288,13 +327,15 @@ def _parameter_count(n) -> str:
 
 
 def models_table(models: pd.DataFrame) -> pd.DataFrame:
-    """The models that ran, one row each, for people: parameters in millions or billions, commits shortened."""
+    """The models that ran, one row each: the numbers as they are (the CSV) and for people parameters in
+    millions or billions, commits shortened."""
+    numbers = models[list(MODEL_TABLE_COLUMNS)].rename(columns=MODEL_TABLE_COLUMNS).reset_index(drop=True)
     out = models[list(MODEL_TABLE_COLUMNS)].copy()
     out["model_parameters"] = [_parameter_count(n) for n in out["model_parameters"]]
     out["model_commit"] = [str(c)[:12] if pd.notna(c) and c else "" for c in out["model_commit"]]
     out["model_languages"] = [v or "all" for v in out["model_languages"].fillna("")]
     out["model_uncased"] = out["model_uncased"].map({True: "yes", False: "no"})
-    return out.rename(columns=MODEL_TABLE_COLUMNS)
+    return with_layout(numbers, out.rename(columns=MODEL_TABLE_COLUMNS).reset_index(drop=True))
 
 
 def long_table(table: pd.DataFrame) -> pd.DataFrame:

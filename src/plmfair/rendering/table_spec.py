@@ -11,6 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# what the captions say of the marks, once for every table
+POLICY = (
+    "* : significant after the run's adjustment for multiple testing (docs/statistics.md, 'The analysis plan'): "
+    "the studies' primary questions by Holm over the run's confirmatory family, every other marked test by "
+    "Benjamini-Yekutieli's false discovery rate over the whole report; p adjusted is that adjustment's, the "
+    "interval the test's own at 1 - {alpha}, so a marked row's interval excludes its null value and one that "
+    "excludes it unmarked is significant before the adjustment only (nominal). Untestable: the smallest p the "
+    "test can give on this design cannot reach its family's threshold (no mark, no interval); uninformative: "
+    "every assignment gives the same statistic."
+)
+
 
 @dataclass(frozen=True)
 class TableSpec:

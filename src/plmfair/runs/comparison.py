@@ -5,11 +5,14 @@
 - each run's coverage warnings;
 - each run's headline numbers (:func:`plmfair.runs.record.crows_pairs_lines`, ``cloze_lines``);
 - for every two runs, each CrowS-Pairs data set and each model present in both, the pair-by-pair
-  comparison of :mod:`plmfair.crows_pairs.changes` (transitions, changes with paired intervals, the
-  exact sign test), Holm over data set x model; a model against another model only with
-  ``other_models``, never a scoring against itself;
+  comparison of :mod:`plmfair.crows_pairs.changes` (the 3 x 3 transitions, and the changes of the
+  decisive share and of Nangia's score, each with Tango's interval and its test); a model against
+  another model only with ``other_models``, never a scoring against itself;
 - for every two runs, each cloze set and model in both, the annotation-by-annotation changes of
-  :mod:`plmfair.cloze.changes` (P@1, P@5, MRR per group, sigma_gd, with paired intervals).
+  :mod:`plmfair.cloze.changes` (P@1, P@5, MRR per group, sigma_gd, each with its flip test).
+
+Every test of the comparison is one family, Holm over it at the comparison's own ``alpha`` (Tarone's
+rule leaves out the tests that cannot reach it: :func:`plmfair.multiplicity.build_plan`).
 
 Runs are keyed by their full path and labelled by the shortest part of it that tells them apart.
 Only what a run's record holds is shown: results of studies or models a run no longer has are not.
@@ -27,12 +30,17 @@ import pandas as pd
 from plmfair.cloze.changes import CLOZE_CHANGE_SCHEMA, annotation_changes
 from plmfair.cloze.plan import set_file
 from plmfair.crows_pairs.changes import change_table, outcomes, paired_change
-from plmfair.crows_pairs.schemas import read_pair_scores
+from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES, read_pair_scores
 from plmfair.crows_pairs.tables import changes_table
 from plmfair.errors import DataError
 from plmfair.io.parquet import read_parquet
+from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA, build_plan
+from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs.record import cloze_lines, crows_pairs_lines, read_run_record
+
+# the analysis plan's name for the tests of a comparison
+SOURCE = "compare"
 
 # a model's settings that change its numbers, as the record names them
 MODEL_SETTINGS = (
@@ -125,7 +133,7 @@ def paired_changes(
     folders: Mapping[str, Path], records: Mapping[str, dict], *, alpha: float, other_models: bool = False
 ) -> pd.DataFrame:
     """For every two runs, each data set and each model scored in both (with ``other_models``, each
-    two models too), the pair-by-pair comparison; Holm over the rows."""
+    two models too), the pair-by-pair comparison (:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`)."""
     scored = {
         run: {(r["dataset"], r["model"]) for r in record["results"]["crows_pairs"]} for run, record in records.items()
     }
@@ -143,14 +151,16 @@ def paired_changes(
                 if ds != dataset or (model_a != model_b and not other_models):
                     continue
                 a, b = f"{first}/{model_a}", f"{second}/{model_b}"
-                change = paired_change(scores(first, dataset, model_a), scores(second, dataset, model_b), where=dataset)
+                change = paired_change(
+                    scores(first, dataset, model_a), scores(second, dataset, model_b), where=dataset, alpha=alpha
+                )
                 rows.append({"dataset": dataset, "a": a, "b": b, **change})
-    return change_table(rows, alpha=alpha)
+    return change_table(rows, source=SOURCE)
 
 
-def cloze_changes(folders: Mapping[str, Path], records: Mapping[str, dict]) -> pd.DataFrame:
+def cloze_changes(folders: Mapping[str, Path], records: Mapping[str, dict], *, seed: int = 0) -> pd.DataFrame:
     """For every two runs, each cloze set and model in both, the annotation-by-annotation changes of
-    P@1, P@5, MRR per language and group and of sigma_gd (:mod:`plmfair.cloze.changes`)."""
+    P@1, P@5, MRR per language and group and of sigma_gd, each with its flip test (:mod:`plmfair.cloze.changes`)."""
     scored = {run: {(r["set"], r["model"]) for r in record["results"]["cloze"]} for run, record in records.items()}
     frames = []
     for first, second in combinations(records, 2):
@@ -165,37 +175,95 @@ def cloze_changes(folders: Mapping[str, Path], records: Mapping[str, dict]) -> p
                     )
                 scores = read_parquet(path)
                 both.append(scores[scores["model"] == model])
-            change = annotation_changes(*both)
-            frames.append(change.assign(set=cloze_set, a=f"{first}/{model}", b=f"{second}/{model}"))
+            change = annotation_changes(*both, seed=seed)
+            a, b = f"{first}/{model}", f"{second}/{model}"
+            change["hypothesis"] = [
+                f"{SOURCE}/cloze/{cloze_set}/{a}/{b}/{lang}/{group}/{metric}"
+                for lang, group, metric in zip(change["lang"], change["group"], change["metric"], strict=True)
+            ]
+            frames.append(change.assign(set=cloze_set, a=a, b=b))
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(CLOZE_CHANGE_SCHEMA))
-    return with_display(
-        out[list(CLOZE_CHANGE_SCHEMA)],
-        nulls={"change": 0.0},
-        intervals={"interval (95%)": ("low", "high", 0.0)},
+    return out[list(CLOZE_CHANGE_SCHEMA)]
+
+
+def comparison_plan(crows: pd.DataFrame, cloze: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+    """Every test of a comparison in one family, Holm at ``alpha`` (:func:`plmfair.multiplicity.build_plan`)."""
+    frames = [
+        pd.DataFrame(
+            {
+                "hypothesis": crows[f"{name}_hypothesis"],
+                "p_value": crows[f"{name}_p"].astype(float),
+                "p_min": crows[f"{name}_p_min"].astype(float),
+                "informative": ~crows["identical"].astype(bool),
+            }
+        )
+        for name in CHANGES
+    ]
+    frames.append(
+        pd.DataFrame(
+            {
+                "hypothesis": cloze["hypothesis"],
+                "p_value": cloze["p_value"].astype(float),
+                "p_min": cloze["p_min"].astype(float),
+                "informative": True,
+            }
+        )
     )
+    hypotheses = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
+    if hypotheses is None:
+        return pd.DataFrame(columns=list(ANALYSIS_PLAN_SCHEMA))
+    hypotheses = hypotheses.assign(study="compare", source=SOURCE, question=hypotheses["hypothesis"], primary=True)
+    return build_plan(hypotheses, alpha=alpha)
 
 
 def compare_runs(
-    folders: Sequence[str | Path], *, all_settings: bool = False, other_models: bool = False
+    folders: Sequence[str | Path], *, alpha: float = 0.05, all_settings: bool = False, other_models: bool = False
 ) -> dict[str, pd.DataFrame]:
     """Every table of the comparison, by name, in the order they are shown: numbers (the pair-by-pair
-    changes as :data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`), printed for people by :func:`render`."""
+    changes as :data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`, the cloze changes as
+    :data:`plmfair.cloze.changes.CLOZE_CHANGE_SCHEMA`, each test's decision beside it: Holm over the
+    comparison at ``alpha``), printed for people by :func:`render`."""
     located = run_labels(folders)
     records = {run: read_run_record(folder / "results" / "run.json") for run, folder in located.items()}
-    alpha = float(next(iter(records.values()))["config"].get("crows_pairs", {}).get("alpha", 0.05))
     warnings = [{"run": run, "warning": w} for run, record in records.items() for w in record["results"]["warnings"]]
     crows = [crows_pairs_lines(record).assign(run=run) for run, record in records.items()]
     cloze = [cloze_lines(record).assign(run=run) for run, record in records.items()]
     changes = paired_changes(located, records, alpha=alpha, other_models=other_models)
-    changes.attrs["alpha"] = alpha
+    moved = cloze_changes(located, records)
+    plan = comparison_plan(changes, moved, alpha=alpha)
+    plan.attrs["alpha"] = alpha
     return {
         **settings_that_differ(records, all_settings=all_settings),
         "coverage warnings": pd.DataFrame(warnings, columns=["run", "warning"]),
         "crows_pairs": _stacked(crows),
         "cloze": _stacked(cloze),
-        "paired changes": changes,
-        "cloze changes": cloze_changes(located, records),
+        "paired changes": _decided_changes(changes, plan),
+        "cloze changes": _decided_cloze(moved, plan),
+        "plan": plan,
     }
+
+
+def _decided_changes(changes: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
+    """The pair-by-pair changes with each test's adjusted p and mark (``{change}_p_adjusted``,
+    ``{change}_significant``) from the comparison's plan."""
+    out = changes.copy()
+    for name in CHANGES:
+        if len(out):
+            decided = plan.set_index("hypothesis").loc[out[f"{name}_hypothesis"]]
+            out[f"{name}_p_adjusted"] = decided["p_adjusted"].to_numpy()
+            out[f"{name}_significant"] = decided["significant"].to_numpy(dtype=bool)
+        else:
+            out[f"{name}_p_adjusted"], out[f"{name}_significant"] = [], []
+    return out
+
+
+def _decided_cloze(moved: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
+    """The cloze changes with each flip test's adjusted p and mark, printed by the display rule."""
+    out = moved.copy()
+    marks: dict = {}
+    if len(out):
+        marks = add_decisions(out, moved, plan)
+    return with_display(out, nulls={"change": 0.0}, marks=marks)
 
 
 def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -214,27 +282,58 @@ TITLES = {
     "configuration": "Configuration keys that differ between the runs (those the compared studies read; "
     "--all-settings for every key)",
     "coverage warnings": "Coverage warnings: text a model cannot read",
-    "crows_pairs": "CrowS-Pairs: decisive-pair share with the interval of its exact sign test (* the interval "
-    "excludes 50%), net preference in percentage points",
+    "crows_pairs": "CrowS-Pairs: decisive-pair share with the interval of its exact sign test and its p adjusted by "
+    "its run's analysis plan (* significant), net preference in percentage points",
     "cloze": "Cloze sets: all annotators' P@1, P@5, MRR (percent); σ_gd of MRR across the four groups (percentage "
-    "points) against its critical value (* groups differ)",
+    "points) against its critical value, with its p adjusted by its run's analysis plan (* groups differ)",
+    "paired changes": "CrowS-Pairs, did it move? The same model in two runs compared pair by pair: the 3 x 3 "
+    "transitions (m, n, l: the more stereotyping sentence preferred, neutral, the less; m→l: more in the first "
+    "run, less in the second), and the changes of the decisive share (on the pairs both runs decide) and of "
+    "Nangia et al.'s score, each with Tango's score interval and p, the larger of the mid-p McNemar test's and "
+    "Tango's score test's; * : Holm-adjusted p < {alpha} over every test of this comparison; identical: no pair "
+    "moved",
     "cloze changes": "Cloze sets, did it move? The same model in two runs compared annotation by annotation: P@1, "
     "P@5, MRR (percent) per language and group and σ_gd across the four groups (percentage points) under each, "
-    "the change and its 95% interval from a paired bootstrap of annotators (descriptive, no test)",
-    "paired changes": "CrowS-Pairs, did it move? The same model in two runs compared pair by pair: pairs that kept "
-    "their outcome, moved up or down (less, neutral, more stereotyping preferred); changes with paired bootstrap "
-    "95% intervals; exact sign test of the moves, * Holm-adjusted p < alpha over data set x model; identical: no "
-    "pair moved",
+    "the change, and the p of its flip test (the two runs' scores exchanged sentence by sentence; no interval); * "
+    ": Holm-adjusted p < {alpha} over every test of this comparison",
 }
 
 
+def _transitions(changes: pd.DataFrame) -> str:
+    """Each comparison's 3 x 3 transition table as text: rows the outcome in the first run, columns in the
+    second."""
+    blocks = []
+    for _, r in changes.iterrows():
+        width = max(len(str(r[f"{x}_to_{y}"])) for x in OUTCOMES for y in OUTCOMES) + 2
+        lines = [f"{r['dataset']}: {r['a']} (rows) -> {r['b']} (columns), {r['n']} pairs"]
+        lines.append(" " * 9 + "".join(f"{y:>{max(width, 9)}}" for y in OUTCOMES))
+        for x in OUTCOMES:
+            lines.append(f"{x:<9}" + "".join(f"{r[f'{x}_to_{y}']:>{max(width, 9)}}" for y in OUTCOMES))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _json_value(value):
+    """A number as JSON holds it exactly (the shortest text that reads back as the same float), NaN as null."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
 def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
-    """The comparison as Markdown (a table per part, printed by the display rule), CSV (one long table of
-    the numbers at full precision, a column naming the part) or JSON (the numbers)."""
+    """The comparison as Markdown (a table per part, printed by the display rule, and each comparison's 3 x 3
+    transitions), CSV (one long table of the numbers at full precision, a column naming the part) or JSON
+    (the numbers, each the shortest text that reads back as the same float)."""
+    alpha = float(tables["plan"].attrs.get("alpha", 0.05)) if "plan" in tables else 0.05
     if fmt == "json":
         return (
             json.dumps(
-                {name: json.loads(t.to_json(orient="records", double_precision=15)) for name, t in tables.items()},
+                {
+                    name: [{k: _json_value(v) for k, v in row.items()} for row in t.to_dict(orient="records")]
+                    for name, t in tables.items()
+                },
                 indent=2,
                 ensure_ascii=False,
             )
@@ -243,10 +342,14 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     if fmt == "csv":
         long = pd.concat([t.assign(table=name) for name, t in tables.items() if not t.empty], ignore_index=True)
         return long[["table", *[c for c in long.columns if c != "table"]]].to_csv(index=False, float_format="%.17g")
-    people = {"paired changes": lambda t: changes_table(t, alpha=t.attrs.get("alpha", 0.05))}
-    parts = [
-        f"{TITLES[name]}\n\n{to_markdown(people.get(name, lambda t: t)(table))}"
-        for name, table in tables.items()
-        if not table.empty
-    ]
+    people = {
+        "paired changes": lambda t: changes_table(t, tables["plan"], alpha=alpha),
+    }
+    parts = []
+    for name, table in tables.items():
+        if table.empty or name == "plan":
+            continue
+        parts.append(f"{TITLES[name].format(alpha=alpha)}\n\n{to_markdown(people.get(name, lambda t: t)(table))}")
+        if name == "paired changes":
+            parts.append(f"Transitions (pairs, by outcome in each run)\n\n```\n{_transitions(table)}\n```\n")
     return "\n".join(parts) if parts else "Nothing to compare: the runs hold no headline numbers.\n"

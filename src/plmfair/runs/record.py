@@ -5,9 +5,10 @@ every default filled in), each model that ran (family, source, revision asked fo
 SHA-256 of what was loaded, precision, device, protocol, token budget), every data file with its
 SHA-256, plmfair's version and git commit, the versions of Python and the libraries, when the
 run's jobs ran and how long each took, and the headline numbers with their intervals, p-values,
-marks and counts: CrowS-Pairs (Nangia's score and the decisive-pair share per data set and
-model), cloze sets with answers (P@1, P@5, MRR per language and group; sigma_gd with its interval,
-critical value and test; the omnibus test with its Holm-adjusted p).
+marks and counts: the answers to the studies' primary questions first (the run's analysis plan,
+:mod:`plmfair.runs.analysis_plan`, whose marks every number carries), CrowS-Pairs (Nangia's score and
+the decisive-pair share per data set and model), cloze sets with answers (P@1, P@5, MRR per language
+and group; sigma_gd with its interval, critical value and test; the omnibus test).
 
 :func:`run_record` builds it from the Parquet results it summarises (the ``run_record`` rule's
 inputs, so it is never older than they are); :func:`write_run_record` validates it against
@@ -33,18 +34,20 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.cloze.schemas import read_metrics
-from plmfair.crows_pairs.tables import UNTESTABLE
 from plmfair.errors import DataError
 from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 from plmfair.rendering.labels import PAPER_METRIC_LABELS
+from plmfair.rendering.marks import DECISION_COLUMNS, decisions
+from plmfair.rendering.numbers import level
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.scoring.coverage import distinct
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
-RECORD_VERSION = 3  # 2: the published files with their SHA-256 (files); 3: net preference, testable, Holm p
+# 2: the published files with their SHA-256 (files); 3: net preference, testable, Holm p; 4: the analysis plan
+RECORD_VERSION = 4
 PACKAGES = (
     "torch",
     "transformers",
@@ -72,11 +75,12 @@ CROWS_PAIRS_FIELDS = (
     "score",
     "neutral_share",
     "decisive_score",
-    "testable",
+    "family",
     "ci_low",
     "ci_high",
     "ci_level",
     "p_value",
+    "p_adjusted",
     "significant",
     "net_preference",
     "net_low",
@@ -111,10 +115,30 @@ DISPARITY_FIELDS = (
     "debiased",
     "critical_value",
     "p_permutation",
-    "p_bonferroni",
+    "family",
+    "p_adjusted",
     "significant",
 )
-OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "p_holm", "significant")
+OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "family", "p_adjusted", "significant")
+PRIMARY_FIELDS = (
+    "hypothesis",
+    "study",
+    "question",
+    "estimate",
+    "estimand",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "p_value",
+    "p_adjusted",
+    "family",
+    "significant",
+)
+# what answers a primary question, from the row of its test: the estimate (column), its estimand and interval
+ESTIMANDS = {
+    "decisive_score": "decisive share (% of the decisive pairs preferring the more stereotyping sentence)",
+    "debiased": "disparity sigma_gd of MRR across the four groups, languages pooled (percentage points; debiased)",
+}
 
 
 def _plain(value):
@@ -262,6 +286,60 @@ def published_section(paths: Sequence[str]) -> list[dict]:
     return files
 
 
+def _decided(frame: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
+    """``frame`` with the analysis plan's decision on each row's test (family, adjusted p, mark; untested
+    rows without an interval)."""
+    if plan is None or frame.empty:
+        return frame.assign(**{c: pd.Series(dtype=object) for c in DECISION_COLUMNS})
+    decided = decisions(frame, plan)
+    out = frame.drop(columns=[c for c in DECISION_COLUMNS if c in frame.columns]).join(decided)
+    tested = out["family"].isin(("confirmatory", "secondary"))
+    return out.assign(ci_low=out["ci_low"].where(tested), ci_high=out["ci_high"].where(tested))
+
+
+def _primary(frames: Sequence[tuple[pd.DataFrame, str]], plan: pd.DataFrame | None) -> list[dict]:
+    """The answers to the primary questions: each ``(frame, estimate column)``'s rows the plan holds as
+    primary, with the question, the estimate, its interval and the test's decision."""
+    if plan is None:
+        return []
+    questions = plan.set_index("hypothesis")
+    rows = []
+    for frame, estimate in frames:
+        primary = frame[frame["hypothesis"].map(questions["primary"]).fillna(False).astype(bool)]
+        for _, r in primary.iterrows():
+            q = questions.loc[r["hypothesis"]]
+            rows.append(
+                _plain(
+                    {
+                        "hypothesis": r["hypothesis"],
+                        "study": q["study"],
+                        "question": q["question"],
+                        "estimate": r[estimate],
+                        "estimand": ESTIMANDS[estimate],
+                        "ci_low": r["ci_low"],
+                        "ci_high": r["ci_high"],
+                        "ci_level": r["ci_level"],
+                        "p_value": q["p_value"],
+                        "p_adjusted": q["p_adjusted"],
+                        "family": q["family"],
+                        "significant": bool(q["significant"]),
+                    }
+                )
+            )
+    return rows
+
+
+def _plan_counts(plan: pd.DataFrame | None, alpha: float) -> dict:
+    """The plan in counts: per family, its procedure, tests and significant ones."""
+    if plan is None or plan.empty:
+        return {"alpha": alpha, "families": {}}
+    families = {
+        family: {"procedure": str(g["procedure"].iloc[0]), "tests": len(g), "significant": int(g["significant"].sum())}
+        for family, g in plan.groupby("family", sort=False)
+    }
+    return {"alpha": float(plan["alpha"].iloc[0]), "families": families}
+
+
 def run_record(
     *,
     config: Mapping,
@@ -271,6 +349,7 @@ def run_record(
     cloze_metrics: Sequence[str] = (),
     cloze_disparity: Sequence[str] = (),
     cloze_tests: Sequence[str] = (),
+    plan: str | None = None,
     data: Sequence[str] = (),
     pinned: Mapping[str, str | None] | None = None,
     published: Sequence[str] = (),
@@ -278,20 +357,30 @@ def run_record(
 ) -> dict:
     """The record of a run from the paths of its results (each optional: a run may have one study). A model's
     scoring output is named by its file (``<model>.parquet``), a cloze set's results by their folder
-    (``results/cloze/<set>/``), as :func:`plmfair.plan.run_record_inputs` lists them."""
+    (``results/cloze/<set>/``), as :func:`plmfair.plan.run_record_inputs` lists them; every mark and adjusted
+    p is the analysis ``plan``'s."""
     model_frame = read_parquet(models) if models else None
+    decided_plan = read_parquet(plan) if plan else None
     results: dict[str, list] = {"crows_pairs": [], "cloze": [], "disparity": [], "omnibus": []}
+    primary: list[tuple[pd.DataFrame, str]] = []
     if crows_pairs:
-        summary = read_parquet(crows_pairs)
-        results["crows_pairs"] = _rows(summary[summary["subset_kind"] == "overall"], CROWS_PAIRS_FIELDS)
+        summary = _decided(read_parquet(crows_pairs).query("subset_kind == 'overall'"), decided_plan)
+        results["crows_pairs"] = _rows(summary, CROWS_PAIRS_FIELDS)
+        primary.append((summary, "decisive_score"))
     for path in cloze_metrics:
         results["cloze"] += _rows(read_metrics(path), CLOZE_FIELDS, set=Path(path).parent.name)
     for path in cloze_disparity:
-        results["disparity"] += _rows(read_parquet(path), DISPARITY_FIELDS, set=Path(path).parent.name)
+        disparity = _decided(read_parquet(path), decided_plan)
+        results["disparity"] += _rows(disparity, DISPARITY_FIELDS, set=Path(path).parent.name)
+        primary.append((disparity, "debiased"))
     for path in cloze_tests:
         tests = read_parquet(path)
-        results["omnibus"] += _rows(tests[tests["test"] == "omnibus"], OMNIBUS_FIELDS, set=Path(path).parent.name)
+        omnibus = _decided(
+            tests[tests["test"] == "omnibus"].assign(ci_low=float("nan"), ci_high=float("nan")), decided_plan
+        )
+        results["omnibus"] += _rows(omnibus, OMNIBUS_FIELDS, set=Path(path).parent.name)
     results["warnings"] = distinct(r.get("coverage_warning") for r in results["crows_pairs"] + results["cloze"])
+    alpha = float(config.get("analysis", {}).get("alpha", 0.05))
     return {
         "record_version": RECORD_VERSION,
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -300,7 +389,11 @@ def run_record(
         "models": models_section(model_frame, {Path(p).stem: p for p in model_runs}, config),
         "data": data_section(data, pinned or {}),
         "config": _plain(dict(config)),
-        "results": results,
+        "results": {
+            "analysis_plan": _plan_counts(decided_plan, alpha),
+            "primary": _primary(primary, decided_plan),
+            **results,
+        },
         "files": published_section(published),
     }
 
@@ -355,8 +448,35 @@ def read_run_record(path: str | os.PathLike) -> dict:
     return record
 
 
-def _alpha(record: Mapping, study: str) -> float:
-    return float(record.get("config", {}).get(study, {}).get("alpha", 0.05))
+def _alpha(record: Mapping) -> float:
+    return float(record["results"]["analysis_plan"]["alpha"])
+
+
+PRIMARY_LINE = ("question", "estimate", "low", "high", "p", "p adjusted", "significant", "note")
+
+
+def primary_lines(record: Mapping) -> pd.DataFrame:
+    """The answers to the studies' primary questions (the run's confirmatory family), printed by the display
+    rule: each question, its estimate with the interval of its test, its p and Holm-adjusted p (``*``)."""
+    rows = [
+        {
+            "question": r["question"],
+            "estimate": r["estimate"],
+            "low": r["ci_low"],
+            "high": r["ci_high"],
+            "p": r["p_value"],
+            "p adjusted": r["p_adjusted"],
+            "significant": r["significant"],
+            "note": "" if r["family"] == "confirmatory" else r["family"],
+        }
+        for r in record["results"]["primary"]
+    ]
+    return with_display(
+        pd.DataFrame(rows, columns=PRIMARY_LINE).astype({"low": float, "high": float}),
+        alpha=_alpha(record),
+        intervals={"interval": ("low", "high", float("nan"))},
+        marks={"p adjusted": "significant"},
+    )
 
 
 CROWS_PAIRS_LINE = (
@@ -367,9 +487,10 @@ CROWS_PAIRS_LINE = (
     "low",
     "high",
     "p",
+    "p adjusted",
     "significant",
     "net preference",
-    "test",
+    "note",
     "scored",
     "neutral",
 )
@@ -387,9 +508,10 @@ def crows_pairs_lines(record: Mapping) -> pd.DataFrame:
             "low": r["ci_low"],
             "high": r["ci_high"],
             "p": r["p_value"],
+            "p adjusted": r["p_adjusted"],
             "significant": r["significant"],
             "net preference": r["net_preference"],
-            "test": "" if r["testable"] else UNTESTABLE,
+            "note": "" if r["family"] == "confirmatory" else r["family"],
             "scored": r["n_scored"],
             "neutral": r["n_neutral"],
         }
@@ -397,10 +519,10 @@ def crows_pairs_lines(record: Mapping) -> pd.DataFrame:
     ]
     return with_display(
         pd.DataFrame(rows, columns=CROWS_PAIRS_LINE).astype({"low": float, "high": float}),
-        alpha=_alpha(record, "crows_pairs"),
+        alpha=_alpha(record),
         nulls={"score (Nangia)": 50.0, "decisive share": 50.0, "net preference": 0.0},
         intervals={"interval": ("low", "high", 50.0)},
-        marks={"decisive share": "significant"},
+        marks={"p adjusted": "significant"},
     )
 
 
@@ -414,7 +536,7 @@ def cloze_headline(record: Mapping) -> Iterator[tuple[dict, dict]]:
 
 def cloze_lines(record: Mapping) -> pd.DataFrame:
     """The cloze headline rows: all annotators' P@1, P@5 and MRR, and the MRR disparity against its
-    critical value, printed by the display rule."""
+    critical value with the analysis plan's adjusted p, printed by the display rule."""
     rows = []
     for r, d in cloze_headline(record):
         rows.append(
@@ -426,37 +548,62 @@ def cloze_lines(record: Mapping) -> pd.DataFrame:
                 "P@5": r["p_at_5"],
                 "MRR": r["mrr"],
                 "σ_gd MRR": d.get("sigma_gd"),
-                "significant": d.get("significant"),
                 "critical value": d.get("critical_value"),
-                "p Bonferroni": d.get("p_bonferroni"),
+                "p adjusted": d.get("p_adjusted"),
+                "significant": d.get("significant"),
+                "note": "" if d.get("family") in ("confirmatory", "secondary", None) else d.get("family"),
             }
         )
     return with_display(
         pd.DataFrame(rows),
-        alpha=_alpha(record, "analysis"),
+        alpha=_alpha(record),
         thresholds={"σ_gd MRR": "critical value"},
-        marks={"σ_gd MRR": "significant"},
+        marks={"p adjusted": "significant"},
+    )
+
+
+def _plan_line(record: Mapping) -> str:
+    """The analysis plan in one paragraph: the families, their procedures and how many tests each marks."""
+    plan = record["results"]["analysis_plan"]
+    families = plan["families"]
+    parts = [
+        f"{name} {f['tests']} test(s), {f['significant']} significant"
+        + (f" ({f['procedure']})" if f["procedure"] else "")
+        for name, f in families.items()
+    ]
+    return (
+        f"Analysis plan (alpha {plan['alpha']:g}): " + "; ".join(parts) + ". Primary questions: Holm over the "
+        "run's confirmatory family; every other marked test: Benjamini-Yekutieli over the whole report "
+        "(results/analysis_plan.parquet)."
     )
 
 
 def headline(record: Mapping) -> str:
-    """The run's headline numbers as Markdown tables, with what their marks mean, after the warnings
-    about scores of text a model cannot read."""
+    """The run's headline numbers as Markdown tables, the answers to the primary questions first, with what
+    their marks mean, after the warnings about scores of text a model cannot read."""
     parts = [f"WARNING: {w}.\n" for w in record["results"].get("warnings", [])]
+    primary = primary_lines(record)
+    if len(primary):
+        parts.append(
+            "Primary questions, one per model and data set (the run's confirmatory family): the estimate that "
+            f"answers each with the {level(1 - _alpha(record))} interval of its test, its p and Holm-adjusted p "
+            "(* significant).\n\n" + to_markdown(primary) + "\n" + _plan_line(record) + "\n"
+        )
     crows = crows_pairs_lines(record)
     if len(crows):
         parts.append(
             "CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
-            "of its exact sign test (* the interval excludes 50%); net preference: percentage points, pairs "
-            "preferring the more stereotyping sentence minus those preferring the less, over all scored pairs; "
-            "Nangia's score by their rule, unmarked.\n\n" + to_markdown(crows)
+            "of its exact sign test and its Holm-adjusted p (* significant: the interval excludes 50%); net "
+            "preference: percentage points, pairs preferring the more stereotyping sentence minus those "
+            "preferring the less, over all scored pairs; Nangia's score by their rule, unmarked.\n\n"
+            + to_markdown(crows)
         )
     cloze = cloze_lines(record)
     if len(cloze):
         metric = PAPER_METRIC_LABELS["mrr"]
         parts.append(
             f"Cloze sets: all annotators' P@1, P@5, {metric} (percent); σ_gd of {metric} across the four "
-            "groups (percentage points), the critical value it must exceed and its permutation p, "
-            "Bonferroni over languages (* groups differ).\n\n" + to_markdown(cloze)
+            "groups (percentage points), the critical value it must exceed, and its p adjusted by the analysis "
+            "plan (* groups differ; pooled: the primary question).\n\n" + to_markdown(cloze)
         )
     return "\n".join(parts) if parts else "No headline numbers: the run scored no model.\n"

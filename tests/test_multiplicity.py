@@ -1,0 +1,114 @@
+"""plmfair.multiplicity: Tarone's families, Holm and Benjamini-Yekutieli over them, and the run's plan."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from plmfair.multiplicity import (
+    benjamini_yekutieli,
+    build_plan,
+    by_constant,
+    false_discovery,
+    family_wise,
+    holm,
+    tarone_family,
+)
+
+
+def test_holm_hand_computed_and_as_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    # sorted 0.01, 0.02, 0.04 x 3, 2, 1 -> 0.03, 0.04, 0.04 (monotone)
+    np.testing.assert_allclose(holm([0.04, 0.01, float("nan"), 0.02]), [0.04, 0.03, float("nan"), 0.04])
+    p = np.random.default_rng(0).uniform(0, 0.2, 30)
+    np.testing.assert_allclose(holm(p), multipletests(p, method="holm")[1])
+
+
+def test_benjamini_yekutieli_hand_computed_and_as_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    # m = 3, c(3) = 11/6: sorted 0.001, 0.01, 0.04 -> min over j >= i of 3 c p_(j) / j
+    c = 1 + 1 / 2 + 1 / 3
+    expected = [3 * c * 0.001, 3 * c * 0.01 / 2, min(1.0, 3 * c * 0.04 / 3)]
+    np.testing.assert_allclose(
+        benjamini_yekutieli([0.01, float("nan"), 0.001, 0.04]), [expected[1], np.nan, expected[0], expected[2]]
+    )
+    assert by_constant(3) == pytest.approx(c) and by_constant(1) == 1.0
+    p = np.random.default_rng(1).uniform(0, 0.1, 40)
+    np.testing.assert_allclose(benjamini_yekutieli(p), multipletests(p, method="fdr_by")[1])
+
+
+def test_tarone_leaves_out_what_cannot_reach_the_familys_threshold():
+    # 3, 4 and 12 decisive pairs: smallest p 0.25, 0.125, 0.00049; only the third can reach 0.05 / K
+    smallest = [0.25, 0.125, 2 * 0.5**12]
+    family = family_wise([0.25, 0.125, 0.001], smallest, alpha=0.05)
+    assert family.size == 1 and family.testable.tolist() == [False, False, True]
+    assert np.isnan(family.adjusted[:2]).all() and family.adjusted[2] == pytest.approx(0.001)
+    # two testable hypotheses: Holm over them
+    family = family_wise([0.01, 0.02], [1e-4, 1e-4], alpha=0.05)
+    assert family.size == 2 and family.adjusted.tolist() == pytest.approx([0.02, 0.02])
+    # Benjamini-Yekutieli: K is the smallest with at most K smallest p below alpha / c(K); 1/6 never is
+    kept, threshold = tarone_family([1 / 6, 1e-4, 1e-4, 1 / 36], lambda k: 0.05 / by_constant(k))
+    # K = 1, 2: three below 0.05 and 0.05 / 1.5; K = 3: 1/36 = 0.0278 is not below 0.05 / c(3) = 0.0273
+    assert kept.tolist() == [False, True, True, False] and threshold == pytest.approx(0.05 / by_constant(3))
+    fdr = false_discovery([0.2, 0.001, 0.04, 0.03], [1 / 6, 1e-4, 1e-4, 1 / 36], alpha=0.05)
+    assert (
+        fdr.size == 2
+        and fdr.adjusted[1] == pytest.approx(2 * 1.5 * 0.001)
+        and fdr.adjusted[2] == pytest.approx(min(1, 2 * 1.5 * 0.04 / 2))
+    )
+
+
+def _hypotheses(p, p_min, primary, informative=None) -> pd.DataFrame:
+    n = len(p)
+    return pd.DataFrame(
+        {
+            "hypothesis": [f"h{i}" for i in range(n)],
+            "study": "s",
+            "source": "f",
+            "question": "q",
+            "primary": primary,
+            "p_value": p,
+            "p_min": p_min,
+            "informative": informative if informative is not None else [True] * n,
+        }
+    )
+
+
+def test_the_plan_puts_primary_questions_in_holm_and_the_rest_in_one_fdr_family():
+    plan = build_plan(
+        _hypotheses(
+            [0.004, 0.03, 0.0001, 0.2, 0.03, 1.0, 0.001],
+            [1e-4, 1e-4, 1e-4, 1 / 6, 1e-4, 1e-4, 1e-4],
+            [True, True, False, False, False, False, False],
+            [True, True, True, True, True, False, True],
+        ),
+        alpha=0.05,
+    ).set_index("hypothesis")
+    assert plan["family"].tolist() == [
+        "confirmatory",
+        "confirmatory",
+        "secondary",
+        "untestable",
+        "secondary",
+        "uninformative",
+        "secondary",
+    ]
+    # Holm over the two primary questions: 0.004 x 2, then max(0.008, 0.03)
+    assert plan.loc[["h0", "h1"], "p_adjusted"].tolist() == pytest.approx([0.008, 0.03])
+    # Benjamini-Yekutieli over the three testable secondary ones (c(3) = 11/6)
+    c = 11 / 6
+    expected = {"h2": 3 * c * 0.0001, "h6": 3 * c * 0.001 / 2, "h4": 3 * c * 0.03 / 3}
+    for key, value in expected.items():
+        assert (
+            plan.loc[key, "p_adjusted"] == pytest.approx(value) and plan.loc[key, "procedure"] == "Benjamini-Yekutieli"
+        )
+    assert plan.loc["h4", "nominal"] and not plan.loc["h4", "significant"]  # 0.03 < 0.05, q = 0.055
+    assert plan["significant"].tolist() == [True, True, True, False, False, False, True]
+    assert plan.loc["h3", ["p_adjusted"]].isna().all() and not plan.loc["h3", "significant"]
+
+
+def test_a_plan_refuses_two_tests_under_one_id():
+    hypotheses = _hypotheses([0.1, 0.2], [1e-4, 1e-4], [False, False]).assign(hypothesis="same")
+    with pytest.raises(ValueError, match="unique"):
+        build_plan(hypotheses, alpha=0.05)

@@ -1,0 +1,68 @@
+"""plmfair.stats, paired proportions: Tango's score interval and the mid-p McNemar test of paired proportions."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.optimize import minimize_scalar
+
+from plmfair.stats import (
+    _constrained_down,
+    mid_p_mcnemar,
+    mid_p_smallest,
+    tango_interval,
+    tango_score,
+)
+
+
+def _maximum_likelihood_down(up: int, down: int, n: int, delta: float) -> float:
+    """P(-1) maximising the trinomial likelihood under P(+1) - P(-1) = delta, numerically."""
+    rest = n - up - down
+
+    def minus_log_likelihood(q):
+        p = q + delta
+        r = 1 - p - q
+        if q <= 0 or p <= 0 or r <= 0:
+            return math.inf
+        return -sum(k * math.log(x) for k, x in ((up, p), (down, q), (rest, r)) if k)
+
+    low = max(0.0, -delta)
+    return minimize_scalar(
+        minus_log_likelihood, bounds=(low + 1e-12, (1 - delta) / 2 - 1e-12), method="bounded", options={"xatol": 1e-13}
+    ).x
+
+
+@pytest.mark.parametrize("up,down,n", [(5, 2, 40), (7, 0, 20), (3, 9, 1677), (12, 6, 36), (1, 7, 21)])
+def test_tangos_constrained_estimate_maximises_the_likelihood(up, down, n):
+    for delta in (-0.3, -0.05, 0.0, 0.02, 0.2):
+        assert _constrained_down(up, down, n, delta) == pytest.approx(
+            _maximum_likelihood_down(up, down, n, delta), abs=1e-5
+        )
+
+
+def test_tangos_interval_is_where_its_score_test_does_not_reject():
+    z = stats.norm.ppf(0.975)
+    low, high = tango_interval(1, 7, 21)  # Bentur et al. (2009), Fagerland et al.'s paired example
+    assert low < (1 - 7) / 21 < high
+    assert tango_score(1, 7, 21, low) == pytest.approx(z, abs=1e-6) and tango_score(1, 7, 21, high) == pytest.approx(
+        -z, abs=1e-6
+    )
+    # at no change the score test is McNemar's: (up - down) / sqrt(up + down)
+    assert tango_score(12, 6, 36, 0.0) == pytest.approx(6 / math.sqrt(18))
+    # nothing moved: Wilson-like, never of zero width, z^2 / (n + z^2) on both sides
+    low, high = tango_interval(0, 0, 40)
+    assert high == pytest.approx(z**2 / (40 + z**2)) and low == pytest.approx(-high)
+    # every item one way: the interval reaches 1
+    assert tango_interval(5, 0, 5)[1] == 1.0 and tango_interval(0, 5, 5)[0] == -1.0
+    assert all(np.isnan(tango_interval(0, 0, 0)))
+
+
+def test_mid_p_mcnemar_hand_computed():
+    # 7 up, 1 down: X ~ Bin(8, 1/2), k = 1: 2 (P(X = 0) + P(X = 1) / 2) = 2 (1 + 4) / 256
+    assert mid_p_mcnemar(7, 1) == pytest.approx(10 / 256)
+    assert mid_p_mcnemar(1, 7) == pytest.approx(10 / 256)
+    assert mid_p_mcnemar(3, 3) == pytest.approx(1.0) and mid_p_mcnemar(0, 0) == 1.0
+    # every item one way: half the exact test's 2 x 0.5^n
+    assert mid_p_mcnemar(5, 0) == pytest.approx(0.5**5) == mid_p_smallest(5)
+    assert mid_p_smallest(0) == 1.0
