@@ -1,20 +1,29 @@
-"""Calibration of the group tests on MozArt's real design: false positives under the full null and
-under partial nulls (some groups differ, the tested contrast does not), and power with a planted gap.
+"""The statistics a run's report prints, checked on the designs they meet: the level of every marked test
+(its false-positive rate when its own null holds) and the coverage of every printed interval.
 
-The design is MozArt's own (every language's sentences, annotators and their groups, from the
-real MozArt.zip in $PLMFAIR_SHARED_DATA or ../shared/data). Each simulated data set keeps it and
-draws each annotation's outcome from a latent score: a sentence effect and an annotator effect
-(heterogeneity, on the logit scale) plus the scenario's shift of some groups; the latent score
-plus logistic noise falls between thresholds that give the answer's rank in the model's top 5
-(or none), hence ``rr``, ``hit1`` and ``hit5`` with MozArt-like rates (P@1 about 10%). Every
-marked test (the sentence-adjusted gaps to MN, the omnibus, the 2 x 2 contrasts, group x language
-on the pooled languages, win/loss net wins, the permutation test of sigma_gd) is run on every data
-set exactly as the jobs run it, and, per scenario, the rejection rate at alpha (unadjusted) of
-every test whose own null holds in that scenario is printed with its 95% Wilson interval and
-flagged outside [0.03, 0.07]; the power scenario prints the rate of the tests of the planted
-effect. ``--lmm N`` also fits the crossed mixed model on N data sets with no effect and reports
-the rate of its Wald tests; ``--logit-check N`` fits, on N data sets with the non-natives shifted,
-the workflow's pooled linear mixed model of hit1 and lme4's logistic ``glmer`` (R, when
+Three parts (``--parts``, all by default):
+
+- ``levels``: the group tests of the cloze sets on MozArt's design (the real one from MozArt.zip in
+  $PLMFAIR_SHARED_DATA or ../shared/data; ``--design demo``: the demo's, two annotators a group), under the
+  full null and partial nulls (some groups differ, the tested contrast does not), and power with a planted gap.
+  Each simulated data set keeps the design and draws each annotation's outcome from a latent score: a
+  sentence effect and an annotator effect (heterogeneity, on the logit scale) plus the scenario's shift of
+  some groups; the latent score plus logistic noise falls between thresholds that give the answer's rank in
+  the model's top 5 (or none), hence ``rr``, ``hit1`` and ``hit5`` with MozArt-like rates (P@1 about 10%).
+  Every marked test (the sentence-adjusted gaps to MN, the omnibus, the 2 x 2 contrasts, group x language on
+  the pooled languages, win/loss net wins, the permutation test of sigma_gd) runs on every data set exactly as
+  the jobs run it; per scenario the rejection rate at alpha (unadjusted) of every test whose own null holds is
+  printed with its 95% Wilson interval, among the data sets where the row is testable (its smallest attainable
+  p below alpha: an untestable row prints no mark), with how often that is; flagged outside [0.03, 0.07].
+- ``coverage``: on the same simulated data sets, the coverage of the cloze intervals the tables print: each
+  gap's (the test of the gap alone inverted) and sigma_gd's (its permutation test inverted over the group
+  effects), of the true values (the group means of the population the latent model draws from, by
+  Gauss-Hermite quadrature); flagged below 0.93, with the median width where above 0.97.
+- ``pairs``: CrowS-Pairs' tests and intervals on 40, 80 and 1,677 pairs, exactly (benchmarks/calibration_pairs.py).
+
+``--lmm N`` also fits the crossed mixed model on N data sets with no effect and reports the rate of its Wald
+tests (the reason its terms are printed unmarked); ``--logit-check N`` fits, on N data sets with the
+non-natives shifted, the workflow's pooled linear mixed model of hit1 and lme4's logistic ``glmer`` (R, when
 installed) and compares their Wald tests of the group terms.
 
 Scenarios (shifts on the latent, logit, scale):
@@ -28,8 +37,8 @@ Scenarios (shifts on the latent, logit, scale):
   languages, whose sentences differ);
 - power: non-natives down, the tests of that effect.
 
-    python benchmarks/bench_stats.py [--replicates 400] [--permutations 499] [--effect 0.5] [--jobs 2] [--lmm 100]
-                                     [--logit-check 50]
+    python benchmarks/bench_stats.py [--parts levels coverage pairs] [--design real|demo] [--replicates 400]
+                                     [--permutations 499] [--effect 0.5] [--jobs 2] [--lmm 100] [--logit-check 50]
 """
 
 from __future__ import annotations
@@ -45,6 +54,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from calibration_pairs import pairs_tables  # benchmarks/calibration_pairs.py, beside this script
+from scipy.special import expit
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 from threadpoolctl import threadpool_limits
 
@@ -75,14 +86,39 @@ LANGS = ["en", "es", "de", "fr"]
 THRESHOLDS = np.array([2.5, 2.1, 1.7, 1.4, 1.1])
 
 
-def mozart_design() -> tuple[pd.DataFrame, str]:
-    """(lang, s_id, u_id, group) of every real MozArt annotation, and where it came from."""
-    real = shared_file("mozart", "MozArt.zip")
+def mozart_design(which: str = "real") -> tuple[pd.DataFrame, str]:
+    """(lang, s_id, u_id, group) of every MozArt annotation of the real design (``which``: real) or the
+    demo's (two annotators a group and language), and where it came from."""
+    real = shared_file("mozart", "MozArt.zip") if which == "real" else None
     if real is not None:
         ann = read_mozart_zip(real, LANGS)
         return ann[["lang", "s_id", "u_id", "group"]].reset_index(drop=True), "the real MozArt design"
     ann = read_mozart_zip(REPO / ".test" / "data" / "MozArt.zip", LANGS)
-    return ann[["lang", "s_id", "u_id", "group"]].reset_index(drop=True), "the demo's MozArt design (real data absent)"
+    where = "the demo's MozArt design" + (" (real data absent)" if which == "real" else "")
+    return ann[["lang", "s_id", "u_id", "group"]].reset_index(drop=True), where
+
+
+def true_means(shift: float, *, sentence_sd: float = 1.0, annotator_sd: float = 0.5) -> dict[str, float]:
+    """The population means of rr, hit1 and hit5 of a group whose latent score is moved by ``shift``: the
+    latent score is N(0, sentence_sd^2 + annotator_sd^2) plus logistic noise, ranked by :data:`THRESHOLDS`
+    (Gauss-Hermite quadrature over the normal part)."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
+    z = np.sqrt(sentence_sd**2 + annotator_sd**2) * nodes
+    above = np.array([np.sum(weights * expit(z + shift - t)) / np.sum(weights) for t in THRESHOLDS])
+    rank = np.diff(np.concatenate([[0.0], above]))  # P(rank 1), ..., P(rank 5)
+    return {"rr": float(np.sum(rank / np.arange(1, 6))), "hit1": float(rank[0]), "hit5": float(above[-1])}
+
+
+def truths(shift: dict[str, float]) -> dict:
+    """The true gaps of each group to MN (per metric) and the true sigma_gd of P@1, P@5 and MRR (percentage
+    points) when the groups' latent scores are moved by ``shift``."""
+    means = {g: true_means(shift.get(g, 0.0)) for g in GROUPS}
+    gaps = {(metric, g): means[g][metric] - means["MN"][metric] for g in GROUPS for metric in ("rr", "hit1")}
+    sigma = {
+        name: 100 * float(np.std([means[g][column] for g in GROUPS]))
+        for column, name in (("hit1", "p_at_1"), ("hit5", "p_at_5"), ("rr", "mrr"))
+    }
+    return {"gap": gaps, "sigma": sigma}
 
 
 def simulate(
@@ -186,12 +222,45 @@ FAMILIES = {
 }
 
 
-def marked_tests(scores: pd.DataFrame, *, permutations: int, seed: int, families=tuple(FAMILIES)) -> pd.DataFrame:
-    """(test, metric, lang, p) of every permutation test the tables and figures mark (of ``families``)."""
-    rows = [FAMILIES[family](scores, permutations, seed) for family in families]
-    out = pd.concat([r[["test", "metric", "lang", "p_permutation"]] for r in rows], ignore_index=True)
+def marked_tests(
+    scores: pd.DataFrame, *, permutations: int, seed: int, families=tuple(FAMILIES), truth: dict | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(test, metric, lang, p, smallest attainable p) of every permutation test the tables and figures mark
+    (of ``families``), and, given the ``truth`` (:func:`truths`), every interval they print beside them
+    (gaps and sigma_gd) with whether it holds the true value."""
+    frames = {family: FAMILIES[family](scores, permutations, seed) for family in families}
+    out = pd.concat(
+        [f[["test", "metric", "lang", "p_permutation", "p_min"]] for f in frames.values()], ignore_index=True
+    )
     out["scope"] = np.where(out["lang"] == "all", "pooled", "per language")
-    return out.dropna(subset=["p_permutation"])
+    intervals = []
+    if truth is not None and "gaps" in frames:
+        g = frames["gaps"]
+        value = [truth["gap"][m, group] for m, group in zip(g["metric"], g["group"], strict=True)]
+        intervals.append(g.assign(interval="gap (test of the gap inverted)", truth=value))
+    if truth is not None and "disparity" in frames:
+        d = frames["disparity"]
+        intervals.append(
+            d.assign(
+                interval="sigma_gd (test inverted)",
+                truth=d["test"].str.split(" ").str[-1].map(truth["sigma"]),
+                metric=d["test"].str.split(" ").str[-1],
+            )
+        )
+    covered = pd.DataFrame()
+    if intervals:
+        rows = pd.concat(intervals, ignore_index=True)
+        rows = rows[rows["informative"].astype(bool) & (rows["p_min"] < 0.05)]  # the rows printed with an interval
+        covered = pd.DataFrame(
+            {
+                "interval": rows["interval"],
+                "metric": rows["metric"],
+                "scope": np.where(rows["lang"] == "all", "pooled", "per language"),
+                "covered": (rows["ci_low"] <= rows["truth"] + 1e-12) & (rows["truth"] - 1e-12 <= rows["ci_high"]),
+                "width": rows["ci_high"] - rows["ci_low"],
+            }
+        )
+    return out.dropna(subset=["p_permutation"]), covered
 
 
 def _one_thread() -> None:
@@ -205,7 +274,9 @@ def _replicate(task) -> pd.DataFrame:
     design, scenario, index, r, shift, by_sentence, permutations, seed, families = task
     rng = np.random.default_rng([seed, index, r])
     scores = simulate(design, rng, shift=shift, by_sentence=by_sentence)
-    return marked_tests(scores, permutations=permutations, seed=seed + r, families=families).assign(scenario=scenario)
+    truth = None if by_sentence else truths(shift)
+    tests, covered = marked_tests(scores, permutations=permutations, seed=seed + r, families=families, truth=truth)
+    return tests.assign(scenario=scenario), covered.assign(scenario=scenario)
 
 
 GLMER = """
@@ -273,10 +344,12 @@ def logit_check(design: pd.DataFrame, *, replicates: int, effect: float, seed: i
 
 
 def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Rejection rate per (test, metric, scope) with its Wilson 95% interval."""
+    """Rejection rate per (test, metric, scope) among the data sets where the row is testable (its smallest
+    attainable p below alpha), with its Wilson 95% interval, and the share of data sets where it is."""
     rows = []
     for (test, metric, scope), g in results.groupby(["test", "metric", "scope"], sort=False):
-        k, n = int((g["p_permutation"] < alpha).sum()), len(g)
+        testable = g[g["p_min"] < alpha]
+        k, n = int((testable["p_permutation"] < alpha).sum()), len(testable)
         s = binomial_summary(k, n)
         rows.append(
             {
@@ -284,6 +357,7 @@ def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
                 "metric": metric,
                 "scope": scope,
                 "n": n,
+                "testable": len(testable) / len(g),
                 "rate": s.proportion,
                 "ci_low": s.ci_low,
                 "ci_high": s.ci_high,
@@ -292,8 +366,116 @@ def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def coverages(covered: pd.DataFrame) -> pd.DataFrame:
+    """Coverage per (interval, metric, scope) with its Wilson 95% interval and the median width."""
+    rows = []
+    for (interval, metric, scope), g in covered.groupby(["interval", "metric", "scope"], sort=False):
+        s = binomial_summary(int(g["covered"].sum()), len(g))
+        rows.append(
+            {
+                "interval": interval,
+                "metric": metric,
+                "scope": scope,
+                "n": len(g),
+                "coverage": s.proportion,
+                "ci_low": s.ci_low,
+                "ci_high": s.ci_high,
+                "median width": float(np.median(g["width"])),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _flag(value: float, low: float, high: float) -> str:
+    return "" if low <= value <= high else "  <- outside [" + f"{low:.2f}, {high:.2f}]"
+
+
+def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
+    """The levels and coverages of the cloze group tests on ``design``, scenario by scenario; returns the
+    rows flagged (a level outside [0.03, 0.07], a coverage below 0.93)."""
+    flagged = 0
+    for index, (name, (shift, by_sentence, reported)) in enumerate(scenarios(args.effect).items()):
+        if args.scenarios and name not in args.scenarios:
+            continue
+        power = name.startswith("power")
+        replicates = args.power_replicates if power else args.replicates
+        tasks = [
+            (design, name, index, r, shift, by_sentence, args.permutations, args.seed, tuple(args.families))
+            for r in range(replicates)
+        ]
+        start = time.perf_counter()
+        with ProcessPoolExecutor(args.jobs, initializer=_one_thread) as pool:
+            done = list(pool.map(_replicate, tasks, chunksize=4))
+        results = pd.concat([tests for tests, _ in done], ignore_index=True)
+        covered = pd.concat([c for _, c in done], ignore_index=True)
+        seconds = time.perf_counter() - start
+        if "levels" in parts:
+            if reported is not None:
+                results = results[results["test"].isin(reported)]
+            table = rates(results, args.alpha)
+            print(
+                f"== levels, {name}: {replicates} data sets, {args.permutations} permutations each, {seconds:.0f} s; "
+                f"rejection rate at alpha {args.alpha} (95% interval) among the data sets where the row is "
+                "testable (share testable)" + ("" if power else ", tests whose own null holds")
+            )
+            for _, r in table.iterrows():
+                flag = "" if power or r["n"] == 0 else _flag(r["rate"], 0.03, 0.07)
+                print(
+                    f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} testable {r['testable']:.3f} "
+                    f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{flag}"
+                )
+            if not power:
+                outside = table[(table["n"] > 0) & ((table["rate"] < 0.03) | (table["rate"] > 0.07))]
+                flagged += len(outside)
+                print(f"  tests with a rate outside [0.03, 0.07]: {len(outside)} of {len(table)}\n")
+        if "coverage" in parts and len(covered) and not power:
+            table = coverages(covered)
+            print(f"== coverage, {name}: {replicates} data sets; coverage of the true value (95% interval)")
+            for _, r in table.iterrows():
+                width = f" median width {r['median width']:.3g}" if r["coverage"] > 0.97 else ""
+                flag = "" if r["coverage"] >= 0.93 else "  <- below 0.93"
+                print(
+                    f"  {r['interval']:<32} {r['metric']:<6} {r['scope']:<13} n={r['n']:<5} "
+                    f"{r['coverage']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{width}{flag}"
+                )
+            flagged += int((table["coverage"] < 0.93).sum())
+            print()
+    return flagged
+
+
+def pairs_part(args) -> int:
+    """The CrowS-Pairs levels and coverages, exact (the cluster-robust interval simulated on the real writers)."""
+    real = shared_file("crows_pairs", "crows_pairs_anonymized.csv")
+    sizes = None
+    if real is not None:
+        sizes = pd.read_csv(real)["anon_writer"].value_counts().to_numpy()
+    start = time.perf_counter()
+    levels, coverage = pairs_tables(args.alpha, cluster_sizes=sizes, replicates=args.replicates, seed=args.seed)
+    clusters = f"on the real writers, {args.replicates} simulated data sets" if sizes is not None else "skipped"
+    print(f"== CrowS-Pairs, exact ({time.perf_counter() - start:.0f} s; the cluster-robust interval {clusters})")
+    print("  level at alpha, among the data sets where the row is testable (share testable):")
+    flagged = 0
+    for _, r in levels.iterrows():
+        rate = "" if np.isnan(r["rate"]) else f"{r['rate']:.3f}"
+        flag = "" if np.isnan(r["rate"]) or r["testable"] < 1e-3 else _flag(r["rate"], 0.03, 0.07)
+        flagged += bool(flag)
+        print(f"  {r['test']:<46} n={r['n']:<5} {r['scenario']:<24} testable {r['testable']:.4f} {rate}{flag}")
+    print("  coverage at 1 - alpha, and the interval's median width (percentage points):")
+    for _, r in coverage.iterrows():
+        width = f" width {r['width']:.3g}" if "width" in r and not pd.isna(r.get("width")) else ""
+        flag = "" if r["coverage"] >= 0.93 else "  <- below 0.93"
+        flagged += bool(flag)
+        print(f"  {r['interval']:<36} n={r['n']:<5} {r['scenario']:<40} {r['coverage']:.4f}{width}{flag}")
+    print()
+    return flagged
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--parts", nargs="*", default=["levels", "coverage", "pairs"], choices=["levels", "coverage", "pairs"]
+    )
+    ap.add_argument("--design", choices=["real", "demo"], default="real", help="MozArt's real design or the demo's")
     ap.add_argument("--replicates", type=int, default=400, help="simulated data sets per null scenario")
     ap.add_argument("--power-replicates", type=int, default=200, help="simulated data sets with the planted effect")
     ap.add_argument("--permutations", type=int, default=499)
@@ -322,53 +504,28 @@ def main() -> int:
     )
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
+    parts = set(args.parts)
 
-    design, source = mozart_design()
-    groups = design.groupby(["lang", "group"])["u_id"].nunique().unstack()[list(GROUPS)]
-    print(
-        f"design: {source}: {len(design)} annotations, {design['u_id'].nunique()} annotator ids; annotators per "
-        f"language and group:\n{groups.to_string()}"
-    )
-    sample = simulate(design, np.random.default_rng(args.seed))
-    print(
-        f"simulated rates at no effect: P@1 {100 * sample['hit1'].mean():.1f}%, P@5 "
-        f"{100 * sample['hit5'].mean():.1f}%, MRR {100 * sample['rr'].mean():.1f}%\n"
-    )
-
-    outside_total = 0
-    for index, (name, (shift, by_sentence, reported)) in enumerate(scenarios(args.effect).items()):
-        if args.scenarios and name not in args.scenarios:
-            continue
-        power = name.startswith("power")
-        replicates = args.power_replicates if power else args.replicates
-        tasks = [
-            (design, name, index, r, shift, by_sentence, args.permutations, args.seed, tuple(args.families))
-            for r in range(replicates)
-        ]
-        start = time.perf_counter()
-        with ProcessPoolExecutor(args.jobs, initializer=_one_thread) as pool:
-            results = pd.concat(pool.map(_replicate, tasks, chunksize=4), ignore_index=True)
-        if reported is not None:
-            results = results[results["test"].isin(reported)]
-        table = rates(results, args.alpha)
+    flagged = 0
+    if parts & {"levels", "coverage"}:
+        design, source = mozart_design(args.design)
+        groups = design.groupby(["lang", "group"])["u_id"].nunique().unstack()[list(GROUPS)]
         print(
-            f"== {name}: {replicates} data sets, {args.permutations} permutations each, "
-            f"{time.perf_counter() - start:.0f} s; rejection rate at alpha {args.alpha} (95% interval)"
-            + ("" if power else ", tests whose own null holds")
+            f"design: {source}: {len(design)} annotations, {design['u_id'].nunique()} annotator ids; annotators "
+            f"per language and group:\n{groups.to_string()}"
         )
-        for _, r in table.iterrows():
-            flag = "" if power or 0.03 <= r["rate"] <= 0.07 else "  <- outside [0.03, 0.07]"
-            print(
-                f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} "
-                f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{flag}"
-            )
-        if not power:
-            outside = table[(table["rate"] < 0.03) | (table["rate"] > 0.07)]
-            outside_total += len(outside)
-            print(f"  tests with a rate outside [0.03, 0.07]: {len(outside)} of {len(table)}\n")
-    print(f"all null scenarios: {outside_total} rates outside [0.03, 0.07]")
+        sample = simulate(design, np.random.default_rng(args.seed))
+        print(
+            f"simulated rates at no effect: P@1 {100 * sample['hit1'].mean():.1f}%, P@5 "
+            f"{100 * sample['hit5'].mean():.1f}%, MRR {100 * sample['rr'].mean():.1f}%\n"
+        )
+        flagged += cloze_part(args, design, parts)
+    if "pairs" in parts:
+        flagged += pairs_part(args)
+    print(f"rows flagged (a level outside [0.03, 0.07], a coverage below 0.93): {flagged}")
 
     if args.lmm:
+        design, _ = mozart_design(args.design)
         start = time.perf_counter()
         wald = []
         rng = np.random.default_rng(args.seed)
@@ -383,6 +540,7 @@ def main() -> int:
             f"converged {100 * wald['converged'].mean():.0f}%"
         )
     if args.logit_check:
+        design, _ = mozart_design(args.design)
         logit_check(design, replicates=args.logit_check, effect=args.effect, seed=args.seed, alpha=args.alpha)
     return 0
 

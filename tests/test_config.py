@@ -256,3 +256,17 @@ def test_valid_resource_overrides_pass():
         },
         {"crows_pairs_score", "cloze_score"},
     )
+
+
+def test_keys_the_analysis_plan_replaced_are_refused_with_where_to_go(tmp_path):
+    """crows_pairs.alpha (one level for the run's whole plan now: analysis.alpha) and analysis.bootstrap (no
+    interval is a bootstrap's any more) are refused in one line that says what to do."""
+    from plmfair.config import SCHEMA, validate_config
+    from plmfair.errors import ConfigError
+
+    for config, said in (
+        ({"crows_pairs": {"alpha": 0.01}}, "set analysis.alpha instead"),
+        ({"analysis": {"bootstrap": 999}}, "remove the key"),
+    ):
+        with pytest.raises(ConfigError, match=said):
+            validate_config(config, SCHEMA)

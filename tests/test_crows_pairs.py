@@ -263,7 +263,7 @@ def test_ties_are_decided_by_the_scores_precision_not_by_display_rounding():
     assert s["decisive_score_at_0"] == 0.0 and s["decisive_score_at_1e-2"] == 0.0
 
 
-def test_a_cluster_bootstrap_interval_when_the_source_groups_its_pairs():
+def test_a_cluster_robust_interval_when_the_source_groups_its_pairs():
     frame = outcome_frame().assign(cluster=["w1", "w1", "w2", "w2", "w3", "w3", "w4", "w4", "w5", None])
     s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr").iloc[0]
     assert s["n_clusters"] == 5 and 0 <= s["cluster_low"] <= s["decisive_score"] <= s["cluster_high"] <= 100

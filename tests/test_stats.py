@@ -5,9 +5,10 @@ import pandas as pd
 import pytest
 
 from plmfair.stats import (
+    accepted_extent,
     accepted_shifts,
     binomial_summary,
-    cluster_bootstrap_interval,
+    cluster_robust_interval,
     crossed_mixed_model,
     design_blocks,
     inverted_permutation_interval,
@@ -34,15 +35,35 @@ def test_smallest_sign_test_p():
     assert smallest_sign_test_p(0) == 1.0
 
 
-def test_mover_interval_of_a_mean_and_a_cluster_bootstrap():
+def test_mover_interval_of_a_mean_and_a_cluster_robust_interval():
     low, high = mover_mean_interval([0.5, 0.7], [0.3, 0.6], [0.6, 0.9])
     assert low == pytest.approx((1.2 - np.hypot(0.2, 0.1)) / 2) and high == pytest.approx(
         (1.2 + np.hypot(0.1, 0.2)) / 2
     )
     values = np.array([1, 1, 0, 0, 1, 0], dtype=float)
-    low, high = cluster_bootstrap_interval(values, np.ones(6), np.array(list("aabbcc")))
+    low, high = cluster_robust_interval(values, np.ones(6), np.array(list("aabbcc")))
     assert 0 <= low <= 0.5 <= high <= 1
-    assert np.isnan(cluster_bootstrap_interval(values, np.ones(6), np.array(["a"] * 6))[0])
+    assert np.isnan(cluster_robust_interval(values, np.ones(6), np.array(["a"] * 6))[0])
+
+
+def test_the_cluster_robust_interval_by_hand():
+    """Three clusters of 2, 3 and 5 units with 1, 2 and 4 ones: r = 7/10; CR2 residual sums v_g - r w_g scaled by
+    1 / (1 - w_g / W); Bell-McCaffrey's degrees of freedom from the same weights; the interval on the logit."""
+    from scipy import stats
+
+    values = np.array([1, 0, 1, 1, 0, 1, 1, 1, 1, 0], dtype=float)
+    clusters = np.array(list("aabbbccccc"))
+    w, v = np.array([2.0, 3.0, 5.0]), np.array([1.0, 2.0, 4.0])
+    r, total = 0.7, 10.0
+    scale = 1 / (total**2 * (1 - w / total))
+    variance = np.sum(scale * (v - r * w) ** 2)
+    cross = -np.outer(w, w) / total
+    np.fill_diagonal(cross, w * (1 - w / total))
+    df = np.sum(scale * w * (1 - w / total)) ** 2 / np.sum(np.outer(scale, scale) * cross**2)
+    half = stats.t.ppf(0.975, df) * np.sqrt(variance) / (r * (1 - r))
+    expected = stats.logistic.cdf(np.log(r / (1 - r)) + np.array([-half, half]))
+    np.testing.assert_allclose(cluster_robust_interval(values, np.ones(10), clusters), expected)
+    assert np.isnan(cluster_robust_interval(np.ones(10), np.ones(10), clusters)[0])  # r = 1: no logit
 
 
 @pytest.mark.parametrize("n", [1, 7, 20, 61])
@@ -90,6 +111,28 @@ def test_inverted_interval_is_the_set_of_shifts_the_test_does_not_reject():
     # and another extreme on [1, 2] (-(t - 1)(t - 2) >= 0): accepted {0} and [1, 2], whose hull is [0, 2]
     split = accepted_shifts(np.array([-3.0, -1.0]), np.array([0.0, 3.0]), np.array([0.0, -2.0]), alpha=0.6)
     assert (split.low, split.high, split.connected) == (0.0, 2.0, False)
+
+
+def test_the_extent_of_accepted_shifts_along_many_lines_is_each_lines_exact_sweep():
+    """accepted_extent (every line at once, segments only) against accepted_shifts (one line, exact): the
+    farthest accepted shift is the exact hull's far end; the nearest, where the accepted set is one interval,
+    its end nearest 0 (0 when it holds 0)."""
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(30):
+        qa = -np.abs(rng.normal(size=(5, 200))) - 0.2  # far shifts rejected: bounded intervals
+        qa[:, :3] = rng.normal(size=(5, 3))
+        qb, qc = rng.normal(size=(5, 200)), rng.normal(size=(5, 200)) + 0.5
+        for alpha in (0.05, 0.3):
+            near, far = accepted_extent(qa, qb, qc, alpha=alpha)
+            for row in range(5):
+                exact = accepted_shifts(qa[row], qb[row], qc[row], alpha=alpha)
+                assert far[row] == pytest.approx(max(abs(exact.low), abs(exact.high)))
+                if exact.connected:
+                    nearest = 0.0 if exact.low <= 0 <= exact.high else min(abs(exact.low), abs(exact.high))
+                    assert near[row] == pytest.approx(nearest)
+                    checked += 1
+    assert checked > 200
 
 
 def test_sign_test_hand_computed():

@@ -71,6 +71,12 @@ def _check_moved(config: dict) -> None:
             "config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
             "(file, url, sha256, languages) to datasets.cloze_tests.mozart"
         )
+    analysis = config.get("analysis")
+    if isinstance(analysis, dict) and "bootstrap" in analysis:
+        raise ConfigError(
+            "config error at analysis.bootstrap: no interval a run prints is a bootstrap's any more (each is one "
+            "whose coverage make bench-stats measures: docs/statistics.md); remove the key"
+        )
     crows_pairs = config.get("crows_pairs")
     if isinstance(crows_pairs, dict) and "alpha" in crows_pairs:
         raise ConfigError(

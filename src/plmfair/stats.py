@@ -5,7 +5,7 @@
   (scipy ``binomtest`` and ``proportion_ci``).
 - :func:`smallest_sign_test_p`: the smallest p an exact sign test can give (whether it can reject at all);
   :func:`mover_mean_interval`: the interval of a mean of independent estimates (MOVER);
-  :func:`fisher_exact`; :func:`cluster_bootstrap_interval`: a ratio's interval when clusters, not units,
+  :func:`fisher_exact`; :func:`cluster_robust_interval`: a share's interval when clusters, not units,
   are the independent draws;
 - paired binary outcomes (up, down or unchanged items; a CrowS-Pairs pair's preference, two scorings of
   the same pairs), whose difference (up - down) / n is a difference of paired proportions (Tango 1998;
@@ -98,65 +98,60 @@ def fisher_exact(table) -> float:
     return float(stats.fisher_exact(t).pvalue)
 
 
-def bootstrap_counts(rng: np.random.Generator, n: int, replicates: int) -> np.ndarray:
-    """How often each of ``n`` units is drawn in each of ``replicates`` resamples with replacement
-    (replicates x n): the weights of a bootstrap."""
-    return rng.multinomial(n, np.full(n, 1 / n), replicates)
-
-
-def percentile_interval(draws, *, confidence: float = 0.95) -> tuple[float, float]:
-    """The percentile interval of bootstrap ``draws``, those without an estimate (NaN) left out;
-    (NaN, NaN) when none has one."""
-    draws = np.asarray(draws, dtype=float)
-    draws = draws[~np.isnan(draws)]
-    if not len(draws):
-        return float("nan"), float("nan")
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(draws, [tail, 1 - tail])
-    return float(low) + 0.0, float(high) + 0.0  # + 0.0: never an end of -0
-
-
-def cluster_bootstrap_interval(
-    values: np.ndarray,
-    weights: np.ndarray,
-    clusters: np.ndarray,
-    *,
-    confidence: float = 0.95,
-    replicates: int = 2000,
-    seed: int = 0,
+def cluster_robust_interval(
+    values: np.ndarray, weights: np.ndarray, clusters: np.ndarray, *, confidence: float = 0.95
 ) -> tuple[float, float]:
-    """Percentile interval of the ratio sum(values) / sum(weights) when whole clusters are resampled
-    with replacement (the units of a cluster are not independent draws); NaN with fewer than two
-    clusters."""
+    """The interval of the ratio r = sum(values) / sum(weights) of 0/1 values when clusters of units, not
+    units, are the independent draws: the CR2 cluster-robust variance (Bell & McCaffrey 2002) with its
+    Bell-McCaffrey degrees of freedom (what unequal clusters leave: Imbens & Kolesar 2016), on the logit
+    scale and back (an interval inside [0, 1]). For the intercept-only model the CR2 adjustment of a
+    cluster of weight w_g out of W is 1 / sqrt(1 - w_g / W), and the degrees of freedom (tr M)^2 / tr(M^2)
+    of the quadratic form M the variance is (an iid working model). NaN with fewer than two clusters or r
+    at 0 or 1."""
     codes, _ = pd.factorize(pd.Series(clusters, dtype="object"))
     n_clusters = codes.max() + 1 if len(codes) else 0
     if n_clusters < 2:
         return float("nan"), float("nan")
     v = np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=n_clusters)
     w = np.bincount(codes, weights=np.asarray(weights, dtype=float), minlength=n_clusters)
-    draws = bootstrap_counts(np.random.default_rng(seed), n_clusters, replicates)
-    num, den = draws @ v, draws @ w
-    return percentile_interval(num[den > 0] / den[den > 0], confidence=confidence)
+    total = w.sum()
+    ratio = v.sum() / total
+    if not 0 < ratio < 1:
+        return float("nan"), float("nan")
+    share = w / total
+    scale = 1 / (total**2 * (1 - share))  # the CR2 adjustment, squared, over total^2
+    variance = float(np.sum(scale * (v - ratio * w) ** 2))
+    # Bell-McCaffrey: M = sum_g scale_g u_g u_g', u_g = (I - H) 1_g, so u_g'u_h = w_g (1 - w_g / W) on the
+    # diagonal and -w_g w_h / W off it
+    cross = -np.outer(w, w) / total
+    np.fill_diagonal(cross, w * (1 - share))
+    df = float(np.sum(scale * w * (1 - share)) ** 2 / np.sum(np.outer(scale, scale) * cross**2))
+    half = stats.t.ppf(0.5 + confidence / 2, df) * np.sqrt(variance) / (ratio * (1 - ratio))
+    centre = np.log(ratio / (1 - ratio))
+    return float(stats.logistic.cdf(centre - half)), float(stats.logistic.cdf(centre + half))
 
 
-def _constrained_down(up: int, down: int, n: int, delta: float) -> float:
-    """The maximum-likelihood probability of a -1 item when P(+1) - P(-1) = delta (Tango 1998, eq. 3)."""
-    a = 2.0 * n
-    b = -up - down + (2.0 * n - up + down) * delta
+def _constrained_down(up, down, n, delta):
+    """The maximum-likelihood probability of a -1 item when P(+1) - P(-1) = delta (Tango 1998, eq. 3);
+    elementwise over arrays."""
+    a = 2.0 * np.asarray(n, dtype=float)
+    b = -up - down + (a - up + down) * delta
     c = -down * delta * (1.0 - delta)
-    disc = max(b * b - 4.0 * a * c, 0.0)
-    return (math.sqrt(disc) - b) / (2.0 * a)
+    return (np.sqrt(np.maximum(b * b - 4.0 * a * c, 0.0)) - b) / (2.0 * a)
 
 
-def tango_score(up: int, down: int, n: int, delta: float) -> float:
+def tango_score(up, down, n, delta):
     """Tango's score statistic of Delta = ``delta``: (up - down - n delta) over its standard error at the
-    constrained maximum-likelihood cell probabilities; +inf or -inf where that error is 0."""
-    q = _constrained_down(up, down, n, delta)
-    variance = n * (2.0 * q + delta * (1.0 - delta))
+    constrained maximum-likelihood cell probabilities; +inf or -inf where that error is 0. Elementwise over
+    arrays (a float for scalars): the interval holds delta exactly when |score| is at most the normal
+    quantile, which is how coverage is computed exactly (benchmarks/bench_stats.py)."""
+    up, down, n = (np.asarray(x, dtype=float) for x in (up, down, n))
+    variance = n * (2.0 * _constrained_down(up, down, n, delta) + delta * (1.0 - delta))
     diff = up - down - n * delta
-    if variance <= 0:
-        return 0.0 if diff == 0 else math.copysign(math.inf, diff)
-    return diff / math.sqrt(variance)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.where(variance > 0, diff / np.sqrt(np.maximum(variance, 1e-300)), np.sign(diff) * np.inf)
+    score = np.where((variance <= 0) & (diff == 0), 0.0, score)
+    return float(score) if score.ndim == 0 else score
 
 
 def tango_interval(up: int, down: int, n: int, *, confidence: float = 0.95) -> tuple[float, float]:
@@ -532,25 +527,26 @@ def accepted_extent(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: fl
     looked at: along a line through the data's own effects, what a segment's end adds is the end itself."""
     starts, ends = _extreme_sets(qa, qb, qc)
     rows, total = qa.shape
-    positions = np.concatenate([starts.reshape(rows, -1), ends.reshape(rows, -1)], axis=1)
-    steps = np.concatenate([np.ones((rows, 2 * total)), -np.ones((rows, 2 * total))], axis=1)
-    missing = np.isnan(positions)
-    positions, steps = np.where(missing, np.inf, positions), np.where(missing, 0.0, steps)
-    order = np.argsort(positions, axis=1, kind="stable")
-    positions, steps = np.take_along_axis(positions, order, axis=1), np.take_along_axis(steps, order, axis=1)
-    counts = np.cumsum(steps, axis=1)
-    # the segment after each event runs to the next; the one before the first has no extreme set
-    left = np.concatenate([np.full((rows, 1), -np.inf), positions], axis=1)
-    right = np.concatenate([positions, np.full((rows, 1), np.inf)], axis=1)
-    counts = np.concatenate([np.zeros((rows, 1)), counts], axis=1)
-    accepted = ((1 + counts) / (1 + total) >= alpha) & (right > left)
-    with np.errstate(invalid="ignore"):
-        nearest = np.where((left <= 0) & (right >= 0), 0.0, np.minimum(np.abs(left), np.abs(right)))
-        farthest = np.maximum(np.abs(left), np.abs(right))
-    near = np.where(accepted, nearest, np.inf).min(axis=1)
-    far = np.where(accepted, farthest, -np.inf).max(axis=1)
-    none = ~accepted.any(axis=1)
-    return np.where(none, np.nan, near), np.where(none, np.nan, far)
+    # an absent second interval starts and ends at +inf: it is never entered
+    starts = np.sort(np.where(np.isnan(starts), np.inf, starts).reshape(rows, -1), axis=1)
+    ends = np.sort(np.where(np.isnan(ends), np.inf, ends).reshape(rows, -1), axis=1)
+    edges = np.sort(np.concatenate([starts, ends], axis=1), axis=1)
+    near, far = np.full(rows, np.nan), np.full(rows, np.nan)
+    for row in range(rows):
+        points = np.unique(edges[row])
+        points = points[np.isfinite(points)]
+        left = np.concatenate([[-np.inf], points])
+        right = np.concatenate([points, [np.inf]])
+        # on the open segment after a point: the sets begun at or before it, less those ended at or before it
+        counts = np.searchsorted(starts[row], left, side="right") - np.searchsorted(ends[row], left, side="right")
+        accepted = (1 + counts) / (1 + total) >= alpha
+        if not accepted.any():
+            continue
+        lo, hi = left[accepted], right[accepted]
+        with np.errstate(invalid="ignore"):
+            nearest = np.where((lo <= 0) & (hi >= 0), 0.0, np.minimum(np.abs(lo), np.abs(hi)))
+        near[row], far[row] = nearest.min(), np.maximum(np.abs(lo), np.abs(hi)).max()
+    return near, far
 
 
 def inverted_permutation_interval(statistic: np.ndarray, slope: np.ndarray, *, alpha: float) -> AcceptedShifts:

@@ -61,7 +61,6 @@ rule crows_pairs_summary:
         runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
         langs=plan.crows_pairs_langs(config),
         alpha=plan.setting(config, "analysis.alpha"),
-        bootstrap=plan.setting(config, "analysis.bootstrap"),
         coverage=plan.setting(config, "coverage"),
     log:
         "results/logs/crows_pairs/summary.log",

@@ -16,6 +16,7 @@ breakdown_heatmap(
     "(descriptive, no test)",
     value_label="decisive share (%); 50: no preference",
     centre=50,
-    count_label="pairs",
+    count="n_decisive",
+    count_label="decisive",
     empty_label="no decisive pair",
 )

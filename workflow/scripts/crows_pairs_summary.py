@@ -10,7 +10,6 @@ summary, mcnemar = summarise_runs(
     runs={(run["dataset"], run["model"]): run["scores"] for run in snakemake.params.runs},
     langs=snakemake.params.langs,
     alpha=snakemake.params.alpha,
-    bootstrap=snakemake.params.bootstrap,
     max_unknown=snakemake.params.coverage["max_unknown"],
     strict=snakemake.params.coverage["strict"],
 )

@@ -13,8 +13,8 @@ _CROWS_UNMARKED = (
     "the test is about the decisive pairs (crows_pairs_tests). n: pairs scored; neutral: under this rule."
 )
 _INDEPENDENT = (
-    "The test treats pairs as independent draws; crows_pairs_robustness resamples the source's clusters (the "
-    "pairs one writer wrote) where it has them."
+    "The test treats pairs as independent draws; crows_pairs_robustness gives the interval when the source's "
+    "clusters (the pairs one writer wrote) are, where it has them."
 )
 _ALPHA = {"alpha": "analysis.alpha"}
 
@@ -79,8 +79,9 @@ TABLES: tuple[TableSpec, ...] = (
         {"summary": SUMMARY},
         "CrowS-Pairs, how the decisive share depends on what counts as a tie and on independence: the share with "
         "each pair's floating-point tolerance (as tested), with a pair neutral when |margin| <= 0, 1e-3 or 1e-2 "
-        "instead, and the 95% percentile interval when whole clusters of the source (Nangia et al.'s writers) are "
-        "resampled rather than pairs (blank with fewer than two clusters). Descriptive: no test, no mark.",
+        "instead, and its 95% interval when whole clusters of the source (Nangia et al.'s writers), not pairs, are "
+        "the independent draws: the CR2 cluster-robust variance with Bell-McCaffrey degrees of freedom, on the "
+        "logit scale (blank with fewer than two clusters; the overall row only). Descriptive: no test, no mark.",
         digits=2,
     ),
     TableSpec(

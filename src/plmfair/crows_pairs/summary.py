@@ -34,7 +34,7 @@ from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import MODEL_METADATA_SCHEMA
 from plmfair.stats import (
     binomial_summary,
-    cluster_bootstrap_interval,
+    cluster_robust_interval,
     fisher_exact,
     mover_mean_interval,
     smallest_sign_test_p,
@@ -92,9 +92,10 @@ SUMMARY_SCHEMA = {
     "net_low": "Tango's score interval of net_preference at ci_level (a difference of paired proportions, "
     "unconditional on the number of neutral pairs), lower bound; it inverts Tango's score test, not the sign test",
     "net_high": "its upper bound",
-    "cluster_low": "overall row only: 95% percentile interval of decisive_score when the source's clusters (the pairs "
-    "one writer wrote) are resampled, not pairs (analysis.bootstrap replicates); a robustness check of the "
-    "independence the test assumes; NaN without clusters",
+    "cluster_low": "overall row only: 95% interval of decisive_score when the source's clusters (the pairs one "
+    "writer wrote), not pairs, are the independent draws: the CR2 cluster-robust variance with Bell-McCaffrey "
+    "degrees of freedom, on the logit scale; a robustness check of the independence the test assumes; NaN "
+    "without clusters",
     "cluster_high": "its upper bound",
     "n_clusters": "clusters with a scored pair (0 without clusters)",
     "balanced_score": "overall row: the mean of the stereo and anti-stereo decisive shares, each direction weighed "
@@ -163,7 +164,6 @@ def summarise_pairs(
     dataset: str,
     lang: str,
     alpha: float = 0.05,
-    bootstrap: int = 999,
     max_unknown: float = DEFAULT_MAX_UNKNOWN,
 ) -> pd.DataFrame:
     """Metric, stereo, anti-stereo, per-bias-type and per-origin rows of one (dataset, model) run
@@ -171,7 +171,7 @@ def summarise_pairs(
     sign test, the Clopper-Pearson interval that inverts it and the smallest p it can give (the run's
     analysis plan decides its family and mark), the net preference with Tango's interval, and on the
     overall row the direction-balanced share, the test of stereo against anti-stereo, the
-    cluster-bootstrap interval and the sensitivity of the share to the tie tolerance; beside them how
+    cluster-robust interval and the sensitivity of the share to the tie tolerance; beside them how
     much of the data the model reads as unknown (:func:`plmfair.scoring.coverage.warning`)."""
     scored = scores["status"].isin(SCORED_STATUSES)
     margin = scores["sent_more_score"] - scores["sent_less_score"]
@@ -224,15 +224,13 @@ def summarise_pairs(
     has_cluster = "cluster" in scores and scores.loc[scored, "cluster"].notna().any()
     clusters = scores["cluster"].where(scored) if has_cluster else None
     low, high = (
-        cluster_bootstrap_interval(
-            100 * biased.to_numpy(float)[decisive],
-            np.ones(int(decisive.sum())),
-            clusters.to_numpy()[decisive],
-            replicates=bootstrap,
+        cluster_robust_interval(
+            biased.to_numpy(float)[decisive], np.ones(int(decisive.sum())), clusters.to_numpy()[decisive]
         )
         if has_cluster
         else (nan, nan)
     )
+    low, high = 100 * low, 100 * high
     out["cluster_low"], out["cluster_high"] = np.where(overall, low, nan), np.where(overall, high, nan)
     out["n_clusters"] = np.where(overall, int(clusters.nunique()) if has_cluster else 0, 0)
     meta = {
@@ -279,7 +277,6 @@ def summarise_runs(
     *,
     langs: dict[str, str],
     alpha: float = 0.05,
-    bootstrap: int = 999,
     max_unknown: float = DEFAULT_MAX_UNKNOWN,
     strict: bool = False,
 ):
@@ -299,7 +296,6 @@ def summarise_runs(
                 dataset=dataset,
                 lang=langs[dataset],
                 alpha=alpha,
-                bootstrap=bootstrap,
                 max_unknown=max_unknown,
             )
         )

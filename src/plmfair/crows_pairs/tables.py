@@ -188,7 +188,7 @@ def directions_table(summary: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFr
 
 def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Per data set and model: the decisive share under each pair's tolerance, under fixed tie
-    margins (sensitivity), and its interval when the source's clusters are resampled."""
+    margins (sensitivity), and its interval when the source's clusters, not pairs, are the independent draws."""
     overall = summary[summary["subset_kind"] == "overall"]
     out = overall[["dataset", "model", "n_scored", "n_neutral"]].rename(
         columns={"n_scored": "scored", "n_neutral": "neutral"}
@@ -202,7 +202,7 @@ def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     return with_display(
         out.reset_index(drop=True),
         nulls={c: 50.0 for c in out.columns if "share" in c},
-        intervals={"cluster-bootstrap interval (95%)": ("low", "high", 50.0)},
+        intervals={"cluster-robust interval (95%)": ("low", "high", 50.0)},
     )
 
 

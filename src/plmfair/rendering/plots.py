@@ -208,13 +208,15 @@ def breakdown_heatmap(
     column_order: Sequence[str] | None = None,
     shared_rows: bool = False,
     centre: float | None = None,
+    count: str = "n",
     count_label: str = "n",
     empty_label: str = "",
 ) -> None:
     """Heatmap of ``value`` (0-100) per attribute bucket (rows: attributes in the order the table lists
     them, its breakdowns job's registry order; buckets in their order) x ``columns`` (in
-    ``column_order``, else as they come), one panel per ``panels``; every cell shows its value and n
-    (``count_label``: what n counts), a cell with items but no value ``empty_label``. The colour
+    ``column_order``, else as they come), one panel per ``panels``; every cell shows its value and the
+    ``count`` column, the value's denominator (``count_label``: what it counts), a cell with items but no
+    value ``empty_label``. The colour
     scale is sequential, or diverging around ``centre`` (the null value: a cell reads above or
     below it). Panels have their own rows, or with ``shared_rows`` every panel has every row
     (buckets common to all panels); a bucket no item falls in (n = 0 everywhere) is left out."""
@@ -255,7 +257,7 @@ def breakdown_heatmap(
             for j, c in enumerate(cols):
                 if (a, b, c) in sub.index:
                     vals[i, j] = sub.loc[(a, b, c), value]
-                    ns[i, j] = sub.loc[(a, b, c), "n"]
+                    ns[i, j] = sub.loc[(a, b, c), count]
         im = ax.imshow(vals, aspect="auto", cmap=cmap, norm=norm)
         for i in range(len(rows)):
             for j in range(len(cols)):

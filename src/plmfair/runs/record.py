@@ -39,7 +39,7 @@ from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 from plmfair.rendering.labels import PAPER_METRIC_LABELS
-from plmfair.rendering.marks import DECISION_COLUMNS, decisions
+from plmfair.rendering.marks import DECISION_COLUMNS, TESTED, decisions
 from plmfair.rendering.numbers import level
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.scoring.coverage import distinct
@@ -293,7 +293,7 @@ def _decided(frame: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
         return frame.assign(**{c: pd.Series(dtype=object) for c in DECISION_COLUMNS})
     decided = decisions(frame, plan)
     out = frame.drop(columns=[c for c in DECISION_COLUMNS if c in frame.columns]).join(decided)
-    tested = out["family"].isin(("confirmatory", "secondary"))
+    tested = out["family"].isin(TESTED)
     return out.assign(ci_low=out["ci_low"].where(tested), ci_high=out["ci_high"].where(tested))
 
 
@@ -548,10 +548,11 @@ def cloze_lines(record: Mapping) -> pd.DataFrame:
                 "P@5": r["p_at_5"],
                 "MRR": r["mrr"],
                 "σ_gd MRR": d.get("sigma_gd"),
-                "critical value": d.get("critical_value"),
+                # an untested row (every score 0, say) has no threshold to print
+                "critical value": d.get("critical_value") if d.get("family") in TESTED else None,
                 "p adjusted": d.get("p_adjusted"),
                 "significant": d.get("significant"),
-                "note": "" if d.get("family") in ("confirmatory", "secondary", None) else d.get("family"),
+                "note": "" if d.get("family") in (*TESTED, None) else d.get("family"),
             }
         )
     return with_display(
