@@ -14,11 +14,14 @@ Three parts (``--parts``, all by default):
   the pooled languages, win/loss net wins, the permutation test of sigma_gd) runs on every data set exactly as
   the jobs run it; per scenario the rejection rate at alpha (unadjusted) of every test whose own null holds is
   printed with its 95% Wilson interval, among the data sets where the row is testable (its smallest attainable
-  p below alpha: an untestable row prints no mark), with how often that is; flagged outside [0.03, 0.07].
+  p below alpha: an untestable row prints no mark), with how often that is; flagged above 3 alpha / 2 (Bradley's
+  liberal criterion, [alpha / 2, 3 alpha / 2]), said to be conservative below alpha / 2 (ties: valid, with less
+  power).
 - ``coverage``: on the same simulated data sets, the coverage of the cloze intervals the tables print: each
   gap's (the test of the gap alone inverted) and sigma_gd's (its permutation test inverted over the group
   effects), of the true values (the group means of the population the latent model draws from, by
-  Gauss-Hermite quadrature); flagged below 0.93, with the median width where above 0.97.
+  Gauss-Hermite quadrature); flagged below 1 - 3 alpha / 2 (the same criterion), with the median width where
+  above 0.97.
 - ``pairs``: CrowS-Pairs' tests and intervals on 40, 80 and 1,677 pairs, exactly (benchmarks/calibration_pairs.py).
 
 ``--lmm N`` also fits the crossed mixed model on N data sets with no effect and reports the rate of its Wald
@@ -386,13 +389,35 @@ def coverages(covered: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _flag(value: float, low: float, high: float) -> str:
-    return "" if low <= value <= high else "  <- outside [" + f"{low:.2f}, {high:.2f}]"
+def level_flag(rate: float, alpha: float) -> str:
+    """Bradley's (1978) liberal criterion: a test is at its level when its rejection rate under its null lies
+    in [alpha / 2, 3 alpha / 2]; 'above' past that (a problem: more false positives than the mark claims),
+    'conservative' below (valid, with less power: ties), '' inside or NaN."""
+    if np.isnan(rate):
+        return ""
+    return "above" if rate > 1.5 * alpha else "conservative" if rate < 0.5 * alpha else ""
+
+
+def coverage_flag(coverage: float, alpha: float) -> bool:
+    """Whether a 1 - alpha interval's coverage falls below 1 - 3 alpha / 2 (the same criterion)."""
+    return coverage < 1 - 1.5 * alpha
+
+
+def _level_note(flag: str, alpha: float) -> str:
+    return {
+        "above": f"  <- above {1.5 * alpha:g} (not at its level)",
+        "conservative": f"  (conservative: below {0.5 * alpha:g})",
+        "": "",
+    }[flag]
+
+
+def _coverage_note(coverage: float, alpha: float) -> str:
+    return f"  <- below {1 - 1.5 * alpha:g}" if coverage_flag(coverage, alpha) else ""
 
 
 def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
     """The levels and coverages of the cloze group tests on ``design``, scenario by scenario; returns the
-    rows flagged (a level outside [0.03, 0.07], a coverage below 0.93)."""
+    rows flagged (a level above 3 alpha / 2, a coverage below 1 - 3 alpha / 2)."""
     flagged = 0
     for index, (name, (shift, by_sentence, reported)) in enumerate(scenarios(args.effect).items()):
         if args.scenarios and name not in args.scenarios:
@@ -418,27 +443,28 @@ def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
                 f"rejection rate at alpha {args.alpha} (95% interval) among the data sets where the row is "
                 "testable (share testable)" + ("" if power else ", tests whose own null holds")
             )
+            above = 0
             for _, r in table.iterrows():
-                flag = "" if power or r["n"] == 0 else _flag(r["rate"], 0.03, 0.07)
+                flag = "" if power or r["n"] == 0 else level_flag(r["rate"], args.alpha)
+                above += flag == "above"
                 print(
                     f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} testable {r['testable']:.3f} "
-                    f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{flag}"
+                    f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{_level_note(flag, args.alpha)}"
                 )
             if not power:
-                outside = table[(table["n"] > 0) & ((table["rate"] < 0.03) | (table["rate"] > 0.07))]
-                flagged += len(outside)
-                print(f"  tests with a rate outside [0.03, 0.07]: {len(outside)} of {len(table)}\n")
+                flagged += above
+                print(f"  tests rejecting more often than alpha: {above} of {len(table)}\n")
         if "coverage" in parts and len(covered) and not power:
             table = coverages(covered)
             print(f"== coverage, {name}: {replicates} data sets; coverage of the true value (95% interval)")
             for _, r in table.iterrows():
                 width = f" median width {r['median width']:.3g}" if r["coverage"] > 0.97 else ""
-                flag = "" if r["coverage"] >= 0.93 else "  <- below 0.93"
+                flagged += coverage_flag(r["coverage"], args.alpha)
                 print(
                     f"  {r['interval']:<32} {r['metric']:<6} {r['scope']:<13} n={r['n']:<5} "
-                    f"{r['coverage']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{width}{flag}"
+                    f"{r['coverage']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{width}"
+                    + _coverage_note(r["coverage"], args.alpha)
                 )
-            flagged += int((table["coverage"] < 0.93).sum())
             print()
     return flagged
 
@@ -457,15 +483,20 @@ def pairs_part(args) -> int:
     flagged = 0
     for _, r in levels.iterrows():
         rate = "" if np.isnan(r["rate"]) else f"{r['rate']:.3f}"
-        flag = "" if np.isnan(r["rate"]) or r["testable"] < 1e-3 else _flag(r["rate"], 0.03, 0.07)
-        flagged += bool(flag)
-        print(f"  {r['test']:<46} n={r['n']:<5} {r['scenario']:<24} testable {r['testable']:.4f} {rate}{flag}")
+        flag = "" if r["testable"] < 1e-3 else level_flag(r["rate"], args.alpha)
+        flagged += flag == "above"
+        print(
+            f"  {r['test']:<46} n={r['n']:<5} {r['scenario']:<24} testable {r['testable']:.4f} {rate}"
+            f"{_level_note(flag, args.alpha)}"
+        )
     print("  coverage at 1 - alpha, and the interval's median width (percentage points):")
     for _, r in coverage.iterrows():
         width = f" width {r['width']:.3g}" if "width" in r and not pd.isna(r.get("width")) else ""
-        flag = "" if r["coverage"] >= 0.93 else "  <- below 0.93"
-        flagged += bool(flag)
-        print(f"  {r['interval']:<36} n={r['n']:<5} {r['scenario']:<40} {r['coverage']:.4f}{width}{flag}")
+        flagged += coverage_flag(r["coverage"], args.alpha)
+        print(
+            f"  {r['interval']:<36} n={r['n']:<5} {r['scenario']:<40} {r['coverage']:.4f}{width}"
+            f"{_coverage_note(r['coverage'], args.alpha)}"
+        )
     print()
     return flagged
 
@@ -522,7 +553,7 @@ def main() -> int:
         flagged += cloze_part(args, design, parts)
     if "pairs" in parts:
         flagged += pairs_part(args)
-    print(f"rows flagged (a level outside [0.03, 0.07], a coverage below 0.93): {flagged}")
+    print(f"rows flagged (a level above 3 alpha / 2, a coverage below 1 - 3 alpha / 2): {flagged}")
 
     if args.lmm:
         design, _ = mozart_design(args.design)

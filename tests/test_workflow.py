@@ -435,7 +435,7 @@ def test_every_mark_is_the_analysis_plans_and_agrees_with_the_interval_beside_it
     tests = read_parquet(results / "cloze/demo/group_tests.parquet").set_index("hypothesis")
     gender = tests[(tests["test"] == "gender") & (tests["lang"] != "all")]
     untested = plan.loc[gender.index, "family"]
-    assert (gender["p_min"] == 1 / 36).all() and untested.isin(["untestable", "uninformative"]).all()
+    assert (gender["p_min"] >= 2 / 36).all() and untested.isin(["untestable", "uninformative"]).all()
     assert (untested == "untestable").any()
     checked = 0
     intervals = {

@@ -118,6 +118,27 @@ HYPOTHESIS_SCHEMA = {
     "informative": "false when the test's null distribution is degenerate (every assignment gives the same "
     "statistic): p = 1 whatever the data",
 }
+
+
+def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary, p_value: str, informative):
+    """A study's hypotheses (:data:`HYPOTHESIS_SCHEMA`) from the rows of one of its result files: each row's
+    test id (its ``hypothesis`` column), its ``question`` and whether it is ``primary`` (a value or one per
+    row), its p-value (the ``p_value`` column) and smallest attainable p (``p_min``), and whether it is
+    ``informative``."""
+    return pd.DataFrame(
+        {
+            "hypothesis": rows["hypothesis"],
+            "study": study,
+            "source": source,
+            "question": question,
+            "primary": primary,
+            "p_value": rows[p_value].astype(float),
+            "p_min": rows["p_min"].astype(float),
+            "informative": informative,
+        }
+    ).astype({"primary": bool, "informative": bool})
+
+
 ANALYSIS_PLAN_SCHEMA = {
     **HYPOTHESIS_SCHEMA,
     "family": "confirmatory (a primary question, Holm), secondary (Benjamini-Yekutieli over the whole report), "

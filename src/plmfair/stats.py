@@ -549,6 +549,41 @@ def accepted_extent(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: fl
     return near, far
 
 
+def assignment_p(statistic: np.ndarray, *, two_sided: bool = True, secondary: Sequence[np.ndarray] = ()) -> np.ndarray:
+    """The p :func:`permutation_p` would give each assignment were it the observed one (``statistic``: row 0
+    observed, then the permutations; ``secondary`` statistics deciding ties in turn): #{assignments at least
+    as extreme} / (1 + B). It depends on the data only through the permutation distribution, which is the
+    same whichever assignment was observed."""
+    keys = [np.asarray(v, dtype=float) for v in (statistic, *secondary)]
+    if two_sided:
+        keys = [np.abs(k) for k in keys]
+    # equal to 1e-12 (as permutation_p compares), then ordered lexicographically: the first statistic first
+    keys = [np.where(np.isfinite(k), np.round(k, 12), -np.inf) for k in keys]
+    _, rank = np.unique(np.column_stack(keys), axis=0, return_inverse=True)
+    rank = rank.ravel()
+    at_least = len(rank) - np.searchsorted(np.sort(rank), rank, side="left")
+    return at_least / len(rank)
+
+
+def smallest_permutation_p(
+    statistic: np.ndarray, *, two_sided: bool = True, secondary: Sequence[np.ndarray] = ()
+) -> float:
+    """The smallest p :func:`permutation_p` can give on this design: that of data whose statistic were the
+    largest of every assignment's, #{assignments tied with the largest} / (1 + B) (:func:`assignment_p`). It
+    counts what the design forces, such as the mirror image of every assignment when the two groups compared
+    are as many in each batch (their swap gives the same |gap|: with two annotators a group, 2 / 6, not 1 / 6)."""
+    return float(assignment_p(statistic, two_sided=two_sided, secondary=secondary).min())
+
+
+def permutation_size(
+    statistic: np.ndarray, *, alpha: float, two_sided: bool = True, secondary: Sequence[np.ndarray] = ()
+) -> float:
+    """The share of assignments whose p is below ``alpha`` (:func:`assignment_p`): the rate at which the test
+    rejects at alpha when its null holds, given this permutation distribution (below alpha where ties
+    crowd it: every annotator of a group without a hit at 1, say)."""
+    return float(np.mean(assignment_p(statistic, two_sided=two_sided, secondary=secondary) < alpha))
+
+
 def inverted_permutation_interval(statistic: np.ndarray, slope: np.ndarray, *, alpha: float) -> AcceptedShifts:
     """The shifts delta a two-sided permutation test does not reject, when the statistic of the data
     shifted by delta is linear in it: ``statistic - delta * slope`` per assignment (row 0 observed,

@@ -25,6 +25,7 @@ from plmfair.stats import (
     inverted_permutation_interval,
     permutation_p,
     permutation_threshold,
+    smallest_permutation_p,
 )
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,8 @@ GROUP_WINLOSS_SCHEMA = {
     f"{then_by()}), {_PAIR_NULL} (NaN without a shared sentence)",
     "p_one_sided": "the same, alternative: group_a wins more",
     "permutations": "assignments compared with the observed one (every distinct one when there are at most 10,000)",
-    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
+    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
     "informative": "false when every assignment gives the same net wins and gaps (p = 1 whatever the data)",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet), which holds its family, "
     "adjusted p and mark",
@@ -89,7 +91,8 @@ GROUP_GAPS_SCHEMA = {
     "isolated shift (or reject one inside), and the interval printed is their hull",
     "p_permutation": "two-sided permutation p of the gap (" + gap_statistic() + ", which breaks ties), " + _PAIR_NULL,
     "p_untied": "the same test of the gap alone, without the tie-break: the test the interval inverts",
-    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
+    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
     "n_sentences": "sentences both groups answered",
     "n_annotators": "annotators of the two groups",
@@ -120,7 +123,8 @@ GROUP_TESTS_SCHEMA = {
     "null": "the null hypothesis and how its permutations respect it",
     "statistic": "its observed value",
     "p_permutation": "permutation p (two-sided for contrasts, upper tail for omnibus and group_x_language)",
-    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
+    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
     "informative": "false when every assignment gives the same statistic (p = 1 whatever the data) or none can be "
     "computed",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
@@ -149,7 +153,8 @@ GROUP_DISPARITY_SCHEMA = {
     "quantile of its permutation distribution",
     "p_permutation": "permutation p of sigma_gd, labels permuted among all the annotators of each batch (the omnibus "
     "null: all four groups exchangeable)",
-    "p_min": "the smallest p the test can give, 1 / (1 + permutations)",
+    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
+    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
     "informative": "false when every assignment gives the same sigma_gd (every score equal, say): p = 1 whatever the "
     "data",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
@@ -450,7 +455,7 @@ def group_winloss(
                         "p_permutation": two,
                         "p_one_sided": one,
                         "permutations": len(labels) - 1,
-                        "p_min": 1 / len(labels),
+                        "p_min": smallest_permutation_p(net, secondary=ties) if shared[0] else 1.0,
                         "informative": bool(shared[0]) and not all(_degenerate(v) for v in (net, *ties)),
                         "hypothesis": hypothesis_id(cloze_set, "group_winloss", model, lang, metric, f"{a}-{b}"),
                     }
@@ -499,7 +504,6 @@ def group_gaps(
                         "reference": reference,
                         **row,
                         "ci_level": 1 - alpha,
-                        "p_min": 1 / len(labels),
                         "hypothesis": hypothesis_id(cloze_set, "group_gaps", model, lang, metric, group, reference),
                         "n_sentences": int(shared[0]),
                         "n_annotators": int(np.isin(design.group, [g, ref]).sum()),
@@ -521,6 +525,7 @@ def _gap_test(gaps: dict[str, np.ndarray], metric: str, slope: np.ndarray, *, al
     shifts = inverted_permutation_interval(gap, slope, alpha=alpha)
     # the scores lie in [0, 1], so a true gap does in [-1, 1]: beyond it no value is an estimate's
     return {
+        "p_min": smallest_permutation_p(statistic),
         "gap": gap[0] + 0.0,
         "ci_low": max(shifts.low, -MAX_GAP) + 0.0,
         "ci_high": min(shifts.high, MAX_GAP) + 0.0,
@@ -582,12 +587,14 @@ def _freedman_lane(
 
 def _permutation_test(
     statistic: Callable[..., np.ndarray], parts: tuple[np.ndarray, ...], *, two_sided: bool
-) -> tuple[float, float, bool]:
-    """(observed statistic, permutation p, whether its permutation distribution is degenerate) from group
-    sums and counts (and, for a studentized statistic, variances) whose row 0 is observed."""
+) -> tuple[float, float, bool, float]:
+    """(observed statistic, permutation p, whether its permutation distribution is degenerate, the smallest
+    p the design allows) from group sums and counts (and, for a studentized statistic, variances) whose row
+    0 is observed."""
     values = statistic(*parts)
     p = float(permutation_p(values[:1], values[1:, None], two_sided=two_sided)[0])
-    return float(values[0]), p, _degenerate(values, two_sided=two_sided)
+    smallest = smallest_permutation_p(values, two_sided=two_sided) if np.isfinite(values).any() else 1.0
+    return float(values[0]), p, _degenerate(values, two_sided=two_sided), smallest
 
 
 def _degenerate(values: np.ndarray, *, two_sided: bool = True) -> bool:
@@ -661,7 +668,7 @@ def group_tests(
                     False,
                 )
             for name, (statistic, parts, two_sided) in runs.items():
-                observed, p, degenerate = _permutation_test(statistic, parts, two_sided=two_sided)
+                observed, p, degenerate, smallest = _permutation_test(statistic, parts, two_sided=two_sided)
                 drawn = len(parts[0]) - 1
                 tests.append(
                     {
@@ -671,7 +678,7 @@ def group_tests(
                         "test": name,
                         "statistic": observed,
                         "p_permutation": p,
-                        "p_min": 1 / (1 + drawn),
+                        "p_min": smallest,
                         "informative": not degenerate and not np.isnan(p),
                         "hypothesis": hypothesis_id(cloze_set, "group_tests", model, lang, metric, name),
                         "n_annotators": len(design.group),
@@ -817,7 +824,7 @@ def group_disparity(
                     "ci_level": 1 - alpha,
                     "critical_value": permutation_threshold(sigma[1:], alpha=alpha),
                     "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
-                    "p_min": 1 / len(labels),
+                    "p_min": smallest_permutation_p(sigma, two_sided=False),
                     "informative": not degenerate,
                     "hypothesis": hypothesis_id(cloze_set, "group_disparity", model, lang, metric),
                     "n_annotators": len(design.group),

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from plmfair.multiplicity import HYPOTHESIS_SCHEMA
+from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses
 
 PRIMARY_METRIC = "mrr"  # the disparity a cloze set's primary question is about, as the headline prints it
 POOLED = "all"
@@ -33,17 +33,14 @@ def _where(rows: pd.DataFrame) -> list[str]:
 
 
 def _frame(rows: pd.DataFrame, study: str, source: str, question: list[str], primary) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "hypothesis": rows["hypothesis"],
-            "study": study,
-            "source": source,
-            "question": question,
-            "primary": primary,
-            "p_value": rows["p_permutation"].astype(float),
-            "p_min": rows["p_min"].astype(float),
-            "informative": rows["informative"].astype(bool),
-        }
+    return hypotheses(
+        rows,
+        study=study,
+        source=source,
+        question=question,
+        primary=primary,
+        p_value="p_permutation",
+        informative=rows["informative"],
     )
 
 

@@ -21,23 +21,14 @@ import pandas as pd
 
 from plmfair.crows_pairs.plan import LANGUAGE_WINLOSS, MCNEMAR, SUMMARY
 from plmfair.crows_pairs.schemas import CHANGES
-from plmfair.multiplicity import HYPOTHESIS_SCHEMA
+from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses
 
 STUDY = "crows_pairs"
 
 
-def _frame(rows: pd.DataFrame, source: str, question: pd.Series, primary, informative) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "hypothesis": rows["hypothesis"],
-            "study": STUDY,
-            "source": source,
-            "question": question,
-            "primary": primary,
-            "p_value": rows["p_value"].astype(float),
-            "p_min": rows["p_min"].astype(float),
-            "informative": informative,
-        }
+def _frame(rows: pd.DataFrame, source: str, question, primary, informative) -> pd.DataFrame:
+    return hypotheses(
+        rows, study=STUDY, source=source, question=question, primary=primary, p_value="p_value", informative=informative
     )
 
 

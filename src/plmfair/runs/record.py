@@ -120,20 +120,6 @@ DISPARITY_FIELDS = (
     "significant",
 )
 OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "family", "p_adjusted", "significant")
-PRIMARY_FIELDS = (
-    "hypothesis",
-    "study",
-    "question",
-    "estimate",
-    "estimand",
-    "ci_low",
-    "ci_high",
-    "ci_level",
-    "p_value",
-    "p_adjusted",
-    "family",
-    "significant",
-)
 # what answers a primary question, from the row of its test: the estimate (column), its estimand and interval
 ESTIMANDS = {
     "decisive_score": "decisive share (% of the decisive pairs preferring the more stereotyping sentence)",
