@@ -14,14 +14,13 @@ Three parts (``--parts``, all by default):
   the pooled languages, win/loss net wins, the permutation test of sigma_gd) runs on every data set exactly as
   the jobs run it; per scenario the rejection rate at alpha (unadjusted) of every test whose own null holds is
   printed with its 95% Wilson interval, among the data sets where the row is testable (its smallest attainable
-  p below alpha: an untestable row prints no mark), with how often that is; flagged above 3 alpha / 2 (Bradley's
-  liberal criterion, [alpha / 2, 3 alpha / 2]), said to be conservative below alpha / 2 (ties: valid, with less
-  power).
+  p below alpha and its size at least 0.6 alpha, plmfair.multiplicity.testable_on_design: an untestable row
+  prints no mark), with how often that is; flagged outside [0.03, 0.07] (LEVEL_BAND at alpha 0.05).
 - ``coverage``: on the same simulated data sets, the coverage of the cloze intervals the tables print: each
   gap's (the test of the gap alone inverted) and sigma_gd's (its permutation test inverted over the group
   effects), of the true values (the group means of the population the latent model draws from, by
-  Gauss-Hermite quadrature); flagged below 1 - 3 alpha / 2 (the same criterion), with the median width where
-  above 0.97.
+  Gauss-Hermite quadrature), on the rows that print one (testable); flagged below 0.93, with the median
+  width where above 0.97.
 - ``pairs``: CrowS-Pairs' tests and intervals on 40, 80 and 1,677 pairs, exactly (benchmarks/calibration_pairs.py).
 
 ``--lmm N`` also fits the crossed mixed model on N data sets with no effect and reports the rate of its Wald
@@ -70,6 +69,7 @@ from plmfair.cloze.group_tests import (
     group_tests,
     group_winloss,
 )
+from plmfair.multiplicity import LEVEL_BAND, testable_on_design
 from plmfair.stats import binomial_summary
 
 REPO = Path(__file__).resolve().parents[1]
@@ -199,41 +199,46 @@ def scenarios(effect: float) -> dict[str, tuple[dict, bool, set | None]]:
     }
 
 
-def _gaps(scores, permutations, seed):
-    gaps = group_gaps(scores, cloze_set="t", permutations=permutations, seed=seed)
+def _gaps(scores, **settings):
+    gaps = group_gaps(scores, cloze_set="t", **settings)
     return gaps.assign(test="gap " + gaps["group"] + " vs " + gaps["reference"])
 
 
-def _winloss(scores, permutations, seed):
-    wl = group_winloss(scores, cloze_set="t", permutations=permutations, seed=seed)
+def _winloss(scores, **settings):
+    wl = group_winloss(scores, cloze_set="t", **settings)
     return wl.assign(test="win/loss " + wl["group_a"] + " vs " + wl["group_b"])
 
 
-def _disparity(scores, permutations, seed):
-    disparity = group_disparity(scores, cloze_set="t", permutations=permutations, seed=seed)
+def _disparity(scores, **settings):
+    disparity = group_disparity(scores, cloze_set="t", **settings)
     return disparity.assign(test="disparity " + disparity["metric"], metric="-")
 
 
 # the marked tests by family (each a table of the workflow): --families runs some of them only
 FAMILIES = {
     "gaps": _gaps,
-    "tests": lambda scores, permutations, seed: group_tests(
-        scores, cloze_set="t", permutations=permutations, seed=seed
-    ),
+    "tests": lambda scores, **settings: group_tests(scores, cloze_set="t", **settings),
     "winloss": _winloss,
     "disparity": _disparity,
 }
 
 
 def marked_tests(
-    scores: pd.DataFrame, *, permutations: int, seed: int, families=tuple(FAMILIES), truth: dict | None = None
+    scores: pd.DataFrame,
+    *,
+    permutations: int,
+    seed: int,
+    alpha: float,
+    families=tuple(FAMILIES),
+    truth: dict | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(test, metric, lang, p, smallest attainable p) of every permutation test the tables and figures mark
     (of ``families``), and, given the ``truth`` (:func:`truths`), every interval they print beside them
     (gaps and sigma_gd) with whether it holds the true value."""
-    frames = {family: FAMILIES[family](scores, permutations, seed) for family in families}
+    settings = {"permutations": permutations, "seed": seed, "alpha": alpha}
+    frames = {family: FAMILIES[family](scores, **settings) for family in families}
     out = pd.concat(
-        [f[["test", "metric", "lang", "p_permutation", "p_min"]] for f in frames.values()], ignore_index=True
+        [f[["test", "metric", "lang", "p_permutation", "p_min", "size"]] for f in frames.values()], ignore_index=True
     )
     out["scope"] = np.where(out["lang"] == "all", "pooled", "per language")
     intervals = []
@@ -253,7 +258,8 @@ def marked_tests(
     covered = pd.DataFrame()
     if intervals:
         rows = pd.concat(intervals, ignore_index=True)
-        rows = rows[rows["informative"].astype(bool) & (rows["p_min"] < 0.05)]  # the rows printed with an interval
+        # the rows printed with an interval
+        rows = rows[rows["informative"].astype(bool) & testable_on_design(rows["p_min"], rows["size"], alpha=alpha)]
         covered = pd.DataFrame(
             {
                 "interval": rows["interval"],
@@ -274,11 +280,13 @@ def _one_thread() -> None:
 
 def _replicate(task) -> pd.DataFrame:
     """One simulated data set of a scenario and its tests (a task of its own, for a process pool)."""
-    design, scenario, index, r, shift, by_sentence, permutations, seed, families = task
+    design, scenario, index, r, shift, by_sentence, permutations, seed, alpha, families = task
     rng = np.random.default_rng([seed, index, r])
     scores = simulate(design, rng, shift=shift, by_sentence=by_sentence)
     truth = None if by_sentence else truths(shift)
-    tests, covered = marked_tests(scores, permutations=permutations, seed=seed + r, families=families, truth=truth)
+    tests, covered = marked_tests(
+        scores, permutations=permutations, seed=seed + r, alpha=alpha, families=families, truth=truth
+    )
     return tests.assign(scenario=scenario), covered.assign(scenario=scenario)
 
 
@@ -347,11 +355,12 @@ def logit_check(design: pd.DataFrame, *, replicates: int, effect: float, seed: i
 
 
 def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """Rejection rate per (test, metric, scope) among the data sets where the row is testable (its smallest
-    attainable p below alpha), with its Wilson 95% interval, and the share of data sets where it is."""
+    """Rejection rate per (test, metric, scope) among the data sets where the row is testable
+    (:func:`plmfair.multiplicity.testable_on_design`), with its Wilson 95% interval, and the share of data
+    sets where it is."""
     rows = []
     for (test, metric, scope), g in results.groupby(["test", "metric", "scope"], sort=False):
-        testable = g[g["p_min"] < alpha]
+        testable = g[testable_on_design(g["p_min"], g["size"], alpha=alpha)]
         k, n = int((testable["p_permutation"] < alpha).sum()), len(testable)
         s = binomial_summary(k, n)
         rows.append(
@@ -390,34 +399,33 @@ def coverages(covered: pd.DataFrame) -> pd.DataFrame:
 
 
 def level_flag(rate: float, alpha: float) -> str:
-    """Bradley's (1978) liberal criterion: a test is at its level when its rejection rate under its null lies
-    in [alpha / 2, 3 alpha / 2]; 'above' past that (a problem: more false positives than the mark claims),
-    'conservative' below (valid, with less power: ties), '' inside or NaN."""
+    """'above' when a rejection rate under the null exceeds LEVEL_BAND's upper end (the marks claim more than
+    they hold), 'below' under its lower end (the test is too weak to be read), '' inside or NaN."""
     if np.isnan(rate):
         return ""
-    return "above" if rate > 1.5 * alpha else "conservative" if rate < 0.5 * alpha else ""
+    return "above" if rate > LEVEL_BAND[1] * alpha else "below" if rate < LEVEL_BAND[0] * alpha else ""
 
 
 def coverage_flag(coverage: float, alpha: float) -> bool:
-    """Whether a 1 - alpha interval's coverage falls below 1 - 3 alpha / 2 (the same criterion)."""
-    return coverage < 1 - 1.5 * alpha
+    """Whether a 1 - alpha interval's coverage falls below 1 - LEVEL_BAND's upper end x alpha (0.93 at 0.05)."""
+    return coverage < 1 - LEVEL_BAND[1] * alpha
+
+
+def _band(alpha: float) -> str:
+    return f"[{LEVEL_BAND[0] * alpha:g}, {LEVEL_BAND[1] * alpha:g}]"
 
 
 def _level_note(flag: str, alpha: float) -> str:
-    return {
-        "above": f"  <- above {1.5 * alpha:g} (not at its level)",
-        "conservative": f"  (conservative: below {0.5 * alpha:g})",
-        "": "",
-    }[flag]
+    return f"  <- outside {_band(alpha)}" if flag else ""
 
 
 def _coverage_note(coverage: float, alpha: float) -> str:
-    return f"  <- below {1 - 1.5 * alpha:g}" if coverage_flag(coverage, alpha) else ""
+    return f"  <- below {1 - LEVEL_BAND[1] * alpha:g}" if coverage_flag(coverage, alpha) else ""
 
 
 def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
     """The levels and coverages of the cloze group tests on ``design``, scenario by scenario; returns the
-    rows flagged (a level above 3 alpha / 2, a coverage below 1 - 3 alpha / 2)."""
+    rows flagged (a level outside LEVEL_BAND, a coverage below 1 - its upper end x alpha)."""
     flagged = 0
     for index, (name, (shift, by_sentence, reported)) in enumerate(scenarios(args.effect).items()):
         if args.scenarios and name not in args.scenarios:
@@ -425,7 +433,7 @@ def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
         power = name.startswith("power")
         replicates = args.power_replicates if power else args.replicates
         tasks = [
-            (design, name, index, r, shift, by_sentence, args.permutations, args.seed, tuple(args.families))
+            (design, name, index, r, shift, by_sentence, args.permutations, args.seed, args.alpha, tuple(args.families))
             for r in range(replicates)
         ]
         start = time.perf_counter()
@@ -443,17 +451,17 @@ def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
                 f"rejection rate at alpha {args.alpha} (95% interval) among the data sets where the row is "
                 "testable (share testable)" + ("" if power else ", tests whose own null holds")
             )
-            above = 0
+            outside = 0
             for _, r in table.iterrows():
                 flag = "" if power or r["n"] == 0 else level_flag(r["rate"], args.alpha)
-                above += flag == "above"
+                outside += bool(flag)
                 print(
                     f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} testable {r['testable']:.3f} "
                     f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{_level_note(flag, args.alpha)}"
                 )
             if not power:
-                flagged += above
-                print(f"  tests rejecting more often than alpha: {above} of {len(table)}\n")
+                flagged += outside
+                print(f"  tests with a rate outside {_band(args.alpha)}: {outside} of {len(table)}\n")
         if "coverage" in parts and len(covered) and not power:
             table = coverages(covered)
             print(f"== coverage, {name}: {replicates} data sets; coverage of the true value (95% interval)")
@@ -484,7 +492,7 @@ def pairs_part(args) -> int:
     for _, r in levels.iterrows():
         rate = "" if np.isnan(r["rate"]) else f"{r['rate']:.3f}"
         flag = "" if r["testable"] < 1e-3 else level_flag(r["rate"], args.alpha)
-        flagged += flag == "above"
+        flagged += bool(flag)
         print(
             f"  {r['test']:<46} n={r['n']:<5} {r['scenario']:<24} testable {r['testable']:.4f} {rate}"
             f"{_level_note(flag, args.alpha)}"
@@ -553,7 +561,8 @@ def main() -> int:
         flagged += cloze_part(args, design, parts)
     if "pairs" in parts:
         flagged += pairs_part(args)
-    print(f"rows flagged (a level above 3 alpha / 2, a coverage below 1 - 3 alpha / 2): {flagged}")
+    floor = 1 - LEVEL_BAND[1] * args.alpha
+    print(f"rows flagged (a level outside {_band(args.alpha)}, a coverage below {floor:g}): {flagged}")
 
     if args.lmm:
         design, _ = mozart_design(args.design)

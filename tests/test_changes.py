@@ -110,13 +110,15 @@ def test_cloze_changes_are_paired_by_annotation_and_tested_by_flipping_sentences
     second.loc[(second["u_id"] == "MN0") & (second["s_id"] == "1"), ["hit1", "rr"]] = [1, 1.0]
     # an annotation the first scoring does not have is not compared
     second = pd.concat([second, second.iloc[:1].assign(u_id="new")], ignore_index=True)
-    out = annotation_changes(first, second).set_index(["lang", "group", "metric"])
+    out = annotation_changes(first, second, alpha=0.05).set_index(["lang", "group", "metric"])
     mn = out.loc[("fr", "MN", "p_at_1")]
     assert mn["n"] == 4 and mn["value_a"] == 0 and mn["value_b"] == pytest.approx(25.0)
     assert mn["change"] == pytest.approx(25.0)
     # by hand: two sentences, four ways to give each its first or second scoring; swapping sentence 1 turns
-    # the change to -25, swapping 2 changes nothing: |change| is 25 under all four, p = 4 / 4
-    assert mn["p_value"] == pytest.approx(1.0) and mn["p_min"] == pytest.approx(1 / 4) and mn["sentences"] == 2
+    # the change to -25, swapping 2 changes nothing: |change| is 25 under all four, p = 4 / 4, and no data
+    # on these sentences could give less (every assignment ties): size 0
+    assert mn["p_value"] == pytest.approx(1.0) and mn["p_min"] == pytest.approx(1.0) and mn["sentences"] == 2
+    assert mn["size"] == 0
     assert out.loc[("fr", "FN", "p_at_1"), "change"] == 0 and out.loc[("fr", "all", "mrr"), "n"] == 16
     # sigma_gd of P@1: 0 before; after, the four group means are 25, 0, 0, 0: sd 10.825...
     sigma = out.loc[("fr", "σ_gd", "p_at_1")]
@@ -144,7 +146,7 @@ def test_the_flip_test_rejects_a_change_on_many_sentences():
     ]
     first = pd.DataFrame(rows)
     second = first.assign(hit1=1, rr=1.0)  # every annotation a hit in the second scoring: 20 sentences moved up
-    out = annotation_changes(first, second, permutations=999).set_index(["lang", "group", "metric"])
+    out = annotation_changes(first, second, alpha=0.05, permutations=999).set_index(["lang", "group", "metric"])
     row = out.loc[("fr", "all", "p_at_1")]
     # 2^20 assignments: 999 drawn; only the observed one and its mirror image are as extreme
     assert row["change"] == 100.0 and row["p_value"] < 0.01 and row["p_min"] == pytest.approx(1 / 1000)
@@ -175,7 +177,7 @@ def test_compare_reads_each_runs_annotation_scores_and_never_a_model_against_its
         folders[run] = tmp_path / run
         write_parquet(frame, folders[run] / "results" / "cloze" / "mozart" / "annotation_scores.parquet")
         records[run] = {"results": {"cloze": [{"set": "mozart", "model": m} for m in ("m", "other")]}}
-    table = cloze_changes(folders, records)
+    table = cloze_changes(folders, records, alpha=0.05)
     assert sorted(set(zip(table["a"], table["b"], strict=True))) == [("r1/m", "r2/m"), ("r1/other", "r2/other")]
     p_at_1 = table[(table["group"] == "all") & (table["metric"] == "p_at_1") & (table["lang"] == "fr")]
     assert p_at_1["change"].tolist() == [100.0, 100.0]  # every annotation a miss in r1, a hit in r2

@@ -70,6 +70,7 @@ def _hypotheses(p, p_min, primary, informative=None) -> pd.DataFrame:
             "primary": primary,
             "p_value": p,
             "p_min": p_min,
+            "size": float("nan"),
             "informative": informative if informative is not None else [True] * n,
         }
     )
@@ -112,3 +113,17 @@ def test_a_plan_refuses_two_tests_under_one_id():
     hypotheses = _hypotheses([0.1, 0.2], [1e-4, 1e-4], [False, False]).assign(hypothesis="same")
     with pytest.raises(ValueError, match="unique"):
         build_plan(hypotheses, alpha=0.05)
+
+
+def test_a_test_that_ties_keep_below_its_level_is_untestable_and_says_so():
+    """A permutation test whose size at alpha is below LEVEL_BAND's lower end (most relabellings tie) marks
+    nothing, however small its p, and leaves its family smaller; one at its level is tested as before."""
+    from plmfair.rendering.marks import note
+
+    hypotheses = _hypotheses([0.001, 0.001, 0.2], [1e-4, 1e-4, 1e-4], [False, False, False]).assign(
+        size=[0.012, 0.05, float("nan")]
+    )
+    plan = build_plan(hypotheses, alpha=0.05).set_index("hypothesis")
+    assert plan["family"].tolist() == ["untestable", "secondary", "secondary"]
+    assert plan.loc["h1", "family_size"] == 2 and not plan.loc["h0", "significant"]
+    assert "ties" in note(plan.loc["h0"]) and "0.012" in note(plan.loc["h0"]) and note(plan.loc["h1"]) == ""

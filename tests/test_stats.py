@@ -7,6 +7,7 @@ import pytest
 from plmfair.stats import (
     accepted_extent,
     accepted_shifts,
+    attainable,
     binomial_summary,
     cluster_robust_interval,
     crossed_mixed_model,
@@ -297,3 +298,21 @@ def test_permutation_threshold_counts_a_nan_draw_as_permutation_p_does():
     for observed in np.linspace(0, 1.2, 121):
         p = permutation_p(np.array([observed]), null[:, None], two_sided=False)[0]
         assert (p < 0.05) == (observed > threshold + 1e-12)
+
+
+def test_attainable_counts_ties_in_the_smallest_p_and_the_size():
+    """Row 0 observed, then 99 permutations. Distinct values: the largest alone gives 1 / 100 and four
+    assignments give p < 0.05. A statistic at 1 on 20 assignments and 0 elsewhere: the best any data can
+    give is 20 / 100, and the test never rejects. Each assignment's p is permutation_p's were it observed."""
+    rng = np.random.default_rng(0)
+    distinct = rng.permutation(np.arange(100.0))
+    reach = attainable(distinct, alpha=0.05, two_sided=False)
+    assert reach.p_min == pytest.approx(1 / 100) and reach.size == pytest.approx(4 / 100)
+    crowded = np.r_[np.ones(20), np.zeros(80)]
+    reach = attainable(crowded, alpha=0.05, two_sided=False)
+    assert reach.p_min == pytest.approx(20 / 100) and reach.size == 0
+    for values in (distinct, crowded):
+        for i in (0, 7, 50):
+            others = np.delete(values, i)
+            p = permutation_p(values[i : i + 1], others[:, None], two_sided=False)[0]
+            assert p == pytest.approx(np.mean(values >= values[i]))

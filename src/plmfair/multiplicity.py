@@ -115,6 +115,9 @@ HYPOTHESIS_SCHEMA = {
     "p_value": "the test's own p-value (NaN: no test could be made)",
     "p_min": "the smallest p-value the test can give on this design (Tarone's rule keeps it out of its family when "
     "that cannot reach the family's threshold)",
+    "size": "the rate at which the test rejects at alpha when its null holds, on this design (a permutation test: "
+    "the share of assignments whose p is below alpha; NaN for the binomial tests, whose levels bench-stats shows "
+    "by the number of pairs); below LEVEL_BAND's lower end the test is untestable",
     "informative": "false when the test's null distribution is degenerate (every assignment gives the same "
     "statistic): p = 1 whatever the data",
 }
@@ -123,8 +126,8 @@ HYPOTHESIS_SCHEMA = {
 def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary, p_value: str, informative):
     """A study's hypotheses (:data:`HYPOTHESIS_SCHEMA`) from the rows of one of its result files: each row's
     test id (its ``hypothesis`` column), its ``question`` and whether it is ``primary`` (a value or one per
-    row), its p-value (the ``p_value`` column) and smallest attainable p (``p_min``), and whether it is
-    ``informative``."""
+    row), its p-value (the ``p_value`` column), smallest attainable p (``p_min``) and size (``size``, where
+    the rows have one), and whether it is ``informative``."""
     return pd.DataFrame(
         {
             "hypothesis": rows["hypothesis"],
@@ -134,6 +137,7 @@ def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary
             "primary": primary,
             "p_value": rows[p_value].astype(float),
             "p_min": rows["p_min"].astype(float),
+            "size": rows["size"].astype(float) if "size" in rows else float("nan"),
             "informative": informative,
         }
     ).astype({"primary": bool, "informative": bool})
@@ -142,8 +146,8 @@ def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary
 ANALYSIS_PLAN_SCHEMA = {
     **HYPOTHESIS_SCHEMA,
     "family": "confirmatory (a primary question, Holm), secondary (Benjamini-Yekutieli over the whole report), "
-    "untestable (its smallest attainable p cannot reach its family's threshold: no mark, no testing interval) "
-    "or uninformative (degenerate null distribution)",
+    "untestable (its smallest attainable p cannot reach its family's threshold, or ties leave its size below "
+    "LEVEL_BAND's lower end: no mark, no testing interval) or uninformative (degenerate null distribution)",
     "procedure": "Holm or Benjamini-Yekutieli ('' outside a family)",
     "family_size": "hypotheses in its family (those Tarone's rule keeps)",
     "threshold": "the smallest attainable p of a hypothesis in the family had to be below this (Tarone's rule)",
@@ -153,6 +157,19 @@ ANALYSIS_PLAN_SCHEMA = {
     "the null value without a mark)",
     "alpha": "the run's significance level (analysis.alpha)",
 }
+# A test holds its level on a design when it rejects a true null at a rate within [0.6 alpha, 1.4 alpha]
+# ([0.03, 0.07] at 0.05): above, its marks claim more than they hold; below, ties leave it too weak for a
+# referee to read its silence as an answer. make bench-stats measures every marked test against it.
+LEVEL_BAND = (0.6, 1.4)
+
+
+def testable_on_design(p_min, size, *, alpha: float):
+    """Whether a test can mark a row at ``alpha`` before any adjustment: its smallest attainable p below
+    alpha and its size (where known) within reach of its level, at least LEVEL_BAND's lower end."""
+    size = np.asarray(size, dtype=float)
+    return (np.asarray(p_min, dtype=float) < alpha) & ~(size < LEVEL_BAND[0] * alpha)
+
+
 FAMILIES = {
     "confirmatory": ("Holm", family_wise),
     "secondary": ("Benjamini-Yekutieli", false_discovery),
@@ -163,16 +180,19 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """The run's analysis plan from every study's hypotheses (:data:`HYPOTHESIS_SCHEMA`): the primary
     questions form the confirmatory family (Holm), every other test the secondary one (Benjamini-Yekutieli
     over the whole report); within each, Tarone's rule leaves out the tests that could never reach its
-    threshold (untestable), and a test with a degenerate null distribution is uninformative
-    (:data:`ANALYSIS_PLAN_SCHEMA`)."""
+    threshold, and a test whose size ties keep below LEVEL_BAND's lower end is left out before it (both
+    untestable); a test with a degenerate null distribution is uninformative (:data:`ANALYSIS_PLAN_SCHEMA`)."""
+    missing = [c for c in HYPOTHESIS_SCHEMA if c not in hypotheses]
+    if missing:
+        raise ValueError(f"hypotheses lack the columns {missing} (plmfair.multiplicity.HYPOTHESIS_SCHEMA)")
     out = hypotheses.reset_index(drop=True).copy()
     duplicated = out["hypothesis"][out["hypothesis"].duplicated()]
     if len(duplicated):
         raise ValueError(f"hypothesis ids must be unique in a run: {sorted(set(duplicated))[:5]}")
     out["family"], out["procedure"] = "untestable", ""
     out["family_size"], out["threshold"], out["p_adjusted"] = 0, float("nan"), float("nan")
-    informative = out["informative"].astype(bool) & out["p_value"].notna()
-    out.loc[~out["informative"].astype(bool), "family"] = "uninformative"
+    weak = out["size"].astype(float) < LEVEL_BAND[0] * alpha
+    informative = out["informative"].astype(bool) & out["p_value"].notna() & ~weak
     for name, (procedure, adjust) in FAMILIES.items():
         members = np.flatnonzero(informative & (out["primary"].astype(bool) == (name == "confirmatory")))
         family = adjust(out.loc[members, "p_value"], out.loc[members, "p_min"], alpha=alpha)
@@ -182,6 +202,7 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
         out.loc[kept, "family_size"] = family.size
         out.loc[kept, "p_adjusted"] = family.adjusted[family.testable]
         out.loc[members, "threshold"] = family.threshold
+    out.loc[~out["informative"].astype(bool), "family"] = "uninformative"
     out["significant"] = out["p_adjusted"] < alpha
     out["nominal"] = (out["p_value"] < alpha) & ~out["significant"]
     out["alpha"] = alpha

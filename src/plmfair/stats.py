@@ -565,23 +565,25 @@ def assignment_p(statistic: np.ndarray, *, two_sided: bool = True, secondary: Se
     return at_least / len(rank)
 
 
-def smallest_permutation_p(
-    statistic: np.ndarray, *, two_sided: bool = True, secondary: Sequence[np.ndarray] = ()
-) -> float:
-    """The smallest p :func:`permutation_p` can give on this design: that of data whose statistic were the
-    largest of every assignment's, #{assignments tied with the largest} / (1 + B) (:func:`assignment_p`). It
-    counts what the design forces, such as the mirror image of every assignment when the two groups compared
-    are as many in each batch (their swap gives the same |gap|: with two annotators a group, 2 / 6, not 1 / 6)."""
-    return float(assignment_p(statistic, two_sided=two_sided, secondary=secondary).min())
+@dataclass(frozen=True)
+class Attainable:
+    """What a permutation test can give on its design, whatever the data (:func:`attainable`)."""
+
+    p_min: float
+    size: float
 
 
-def permutation_size(
+def attainable(
     statistic: np.ndarray, *, alpha: float, two_sided: bool = True, secondary: Sequence[np.ndarray] = ()
-) -> float:
-    """The share of assignments whose p is below ``alpha`` (:func:`assignment_p`): the rate at which the test
-    rejects at alpha when its null holds, given this permutation distribution (below alpha where ties
-    crowd it: every annotator of a group without a hit at 1, say)."""
-    return float(np.mean(assignment_p(statistic, two_sided=two_sided, secondary=secondary) < alpha))
+) -> Attainable:
+    """From every assignment's p (:func:`assignment_p`): the smallest p :func:`permutation_p` can give on this
+    design, #{assignments tied with the most extreme} / (1 + B), which counts what the design forces (the
+    mirror image of every assignment when the two groups compared are as many in each batch: their swap gives
+    the same |gap|, so with two annotators a group 2 / 6, not 1 / 6); and the test's size at ``alpha``, the
+    share of assignments whose p is below it: the rate at which it rejects when its null holds, below alpha
+    where ties crowd the distribution (every annotator of a group without a hit at 1, say)."""
+    p = assignment_p(statistic, two_sided=two_sided, secondary=secondary)
+    return Attainable(float(p.min()), float(np.mean(p < alpha)))
 
 
 def inverted_permutation_interval(statistic: np.ndarray, slope: np.ndarray, *, alpha: float) -> AcceptedShifts:

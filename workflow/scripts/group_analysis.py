@@ -21,6 +21,7 @@ scores = read_parquet(path=snakemake.input.scores)
 alpha, reference = snakemake.params.alpha, snakemake.params.reference_group
 permuted = {
     "cloze_set": snakemake.wildcards.cloze_set,
+    "alpha": alpha,
     "permutations": snakemake.params.permutations,
     "seed": snakemake.params.seed,
 }
@@ -28,7 +29,7 @@ write_parquet(
     df=group_winloss(scores=scores, **permuted), path=snakemake.output.winloss, schema_doc=GROUP_WINLOSS_SCHEMA
 )
 write_parquet(
-    df=group_gaps(scores=scores, reference=reference, alpha=alpha, **permuted),
+    df=group_gaps(scores=scores, reference=reference, **permuted),
     path=snakemake.output.gaps,
     schema_doc=GROUP_GAPS_SCHEMA,
 )
@@ -38,7 +39,7 @@ write_parquet(
     schema_doc=GROUP_TESTS_SCHEMA,
 )
 write_parquet(
-    df=group_disparity(scores=scores, alpha=alpha, **permuted),
+    df=group_disparity(scores=scores, **permuted),
     path=snakemake.output.disparity,
     schema_doc=GROUP_DISPARITY_SCHEMA,
 )

@@ -22,7 +22,7 @@ import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.group_tests import DISPARITY_METRICS
-from plmfair.stats import permutation_p
+from plmfair.stats import attainable, permutation_p
 
 _KEYS = ["lang", "s_id", "u_id", "answer"]
 # the most flip assignments enumerated rather than drawn
@@ -41,7 +41,11 @@ CLOZE_CHANGE_SCHEMA = {
     "value_b": "the same under b",
     "change": "value_b - value_a (percentage points)",
     "p_value": "two-sided p of the flip test of no change (a and b exchanged sentence by sentence)",
-    "p_min": "the smallest p the flip test can give: 1 / (1 + assignments compared)",
+    "p_min": "the smallest p the flip test can give on these sentences (plmfair.stats.attainable: the mirror "
+    "assignment, every sentence flipped, always ties with the observed one, and sentences without the row's "
+    "annotations tie too)",
+    "size": "the share of assignments whose p is below alpha: the rate at which the flip test rejects when its null "
+    "holds, here",
     "hypothesis": "the test's id in the comparison's analysis plan",
 }
 
@@ -82,10 +86,11 @@ def _sigma(means: np.ndarray) -> np.ndarray:
 
 
 def annotation_changes(
-    first: pd.DataFrame, second: pd.DataFrame, *, permutations: int = 4999, seed: int = 0
+    first: pd.DataFrame, second: pd.DataFrame, *, alpha: float, permutations: int = 4999, seed: int = 0
 ) -> pd.DataFrame:
     """The comparison of two scorings' annotation scores (:data:`plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`,
-    one model each) on the annotations both have: :data:`CLOZE_CHANGE_SCHEMA` without the names and ids."""
+    one model each) on the annotations both have: :data:`CLOZE_CHANGE_SCHEMA` without the names and ids
+    (each flip test's size at ``alpha``)."""
     both = first.merge(second, on=[*_KEYS, "group"], suffixes=("_a", "_b"))
     rng = np.random.default_rng(seed)
     rows = []
@@ -106,6 +111,7 @@ def annotation_changes(
             changes = _snap(changes)
             p = permutation_p(changes[0], changes[1:])
             for i, name in enumerate([*names, "σ_gd"]):
+                reach = attainable(changes[:, i], alpha=alpha)
                 mask = masks[i] if name != "σ_gd" else np.isin(group, GROUPS)
                 value_a = means_a[0, i] if name != "σ_gd" else _sigma(means_a[:1, in_groups])[0]
                 value_b = means_b[0, i] if name != "σ_gd" else _sigma(means_b[:1, in_groups])[0]
@@ -120,7 +126,8 @@ def annotation_changes(
                         "value_b": float(value_b),
                         "change": float(changes[0, i]),
                         "p_value": float(p[i]),
-                        "p_min": 1 / len(flips),
+                        "p_min": reach.p_min,
+                        "size": reach.size,
                     }
                 )
     return pd.DataFrame(rows, columns=[c for c in CLOZE_CHANGE_SCHEMA if c not in ("set", "a", "b", "hypothesis")])

@@ -19,13 +19,13 @@ from plmfair.cloze.ties import TIE_BREAK, TIE_WEIGHT, gap_statistic, then_by
 from plmfair.stats import (
     EFFECTS_COLUMNS,
     accepted_extent,
+    attainable,
     crossed_mixed_model,
     design_blocks,
     effects_rows,
     inverted_permutation_interval,
     permutation_p,
     permutation_threshold,
-    smallest_permutation_p,
 )
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,13 @@ TEST_NULLS = {
 }
 _PAIR_NULL = "the two groups are exchangeable: their labels permuted among their annotators of each batch"
 
+# what a permutation test can give on its design, whatever the data (plmfair.stats.attainable)
+ATTAINABLE_SCHEMA = {
+    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
+    "assignment (1 / (1 + permutations) unless the design forces ties)",
+    "size": "the share of assignments whose p is below alpha: the rate at which the test rejects at alpha when its "
+    "null holds, on this design (below alpha where ties crowd its permutation distribution)",
+}
 GROUP_WINLOSS_SCHEMA = {
     "model": "model short name",
     "lang": "language, or 'all' for the languages' sentences pooled",
@@ -67,8 +74,7 @@ GROUP_WINLOSS_SCHEMA = {
     f"{then_by()}), {_PAIR_NULL} (NaN without a shared sentence)",
     "p_one_sided": "the same, alternative: group_a wins more",
     "permutations": "assignments compared with the observed one (every distinct one when there are at most 10,000)",
-    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
-    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
+    **ATTAINABLE_SCHEMA,
     "informative": "false when every assignment gives the same net wins and gaps (p = 1 whatever the data)",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet), which holds its family, "
     "adjusted p and mark",
@@ -91,8 +97,7 @@ GROUP_GAPS_SCHEMA = {
     "isolated shift (or reject one inside), and the interval printed is their hull",
     "p_permutation": "two-sided permutation p of the gap (" + gap_statistic() + ", which breaks ties), " + _PAIR_NULL,
     "p_untied": "the same test of the gap alone, without the tie-break: the test the interval inverts",
-    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
-    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
+    **ATTAINABLE_SCHEMA,
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
     "n_sentences": "sentences both groups answered",
     "n_annotators": "annotators of the two groups",
@@ -123,8 +128,7 @@ GROUP_TESTS_SCHEMA = {
     "null": "the null hypothesis and how its permutations respect it",
     "statistic": "its observed value",
     "p_permutation": "permutation p (two-sided for contrasts, upper tail for omnibus and group_x_language)",
-    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
-    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
+    **ATTAINABLE_SCHEMA,
     "informative": "false when every assignment gives the same statistic (p = 1 whatever the data) or none can be "
     "computed",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
@@ -153,8 +157,7 @@ GROUP_DISPARITY_SCHEMA = {
     "quantile of its permutation distribution",
     "p_permutation": "permutation p of sigma_gd, labels permuted among all the annotators of each batch (the omnibus "
     "null: all four groups exchangeable)",
-    "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
-    "assignment (plmfair.stats.smallest_permutation_p; 1 / (1 + permutations) unless the design forces ties)",
+    **ATTAINABLE_SCHEMA,
     "informative": "false when every assignment gives the same sigma_gd (every score equal, say): p = 1 whatever the "
     "data",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
@@ -410,12 +413,14 @@ def group_winloss(
     scores: pd.DataFrame,
     *,
     cloze_set: str,
+    alpha: float = 0.05,
     permutations: int = 4999,
     seed: int = 2022,
     metrics: Sequence[str] = METRICS,
 ) -> pd.DataFrame:
     """Win/loss of every two annotator groups per model, language (and all pooled) and metric
-    (:data:`GROUP_WINLOSS_SCHEMA`), each pair tested by permuting its own two groups' labels."""
+    (:data:`GROUP_WINLOSS_SCHEMA`), each pair tested by permuting its own two groups' labels (its size
+    at ``alpha``)."""
     rows = []
     for model, lang, data in _blocks(scores):
         design = AnnotatorDesign.of(data)
@@ -455,7 +460,7 @@ def group_winloss(
                         "p_permutation": two,
                         "p_one_sided": one,
                         "permutations": len(labels) - 1,
-                        "p_min": smallest_permutation_p(net, secondary=ties) if shared[0] else 1.0,
+                        **_attainable(net, alpha=alpha, secondary=ties, testable=bool(shared[0])),
                         "informative": bool(shared[0]) and not all(_degenerate(v) for v in (net, *ties)),
                         "hypothesis": hypothesis_id(cloze_set, "group_winloss", model, lang, metric, f"{a}-{b}"),
                     }
@@ -525,7 +530,7 @@ def _gap_test(gaps: dict[str, np.ndarray], metric: str, slope: np.ndarray, *, al
     shifts = inverted_permutation_interval(gap, slope, alpha=alpha)
     # the scores lie in [0, 1], so a true gap does in [-1, 1]: beyond it no value is an estimate's
     return {
-        "p_min": smallest_permutation_p(statistic),
+        **_attainable(statistic, alpha=alpha),
         "gap": gap[0] + 0.0,
         "ci_low": max(shifts.low, -MAX_GAP) + 0.0,
         "ci_high": min(shifts.high, MAX_GAP) + 0.0,
@@ -585,16 +590,27 @@ def _freedman_lane(
     return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape), variances
 
 
+def _attainable(
+    statistic: np.ndarray, *, alpha: float, two_sided: bool = True, secondary=(), testable: bool = True
+) -> dict:
+    """A row's p_min and size (:data:`ATTAINABLE_SCHEMA`, :func:`plmfair.stats.attainable`); a test with
+    nothing to compare (no statistic, no shared sentence) can give nothing but p = 1."""
+    if not testable or not np.isfinite(statistic).any():
+        return {"p_min": 1.0, "size": 0.0}
+    reach = attainable(statistic, alpha=alpha, two_sided=two_sided, secondary=secondary)
+    return {"p_min": reach.p_min, "size": reach.size}
+
+
 def _permutation_test(
-    statistic: Callable[..., np.ndarray], parts: tuple[np.ndarray, ...], *, two_sided: bool
-) -> tuple[float, float, bool, float]:
-    """(observed statistic, permutation p, whether its permutation distribution is degenerate, the smallest
-    p the design allows) from group sums and counts (and, for a studentized statistic, variances) whose row
-    0 is observed."""
+    statistic: Callable[..., np.ndarray], parts: tuple[np.ndarray, ...], *, two_sided: bool, alpha: float
+) -> tuple[float, float, bool, dict]:
+    """(observed statistic, permutation p, whether its permutation distribution is degenerate, what the
+    design allows: :func:`_attainable`) from group sums and counts (and, for a studentized statistic,
+    variances) whose row 0 is observed."""
     values = statistic(*parts)
     p = float(permutation_p(values[:1], values[1:, None], two_sided=two_sided)[0])
-    smallest = smallest_permutation_p(values, two_sided=two_sided) if np.isfinite(values).any() else 1.0
-    return float(values[0]), p, _degenerate(values, two_sided=two_sided), smallest
+    reach = _attainable(values, alpha=alpha, two_sided=two_sided)
+    return float(values[0]), p, _degenerate(values, two_sided=two_sided), reach
 
 
 def _degenerate(values: np.ndarray, *, two_sided: bool = True) -> bool:
@@ -630,12 +646,13 @@ def group_tests(
     *,
     cloze_set: str,
     reference: str = "MN",
+    alpha: float = 0.05,
     permutations: int = 4999,
     seed: int = 2022,
     metrics: Sequence[str] = METRICS,
 ) -> pd.DataFrame:
     """The omnibus, 2 x 2 and group x language permutation tests, each under its own null
-    (:data:`GROUP_TESTS_SCHEMA`)."""
+    (:data:`GROUP_TESTS_SCHEMA`; their size at ``alpha``)."""
     ref = GROUPS.index(reference)
     tests = []
     for model, lang, data in _blocks(scores):
@@ -668,7 +685,7 @@ def group_tests(
                     False,
                 )
             for name, (statistic, parts, two_sided) in runs.items():
-                observed, p, degenerate, smallest = _permutation_test(statistic, parts, two_sided=two_sided)
+                observed, p, degenerate, reach = _permutation_test(statistic, parts, two_sided=two_sided, alpha=alpha)
                 drawn = len(parts[0]) - 1
                 tests.append(
                     {
@@ -678,7 +695,7 @@ def group_tests(
                         "test": name,
                         "statistic": observed,
                         "p_permutation": p,
-                        "p_min": smallest,
+                        **reach,
                         "informative": not degenerate and not np.isnan(p),
                         "hypothesis": hypothesis_id(cloze_set, "group_tests", model, lang, metric, name),
                         "n_annotators": len(design.group),
@@ -824,7 +841,7 @@ def group_disparity(
                     "ci_level": 1 - alpha,
                     "critical_value": permutation_threshold(sigma[1:], alpha=alpha),
                     "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
-                    "p_min": smallest_permutation_p(sigma, two_sided=False),
+                    **_attainable(sigma, alpha=alpha, two_sided=False),
                     "informative": not degenerate,
                     "hypothesis": hypothesis_id(cloze_set, "group_disparity", model, lang, metric),
                     "n_annotators": len(design.group),

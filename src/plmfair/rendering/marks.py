@@ -3,7 +3,8 @@
 
 A row's test is in the confirmatory family (a primary question, Holm) or the secondary one
 (Benjamini-Yekutieli over the whole report), or it is untestable (its smallest attainable p cannot reach
-its family's threshold) or uninformative (a degenerate null distribution). A tested row prints its
+its family's threshold, or ties keep its size below its level) or uninformative (a degenerate null
+distribution). A tested row prints its
 adjusted p with ``*`` when it is below alpha; an untested one prints neither a mark nor an interval, and
 says why. An interval is the test's own at 1 - alpha, so a marked row's interval excludes the null value;
 one that excludes it without a mark is significant before the adjustment only ("nominal").
@@ -16,10 +17,21 @@ from collections.abc import Iterable
 import pandas as pd
 
 from plmfair.errors import DataError
+from plmfair.multiplicity import LEVEL_BAND
 from plmfair.rendering.numbers import p_value
 
 TESTED = ("confirmatory", "secondary")
-DECISION_COLUMNS = ("family", "procedure", "p_adjusted", "significant", "nominal", "p_min", "threshold", "alpha")
+DECISION_COLUMNS = (
+    "family",
+    "procedure",
+    "p_adjusted",
+    "significant",
+    "nominal",
+    "p_min",
+    "size",
+    "threshold",
+    "alpha",
+)
 
 
 def decisions(frame: pd.DataFrame, plan: pd.DataFrame, *, hypothesis: str = "hypothesis") -> pd.DataFrame:
@@ -38,6 +50,11 @@ def decisions(frame: pd.DataFrame, plan: pd.DataFrame, *, hypothesis: str = "hyp
 
 def note(row: pd.Series) -> str:
     """Why a row carries no mark where that is not the test's verdict: untestable, uninformative or nominal."""
+    if row["family"] == "untestable" and row["size"] < LEVEL_BAND[0] * row["alpha"]:
+        return (
+            f"untestable (ties: it rejects at alpha {row['alpha']:g} on {row['size']:.3f} of the relabellings "
+            f"when its null holds, below {LEVEL_BAND[0] * row['alpha']:g})"
+        )
     if row["family"] == "untestable":
         smallest = p_value(row["p_min"], alpha=row["alpha"])
         limit = "" if pd.isna(row["threshold"]) else f" < {p_value(row['threshold'], alpha=row['alpha'])}"

@@ -158,7 +158,9 @@ def paired_changes(
     return change_table(rows, source=SOURCE)
 
 
-def cloze_changes(folders: Mapping[str, Path], records: Mapping[str, dict], *, seed: int = 0) -> pd.DataFrame:
+def cloze_changes(
+    folders: Mapping[str, Path], records: Mapping[str, dict], *, alpha: float, seed: int = 0
+) -> pd.DataFrame:
     """For every two runs, each cloze set and model in both, the annotation-by-annotation changes of
     P@1, P@5, MRR per language and group and of sigma_gd, each with its flip test (:mod:`plmfair.cloze.changes`)."""
     scored = {run: {(r["set"], r["model"]) for r in record["results"]["cloze"]} for run, record in records.items()}
@@ -175,7 +177,7 @@ def cloze_changes(folders: Mapping[str, Path], records: Mapping[str, dict], *, s
                     )
                 scores = read_parquet(path)
                 both.append(scores[scores["model"] == model])
-            change = annotation_changes(*both, seed=seed)
+            change = annotation_changes(*both, alpha=alpha, seed=seed)
             a, b = f"{first}/{model}", f"{second}/{model}"
             change["hypothesis"] = [
                 f"{SOURCE}/cloze/{cloze_set}/{a}/{b}/{lang}/{group}/{metric}"
@@ -194,6 +196,7 @@ def comparison_plan(crows: pd.DataFrame, cloze: pd.DataFrame, *, alpha: float) -
                 "hypothesis": crows[f"{name}_hypothesis"],
                 "p_value": crows[f"{name}_p"].astype(float),
                 "p_min": crows[f"{name}_p_min"].astype(float),
+                "size": float("nan"),
                 "informative": ~crows["identical"].astype(bool),
             }
         )
@@ -205,6 +208,7 @@ def comparison_plan(crows: pd.DataFrame, cloze: pd.DataFrame, *, alpha: float) -
                 "hypothesis": cloze["hypothesis"],
                 "p_value": cloze["p_value"].astype(float),
                 "p_min": cloze["p_min"].astype(float),
+                "size": cloze["size"].astype(float),
                 "informative": True,
             }
         )
@@ -229,7 +233,7 @@ def compare_runs(
     crows = [crows_pairs_lines(record).assign(run=run) for run, record in records.items()]
     cloze = [cloze_lines(record).assign(run=run) for run, record in records.items()]
     changes = paired_changes(located, records, alpha=alpha, other_models=other_models)
-    moved = cloze_changes(located, records)
+    moved = cloze_changes(located, records, alpha=alpha)
     plan = comparison_plan(changes, moved, alpha=alpha)
     plan.attrs["alpha"] = alpha
     return {
