@@ -148,3 +148,34 @@ def test_mrr_figure_marks_every_tied_group_and_says_when_nothing_hit(drawn):
     assert empty.get_ylim()[1] > 20  # the shared scale, not -0.04..0.04
     labels = drawn[0].legends[0].get_texts()
     assert "MN (male native)" in [t.get_text() for t in labels]
+
+
+def test_a_breakdown_heatmap_prints_each_cells_own_count_in_every_panel(drawn):
+    """Two panels, each cell with its value and its own denominator (the count column, not n)."""
+    table = pd.DataFrame(
+        {
+            "model": ["m1", "m1", "m2", "m2"],
+            "lang": ["fr", "fr", "fr", "fr"],
+            "attribute": ["length"] * 4,
+            "bucket": ["1-4", "5-9"] * 2,
+            "bucket_order": [0, 1] * 2,
+            "n": [10, 12, 9, 11],
+            "annotations": [40, 48, 36, 44],
+            "score": [20.0, 30.0, 40.0, 50.0],
+        }
+    )
+    plots.breakdown_heatmap(
+        table,
+        "x.png",
+        "x.pdf",
+        value="score",
+        columns="lang",
+        panels="model",
+        title="t",
+        value_label="v",
+        count="annotations",
+        count_label="annotations",
+    )
+    texts = [t.get_text() for ax in drawn[0].axes for t in ax.texts]
+    for value, count in ((20, 40), (30, 48), (40, 36), (50, 44)):
+        assert f"{value}\nannotations={count}" in texts

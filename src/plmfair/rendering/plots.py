@@ -262,8 +262,8 @@ def breakdown_heatmap(
         for i in range(len(rows)):
             for j in range(len(cols)):
                 v = vals[i, j]
-                count = f"{count_label}={ns[i, j]}"
-                text = f"{empty_label}\n{count}" if np.isnan(v) else f"{number(v, 0, keep=(centre,))}\n{count}"
+                counted = f"{count_label}={ns[i, j]}"
+                text = f"{empty_label}\n{counted}" if np.isnan(v) else f"{number(v, 0, keep=(centre,))}\n{counted}"
                 # dark text on the light middle of the scale, white on its dark ends
                 light = not np.isnan(v) and (abs(norm(v) - 0.5) < 0.3 if centre is not None else v >= 60)
                 ax.text(
