@@ -14,8 +14,9 @@ Three parts (``--parts``, all by default):
   the pooled languages, win/loss net wins, the permutation test of sigma_gd) runs on every data set exactly as
   the jobs run it; per scenario the rejection rate at alpha (unadjusted) of every test whose own null holds is
   printed with its 95% Wilson interval, among the data sets where the row is testable (its smallest attainable
-  p below alpha and its size at least 0.6 alpha, plmfair.multiplicity.testable_on_design: an untestable row
-  prints no mark), with how often that is; flagged outside [0.03, 0.07] (LEVEL_BAND at alpha 0.05).
+  p below alpha, its size at least 0.6 alpha and no limit of its design: plmfair.multiplicity.testable_on_design;
+  an untestable row prints no mark), with how often that is; flagged outside [0.03, 0.07] (LEVEL_BAND at alpha
+  0.05) when the row is testable in at least MIN_JUDGED data sets (a rate over fewer is printed, not judged).
 - ``coverage``: on the same simulated data sets, the coverage of the cloze intervals the tables print: each
   gap's (the test of the gap alone inverted) and sigma_gd's (its permutation test inverted over the group
   effects), of the true values (the group means of the population the latent model draws from, by
@@ -238,7 +239,11 @@ def marked_tests(
     settings = {"permutations": permutations, "seed": seed, "alpha": alpha}
     frames = {family: FAMILIES[family](scores, **settings) for family in families}
     out = pd.concat(
-        [f[["test", "metric", "lang", "p_permutation", "p_min", "size"]] for f in frames.values()], ignore_index=True
+        [
+            f.reindex(columns=["test", "metric", "lang", "p_permutation", "p_min", "size", "limit"])
+            for f in frames.values()
+        ],
+        ignore_index=True,
     )
     out["scope"] = np.where(out["lang"] == "all", "pooled", "per language")
     intervals = []
@@ -259,7 +264,10 @@ def marked_tests(
     if intervals:
         rows = pd.concat(intervals, ignore_index=True)
         # the rows printed with an interval
-        rows = rows[rows["informative"].astype(bool) & testable_on_design(rows["p_min"], rows["size"], alpha=alpha)]
+        rows = rows[
+            rows["informative"].astype(bool)
+            & testable_on_design(rows["p_min"], rows["size"], rows.get("limit", ""), alpha=alpha)
+        ]
         covered = pd.DataFrame(
             {
                 "interval": rows["interval"],
@@ -360,7 +368,7 @@ def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
     sets where it is."""
     rows = []
     for (test, metric, scope), g in results.groupby(["test", "metric", "scope"], sort=False):
-        testable = g[testable_on_design(g["p_min"], g["size"], alpha=alpha)]
+        testable = g[testable_on_design(g["p_min"], g["size"], g["limit"], alpha=alpha)]
         k, n = int((testable["p_permutation"] < alpha).sum()), len(testable)
         s = binomial_summary(k, n)
         rows.append(
@@ -396,6 +404,10 @@ def coverages(covered: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+# the fewest testable data sets a level is judged on (below, its Wilson interval spans the band)
+MIN_JUDGED = 100
 
 
 def level_flag(rate: float, alpha: float) -> str:
@@ -453,11 +465,15 @@ def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
             )
             outside = 0
             for _, r in table.iterrows():
-                flag = "" if power or r["n"] == 0 else level_flag(r["rate"], args.alpha)
+                if r["n"] == 0:
+                    continue  # never testable: no mark to judge
+                judged = not power and r["n"] >= MIN_JUDGED
+                flag = level_flag(r["rate"], args.alpha) if judged else ""
                 outside += bool(flag)
+                note = _level_note(flag, args.alpha) if judged or power else f"  (n < {MIN_JUDGED}: not judged)"
                 print(
                     f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} testable {r['testable']:.3f} "
-                    f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{_level_note(flag, args.alpha)}"
+                    f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{note}"
                 )
             if not power:
                 flagged += outside
@@ -467,11 +483,12 @@ def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
             print(f"== coverage, {name}: {replicates} data sets; coverage of the true value (95% interval)")
             for _, r in table.iterrows():
                 width = f" median width {r['median width']:.3g}" if r["coverage"] > 0.97 else ""
-                flagged += coverage_flag(r["coverage"], args.alpha)
+                judged = r["n"] >= MIN_JUDGED
+                flagged += judged and coverage_flag(r["coverage"], args.alpha)
+                note = _coverage_note(r["coverage"], args.alpha) if judged else f"  (n < {MIN_JUDGED}: not judged)"
                 print(
                     f"  {r['interval']:<32} {r['metric']:<6} {r['scope']:<13} n={r['n']:<5} "
-                    f"{r['coverage']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{width}"
-                    + _coverage_note(r["coverage"], args.alpha)
+                    f"{r['coverage']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{width}{note}"
                 )
             print()
     return flagged

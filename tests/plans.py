@@ -25,6 +25,7 @@ def plan_for(frame: pd.DataFrame, families, significant, *, hypothesis: str = "h
             "p_value": [0.001 if s else 0.5 for s in significant],
             "p_min": [0.001 if t else 0.2 for t in tested],
             "size": float("nan"),
+            "limit": "",
             "informative": [f != "uninformative" for f in families],
             "family": families,
             "procedure": [

@@ -639,3 +639,31 @@ def test_ties_in_p_at_1_are_broken_by_the_reciprocal_rank_computed_by_hand():
         ["lang", "group_a", "group_b"]
     )
     assert wl.loc[("fr", "MN", "FN"), "p_permutation"] == pytest.approx(winloss_p, abs=1e-12)
+
+
+def test_freedman_lane_on_p_at_1_is_untestable_below_the_design_its_level_is_shown_on():
+    """Two annotators a group and batch: the interaction tests on P@1 (hit1) carry the design's limit, so the
+    plan leaves them untestable and says why; on MRR (rr) they do not."""
+    from plmfair.multiplicity import build_plan, hypotheses
+
+    rng = np.random.default_rng(1)
+    rows = [("fr", f"s{s}", f"u{k}", g, float(rng.random() < 0.3)) for s in range(8) for k, g in enumerate(GROUPS * 2)]
+    tests = group_tests(scores_frame(rows), cloze_set="t", permutations=99, metrics=("rr", "hit1"))
+    tests = tests.set_index(["lang", "metric", "test"])
+    assert "this design has 2" in tests.loc[("fr", "hit1", "gender_x_nativeness"), "limit"]
+    assert tests.loc[("fr", "rr", "gender_x_nativeness"), "limit"] == ""
+    assert tests.loc[("fr", "hit1", "gender"), "limit"] == ""
+    plan = build_plan(
+        hypotheses(
+            tests.reset_index(),
+            study="s",
+            source="f",
+            question="q",
+            primary=False,
+            p_value="p_permutation",
+            informative=tests["informative"].to_numpy(),
+        ),
+        alpha=0.05,
+    ).set_index("hypothesis")
+    limited = plan.loc[tests.loc[("fr", "hit1", "gender_x_nativeness"), "hypothesis"]]
+    assert limited["family"] == "untestable" and "Freedman & Lane" in limited["limit"]

@@ -72,6 +72,7 @@ def _hypotheses(p, p_min, primary, informative=None) -> pd.DataFrame:
             "p_min": p_min,
             "size": float("nan"),
             "informative": informative if informative is not None else [True] * n,
+            "limit": "",
         }
     )
 

@@ -120,6 +120,8 @@ HYPOTHESIS_SCHEMA = {
     "by the number of pairs); below LEVEL_BAND's lower end the test is untestable",
     "informative": "false when the test's null distribution is degenerate (every assignment gives the same "
     "statistic): p = 1 whatever the data",
+    "limit": "why the design cannot support the test's level ('' when it can: the study's own rule, or the plan's "
+    "when ties keep its size below LEVEL_BAND's lower end); such a test is untestable",
 }
 
 
@@ -139,6 +141,7 @@ def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary
             "p_min": rows["p_min"].astype(float),
             "size": rows["size"].astype(float) if "size" in rows else float("nan"),
             "informative": informative,
+            "limit": rows["limit"].fillna("").astype(str) if "limit" in rows else "",
         }
     ).astype({"primary": bool, "informative": bool})
 
@@ -163,11 +166,12 @@ ANALYSIS_PLAN_SCHEMA = {
 LEVEL_BAND = (0.6, 1.4)
 
 
-def testable_on_design(p_min, size, *, alpha: float):
+def testable_on_design(p_min, size, limit, *, alpha: float):
     """Whether a test can mark a row at ``alpha`` before any adjustment: its smallest attainable p below
-    alpha and its size (where known) within reach of its level, at least LEVEL_BAND's lower end."""
+    alpha, its size (where known) at least LEVEL_BAND's lower end, and no ``limit`` of its design."""
     size = np.asarray(size, dtype=float)
-    return (np.asarray(p_min, dtype=float) < alpha) & ~(size < LEVEL_BAND[0] * alpha)
+    limit = np.asarray(pd.Series(limit).fillna("").astype(str) != "")
+    return (np.asarray(p_min, dtype=float) < alpha) & ~(size < LEVEL_BAND[0] * alpha) & ~limit
 
 
 FAMILIES = {
@@ -180,8 +184,9 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """The run's analysis plan from every study's hypotheses (:data:`HYPOTHESIS_SCHEMA`): the primary
     questions form the confirmatory family (Holm), every other test the secondary one (Benjamini-Yekutieli
     over the whole report); within each, Tarone's rule leaves out the tests that could never reach its
-    threshold, and a test whose size ties keep below LEVEL_BAND's lower end is left out before it (both
-    untestable); a test with a degenerate null distribution is uninformative (:data:`ANALYSIS_PLAN_SCHEMA`)."""
+    threshold, and a test whose design cannot support its level (its ``limit``, or ties keeping its size
+    below LEVEL_BAND's lower end, said in ``limit``) is left out before it (both untestable); a test with
+    a degenerate null distribution is uninformative (:data:`ANALYSIS_PLAN_SCHEMA`)."""
     missing = [c for c in HYPOTHESIS_SCHEMA if c not in hypotheses]
     if missing:
         raise ValueError(f"hypotheses lack the columns {missing} (plmfair.multiplicity.HYPOTHESIS_SCHEMA)")
@@ -191,8 +196,13 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
         raise ValueError(f"hypothesis ids must be unique in a run: {sorted(set(duplicated))[:5]}")
     out["family"], out["procedure"] = "untestable", ""
     out["family_size"], out["threshold"], out["p_adjusted"] = 0, float("nan"), float("nan")
-    weak = out["size"].astype(float) < LEVEL_BAND[0] * alpha
-    informative = out["informative"].astype(bool) & out["p_value"].notna() & ~weak
+    weak = (out["size"].astype(float) < LEVEL_BAND[0] * alpha) & (out["limit"] == "")
+    out.loc[weak, "limit"] = [
+        f"ties: it rejects at alpha {alpha:g} on {size:.3f} of the relabellings when its null holds, below "
+        f"{LEVEL_BAND[0] * alpha:g}"
+        for size in out.loc[weak, "size"]
+    ]
+    informative = out["informative"].astype(bool) & out["p_value"].notna() & (out["limit"] == "")
     for name, (procedure, adjust) in FAMILIES.items():
         members = np.flatnonzero(informative & (out["primary"].astype(bool) == (name == "confirmatory")))
         family = adjust(out.loc[members, "p_value"], out.loc[members, "p_min"], alpha=alpha)

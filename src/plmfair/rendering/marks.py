@@ -3,7 +3,7 @@
 
 A row's test is in the confirmatory family (a primary question, Holm) or the secondary one
 (Benjamini-Yekutieli over the whole report), or it is untestable (its smallest attainable p cannot reach
-its family's threshold, or ties keep its size below its level) or uninformative (a degenerate null
+its family's threshold, or its design cannot support its level: ``limit``) or uninformative (a degenerate null
 distribution). A tested row prints its
 adjusted p with ``*`` when it is below alpha; an untested one prints neither a mark nor an interval, and
 says why. An interval is the test's own at 1 - alpha, so a marked row's interval excludes the null value;
@@ -17,7 +17,6 @@ from collections.abc import Iterable
 import pandas as pd
 
 from plmfair.errors import DataError
-from plmfair.multiplicity import LEVEL_BAND
 from plmfair.rendering.numbers import p_value
 
 TESTED = ("confirmatory", "secondary")
@@ -29,6 +28,7 @@ DECISION_COLUMNS = (
     "nominal",
     "p_min",
     "size",
+    "limit",
     "threshold",
     "alpha",
 )
@@ -50,11 +50,8 @@ def decisions(frame: pd.DataFrame, plan: pd.DataFrame, *, hypothesis: str = "hyp
 
 def note(row: pd.Series) -> str:
     """Why a row carries no mark where that is not the test's verdict: untestable, uninformative or nominal."""
-    if row["family"] == "untestable" and row["size"] < LEVEL_BAND[0] * row["alpha"]:
-        return (
-            f"untestable (ties: it rejects at alpha {row['alpha']:g} on {row['size']:.3f} of the relabellings "
-            f"when its null holds, below {LEVEL_BAND[0] * row['alpha']:g})"
-        )
+    if row["family"] == "untestable" and row["limit"]:
+        return f"untestable ({row['limit']})"
     if row["family"] == "untestable":
         smallest = p_value(row["p_min"], alpha=row["alpha"])
         limit = "" if pd.isna(row["threshold"]) else f" < {p_value(row['threshold'], alpha=row['alpha'])}"
