@@ -198,6 +198,7 @@ def comparison_plan(crows: pd.DataFrame, cloze: pd.DataFrame, *, alpha: float) -
                 "p_min": crows[f"{name}_p_min"].astype(float),
                 "size": float("nan"),
                 "informative": ~crows["identical"].astype(bool),
+                "limit": "",
             }
         )
         for name in CHANGES
@@ -210,6 +211,7 @@ def comparison_plan(crows: pd.DataFrame, cloze: pd.DataFrame, *, alpha: float) -
                 "p_min": cloze["p_min"].astype(float),
                 "size": cloze["size"].astype(float),
                 "informative": True,
+                "limit": "",
             }
         )
     )
