@@ -119,7 +119,7 @@ def test_the_workflow_fetches_a_hub_model_and_ties_scores_to_its_commit(repo, of
     work = tmp_path / "work"
     snakemake(work, configfiles=(configfile,), env={**os.environ})
     store = f"{REPO_ID.replace('/', '--')}@{COMMIT}"
-    assert (work / "resources/models" / store / "model.safetensors").is_file()
+    assert (work / "results/models" / store / "model.safetensors").is_file()
     meta = read_parquet_meta(work / "results/crows_pairs/demo_fr/hub.parquet")
     manifest = json.loads((work / "results/manifests/hub.json").read_text())
     assert meta["model_commit"] == COMMIT and meta["model_source"] == REPO_ID

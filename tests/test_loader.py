@@ -209,7 +209,10 @@ def test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run(tiny, tmp
 
 
 def test_a_folder_changed_since_its_manifest_is_never_scored(tiny, tmp_path):
-    """A copy that kept older times replaced the weights: Snakemake sees nothing, the scoring job refuses."""
+    """A copy that kept older times replaced the weights, cut short or with other values of the same size:
+    Snakemake sees nothing, the scoring job hashes the folder and refuses."""
+    import os
+
     from plmfair.io.atomic import write_json
     from plmfair.scoring.specs import folder_manifest, spec_from_entry
 
@@ -218,12 +221,15 @@ def test_a_folder_changed_since_its_manifest_is_never_scored(tiny, tmp_path):
     write_json(folder_manifest(path), manifest)
     entry = {"name": "m", "path": str(path), "family": "mlm"}
     assert spec_from_entry(entry, manifest).files_sha256 == folder_manifest(path)["sha256"]
-    data = (path / "model.safetensors").read_bytes()
-    (path / "model.safetensors").write_bytes(data[: len(data) // 2])
-    with pytest.raises(ModelError) as err:
-        spec_from_entry(entry, manifest)
-    assert str(err.value) == (
-        f"model 'm': {path} changed since its manifest {manifest} was written "
-        f"(model.safetensors); nothing was scored: rm {manifest} and run the workflow again to "
-        f"score the folder as it is now"
-    )
+    weights = path / "model.safetensors"
+    data, times = weights.read_bytes(), weights.stat()
+    for changed in (data[: len(data) // 2], data[:-8] + bytes(8)):  # cut short; the same size, other bytes
+        weights.write_bytes(changed)
+        os.utime(weights, ns=(times.st_atime_ns, times.st_mtime_ns))  # touch -r: the old time
+        with pytest.raises(ModelError) as err:
+            spec_from_entry(entry, manifest)
+        assert str(err.value) == (
+            f"model 'm': {path} changed since its manifest {manifest} was written "
+            f"(model.safetensors); nothing was scored: run the workflow again (plmfair run rebuilds the "
+            f"manifest of a changed folder; with snakemake alone: rm {manifest})"
+        )

@@ -95,7 +95,7 @@ def test_a_fetched_model_is_not_missing(offline_cache, tmp_path, repo):
     )
     work, mirror = tmp_path / "work", str(repo / ".test" / "data")
     assert [m.what for m in preflight(load_config(files), workdir=work, mirror=mirror)] == ["model absent"]
-    (work / "resources" / "models" / "plmfair-test--absent@default").mkdir(parents=True)
+    (work / "results" / "models" / "plmfair-test--absent@default").mkdir(parents=True)
     assert preflight(load_config(files), workdir=work, mirror=mirror) == []
 
 

@@ -7,7 +7,7 @@ pass, in seconds, it installs the spaCy pipelines the cloze corpora name (where 
 allows) and lists everything a run would otherwise stop on one job at a time:
 
 - every Hugging Face model a study scores that is neither fetched yet
-  (``resources/models/<name>``), nor in the Hub cache, nor given by ``path``, while the Hub
+  (the run's ``results/models/<hf_id>@<revision>``), nor in the Hub cache, nor given by ``path``, while the Hub
   cannot be reached, each with its ``hf download ... --revision`` command;
 - every declared data file that is neither downloaded yet, nor in the mirror, nor reachable at
   its address;

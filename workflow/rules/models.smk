@@ -41,7 +41,8 @@ rule model_manifest:
 rule fetch_model:
     localrule: True
     output:
-        model=directory("resources/models/{hub_model}"),
+        # the run's own folder of hard links into the Hub cache (plmfair.plan.hub_store)
+        model=directory("results/models/{hub_model}"),
     params:
         hub=from_plan(plan.hub_fetch, "hub_model"),
     log:

@@ -1,4 +1,5 @@
-"""Fetch one Hub model at its configured revision into resources/models/<hf_id>@<revision>."""
+"""Fetch one Hub model at its configured revision into the run's results/models/<hf_id>@<revision>
+(hard links into the Hub cache)."""
 
 from plmfair import plan
 from plmfair.io.hub import fetch_model

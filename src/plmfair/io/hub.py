@@ -3,10 +3,10 @@
 A scoring job never downloads: the workflow's ``fetch_model`` rule calls :func:`fetch_model`
 once per ``hf_id`` model, which resolves the configured ``revision`` (a commit hash, tag or
 branch) to a commit through ``huggingface_hub.snapshot_download`` (the shared Hub cache, so
-``HF_HOME``/``HF_HUB_CACHE`` and ``HF_HUB_OFFLINE`` work as everywhere else), copies the
-weights and tokenizer files into ``resources/models/<hf_id>@<revision>`` (:func:`plmfair.plan.hub_store`) and
-records where they came
-from in :data:`SOURCE_FILE` beside them. The model's manifest (:func:`plmfair.scoring.specs.folder_manifest`)
+``HF_HOME``/``HF_HUB_CACHE`` and ``HF_HUB_OFFLINE`` work as everywhere else), links the
+weights and tokenizer files into the run's ``results/models/<hf_id>@<revision>`` (hard links into the
+Hub cache, copies across file systems; :func:`plmfair.plan.hub_store`) and records where they came from
+in :data:`SOURCE_FILE` beside them. The model's manifest (:func:`plmfair.scoring.specs.folder_manifest`)
 adds each file's SHA-256, and every result carries the commit and a digest of the files.
 """
 

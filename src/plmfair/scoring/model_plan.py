@@ -64,7 +64,9 @@ def hub_models(config: dict) -> dict[str, dict]:
 
 
 def hub_store(entry: dict) -> str:
-    """The folder under ``resources/models/`` a Hub model is fetched into, named by what is fetched (the
+    """The folder under the run's ``results/models/`` a Hub model is fetched into (hard links into the Hub
+    cache, the one copy every run shares: a run's folder is its own, so Snakemake's cleanup of a failed
+    fetch never removes what another run loads), named by what is fetched (the
     id, the revision, whether pickle weights are accepted) and never by the model's name in a run: two
     runs that give one name to different ids or revisions fetch into different folders, and two names
     for the same id and revision share one."""
@@ -84,13 +86,12 @@ def hub_store_names(config: dict, store: str) -> str:
 
 def model_folder(config: dict, name: str) -> str:
     """The folder a model's jobs load it from: a built model's in the run's own results (it is trained
-    on the run's data), a Hub model's under ``resources/models/`` by :func:`hub_store`, else its
-    ``path``."""
+    on the run's data), a Hub model's there too by :func:`hub_store`, else its ``path``."""
     entry = config["models"][name]
     if "build" in entry:
         return f"results/models/{name}"
     if entry.get("hf_id"):
-        return f"resources/models/{hub_store(entry)}"
+        return f"results/models/{hub_store(entry)}"
     return entry["path"]
 
 

@@ -12,9 +12,9 @@ Loading is :func:`plmfair.scoring.loader.load`.
 A scoring job loads every model from a local folder named by the model's manifest
 (:func:`folder_manifest`, the run's ``results/manifests/<name>.json``): a ``path`` model's own
 folder, the run's ``results/models/<name>`` where the workflow built it, or the folder under
-``resources/models/`` it fetched the ``hf_id`` at its revision into (:mod:`plmfair.io.hub`;
+the run's ``results/models/`` folder it fetched the ``hf_id`` at its revision into (:mod:`plmfair.io.hub`;
 :func:`plmfair.plan.hub_store`). The manifest's commit and digest go into every result, and a
-folder whose files no longer match it is refused (:func:`spec_from_entry`).
+folder whose files no longer match it, byte for byte, is refused (:func:`spec_from_entry`).
 """
 
 from __future__ import annotations
@@ -175,25 +175,46 @@ def spec_from_entry(entry: dict, manifest: str | os.PathLike | None = None) -> M
         return spec
     with open(manifest, encoding="utf-8") as fh:
         record = json.load(fh)
-    _same_files(spec.name, record, manifest)
+    _same_content(spec.name, record, manifest)
     return replace(
         spec, local_dir=record["folder"], commit=record.get("source", {}).get("commit"), files_sha256=record["sha256"]
     )
 
 
-def _same_files(name: str, record: dict, manifest: str | os.PathLike) -> None:
-    """The folder still holds the files the manifest lists, at their sizes (a cheap check: the record
-    names the manifest's digest, so a folder changed since, e.g. by a copy that kept older times, which
-    Snakemake does not see, must not be scored)."""
-    root = Path(record["folder"])
-    listed = {f["file"]: f["bytes"] for f in record["files"]}
-    present = {p.relative_to(root).as_posix(): p.stat().st_size for p in model_files(root)}
-    changed = sorted(f for f in listed.keys() | present.keys() if listed.get(f) != present.get(f))
+def fingerprint(path: Path) -> dict:
+    """What the file system says of a file without reading it: size, modification and change times and
+    inode. A copy over it changes its change time and usually its inode even when the modification time is
+    set back (``touch -r``), so a file whose fingerprint is unchanged is taken as unchanged (git's index
+    does the same); anything else is re-hashed."""
+    st = path.stat()
+    return {"bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns, "inode": st.st_ino}
+
+
+def content_changes(record: dict, *, run: str | os.PathLike = ".") -> list[str]:
+    """The files of a manifest's folder (relative to the ``run`` folder when the manifest says it so) whose
+    content is not what the manifest lists (changed, gone, or new), each file hashed: empty when the folder
+    is exactly what the manifest describes."""
+    root = Path(run) / record["folder"]
+    listed = {f["file"]: f for f in record["files"]}
+    present = {p.relative_to(root).as_posix(): p for p in model_files(root)}
+    changed = sorted(listed.keys() ^ present.keys())
+    for name in sorted(listed.keys() & present.keys()):
+        entry, path = listed[name], present[name]
+        if path.stat().st_size != entry["bytes"] or sha256_of(path) != entry["sha256"]:
+            changed.append(name)
+    return sorted(changed)
+
+
+def _same_content(name: str, record: dict, manifest: str | os.PathLike) -> None:
+    """The folder holds exactly the files the manifest lists, byte for byte (each hashed: a copy of other
+    weights of the same size under old times is refused, so what a result calls the model's files_sha256
+    is always of the files scored; about 14 s for a 7B model's 14 GB at 1 GB/s, docs/performance.md)."""
+    changed = content_changes(record)
     if changed:
         raise ModelError(
-            f"model {name!r}: {root} changed since its manifest {manifest} was written "
-            f"({first_few(changed)}); nothing was scored: "
-            f"rm {manifest} and run the workflow again to score the folder as it is now"
+            f"model {name!r}: {record['folder']} changed since its manifest {manifest} was written "
+            f"({first_few(changed)}); nothing was scored: run the workflow again (plmfair run rebuilds the "
+            f"manifest of a changed folder; with snakemake alone: rm {manifest})"
         )
 
 
@@ -226,15 +247,15 @@ def require_model_folder(folder: Path) -> None:
 
 
 def folder_manifest(folder: str | os.PathLike) -> dict:
-    """What a local model is: every file of its folder with its size and SHA-256, one digest of
-    them all, and where a fetched folder came from (Hub id, revision, commit). A scoring job
-    depends on this manifest, so replacing the weights reruns exactly that model's jobs."""
+    """What a local model is: every file of its folder with its size, SHA-256 and :func:`fingerprint`, one
+    digest of them all, and where a fetched folder came from (Hub id, revision, commit). A scoring job
+    depends on this manifest, so replacing the weights reruns exactly that model's jobs; one replaced under
+    old times is caught by its fingerprint before the run (:func:`plmfair.runs.integrity.changed_models`)."""
 
     root = Path(folder)
     require_model_folder(root)
     files = [
-        {"file": p.relative_to(root).as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
-        for p in model_files(root)
+        {"file": p.relative_to(root).as_posix(), **fingerprint(p), "sha256": sha256_of(p)} for p in model_files(root)
     ]
     digest = hashlib.sha256("".join(f"{f['file']}\t{f['sha256']}\n" for f in files).encode()).hexdigest()
     return {"folder": str(root), "sha256": digest, "source": source_record(root), "files": files}
