@@ -1,8 +1,9 @@
 # plmfair: fairness of pretrained language models across groups and languages.
 #
 # Path convention (relative to the working directory, `--directory` for the demo):
-#   resources/downloads/{file}                    verified downloads (mirror or URL)
-#   resources/models/{hf_id}@{revision}/           models fetched from the Hub (named by what is fetched)
+#   resources/downloads/{file}                    verified downloads (mirror or URL), kept once for every run
+#   results/downloads/{file}                      the run's own link to each
+#   results/models/{hf_id}@{revision}/             models fetched from the Hub (links into its cache)
 #   results/models/{model}/                        models the run builds and trains (demo)
 #   results/manifests/{model}.json                 the run's manifest of each model: files, sizes, SHA-256
 #   results/spacy/{lang}/                          lookup spaCy pipelines the run builds (demo)

@@ -170,10 +170,10 @@ def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_m
     hub = plan.hub_models(config)
     assert "mbert" in hub and "mine" not in hub
     owner, repo_name = mbert["hf_id"].split("/")
-    assert plan.model_folder(config, "mbert") == f"resources/models/{owner}--{repo_name}@default"
+    assert plan.model_folder(config, "mbert") == f"results/models/{owner}--{repo_name}@default"
     assert plan.model_folder(config, "alias") == plan.model_folder(config, "mbert")
-    assert plan.model_folder(config, "pinned") == f"resources/models/{owner}--{repo_name}@refs--pr--5"
-    assert plan.model_folder(config, "pickled") == f"resources/models/{owner}--{repo_name}@default+pickle"
+    assert plan.model_folder(config, "pinned") == f"results/models/{owner}--{repo_name}@refs--pr--5"
+    assert plan.model_folder(config, "pickled") == f"results/models/{owner}--{repo_name}@default+pickle"
     assert plan.hub_store_names(config, f"{owner}--{repo_name}@default") == "mbert|alias"
     assert plan.hub_fetch(config, f"{owner}--{repo_name}@refs--pr--5")["revision"] == "refs/pr/5"
     assert plan.model_folder(config, "mine") == "/data/mine"

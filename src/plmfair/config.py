@@ -271,7 +271,7 @@ def _check_downloads(config: dict) -> None:
         if name in (".", "..") or "/" in name or "\\" in name:
             raise ConfigError(
                 f"config error at {where}.file: {name!r} is not a plain file name; give the name the file "
-                f"is stored under in resources/downloads/ and in the mirror (no folder, no '..')"
+                f"is stored under in resources/downloads/, results/downloads/ and in the mirror (no folder, no '..')"
             )
         if entry["file"] in files:
             other_where, other = files[entry["file"]]

@@ -95,7 +95,7 @@ def downloaded(function, *wildcards):
 
 
 def download(entry):
-    return f"resources/downloads/{entry['file']}"
+    return plan.downloaded(entry["file"])
 
 
 def unverified_mirror_copy(wildcards):

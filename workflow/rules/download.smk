@@ -1,7 +1,8 @@
 rule download:
     localrule: True
     output:
-        file="resources/downloads/{file}",
+        # the run's own link to the shared store's file (plmfair.plan.DOWNLOADED)
+        file=plan.DOWNLOADED,
     params:
         source=from_plan(plan.download_source, "file"),
         # a file kept without a checksum is read again when its mirror copy changes

@@ -68,9 +68,11 @@ from plmfair.crows_pairs.plan import (
 )
 from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.plan.downloads import (
+    DOWNLOADED,
     active_downloads,
     download_entries,
     download_source,
+    downloaded,
 )
 from plmfair.plan.model_runs import (
     model_languages,
@@ -143,7 +145,9 @@ __all__ = [
     "SpacyPipeline",
     "STUDIES",
     "Table",
+    "DOWNLOADED",
     "active_downloads",
+    "downloaded",
     "alignment_route",
     "analysis_plan_inputs",
     "annotations_file",

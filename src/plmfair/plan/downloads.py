@@ -5,6 +5,16 @@ from __future__ import annotations
 from plmfair.errors import ConfigError
 from plmfair.studies import STUDIES
 
+# A run reads each downloaded file through its own link, which its download job outputs; the file itself
+# is kept once for every run in the shared store (plmfair.io.download.STORE), which no job outputs, so that
+# Snakemake's cleanup of a failed job never removes what another run reads.
+DOWNLOADED = "results/downloads/{file}"
+
+
+def downloaded(file: str) -> str:
+    """The run's own path of a downloaded file (:data:`DOWNLOADED`)."""
+    return DOWNLOADED.format(file=file)
+
 
 def download_entries(config: dict) -> dict[str, dict]:
     """Every declared download, keyed by its config location (``datasets.crows_pairs.fr``): every

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from plmfair.cloze.plan import set_file
 from plmfair.crows_pairs import plan as crows_pairs_plan
-from plmfair.plan.downloads import active_downloads
+from plmfair.plan.downloads import active_downloads, downloaded
 from plmfair.plan.model_runs import model_run_files, models_in_use
 from plmfair.plan.targets import DATA_SUMMARY, MODELS_TABLE, figures, output_subjects, tables
 from plmfair.scoring.model_plan import model_manifest
@@ -25,7 +25,7 @@ def run_record_inputs(config: dict) -> dict[str, list[str]]:
         "cloze_disparity": [set_file(s, "group_disparity") for s in sets],
         "cloze_tests": [set_file(s, "group_tests") for s in sets],
         "plan": [ANALYSIS_PLAN] if analysis_plan_inputs(config) else [],
-        "data": [f"resources/downloads/{entry['file']}" for entry in active_downloads(config).values()],
+        "data": [downloaded(entry["file"]) for entry in active_downloads(config).values()],
         "published": published_files(config),
     }
 
