@@ -17,6 +17,7 @@ write_run_record(
         data=snakemake.input.data,
         pinned=snakemake.params.pinned,
         published=snakemake.input.published,
+        sealed_in=".",  # the job runs in the run folder
     ),
     json_path=snakemake.output.record,
     html_path=snakemake.output.html,

@@ -32,6 +32,9 @@ from plmfair.errors import StorageError
 TMP_MARK = ".plmfair-tmp."
 SEALS = Path(".plmfair") / "seals"
 SEALED = "results"  # the folder under a run whose files are sealed
+# folder outputs whose files are not sealed: model folders, which their manifests describe file by file
+# (plmfair.scoring.specs.folder_manifest; a fetched model's weights are not hashed twice)
+NOT_SEALED = ("results/models/",)
 _sealing: Path | None = None  # the run folder whose results are sealed (None: no sealing)
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 _READ_ONLY = (errno.EROFS,)
@@ -136,9 +139,9 @@ def sha256_of(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def _seal(path: Path, tmp: Path) -> Callable[[], None] | None:
-    """The seal of ``path`` about to be replaced by ``tmp`` (a writer of it after the rename), or None
-    when ``path`` is not a sealed result."""
+def _sealed_relative(path: Path) -> Path | None:
+    """``path`` relative to the run whose results are sealed, when it is one of its results (None: no
+    sealing, not a result, or a file inside a folder output still being written)."""
     if _sealing is None:
         return None
     try:
@@ -146,19 +149,45 @@ def _seal(path: Path, tmp: Path) -> Callable[[], None] | None:
     except ValueError:
         return None
     if relative.parts[:1] != (SEALED,) or any(TMP_MARK in part for part in relative.parts):
-        return None  # not a result, or a file inside a folder output still being written
+        return None
+    return relative
+
+
+def _write_seal(relative: Path, record: dict) -> None:
+    target = seal_path(_sealing, relative)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=_tmp_prefix(target), dir=target.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(record, fh)
+    os.replace(name, target)
+
+
+def _seal(path: Path, tmp: Path) -> Callable[[], None] | None:
+    """The seal of ``path`` about to be replaced by ``tmp`` (a writer of it after the rename), or None
+    when ``path`` is not a sealed result."""
+    relative = _sealed_relative(path)
+    if relative is None:
+        return None
     digest, size = sha256_of(tmp), tmp.stat().st_size
 
     def write() -> None:
-        record = {"sha256": digest, "bytes": size, "mtime_ns": path.stat().st_mtime_ns}
-        target = seal_path(_sealing, relative)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=_tmp_prefix(target), dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(record, fh)
-        os.replace(name, target)
+        _write_seal(relative, {"sha256": digest, "bytes": size, "mtime_ns": path.stat().st_mtime_ns})
 
     return write
+
+
+def _seal_folder(path: Path) -> None:
+    """Seal every file of a folder output just renamed into place, each seal naming the folder (a file of it
+    changed is the folder's change: the folder is what a job rebuilds)."""
+    folder = _sealed_relative(path)
+    if folder is None or f"{folder.as_posix()}/".startswith(NOT_SEALED):
+        return
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        st = file.stat()
+        _write_seal(
+            _sealed_relative(file),
+            {"sha256": sha256_of(file), "bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "folder": folder.as_posix()},
+        )
 
 
 @contextlib.contextmanager
@@ -205,6 +234,7 @@ def atomic_dir(path: str | os.PathLike) -> Iterator[Path]:
             if path.exists():
                 shutil.rmtree(path)
             os.replace(tmp, path)
+            _seal_folder(path)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp)

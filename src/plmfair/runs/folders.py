@@ -3,8 +3,8 @@
 A run is ``runs/<name>/``: its ``config.yaml`` is the run's complete configuration (the checkout's
 ``config/config.yaml``, your ``--configfile`` files and the command line, merged), the only
 configuration file Snakemake reads for it, so the run can be rerun or reported without the
-original command line or files; its ``results/`` are its own; ``resources/`` links to the downloads
-and models every run shares.
+original command line or files (the mirror included); its ``results/`` are its own (a Hub model's folder
+too: hard links into the Hub cache); ``resources/`` links to the downloads every run shares.
 
 - A MODEL is ``[name=]folder-or-hub-id[:key=value...]``: a folder must hold a ``config.json`` (checked
   before anything reads or hashes it); options are keys of a ``models.<name>`` entry
@@ -443,8 +443,10 @@ def setup_run(
     runs: Path,
     family: str | None,
     argv: Sequence[str],
+    mirror: str | None = None,
 ) -> RunSetup:
-    """Decide what a ``plmfair run`` call runs (nothing is written here)."""
+    """Decide what a ``plmfair run`` call runs (nothing is written here). A ``mirror`` given is kept in the
+    run's configuration, so that a later call without it reads the same files from the same place."""
     if run is not None:
         check_run_name(run)
     arguments = [ModelArgument.parse(text) for text in models]
@@ -467,13 +469,15 @@ def setup_run(
         or None
     )
     if name is None:
-        return RunSetup(None, ROOT, [DEFAULT_CONFIG, *configfiles])
+        return RunSetup(None, ROOT, [DEFAULT_CONFIG, *configfiles])  # the mirror is given on each call
     check_run_name(name, derived=run is None)
     folder = runs / name
     existing = folder / "config.yaml"
     had = read_run_config(existing) if existing.is_file() else None
     if had is not None and not (models or studies or datasets or configfiles):
-        return RunSetup(name, folder, [existing])
+        if mirror is None or had.get("mirror") == mirror:
+            return RunSetup(name, folder, [existing])
+        return RunSetup(name, folder, [existing], {**had, "mirror": mirror}, [f"run {name} reads from mirror {mirror}"])
     user = merged(configfiles)
     config = copy.deepcopy(had) if had is not None else merged([DEFAULT_CONFIG])
     config = merged(configfiles, onto=config)
@@ -489,6 +493,14 @@ def setup_run(
                 **user.get("models", {}).get(model, {}),
             }
             changed = differences({k: v for k, v in had["models"][model].items() if k in said}, said)
+            earlier = had["models"][model].get("path")
+            if changed and earlier and said.get("path") != earlier and not Path(earlier).exists():
+                raise ConfigError(
+                    f"run {name!r} scored its model {model!r} from {earlier}, which is gone (moved, renamed or "
+                    f"deleted); {said.get('path')} is another folder to this run, whatever it holds: put "
+                    f"{earlier} back, or score {said.get('path')} in a run of its own: "
+                    f"{_command(argv, run=free_name(runs, name))}"
+                )
             if changed:
                 raise ConfigError(
                     f"run {name!r} already has a model {model!r} and this one differs ({'; '.join(changed)}); "
@@ -524,16 +536,21 @@ def setup_run(
         if key == "models":
             continue  # entries replace, never merge with, a model of the same name
         config[key] = updated(config.get(key), value)
-    # Snakemake runs in the run folder: a model folder given relative to here is made absolute
+    # Snakemake runs in the run folder: a model folder or mirror given relative to here is made absolute
+    if mirror is None and config.get("mirror") and not Path(config["mirror"]).is_absolute():
+        config["mirror"] = str(Path(config["mirror"]).resolve())
     for model, entry in config.get("models", {}).items():
         if entry.get("path") and not plan.workflow_managed(config, model) and not Path(entry["path"]).is_absolute():
             entry["path"] = str(Path(entry["path"]).resolve())
+    if mirror is not None:
+        config["mirror"] = mirror
     validate_config(copy.deepcopy(config), SCHEMA)  # every key of the run checked before anything starts
     return RunSetup(name, folder, [existing], config, notes)
 
 
 def run_folder(runs: Path, name: str, *, resources: Path) -> Path:
-    """``runs/<name>``, with ``resources`` linked in (downloads and models shared by every run)."""
+    """``runs/<name>``, with ``resources`` linked in (the downloads every run shares; models come from the Hub
+    cache)."""
     folder = runs / name
     folder.mkdir(parents=True, exist_ok=True)
     link = folder / "resources"
@@ -570,6 +587,22 @@ def run_lock(folder: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def being_run_now(folder: Path) -> bool:
+    """Whether a ``plmfair run`` holds the run now (:func:`run_lock`), asked without taking it."""
+    lock = folder / ".plmfair.lock"
+    try:
+        fh = open(lock)  # noqa: SIM115 - held only for the question
+    except OSError:
+        return False  # no lock file (never run by plmfair run), or one this user cannot read
+    with fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return False
 
 
 def snakemake_locked(folder: Path) -> bool:

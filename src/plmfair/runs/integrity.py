@@ -8,8 +8,12 @@
 - :func:`verify`: ``plmfair verify``: the files the record (``results/run.json``) lists, re-hashed:
   changed or missing, and the files of ``results/`` the record's configuration does not produce.
 - :func:`missing`: the record's files that are gone (what a failed job left a run without).
+- :func:`changed_models`: the models whose folder is no longer what the run's manifest of it lists,
+  even with its old times kept (``plmfair run`` sets such a manifest aside, so the model is rescored);
+  :func:`verify_models`: every model folder the run used, re-hashed (``plmfair verify``).
 
-Standard library only (and :mod:`plmfair.io.atomic`), so that ``plmfair show`` stays quick.
+Standard library only (and :mod:`plmfair.io.atomic`; :mod:`plmfair.scoring.specs` for the model checks), so
+that ``plmfair show`` stays quick.
 """
 
 from __future__ import annotations
@@ -17,17 +21,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, sha256_of
+from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, sha256_of, write_text
 from plmfair.plan.targets import REPORT, RUN_RECORD, RUN_RECORD_HTML
 
 RECORD = Path(RUN_RECORD)
-# what results/ holds besides the published files: logs, Snakemake's benchmarks, the models and spaCy
-# pipelines the run built, the record and its renderings (none is a result the record lists)
+# what results/ holds besides the published files: the links to the downloads (the record lists them with
+# their SHA-256 as data), logs, Snakemake's benchmarks, the models and spaCy pipelines the run built or
+# fetched, the record and its renderings (none is a result the record lists)
 NOT_PUBLISHED = (
+    "results/downloads/",
     "results/logs/",
     "results/benchmarks/",
     "results/models/",
@@ -37,42 +44,82 @@ NOT_PUBLISHED = (
     REPORT,
 )
 ALTERED = Path(".plmfair") / "altered"
+MANIFESTS = Path("results") / "manifests"
+# the fingerprints of model files re-hashed and found unchanged since their manifest (a copied run folder,
+# a folder touched), so that the next run does not hash them again
+FINGERPRINTS = Path(".plmfair") / "fingerprints.json"
 
 
-def _sealed_files(run: Path) -> dict[str, dict]:
-    """Every seal under the run, by the path (relative to the run) of the file it seals."""
+def _sealed_files(run: Path) -> dict[str, dict | None]:
+    """Every seal under the run, by the path (relative to the run) of the file it seals; None for a seal
+    that cannot be read (empty, cut short, not JSON): it seals nothing."""
     root = run / SEALS
-    seals = {}
+    seals: dict[str, dict | None] = {}
     for path in root.rglob("*.json") if root.is_dir() else []:
+        if TMP_MARK in path.name:
+            continue
         try:
             seal = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            continue  # a seal cut short by a killed job seals nothing
+            seal = None
+        if not isinstance(seal, dict) or not {"sha256", "bytes"} <= seal.keys():
+            seal = None
         seals[path.relative_to(root).as_posix().removesuffix(".json")] = seal
     return seals
 
 
+def seals(run: str | os.PathLike) -> dict[str, dict | None]:
+    """The run's seals by the path of the file each seals (None: a seal that cannot be read)."""
+    return _sealed_files(Path(run))
+
+
 def has_run(run: str | os.PathLike) -> bool:
-    """Whether a job of the run has written a result (its seals are there)."""
-    return (Path(run) / SEALS).is_dir()
+    """Whether a job of the run has written a result (its seals are there, or its record: a run whose seals
+    were lost has run all the same)."""
+    return (Path(run) / SEALS).is_dir() or (Path(run) / RECORD).is_file()
+
+
+def _agrees(path: Path, seal: dict | None) -> bool:
+    """Whether a file is what its seal says its job wrote (a file of the same size and time as sealed is
+    taken as unchanged without reading it); never without a readable seal."""
+    if seal is None:
+        return False
+    stat = path.stat()
+    if stat.st_size == seal.get("bytes") and stat.st_mtime_ns == seal.get("mtime_ns"):
+        return True
+    return stat.st_size == seal.get("bytes") and sha256_of(path) == seal.get("sha256")
 
 
 def altered(run: str | os.PathLike) -> list[str]:
-    """The sealed results of ``run`` whose content is no longer what their job wrote (a file of the
-    same size and time is taken as unchanged without reading it)."""
+    """The results of ``run`` that are not what their job wrote: content unlike their seal's, or a result
+    the record lists (every result of ``results/``, without a readable record) with no readable seal
+    (lost, emptied or broken, the seals' folder among them: an edit could hide behind it, so the file is
+    never adopted). A file neither sealed nor recorded is no result of the run's and stays where it is
+    (``verify`` names it)."""
     run = Path(run)
+    seals = _sealed_files(run)
+    recorded = recorded_files(run)
+    results = _result_files(run) if recorded is None else recorded
     out = []
-    for relative, seal in sorted(_sealed_files(run).items()):
+    for relative in sorted(set(seals) | set(results)):
         path = run / relative
-        try:
-            stat = path.stat()
-        except FileNotFoundError:
+        if not path.is_file():
             continue  # a missing result is rebuilt as a target of the run
-        if stat.st_size == seal.get("bytes") and stat.st_mtime_ns == seal.get("mtime_ns"):
-            continue
-        if stat.st_size != seal.get("bytes") or sha256_of(path) != seal.get("sha256"):
-            out.append(relative)
-    return out
+        seal = seals.get(relative)
+        if not _agrees(path, seal):
+            # a file of a folder output: the folder is set aside whole, to be rebuilt by its job
+            out.append(seal.get("folder", relative) if seal else relative)
+    return list(dict.fromkeys(out))
+
+
+def seal_problems(run: str | os.PathLike, files) -> list[str]:
+    """Of ``files`` (relative to the run), those whose seal is missing or cannot be read, in words."""
+    seals = _sealed_files(Path(run))
+    return [
+        f"{relative}: {'no seal' if relative not in seals else 'its seal cannot be read'}"
+        for relative in files
+        if seals.get(relative) is None
+    ]
 
 
 def set_aside(run: str | os.PathLike, files: list[str]) -> Path:
@@ -91,17 +138,25 @@ def set_aside(run: str | os.PathLike, files: list[str]) -> Path:
 @dataclass
 class Verification:
     """A run folder against its record: files changed since the record, missing, and in ``results/``
-    without being produced by the record's configuration; ``record`` False when there is none."""
+    without being produced by the record's configuration; files (the record among them) whose seal is
+    missing or broken; whether the record is what its job wrote (``record_sealed``); ``record`` False when
+    there is none."""
 
     record: bool
     checked: int = 0
     changed: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)
+    unsealed: list[str] = field(default_factory=list)
+    record_sealed: bool = True
 
     @property
     def ok(self) -> bool:
-        return self.record and not (self.changed or self.missing or self.unexpected)
+        return (
+            self.record
+            and self.record_sealed
+            and not (self.changed or self.missing or self.unexpected or self.unsealed)
+        )
 
 
 def recorded_files(run: str | os.PathLike) -> dict[str, dict] | None:
@@ -134,8 +189,9 @@ def _result_files(run: Path) -> list[str]:
 
 
 def verify(run: str | os.PathLike) -> Verification:
-    """Re-hash every file the run's record lists; name those changed or missing, and the files of
-    ``results/`` that the record does not list."""
+    """Re-hash every file the run's record lists; name those changed or missing, the files of ``results/``
+    that the record does not list, and those whose seal is missing or broken; check the record against
+    its own seal (an edit of ``run.json`` is named, never shown as verified)."""
     run = Path(run)
     files = recorded_files(run)
     if files is None:
@@ -148,6 +204,9 @@ def verify(run: str | os.PathLike) -> Verification:
         elif path.stat().st_size != entry["bytes"] or sha256_of(path) != entry["sha256"]:
             out.changed.append(relative)
     out.unexpected = [f for f in _result_files(run) if f not in files]
+    seals = _sealed_files(run)
+    out.unsealed = seal_problems(run, [RUN_RECORD, *(f for f in sorted(files) if f not in out.missing)])
+    out.record_sealed = _agrees(run / RECORD, seals.get(RUN_RECORD))
     return out
 
 
@@ -155,3 +214,83 @@ def missing(run: str | os.PathLike) -> list[str]:
     """The files the run's record lists that are not in the folder (none without a record)."""
     run = Path(run)
     return sorted(f for f in (recorded_files(run) or {}) if not (run / f).is_file())
+
+
+def _manifests(run: Path) -> dict[str, dict]:
+    """The run's model manifests by path relative to the run (an unreadable one left to its job)."""
+    out = {}
+    for path in sorted((run / MANIFESTS).glob("*.json")):
+        try:
+            out[path.relative_to(run).as_posix()] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def changed_models(run: str | os.PathLike) -> list[str]:
+    """The run's model manifests (paths relative to it) whose folder's content differs from what they list:
+    a file's fingerprint (size, times, inode: :func:`plmfair.scoring.specs.fingerprint`) unlike the
+    manifest's and the last check's, then its content re-hashed; a file added or gone. Files whose
+    fingerprint moved but whose content did not are remembered in :data:`FINGERPRINTS`."""
+    # the model layer only for the model checks: plmfair show stays quick
+    from plmfair.scoring.specs import fingerprint, model_files, sha256_of
+
+    run = Path(run)
+    try:
+        known = json.loads((run / FINGERPRINTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    changed, remembered = [], {}
+    for relative, manifest in _manifests(run).items():
+        root = run / manifest.get("folder", "")  # a built or fetched model's folder is the run's own
+        listed = {f["file"]: f for f in manifest.get("files", [])}
+        present = {p.relative_to(root).as_posix(): p for p in model_files(root)} if root.is_dir() else {}
+        if listed.keys() != present.keys():
+            changed.append(relative)
+            continue
+        seen = {}
+        for name, entry in listed.items():
+            now = fingerprint(present[name])
+            if all(entry.get(k) == v for k, v in now.items()) or known.get(relative, {}).get(name) == now:
+                continue
+            if now["bytes"] != entry["bytes"] or sha256_of(present[name]) != entry["sha256"]:
+                changed.append(relative)
+                break
+            seen[name] = now
+        else:
+            if seen or relative in known:
+                remembered[relative] = {**known.get(relative, {}), **seen}
+    if remembered != known:
+        (run / FINGERPRINTS).parent.mkdir(parents=True, exist_ok=True)
+        write_text(json.dumps(remembered, indent=1), run / FINGERPRINTS)
+    return changed
+
+
+@dataclass
+class ModelCheck:
+    """``plmfair verify``'s re-hash of the model folders a run used: the manifests checked, the bytes read,
+    the seconds it took, and each model whose folder differs from its manifest, with the files."""
+
+    checked: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    changed: dict[str, list[str]] = field(default_factory=dict)
+
+
+def verify_models(run: str | os.PathLike) -> ModelCheck:
+    """Re-hash every file of every model folder the run's manifests list
+    (:func:`plmfair.scoring.specs.content_changes`)."""
+    # the model layer only for the model checks: plmfair show stays quick
+    from plmfair.scoring.specs import content_changes
+
+    start = time.perf_counter()
+    out = ModelCheck()
+    for relative, manifest in _manifests(Path(run)).items():
+        out.checked += 1
+        out.bytes += sum(int(f.get("bytes", 0)) for f in manifest.get("files", []))
+        present = (Path(run) / manifest.get("folder", "")).is_dir()
+        changes = content_changes(manifest, run=run) if present else ["(the folder is gone)"]
+        if changes:
+            out.changed[f"{Path(relative).stem} ({manifest.get('folder')})"] = changes
+    out.seconds = time.perf_counter() - start
+    return out

@@ -19,6 +19,7 @@ atomically with an HTML rendering for the report; :func:`headline` prints its nu
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import math
@@ -42,6 +43,7 @@ from plmfair.rendering.labels import PAPER_METRIC_LABELS
 from plmfair.rendering.marks import DECISION_COLUMNS, TESTED, decisions
 from plmfair.rendering.numbers import level
 from plmfair.rendering.table_format import to_markdown, with_display
+from plmfair.runs import integrity
 from plmfair.scoring.coverage import distinct
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
@@ -258,17 +260,29 @@ def data_section(files: Sequence[str], pinned: Mapping[str, str | None]) -> list
     ]
 
 
-def published_section(paths: Sequence[str]) -> list[dict]:
+def published_section(paths: Sequence[str], *, sealed_in: str | os.PathLike | None = None) -> list[dict]:
     """Every file the run publishes (:func:`plmfair.plan.published_files`), the files of a folder output
-    one by one, each with its size and SHA-256: what ``plmfair verify`` checks the run folder against."""
+    one by one, each with its size and SHA-256: what ``plmfair verify`` checks the run folder against.
+    With ``sealed_in`` (the run folder, in the record's job), a file whose content is not what its seal says
+    its job wrote, or that has no readable seal, is refused: the record never hashes in an edited file."""
     files = []
+    seals = integrity.seals(sealed_in) if sealed_in is not None else None
     for path in map(Path, paths):
         inside = (
             sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
             if path.is_dir()
             else [path]
         )
-        files += [{"path": p.as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)} for p in inside]
+        for p in inside:
+            entry = {"path": p.as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
+            seal = seals.get(entry["path"]) if seals is not None else None
+            if seals is not None and (seal is None or seal["sha256"] != entry["sha256"]):
+                raise DataError(
+                    f"{entry['path']}: {'its seal is missing or broken' if seal is None else 'not what its job wrote'}"
+                    f", so the record would hash in a file the workflow cannot vouch for; run the workflow again "
+                    f"(plmfair run sets such a file aside and rebuilds it)"
+                )
+            files.append(entry)
     return files
 
 
@@ -340,11 +354,13 @@ def run_record(
     pinned: Mapping[str, str | None] | None = None,
     published: Sequence[str] = (),
     benchmarks: str | os.PathLike = "results/benchmarks",
+    sealed_in: str | os.PathLike | None = None,
 ) -> dict:
     """The record of a run from the paths of its results (each optional: a run may have one study). A model's
     scoring output is named by its file (``<model>.parquet``), a cloze set's results by their folder
     (``results/cloze/<set>/``), as :func:`plmfair.plan.run_record_inputs` lists them; every mark and adjusted
-    p is the analysis ``plan``'s."""
+    p is the analysis ``plan``'s. ``sealed_in``: the run folder whose seals the published files must agree
+    with (:func:`published_section`)."""
     model_frame = read_parquet(models) if models else None
     decided_plan = read_parquet(plan) if plan else None
     results: dict[str, list] = {"crows_pairs": [], "cloze": [], "disparity": [], "omnibus": []}
@@ -380,8 +396,56 @@ def run_record(
             "primary": _primary(primary, decided_plan),
             **results,
         },
-        "files": published_section(published),
+        "files": published_section(published, sealed_in=sealed_in),
     }
+
+
+# what a record holds that its result files do not give again: when it was written and how long its jobs
+# took, the software that wrote it, and the published files' digests (plmfair verify re-hashes those)
+NOT_DERIVED = ("record_version", "written", "times", "software", "files")
+
+
+def _differences(recorded, derived, where: str = "") -> Iterator[str]:
+    """Where two JSON values differ, as 'path: recorded X, the files give Y' (the first of a list's
+    differing items each)."""
+    if isinstance(recorded, dict) and isinstance(derived, dict):
+        for key in dict.fromkeys([*recorded, *derived]):
+            yield from _differences(recorded.get(key), derived.get(key), f"{where}.{key}" if where else key)
+    elif isinstance(recorded, list) and isinstance(derived, list) and len(recorded) == len(derived):
+        for i, (a, b) in enumerate(zip(recorded, derived, strict=True)):
+            yield from _differences(a, b, f"{where}[{i}]")
+    elif recorded != derived:
+        yield f"{where}: {json.dumps(recorded)[:60]} in the record, {json.dumps(derived)[:60]} from the files"
+
+
+def rederived_differences(run: str | os.PathLike, record: Mapping) -> list[str]:
+    """The numbers of a run's ``record`` that its result files do not give: the record rebuilt in memory
+    from the files it summarises (:func:`run_record` on the inputs the record's configuration names) and
+    compared field by field, but for :data:`NOT_DERIVED`. Empty when every number is its files'."""
+    # the plan names the inputs; only when a record is checked
+    from plmfair import plan
+
+    config = record.get("config", {})
+    inputs = plan.run_record_inputs(config)
+    try:
+        with contextlib.chdir(run):
+            rebuilt = run_record(
+                config=config,
+                models=next(iter(inputs["models"]), None),
+                model_runs=inputs["model_runs"],
+                crows_pairs=next(iter(inputs["crows_pairs"]), None),
+                cloze_metrics=inputs["cloze_metrics"],
+                cloze_disparity=inputs["cloze_disparity"],
+                cloze_tests=inputs["cloze_tests"],
+                plan=next(iter(inputs["plan"]), None),
+                data=inputs["data"],
+                pinned=plan.pinned_checksums(config),
+            )
+    except (OSError, ValueError, KeyError, DataError) as exc:
+        return [f"the record cannot be derived again from the run's files ({str(exc).splitlines()[0][:200]})"]
+    derived = json.loads(json.dumps({k: v for k, v in rebuilt.items() if k not in NOT_DERIVED}, ensure_ascii=False))
+    recorded = {k: v for k, v in record.items() if k not in NOT_DERIVED}
+    return list(_differences(recorded, derived))
 
 
 def validate_record(record: Mapping, schema: str | os.PathLike = SCHEMA) -> None:
