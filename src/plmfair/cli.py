@@ -31,7 +31,6 @@ import argparse
 import logging
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
@@ -43,9 +42,11 @@ from plmfair import plan
 from plmfair.errors import ConfigError, PlmfairError, first_few
 from plmfair.io.atomic import write_text
 from plmfair.runs import integrity
+from plmfair.runs.console import failure_line, run_snakemake
 from plmfair.runs.folders import (
     FLAGS,
     ROOT,
+    being_run_now,
     run_folder,
     run_lock,
     setup_run,
@@ -61,29 +62,13 @@ DRY_RUN = ("-n", "--dry-run", "--dryrun")
 REBUILD_ONE_BY_ONE = 10
 
 
-def _snakemake(cmd: Sequence[str]) -> int:
-    """Run Snakemake in a process group of its own, so that Ctrl-C reaches this command alone: it then
-    asks Snakemake to stop (SIGINT), which ends its jobs itself and removes their unfinished outputs,
-    instead of every job dying at once with a traceback of its own."""
-    proc = subprocess.Popen(list(cmd), start_new_session=True)
-    try:
-        return proc.wait()
-    except KeyboardInterrupt:
-        proc.send_signal(signal.SIGINT)
-        while True:
-            try:
-                proc.wait()
-                break
-            except KeyboardInterrupt:
-                continue  # a second Ctrl-C: Snakemake is already stopping its jobs
-        raise
-
-
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     # the preflight (the Hub client, spaCy's packages) only for `run`: `plmfair --help` and `show` stay quick
     from plmfair.preflight import main as preflight
 
+    mirror = Path(args.mirror).resolve() if args.mirror else None
     setup = setup_run(
+        mirror=str(mirror) if mirror else None,
         models=args.models,
         studies=args.studies,
         datasets=args.datasets,
@@ -115,7 +100,6 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if acting:
             _writable(workdir)
             rebuild = _to_rebuild(workdir, configfiles)
-        mirror = Path(args.mirror).resolve() if args.mirror else None
         if (
             acting
             and preflight(
@@ -131,8 +115,17 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             "--directory",
             str(workdir),
         ]
-        # --configfile and --config take every word after them: they come last
-        config_args = ["--configfile", *map(str, configfiles), *(["--config", f"mirror={mirror}"] if mirror else [])]
+        # --configfile and --config take every word after them: they come last; a run's config.yaml keeps its
+        # mirror, the checkout's own results are given theirs on each call
+        unnamed_mirror = ["--config", f"mirror={mirror}"] if mirror and not setup.name else []
+        config_args = ["--configfile", *map(str, configfiles), *unnamed_mirror]
+        outcome = None
+
+        def call(words: Sequence[str]) -> int:
+            nonlocal outcome
+            outcome = run_snakemake(words, workdir=workdir)
+            return outcome.status
+
         try:
             status = 0
             # first those alone, each in a call of its own (a few) in the order of the stages: what reads a
@@ -140,11 +133,11 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             # it recorded), as it would be in one call that also rebuilds a file further down
             for targets in [[path] for path in rebuild] if len(rebuild) <= REBUILD_ONE_BY_ONE else [rebuild]:
                 if status == 0 and not all((workdir / path).exists() for path in targets):
-                    status = _snakemake(
+                    status = call(
                         [*snakemake, "--cores", str(args.cores), *args.snakemake_args, *targets, *config_args]
                     )
             if status == 0:
-                status = _snakemake(
+                status = call(
                     [
                         *snakemake,
                         "--cores",
@@ -155,20 +148,23 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                     ]
                 )
             if status == 0 and args.report and not dry_run:
-                status = _snakemake([*snakemake, "--report", plan.REPORT, *config_args])
+                status = call([*snakemake, "--report", plan.REPORT, *config_args])
         except KeyboardInterrupt:
             if snakemake_locked(workdir):
                 # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
                 subprocess.run([*snakemake, "--unlock", *config_args], capture_output=True, check=False)
             raise
-    lost = integrity.missing(workdir) if acting and status != 0 else []
-    if lost:
-        print(
-            f"plmfair: run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing "
-            f"after this failure ({first_few(lost)}): fix what the job's "
-            f"log above names, then rebuild them: {_run_again(workdir)}",
-            file=sys.stderr,
-        )
+    if status != 0:
+        # one line: what failed and, when the failure cost results of the last complete run, which and how
+        # to get them back
+        lost = integrity.missing(workdir) if acting else []
+        said = failure_line(outcome, workdir) if outcome is not None else f"Snakemake exited with status {status}"
+        if lost:
+            said += (
+                f"; run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing after "
+                f"this failure ({first_few(lost)}): fix what failed, then rebuild them: {_run_again(workdir)}"
+            )
+        print(f"plmfair: {said}", file=sys.stderr)
     if acting and status == 0:
         print(_ending(workdir))
     return status
@@ -188,10 +184,10 @@ def _writable(workdir: Path) -> None:
 
 
 def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
-    """The published files of a run that has run jobs before (:func:`plmfair.plan.published_files`) to
-    rebuild before anything else: those changed outside the workflow since their job wrote them, moved
-    aside (kept) first, and those that are gone. Rebuilt alone, a file that comes out the same reruns
-    nothing that reads it."""
+    """The published files of a run that has run jobs before (:func:`plmfair.plan.published_files`), and its
+    links to the downloads, to rebuild before anything else: those changed outside the workflow since their
+    job wrote them, moved aside (kept) first, and those that are gone. Rebuilt alone, a file that comes out
+    the same reruns nothing that reads it."""
     # the configuration's schema and defaults (jsonschema, Snakemake's merge) only when a run starts
     from plmfair.config import load_config
 
@@ -203,13 +199,23 @@ def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
             f"{len(altered)} result(s) changed since the workflow wrote them "
             f"({first_few(altered)}): moved to {where}, to be rebuilt",
         )
+    models = integrity.changed_models(workdir)
+    if models:
+        where = integrity.set_aside(workdir, models)
+        log.info(
+            "%s",
+            f"{len(models)} model folder(s) changed since their manifest was written, whatever their times say "
+            f"({first_few(models)}): manifest moved to {where}; the model is rescored",
+        )
     if not integrity.has_run(workdir):
         return []  # a new run: everything is built in one go
     try:
-        published = plan.published_files(load_config(list(configfiles)))
+        config = load_config(list(configfiles))
     except PlmfairError:
         return []  # Snakemake names the configuration's fault itself
-    return [path for path in published if not (workdir / path).exists()]  # in the stages' order
+    # the run's links to its downloads first (the record hashes what they hold), then its results
+    wanted = [*plan.run_record_inputs(config)["data"], *plan.published_files(config)]
+    return [path for path in wanted if not (workdir / path).exists()]  # in the stages' order
 
 
 def _run_again(folder: Path) -> str | None:
@@ -268,73 +274,135 @@ def locate_run(name: str, *, runs: str) -> Path:
     )
 
 
-def _status(folder: Path) -> str:
-    """Whether the run is complete and its files those its record lists (:func:`plmfair.runs.integrity.verify`)."""
+def _record_differences(folder: Path) -> list[str]:
+    """The record's numbers its result files do not give (:func:`plmfair.runs.record.rederived_differences`);
+    a record that cannot be read is one difference."""
+    # pandas and the tables (through the record) only when a record is checked
+    from plmfair.runs.record import read_run_record, rederived_differences
+
+    try:
+        record = read_run_record(folder / plan.RUN_RECORD)
+    except (PlmfairError, ValueError) as exc:
+        return [f"the record cannot be read ({str(exc).splitlines()[0][:200]})"]
+    return rederived_differences(folder, record)
+
+
+def _status(folder: Path) -> tuple[str, bool]:
+    """Whether the run is complete and its files and record those its record lists and its seals vouch for
+    (:func:`plmfair.runs.integrity.verify`, the record derived again from its files), in words, and whether
+    its record's numbers can be shown."""
     check = integrity.verify(folder)
     if not check.record:
-        return "status: INCOMPLETE: no record (results/run.json)"
+        return "status: INCOMPLETE: no record (results/run.json)", False
     if check.missing:
-        return f"status: INCOMPLETE: {len(check.missing)} of the {check.checked} files its record lists are missing"
-    if check.changed or check.unexpected:
         return (
-            f"status: UNVERIFIED: {len(check.changed)} file(s) changed since the record, {len(check.unexpected)} "
-            f"not produced by its configuration (plmfair verify {folder})"
+            f"status: INCOMPLETE: {len(check.missing)} of the {check.checked} files its record lists are missing",
+            True,
         )
-    return f"status: complete, verified ({check.checked} files as its record lists them)"
+    differences = _record_differences(folder)
+    problems = []
+    if not check.record_sealed:
+        problems.append("its record (results/run.json) is not what its job wrote")
+    if differences:
+        problems.append(f"{len(differences)} number(s) of the record are not its files' ({differences[0]})")
+    if check.changed or check.unexpected:
+        problems.append(
+            f"{len(check.changed)} file(s) changed since the record, {len(check.unexpected)} not produced by its "
+            "configuration"
+        )
+    if check.unsealed:
+        problems.append(f"{len(check.unsealed)} file(s) without a readable seal ({first_few(check.unsealed)})")
+    # the record's numbers are shown when they are what its job wrote and what its files give
+    trusted = check.record_sealed and not differences
+    if problems:
+        return f"status: UNVERIFIED: {'; '.join(problems)} (plmfair verify {folder})", trusted
+    return f"status: complete, verified ({check.checked} files as its record lists them)", True
 
 
 def _ending(workdir: Path) -> str:
-    """The headline numbers of a finished run, whether it is complete, and where its record and report are."""
+    """The headline numbers of a finished run, whether it is complete, and where its record and report are;
+    a record that is not what its job wrote, or whose numbers its files do not give, is not shown."""
     # pandas and the tables (through the record) only when a run's headline is shown
     from plmfair.runs.record import headline, read_run_record
 
     record_path = workdir / plan.RUN_RECORD
     report = workdir / plan.REPORT
-    text = headline(read_run_record(record_path)) if record_path.is_file() else "(no run record was written)\n"
+    status, trusted = _status(workdir)
+    if not record_path.is_file():
+        text = "(no run record was written)\n"
+    elif trusted:
+        text = headline(read_run_record(record_path))
+    else:
+        text = "(the record's numbers are not shown: it cannot be verified)\n"
     command = _report_command(workdir)
     where = "" if report.is_file() else (f" (not written: {command})" if command else " (not written)")
-    return f"\n{text}\n{_status(workdir)}\nrecord: {record_path}\nreport: {report}{where}"
+    being_run = "\nbeing run now: this is its last complete run" if being_run_now(workdir) else ""
+    return f"\n{text}\n{status}{being_run}\nrecord: {record_path}\nreport: {report}{where}"
+
+
+def _incomplete(folder: Path, what: str) -> ConfigError:
+    """A run without a record: being run now, or the command that finishes it."""
+    if being_run_now(folder):
+        return ConfigError(f"run {folder.name} is being run now and has no record yet: {what} when it ends")
+    again = _run_again(folder)
+    return ConfigError(
+        f"run {folder.name} is incomplete: it has no record (results/run.json), so its last run did not finish"
+        + (f"; finish it: {again}" if again else "")
+    )
 
 
 def show(run: str, *, runs: str) -> int:
     """Print a finished run's headline numbers again."""
     folder = locate_run(run, runs=runs)
     if not (folder / "results" / "run.json").is_file():
-        again = _run_again(folder)
-        raise ConfigError(
-            f"run {folder.name} is incomplete: it has no record (results/run.json), so its last run did "
-            f"not finish" + (f"; finish it: {again}" if again else "")
-        )
+        raise _incomplete(folder, "show it")
     print(_ending(folder))
     return 0
 
 
-def verify(run: str, *, runs: str) -> int:
-    """Re-hash a run's files against its record; name every file changed, missing or not produced by its
-    configuration."""
+def verify(run: str, *, runs: str, models: bool = True) -> int:
+    """Re-hash a run's files against its record and its seals; name every file changed, missing, not
+    produced by its configuration or without a readable seal; check the record against its own seal and
+    its numbers against the files they summarise; and, unless ``models`` is false, re-hash the model
+    folders it scored against their manifests (the time it took printed)."""
     folder = locate_run(run, runs=runs)
+    if not (folder / plan.RUN_RECORD).is_file():
+        raise _incomplete(folder, "verify it")
     check = integrity.verify(folder)
     again = _run_again(folder)
-    if not check.record:
-        raise ConfigError(
-            f"run {folder.name} has no record (results/run.json), so there is nothing to verify its "
-            f"files against" + (f"; finish it: {again}" if again else "")
-        )
+    differences = _record_differences(folder)
     for kind, files in (
         ("changed", check.changed),
         ("missing", check.missing),
         ("not produced by the record's configuration", check.unexpected),
+        ("seal missing or broken", check.unsealed),
+        ("record not as its files give it", differences),
     ):
         for path in files:
             print(f"{kind}: {path}")
-    if check.ok:
+    if not check.record_sealed:
+        print(f"record changed since its job wrote it: {plan.RUN_RECORD}")
+    model_check = integrity.verify_models(folder) if models else None
+    if model_check is not None:
+        for model, files in model_check.changed.items():
+            print(f"model changed: {model}: {first_few(files)}")
+        print(
+            f"models: {model_check.checked} folder(s), {model_check.bytes / 1e9:.2f} GB re-hashed in "
+            f"{model_check.seconds:.1f} s (--no-models skips this)"
+        )
+    changed_models = len(model_check.changed) if model_check is not None else 0
+    if being_run_now(folder):
+        print(f"run {folder.name} is being run now: this checks its last complete run")
+    if check.ok and not changed_models and not differences:
         print(f"run {folder.name}: verified: the {check.checked} files its record lists are as it lists them")
         return 0
-    fix = f"; rebuild the changed and missing ones: {again}" if again and (check.changed or check.missing) else ""
+    fix = f"; rebuild what differs: {again}" if again else ""
+    record = "" if check.record_sealed and not differences else "; its record is not what its job wrote"
     print(
         f"run {folder.name}: NOT verified: {len(check.changed)} changed, {len(check.missing)} missing, "
-        f"{len(check.unexpected)} not produced by its configuration, of the {check.checked} files its record "
-        f"lists{fix}",
+        f"{len(check.unexpected)} not produced by its configuration, {len(check.unsealed)} without a readable "
+        f"seal, of the {check.checked} files its record lists; {changed_models} model folder(s) changed since "
+        f"they were scored{record}{fix}",
         file=sys.stderr,
     )
     return 1
@@ -409,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument(
         "--resources",
         default=str(ROOT / "resources"),
-        help="the downloads and models every run shares (default: resources/)",
+        help="the folder of the downloads every run shares (default: resources/)",
     )
     r.add_argument("--configfile", action="append", default=[], help="your configuration, over config/config.yaml")
     r.add_argument("--cores", default="all")
@@ -426,6 +494,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     v.add_argument("name", help="the run's name (runs/<name>) or folder")
     v.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
+    v.add_argument(
+        "--no-models",
+        dest="models",
+        action="store_false",
+        help="skip re-hashing the model folders the run scored (their time is printed otherwise)",
+    )
     c = sub.add_parser(
         "compare", help="runs side by side: numbers with intervals and marks, settings that differ, paired tests"
     )
@@ -461,8 +535,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "show":
             return show(args.name, runs=args.runs)
         if args.command == "verify":
-            return verify(args.name, runs=args.runs)
+            return verify(args.name, runs=args.runs, models=args.models)
         args.snakemake_args = extra
+        if "=" in args.resources:
+            raise ConfigError(
+                f"--resources {args.resources}: --resources is the folder of the downloads every run shares "
+                f"(default resources/), not a Snakemake resource; a scoring job's token budget is set with "
+                f"-- --set-resources crows_pairs_score:token_budget=N (or cloze_score:, tsne_vectors:)"
+            )
         return run(args, argv[1:])
     except PlmfairError as exc:
         print(f"plmfair: {exc}", file=sys.stderr)
