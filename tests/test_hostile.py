@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -317,10 +318,13 @@ def test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost(two
     (broken / "model.safetensors").write_bytes(weights.read_bytes()[:1000])
     failed = plmfair("run", "--run", "h2", *places, cwd=base, ok=False)
     again = f"plmfair run --run h2 --runs {base / 'runs'}"
-    assert [line for line in said(failed) if "missing after this failure" in line] == [
-        f"plmfair: run h2: 1 result(s) of its last complete run are missing after this failure ({scores}): fix "
-        f"what the job's log above names, then rebuild them: {again}"
-    ]
+    (line,) = [line for line in said(failed) if "missing after this failure" in line]
+    assert line == failed.stderr.strip().splitlines()[-1]
+    assert line.startswith("plmfair: job crows_pairs_score (dataset=demo_fr, model=tb) failed: model 'tb'")
+    assert line.endswith(
+        f"; run h2: 1 result(s) of its last complete run are missing after this failure ({scores}): fix "
+        f"what failed, then rebuild them: {again}"
+    )
     (broken / "model.safetensors").write_bytes(weights.read_bytes())
     rerun = subprocess.run(
         [str(BIN / "plmfair"), *shlex.split(again)[1:], *places[4:6]], capture_output=True, text=True, cwd=base
@@ -342,11 +346,14 @@ def test_verify_names_every_file_changed_missing_or_not_of_the_configuration(two
         "results/tables/crows_pairs.csv",
         "results/figures/crows_pairs.pdf",
     } <= {f["path"] for f in files}
-    assert ok.stdout == f"run h2: verified: the {len(files)} files its record lists are as it lists them\n"
+    assert (
+        ok.stdout.splitlines()[-1] == f"run h2: verified: the {len(files)} files its record lists are as it lists them"
+    )
+    assert ok.stdout.startswith("models: 1 folder(s), ")
     (h2 / "results/tables/crows_pairs.md").write_text("| edited |\n")
     (h2 / "results/figures/crows_pairs.png").unlink()
     (h2 / "results/crows_pairs/demo_fr/old_model.parquet").write_bytes(b"left from another configuration")
-    bad = plmfair("verify", "h2", *runs_arg, cwd=base, ok=False)
+    bad = plmfair("verify", "h2", *runs_arg, "--no-models", cwd=base, ok=False)
     assert bad.stdout.splitlines() == [
         "changed: results/tables/crows_pairs.md",
         "missing: results/figures/crows_pairs.png",
@@ -362,7 +369,7 @@ def test_verify_names_every_file_changed_missing_or_not_of_the_configuration(two
     )
     # the next run rebuilds the changed and missing ones and leaves the stranger where it is
     plmfair("run", "--run", "h2", *places, cwd=base)
-    again = plmfair("verify", "h2", *runs_arg, cwd=base, ok=False)
+    again = plmfair("verify", "h2", *runs_arg, "--no-models", cwd=base, ok=False)
     assert again.stdout.splitlines() == [
         "not produced by the record's configuration: results/crows_pairs/demo_fr/old_model.parquet"
     ]
@@ -492,6 +499,173 @@ def test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on(two_r
     assert "status: complete, verified" in again.stdout
 
 
+# ---- seals that cannot be forged or lost: each case as a hostile user tried it on d52a94a
+
+
+def test_weights_swapped_in_place_with_old_times_are_rescored_and_recorded(two_runs, tmp_path):
+    """B's weights (the same size, other values) copied over a run's model folder, its old time put back
+    (cp then touch -r): the next run sees the folder changed, rebuilds its manifest and rescores it, and the
+    record names the digest of what was scored; verify re-hashes the model folders and says how long it
+    took. Then the same swap, and one scoring output deleted: the job rescores it and never under the old
+    digest."""
+    from plmfair.scoring.specs import folder_manifest
+
+    base, places = run_copy(two_runs, tmp_path)
+    mine = copy_model(two_runs["A"], tmp_path / "mine")
+    plmfair("run", f"tb={mine}", "--run", "h6", *places, cwd=base)
+    h6, h4 = base / "runs" / "h6", base / "runs" / "h4"
+    scores = "results/crows_pairs/demo_fr/tb.parquet"
+    old = folder_manifest(mine)["sha256"]
+    weights = mine / "model.safetensors"
+    times = weights.stat()
+    subprocess.run(["cp", str(two_runs["B"] / "model.safetensors"), str(weights)], check=True)
+    os.utime(weights, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert weights.stat().st_size == times.st_size and weights.stat().st_mtime_ns == times.st_mtime_ns
+    out = plmfair("run", "--run", "h6", *places, cwd=base)
+    assert "model folder(s) changed since their manifest was written" in out.stderr
+    new = folder_manifest(mine)["sha256"]
+    assert new != old and record_model(h6)["files_sha256"] == new
+    assert pd.read_parquet(h6 / scores)["sent_more_score"].equals(pd.read_parquet(h4 / scores)["sent_more_score"])
+    assert "status: complete, verified" in out.stdout
+    check = plmfair("verify", "h6", "--runs", str(base / "runs"), cwd=base)
+    assert re.search(r"^models: 1 folder\(s\), [0-9.]+ GB re-hashed in [0-9.]+ s", check.stdout, re.M)
+    # swapped back with old times and a scoring output lost: rescored with the folder as it is
+    subprocess.run(["cp", str(two_runs["A"] / "model.safetensors"), str(weights)], check=True)
+    os.utime(weights, ns=(times.st_atime_ns, times.st_mtime_ns))
+    changed = plmfair("verify", "h6", "--runs", str(base / "runs"), cwd=base, ok=False)
+    assert f"model changed: tb ({mine}): model.safetensors" in changed.stdout
+    assert "--no-models" not in plmfair("verify", "h6", "--runs", str(base / "runs"), "--no-models", cwd=base).stdout
+    (h6 / scores).unlink()
+    plmfair("run", "--run", "h6", *places, cwd=base)
+    assert record_model(h6)["files_sha256"] == old == folder_manifest(mine)["sha256"]
+    assert json.loads((h6 / "results/manifests/tb.json").read_text())["sha256"] == old
+
+
+def _seal(run: Path, relative: str) -> Path:
+    return run / ".plmfair" / "seals" / f"{relative}.json"
+
+
+@pytest.mark.parametrize("seal", ["deleted", "all deleted", "empty", "invalid"])
+def test_a_lost_or_broken_seal_never_lets_an_edit_in(two_runs, tmp_path, seal):
+    """An edited table behind a missing, empty or invalid seal (or no seals at all) is set aside and rebuilt,
+    never recorded; verify names a missing seal."""
+    import shutil
+
+    base, places = run_copy(two_runs, tmp_path)
+    h2, table = base / "runs" / "h2", "results/tables/crows_pairs.md"
+    good = (h2 / table).read_bytes()
+    {
+        "deleted": lambda: _seal(h2, table).unlink(),
+        "all deleted": lambda: shutil.rmtree(h2 / ".plmfair" / "seals"),
+        "empty": lambda: _seal(h2, table).write_text(""),
+        "invalid": lambda: _seal(h2, table).write_text("{not json"),
+    }[seal]()
+    if seal == "deleted":
+        lost = plmfair("verify", "h2", "--runs", str(base / "runs"), cwd=base, ok=False)
+        assert f"seal missing or broken: {table}: no seal" in lost.stdout
+    (h2 / table).write_bytes(good.replace(b"|", b"| 54.92 |", 1))
+    out = plmfair("run", "--run", "h2", *places, cwd=base)
+    assert (h2 / table).read_bytes() == good and "status: complete, verified" in out.stdout
+    assert plmfair("verify", "h2", "--runs", str(base / "runs"), cwd=base).returncode == 0
+
+
+def test_an_edited_record_is_named_and_its_numbers_are_not_shown(two_runs, tmp_path):
+    """A score changed in run.json: verify and show say the record is not what its job wrote and show prints
+    no number; with its seal forged to match, the numbers its files give again still differ."""
+    from plmfair.io.atomic import sha256_of
+
+    base, _ = run_copy(two_runs, tmp_path)
+    h2, runs_arg = base / "runs" / "h2", ["--runs", str(base / "runs")]
+    path = h2 / "results/run.json"
+    record = json.loads(path.read_text())
+    true_score = record["results"]["crows_pairs"][0]["score"]
+    record["results"]["crows_pairs"][0]["score"] = true_score + 10
+    path.write_text(json.dumps(record, indent=2))
+    for forged in (False, True):
+        if forged:
+            seal = {"sha256": sha256_of(path), "bytes": path.stat().st_size, "mtime_ns": path.stat().st_mtime_ns}
+            _seal(h2, "results/run.json").write_text(json.dumps(seal))
+        bad = plmfair("verify", "h2", *runs_arg, "--no-models", cwd=base, ok=False)
+        assert "record not as its files give it: results.crows_pairs[0].score" in bad.stdout
+        assert ("record changed since its job wrote it" in bad.stdout) != forged
+        shown = plmfair("show", "h2", *runs_arg, cwd=base).stdout
+        assert "status: UNVERIFIED" in shown and "the record's numbers are not shown" in shown
+        assert f"{true_score + 10:.2f}" not in shown
+
+
+def test_a_rerun_without_its_mirror_keeps_the_shared_downloads(two_runs, tmp_path):
+    """The run's config.yaml keeps its mirror; a rerun without --mirror after the mirror is gone, and a
+    download that fails (its pinned checksum changed), never remove the shared store's file: the failing
+    job ends in plmfair's line, the other run still verifies."""
+    base, places = run_copy(two_runs, tmp_path)
+    h2 = base / "runs" / "h2"
+    assert yaml.safe_load((h2 / "config.yaml").read_text())["mirror"] == str(DEMO_DATA)
+    stored = base / "resources" / "downloads" / "crows_pairs_demo_fr.csv"
+    content = stored.read_bytes()
+    # the command a user reruns: the run's name and folders, nothing else
+    no_mirror = ["--runs", str(base / "runs"), "--resources", str(base / "resources"), "--cores", CORES]
+    config = (h2 / "config.yaml").read_text()
+    (h2 / "config.yaml").write_text(config.replace(str(DEMO_DATA), str(tmp_path / "gone")))
+    (h2 / "results/downloads/crows_pairs_demo_fr.csv").unlink()
+    out = plmfair("run", "--run", "h2", *no_mirror, cwd=base)
+    assert "status: complete, verified" in out.stdout and stored.read_bytes() == content
+    pinned = yaml.safe_load((h2 / "config.yaml").read_text())
+    pinned["datasets"]["crows_pairs"]["demo_fr"]["sha256"] = "0" * 64
+    (h2 / "config.yaml").write_text(yaml.safe_dump(pinned))
+    failed = plmfair("run", "--run", "h2", *no_mirror, cwd=base, ok=False)
+    last = failed.stderr.strip().splitlines()[-1]
+    assert last.startswith("plmfair: job download (file=crows_pairs_demo_fr.csv) failed: ")
+    assert "RuleException" not in failed.stderr and "WorkflowError" not in failed.stderr
+    assert stored.read_bytes() == content
+    assert plmfair("verify", "h4", "--runs", str(base / "runs"), cwd=base).returncode == 0
+
+
+def test_a_failure_ends_in_plmfairs_line_and_snakemakes_account_is_kept(two_runs, tmp_path):
+    """A broken model's job, a resource Snakemake refuses (token_budget -1), --resources given a setting,
+    verify and show while the run is held, a model folder that is gone: each ends in one line of plmfair's,
+    the last thing printed; Snakemake's account is in the log the line names."""
+    import fcntl
+
+    base, places = run_copy(two_runs, tmp_path)
+    h2, runs_arg = base / "runs" / "h2", ["--runs", str(base / "runs")]
+    refused = plmfair(
+        "run", "--run", "h2", *places, "--", "--set-resources", "crows_pairs_score:token_budget=-1", cwd=base, ok=False
+    )
+    last = refused.stderr.strip().splitlines()[-1]
+    assert last.startswith("plmfair: Snakemake stopped: Resource 'token_budget' was given value '-1'"), last
+    assert "WorkflowError" not in refused.stderr
+    account = Path(last.split("Snakemake's account: ")[1])
+    assert "WorkflowError" in account.read_text()
+    assert one_line(plmfair("run", "--run", "h2", *places, "--resources", "token_budget=5", cwd=base, ok=False)) == (
+        "plmfair: --resources token_budget=5: --resources is the folder of the downloads every run shares "
+        "(default resources/), not a Snakemake resource; a scoring job's token budget is set with -- "
+        "--set-resources crows_pairs_score:token_budget=N (or cloze_score:, tsne_vectors:)"
+    )
+    assert not (base / "token_budget=5").exists()
+    # a model's job fails: its one line last, no Snakemake block on the terminal
+    broken = copy_model(two_runs["A"], tmp_path / "broken")
+    (broken / "model.safetensors").write_bytes((broken / "model.safetensors").read_bytes()[:1000])
+    failed = plmfair("run", f"tb={broken}", "--run", "h8", *places, cwd=base, ok=False)
+    last = failed.stderr.strip().splitlines()[-1]
+    assert last.startswith("plmfair: job crows_pairs_score (dataset=demo_fr, model=tb) failed: model 'tb'"), last
+    assert "its log: results/logs/" in last
+    for block in ("Error in rule", "RuleException", "CalledProcessError", "WorkflowError", "Traceback"):
+        assert block not in failed.stderr
+    assert "Error in rule crows_pairs_score" in Path(last.split("Snakemake's account: ")[1]).read_text()
+    # held by a plmfair run: verify and show say so
+    with open(h2 / ".plmfair.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        assert "run h2 is being run now" in plmfair("verify", "h2", *runs_arg, "--no-models", cwd=base).stdout
+        assert "being run now: this is its last complete run" in plmfair("show", "h2", *runs_arg, cwd=base).stdout
+        assert one_line(plmfair("show", "h8", *runs_arg, cwd=base, ok=False)) != ""
+    # the folder a run scored is gone, another is given under the same name: the gone one is named
+    moved = copy_model(two_runs["A"], tmp_path / "moved")
+    config = (h2 / "config.yaml").read_text().replace(str(two_runs["A"]), str(tmp_path / "was_here"))
+    (h2 / "config.yaml").write_text(config)
+    line = one_line(plmfair("run", f"tb={moved}", "--run", "h2", *places, cwd=base, ok=False))
+    assert line.startswith(f"plmfair: run 'h2' scored its model 'tb' from {tmp_path / 'was_here'}, which is gone")
+
+
 def test_make_demo_ends_as_a_run_does():
     """make demo ends with plmfair show (headline, status, record, report); show prints for the demo's
     folder a report command that works there; the README's quick start shows the demo."""
@@ -562,7 +736,25 @@ TROUBLESHOOTING = {
     "missing after this failure": [
         "test_hostile.py::test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost"
     ],
-    "changed since its manifest": ["test_loader.py::test_a_folder_changed_since_its_manifest_is_never_scored"],
+    "changed since its manifest": [
+        "test_loader.py::test_a_folder_changed_since_its_manifest_is_never_scored",
+        "test_hostile.py::test_weights_swapped_in_place_with_old_times_are_rescored_and_recorded",
+    ],
+    "failed: <what its log says>": [
+        "test_hostile.py::test_a_failure_ends_in_plmfairs_line_and_snakemakes_account_is_kept",
+        "test_hostile.py::test_a_rerun_without_its_mirror_keeps_the_shared_downloads",
+        "test_console.py::test_the_failed_job_its_wildcards_and_log_are_read_from_the_account",
+    ],
+    "--resources token_budget=5": [
+        "test_hostile.py::test_a_failure_ends_in_plmfairs_line_and_snakemakes_account_is_kept"
+    ],
+    "is being run now": ["test_hostile.py::test_a_failure_ends_in_plmfairs_line_and_snakemakes_account_is_kept"],
+    "which is gone": ["test_hostile.py::test_a_failure_ends_in_plmfairs_line_and_snakemakes_account_is_kept"],
+    "seal missing or broken": [
+        "test_hostile.py::test_a_lost_or_broken_seal_never_lets_an_edit_in",
+        "test_hostile.py::test_an_edited_record_is_named_and_its_numbers_are_not_shown",
+        "test_hostile.py::test_weights_swapped_in_place_with_old_times_are_rescored_and_recorded",
+    ],
     "interrupted:": ["test_hostile.py::test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on"],
     "is not a run": ["test_hostile.py::test_bad_names_files_and_options_end_in_one_line"],
     "not produced by the record's configuration": [

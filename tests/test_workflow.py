@@ -536,7 +536,9 @@ def test_the_record_lists_every_file_the_demo_publishes_and_verify_holds_them(de
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "plmfair"), "verify", str(demo_run)], capture_output=True, text=True
     )
-    assert proc.returncode == 0 and proc.stdout.startswith(f"run {demo_run.name}: verified: the {check.checked} files")
+    models, verdict = proc.stdout.splitlines()
+    assert proc.returncode == 0 and verdict.startswith(f"run {demo_run.name}: verified: the {check.checked} files")
+    assert models.startswith("models: 3 folder(s), ") and models.endswith("(--no-models skips this)")
 
 
 def test_a_ready_made_cloze_test_is_a_config_entry(demo_copy, tmp_path):
