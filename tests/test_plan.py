@@ -338,10 +338,10 @@ def test_scoring_jobs_get_what_loads_the_model_and_nothing_else(demo):
     }
     assert plan.model_gpus(demo, "tiny_bert") == 2
     assert plan.workflow_managed(demo, "tiny_bert") and plan.tiny_model_build(demo, "tiny_bert")["kind"] == "bert"
-    assert plan.model_runs(demo) == {
-        "tiny_bert": ("crows_pairs", "demo_en"),
-        "tiny_gpt2": ("crows_pairs", "demo_en"),
-        "tiny_mt5": ("cloze", "mozart"),
+    assert plan.model_run_files(demo) == {
+        "tiny_bert": "results/crows_pairs/demo_en/tiny_bert.parquet",
+        "tiny_gpt2": "results/crows_pairs/demo_en/tiny_gpt2.parquet",
+        "tiny_mt5": "results/cloze/mozart/predictions/tiny_mt5.parquet",
     }
 
 

@@ -62,7 +62,12 @@ class Study:
     (its targets and the record's file list), its ``tables`` and ``figures`` (name -> subject kind), and its
     part of the run's analysis plan: the plan function listing the result files whose tests are adjusted
     (``question_files``) and the ``"module:function"`` turning them, by path, into its hypotheses
-    (``questions``, :data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`; its primary question among them)."""
+    (``questions``, :data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`; its primary question among them); and
+    the models it scores, as (model, the scoring output whose run metadata describes that run), in its
+    jobs' order (``scored``: the models table, the run record and the models' manifests ask it); its part
+    of the run record: the plan function listing the files it summarises (``recorded``) and the module
+    whose ``KEYS`` are its lists under the record's ``results`` and whose ``record_part(files, plan)``
+    makes them (``record``: :class:`plmfair.rendering.record_rows.RecordPart`)."""
 
     name: str
     title: str
@@ -80,6 +85,9 @@ class Study:
     figures: Mapping[str, str] = field(default_factory=dict)
     question_files: Callable[[dict], list[str]] | None = None
     questions: str = ""
+    scored: Callable[[dict], list[tuple[str, str]]] | None = None
+    recorded: Callable[[dict], list[str]] | None = None
+    record: str = ""
 
     @property
     def jobs(self) -> tuple[str, ...]:

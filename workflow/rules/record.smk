@@ -44,6 +44,7 @@ rule run_record:
         ),
     params:
         config=plan.recorded_config(config),
+        studies=plan.recorded_files(config),
         pinned=plan.pinned_checksums(config),
     log:
         "results/logs/run_record.log",

@@ -13,6 +13,8 @@ Its modules: :mod:`~plmfair.cloze.annotations` (human answers), :mod:`~plmfair.c
 
 from __future__ import annotations
 
+from functools import partial
+
 from plmfair.cloze import construction_plan, outputs, plan
 from plmfair.studies import CLOZE_TASK, Study
 
@@ -72,6 +74,9 @@ MOZART = Study(
     published=published,
     question_files=plan.ready_made_question_files,
     questions="plmfair.cloze.questions:mozart_questions",
+    scored=partial(plan.scored, study="mozart"),
+    recorded=partial(plan.recorded_files, study="mozart"),
+    record="plmfair.cloze.record_part",
     **_own(_MOZART_SUBJECTS),
 )
 
@@ -104,5 +109,8 @@ CLOZE = Study(
     published=published,
     question_files=plan.constructed_question_files,
     questions="plmfair.cloze.questions:cloze_questions",
+    scored=partial(plan.scored, study="cloze"),
+    recorded=partial(plan.recorded_files, study="cloze"),
+    record="plmfair.cloze.record_part",
     **_own(_CLOZE_SUBJECTS),
 )

@@ -51,6 +51,16 @@ def cloze_scores_file(cloze_set: str, kind: str, model: str) -> str:
     return set_file(cloze_set, f"{kind}/{model}")
 
 
+def scored(config: dict, study: str) -> list[tuple[str, str]]:
+    """Each model that fills a cloze set of ``study`` with its predictions of that set (:attr:`Study.scored`)."""
+    return [
+        (m, cloze_scores_file(name, "predictions", m))
+        for name, cloze_set in cloze_sets(config).items()
+        if cloze_set.study == study
+        for m in cloze_set_models(config, name)
+    ]
+
+
 def cloze_set_inputs(config: dict, name: str) -> dict[str, str | list[str]]:
     """What a set's scoring jobs read: its sentences (MozArt's are its answers), and its human
     answers when it has them."""
@@ -104,6 +114,16 @@ def cloze_set_scoring(config: dict, name: str, model: str) -> dict:
 def answered_sets(config: dict) -> list[str]:
     """The cloze sets with human answers that at least one model fills (they get metrics and tests)."""
     return [name for name, s in cloze_sets(config).items() if s.answered and cloze_set_models(config, name)]
+
+
+RECORDED = ("metrics", "group_disparity", "group_tests")  # each set's files the run record summarises
+
+
+def recorded_files(config: dict, study: str) -> list[str]:
+    """The files the part of ``study`` in the run record summarises (:mod:`plmfair.cloze.record_part`): the
+    metrics of each of its sets with answers, then their disparities, then their group tests."""
+    sets = [name for name in answered_sets(config) if cloze_sets(config)[name].study == study]
+    return [set_file(name, kind) for kind in RECORDED for name in sets]
 
 
 def constructed_answered_sets(config: dict) -> list[str]:

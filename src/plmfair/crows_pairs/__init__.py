@@ -46,4 +46,7 @@ STUDY = Study(
     figures=outputs.FIGURES,
     question_files=plan.question_files,
     questions="plmfair.crows_pairs.questions:questions",
+    scored=plan.scored,
+    recorded=plan.recorded_files,
+    record="plmfair.crows_pairs.record_part",
 )

@@ -39,6 +39,11 @@ def crows_pairs_scores_file(dataset: str, model: str) -> str:
     return PAIR_SCORES.format(dataset=dataset, model=model)
 
 
+def scored(config: dict) -> list[tuple[str, str]]:
+    """Each model the study scores with its per-pair scores of each data set (:attr:`Study.scored`)."""
+    return [(m, crows_pairs_scores_file(ds, m)) for ds, m in crows_pairs_jobs(config)]
+
+
 def crows_pairs_runs(jobs: list[tuple[str, str]]) -> list[dict[str, str]]:
     """Each job as one record a script reads (``dataset``, ``model``, ``scores``: its per-pair file), so
     that a job and its file travel together rather than as two lists zipped by position."""
@@ -56,6 +61,12 @@ def crows_pairs_outputs(config: dict) -> list[str]:
     """``[""]`` when some CrowS-Pairs data set is scored (the study's tables and figures are made
     once for all of them), else ``[]``."""
     return [""] if crows_pairs_jobs(config) else []
+
+
+def recorded_files(config: dict) -> list[str]:
+    """The files the study's part of the run record summarises (:mod:`plmfair.crows_pairs.record_part`): the
+    summary, when a data set is scored."""
+    return [SUMMARY] if crows_pairs_outputs(config) else []
 
 
 def crows_pairs_language_outputs(config: dict) -> list[str]:

@@ -77,7 +77,6 @@ from plmfair.plan.downloads import (
 from plmfair.plan.model_runs import (
     model_languages,
     model_run_files,
-    model_runs,
     models_in_use,
 )
 from plmfair.plan.published import (
@@ -85,6 +84,7 @@ from plmfair.plan.published import (
     pinned_checksums,
     published_files,
     recorded_config,
+    recorded_files,
     run_record_inputs,
 )
 from plmfair.plan.targets import (
@@ -203,7 +203,6 @@ __all__ = [
     "model_manifest",
     "model_precision",
     "model_run_files",
-    "model_runs",
     "model_specs",
     "models_in_use",
     "num_beams",
@@ -212,6 +211,7 @@ __all__ = [
     "published_files",
     "recorded_config",
     "report_category",
+    "recorded_files",
     "run_record_inputs",
     "set_file",
     "sheets_folder",

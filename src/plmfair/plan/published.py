@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from plmfair.cloze.plan import set_file
-from plmfair.crows_pairs import plan as crows_pairs_plan
 from plmfair.plan.downloads import active_downloads, downloaded
 from plmfair.plan.model_runs import model_run_files, models_in_use
 from plmfair.plan.targets import DATA_SUMMARY, MODELS_TABLE, figures, output_subjects, tables
@@ -13,21 +11,22 @@ from plmfair.studies import ANALYSIS_PLAN, STUDIES
 
 def run_record_inputs(config: dict) -> dict[str, list[str]]:
     """What ``results/run.json`` summarises, by role: the models table and one scoring output per model
-    (how each ran), the CrowS-Pairs summary, each cloze set's metrics, disparity and group tests, the run's
-    analysis plan, the data files read, and every file the run publishes (hashed into the record, so it is
-    written last). Every path names its model or set (the file's stem or folder)."""
-    sets = output_subjects(config, "answered_sets")
+    (how each ran), the files each study's part summarises (:func:`recorded_files`), the run's analysis
+    plan, the data files read, and every file the run publishes (hashed into the record, so it is written
+    last). Every path names its model or set (the file's stem or folder)."""
     return {
         "models": [MODELS_TABLE] if output_subjects(config, "models") else [],
         "model_runs": list(model_run_files(config).values()),
-        "crows_pairs": [crows_pairs_plan.SUMMARY] if output_subjects(config, "crows_pairs") else [],
-        "cloze_metrics": [set_file(s, "metrics") for s in sets],
-        "cloze_disparity": [set_file(s, "group_disparity") for s in sets],
-        "cloze_tests": [set_file(s, "group_tests") for s in sets],
+        "studies": [path for paths in recorded_files(config).values() for path in paths],
         "plan": [ANALYSIS_PLAN] if analysis_plan_inputs(config) else [],
         "data": [downloaded(entry["file"]) for entry in active_downloads(config).values()],
         "published": published_files(config),
     }
+
+
+def recorded_files(config: dict) -> dict[str, list[str]]:
+    """Per study with a part in the run record, the files that part summarises (its ``recorded``)."""
+    return {name: study.recorded(config) for name, study in STUDIES.items() if study.recorded}
 
 
 def analysis_plan_inputs(config: dict) -> dict[str, list[str]]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from plmfair.cloze.plan import cloze_tests
 from plmfair.crows_pairs.plan import crows_pairs_ingested
 from plmfair.errors import ConfigError
-from plmfair.plan.model_runs import model_runs
+from plmfair.plan.model_runs import model_run_files
 from plmfair.registry import Registry
 from plmfair.rendering.table_spec import TableSpec
 from plmfair.studies import ANALYSIS_PLAN, CLOZE_TASK, STUDIES, owners
@@ -89,7 +89,7 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
     if subjects == "data":
         return [""] if cloze_tests(config) or crows_pairs_ingested(config) else []
     if subjects == "models":
-        return [""] if model_runs(config) else []
+        return [""] if model_run_files(config) else []
     if subjects == "analysis_plan":
         return [""] if any(s.question_files and s.question_files(config) for s in STUDIES.values()) else []
     return list(owners(subjects)[0].subjects[subjects](config))
@@ -193,4 +193,4 @@ def figures(config: dict) -> list[str]:
 def caption_models(config: dict, table: str) -> list[str]:
     """The models whose config free text the report's caption of ``table`` tells: those that ran,
     for the models table; none for the others."""
-    return list(model_runs(config)) if table == "models" else []
+    return list(model_run_files(config)) if table == "models" else []

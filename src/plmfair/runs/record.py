@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import html
+import importlib
 import json
-import math
 import os
 import platform
 import subprocess
@@ -34,17 +34,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from plmfair.cloze.schemas import read_metrics
 from plmfair.errors import DataError
 from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 from plmfair.rendering.labels import PAPER_METRIC_LABELS
-from plmfair.rendering.marks import DECISION_COLUMNS, TESTED, decisions
+from plmfair.rendering.marks import TESTED
 from plmfair.rendering.numbers import level
+from plmfair.rendering.record_rows import plain
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs import integrity
 from plmfair.scoring.coverage import distinct
+from plmfair.studies import STUDIES
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
@@ -64,88 +65,6 @@ PACKAGES = (
 )
 # what a model's scoring output says of how it ran (its run metadata)
 RUN_KEYS = ("precision", "device", "device_map", "threads", "protocol", "token_budget", "k", "num_beams")
-CROWS_PAIRS_FIELDS = (
-    "dataset",
-    "lang",
-    "model",
-    "n_pairs",
-    "n_scored",
-    "n_neutral",
-    "n_decisive",
-    "n_biased",
-    "n_less",
-    "score",
-    "neutral_share",
-    "decisive_score",
-    "family",
-    "ci_low",
-    "ci_high",
-    "ci_level",
-    "p_value",
-    "p_adjusted",
-    "significant",
-    "net_preference",
-    "net_low",
-    "net_high",
-    "protocol",
-    "precision",
-    "unknown_share",
-    "identical_items",
-    "coverage_warning",
-)
-CLOZE_FIELDS = (
-    "model",
-    "lang",
-    "group",
-    "n",
-    "p_at_1",
-    "p_at_5",
-    "mrr",
-    "unknown_share",
-    "identical_items",
-    "coverage_warning",
-)
-DISPARITY_FIELDS = (
-    "model",
-    "lang",
-    "metric",
-    "sigma_gd",
-    "ci_low",
-    "ci_high",
-    "ci_level",
-    "null_mean",
-    "debiased",
-    "critical_value",
-    "p_permutation",
-    "family",
-    "p_adjusted",
-    "significant",
-)
-OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "family", "p_adjusted", "significant")
-# what answers a primary question, from the row of its test: the estimate (column), its estimand and interval
-ESTIMANDS = {
-    "decisive_score": "decisive share (% of the decisive pairs preferring the more stereotyping sentence)",
-    "debiased": "disparity sigma_gd of MRR across the four groups, languages pooled (percentage points; debiased)",
-}
-
-
-def _plain(value):
-    """A value as JSON holds it: numpy scalars as Python ones, NaN and infinities as null."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value
-
-
-def _rows(frame: pd.DataFrame, fields: Sequence[str], **extra) -> list[dict]:
-    return [_plain({**extra, **{f: row[f] for f in fields}}) for _, row in frame.iterrows()]
 
 
 def _git(*args: str) -> str | None:
@@ -227,7 +146,7 @@ def models_section(models: pd.DataFrame | None, runs: Mapping[str, str], config:
         asked = config.get("models", {}).get(name, {})
         meta = read_parquet_meta(runs[name]) if name in runs else {}
         out.append(
-            _plain(
+            plain(
                 {
                     "name": name,
                     "family": row["model_family"],
@@ -286,36 +205,25 @@ def published_section(paths: Sequence[str], *, sealed_in: str | os.PathLike | No
     return files
 
 
-def _decided(frame: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
-    """``frame`` with the analysis plan's decision on each row's test (family, adjusted p, mark; untested
-    rows without an interval)."""
-    if plan is None or frame.empty:
-        return frame.assign(**{c: pd.Series(dtype=object) for c in DECISION_COLUMNS})
-    decided = decisions(frame, plan)
-    out = frame.drop(columns=[c for c in DECISION_COLUMNS if c in frame.columns]).join(decided)
-    tested = out["family"].isin(TESTED)
-    return out.assign(ci_low=out["ci_low"].where(tested), ci_high=out["ci_high"].where(tested))
-
-
-def _primary(frames: Sequence[tuple[pd.DataFrame, str]], plan: pd.DataFrame | None) -> list[dict]:
-    """The answers to the primary questions: each ``(frame, estimate column)``'s rows the plan holds as
-    primary, with the question, the estimate, its interval and the test's decision."""
+def _primary(frames: Sequence[tuple[pd.DataFrame, str, str]], plan: pd.DataFrame | None) -> list[dict]:
+    """The answers to the primary questions: each ``(frame, estimate column, estimand)``'s rows the plan
+    holds as primary, with the question, the estimate, its interval and the test's decision."""
     if plan is None:
         return []
     questions = plan.set_index("hypothesis")
     rows = []
-    for frame, estimate in frames:
+    for frame, estimate, estimand in frames:
         primary = frame[frame["hypothesis"].map(questions["primary"]).fillna(False).astype(bool)]
         for _, r in primary.iterrows():
             q = questions.loc[r["hypothesis"]]
             rows.append(
-                _plain(
+                plain(
                     {
                         "hypothesis": r["hypothesis"],
                         "study": q["study"],
                         "question": q["question"],
                         "estimate": r[estimate],
-                        "estimand": ESTIMANDS[estimate],
+                        "estimand": estimand,
                         "ci_low": r["ci_low"],
                         "ci_high": r["ci_high"],
                         "ci_level": r["ci_level"],
@@ -345,10 +253,7 @@ def run_record(
     config: Mapping,
     models: str | None = None,
     model_runs: Sequence[str] = (),
-    crows_pairs: str | None = None,
-    cloze_metrics: Sequence[str] = (),
-    cloze_disparity: Sequence[str] = (),
-    cloze_tests: Sequence[str] = (),
+    studies: Mapping[str, Sequence[str]] | None = None,
     plan: str | None = None,
     data: Sequence[str] = (),
     pinned: Mapping[str, str | None] | None = None,
@@ -357,31 +262,20 @@ def run_record(
     sealed_in: str | os.PathLike | None = None,
 ) -> dict:
     """The record of a run from the paths of its results (each optional: a run may have one study). A model's
-    scoring output is named by its file (``<model>.parquet``), a cloze set's results by their folder
-    (``results/cloze/<set>/``), as :func:`plmfair.plan.run_record_inputs` lists them; every mark and adjusted
-    p is the analysis ``plan``'s. ``sealed_in``: the run folder whose seals the published files must agree
-    with (:func:`published_section`)."""
+    scoring output is named by its file (``<model>.parquet``); ``studies``: per study, the files its part
+    summarises (:func:`plmfair.plan.recorded_files`; the part is the study's ``record`` module's); every
+    mark and adjusted p is the analysis ``plan``'s. ``sealed_in``: the run folder whose seals the published
+    files must agree with (:func:`published_section`)."""
     model_frame = read_parquet(models) if models else None
     decided_plan = read_parquet(plan) if plan else None
-    results: dict[str, list] = {"crows_pairs": [], "cloze": [], "disparity": [], "omnibus": []}
-    primary: list[tuple[pd.DataFrame, str]] = []
-    if crows_pairs:
-        summary = _decided(read_parquet(crows_pairs).query("subset_kind == 'overall'"), decided_plan)
-        results["crows_pairs"] = _rows(summary, CROWS_PAIRS_FIELDS)
-        primary.append((summary, "decisive_score"))
-    for path in cloze_metrics:
-        results["cloze"] += _rows(read_metrics(path), CLOZE_FIELDS, set=Path(path).parent.name)
-    for path in cloze_disparity:
-        disparity = _decided(read_parquet(path), decided_plan)
-        results["disparity"] += _rows(disparity, DISPARITY_FIELDS, set=Path(path).parent.name)
-        primary.append((disparity, "debiased"))
-    for path in cloze_tests:
-        tests = read_parquet(path)
-        omnibus = _decided(
-            tests[tests["test"] == "omnibus"].assign(ci_low=float("nan"), ci_high=float("nan")), decided_plan
-        )
-        results["omnibus"] += _rows(omnibus, OMNIBUS_FIELDS, set=Path(path).parent.name)
-    results["warnings"] = distinct(r.get("coverage_warning") for r in results["crows_pairs"] + results["cloze"])
+    results: dict[str, list] = {key: [] for study in STUDIES.values() if study.record for key in _part(study).KEYS}
+    primary: list[tuple[pd.DataFrame, str, str]] = []
+    for name, files in (studies or {}).items():
+        part = _part(STUDIES[name]).record_part(files, decided_plan)
+        for key, study_rows in part.rows.items():
+            results[key] += study_rows
+        primary += part.primary
+    results["warnings"] = distinct(r.get("coverage_warning") for study_rows in results.values() for r in study_rows)
     alpha = float(config.get("analysis", {}).get("alpha", 0.05))
     return {
         "record_version": RECORD_VERSION,
@@ -390,7 +284,7 @@ def run_record(
         "times": job_times(benchmarks),
         "models": models_section(model_frame, {Path(p).stem: p for p in model_runs}, config),
         "data": data_section(data, pinned or {}),
-        "config": _plain(dict(config)),
+        "config": plain(dict(config)),
         "results": {
             "analysis_plan": _plan_counts(decided_plan, alpha),
             "primary": _primary(primary, decided_plan),
@@ -398,6 +292,11 @@ def run_record(
         },
         "files": published_section(published, sealed_in=sealed_in),
     }
+
+
+def _part(study):
+    """The module that makes a study's part of the record (its ``record``)."""
+    return importlib.import_module(study.record)
 
 
 # what a record holds that its result files do not give again: when it was written and how long its jobs
@@ -433,10 +332,7 @@ def rederived_differences(run: str | os.PathLike, record: Mapping) -> list[str]:
                 config=config,
                 models=next(iter(inputs["models"]), None),
                 model_runs=inputs["model_runs"],
-                crows_pairs=next(iter(inputs["crows_pairs"]), None),
-                cloze_metrics=inputs["cloze_metrics"],
-                cloze_disparity=inputs["cloze_disparity"],
-                cloze_tests=inputs["cloze_tests"],
+                studies=plan.recorded_files(config),
                 plan=next(iter(inputs["plan"]), None),
                 data=inputs["data"],
                 pinned=plan.pinned_checksums(config),

@@ -1,0 +1,55 @@
+"""A study's part of the run record (``results/run.json``): its result frames as JSON rows, with the run's
+analysis plan's decision on each row's test, and the rows that answer its primary questions.
+
+Each study names the function that makes its part (:attr:`plmfair.studies.Study.record`); the record
+(:func:`plmfair.runs.record.run_record`) puts the parts together.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from plmfair.rendering.marks import DECISION_COLUMNS, TESTED, decisions
+
+
+@dataclass
+class RecordPart:
+    """A study's rows in the record, by its keys of ``results`` (``rows``), and the frames whose rows answer
+    its primary questions: (frame, the column of the estimate, the estimand in words) (``primary``)."""
+
+    rows: dict[str, list[dict]] = field(default_factory=dict)
+    primary: list[tuple[pd.DataFrame, str, str]] = field(default_factory=list)
+
+
+def plain(value):
+    """A value as JSON holds it: numpy scalars as Python ones, NaN and infinities as null."""
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return value
+
+
+def rows(frame: pd.DataFrame, fields: Sequence[str], **extra) -> list[dict]:
+    """Each row of ``frame`` as a JSON row of ``fields``, after ``extra``."""
+    return [plain({**extra, **{f: row[f] for f in fields}}) for _, row in frame.iterrows()]
+
+
+def decided(frame: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
+    """``frame`` with the analysis plan's decision on each row's test (family, adjusted p, mark; untested
+    rows without an interval)."""
+    if plan is None or frame.empty:
+        return frame.assign(**{c: pd.Series(dtype=object) for c in DECISION_COLUMNS})
+    out = frame.drop(columns=[c for c in DECISION_COLUMNS if c in frame.columns]).join(decisions(frame, plan))
+    tested = out["family"].isin(TESTED)
+    return out.assign(ci_low=out["ci_low"].where(tested), ci_high=out["ci_high"].where(tested))
