@@ -18,7 +18,7 @@ import pytest
 from conftest import DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, snakemake
 from display_rule import MINUS_ZERO, check_tables, markdown_rows
 
-from plmfair.compare import compare_results, parquet_files
+from plmfair.diff import diff_results, parquet_files
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 
 pytestmark = pytest.mark.e2e
@@ -395,7 +395,7 @@ SAMPLE = "results/cloze/demo/sentences.parquet"
 def test_scoring_and_aggregation_are_deterministic(demo_run, demo_copy):
     """Scoring jobs of every family, the seeded and aggregating jobs, and the seeded cloze sample,
     run again on a copy of the demo (exactly those jobs: they are the targets), give every Parquet
-    file as it was, every column and metadata key but wall times (plmfair.compare)."""
+    file as it was, every column and metadata key but wall times (plmfair.diff)."""
     proc = snakemake(demo_copy, *FORCED, "--forcerun", *FORCED)
     ran = {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)}
     assert ran == {
@@ -410,7 +410,7 @@ def test_scoring_and_aggregation_are_deterministic(demo_run, demo_copy):
     proc = snakemake(demo_copy, SAMPLE, "--forcerun", SAMPLE)
     assert {rule for rule, _ in dry_run_jobs(proc.stdout + proc.stderr)} == {"cloze_select"}
     assert len(parquet_files(demo_run)) >= 60
-    assert compare_results(demo_run, demo_copy) == []
+    assert diff_results(demo_run, demo_copy) == []
 
 
 def test_every_mark_is_the_analysis_plans_and_agrees_with_the_interval_beside_it(demo_run):

@@ -7,6 +7,7 @@ its headline numbers at the end, and runs compared with what makes them differ.
     plmfair show RUN
     plmfair verify RUN
     plmfair compare RUN RUN ... [--format md|csv|json] [--out FILE] [--alpha A] [--all-settings] [--other-models]
+    plmfair diff OLD NEW [--moved OLD_PATH=NEW_PATH] [--ignore NAME]
 
 ``make run MODELS=... STUDIES=... DATASETS=... RUN=...`` calls ``plmfair run``.
 
@@ -20,7 +21,8 @@ with none of these, the checkout's own ``results/``) with its complete configura
 ends with its headline numbers (:func:`plmfair.runs.record.headline`) and where its record
 (``results/run.json``) and report are; ``plmfair show`` prints them again with whether the run is
 complete; ``plmfair verify`` re-hashes its files against its record (:mod:`plmfair.runs.integrity`);
-``plmfair compare`` puts runs side by side (:mod:`plmfair.runs.comparison`). Before Snakemake runs, results
+``plmfair compare`` puts runs side by side (:mod:`plmfair.runs.comparison`); ``plmfair diff`` checks that two
+folders hold the same numbers, value by value (:mod:`plmfair.diff`). Before Snakemake runs, results
 changed outside the workflow are set aside so that they are rebuilt; Ctrl-C stops the run with nothing
 lost, and the same command goes on from there.
 """
@@ -38,7 +40,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from plmfair import plan
+from plmfair import diff, plan
 from plmfair.errors import ConfigError, PlmfairError, first_few
 from plmfair.io.atomic import write_text
 from plmfair.runs import integrity
@@ -520,9 +522,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="also compare each model of a run with the other models of the other",
     )
+    d = sub.add_parser(
+        "diff",
+        help="every Parquet output of two run folders, value by value: did a rerun reproduce the numbers?",
+    )
+    diff.add_arguments(d)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="plmfair: %(message)s")
     try:
+        if args.command == "diff":
+            return diff.run(args)
         if args.command == "compare":
             return compare(
                 args.folders,

@@ -1,12 +1,14 @@
-"""Did a rerun change any number? Every Parquet output of two results folders, compared.
+"""Did a rerun change any number? Every Parquet output of two results folders, diffed value by value.
 
-``python -m plmfair.compare OLD NEW`` compares each Parquet file under ``OLD/results`` with the
+``plmfair diff OLD NEW`` (or ``python -m plmfair.diff``) compares each Parquet file under ``OLD/results`` with the
 file of the same path under ``NEW/results`` (or of another path, ``--moved OLD_PATH=NEW_PATH``):
 the same columns, in the same order and of the same types, and every value equal (exactly: no
 tolerance; missing values equal each other), and the same run metadata. Columns and metadata
 keys that describe the run rather than its result (``wall_time_s``, the construction's ``seconds``
 per stage, and ``scored_in_job_of``: which job of a model happened to load it) are left out.
-It prints one line per difference and exits with status 1 when there is one, 0 otherwise.
+It prints one line per difference and exits with status 1 when there is one, 0 otherwise. It is a
+check of reproducibility (the same inputs and code give the same numbers), not ``plmfair compare``'s
+statistics (:mod:`plmfair.runs.comparison`: did a number move beyond its uncertainty).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def parquet_files(root: str | Path) -> list[str]:
     return sorted(p.relative_to(base).as_posix() for p in (base / "results").rglob("*.parquet"))
 
 
-def compare_frames(old: pd.DataFrame, new: pd.DataFrame, *, ignore: Iterable[str] = RUN_MEASURES) -> str | None:
+def diff_frames(old: pd.DataFrame, new: pd.DataFrame, *, ignore: Iterable[str] = RUN_MEASURES) -> str | None:
     """None when the two tables are equal (columns in ``ignore`` left out), else what differs."""
     old = old.drop(columns=[c for c in ignore if c in old.columns])
     new = new.drop(columns=[c for c in ignore if c in new.columns])
@@ -43,7 +45,7 @@ def compare_frames(old: pd.DataFrame, new: pd.DataFrame, *, ignore: Iterable[str
     return None
 
 
-def compare_meta(old: Mapping, new: Mapping, *, ignore: Iterable[str] = RUN_MEASURES) -> str | None:
+def diff_meta(old: Mapping, new: Mapping, *, ignore: Iterable[str] = RUN_MEASURES) -> str | None:
     """None when the run metadata agree (keys in ``ignore`` left out), else the keys that differ."""
     keys = sorted((set(old) | set(new)) - set(ignore))
     changed = [k for k in keys if k in old and k in new and old[k] != new[k]]
@@ -61,7 +63,7 @@ def compare_meta(old: Mapping, new: Mapping, *, ignore: Iterable[str] = RUN_MEAS
     )
 
 
-def compare_results(
+def diff_results(
     old_root: str | Path,
     new_root: str | Path,
     *,
@@ -80,8 +82,8 @@ def compare_results(
         matched.add(target)
         old_path, new_path = Path(old_root) / rel, Path(new_root) / target
         for what, diff in (
-            ("values", compare_frames(read_parquet(old_path), read_parquet(new_path), ignore=ignore)),
-            ("metadata", compare_meta(read_parquet_meta(old_path), read_parquet_meta(new_path), ignore=ignore)),
+            ("values", diff_frames(read_parquet(old_path), read_parquet(new_path), ignore=ignore)),
+            ("metadata", diff_meta(read_parquet_meta(old_path), read_parquet_meta(new_path), ignore=ignore)),
         ):
             if diff:
                 differences.append(f"{rel}{' -> ' + target if target != rel else ''}: {what}: {diff}")
@@ -89,8 +91,8 @@ def compare_results(
     return differences
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m plmfair.compare", description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The diff's arguments (``plmfair diff`` and ``python -m plmfair.diff``)."""
     parser.add_argument("old", help="working directory of the first run (holding results/)")
     parser.add_argument("new", help="working directory of the second run")
     parser.add_argument(
@@ -107,9 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAME",
         help="a column or metadata key left out (default: wall_time_s, seconds, scored_in_job_of)",
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print every difference between the two folders' Parquet outputs; 1 when there is one, else 0."""
     moved = dict(item.split("=", 1) for item in args.moved)
-    differences = compare_results(args.old, args.new, moved=moved, ignore=args.ignore)
+    differences = diff_results(args.old, args.new, moved=moved, ignore=args.ignore)
     for line in differences:
         print(line)
     print(
@@ -118,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
         else f"the Parquet outputs of {args.old} and {args.new} are the same"
     )
     return 1 if differences else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m plmfair.diff", description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
