@@ -545,27 +545,36 @@ def _seal(run: Path, relative: str) -> Path:
     return run / ".plmfair" / "seals" / f"{relative}.json"
 
 
-@pytest.mark.parametrize("seal", ["deleted", "all deleted", "empty", "invalid"])
-def test_a_lost_or_broken_seal_never_lets_an_edit_in(two_runs, tmp_path, seal):
-    """An edited table behind a missing, empty or invalid seal (or no seals at all) is set aside and rebuilt,
-    never recorded; verify names a missing seal."""
+def test_a_lost_or_broken_seal_never_lets_an_edit_in(two_runs, tmp_path):
+    """Edited tables behind a missing, an empty and an invalid seal, then behind no seals at all, are set
+    aside and rebuilt, never recorded; verify names a missing seal."""
     import shutil
 
     base, places = run_copy(two_runs, tmp_path)
-    h2, table = base / "runs" / "h2", "results/tables/crows_pairs.md"
-    good = (h2 / table).read_bytes()
-    {
-        "deleted": lambda: _seal(h2, table).unlink(),
-        "all deleted": lambda: shutil.rmtree(h2 / ".plmfair" / "seals"),
-        "empty": lambda: _seal(h2, table).write_text(""),
-        "invalid": lambda: _seal(h2, table).write_text("{not json"),
-    }[seal]()
-    if seal == "deleted":
-        lost = plmfair("verify", "h2", "--runs", str(base / "runs"), cwd=base, ok=False)
-        assert f"seal missing or broken: {table}: no seal" in lost.stdout
-    (h2 / table).write_bytes(good.replace(b"|", b"| 54.92 |", 1))
+    h2 = base / "runs" / "h2"
+    breaks = {
+        "results/tables/crows_pairs.md": lambda seal: seal.unlink(),
+        "results/tables/crows_pairs.csv": lambda seal: seal.write_text(""),
+        "results/tables/crows_pairs.tex": lambda seal: seal.write_text("{not json"),
+    }
+    good = {table: (h2 / table).read_bytes() for table in breaks}
+    for table, breaking in breaks.items():
+        breaking(_seal(h2, table))
+    lost = plmfair("verify", "h2", "--runs", str(base / "runs"), cwd=base, ok=False)
+    assert "seal missing or broken: results/tables/crows_pairs.md: no seal" in lost.stdout
+    assert "results/tables/crows_pairs.tex: its seal cannot be read" in lost.stdout
+    for table in breaks:
+        (h2 / table).write_bytes(good[table] + b"54.92\n")
     out = plmfair("run", "--run", "h2", *places, cwd=base)
-    assert (h2 / table).read_bytes() == good and "status: complete, verified" in out.stdout
+    assert all((h2 / table).read_bytes() == good[table] for table in breaks)
+    assert "status: complete, verified" in out.stdout
+    # every seal lost at once
+    shutil.rmtree(h2 / ".plmfair" / "seals")
+    table = "results/tables/crows_pairs.md"
+    (h2 / table).write_bytes(good[table].replace(b"|", b"| 54.92 |", 1))
+    out = plmfair("run", "--run", "h2", *places, cwd=base)
+    assert (h2 / table).read_text() == good[table].decode(), sorted(p.name for p in (h2 / ".plmfair").rglob("*.md"))
+    assert "status: complete, verified" in out.stdout
     assert plmfair("verify", "h2", "--runs", str(base / "runs"), cwd=base).returncode == 0
 
 
