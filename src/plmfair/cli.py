@@ -193,22 +193,18 @@ def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
     # the configuration's schema and defaults (jsonschema, Snakemake's merge) only when a run starts
     from plmfair.config import load_config
 
-    altered = integrity.altered(workdir)
-    if altered:
-        where = integrity.set_aside(workdir, altered)
-        log.info(
-            "%s",
-            f"{len(altered)} result(s) changed since the workflow wrote them "
-            f"({first_few(altered)}): moved to {where}, to be rebuilt",
-        )
-    models = integrity.changed_models(workdir)
-    if models:
-        where = integrity.set_aside(workdir, models)
-        log.info(
-            "%s",
-            f"{len(models)} model folder(s) changed since their manifest was written, whatever their times say "
-            f"({first_few(models)}): manifest moved to {where}; the model is rescored",
-        )
+    for found, what, then in (
+        (integrity.altered, "result(s) changed since the workflow wrote them", "moved to {}, to be rebuilt"),
+        (
+            integrity.changed_models,
+            "model folder(s) changed since their manifest was written, whatever their times say",
+            "manifest moved to {}; the model is rescored",
+        ),
+    ):
+        files = found(workdir)
+        if files:
+            where = integrity.set_aside(workdir, files)
+            log.info("%s", f"{len(files)} {what} ({first_few(files)}): {then.format(where)}")
     if not integrity.has_run(workdir):
         return []  # a new run: everything is built in one go
     try:
