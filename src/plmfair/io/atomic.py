@@ -24,7 +24,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from plmfair.errors import StorageError
@@ -137,6 +137,12 @@ def sha256_of(path: str | os.PathLike) -> str:
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def is_as_listed(path: str | os.PathLike, entry: Mapping) -> bool:
+    """Whether a file has the size and SHA-256 that ``entry`` lists (``bytes``, ``sha256``: a seal, or a
+    file of a model's manifest or a run's record); a file of another size is not read."""
+    return Path(path).stat().st_size == entry.get("bytes") and sha256_of(path) == entry.get("sha256")
 
 
 def _sealed_relative(path: Path) -> Path | None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, sha256_of, write_text
+from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, is_as_listed, write_text
 from plmfair.plan.targets import REPORT, RUN_RECORD, RUN_RECORD_HTML
 
 RECORD = Path(RUN_RECORD)
@@ -87,7 +87,7 @@ def _agrees(path: Path, seal: dict | None) -> bool:
     stat = path.stat()
     if stat.st_size == seal.get("bytes") and stat.st_mtime_ns == seal.get("mtime_ns"):
         return True
-    return stat.st_size == seal.get("bytes") and sha256_of(path) == seal.get("sha256")
+    return is_as_listed(path, seal)
 
 
 def altered(run: str | os.PathLike) -> list[str]:
@@ -112,9 +112,9 @@ def altered(run: str | os.PathLike) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def seal_problems(run: str | os.PathLike, files) -> list[str]:
-    """Of ``files`` (relative to the run), those whose seal is missing or cannot be read, in words."""
-    seals = _sealed_files(Path(run))
+def _seal_problems(seals: dict[str, dict | None], files) -> list[str]:
+    """Of ``files`` (relative to the run), those whose seal (in the run's ``seals``) is missing or cannot be
+    read, in words."""
     return [
         f"{relative}: {'no seal' if relative not in seals else 'its seal cannot be read'}"
         for relative in files
@@ -201,11 +201,11 @@ def verify(run: str | os.PathLike) -> Verification:
         path = run / relative
         if not path.is_file():
             out.missing.append(relative)
-        elif path.stat().st_size != entry["bytes"] or sha256_of(path) != entry["sha256"]:
+        elif not is_as_listed(path, entry):
             out.changed.append(relative)
     out.unexpected = [f for f in _result_files(run) if f not in files]
     seals = _sealed_files(run)
-    out.unsealed = seal_problems(run, [RUN_RECORD, *(f for f in sorted(files) if f not in out.missing)])
+    out.unsealed = _seal_problems(seals, [RUN_RECORD, *(f for f in sorted(files) if f not in out.missing)])
     out.record_sealed = _agrees(run / RECORD, seals.get(RUN_RECORD))
     return out
 
@@ -233,7 +233,7 @@ def changed_models(run: str | os.PathLike) -> list[str]:
     manifest's and the last check's, then its content re-hashed; a file added or gone. Files whose
     fingerprint moved but whose content did not are remembered in :data:`FINGERPRINTS`."""
     # the model layer only for the model checks: plmfair show stays quick
-    from plmfair.scoring.specs import fingerprint, model_files, sha256_of
+    from plmfair.scoring.specs import fingerprint, model_files
 
     run = Path(run)
     try:
@@ -253,7 +253,7 @@ def changed_models(run: str | os.PathLike) -> list[str]:
             now = fingerprint(present[name])
             if all(entry.get(k) == v for k, v in now.items()) or known.get(relative, {}).get(name) == now:
                 continue
-            if now["bytes"] != entry["bytes"] or sha256_of(present[name]) != entry["sha256"]:
+            if not is_as_listed(present[name], entry):
                 changed.append(relative)
                 break
             seen[name] = now

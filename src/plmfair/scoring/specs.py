@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from plmfair.errors import ConfigError, ModelError, first_few
-from plmfair.io.download import sha256_of
+from plmfair.io.atomic import is_as_listed, sha256_of
 from plmfair.io.hub import source_record
 from plmfair.scoring import get_family
 
@@ -200,7 +200,7 @@ def content_changes(record: dict, *, run: str | os.PathLike = ".") -> list[str]:
     changed = sorted(listed.keys() ^ present.keys())
     for name in sorted(listed.keys() & present.keys()):
         entry, path = listed[name], present[name]
-        if path.stat().st_size != entry["bytes"] or sha256_of(path) != entry["sha256"]:
+        if not is_as_listed(path, entry):
             changed.append(name)
     return sorted(changed)
 
