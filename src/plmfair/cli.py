@@ -212,7 +212,8 @@ def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
     except PlmfairError:
         return []  # Snakemake names the configuration's fault itself
     # the run's links to its downloads first (the record hashes what they hold), then its results
-    wanted = [*plan.run_record_inputs(config)["data"], *plan.published_files(config)]
+    inputs = plan.run_record_inputs(config)
+    wanted = [*inputs["data"], *inputs["published"]]
     return [path for path in wanted if not (workdir / path).exists()]  # in the stages' order
 
 
