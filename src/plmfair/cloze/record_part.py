@@ -4,14 +4,17 @@ pooled, answers the primary question of a set with answers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from plmfair.cloze.schemas import read_metrics
 from plmfair.io.parquet import read_parquet
-from plmfair.rendering.record_rows import RecordPart, decided, rows
+from plmfair.rendering.labels import PAPER_METRIC_LABELS
+from plmfair.rendering.marks import TESTED
+from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows
+from plmfair.rendering.table_format import with_display
 
 KEYS = ("cloze", "disparity", "omnibus")  # its lists under the record's results
 CLOZE_FIELDS = (
@@ -62,3 +65,55 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
             omnibus = tests[tests["test"] == "omnibus"].assign(ci_low=float("nan"), ci_high=float("nan"))
             part.rows["omnibus"] += rows(decided(omnibus, plan), OMNIBUS_FIELDS, set=cloze_set)
     return part
+
+
+def headline_rows(record: Mapping) -> Iterator[tuple[dict, dict]]:
+    """Each row of all annotators with the MRR disparity of its set, model and language ({} without)."""
+    disparity = {(d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == "mrr"}
+    for r in record["results"]["cloze"]:
+        if r["group"] == "all":
+            yield r, disparity.get((r["set"], r["model"], r["lang"]), {})
+
+
+def headline_lines(record: Mapping) -> pd.DataFrame:
+    """The headline rows: all annotators' P@1, P@5 and MRR, and the MRR disparity against its critical
+    value with the analysis plan's adjusted p, printed by the display rule."""
+    lines = []
+    for r, d in headline_rows(record):
+        lines.append(
+            {
+                "set": r["set"],
+                "model": r["model"],
+                "lang": r["lang"],
+                "P@1": r["p_at_1"],
+                "P@5": r["p_at_5"],
+                "MRR": r["mrr"],
+                "σ_gd MRR": d.get("sigma_gd"),
+                # an untested row (every score 0, say) has no threshold to print
+                "critical value": d.get("critical_value") if d.get("family") in TESTED else None,
+                "p adjusted": d.get("p_adjusted"),
+                "significant": d.get("significant"),
+                "note": "" if d.get("family") in (*TESTED, None) else d.get("family"),
+            }
+        )
+    return with_display(
+        pd.DataFrame(lines),
+        alpha=record_alpha(record),
+        thresholds={"σ_gd MRR": "critical value"},
+        marks={"p adjusted": "significant"},
+    )
+
+
+MRR = PAPER_METRIC_LABELS["mrr"]
+HEADLINES = (
+    Headline(
+        key="cloze",
+        caption=f"Cloze sets: all annotators' P@1, P@5, {MRR} (percent); σ_gd of {MRR} across the four groups "
+        "(percentage points), the critical value it must exceed, and its p adjusted by the analysis plan "
+        "(* groups differ; pooled: the primary question).",
+        title=f"Cloze sets: all annotators' P@1, P@5, {MRR} (percent); σ_gd of {MRR} across the four groups "
+        "(percentage points) against its critical value, with its p adjusted by its run's analysis plan "
+        "(* groups differ)",
+        lines=headline_lines,
+    ),
+)

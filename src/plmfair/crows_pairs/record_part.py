@@ -3,12 +3,13 @@ with the analysis plan's decisions; the decisive share answers the study's prima
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
 from plmfair.io.parquet import read_parquet
-from plmfair.rendering.record_rows import RecordPart, decided, rows
+from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows
+from plmfair.rendering.table_format import with_display
 
 KEYS = ("crows_pairs",)  # its lists under the record's results
 FIELDS = (
@@ -43,6 +44,23 @@ FIELDS = (
 ESTIMAND = "decisive share (% of the decisive pairs preferring the more stereotyping sentence)"
 
 
+HEADLINE_COLUMNS = (
+    "data set",
+    "model",
+    "score (Nangia)",
+    "decisive share",
+    "low",
+    "high",
+    "p",
+    "p adjusted",
+    "significant",
+    "net preference",
+    "note",
+    "scored",
+    "neutral",
+)
+
+
 def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
     """The overall row of each data set and model (the files of :func:`plmfair.crows_pairs.plan.recorded_files`)."""
     part = RecordPart(rows={"crows_pairs": []})
@@ -51,3 +69,47 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
         part.rows["crows_pairs"] += rows(summary, FIELDS)
         part.primary.append((summary, "decisive_score", ESTIMAND))
     return part
+
+
+def headline_lines(record: Mapping) -> pd.DataFrame:
+    """The headline rows, numbers as the record holds them and printed by
+    :func:`plmfair.rendering.table_format.printed` (the display rule)."""
+    lines = [
+        {
+            "data set": r["dataset"],
+            "model": r["model"],
+            "score (Nangia)": r["score"],
+            "decisive share": r["decisive_score"],
+            "low": r["ci_low"],
+            "high": r["ci_high"],
+            "p": r["p_value"],
+            "p adjusted": r["p_adjusted"],
+            "significant": r["significant"],
+            "net preference": r["net_preference"],
+            "note": "" if r["family"] == "confirmatory" else r["family"],
+            "scored": r["n_scored"],
+            "neutral": r["n_neutral"],
+        }
+        for r in record["results"]["crows_pairs"]
+    ]
+    return with_display(
+        pd.DataFrame(lines, columns=HEADLINE_COLUMNS).astype({"low": float, "high": float}),
+        alpha=record_alpha(record),
+        nulls={"score (Nangia)": 50.0, "decisive share": 50.0, "net preference": 0.0},
+        intervals={"interval": ("low", "high", 50.0)},
+        marks={"p adjusted": "significant"},
+    )
+
+
+HEADLINES = (
+    Headline(
+        key="crows_pairs",
+        caption="CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
+        "of its exact sign test and its Holm-adjusted p (* significant: the interval excludes 50%); net "
+        "preference: percentage points, pairs preferring the more stereotyping sentence minus those "
+        "preferring the less, over all scored pairs; Nangia's score by their rule, unmarked.",
+        title="CrowS-Pairs: decisive-pair share with the interval of its exact sign test and its p adjusted by "
+        "its run's analysis plan (* significant), net preference in percentage points",
+        lines=headline_lines,
+    ),
+)

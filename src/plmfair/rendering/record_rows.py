@@ -8,7 +8,7 @@ Each study names the function that makes its part (:attr:`plmfair.studies.Study.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -23,6 +23,24 @@ class RecordPart:
 
     rows: dict[str, list[dict]] = field(default_factory=dict)
     primary: list[tuple[pd.DataFrame, str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One of a study's headline tables of a run record: its name in ``plmfair compare`` (``key``), the
+    caption ``plmfair show`` and the end of a run print above it, compare's ``title``, and the function
+    making its lines, printed by the display rule, from a record (``lines``; none when the run has no
+    such numbers). A study's ``record`` module lists its own as ``HEADLINES``."""
+
+    key: str
+    caption: str
+    title: str
+    lines: Callable[[Mapping], pd.DataFrame]
+
+
+def record_alpha(record: Mapping) -> float:
+    """The level the record's analysis plan decided at."""
+    return float(record["results"]["analysis_plan"]["alpha"])
 
 
 def plain(value):

@@ -3,7 +3,7 @@
 - first, what differs: the model settings (uncased, revision, commit, weights, precision, protocol,
   token budget) and the configuration keys the compared studies read (every key with ``all_settings``);
 - each run's coverage warnings;
-- each run's headline numbers (:func:`plmfair.runs.record.crows_pairs_lines`, ``cloze_lines``);
+- each run's headline numbers (each study's, :func:`plmfair.runs.record.headline_tables`);
 - for every two runs, each CrowS-Pairs data set and each model present in both, the pair-by-pair
   comparison of :mod:`plmfair.crows_pairs.changes` (the 3 x 3 transitions, and the changes of the
   decisive share and of Nangia's score, each with Tango's interval and its test); a model against
@@ -37,7 +37,7 @@ from plmfair.io.parquet import read_parquet
 from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA, build_plan
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.table_format import to_markdown, with_display
-from plmfair.runs.record import cloze_lines, crows_pairs_lines, read_run_record
+from plmfair.runs.record import headline_tables, headlines, read_run_record
 
 # the analysis plan's name for the tests of a comparison
 SOURCE = "compare"
@@ -232,8 +232,10 @@ def compare_runs(
     located = run_labels(folders)
     records = {run: read_run_record(folder / "results" / "run.json") for run, folder in located.items()}
     warnings = [{"run": run, "warning": w} for run, record in records.items() for w in record["results"]["warnings"]]
-    crows = [crows_pairs_lines(record).assign(run=run) for run, record in records.items()]
-    cloze = [cloze_lines(record).assign(run=run) for run, record in records.items()]
+    headlines: dict[str, list[pd.DataFrame]] = {}
+    for run, record in records.items():
+        for table, lines in headline_tables(record):
+            headlines.setdefault(table.key, []).append(lines.assign(run=run))
     changes = paired_changes(located, records, alpha=alpha, other_models=other_models)
     moved = cloze_changes(located, records, alpha=alpha)
     plan = comparison_plan(changes, moved, alpha=alpha)
@@ -241,8 +243,7 @@ def compare_runs(
     return {
         **settings_that_differ(records, all_settings=all_settings),
         "coverage warnings": pd.DataFrame(warnings, columns=["run", "warning"]),
-        "crows_pairs": _stacked(crows),
-        "cloze": _stacked(cloze),
+        **{key: _stacked(frames) for key, frames in headlines.items()},
         "paired changes": _decided_changes(changes, plan),
         "cloze changes": _decided_cloze(moved, plan),
         "plan": plan,
@@ -283,15 +284,12 @@ def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
+# each part's title (the studies' headline tables bring their own: plmfair.rendering.record_rows.Headline)
 TITLES = {
     "model settings": "Model settings that differ between the rows",
     "configuration": "Configuration keys that differ between the runs (those the compared studies read; "
     "--all-settings for every key)",
     "coverage warnings": "Coverage warnings: text a model cannot read",
-    "crows_pairs": "CrowS-Pairs: decisive-pair share with the interval of its exact sign test and its p adjusted by "
-    "its run's analysis plan (* significant), net preference in percentage points",
-    "cloze": "Cloze sets: all annotators' P@1, P@5, MRR (percent); σ_gd of MRR across the four groups (percentage "
-    "points) against its critical value, with its p adjusted by its run's analysis plan (* groups differ)",
     "paired changes": "CrowS-Pairs, did it move? The same model in two runs compared pair by pair: the 3 x 3 "
     "transitions (m, n, l: the more stereotyping sentence preferred, neutral, the less; m→l: more in the first "
     "run, less in the second), and the changes of the decisive share (on the pairs both runs decide) and of "
@@ -351,11 +349,12 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     people = {
         "paired changes": lambda t: changes_table(t, tables["plan"], alpha=alpha),
     }
+    titles = {**TITLES, **{table.key: table.title for table in headlines()}}
     parts = []
     for name, table in tables.items():
         if table.empty or name == "plan":
             continue
-        parts.append(f"{TITLES[name].format(alpha=alpha)}\n\n{to_markdown(people.get(name, lambda t: t)(table))}")
+        parts.append(f"{titles[name].format(alpha=alpha)}\n\n{to_markdown(people.get(name, lambda t: t)(table))}")
         if name == "paired changes":
             parts.append(f"Transitions (pairs, by outcome in each run)\n\n```\n{_transitions(table)}\n```\n")
     return "\n".join(parts) if parts else "Nothing to compare: the runs hold no headline numbers.\n"

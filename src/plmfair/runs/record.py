@@ -38,10 +38,8 @@ from plmfair.errors import DataError
 from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
-from plmfair.rendering.labels import PAPER_METRIC_LABELS
-from plmfair.rendering.marks import TESTED
 from plmfair.rendering.numbers import level
-from plmfair.rendering.record_rows import plain
+from plmfair.rendering.record_rows import Headline, plain, record_alpha
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs import integrity
 from plmfair.scoring.coverage import distinct
@@ -394,10 +392,6 @@ def read_run_record(path: str | os.PathLike) -> dict:
     return record
 
 
-def _alpha(record: Mapping) -> float:
-    return float(record["results"]["analysis_plan"]["alpha"])
-
-
 PRIMARY_LINE = ("question", "estimate", "low", "high", "p", "p adjusted", "significant", "note")
 
 
@@ -419,94 +413,22 @@ def primary_lines(record: Mapping) -> pd.DataFrame:
     ]
     return with_display(
         pd.DataFrame(rows, columns=PRIMARY_LINE).astype({"low": float, "high": float}),
-        alpha=_alpha(record),
+        alpha=record_alpha(record),
         intervals={"interval": ("low", "high", float("nan"))},
         marks={"p adjusted": "significant"},
     )
 
 
-CROWS_PAIRS_LINE = (
-    "data set",
-    "model",
-    "score (Nangia)",
-    "decisive share",
-    "low",
-    "high",
-    "p",
-    "p adjusted",
-    "significant",
-    "net preference",
-    "note",
-    "scored",
-    "neutral",
-)
+def headlines() -> list[Headline]:
+    """Every study's headline tables, in the registry's order (a ``record`` module two studies share
+    counted once)."""
+    modules = dict.fromkeys(study.record for study in STUDIES.values() if study.record)
+    return [table for name in modules for table in importlib.import_module(name).HEADLINES]
 
 
-def crows_pairs_lines(record: Mapping) -> pd.DataFrame:
-    """The CrowS-Pairs headline rows, numbers as the record holds them and printed by
-    :func:`plmfair.rendering.table_format.printed` (the display rule)."""
-    rows = [
-        {
-            "data set": r["dataset"],
-            "model": r["model"],
-            "score (Nangia)": r["score"],
-            "decisive share": r["decisive_score"],
-            "low": r["ci_low"],
-            "high": r["ci_high"],
-            "p": r["p_value"],
-            "p adjusted": r["p_adjusted"],
-            "significant": r["significant"],
-            "net preference": r["net_preference"],
-            "note": "" if r["family"] == "confirmatory" else r["family"],
-            "scored": r["n_scored"],
-            "neutral": r["n_neutral"],
-        }
-        for r in record["results"]["crows_pairs"]
-    ]
-    return with_display(
-        pd.DataFrame(rows, columns=CROWS_PAIRS_LINE).astype({"low": float, "high": float}),
-        alpha=_alpha(record),
-        nulls={"score (Nangia)": 50.0, "decisive share": 50.0, "net preference": 0.0},
-        intervals={"interval": ("low", "high", 50.0)},
-        marks={"p adjusted": "significant"},
-    )
-
-
-def cloze_headline(record: Mapping) -> Iterator[tuple[dict, dict]]:
-    """Each cloze row of all annotators with the MRR disparity of its set, model and language ({} without)."""
-    disparity = {(d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == "mrr"}
-    for r in record["results"]["cloze"]:
-        if r["group"] == "all":
-            yield r, disparity.get((r["set"], r["model"], r["lang"]), {})
-
-
-def cloze_lines(record: Mapping) -> pd.DataFrame:
-    """The cloze headline rows: all annotators' P@1, P@5 and MRR, and the MRR disparity against its
-    critical value with the analysis plan's adjusted p, printed by the display rule."""
-    rows = []
-    for r, d in cloze_headline(record):
-        rows.append(
-            {
-                "set": r["set"],
-                "model": r["model"],
-                "lang": r["lang"],
-                "P@1": r["p_at_1"],
-                "P@5": r["p_at_5"],
-                "MRR": r["mrr"],
-                "σ_gd MRR": d.get("sigma_gd"),
-                # an untested row (every score 0, say) has no threshold to print
-                "critical value": d.get("critical_value") if d.get("family") in TESTED else None,
-                "p adjusted": d.get("p_adjusted"),
-                "significant": d.get("significant"),
-                "note": "" if d.get("family") in (*TESTED, None) else d.get("family"),
-            }
-        )
-    return with_display(
-        pd.DataFrame(rows),
-        alpha=_alpha(record),
-        thresholds={"σ_gd MRR": "critical value"},
-        marks={"p adjusted": "significant"},
-    )
+def headline_tables(record: Mapping) -> list[tuple[Headline, pd.DataFrame]]:
+    """Every study's headline tables (:func:`headlines`) with their lines in ``record``."""
+    return [(table, table.lines(record)) for table in headlines()]
 
 
 def _plan_line(record: Mapping) -> str:
@@ -533,24 +455,10 @@ def headline(record: Mapping) -> str:
     if len(primary):
         parts.append(
             "Primary questions, one per model and data set (the run's confirmatory family): the estimate that "
-            f"answers each with the {level(1 - _alpha(record))} interval of its test, its p and Holm-adjusted p "
+            f"answers each with the {level(1 - record_alpha(record))} interval of its test, its p and Holm-adjusted p "
             "(* significant).\n\n" + to_markdown(primary) + "\n" + _plan_line(record) + "\n"
         )
-    crows = crows_pairs_lines(record)
-    if len(crows):
-        parts.append(
-            "CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
-            "of its exact sign test and its Holm-adjusted p (* significant: the interval excludes 50%); net "
-            "preference: percentage points, pairs preferring the more stereotyping sentence minus those "
-            "preferring the less, over all scored pairs; Nangia's score by their rule, unmarked.\n\n"
-            + to_markdown(crows)
-        )
-    cloze = cloze_lines(record)
-    if len(cloze):
-        metric = PAPER_METRIC_LABELS["mrr"]
-        parts.append(
-            f"Cloze sets: all annotators' P@1, P@5, {metric} (percent); σ_gd of {metric} across the four "
-            "groups (percentage points), the critical value it must exceed, and its p adjusted by the analysis "
-            "plan (* groups differ; pooled: the primary question).\n\n" + to_markdown(cloze)
-        )
+    for table, lines in headline_tables(record):
+        if len(lines):
+            parts.append(table.caption + "\n\n" + to_markdown(lines))
     return "\n".join(parts) if parts else "No headline numbers: the run scored no model.\n"
