@@ -107,8 +107,9 @@ def test_named_models_are_the_only_ones_scored_by_the_studies_kept():
     )
 
 
-def test_a_later_call_keeps_the_earlier_cloze_tests_and_corpora():
-    """A run that scored a cloze test or a corpus keeps it when a later call names another."""
+def test_a_later_call_keeps_the_earlier_data_sets():
+    """A run that scored a cloze test, a corpus or a CrowS-Pairs data set keeps it when a later call names
+    another."""
     had = {"datasets": {"cloze_tests": {"mozart": {}, "other": {"enabled": False}}}, "cloze": {"corpora": {"demo": {}}}}
     settings = {
         "datasets": {"cloze_tests": {"mozart": {"enabled": False}, "other": {"enabled": True}}},
@@ -117,7 +118,13 @@ def test_a_later_call_keeps_the_earlier_cloze_tests_and_corpora():
     out, notes = runs.keep_earlier(had, settings)
     assert out["datasets"]["cloze_tests"] == {"mozart": {"enabled": True}, "other": {"enabled": True}}
     assert out["cloze"]["corpora"] == {"demo": {"enabled": True}}
-    assert notes == ["keeps its earlier corpus demo", "keeps its earlier cloze test mozart"]
+    assert notes == ["keeps its earlier ready-made cloze test mozart", "keeps its earlier cloze corpus demo"]
+    # a CrowS-Pairs run's list of data sets grows
+    out, notes = runs.keep_earlier(
+        {"crows_pairs": {"datasets": ["demo_en"]}}, {"crows_pairs": {"datasets": ["demo_fr"]}}
+    )
+    assert out["crows_pairs"]["datasets"] == ["demo_en", "demo_fr"]
+    assert notes == ["keeps its earlier CrowS-Pairs data set demo_en"]
 
 
 def test_unknown_studies_and_data_sets_are_refused_with_the_known_ones():

@@ -77,7 +77,6 @@ STUDY_NAMES_LEFT = {
     "studies.py": 4,  # the registration (and the cloze task's name)
     "config.py": 10,  # the configuration's checks and defaults
     "runs/comparison.py": 8,  # plmfair compare's changes
-    "runs/folders.py": 11,  # how --datasets narrows a run
 }
 
 

@@ -52,6 +52,21 @@ Subjects = Callable[[dict], list[str]]
 
 
 @dataclass(frozen=True)
+class DataChoice:
+    """A kind of data set of a study that ``plmfair run --datasets`` can name
+    (:func:`plmfair.runs.folders.run_settings`): what it is, in words (``kind``); the key path of the
+    mapping that declares them by name (``declared``); how a run keeps only those named: the key path of
+    the study's list of the names in use (``chosen``), or None when each declared entry is switched by its
+    own ``enabled``; and whether an entry may carry a model list of its own (``own_models``), which the
+    run's models then replace. A later call keeps what an earlier one chose (``keep_earlier``)."""
+
+    kind: str
+    declared: tuple[str, ...]
+    chosen: tuple[str, ...] | None = None
+    own_models: bool = False
+
+
+@dataclass(frozen=True)
 class Study:
     """One study: its config section (``name``), report category (``title``), ``task``, whether its
     cloze sets are ``constructs``-ed from parallel text, what it reads (``data``), its jobs and rule
@@ -67,7 +82,8 @@ class Study:
     jobs' order (``scored``: the models table, the run record and the models' manifests ask it); its part
     of the run record: the plan function listing the files it summarises (``recorded``) and the module
     whose ``KEYS`` are its lists under the record's ``results`` and whose ``record_part(files, plan)``
-    makes them (``record``: :class:`plmfair.rendering.record_rows.RecordPart`)."""
+    makes them (``record``: :class:`plmfair.rendering.record_rows.RecordPart`); the kinds of its data sets
+    ``--datasets`` can name (``choices``, :class:`DataChoice`)."""
 
     name: str
     title: str
@@ -88,6 +104,7 @@ class Study:
     scored: Callable[[dict], list[tuple[str, str]]] | None = None
     recorded: Callable[[dict], list[str]] | None = None
     record: str = ""
+    choices: tuple[DataChoice, ...] = ()
 
     @property
     def jobs(self) -> tuple[str, ...]:

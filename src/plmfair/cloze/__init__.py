@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import partial
 
 from plmfair.cloze import construction_plan, outputs, plan
-from plmfair.studies import CLOZE_TASK, Study
+from plmfair.studies import CLOZE_TASK, DataChoice, Study
 
 
 def _own(subjects: dict) -> dict:
@@ -77,6 +77,7 @@ MOZART = Study(
     scored=partial(plan.scored, study="mozart"),
     recorded=partial(plan.recorded_files, study="mozart"),
     record="plmfair.cloze.record_part",
+    choices=(DataChoice("a ready-made cloze test", ("datasets", "cloze_tests")),),
     **_own(_MOZART_SUBJECTS),
 )
 
@@ -112,5 +113,6 @@ CLOZE = Study(
     scored=partial(plan.scored, study="cloze"),
     recorded=partial(plan.recorded_files, study="cloze"),
     record="plmfair.cloze.record_part",
+    choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), own_models=True),),
     **_own(_CLOZE_SUBJECTS),
 )

@@ -14,7 +14,7 @@ files), :mod:`~plmfair.crows_pairs.summary` (scores, exact tests, McNemar),
 from __future__ import annotations
 
 from plmfair.crows_pairs import outputs, plan
-from plmfair.studies import PAIRS_TASK, Study
+from plmfair.studies import PAIRS_TASK, DataChoice, Study
 
 STUDY = Study(
     "crows_pairs",
@@ -49,4 +49,5 @@ STUDY = Study(
     scored=plan.scored,
     recorded=plan.recorded_files,
     record="plmfair.crows_pairs.record_part",
+    choices=(DataChoice("a CrowS-Pairs data set", ("datasets", "crows_pairs"), chosen=("crows_pairs", "datasets")),),
 )

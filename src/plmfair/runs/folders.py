@@ -43,6 +43,7 @@ from plmfair.errors import ConfigError, did_you_mean
 from plmfair.io.atomic import write_text
 from plmfair.scoring import FAMILIES, family_by_class_name
 from plmfair.scoring.specs import require_model_folder
+from plmfair.studies import DataChoice
 
 log = logging.getLogger(__name__)
 
@@ -210,27 +211,47 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
     return arg.name, entry
 
 
+def _at(config: dict, path: Sequence[str]) -> dict:
+    """The mapping at a key path of ``config`` ({} where it is missing)."""
+    node = config
+    for key in path:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else {}
+
+
+def _into(settings: dict, path: Sequence[str]) -> dict:
+    """The mapping at a key path of ``settings``, made where missing."""
+    for key in path:
+        settings = settings.setdefault(key, {})
+    return settings
+
+
+def _noun(choice: DataChoice) -> str:
+    return choice.kind.removeprefix("a ").removeprefix("an ")
+
+
 def run_settings(
     config: dict, models: dict[str, dict], *, studies: Sequence[str] | None, datasets: Sequence[str] | None
 ) -> dict:
     """The configuration a run adds over ``config`` (the merged base): the named models, scored by
-    every study the run keeps and by nothing else; with ``studies``, the others switched off; the
-    data sets, ready-made cloze tests and corpora named kept, the others of their kind left out."""
+    every study the run keeps and by nothing else; with ``studies``, the others switched off; of each
+    kind of data set the studies declare (:class:`plmfair.studies.DataChoice`), the ones named kept and
+    the others of their kind left out, and the entries with a model list of their own given the named
+    models."""
     for study in studies or []:
         if study not in plan.STUDIES:
             raise ConfigError(
                 f"study {study!r}{did_you_mean(study, plan.STUDIES)}: the studies are {', '.join(plan.STUDIES)}"
             )
     kept = [s for s in plan.STUDIES if (s in studies if studies else plan.enabled(config, s))]
-    sets, corpora = plan.crows_pairs_sets(config), config.get("cloze", {}).get("corpora", {})
-    tests = config.get("datasets", {}).get("cloze_tests", {})
+    choices = [(study, choice) for study in plan.STUDIES for choice in plan.STUDIES[study].choices]
+    known = [name for _, choice in choices for name in _at(config, choice.declared)]
     for name in datasets or []:
-        if name not in sets and name not in tests and name not in corpora:
-            known = [*sets, *tests, *corpora]
+        if name not in known:
+            kinds = [f"{choice.kind} ({'.'.join(choice.declared)})" for _, choice in choices]
             raise ConfigError(
-                f"data set {name!r}{did_you_mean(name, known)} is neither a CrowS-Pairs data set "
-                f"(datasets.crows_pairs), a ready-made cloze test (datasets.cloze_tests) nor a cloze "
-                f"corpus (cloze.corpora) of the configuration; known: {', '.join(known)}"
+                f"data set {name!r}{did_you_mean(name, known)} is none of the configuration's: not "
+                f"{', '.join(kinds[:-1])} nor {kinds[-1]}; known: {', '.join(known)}"
             )
     out: dict = {"models": dict(models)} if models else {}
     for study in plan.STUDIES:
@@ -240,24 +261,24 @@ def run_settings(
         }
         if part:
             out[study] = part
-    named_sets = [d for d in datasets or [] if d in sets]
-    named_corpora = [d for d in datasets or [] if d in corpora]
-    if named_sets:
-        out.setdefault("crows_pairs", {})["datasets"] = named_sets
-    named_tests = [d for d in datasets or [] if d in tests]
-    if named_tests:
-        out.setdefault("datasets", {})["cloze_tests"] = {name: {"enabled": name in named_tests} for name in tests}
-    if "cloze" in kept:
-        # a corpus with its own model list would keep scoring those: it gets the named models
+    for study, choice in choices:
+        declared = _at(config, choice.declared)
+        named = [d for d in datasets or [] if d in declared]
+        if choice.chosen is not None:
+            if named:
+                _into(out, choice.chosen[:-1])[choice.chosen[-1]] = named
+            continue
+        # an entry with its own model list would keep scoring those: it gets the named models
+        own = choice.own_models and models and study in kept
         chosen = {
             name: {
-                **({"enabled": name in named_corpora} if named_corpora else {}),
-                **({"models": list(models)} if models and entry.get("models") is not None else {}),
+                **({"enabled": name in named} if named else {}),
+                **({"models": list(models)} if own and entry.get("models") is not None else {}),
             }
-            for name, entry in corpora.items()
+            for name, entry in declared.items()
         }
         if any(chosen.values()):
-            out.setdefault("cloze", {})["corpora"] = {name: entry for name, entry in chosen.items() if entry}
+            _into(out, choice.declared).update({name: entry for name, entry in chosen.items() if entry})
     return out
 
 
@@ -281,19 +302,20 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
             notes.append(f"keeps its earlier study {study}")
         if "models" in part and "models" in before:
             part["models"] = _union(before["models"], part["models"])
-    sets = out.get("crows_pairs", {}).get("datasets")
-    if sets is not None and "datasets" in had.get("crows_pairs", {}):
-        out["crows_pairs"]["datasets"] = _union(had["crows_pairs"]["datasets"], sets)
-        if out["crows_pairs"]["datasets"] != sets:
-            notes.append(
-                f"keeps its earlier data sets {', '.join(s for s in had['crows_pairs']['datasets'] if s not in sets)}"
-            )
-    kinds = (("cloze", "corpora", "corpus"), ("datasets", "cloze_tests", "cloze test"))
-    for section, key, kind in kinds:
-        for name, part in out.get(section, {}).get(key, {}).items():
-            if part.get("enabled") is False and had.get(section, {}).get(key, {}).get(name, {}).get("enabled", True):
+    for choice in (choice for study in plan.STUDIES.values() for choice in study.choices):
+        if choice.chosen is not None:
+            where, before, key = _at(out, choice.chosen[:-1]), _at(had, choice.chosen[:-1]), choice.chosen[-1]
+            if where.get(key) is not None and key in before:
+                now = where[key]
+                where[key] = _union(before[key], now)
+                if before[key] is None:
+                    notes.append(f"keeps every {_noun(choice)}, as before")
+                notes += [f"keeps its earlier {_noun(choice)} {name}" for name in before[key] or [] if name not in now]
+            continue
+        for name, part in _at(out, choice.declared).items():
+            if part.get("enabled") is False and _at(had, choice.declared).get(name, {}).get("enabled", True):
                 part["enabled"] = True
-                notes.append(f"keeps its earlier {kind} {name}")
+                notes.append(f"keeps its earlier {_noun(choice)} {name}")
     return out, notes
 
 
