@@ -154,7 +154,7 @@ def test_the_flip_test_rejects_a_change_on_many_sentences():
 
 def test_compare_reads_each_runs_annotation_scores_and_never_a_model_against_itself(tmp_path):
     from plmfair.io.parquet import write_parquet
-    from plmfair.runs.comparison import cloze_changes
+    from plmfair.cloze.run_changes import changes
 
     rows = [
         {
@@ -177,7 +177,7 @@ def test_compare_reads_each_runs_annotation_scores_and_never_a_model_against_its
         folders[run] = tmp_path / run
         write_parquet(frame, folders[run] / "results" / "cloze" / "mozart" / "annotation_scores.parquet")
         records[run] = {"results": {"cloze": [{"set": "mozart", "model": m} for m in ("m", "other")]}}
-    table = cloze_changes(folders, records, alpha=0.05)
+    table = changes(folders, records, alpha=0.05, source="compare")
     assert sorted(set(zip(table["a"], table["b"], strict=True))) == [("r1/m", "r2/m"), ("r1/other", "r2/other")]
     p_at_1 = table[(table["group"] == "all") & (table["metric"] == "p_at_1") & (table["lang"] == "fr")]
     assert p_at_1["change"].tolist() == [100.0, 100.0]  # every annotation a miss in r1, a hit in r2

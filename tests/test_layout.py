@@ -76,7 +76,6 @@ def test_few_modules_at_the_top_and_each_study_one_package():
 STUDY_NAMES_LEFT = {
     "studies.py": 4,  # the registration (and the cloze task's name)
     "config.py": 10,  # the configuration's checks and defaults
-    "runs/comparison.py": 8,  # plmfair compare's changes
 }
 
 

@@ -83,7 +83,12 @@ class Study:
     of the run record: the plan function listing the files it summarises (``recorded``) and the module
     whose ``KEYS`` are its lists under the record's ``results`` and whose ``record_part(files, plan)``
     makes them (``record``: :class:`plmfair.rendering.record_rows.RecordPart`); the kinds of its data sets
-    ``--datasets`` can name (``choices``, :class:`DataChoice`)."""
+    ``--datasets`` can name (``choices``, :class:`DataChoice`); its part of ``plmfair compare``: the module
+    (``compare``) whose ``KEY`` and ``TITLE`` name the part, whose ``changes(folders, records, alpha=,
+    source=, other_models=)`` compares every two runs, ``tests(changes)`` gives the comparison's plan its
+    tests, ``decided(changes, plan)`` adds the plan's decisions and ``sections(record)`` names the
+    configuration sections a run's numbers depend on; optionally ``for_people(changes, plan, alpha=)`` (its
+    Markdown view) and ``text(changes)`` (a title and a block of text printed after it)."""
 
     name: str
     title: str
@@ -105,6 +110,7 @@ class Study:
     recorded: Callable[[dict], list[str]] | None = None
     record: str = ""
     choices: tuple[DataChoice, ...] = ()
+    compare: str = ""
 
     @property
     def jobs(self) -> tuple[str, ...]:

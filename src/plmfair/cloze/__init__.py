@@ -77,6 +77,7 @@ MOZART = Study(
     scored=partial(plan.scored, study="mozart"),
     recorded=partial(plan.recorded_files, study="mozart"),
     record="plmfair.cloze.record_part",
+    compare="plmfair.cloze.run_changes",
     choices=(DataChoice("a ready-made cloze test", ("datasets", "cloze_tests")),),
     **_own(_MOZART_SUBJECTS),
 )
@@ -113,6 +114,7 @@ CLOZE = Study(
     scored=partial(plan.scored, study="cloze"),
     recorded=partial(plan.recorded_files, study="cloze"),
     record="plmfair.cloze.record_part",
+    compare="plmfair.cloze.run_changes",
     choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), own_models=True),),
     **_own(_CLOZE_SUBJECTS),
 )

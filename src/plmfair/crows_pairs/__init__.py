@@ -49,5 +49,6 @@ STUDY = Study(
     scored=plan.scored,
     recorded=plan.recorded_files,
     record="plmfair.crows_pairs.record_part",
+    compare="plmfair.crows_pairs.run_changes",
     choices=(DataChoice("a CrowS-Pairs data set", ("datasets", "crows_pairs"), chosen=("crows_pairs", "datasets")),),
 )

@@ -4,12 +4,9 @@
   token budget) and the configuration keys the compared studies read (every key with ``all_settings``);
 - each run's coverage warnings;
 - each run's headline numbers (each study's, :func:`plmfair.runs.record.headline_tables`);
-- for every two runs, each CrowS-Pairs data set and each model present in both, the pair-by-pair
-  comparison of :mod:`plmfair.crows_pairs.changes` (the 3 x 3 transitions, and the changes of the
-  decisive share and of Nangia's score, each with Tango's interval and its test); a model against
-  another model only with ``other_models``, never a scoring against itself;
-- for every two runs, each cloze set and model in both, the annotation-by-annotation changes of
-  :mod:`plmfair.cloze.changes` (P@1, P@5, MRR per group, sigma_gd, each with its flip test).
+- each study's changes between every two runs (its ``compare`` module, :class:`plmfair.studies.Study`):
+  CrowS-Pairs pair by pair (:mod:`plmfair.crows_pairs.run_changes`), cloze sets annotation by annotation
+  (:mod:`plmfair.cloze.run_changes`).
 
 Every test of the comparison is one family, Holm over it at the comparison's own ``alpha`` (Tarone's
 rule leaves out the tests that cannot reach it: :func:`plmfair.multiplicity.build_plan`).
@@ -20,24 +17,19 @@ Only what a run's record holds is shown: results of studies or models a run no l
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Mapping, Sequence
-from itertools import combinations
 from pathlib import Path
+from types import ModuleType
 
 import pandas as pd
 
-from plmfair.cloze.changes import CLOZE_CHANGE_SCHEMA, annotation_changes
-from plmfair.cloze.plan import set_file
-from plmfair.crows_pairs.changes import change_table, outcomes, paired_change
-from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES, read_pair_scores
-from plmfair.crows_pairs.tables import changes_table
 from plmfair.errors import DataError
-from plmfair.io.parquet import read_parquet
 from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA, build_plan
-from plmfair.rendering.marks import add_decisions
-from plmfair.rendering.table_format import to_markdown, with_display
+from plmfair.rendering.table_format import to_markdown
 from plmfair.runs.record import headline_tables, headlines, read_run_record
+from plmfair.studies import STUDIES
 
 # the analysis plan's name for the tests of a comparison
 SOURCE = "compare"
@@ -82,11 +74,15 @@ def run_labels(folders: Sequence[str | Path]) -> dict[str, Path]:
     return {str(p): p for p in paths}
 
 
+def study_parts() -> list[ModuleType]:
+    """Each study's part of the comparison (its ``compare`` module), in the registry's order, each once."""
+    modules = dict.fromkeys(study.compare for study in STUDIES.values() if study.compare)
+    return [importlib.import_module(name) for name in modules]
+
+
 def _studies(record: Mapping) -> set[str]:
-    """The configuration sections of the studies a run has numbers of (a cloze set's is its own name)."""
-    results = record["results"]
-    cloze = {r["set"] for r in results.get("cloze", [])} | ({"cloze"} if results.get("cloze") else set())
-    return ({"crows_pairs"} if results.get("crows_pairs") else set()) | cloze
+    """The configuration sections of the studies a run has numbers of."""
+    return set().union(*(part.sections(record) for part in study_parts()))
 
 
 def settings_that_differ(records: Mapping[str, dict], *, all_settings: bool = False) -> dict[str, pd.DataFrame]:
@@ -119,105 +115,13 @@ def settings_that_differ(records: Mapping[str, dict], *, all_settings: bool = Fa
     return {"model settings": differing, "configuration": pd.DataFrame(config, columns=["key", *records])}
 
 
-def _pair_scores(folder: Path, label: str, dataset: str, model: str) -> pd.DataFrame:
-    path = folder / "results" / "crows_pairs" / dataset / f"{model}.parquet"
-    if not path.is_file():
-        raise DataError(
-            f"{path}: missing, though the record of run {label} lists these scores; rebuild the run before "
-            f"comparing it (plmfair run --run {folder.name} --runs {folder.parent})"
-        )
-    return outcomes(read_pair_scores(path))
-
-
-def paired_changes(
-    folders: Mapping[str, Path], records: Mapping[str, dict], *, alpha: float, other_models: bool = False
-) -> pd.DataFrame:
-    """For every two runs, each data set and each model scored in both (with ``other_models``, each
-    two models too), the pair-by-pair comparison (:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`)."""
-    scored = {
-        run: {(r["dataset"], r["model"]) for r in record["results"]["crows_pairs"]} for run, record in records.items()
-    }
-    cache: dict[tuple[str, str, str], pd.DataFrame] = {}
-
-    def scores(run, dataset, model):
-        if (run, dataset, model) not in cache:
-            cache[run, dataset, model] = _pair_scores(folders[run], run, dataset, model)
-        return cache[run, dataset, model]
-
-    rows = []
-    for first, second in combinations(records, 2):
-        for dataset, model_a in sorted(scored[first]):
-            for ds, model_b in sorted(scored[second]):
-                if ds != dataset or (model_a != model_b and not other_models):
-                    continue
-                a, b = f"{first}/{model_a}", f"{second}/{model_b}"
-                change = paired_change(
-                    scores(first, dataset, model_a), scores(second, dataset, model_b), where=dataset, alpha=alpha
-                )
-                rows.append({"dataset": dataset, "a": a, "b": b, **change})
-    return change_table(rows, source=SOURCE)
-
-
-def cloze_changes(
-    folders: Mapping[str, Path], records: Mapping[str, dict], *, alpha: float, seed: int = 0
-) -> pd.DataFrame:
-    """For every two runs, each cloze set and model in both, the annotation-by-annotation changes of
-    P@1, P@5, MRR per language and group and of sigma_gd, each with its flip test (:mod:`plmfair.cloze.changes`)."""
-    scored = {run: {(r["set"], r["model"]) for r in record["results"]["cloze"]} for run, record in records.items()}
-    frames = []
-    for first, second in combinations(records, 2):
-        for cloze_set, model in sorted(scored[first] & scored[second]):
-            both = []
-            for run in (first, second):
-                path = folders[run] / set_file(cloze_set, "annotation_scores")
-                if not path.is_file():
-                    raise DataError(
-                        f"{path}: missing, though the record of run {run} lists its numbers; rebuild the run before "
-                        f"comparing it (plmfair run --run {folders[run].name} --runs {folders[run].parent})"
-                    )
-                scores = read_parquet(path)
-                both.append(scores[scores["model"] == model])
-            change = annotation_changes(*both, alpha=alpha, seed=seed)
-            a, b = f"{first}/{model}", f"{second}/{model}"
-            change["hypothesis"] = [
-                f"{SOURCE}/cloze/{cloze_set}/{a}/{b}/{lang}/{group}/{metric}"
-                for lang, group, metric in zip(change["lang"], change["group"], change["metric"], strict=True)
-            ]
-            frames.append(change.assign(set=cloze_set, a=a, b=b))
-    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(CLOZE_CHANGE_SCHEMA))
-    return out[list(CLOZE_CHANGE_SCHEMA)]
-
-
-def comparison_plan(crows: pd.DataFrame, cloze: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
-    """Every test of a comparison in one family, Holm at ``alpha`` (:func:`plmfair.multiplicity.build_plan`)."""
-    frames = [
-        pd.DataFrame(
-            {
-                "hypothesis": crows[f"{name}_hypothesis"],
-                "p_value": crows[f"{name}_p"].astype(float),
-                "p_min": crows[f"{name}_p_min"].astype(float),
-                "size": float("nan"),
-                "informative": ~crows["identical"].astype(bool),
-                "limit": "",
-            }
-        )
-        for name in CHANGES
-    ]
-    frames.append(
-        pd.DataFrame(
-            {
-                "hypothesis": cloze["hypothesis"],
-                "p_value": cloze["p_value"].astype(float),
-                "p_min": cloze["p_min"].astype(float),
-                "size": cloze["size"].astype(float),
-                "informative": True,
-                "limit": "",
-            }
-        )
-    )
-    hypotheses = pd.concat([f for f in frames if len(f)], ignore_index=True) if any(len(f) for f in frames) else None
-    if hypotheses is None:
+def comparison_plan(tests: Sequence[pd.DataFrame], *, alpha: float) -> pd.DataFrame:
+    """Every test of a comparison (the studies' ``tests``) in one family, Holm at ``alpha``
+    (:func:`plmfair.multiplicity.build_plan`)."""
+    frames = [f for f in tests if len(f)]
+    if not frames:
         return pd.DataFrame(columns=list(ANALYSIS_PLAN_SCHEMA))
+    hypotheses = pd.concat(frames, ignore_index=True)
     hypotheses = hypotheses.assign(study="compare", source=SOURCE, question=hypotheses["hypothesis"], primary=True)
     return build_plan(hypotheses, alpha=alpha)
 
@@ -225,52 +129,30 @@ def comparison_plan(crows: pd.DataFrame, cloze: pd.DataFrame, *, alpha: float) -
 def compare_runs(
     folders: Sequence[str | Path], *, alpha: float = 0.05, all_settings: bool = False, other_models: bool = False
 ) -> dict[str, pd.DataFrame]:
-    """Every table of the comparison, by name, in the order they are shown: numbers (the pair-by-pair
-    changes as :data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`, the cloze changes as
-    :data:`plmfair.cloze.changes.CLOZE_CHANGE_SCHEMA`, each test's decision beside it: Holm over the
-    comparison at ``alpha``), printed for people by :func:`render`."""
+    """Every table of the comparison, by name, in the order they are shown: numbers (each study's changes,
+    each test's decision beside it: Holm over the comparison at ``alpha``), printed for people by
+    :func:`render`."""
     located = run_labels(folders)
     records = {run: read_run_record(folder / "results" / "run.json") for run, folder in located.items()}
     warnings = [{"run": run, "warning": w} for run, record in records.items() for w in record["results"]["warnings"]]
-    headlines: dict[str, list[pd.DataFrame]] = {}
+    stacked: dict[str, list[pd.DataFrame]] = {}
     for run, record in records.items():
         for table, lines in headline_tables(record):
-            headlines.setdefault(table.key, []).append(lines.assign(run=run))
-    changes = paired_changes(located, records, alpha=alpha, other_models=other_models)
-    moved = cloze_changes(located, records, alpha=alpha)
-    plan = comparison_plan(changes, moved, alpha=alpha)
+            stacked.setdefault(table.key, []).append(lines.assign(run=run))
+    parts = study_parts()
+    changes = {
+        part.KEY: part.changes(located, records, alpha=alpha, source=SOURCE, other_models=other_models)
+        for part in parts
+    }
+    plan = comparison_plan([t for part in parts for t in part.tests(changes[part.KEY])], alpha=alpha)
     plan.attrs["alpha"] = alpha
     return {
         **settings_that_differ(records, all_settings=all_settings),
         "coverage warnings": pd.DataFrame(warnings, columns=["run", "warning"]),
-        **{key: _stacked(frames) for key, frames in headlines.items()},
-        "paired changes": _decided_changes(changes, plan),
-        "cloze changes": _decided_cloze(moved, plan),
+        **{key: _stacked(frames) for key, frames in stacked.items()},
+        **{part.KEY: part.decided(changes[part.KEY], plan) for part in parts},
         "plan": plan,
     }
-
-
-def _decided_changes(changes: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
-    """The pair-by-pair changes with each test's adjusted p and mark (``{change}_p_adjusted``,
-    ``{change}_significant``) from the comparison's plan."""
-    out = changes.copy()
-    for name in CHANGES:
-        if len(out):
-            decided = plan.set_index("hypothesis").loc[out[f"{name}_hypothesis"]]
-            out[f"{name}_p_adjusted"] = decided["p_adjusted"].to_numpy()
-            out[f"{name}_significant"] = decided["significant"].to_numpy(dtype=bool)
-        else:
-            out[f"{name}_p_adjusted"], out[f"{name}_significant"] = [], []
-    return out
-
-
-def _decided_cloze(moved: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
-    """The cloze changes with each flip test's adjusted p and mark, printed by the display rule."""
-    out = moved.copy()
-    marks: dict = {}
-    if len(out):
-        marks = add_decisions(out, moved, plan)
-    return with_display(out, nulls={"change": 0.0}, marks=marks)
 
 
 def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -284,37 +166,13 @@ def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-# each part's title (the studies' headline tables bring their own: plmfair.rendering.record_rows.Headline)
+# each part's title (the studies bring their own: their headline tables and their changes)
 TITLES = {
     "model settings": "Model settings that differ between the rows",
     "configuration": "Configuration keys that differ between the runs (those the compared studies read; "
     "--all-settings for every key)",
     "coverage warnings": "Coverage warnings: text a model cannot read",
-    "paired changes": "CrowS-Pairs, did it move? The same model in two runs compared pair by pair: the 3 x 3 "
-    "transitions (m, n, l: the more stereotyping sentence preferred, neutral, the less; m→l: more in the first "
-    "run, less in the second), and the changes of the decisive share (on the pairs both runs decide) and of "
-    "Nangia et al.'s score, each with Tango's score interval and p, the larger of the mid-p McNemar test's and "
-    "Tango's score test's; * : Holm-adjusted p < {alpha} over every test of this comparison; identical: no pair "
-    "moved",
-    "cloze changes": "Cloze sets, did it move? The same model in two runs compared annotation by annotation: P@1, "
-    "P@5, MRR (percent) per language and group and σ_gd across the four groups (percentage points) under each, "
-    "the change, and the p of its flip test (the two runs' scores exchanged sentence by sentence; no interval); * "
-    ": Holm-adjusted p < {alpha} over every test of this comparison",
 }
-
-
-def _transitions(changes: pd.DataFrame) -> str:
-    """Each comparison's 3 x 3 transition table as text: rows the outcome in the first run, columns in the
-    second."""
-    blocks = []
-    for _, r in changes.iterrows():
-        width = max(len(str(r[f"{x}_to_{y}"])) for x in OUTCOMES for y in OUTCOMES) + 2
-        lines = [f"{r['dataset']}: {r['a']} (rows) -> {r['b']} (columns), {r['n']} pairs"]
-        lines.append(" " * 9 + "".join(f"{y:>{max(width, 9)}}" for y in OUTCOMES))
-        for x in OUTCOMES:
-            lines.append(f"{x:<9}" + "".join(f"{r[f'{x}_to_{y}']:>{max(width, 9)}}" for y in OUTCOMES))
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
 
 
 def _json_value(value):
@@ -346,15 +204,16 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     if fmt == "csv":
         long = pd.concat([t.assign(table=name) for name, t in tables.items() if not t.empty], ignore_index=True)
         return long[["table", *[c for c in long.columns if c != "table"]]].to_csv(index=False, float_format="%.17g")
-    people = {
-        "paired changes": lambda t: changes_table(t, tables["plan"], alpha=alpha),
-    }
-    titles = {**TITLES, **{table.key: table.title for table in headlines()}}
+    studies = {part.KEY: part for part in study_parts()}
+    titles = {**TITLES, **{table.key: table.title for table in headlines()}, **{k: p.TITLE for k, p in studies.items()}}
     parts = []
     for name, table in tables.items():
         if table.empty or name == "plan":
             continue
-        parts.append(f"{titles[name].format(alpha=alpha)}\n\n{to_markdown(people.get(name, lambda t: t)(table))}")
-        if name == "paired changes":
-            parts.append(f"Transitions (pairs, by outcome in each run)\n\n```\n{_transitions(table)}\n```\n")
+        study = studies.get(name)
+        shown = study.for_people(table, tables["plan"], alpha=alpha) if hasattr(study, "for_people") else table
+        parts.append(f"{titles[name].format(alpha=alpha)}\n\n{to_markdown(shown)}")
+        if hasattr(study, "text"):
+            title, text = study.text(table)
+            parts.append(f"{title}\n\n```\n{text}\n```\n")
     return "\n".join(parts) if parts else "Nothing to compare: the runs hold no headline numbers.\n"
