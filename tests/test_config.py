@@ -139,7 +139,7 @@ CONFIG_ERRORS = {
     ),
     "a corpus named mozart": (
         lambda c: c["cloze"]["corpora"].update(mozart=c["cloze"]["corpora"]["wmt06_test2006"]),
-        "config error at datasets.cloze_tests.mozart: a cloze corpus has that name; give the cloze test another name",
+        "config error at cloze.corpora.mozart: a ready-made cloze test has that name; give the cloze corpus another name",
     ),
     "MozArt where it was": (
         lambda c: c["datasets"].update(mozart=c["datasets"]["cloze_tests"].pop("mozart")),
@@ -156,8 +156,8 @@ CONFIG_ERRORS = {
     ),
     "a cloze test named like a corpus": (
         lambda c: c["datasets"].update(cloze_tests={"wmt06_test2006": {"file": "x.zip", "languages": ["en"]}}),
-        "config error at datasets.cloze_tests.wmt06_test2006: a cloze corpus "
-        "has that name; give the cloze test another name",
+        "config error at cloze.corpora.wmt06_test2006: a ready-made cloze test "
+        "has that name; give the cloze corpus another name",
     ),
     "a cloze test without languages": (
         lambda c: c["datasets"].update(cloze_tests={"mine": {"file": "x.zip"}}),

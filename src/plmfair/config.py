@@ -14,17 +14,9 @@ import os
 from pathlib import Path
 
 from plmfair.errors import ConfigError, did_you_mean
-from plmfair.plan import (
-    STUDIES,
-    corpus_langs,
-    crows_pairs_sets,
-    download_entries,
-    is_built,
-    model_specs,
-    study_languages,
-)
+from plmfair.plan import STUDIES, download_entries, is_built, model_specs
 from plmfair.scoring import FAMILIES
-from plmfair.scoring.protocols import PROTOCOLS, family_protocols
+from plmfair.studies import DataChoice
 
 
 def _key_path(error) -> str:
@@ -64,25 +56,22 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
 
 def _check_moved(config: dict) -> None:
     """A key of an earlier version's config, named with where it lives now (the schema alone would only
-    say that it is not allowed)."""
-    datasets = config.get("datasets")
-    if isinstance(datasets, dict) and "mozart" in datasets:
-        raise ConfigError(
-            "config error at datasets.mozart: MozArt is now one ready-made cloze test; move the entry "
-            "(file, url, sha256, languages) to datasets.cloze_tests.mozart"
-        )
-    analysis = config.get("analysis")
-    if isinstance(analysis, dict) and "bootstrap" in analysis:
-        raise ConfigError(
-            "config error at analysis.bootstrap: no interval a run prints is a bootstrap's any more (each is one "
-            "whose coverage make bench-stats measures: docs/statistics.md); remove the key"
-        )
-    crows_pairs = config.get("crows_pairs")
-    if isinstance(crows_pairs, dict) and "alpha" in crows_pairs:
-        raise ConfigError(
-            "config error at crows_pairs.alpha: a run has one significance level for all its tests (its analysis "
-            "plan adjusts them together); set analysis.alpha instead"
-        )
+    say that it is not allowed): the studies' (:attr:`plmfair.studies.Study.moved`) and the shared ones."""
+    moved = {**MOVED, **{key: words for study in STUDIES.values() for key, words in study.moved.items()}}
+    for key, words in moved.items():
+        *path, last = key.split(".")
+        node = config
+        for part in path:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and last in node:
+            raise ConfigError(f"config error at {key}: {words}")
+
+
+# keys of an earlier version's shared sections, with what to do instead
+MOVED = {
+    "analysis.bootstrap": "no interval a run prints is a bootstrap's any more (each is one whose coverage make "
+    "bench-stats measures: docs/statistics.md); remove the key",
+}
 
 
 # The schema beside the workflow (plmfair is installed from its checkout).
@@ -105,46 +94,33 @@ def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = S
 
 
 def known_languages(config: dict) -> list[str]:
-    """Every language some data set of the config is in."""
-    langs = [
-        lang for entry in config.get("datasets", {}).get("cloze_tests", {}).values() for lang in entry["languages"]
-    ]
-    langs += [entry["lang"] for entry in crows_pairs_sets(config).values()]
-    langs += study_languages(config, "cloze")
-    return sorted(set(langs))
+    """Every language some data set the config declares is in."""
+    return sorted(
+        {
+            lang
+            for study in STUDIES.values()
+            for choice in study.choices
+            for entry in choice.entries(config).values()
+            for lang in choice.languages(entry)
+        }
+    )
 
 
 def check_config(config: dict) -> None:
     """Names used by the studies must be declared and fit the study; one line naming the key otherwise."""
     specs = model_specs(config)
-    sets = crows_pairs_sets(config)
-    for i, name in enumerate(config["crows_pairs"]["datasets"]):
-        if name not in sets:
-            raise ConfigError(
-                f"config error at crows_pairs.datasets.{i}: data set {name!r} is not declared under "
-                f"datasets.crows_pairs{did_you_mean(name, sets)} (declared: {sorted(sets)})"
-            )
-    for name, entry in sets.items():
-        chain, source = [name], entry.get("direction_from")
-        while source:
-            if source not in sets:
-                raise ConfigError(
-                    f"config error at datasets.crows_pairs.{chain[-1]}.direction_from: data set {source!r} "
-                    f"is not declared under datasets.crows_pairs{did_you_mean(source, sets)}"
-                )
-            if source in chain:
-                raise ConfigError(
-                    f"config error at datasets.crows_pairs.{name}.direction_from: a cycle "
-                    f"({' -> '.join([*chain, source])}); a chain of direction_from must end in a data "
-                    f"set with its own directions"
-                )
-            chain.append(source)
-            source = sets[source].get("direction_from")
-    _check_protocol(config["crows_pairs"]["protocol"])
+    _check_data_folders(config)
+    for study in STUDIES.values():
+        if study.check:
+            study.check(config)
+    # every model list: each study's, and those of its data sets' entries that may carry their own
     lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
     lists += [
-        ("cloze", f"cloze.corpora.{name}.models", entry.get("models") or [])
-        for name, entry in config.get("cloze", {}).get("corpora", {}).items()
+        (name, f"{'.'.join(choice.declared)}.{entry_name}.models", entry.get("models") or [])
+        for name, study in STUDIES.items()
+        for choice in study.choices
+        if choice.own_models
+        for entry_name, entry in choice.entries(config).items()
     ]
     for study, key, names in lists:
         for i, name in enumerate(names):
@@ -174,92 +150,34 @@ def check_config(config: dict) -> None:
                 f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
                 f"start from the working directory {Path.cwd()}); give the folder holding the model"
             )
-    _check_cloze(config)
     _check_downloads(config)
 
 
-def _check_protocol(name: str) -> None:
-    """``crows_pairs.protocol`` names a masked-LM protocol of the registry (a new protocol is its module
-    and its registry line, with no list to extend here or in the schema)."""
-    masked = family_protocols("mlm")
-    if name in masked:
-        return
-    if name in PROTOCOLS:
-        raise ConfigError(
-            f"config error at crows_pairs.protocol: {name!r} is the protocol of {PROTOCOLS[name].family} "
-            f"models, used for them whatever this key says; this key chooses the masked LMs' protocol, "
-            f"one of {masked}"
-        )
-    raise ConfigError(
-        f"config error at crows_pairs.protocol: unknown protocol {name!r}{did_you_mean(name, masked)}; "
-        f"the masked-LM protocols are {masked}"
-    )
-
-
-# A corpus's or a ready-made cloze test's answers are ingested at results/data/<name>/.
-RESERVED_CORPUS_NAMES = {"crows_pairs": "results/data/crows_pairs/ holds the CrowS-Pairs data sets"}
-
-
-def _check_cloze(config: dict) -> None:
-    cloze = config["cloze"]
-    classes = len(cloze["filters"]["pos"])
-    n = cloze["sample"]["n"]
-    if cloze["corpora"] and n % classes:
-        raise ConfigError(
-            f"config error at cloze.sample.n: {n} quadruples cannot be balanced across {classes} POS classes; "
-            f"use a multiple of {classes}"
-        )
-    tests = config.get("datasets", {}).get("cloze_tests", {})
-    for name in tests:  # a ready-made test's answers are ingested at results/data/<name>/, as a corpus's
-        clash = RESERVED_CORPUS_NAMES.get(name) or (
-            "a cloze corpus has that name" if name in cloze["corpora"] else None
-        )
-        if clash:
-            raise ConfigError(f"config error at datasets.cloze_tests.{name}: {clash}; give the cloze test another name")
-    tsne = config["mozart"]["tsne"]
-    unknown = [name for name in tsne["sets"] if name not in tests]
-    if tsne["sentences"] and tests and unknown:  # with no ready-made test declared there is nothing to map
-        raise ConfigError(
-            f"config error at mozart.tsne.sets: {unknown[0]!r} is no ready-made cloze test (declared in "
-            f"datasets.cloze_tests: {sorted(tests)}); list the tests whose quadruples are mapped, or set "
-            f"mozart.tsne.sentences: [] for no maps"
-        )
-    for name, corpus in cloze["corpora"].items():
-        if name in RESERVED_CORPUS_NAMES:
-            raise ConfigError(
-                f"config error at cloze.corpora.{name}: {RESERVED_CORPUS_NAMES[name]}; give the corpus another name"
-            )
-        if not corpus.get("enabled", True):
+def _check_data_folders(config: dict) -> None:
+    """Each data set ingested at ``results/data/<name>/`` (a study's output ``results/data/{name}/``) has a
+    name of its own: no other such data set's, and no folder a study keeps there itself
+    (``results/data/crows_pairs/``)."""
+    kept = {
+        output.split("/")[2]: study.title
+        for study in STUDIES.values()
+        for output in study.outputs
+        if output.startswith("results/data/") and "{" not in output
+    }
+    claimed: dict[str, DataChoice] = {}
+    for study in STUDIES.values():
+        if "results/data/{name}/" not in study.outputs:
             continue
-        where = f"cloze.corpora.{name}"
-        pivot = corpus["pivot"]
-        if "bitexts" in corpus and pivot in corpus["bitexts"]:
-            raise ConfigError(
-                f"config error at {where}.bitexts.{pivot}: the pivot language has no bitext of its own; "
-                f"give one bitext per other language"
-            )
-        langs = corpus_langs(corpus)
-        if "text" in corpus and pivot not in corpus["text"]:
-            raise ConfigError(
-                f"config error at {where}.pivot: {pivot!r} is not one of the text languages {list(corpus['text'])}"
-            )
-        for gold_name, gold in corpus["gold_alignments"].items():
-            if gold["lang"] not in langs or gold["lang"] == pivot:
-                raise ConfigError(
-                    f"config error at {where}.gold_alignments.{gold_name}.lang: {gold['lang']!r} is not "
-                    f"a non-pivot language of the corpus ({langs[1:]})"
-                )
-        for key in ("alignments", "align_extra", "answers"):
-            for lang in corpus[key]:
-                if lang not in langs or (key != "answers" and lang == pivot):
-                    allowed = [x for x in langs if key == "answers" or x != pivot]
-                    raise ConfigError(f"config error at {where}.{key}.{lang}: not a language of the corpus ({allowed})")
-        for lang in langs:
-            if lang not in cloze["spacy"]:
-                raise ConfigError(
-                    f"config error at cloze.spacy: no spaCy pipeline for {lang!r} (used by {where}); add "
-                    f"`{lang}: <pipeline name>` (for example {lang}_core_news_sm)"
-                )
+        for choice in study.choices:
+            for name in choice.entries(config):
+                where = f"config error at {'.'.join(choice.declared)}.{name}"
+                if name in kept:
+                    raise ConfigError(
+                        f"{where}: results/data/{name}/ holds the {kept[name]} data sets; give the {choice.noun} "
+                        f"another name"
+                    )
+                other = claimed.setdefault(name, choice)
+                if other is not choice:
+                    raise ConfigError(f"{where}: {other.kind} has that name; give the {choice.noun} another name")
 
 
 def _check_downloads(config: dict) -> None:

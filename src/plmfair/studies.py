@@ -58,12 +58,26 @@ class DataChoice:
     mapping that declares them by name (``declared``); how a run keeps only those named: the key path of
     the study's list of the names in use (``chosen``), or None when each declared entry is switched by its
     own ``enabled``; and whether an entry may carry a model list of its own (``own_models``), which the
-    run's models then replace. A later call keeps what an earlier one chose (``keep_earlier``)."""
+    run's models then replace; the languages of an entry (``languages``: the configuration's checks ask
+    every declared data set's). A later call keeps what an earlier one chose (``keep_earlier``)."""
 
     kind: str
     declared: tuple[str, ...]
+    languages: Callable[[dict], list[str]]
     chosen: tuple[str, ...] | None = None
     own_models: bool = False
+
+    @property
+    def noun(self) -> str:
+        """The kind without its article ("cloze corpus")."""
+        return self.kind.removeprefix("a ").removeprefix("an ")
+
+    def entries(self, config: dict) -> dict:
+        """The entries a configuration declares, by name ({} where the key path is missing)."""
+        node = config
+        for key in self.declared:
+            node = node.get(key) if isinstance(node, dict) else None
+        return node if isinstance(node, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -88,7 +102,10 @@ class Study:
     source=, other_models=)`` compares every two runs, ``tests(changes)`` gives the comparison's plan its
     tests, ``decided(changes, plan)`` adds the plan's decisions and ``sections(record)`` names the
     configuration sections a run's numbers depend on; optionally ``for_people(changes, plan, alpha=)`` (its
-    Markdown view) and ``text(changes)`` (a title and a block of text printed after it)."""
+    Markdown view) and ``text(changes)`` (a title and a block of text printed after it); its configuration
+    checks beyond the schema (``check(config)``, raising :class:`plmfair.errors.ConfigError` naming the key)
+    and the keys of its section an earlier version had, each with what to do instead (``moved``: key path ->
+    words)."""
 
     name: str
     title: str
@@ -111,6 +128,8 @@ class Study:
     record: str = ""
     choices: tuple[DataChoice, ...] = ()
     compare: str = ""
+    check: Callable[[dict], None] | None = None
+    moved: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def jobs(self) -> tuple[str, ...]:

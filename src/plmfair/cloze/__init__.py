@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from plmfair.cloze import construction_plan, outputs, plan
+from plmfair.cloze import config_checks, construction_plan, outputs, plan
 from plmfair.studies import CLOZE_TASK, DataChoice, Study
 
 
@@ -78,7 +78,9 @@ MOZART = Study(
     recorded=partial(plan.recorded_files, study="mozart"),
     record="plmfair.cloze.record_part",
     compare="plmfair.cloze.run_changes",
-    choices=(DataChoice("a ready-made cloze test", ("datasets", "cloze_tests")),),
+    choices=(DataChoice("a ready-made cloze test", ("datasets", "cloze_tests"), languages=lambda e: e["languages"]),),
+    check=config_checks.check_mozart,
+    moved=config_checks.MOZART_MOVED,
     **_own(_MOZART_SUBJECTS),
 )
 
@@ -115,6 +117,7 @@ CLOZE = Study(
     recorded=partial(plan.recorded_files, study="cloze"),
     record="plmfair.cloze.record_part",
     compare="plmfair.cloze.run_changes",
-    choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), own_models=True),),
+    choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), languages=plan.corpus_langs, own_models=True),),
+    check=config_checks.check_corpora,
     **_own(_CLOZE_SUBJECTS),
 )

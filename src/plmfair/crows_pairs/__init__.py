@@ -13,7 +13,7 @@ files), :mod:`~plmfair.crows_pairs.summary` (scores, exact tests, McNemar),
 
 from __future__ import annotations
 
-from plmfair.crows_pairs import outputs, plan
+from plmfair.crows_pairs import config_checks, outputs, plan
 from plmfair.studies import PAIRS_TASK, DataChoice, Study
 
 STUDY = Study(
@@ -50,5 +50,14 @@ STUDY = Study(
     recorded=plan.recorded_files,
     record="plmfair.crows_pairs.record_part",
     compare="plmfair.crows_pairs.run_changes",
-    choices=(DataChoice("a CrowS-Pairs data set", ("datasets", "crows_pairs"), chosen=("crows_pairs", "datasets")),),
+    check=config_checks.check,
+    moved=config_checks.MOVED,
+    choices=(
+        DataChoice(
+            "a CrowS-Pairs data set",
+            ("datasets", "crows_pairs"),
+            languages=lambda entry: [entry["lang"]],
+            chosen=("crows_pairs", "datasets"),
+        ),
+    ),
 )

@@ -43,7 +43,6 @@ from plmfair.errors import ConfigError, did_you_mean
 from plmfair.io.atomic import write_text
 from plmfair.scoring import FAMILIES, family_by_class_name
 from plmfair.scoring.specs import require_model_folder
-from plmfair.studies import DataChoice
 
 log = logging.getLogger(__name__)
 
@@ -226,10 +225,6 @@ def _into(settings: dict, path: Sequence[str]) -> dict:
     return settings
 
 
-def _noun(choice: DataChoice) -> str:
-    return choice.kind.removeprefix("a ").removeprefix("an ")
-
-
 def run_settings(
     config: dict, models: dict[str, dict], *, studies: Sequence[str] | None, datasets: Sequence[str] | None
 ) -> dict:
@@ -245,7 +240,7 @@ def run_settings(
             )
     kept = [s for s in plan.STUDIES if (s in studies if studies else plan.enabled(config, s))]
     choices = [(study, choice) for study in plan.STUDIES for choice in plan.STUDIES[study].choices]
-    known = [name for _, choice in choices for name in _at(config, choice.declared)]
+    known = [name for _, choice in choices for name in choice.entries(config)]
     for name in datasets or []:
         if name not in known:
             kinds = [f"{choice.kind} ({'.'.join(choice.declared)})" for _, choice in choices]
@@ -262,7 +257,7 @@ def run_settings(
         if part:
             out[study] = part
     for study, choice in choices:
-        declared = _at(config, choice.declared)
+        declared = choice.entries(config)
         named = [d for d in datasets or [] if d in declared]
         if choice.chosen is not None:
             if named:
@@ -309,13 +304,13 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
                 now = where[key]
                 where[key] = _union(before[key], now)
                 if before[key] is None:
-                    notes.append(f"keeps every {_noun(choice)}, as before")
-                notes += [f"keeps its earlier {_noun(choice)} {name}" for name in before[key] or [] if name not in now]
+                    notes.append(f"keeps every {choice.noun}, as before")
+                notes += [f"keeps its earlier {choice.noun} {name}" for name in before[key] or [] if name not in now]
             continue
-        for name, part in _at(out, choice.declared).items():
-            if part.get("enabled") is False and _at(had, choice.declared).get(name, {}).get("enabled", True):
+        for name, part in choice.entries(out).items():
+            if part.get("enabled") is False and choice.entries(had).get(name, {}).get("enabled", True):
                 part["enabled"] = True
-                notes.append(f"keeps its earlier {_noun(choice)} {name}")
+                notes.append(f"keeps its earlier {choice.noun} {name}")
     return out, notes
 
 
