@@ -131,7 +131,7 @@ def test_real_mozart(shared_data):
     df = read_mozart_zip(shared_data / "mozart" / "MozArt.zip", LANGS)
     sizes = df.groupby("lang").size().to_dict()
     assert sizes == {"en": 600, "es": 620, "de": 600, "fr": 600}
-    summary = data_summary({"mozart": df}, {}).set_index(["subset", "statistic"])["value"]
+    summary = data_summary({"mozart": {"mozart": df}}).set_index(["subset", "statistic"])["value"]
     assert summary[("en", "distinct_answers")] == 374  # as the paper reports
     assert summary[("de", "annotations_MNN")] == 140 and summary[("de", "annotations_FNN")] == 160
     assert summary[("es", "annotators")] == 62

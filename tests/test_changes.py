@@ -153,8 +153,8 @@ def test_the_flip_test_rejects_a_change_on_many_sentences():
 
 
 def test_compare_reads_each_runs_annotation_scores_and_never_a_model_against_itself(tmp_path):
-    from plmfair.io.parquet import write_parquet
     from plmfair.cloze.run_changes import changes
+    from plmfair.io.parquet import write_parquet
 
     rows = [
         {

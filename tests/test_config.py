@@ -139,7 +139,8 @@ CONFIG_ERRORS = {
     ),
     "a corpus named mozart": (
         lambda c: c["cloze"]["corpora"].update(mozart=c["cloze"]["corpora"]["wmt06_test2006"]),
-        "config error at cloze.corpora.mozart: a ready-made cloze test has that name; give the cloze corpus another name",
+        "config error at cloze.corpora.mozart: a ready-made cloze test has that name; "
+        "give the cloze corpus another name",
     ),
     "MozArt where it was": (
         lambda c: c["datasets"].update(mozart=c["datasets"]["cloze_tests"].pop("mozart")),

@@ -186,7 +186,7 @@ def test_labels_without_a_fallback_stay_missing_and_are_counted(tmp_path):
     )
     assert df["stereo_antistereo"].tolist()[::2] == ["stereo", "antistereo"] and pd.isna(df.loc[1, "stereo_antistereo"])
     assert pd.isna(df.loc[2, "bias_type"])
-    summary = data_summary({}, {"ar": df}).set_index("statistic")["value"]
+    summary = data_summary({"crows_pairs": {"ar": df}}).set_index("statistic")["value"]
     assert summary["pairs_unlabelled"] == 2 and summary["pairs"] == 3
 
 

@@ -10,7 +10,7 @@ LANGS = ["en", "es", "de", "fr"]
 def test_data_summary_counts(demo_data):
     moz = read_mozart_zip(demo_data / "MozArt.zip", LANGS)
     fr = read_crows_pairs(demo_data / "crows_pairs_demo_fr.csv", fmt="inria", lang="fr")
-    s = data_summary({"mozart": moz}, {"demo_fr": fr})
+    s = data_summary({"mozart": {"mozart": moz}, "crows_pairs": {"demo_fr": fr}})
     get = s.set_index(["dataset", "subset", "statistic"])["value"]
     assert get[("mozart", "en", "annotations")] == 48
     assert get[("mozart", "en", "annotators")] == 8

@@ -7,6 +7,7 @@ kind of job needs."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -90,6 +91,24 @@ def test_no_module_outside_a_study_names_one_but_those_left():
             if isinstance(node, ast.Constant) and node.value in names:
                 found[relative] += 1
     assert dict(found) == STUDY_NAMES_LEFT
+
+
+def test_the_shared_rule_files_name_no_study():
+    """The Snakefile and the rule files every study shares read the studies through the plan; a study's
+    helpers live in its own rule files (comments aside)."""
+    studies = "|".join(STUDIES)
+    shared = [REPO / "Snakefile"] + [
+        path
+        for path in (REPO / "workflow" / "rules").glob("*.smk")
+        if not any(path.name in study.rule_files for study in STUDIES.values())
+    ]
+    named = [
+        f"{path.name}:{number}: {line.strip()}"
+        for path in shared
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(rf"\b({studies})", line.split("#")[0])
+    ]
+    assert len(shared) >= 7 and not named, named
 
 
 def test_a_module_name_is_used_once_but_for_the_same_role_in_each_study():

@@ -30,8 +30,9 @@ CLOZE_SET_JOBS = (
     "cloze_breakdowns",
     "cloze_breakdown_figure",
 )
-# ... and the rule file that defines it (workflow/rules/), included for every study of the cloze task.
-CLOZE_SET_RULES = "cloze_sets.smk"
+# ... and the rule files that define it (workflow/rules/: what its rules read, then the rules), included for
+# every study of the cloze task.
+CLOZE_SET_RULES = ("cloze_sets_common.smk", "cloze_sets.smk")
 # Jobs every study shares: downloads, the data summary, models, tables, the run record, the targets
 # (in the rule files the Snakefile names itself).
 SHARED_JOBS = (
@@ -105,7 +106,10 @@ class Study:
     Markdown view) and ``text(changes)`` (a title and a block of text printed after it); its configuration
     checks beyond the schema (``check(config)``, raising :class:`plmfair.errors.ConfigError` naming the key)
     and the keys of its section an earlier version had, each with what to do instead (``moved``: key path ->
-    words)."""
+    words); the plan function listing the data sets it ingests that hold text, by name (``ingested``: the
+    demo's tiny models learn their vocabulary from them) and the ``"module:function"`` counting what is in
+    them for the run's data summary, a frame per name -> rows of
+    :data:`plmfair.runs.data_summary.DATA_SUMMARY_SCHEMA` (``counts``; none: not summarised)."""
 
     name: str
     title: str
@@ -130,6 +134,8 @@ class Study:
     compare: str = ""
     check: Callable[[dict], None] | None = None
     moved: Mapping[str, str] = field(default_factory=dict)
+    ingested: Callable[[dict], dict[str, str]] | None = None
+    counts: str = ""
 
     @property
     def jobs(self) -> tuple[str, ...]:
@@ -137,7 +143,7 @@ class Study:
 
     @property
     def rule_files(self) -> tuple[str, ...]:
-        return self.rules + ((CLOZE_SET_RULES,) if self.task == CLOZE_TASK else ())
+        return self.rules + (CLOZE_SET_RULES if self.task == CLOZE_TASK else ())
 
 
 STUDIES: Registry[Study] = Registry(

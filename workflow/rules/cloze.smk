@@ -1,3 +1,8 @@
+# Cloze sets constructed from multi-way parallel text (study cloze): each corpus tokenized and tagged by
+# spaCy, aligned to its pivot, its quadruples selected and sampled, its answer sheets written and its
+# human answers ingested; alignment quality against gold alignments.
+
+
 rule build_spacy_pipeline:
     localrule: True
     input:

@@ -4,13 +4,11 @@
 rule data_summary:
     localrule: True
     input:
-        cloze_tests=list(INGESTED_CLOZE_TESTS.values()),
-        crows_pairs=list(INGESTED_CROWS_PAIRS.values()),
+        [path for files in DATA_SUMMARY_INPUTS.values() for path in files.values()],
     output:
         summary=plan.DATA_SUMMARY,
     params:
-        cloze_tests=INGESTED_CLOZE_TESTS,
-        crows_pairs=INGESTED_CROWS_PAIRS,
+        studies=DATA_SUMMARY_INPUTS,
     log:
         "results/logs/ingest/data_summary.log",
     resources:

@@ -2,7 +2,7 @@ rule build_tiny_model:
     input:
         # the demo text a tiny model's tokenizer is trained on, and the answers it learns to fill
         # gaps with: every ingested sentence, the ready-made cloze tests' and the constructed sets' answers
-        corpus=list(INGESTED_CLOZE_TESTS.values()) + list(INGESTED_CROWS_PAIRS.values()) + CONSTRUCTED_ANSWERS,
+        corpus=plan.ingested_texts(config),
     output:
         model=directory("results/models/{built_model}"),
     params:

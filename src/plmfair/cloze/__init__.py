@@ -66,7 +66,7 @@ MOZART = Study(
     "ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
     "(datasets.cloze_tests; MozArt's own is mozart)",
     own_jobs=("ingest_cloze_test", "tsne_vectors", "tsne"),
-    rules=("mozart.smk",),
+    rules=("mozart_common.smk", "mozart.smk"),
     outputs=("results/data/{name}/", "results/cloze/{name}/"),
     subjects=_MOZART_SUBJECTS,
     downloads={"datasets.cloze_tests": plan.cloze_tests},
@@ -81,6 +81,8 @@ MOZART = Study(
     choices=(DataChoice("a ready-made cloze test", ("datasets", "cloze_tests"), languages=lambda e: e["languages"]),),
     check=config_checks.check_mozart,
     moved=config_checks.MOZART_MOVED,
+    ingested=plan.ingested_tests,
+    counts="plmfair.cloze.data_counts:counts",
     **_own(_MOZART_SUBJECTS),
 )
 
@@ -105,7 +107,7 @@ CLOZE = Study(
         "ingest_cloze_answers",
         "cloze_alignment_quality",
     ),
-    rules=("cloze.smk",),
+    rules=("cloze_common.smk", "cloze.smk"),
     outputs=("results/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
     subjects=_CLOZE_SUBJECTS,
     downloads={"cloze.corpora": plan.cloze_corpora, "cloze.spacy": plan.corpus_languages},
@@ -119,5 +121,6 @@ CLOZE = Study(
     compare="plmfair.cloze.run_changes",
     choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), languages=plan.corpus_langs, own_models=True),),
     check=config_checks.check_corpora,
+    ingested=plan.ingested_answers,
     **_own(_CLOZE_SUBJECTS),
 )

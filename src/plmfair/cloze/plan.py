@@ -161,6 +161,16 @@ def cloze_tests(config: dict) -> dict[str, dict]:
     }
 
 
+def ingested_tests(config: dict) -> dict[str, str]:
+    """The ready-made cloze tests' answers the study ingests, by name."""
+    return {name: annotations_file(name) for name in cloze_tests(config)}
+
+
+def ingested_answers(config: dict) -> dict[str, str]:
+    """The human answers of the constructed sets the study ingests, by name."""
+    return {name: annotations_file(name) for name in constructed_answered_sets(config)}
+
+
 def cloze_test_languages(config: dict, name: str) -> list[str]:
     """The languages read from a ready-made cloze test's archive."""
     return list(cloze_tests(config)[name]["languages"])

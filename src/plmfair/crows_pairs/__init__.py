@@ -32,7 +32,7 @@ STUDY = Study(
         "crows_pairs_languages",
         "crows_pairs_language_figure",
     ),
-    rules=("crows_pairs.smk",),
+    rules=("crows_pairs_common.smk", "crows_pairs.smk"),
     outputs=("results/data/crows_pairs/", "results/crows_pairs/"),
     subjects={
         "crows_pairs": plan.crows_pairs_outputs,
@@ -52,6 +52,8 @@ STUDY = Study(
     compare="plmfair.crows_pairs.run_changes",
     check=config_checks.check,
     moved=config_checks.MOVED,
+    ingested=plan.ingested,
+    counts="plmfair.crows_pairs.data_counts:counts",
     choices=(
         DataChoice(
             "a CrowS-Pairs data set",

@@ -116,6 +116,11 @@ def crows_pairs_data_file(dataset: str) -> str:
     return DATA.format(dataset=dataset)
 
 
+def ingested(config: dict) -> dict[str, str]:
+    """The data sets the study ingests, by name."""
+    return {dataset: crows_pairs_data_file(dataset) for dataset in crows_pairs_ingested(config)}
+
+
 def minimal_pair_languages(config: dict, study: str) -> list[str]:
     """The languages of a minimal-pair study's data sets (``<study>.datasets``)."""
     sets = crows_pairs_sets(config)

@@ -81,6 +81,8 @@ from plmfair.plan.model_runs import (
 )
 from plmfair.plan.published import (
     analysis_plan_inputs,
+    data_summary_inputs,
+    ingested_texts,
     pinned_checksums,
     published_files,
     recorded_config,
@@ -150,6 +152,8 @@ __all__ = [
     "downloaded",
     "alignment_route",
     "analysis_plan_inputs",
+    "data_summary_inputs",
+    "ingested_texts",
     "annotations_file",
     "answered_sets",
     "bitext_join",

@@ -1,0 +1,18 @@
+# CrowS-Pairs (study crows_pairs): the data sets' wildcard and what its rules read (crows_pairs.smk).
+
+CROWS_SETS = plan.crows_pairs_sets(config)
+
+
+wildcard_constraints:
+    dataset=_alternatives(CROWS_SETS),
+
+
+def crows_pairs_scores(jobs):
+    return [run["scores"] for run in plan.crows_pairs_runs(jobs)]
+
+
+def get_crows_pairs_inputs(w):
+    """The data set's file, and the ingested data set it borrows directions from (direction_from)."""
+    source = CROWS_SETS[w.dataset].get("direction_from")
+    return {"raw": download(CROWS_SETS[w.dataset]),
+            "reference": [plan.crows_pairs_data_file(source)] if source else []}
