@@ -16,7 +16,13 @@ Three parts (``--parts``, all by default):
   printed with its 95% Wilson interval, among the data sets where the row is testable (its smallest attainable
   p below alpha, its size at least 0.6 alpha and no limit of its design: plmfair.multiplicity.testable_on_design;
   an untestable row prints no mark), with how often that is; flagged outside [0.03, 0.07] (LEVEL_BAND at alpha
-  0.05) when the row is testable in at least MIN_JUDGED data sets (a rate over fewer is printed, not judged).
+  0.05, ends included) when the row is testable in at least MIN_JUDGED data sets (a rate over fewer is
+  printed, not judged). A test that permutes labels exchangeable under its null (all but Freedman & Lane's)
+  rejects a data set with probability exactly its size given the data's permutation distribution: its
+  exact level, the mean size over the testable data sets, is printed and judged instead, and the simulated
+  rejections are checked against it (the exact Poisson-binomial test; flagged below AGREEMENT_ALPHA: the
+  code is not the exact test it claims to be). At no effect sigma_gd's interval covers 0 exactly when the
+  test does not reject: its exact coverage, one minus the mean size, likewise.
 - ``coverage``: on the same simulated data sets, the coverage of the cloze intervals the tables print: each
   gap's (the test of the gap alone inverted) and sigma_gd's (its permutation test inverted over the group
   effects), of the true values (the group means of the population the latent model draws from, by
@@ -64,6 +70,7 @@ from threadpoolctl import threadpool_limits
 
 from plmfair.cloze.annotations import GROUPS, read_mozart_zip
 from plmfair.cloze.group_tests import (
+    FREEDMAN_LANE,
     group_disparity,
     group_effects,
     group_gaps,
@@ -275,6 +282,11 @@ def marked_tests(
                 "scope": np.where(rows["lang"] == "all", "pooled", "per language"),
                 "covered": (rows["ci_low"] <= rows["truth"] + 1e-12) & (rows["truth"] - 1e-12 <= rows["ci_high"]),
                 "width": rows["ci_high"] - rows["ci_low"],
+                # sigma_gd's interval holds a true 0 exactly when its permutation test does not reject: given
+                # the data set's ties, with probability 1 - size (NaN where the truth is not 0)
+                "exact": np.where(
+                    (rows["interval"] == "sigma_gd (test inverted)") & (rows["truth"] == 0), 1 - rows["size"], np.nan
+                ),
             }
         )
     return out.dropna(subset=["p_permutation"]), covered
@@ -365,12 +377,15 @@ def logit_check(design: pd.DataFrame, *, replicates: int, effect: float, seed: i
 def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """Rejection rate per (test, metric, scope) among the data sets where the row is testable
     (:func:`plmfair.multiplicity.testable_on_design`), with its Wilson 95% interval, and the share of data
-    sets where it is."""
+    sets where it is; for a test exact by exchangeability, also its level given each data set's ties
+    (``exact_level``, :func:`exact_level`) and whether the rejections agree with it (``agreement_p``)."""
     rows = []
     for (test, metric, scope), g in results.groupby(["test", "metric", "scope"], sort=False):
         testable = g[testable_on_design(g["p_min"], g["size"], g["limit"], alpha=alpha)]
-        k, n = int((testable["p_permutation"] < alpha).sum()), len(testable)
+        rejected = testable["p_permutation"] < alpha
+        k, n = int(rejected.sum()), len(testable)
         s = binomial_summary(k, n)
+        exact = test not in FREEDMAN_LANE and n > 0
         rows.append(
             {
                 "test": test,
@@ -381,9 +396,20 @@ def rates(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
                 "rate": s.proportion,
                 "ci_low": s.ci_low,
                 "ci_high": s.ci_high,
+                "exact_level": float(testable["size"].mean()) if exact else float("nan"),
+                "agreement_p": poisson_binomial_p(k, testable["size"].to_numpy(float)) if exact else float("nan"),
             }
         )
     return pd.DataFrame(rows)
+
+
+def poisson_binomial_p(k: int, probabilities: np.ndarray) -> float:
+    """Two-sided p of ``k`` successes among independent trials of the given ``probabilities`` (the sum of
+    the outcomes at most as likely as ``k``'s, the exact binomial test's rule), by convolution."""
+    pmf = np.array([1.0])
+    for q in probabilities:
+        pmf = np.convolve(pmf, [1 - q, q])
+    return float(min(1.0, pmf[pmf <= pmf[k] * (1 + 1e-7)].sum()))
 
 
 def coverages(covered: pd.DataFrame) -> pd.DataFrame:
@@ -401,26 +427,31 @@ def coverages(covered: pd.DataFrame) -> pd.DataFrame:
                 "ci_low": s.ci_low,
                 "ci_high": s.ci_high,
                 "median width": float(np.median(g["width"])),
+                "exact": float(g["exact"].mean()),
             }
         )
     return pd.DataFrame(rows)
 
 
-# the fewest testable data sets a level is judged on (below, its Wilson interval spans the band)
+# the fewest testable data sets a simulated rate is judged on (below, its Wilson interval spans the band)
 MIN_JUDGED = 100
+# below this, the rejections of an exact test disagree with its exact level: the code is not the test it claims
+AGREEMENT_ALPHA = 0.01
 
 
 def level_flag(rate: float, alpha: float) -> str:
     """'above' when a rejection rate under the null exceeds LEVEL_BAND's upper end (the marks claim more than
-    they hold), 'below' under its lower end (the test is too weak to be read), '' inside or NaN."""
+    they hold), 'below' under its lower end (the test is too weak to be read), '' inside (ends included, to
+    1e-12: 1.4 x 0.05 is 0.06999999999999999 in floating point, and 28 of 400 is inside) or NaN."""
     if np.isnan(rate):
         return ""
-    return "above" if rate > LEVEL_BAND[1] * alpha else "below" if rate < LEVEL_BAND[0] * alpha else ""
+    low, high = LEVEL_BAND[0] * alpha - 1e-12, LEVEL_BAND[1] * alpha + 1e-12
+    return "above" if rate > high else "below" if rate < low else ""
 
 
 def coverage_flag(coverage: float, alpha: float) -> bool:
     """Whether a 1 - alpha interval's coverage falls below 1 - LEVEL_BAND's upper end x alpha (0.93 at 0.05)."""
-    return coverage < 1 - LEVEL_BAND[1] * alpha
+    return coverage < 1 - LEVEL_BAND[1] * alpha - 1e-12
 
 
 def _band(alpha: float) -> str:
@@ -467,25 +498,33 @@ def cloze_part(args, design: pd.DataFrame, parts: set[str]) -> int:
             for _, r in table.iterrows():
                 if r["n"] == 0:
                     continue  # never testable: no mark to judge
-                judged = not power and r["n"] >= MIN_JUDGED
-                flag = level_flag(r["rate"], args.alpha) if judged else ""
-                outside += bool(flag)
+                exact = not power and not np.isnan(r["exact_level"])
+                judged = not power and (exact or r["n"] >= MIN_JUDGED)
+                flag = level_flag(r["exact_level"] if exact else r["rate"], args.alpha) if judged else ""
+                disagree = exact and r["agreement_p"] < AGREEMENT_ALPHA
+                outside += bool(flag) or disagree
                 note = _level_note(flag, args.alpha) if judged or power else f"  (n < {MIN_JUDGED}: not judged)"
+                if exact:
+                    note = f"  exact level {r['exact_level']:.3f} (rejections agree: p {r['agreement_p']:.2f})" + note
+                    note += f"  <- the rejections disagree with the exact level (p < {AGREEMENT_ALPHA})" * disagree
                 print(
                     f"  {r['test']:<26} {r['metric']:<5} {r['scope']:<13} n={r['n']:<5} testable {r['testable']:.3f} "
                     f"{r['rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{note}"
                 )
             if not power:
                 flagged += outside
-                print(f"  tests with a rate outside {_band(args.alpha)}: {outside} of {len(table)}\n")
+                print(f"  tests with a level outside {_band(args.alpha)} or disagreeing: {outside} of {len(table)}\n")
         if "coverage" in parts and len(covered) and not power:
             table = coverages(covered)
             print(f"== coverage, {name}: {replicates} data sets; coverage of the true value (95% interval)")
             for _, r in table.iterrows():
                 width = f" median width {r['median width']:.3g}" if r["coverage"] > 0.97 else ""
-                judged = r["n"] >= MIN_JUDGED
-                flagged += judged and coverage_flag(r["coverage"], args.alpha)
-                note = _coverage_note(r["coverage"], args.alpha) if judged else f"  (n < {MIN_JUDGED}: not judged)"
+                exact = not np.isnan(r["exact"])  # a true 0 covered exactly when the exact test does not reject
+                judged = exact or r["n"] >= MIN_JUDGED
+                coverage = r["exact"] if exact else r["coverage"]
+                flagged += judged and coverage_flag(coverage, args.alpha)
+                note = _coverage_note(coverage, args.alpha) if judged else f"  (n < {MIN_JUDGED}: not judged)"
+                note = f"  exact coverage {r['exact']:.3f}" * exact + note
                 print(
                     f"  {r['interval']:<32} {r['metric']:<6} {r['scope']:<13} n={r['n']:<5} "
                     f"{r['coverage']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]{width}{note}"

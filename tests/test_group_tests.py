@@ -504,6 +504,27 @@ def test_disparity_test_agrees_with_its_critical_value_and_its_interval():
             assert row["ci_low"] < 15 < row["ci_high"]
 
 
+def test_disparity_rejects_a_data_set_with_probability_exactly_its_size():
+    """The exact level make bench-stats judges sigma_gd's test by: under the null every labelling of the
+    annotators is as likely as the observed one, so the share of labellings whose p is below alpha must be
+    the size the observed one reports (every distinct labelling enumerated, here 5! / 2! = 60; at alpha 0.2,
+    as three groups of one annotator make every sigma_gd come six times)."""
+    rng = np.random.default_rng(11)
+    annotators = ["u1", "u2", "u3", "u4", "u5"]
+    values = {(s, u): rng.choice([0.0, 0.2, 0.25, 1 / 3, 0.5, 1.0]) for s in ("s1", "s2", "s3") for u in annotators}
+    labellings = sorted(set(itertools.permutations(["MN", "MN", "FN", "MNN", "FNN"])))
+    rejected, sizes = {}, set()
+    for labels in labellings:
+        group = dict(zip(annotators, labels, strict=True))
+        data = scores_frame([("fr", s, u, group[u], v) for (s, u), v in values.items()]).assign(hit5=1)
+        d = group_disparity(data, cloze_set="t", alpha=0.2).set_index(["lang", "metric"])
+        rejected[labels] = d.loc[("fr", "mrr"), "p_permutation"] < 0.2
+        sizes.add(round(d.loc[("fr", "mrr"), "size"], 12))
+    (size,) = sizes  # the same for every labelling: it depends on the permutation distribution alone
+    assert len(labellings) == 60 and size > 0
+    assert np.mean(list(rejected.values())) == pytest.approx(size)
+
+
 def test_disparity_interval_is_the_test_inverted_along_a_direction():
     """The interval's upper end: the group effects delta along the worst direction that the test, run on
     the data with delta taken off each annotator's scores, accepts. Recomputed by hand for the one-way
