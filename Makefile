@@ -86,6 +86,7 @@ test-cluster: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks
 	$(VENV)/bin/ruff format --check src tests workflow/scripts benchmarks
+	$(VENV)/bin/snakefmt --check --no-sort --line-length 120 Snakefile workflow/rules/
 	PYTHONPATH=src $(VENV)/bin/lint-imports --no-cache
 	$(SNAKEMAKE) --lint --configfile .test/config/config.yaml --directory .test --snakefile Snakefile
 

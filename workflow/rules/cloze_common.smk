@@ -36,8 +36,10 @@ def get_cloze_bitext_files(w):
 def get_cloze_tokenize_inputs(w):
     """A language's text file, or the corpus joined from its bitexts; the pipeline the workflow built."""
     entry = plan.corpus(config, w.corpus).text(w.lang)
-    return {"text": plan.set_file(w.corpus, "joined") if entry is None else download(entry),
-            "pipeline": spacy_built([plan.spacy_pipeline(config, w.lang)])}
+    return {
+        "text": plan.set_file(w.corpus, "joined") if entry is None else download(entry),
+        "pipeline": spacy_built([plan.spacy_pipeline(config, w.lang)]),
+    }
 
 
 def get_spacy_pipeline(w):
@@ -49,8 +51,12 @@ def get_cloze_align_inputs(w):
     the pipelines that tokenize it)."""
     route = plan.alignment_route(config, w.corpus, w.lang)
     pivot_tokens, tokens = corpus_tokens(w.corpus, [route.pivot, route.lang])
-    return {"pivot_tokens": pivot_tokens, "tokens": tokens, "pipelines": spacy_built(route.pipelines),
-            **{role: download(entry) for role, entry in route.downloads.items()}}
+    return {
+        "pivot_tokens": pivot_tokens,
+        "tokens": tokens,
+        "pipelines": spacy_built(route.pipelines),
+        **{role: download(entry) for role, entry in route.downloads.items()},
+    }
 
 
 def get_cloze_align_settings(w):
@@ -60,18 +66,24 @@ def get_cloze_align_settings(w):
 
 def get_cloze_select_inputs(w):
     c = plan.corpus(config, w.corpus)
-    return {"tokens": corpus_tokens(w.corpus, c.langs),
-            "alignments": list(corpus_alignment_files(w.corpus, c.langs[1:]).values()),
-            "join_counts": plan.set_file(w.corpus, "join_counts") if c.joined else [],
-            "pipelines": spacy_built(plan.spacy_pipeline(config, lang) for lang in c.langs)}
+    return {
+        "tokens": corpus_tokens(w.corpus, c.langs),
+        "alignments": list(corpus_alignment_files(w.corpus, c.langs[1:]).values()),
+        "join_counts": plan.set_file(w.corpus, "join_counts") if c.joined else [],
+        "pipelines": spacy_built(plan.spacy_pipeline(config, lang) for lang in c.langs),
+    }
 
 
 def get_cloze_select_settings(w):
     """The corpus's languages (pivot first), whether its lines are tokenized, and each language's pipeline."""
     c = plan.corpus(config, w.corpus)
-    return {"langs": list(c.langs), "tokenized": c.tokenized, "token_files": corpus_token_files(w.corpus, c.langs),
-            "alignment_files": corpus_alignment_files(w.corpus, c.langs[1:]),
-            "pipelines": {lang: spacy_load(plan.spacy_pipeline(config, lang)) for lang in c.langs}}
+    return {
+        "langs": list(c.langs),
+        "tokenized": c.tokenized,
+        "token_files": corpus_token_files(w.corpus, c.langs),
+        "alignment_files": corpus_alignment_files(w.corpus, c.langs[1:]),
+        "pipelines": {lang: spacy_load(plan.spacy_pipeline(config, lang)) for lang in c.langs},
+    }
 
 
 def get_gold_token_files(w):
@@ -92,5 +104,7 @@ def get_answer_files(w):
 def get_gold_alignment_inputs(w):
     """The gold sets' downloads, and the corpus text of their languages (aligned together with them)."""
     golds = plan.gold_sets(config, w.corpus).values()
-    return {"downloads": list(dict.fromkeys(download(entry) for gold in golds for entry in gold.files.values())),
-            "tokens": corpus_tokens(w.corpus, plan.gold_langs(config, w.corpus))}
+    return {
+        "downloads": list(dict.fromkeys(download(entry) for gold in golds for entry in gold.files.values())),
+        "tokens": corpus_tokens(w.corpus, plan.gold_langs(config, w.corpus)),
+    }

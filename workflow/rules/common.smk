@@ -61,8 +61,12 @@ def scoring_resources(rule):
     GPU for tokenisation and torch's host work, and its token budget (tokens per forward pass, batch
     size x padded length; 0: the default of plmfair.scoring.base.default_token_budget; raise it on a
     large GPU with --set-resources <rule>:token_budget=N)."""
-    return {**sized(rule), "gpu": from_plan(plan.model_gpus, "model"), "cpus_per_gpu": SCORING_THREADS,
-            "token_budget": 0}
+    return {
+        **sized(rule),
+        "gpu": from_plan(plan.model_gpus, "model"),
+        "cpus_per_gpu": SCORING_THREADS,
+        "token_budget": 0,
+    }
 
 
 def from_plan(function, *wildcards, **fixed):

@@ -14,5 +14,4 @@ def crows_pairs_scores(jobs):
 def get_crows_pairs_inputs(w):
     """The data set's file, and the ingested data set it borrows directions from (direction_from)."""
     source = CROWS_SETS[w.dataset].get("direction_from")
-    return {"raw": download(CROWS_SETS[w.dataset]),
-            "reference": [plan.crows_pairs_data_file(source)] if source else []}
+    return {"raw": download(CROWS_SETS[w.dataset]), "reference": [plan.crows_pairs_data_file(source)] if source else []}

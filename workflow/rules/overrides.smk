@@ -5,10 +5,15 @@ from plmfair.config import check_overrides
 
 try:
     check_overrides(
-        threads={rule: getattr(value, "raw", value) for rule, value in workflow.resource_settings.overwrite_threads.items()},
-        resources={rule: {name: getattr(value, "raw", value) for name, value in values.items()}
-                   for rule, values in workflow.resource_settings.overwrite_resources.items()},
-        rules={rule.name for rule in workflow.rules},
+        # (a line may not start with "rule:" here: snakefmt would read a rule)
+        threads={
+            job: getattr(value, "raw", value) for job, value in workflow.resource_settings.overwrite_threads.items()
+        },
+        resources={
+            job: {name: getattr(value, "raw", value) for name, value in values.items()}
+            for job, values in workflow.resource_settings.overwrite_resources.items()
+        },
+        rules={job.name for job in workflow.rules},
     )
 except ConfigError as exc:
     raise SystemExit(f"plmfair: {exc}") from None
