@@ -16,7 +16,7 @@ from pathlib import Path
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.plan import STUDIES, download_entries, is_built, model_specs
 from plmfair.scoring import FAMILIES
-from plmfair.studies import DataChoice
+from plmfair.studies import DataChoice, section
 
 
 def _key_path(error) -> str:
@@ -60,10 +60,7 @@ def _check_moved(config: dict) -> None:
     moved = {**MOVED, **{key: words for study in STUDIES.values() for key, words in study.moved.items()}}
     for key, words in moved.items():
         *path, last = key.split(".")
-        node = config
-        for part in path:
-            node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and last in node:
+        if last in section(config, path):
             raise ConfigError(f"config error at {key}: {words}")
 
 

@@ -8,7 +8,7 @@ rather than compare study names (a test refuses a comparison with a study name e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from plmfair.errors import ConfigError
@@ -52,6 +52,14 @@ SHARED_JOBS = (
 Subjects = Callable[[dict], list[str]]
 
 
+def section(config: Mapping, path: Sequence[str]) -> dict:
+    """The mapping at a key path of a configuration ({} where it is missing or not a mapping)."""
+    node = config
+    for key in path:
+        node = node.get(key) if isinstance(node, Mapping) else None
+    return node if isinstance(node, dict) else {}
+
+
 @dataclass(frozen=True)
 class DataChoice:
     """A kind of data set of a study that ``plmfair run --datasets`` can name
@@ -74,11 +82,8 @@ class DataChoice:
         return self.kind.removeprefix("a ").removeprefix("an ")
 
     def entries(self, config: dict) -> dict:
-        """The entries a configuration declares, by name ({} where the key path is missing)."""
-        node = config
-        for key in self.declared:
-            node = node.get(key) if isinstance(node, dict) else None
-        return node if isinstance(node, dict) else {}
+        """The entries a configuration declares, by name."""
+        return section(config, self.declared)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from plmfair.errors import ConfigError, did_you_mean
 from plmfair.io.atomic import write_text
 from plmfair.scoring import FAMILIES, family_by_class_name
 from plmfair.scoring.specs import require_model_folder
+from plmfair.studies import section
 
 log = logging.getLogger(__name__)
 
@@ -210,14 +211,6 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
     return arg.name, entry
 
 
-def _at(config: dict, path: Sequence[str]) -> dict:
-    """The mapping at a key path of ``config`` ({} where it is missing)."""
-    node = config
-    for key in path:
-        node = node.get(key) if isinstance(node, dict) else None
-    return node if isinstance(node, dict) else {}
-
-
 def _into(settings: dict, path: Sequence[str]) -> dict:
     """The mapping at a key path of ``settings``, made where missing."""
     for key in path:
@@ -299,7 +292,7 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
             part["models"] = _union(before["models"], part["models"])
     for choice in (choice for study in plan.STUDIES.values() for choice in study.choices):
         if choice.chosen is not None:
-            where, before, key = _at(out, choice.chosen[:-1]), _at(had, choice.chosen[:-1]), choice.chosen[-1]
+            where, before, key = section(out, choice.chosen[:-1]), section(had, choice.chosen[:-1]), choice.chosen[-1]
             if where.get(key) is not None and key in before:
                 now = where[key]
                 where[key] = _union(before[key], now)
