@@ -183,3 +183,8 @@ def test_compare_reads_each_runs_annotation_scores_and_never_a_model_against_its
     assert p_at_1["change"].tolist() == [100.0, 100.0]  # every annotation a miss in r1, a hit in r2
     # one sentence: its two assignments give +100 and -100, as extreme as each other
     assert p_at_1["p_value"].tolist() == [1.0, 1.0] and table["hypothesis"].is_unique
+    # a file the record lists, gone: named, with the command that rebuilds its run
+    lost = folders["r2"] / "results" / "cloze" / "mozart" / "annotation_scores.parquet"
+    lost.unlink()
+    with pytest.raises(DataError, match=rf"{lost}: missing, though the record of run r2 lists it; rebuild"):
+        changes(folders, records, alpha=0.05, source="compare")

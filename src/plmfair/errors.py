@@ -35,3 +35,11 @@ def did_you_mean(name: str, known) -> str:
     folded = {str(k).lower(): str(k) for k in known}
     close = difflib.get_close_matches(str(name).lower(), list(folded), n=1)
     return f" (did you mean {folded[close[0]]!r}?)" if close else ""
+
+
+def missing_result(path, run: str, folder) -> DataError:
+    """A result the record of ``run`` (its ``folder``) lists, gone: what ``plmfair compare`` says."""
+    return DataError(
+        f"{path}: missing, though the record of run {run} lists it; rebuild the run before comparing it "
+        f"(plmfair run --run {folder.name} --runs {folder.parent})"
+    )

@@ -8,8 +8,10 @@ rather than compare study names (a test refuses a comparison with a study name e
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from plmfair.errors import ConfigError
 from plmfair.registry import Registry
@@ -160,6 +162,13 @@ STUDIES: Registry[Study] = Registry(
     },
     error=ConfigError,
 )
+
+
+def study_modules(attribute: str) -> list[ModuleType]:
+    """Each distinct module the studies name in ``attribute`` (``record``, ``compare``), in the registry's
+    order, imported: what a layer above the plan asks of every study."""
+    names = dict.fromkeys(getattr(study, attribute) for study in STUDIES.values() if getattr(study, attribute))
+    return [importlib.import_module(name) for name in names]
 
 
 def rule_files() -> list[str]:

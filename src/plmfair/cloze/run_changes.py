@@ -12,7 +12,7 @@ import pandas as pd
 
 from plmfair.cloze.changes import CLOZE_CHANGE_SCHEMA, annotation_changes
 from plmfair.cloze.plan import set_file
-from plmfair.errors import DataError
+from plmfair.errors import missing_result
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.table_format import with_display
@@ -53,10 +53,7 @@ def changes(
             for run in (first, second):
                 path = folders[run] / set_file(cloze_set, "annotation_scores")
                 if not path.is_file():
-                    raise DataError(
-                        f"{path}: missing, though the record of run {run} lists its numbers; rebuild the run before "
-                        f"comparing it (plmfair run --run {folders[run].name} --runs {folders[run].parent})"
-                    )
+                    raise missing_result(path, run, folders[run])
                 scores = read_parquet(path)
                 both.append(scores[scores["model"] == model])
             change = annotation_changes(*both, alpha=alpha, seed=seed)

@@ -16,7 +16,7 @@ from plmfair.crows_pairs.changes import change_table, outcomes, paired_change
 from plmfair.crows_pairs.plan import PAIR_SCORES
 from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES, read_pair_scores
 from plmfair.crows_pairs.tables import changes_table
-from plmfair.errors import DataError
+from plmfair.errors import missing_result
 
 KEY = "paired changes"  # its part of the comparison
 TITLE = (
@@ -36,10 +36,7 @@ def sections(record: Mapping) -> set[str]:
 def _pair_scores(folder: Path, label: str, dataset: str, model: str) -> pd.DataFrame:
     path = folder / PAIR_SCORES.format(dataset=dataset, model=model)
     if not path.is_file():
-        raise DataError(
-            f"{path}: missing, though the record of run {label} lists these scores; rebuild the run before "
-            f"comparing it (plmfair run --run {folder.name} --runs {folder.parent})"
-        )
+        raise missing_result(path, label, folder)
     return outcomes(read_pair_scores(path))
 
 

@@ -17,11 +17,9 @@ Only what a run's record holds is shown: results of studies or models a run no l
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
 
 import pandas as pd
 
@@ -29,7 +27,7 @@ from plmfair.errors import DataError
 from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA, build_plan
 from plmfair.rendering.table_format import to_markdown
 from plmfair.runs.record import headline_tables, headlines, read_run_record
-from plmfair.studies import STUDIES
+from plmfair.studies import study_modules
 
 # the analysis plan's name for the tests of a comparison
 SOURCE = "compare"
@@ -74,15 +72,9 @@ def run_labels(folders: Sequence[str | Path]) -> dict[str, Path]:
     return {str(p): p for p in paths}
 
 
-def study_parts() -> list[ModuleType]:
-    """Each study's part of the comparison (its ``compare`` module), in the registry's order, each once."""
-    modules = dict.fromkeys(study.compare for study in STUDIES.values() if study.compare)
-    return [importlib.import_module(name) for name in modules]
-
-
 def _studies(record: Mapping) -> set[str]:
     """The configuration sections of the studies a run has numbers of."""
-    return set().union(*(part.sections(record) for part in study_parts()))
+    return set().union(*(part.sections(record) for part in study_modules("compare")))
 
 
 def settings_that_differ(records: Mapping[str, dict], *, all_settings: bool = False) -> dict[str, pd.DataFrame]:
@@ -139,7 +131,7 @@ def compare_runs(
     for run, record in records.items():
         for table, lines in headline_tables(record):
             stacked.setdefault(table.key, []).append(lines.assign(run=run))
-    parts = study_parts()
+    parts = study_modules("compare")
     changes = {
         part.KEY: part.changes(located, records, alpha=alpha, source=SOURCE, other_models=other_models)
         for part in parts
@@ -204,7 +196,7 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     if fmt == "csv":
         long = pd.concat([t.assign(table=name) for name, t in tables.items() if not t.empty], ignore_index=True)
         return long[["table", *[c for c in long.columns if c != "table"]]].to_csv(index=False, float_format="%.17g")
-    studies = {part.KEY: part for part in study_parts()}
+    studies = {part.KEY: part for part in study_modules("compare")}
     titles = {**TITLES, **{table.key: table.title for table in headlines()}, **{k: p.TITLE for k, p in studies.items()}}
     parts = []
     for name, table in tables.items():

@@ -43,7 +43,7 @@ from plmfair.rendering.record_rows import Headline, plain, record_alpha
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs import integrity
 from plmfair.scoring.coverage import distinct
-from plmfair.studies import STUDIES
+from plmfair.studies import STUDIES, study_modules
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
@@ -422,8 +422,7 @@ def primary_lines(record: Mapping) -> pd.DataFrame:
 def headlines() -> list[Headline]:
     """Every study's headline tables, in the registry's order (a ``record`` module two studies share
     counted once)."""
-    modules = dict.fromkeys(study.record for study in STUDIES.values() if study.record)
-    return [table for name in modules for table in importlib.import_module(name).HEADLINES]
+    return [table for module in study_modules("record") for table in module.HEADLINES]
 
 
 def headline_tables(record: Mapping) -> list[tuple[Headline, pd.DataFrame]]:
