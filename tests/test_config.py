@@ -2,6 +2,7 @@ import copy
 
 import pytest
 import yaml
+from conftest import REPO
 
 from plmfair.config import validate_config
 from plmfair.errors import ConfigError
@@ -271,3 +272,38 @@ def test_keys_the_analysis_plan_replaced_are_refused_with_where_to_go(tmp_path):
     ):
         with pytest.raises(ConfigError, match=said):
             validate_config(config, SCHEMA)
+
+
+# function parameters whose defaults stand for the analysis section's (workflow/schemas/config.schema.yaml)
+MIRRORED = {"alpha": "alpha", "permutations": "permutations"}
+
+
+def test_every_python_default_that_mirrors_an_analysis_setting_is_the_schemas():
+    """A default written in a signature (``alpha: float = 0.05``) or on the command line (``--alpha``) is the
+    schema's ``analysis`` default it stands for: a changed default is changed in one place or fails here."""
+    import ast
+
+    from plmfair.config import SCHEMA
+
+    analysis = yaml.safe_load(SCHEMA.read_text())["properties"]["analysis"]["properties"]
+    wanted = {name: analysis[key]["default"] for name, key in MIRRORED.items()}
+    found, wrong = 0, []
+    for path in sorted((REPO / "src" / "plmfair").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            pairs = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                positional = node.args.posonlyargs + node.args.args
+                pairs += zip(positional[len(positional) - len(node.args.defaults) :], node.args.defaults, strict=True)
+                pairs += [
+                    (a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True) if d is not None
+                ]
+                pairs = [(a.arg, d) for a, d in pairs]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument" and node.args:
+                flag = getattr(node.args[0], "value", "")
+                pairs = [(str(flag).lstrip("-"), k.value) for k in node.keywords if k.arg == "default"]
+            for name, default in pairs:
+                if name in wanted and isinstance(default, ast.Constant) and default.value is not None:
+                    found += 1
+                    if default.value != wanted[name]:
+                        wrong.append(f"{path.relative_to(REPO)}:{default.lineno}: {name}={default.value!r}")
+    assert found >= 15 and not wrong, wrong
