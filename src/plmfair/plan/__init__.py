@@ -14,11 +14,6 @@ to itself (its rule file imports it).
 from __future__ import annotations
 
 from plmfair.cloze.construction_plan import (
-    GOLD_FILES,
-    AlignmentRoute,
-    Corpus,
-    GoldSet,
-    SpacyPipeline,
     alignment_route,
     bitext_join,
     corpus,
@@ -32,8 +27,6 @@ from plmfair.cloze.construction_plan import (
     text_reading,
 )
 from plmfair.cloze.plan import (
-    SET_FILE,
-    ClozeSet,
     annotations_file,
     answered_sets,
     cloze_corpora,
@@ -66,7 +59,6 @@ from plmfair.crows_pairs.plan import (
     crows_pairs_scores_file,
     crows_pairs_sets,
 )
-from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.plan.downloads import (
     DOWNLOADED,
     active_downloads,
@@ -95,20 +87,16 @@ from plmfair.plan.targets import (
     REPORT,
     RUN_RECORD,
     RUN_RECORD_HTML,
-    Table,
     caption_models,
     cloze_set_category,
     figure_category,
     figures,
-    output_subjects,
     report_category,
     setting,
     tables,
 )
 from plmfair.scoring.model_plan import (
-    LOADING_KEYS,
     built_models,
-    fits,
     hub_fetch,
     hub_models,
     hub_store,
@@ -122,31 +110,20 @@ from plmfair.scoring.model_plan import (
     model_precision,
     model_specs,
     num_beams,
-    spec_of,
     study_models,
     tiny_model_build,
     workflow_managed,
 )
-from plmfair.studies import ANALYSIS_PLAN, STUDIES, enabled, study_languages
+from plmfair.studies import ANALYSIS_PLAN, STUDIES, enabled
 
 __all__ = [
     "ANALYSIS_PLAN",
-    "AlignmentRoute",
-    "ClozeSet",
-    "Corpus",
     "DATA_SUMMARY",
-    "DOWNLOAD_KEYS",
-    "GOLD_FILES",
-    "GoldSet",
-    "LOADING_KEYS",
     "MODELS_TABLE",
     "REPORT",
     "RUN_RECORD",
     "RUN_RECORD_HTML",
-    "SET_FILE",
-    "SpacyPipeline",
     "STUDIES",
-    "Table",
     "DOWNLOADED",
     "active_downloads",
     "downloaded",
@@ -190,7 +167,6 @@ __all__ = [
     "enabled",
     "figure_category",
     "figures",
-    "fits",
     "gold_corpora",
     "gold_langs",
     "gold_readings",
@@ -210,7 +186,6 @@ __all__ = [
     "model_specs",
     "models_in_use",
     "num_beams",
-    "output_subjects",
     "pinned_checksums",
     "published_files",
     "recorded_config",
@@ -223,8 +198,6 @@ __all__ = [
     "spacy_lexicon",
     "spacy_packages",
     "spacy_pipeline",
-    "spec_of",
-    "study_languages",
     "study_models",
     "tables",
     "text_reading",
