@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 
 import pandas as pd
 
+from plmfair.registry import load_function
 from plmfair.studies import STUDIES
 
 DATA_SUMMARY_SCHEMA = {
@@ -24,6 +24,5 @@ def data_summary(frames: Mapping[str, Mapping[str, pd.DataFrame]]) -> pd.DataFra
     study -> its ingested data sets by name, :func:`plmfair.plan.data_summary_inputs`), its ``counts``."""
     out = []
     for study, named in frames.items():
-        module, function = STUDIES[study].counts.split(":")
-        out += getattr(importlib.import_module(module), function)(named)
+        out += load_function(STUDIES[study].counts)(named)
     return pd.DataFrame(out, columns=["dataset", "subset", "statistic", "value"])
