@@ -6,6 +6,8 @@ from plmfair.crows_pairs import plan as crows_pairs_plan
 
 
 rule ingest_crows_pairs:
+    wildcard_constraints:
+        dataset=CROWS_SET,
     input:
         unpack(get_crows_pairs_inputs),
     output:
@@ -26,6 +28,8 @@ rule ingest_crows_pairs:
 
 
 rule crows_pairs_score:
+    wildcard_constraints:
+        dataset=CROWS_SET,
     input:
         pairs=crows_pairs_plan.DATA,
         model="results/manifests/{model}.json",

@@ -1,10 +1,8 @@
 # CrowS-Pairs (study crows_pairs): the data sets' wildcard and what its rules read (crows_pairs.smk).
 
 CROWS_SETS = plan.crows_pairs_sets(config)
-
-
-wildcard_constraints:
-    dataset=_alternatives(CROWS_SETS),
+# its rules' own (not global: another study's {dataset} is not a CrowS-Pairs set)
+CROWS_SET = _alternatives(CROWS_SETS)
 
 
 def crows_pairs_scores(jobs):

@@ -13,10 +13,10 @@ from plmfair.cloze.schemas import read_metrics
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.labels import PAPER_METRIC_LABELS
 from plmfair.rendering.marks import TESTED
-from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows
+from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import with_display
 
-KEYS = ("cloze", "disparity", "omnibus")  # its lists under the record's results
+SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 CLOZE_FIELDS = (
     "model",
     "lang",
@@ -51,7 +51,7 @@ ESTIMAND = "disparity sigma_gd of MRR across the four groups, languages pooled (
 
 def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
     """The rows of the files of :func:`plmfair.cloze.plan.recorded_files` (a set named by its folder)."""
-    part = RecordPart(rows={key: [] for key in KEYS})
+    part = RecordPart(rows={key: [] for key in SCHEMA})
     for path in files:
         cloze_set, kind = Path(path).parent.name, Path(path).stem
         if kind == "metrics":

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from plmfair.io.parquet import read_parquet
-from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows
+from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import with_display
 
-KEYS = ("crows_pairs",)  # its lists under the record's results
+SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 FIELDS = (
     "dataset",
     "lang",

@@ -1,8 +1,10 @@
 """A study's part of the run record (``results/run.json``): its result frames as JSON rows, with the run's
 analysis plan's decision on each row's test, and the rows that answer its primary questions.
 
-Each study names the function that makes its part (:attr:`plmfair.studies.Study.record`); the record
-(:func:`plmfair.runs.record.run_record`) puts the parts together.
+Each study names the module that makes its part (:attr:`plmfair.studies.Study.record`): its ``SCHEMA``
+(its keys of ``results``, each the JSON schema of its list: :func:`schema_part`), ``record_part`` and
+``HEADLINES``; the record (:func:`plmfair.runs.record.run_record`) and its schema
+(:func:`plmfair.runs.record.record_schema`) put the parts together.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -36,6 +39,16 @@ class Headline:
     caption: str
     title: str
     lines: Callable[[Mapping], pd.DataFrame]
+
+
+def schema_part(module_file: str) -> dict:
+    """A study's part of the record's schema, from the ``run_record.schema.yaml`` beside its record module
+    (``module_file``: the module's ``__file__``): its keys of ``results``, each the schema of its list."""
+    # only where a record is written or checked
+    import yaml
+
+    with open(Path(module_file).with_name("run_record.schema.yaml"), encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
 
 
 def record_alpha(record: Mapping) -> float:

@@ -12,7 +12,7 @@ and group; sigma_gd with its interval, critical value and test; the omnibus test
 
 :func:`run_record` builds it from the Parquet results it summarises (the ``run_record`` rule's
 inputs, so it is never older than they are); :func:`write_run_record` validates it against
-``workflow/schemas/run_record.schema.yaml`` (every field documented there) and writes it
+:func:`record_schema` (every field documented there) and writes it
 atomically with an HTML rendering for the report; :func:`headline` prints its numbers for people
 (the end of ``plmfair run``, ``plmfair show``).
 """
@@ -266,7 +266,7 @@ def run_record(
     files must agree with (:func:`published_section`)."""
     model_frame = read_parquet(models) if models else None
     decided_plan = read_parquet(plan) if plan else None
-    results: dict[str, list] = {key: [] for study in STUDIES.values() if study.record for key in _part(study).KEYS}
+    results: dict[str, list] = {key: [] for part in study_modules("record") for key in part.SCHEMA}
     primary: list[tuple[pd.DataFrame, str, str]] = []
     for name, files in (studies or {}).items():
         part = _part(STUDIES[name]).record_part(files, decided_plan)
@@ -342,18 +342,34 @@ def rederived_differences(run: str | os.PathLike, record: Mapping) -> list[str]:
     return list(_differences(recorded, derived))
 
 
-def validate_record(record: Mapping, schema: str | os.PathLike = SCHEMA) -> None:
-    """Raise :class:`DataError` naming the field when ``record`` does not follow the schema."""
-    # only when a config or a record is validated
-    import jsonschema
+def record_schema() -> dict:
+    """The record's schema: :data:`SCHEMA` with each study's part of ``results`` (its record module's
+    ``SCHEMA``, :func:`plmfair.rendering.record_rows.schema_part`) among the properties it requires."""
+    # only when a record is validated
     import yaml
 
-    with open(schema, encoding="utf-8") as fh:
-        validator = jsonschema.Draft202012Validator(yaml.safe_load(fh))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(record))
+    with open(SCHEMA, encoding="utf-8") as fh:
+        schema = yaml.safe_load(fh)
+    results = schema["properties"]["results"]
+    for part in study_modules("record"):
+        results["properties"].update(part.SCHEMA)
+        results["required"] += list(part.SCHEMA)
+    return schema
+
+
+def validate_record(record: Mapping) -> None:
+    """Raise :class:`DataError` naming the field when ``record`` does not follow the schema
+    (:func:`record_schema`)."""
+    # only when a config or a record is validated
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(record_schema()).iter_errors(record))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise DataError(f"run record at {where}: {error.message} (workflow/schemas/run_record.schema.yaml)")
+        raise DataError(
+            f"run record at {where}: {error.message} (workflow/schemas/run_record.schema.yaml and each "
+            f"study's run_record.schema.yaml)"
+        )
 
 
 def write_run_record(
