@@ -29,6 +29,7 @@ import yaml
 
 from plmfair import plan
 from plmfair.config import load_config
+from plmfair.crows_pairs import plan as crows_pairs_plan
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -70,13 +71,13 @@ def plan_calls(config: dict) -> float:
     """Seconds for every per-job plan call of the CrowS-Pairs rules (what Snakemake's params and input
     functions evaluate for each job)."""
     start = time.perf_counter()
-    jobs = plan.crows_pairs_jobs(config)
+    jobs = crows_pairs_plan.crows_pairs_jobs(config)
     for _, model in jobs:
-        plan.crows_pairs_protocol(config, model)
+        crows_pairs_plan.crows_pairs_protocol(config, model)
         plan.model_loading(config, model)
         plan.model_precision(config, model, "crows_pairs")
         plan.model_gpus(config, model)
-    plan.crows_pairs_language_jobs(config)
+    crows_pairs_plan.crows_pairs_language_jobs(config)
     plan.run_record_inputs(config)
     plan.tables(config)
     return time.perf_counter() - start

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from plmfair.studies import STUDIES
+from plmfair.studies import CLOZE_TASK, STUDIES
 
 LIBRARY = REPO / "src" / "plmfair"
 MAX_TOP_LEVEL_MODULES = 15
@@ -91,6 +91,27 @@ def test_no_module_outside_a_study_names_one_but_those_left():
             if isinstance(node, ast.Constant) and node.value in names:
                 found[relative] += 1
     assert dict(found) == STUDY_NAMES_LEFT
+
+
+def test_no_module_outside_a_study_imports_one_or_names_one_in_code():
+    """Outside the study packages no module imports a study's package, and no function, class, variable or
+    attribute is named for a study: the layers above the plan ask the study record (:mod:`plmfair.studies`)
+    instead. ("cloze" stays the name of the gap-filling task.)"""
+    packages = {f"plmfair.{package}" for package in _study_packages()}
+    studies = set(STUDIES) - {CLOZE_TASK}
+    found = []
+    for path in LIBRARY.rglob("*.py"):
+        relative = path.relative_to(LIBRARY).as_posix()
+        if relative.split("/")[0] in _study_packages():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                modules = [alias.name for alias in node.names] + [getattr(node, "module", None) or ""]
+                found += [f"{relative}:{node.lineno} imports {m}" for m in modules if m.startswith(tuple(packages))]
+            identifier = getattr(node, "id", None) or getattr(node, "attr", None) or getattr(node, "name", None)
+            if isinstance(identifier, str) and any(study in identifier.lower() for study in studies):
+                found.append(f"{relative}:{node.lineno} names {identifier}")
+    assert found == []
 
 
 def test_the_shared_rule_files_name_no_study():

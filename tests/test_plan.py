@@ -10,7 +10,10 @@ import pytest
 import yaml
 
 from plmfair import plan
+from plmfair.cloze import construction_plan
+from plmfair.cloze import plan as cloze_plan
 from plmfair.config import validate_config
+from plmfair.crows_pairs import plan as crows_pairs_plan
 from plmfair.errors import ConfigError
 
 MODELS = {
@@ -44,8 +47,8 @@ def runs(config, cloze_set):
     """(model, language) pairs a cloze set is scored on."""
     return [
         (m, lang)
-        for m in plan.cloze_set_models(config, cloze_set)
-        for lang in plan.cloze_set_langs(config, cloze_set, m)
+        for m in cloze_plan.cloze_set_models(config, cloze_set)
+        for lang in cloze_plan.cloze_set_langs(config, cloze_set, m)
     ]
 
 
@@ -53,7 +56,12 @@ def test_default_model_lists_take_every_model_that_fits(config):
     # seq2seq has no CrowS-Pairs protocol; the German model meets no language of the studies
     assert plan.study_models(config, "mozart") == ["mbert", "camembert", "mt5", "gpt2"]
     assert plan.study_models(config, "crows_pairs") == ["mbert", "camembert", "gpt2"]
-    assert plan.crows_pairs_jobs(config) == [("en", "mbert"), ("en", "gpt2"), ("fr", "mbert"), ("fr", "camembert")]
+    assert crows_pairs_plan.crows_pairs_jobs(config) == [
+        ("en", "mbert"),
+        ("en", "gpt2"),
+        ("fr", "mbert"),
+        ("fr", "camembert"),
+    ]
     assert runs(config, "mozart") == [
         ("mbert", "en"),
         ("mbert", "fr"),
@@ -69,44 +77,44 @@ def test_explicit_list_wins_and_still_respects_languages(config):
     config["mozart"]["models"] = ["camembert"]
     config["crows_pairs"]["models"] = ["gpt2"]
     assert runs(config, "mozart") == [("camembert", "fr")]
-    assert plan.crows_pairs_jobs(config) == [("en", "gpt2")]
+    assert crows_pairs_plan.crows_pairs_jobs(config) == [("en", "gpt2")]
     config["mozart"]["models"] = []
-    assert runs(config, "mozart") == [] and plan.answered_sets(config) == []
+    assert runs(config, "mozart") == [] and cloze_plan.answered_sets(config) == []
 
 
 def test_protocol_beams_and_precision_only_where_they_change_a_result(config):
     config["crows_pairs"]["protocol"] = "all_tokens"
-    assert plan.crows_pairs_protocol(config, "mbert") == "all_tokens"
-    assert plan.crows_pairs_protocol(config, "gpt2") == "sentence_log_likelihood"
+    assert crows_pairs_plan.crows_pairs_protocol(config, "mbert") == "all_tokens"
+    assert crows_pairs_plan.crows_pairs_protocol(config, "gpt2") == "sentence_log_likelihood"
     config["mozart"]["num_beams"] = 7
     config["cloze"]["num_beams"] = 3
     assert plan.num_beams(config, "mbert", "mozart") is None
     assert plan.num_beams(config, "mt5", "mozart") == 7 and plan.num_beams(config, "gpt2", "mozart") == 7
     assert plan.num_beams(config, "gpt2", "cloze") == 3
     config["models"]["gpt2"]["precision"] = "bf16"
-    assert plan.cloze_set_scoring(config, "mozart", "gpt2") == {
+    assert cloze_plan.cloze_set_scoring(config, "mozart", "gpt2") == {
         "langs": ["en"],
         "top_k": 100,
         "num_beams": 7,
         "precision": "bf16",
     }
-    assert plan.cloze_set_scoring(config, "mozart", "mbert")["precision"] == "fp32"
+    assert cloze_plan.cloze_set_scoring(config, "mozart", "mbert")["precision"] == "fp32"
 
 
 def test_cloze_sets_of_the_demo(repo):
     with open(repo / ".test" / "config" / "config.yaml") as fh:
         cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
-    sets = plan.cloze_sets(cfg)
+    sets = cloze_plan.cloze_sets(cfg)
     assert list(sets) == ["mozart", "demo"] and sets["demo"].constructed and not sets["mozart"].constructed
     assert sets["demo"].langs == ("en", "de", "es", "fr") == sets["demo"].answered
-    assert plan.cloze_set_models(cfg, "demo") == ["tiny_bert", "tiny_mt5", "tiny_gpt2"]
+    assert cloze_plan.cloze_set_models(cfg, "demo") == ["tiny_bert", "tiny_mt5", "tiny_gpt2"]
     del cfg["cloze"]["corpora"]["demo"]["answers"]["fr"]
-    assert plan.cloze_sets(cfg)["demo"].answered == ("en", "de", "es")
+    assert cloze_plan.cloze_sets(cfg)["demo"].answered == ("en", "de", "es")
     cfg["cloze"]["corpora"]["demo"]["answers"] = {}
-    assert plan.answered_sets(cfg) == ["mozart"] and len(runs(cfg, "demo")) == 3 * 4
+    assert cloze_plan.answered_sets(cfg) == ["mozart"] and len(runs(cfg, "demo")) == 3 * 4
     # MozArt is one ready-made cloze test: switched off, its set, its t-SNE maps and its download go
     cfg["datasets"]["cloze_tests"]["mozart"]["enabled"] = False
-    assert "mozart" not in plan.cloze_sets(cfg) and plan.tsne_sets(cfg) == []
+    assert "mozart" not in cloze_plan.cloze_sets(cfg) and cloze_plan.tsne_sets(cfg) == []
     assert "MozArt.zip" not in {entry["file"] for entry in plan.active_downloads(cfg).values()}
 
 
@@ -139,9 +147,10 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
         "import yaml, sys\n"
         "from plmfair.config import validate_config\n"
         "from plmfair import plan\n"
+        "from plmfair.crows_pairs import plan as crows_pairs_plan\n"
         f"cfg = validate_config(yaml.safe_load(open({str(repo / 'config' / 'config.yaml')!r})), "
         f"{str(repo / 'workflow' / 'schemas' / 'config.schema.yaml')!r})\n"
-        "print(len(plan.crows_pairs_jobs(cfg)), len(plan.models_in_use(cfg)))\n"
+        "print(len(crows_pairs_plan.crows_pairs_jobs(cfg)), len(plan.models_in_use(cfg)))\n"
         "assert 'torch' not in sys.modules or not hasattr(sys.modules['torch'], 'Tensor')\n"
     )
     proc = subprocess.run(
@@ -153,7 +162,7 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     with open(repo / "config" / "config.yaml") as fh:
         cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
-    assert proc.stdout.split() == [str(len(plan.crows_pairs_jobs(cfg))), str(len(plan.models_in_use(cfg)))]
+    assert proc.stdout.split() == [str(len(crows_pairs_plan.crows_pairs_jobs(cfg))), str(len(plan.models_in_use(cfg)))]
 
 
 def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_models_stay_where_they_are(config):
@@ -184,7 +193,7 @@ def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_m
 def test_spacy_packages_of_enabled_corpora_only(repo):
     with open(repo / "config" / "config.yaml") as fh:
         config = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
-    assert plan.spacy_packages(config) == {
+    assert construction_plan.spacy_packages(config) == {
         "de": "de_core_news_sm",
         "en": "en_core_web_sm",
         "es": "es_core_news_sm",
@@ -192,10 +201,10 @@ def test_spacy_packages_of_enabled_corpora_only(repo):
     }
     off = copy.deepcopy(config)
     off["cloze"]["enabled"] = False
-    assert plan.spacy_packages(off) == {}
+    assert construction_plan.spacy_packages(off) == {}
     local = copy.deepcopy(config)
     local["cloze"]["spacy"]["de"] = "/models/de_pipeline"
-    assert "de" not in plan.spacy_packages(local)
+    assert "de" not in construction_plan.spacy_packages(local)
 
 
 def test_missing_pipelines_are_installed_and_offline_gives_the_command():
@@ -276,54 +285,59 @@ def demo(repo):
 
 
 def test_alignment_route_reads_only_what_its_route_uses(demo):
-    pharaoh = plan.alignment_route(demo, "demo", "fr")
+    pharaoh = construction_plan.alignment_route(demo, "demo", "fr")
     assert (pharaoh.kind, pharaoh.pivot, list(pharaoh.downloads)) == ("pharaoh", "en", ["pharaoh"])
     assert pharaoh.settings == {"langs": ["en", "fr"], "pharaoh_member": None} and pharaoh.pipelines == ()
     corpus = demo["cloze"]["corpora"]["demo"]
     del corpus["alignments"]["fr"]
-    alone = plan.alignment_route(demo, "demo", "fr")
+    alone = construction_plan.alignment_route(demo, "demo", "fr")
     assert alone.kind == "eflomal" and alone.downloads == {} and "symmetrisation" in alone.settings
     assert "pharaoh_member" not in alone.settings and "extra_lines" not in alone.settings
     corpus["align_extra"] = {
         "fr": {"pivot": {"file": "x.en", "member": None}, "text": {"file": "x.fr", "member": None}}
     }
-    extra = plan.alignment_route(demo, "demo", "fr")
+    extra = construction_plan.alignment_route(demo, "demo", "fr")
     assert extra.kind == "eflomal_extra" and list(extra.downloads) == ["extra_pivot", "extra_text"]
     assert extra.settings["extra_members"] == [None, None] and extra.settings["tokenized"] is True
     assert extra.pipelines == ()  # tokenized lines need no tokenizer
     corpus["tokenized"] = False
-    assert [p.lang for p in plan.alignment_route(demo, "demo", "fr").pipelines] == ["en", "fr"]
+    assert [p.lang for p in construction_plan.alignment_route(demo, "demo", "fr").pipelines] == ["en", "fr"]
 
 
 def test_spacy_pipelines_built_named_or_folders(demo):
-    built = plan.spacy_pipeline(demo, "fr")
+    built = construction_plan.spacy_pipeline(demo, "fr")
     assert built.built and built.package is None and built.lexicon["file"]
     demo["cloze"]["spacy"]["fr"] = "fr_core_news_sm"
-    assert plan.spacy_pipeline(demo, "fr").package == "fr_core_news_sm"
+    assert construction_plan.spacy_pipeline(demo, "fr").package == "fr_core_news_sm"
     demo["cloze"]["spacy"]["fr"] = "pipelines/fr"
-    assert plan.spacy_pipeline(demo, "fr").package is None and not plan.spacy_pipeline(demo, "fr").built
+    assert (
+        construction_plan.spacy_pipeline(demo, "fr").package is None
+        and not construction_plan.spacy_pipeline(demo, "fr").built
+    )
 
 
 def test_gold_sets_name_their_downloads_and_settings(demo):
-    gold = plan.gold_sets(demo, "demo")["demo_fr"]
+    gold = construction_plan.gold_sets(demo, "demo")["demo_fr"]
     assert gold.lang == "fr" and set(gold.files) == {"sentences", "pivot_sentences", "links"}
-    reading = plan.gold_readings(demo, "demo")["demo_fr"]
+    reading = construction_plan.gold_readings(demo, "demo")["demo_fr"]
     assert reading["format"] == "pharaoh" and reading["files"]["links"] == {
         "file": "cloze_demo.en-fr.align",
         "member": None,
     }
-    assert plan.gold_langs(demo, "demo") == ["en", "fr"] and plan.gold_corpora(demo) == ["demo"]
+    assert construction_plan.gold_langs(demo, "demo") == ["en", "fr"] and construction_plan.gold_corpora(demo) == [
+        "demo"
+    ]
 
 
 def test_corpus_records(demo):
-    text, joined = plan.corpus(demo, "demo"), plan.corpus(demo, "bitext")
+    text, joined = construction_plan.corpus(demo, "demo"), construction_plan.corpus(demo, "bitext")
     assert not text.joined and text.text("de")["file"] == "cloze_demo.de" and text.bitexts() == {}
     assert joined.joined and joined.text("de") is None and set(joined.bitexts()) == {"de", "es", "fr"}
-    assert plan.text_reading(demo, "bitext", "de") == {"member": None, "tokenized": True}
-    join = plan.bitext_join(demo, "bitext")
+    assert construction_plan.text_reading(demo, "bitext", "de") == {"member": None, "tokenized": True}
+    join = construction_plan.bitext_join(demo, "bitext")
     assert join["pivot"] == "en" and join["duplicates"] == "first" and set(join["members"]) == {"de", "es", "fr"}
-    assert list(plan.corpus(demo, "demo").answers()) == ["en", "de", "es", "fr"]
-    assert not plan.corpus(demo, "bitext").answers()
+    assert list(construction_plan.corpus(demo, "demo").answers()) == ["en", "de", "es", "fr"]
+    assert not construction_plan.corpus(demo, "bitext").answers()
 
 
 def test_scoring_jobs_get_what_loads_the_model_and_nothing_else(demo):
@@ -346,8 +360,8 @@ def test_scoring_jobs_get_what_loads_the_model_and_nothing_else(demo):
 
 
 def test_crows_pairs_languages_of_the_scored_sets_only(config):
-    assert plan.crows_pairs_langs(config) == {"en": "en", "fr": "fr"}  # de is declared, not scored
-    assert plan.crows_pairs_reading(config, "fr") == {"lang": "fr", "format": "inria"} | {
+    assert crows_pairs_plan.crows_pairs_langs(config) == {"en": "en", "fr": "fr"}  # de is declared, not scored
+    assert crows_pairs_plan.crows_pairs_reading(config, "fr") == {"lang": "fr", "format": "inria"} | {
         k: v for k, v in config["datasets"]["crows_pairs"]["fr"].items() if k not in ("file", "url", "sha256")
     }
 
@@ -357,7 +371,7 @@ def test_the_model_comparison_table_only_where_two_models_share_a_data_set(confi
     makes no such (empty) table; its Parquet file is still the summary job's."""
     config["crows_pairs"]["models"] = ["german", "mbert"]  # German on de only, mBERT on every language
     config["crows_pairs"]["datasets"] = ["en", "de"]
-    assert plan.crows_pairs_jobs(config) == [("en", "mbert"), ("de", "german"), ("de", "mbert")]
+    assert crows_pairs_plan.crows_pairs_jobs(config) == [("en", "mbert"), ("de", "german"), ("de", "mbert")]
     assert "crows_pairs_mcnemar" in plan.tables(config)
     config["crows_pairs"]["models"] = ["mbert"]
     assert "crows_pairs_mcnemar" not in plan.tables(config) and "crows_pairs_tests" in plan.tables(config)
@@ -453,9 +467,9 @@ def test_downloads_name_their_source_not_the_mirror(demo):
         "url": None,
         "sha256": demo["datasets"]["cloze_tests"]["mozart"]["sha256"],
     }
-    assert plan.spacy_lexicon(demo, "fr")["file"] and plan.corpus(demo, "demo").answers()["en"]["file"].endswith(
-        ".jsonl"
-    )
+    assert construction_plan.spacy_lexicon(demo, "fr")["file"] and construction_plan.corpus(demo, "demo").answers()[
+        "en"
+    ]["file"].endswith(".jsonl")
 
 
 def test_output_registry_is_consistent():
@@ -515,18 +529,18 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
         REPO / "workflow" / "schemas" / "config.schema.yaml",
     )
     calls.clear()
-    for _, model in plan.crows_pairs_jobs(config):
-        plan.crows_pairs_protocol(config, model)
+    for _, model in crows_pairs_plan.crows_pairs_jobs(config):
+        crows_pairs_plan.crows_pairs_protocol(config, model)
         plan.model_loading(config, model)
-    plan.crows_pairs_language_jobs(config)
+    crows_pairs_plan.crows_pairs_language_jobs(config)
     plan.tables(config)
-    assert len(plan.crows_pairs_jobs(config)) == 600 and max(calls.values()) <= 12
+    assert len(crows_pairs_plan.crows_pairs_jobs(config)) == 600 and max(calls.values()) <= 12
     config["models"]["m0"]["family"] = "causal"
     assert plan.model_specs(config)["m0"].family == "causal"
 
 
 def test_scripts_get_their_jobs_as_named_mappings(repo):
-    """A job and its file travel together (plan.crows_pairs_runs, plan.cloze_set_runs, files by
+    """A job and its file travel together (crows_pairs_plan.crows_pairs_runs, cloze_plan.cloze_set_runs, files by
     language): no script pairs a params list with an input list by position."""
     import re
 
@@ -536,7 +550,7 @@ def test_scripts_get_their_jobs_as_named_mappings(repo):
 
 
 def test_job_records_carry_their_files():
-    assert plan.crows_pairs_runs([("fr", "m")]) == [
+    assert crows_pairs_plan.crows_pairs_runs([("fr", "m")]) == [
         {"dataset": "fr", "model": "m", "scores": "results/crows_pairs/fr/m.parquet"}
     ]
 

@@ -1,8 +1,8 @@
 """Install the spaCy pipelines a configuration names, before a run (:mod:`plmfair.preflight`).
 
-Only the pipelines of enabled cloze corpora that are package names are installed
-(:func:`plmfair.plan.spacy_packages`); one that cannot be downloaded (offline) stops with
-the exact pip command for this Python.
+Only the pipelines the studies name that are package names are installed (their ``pipelines``: the
+enabled cloze corpora's, :func:`plmfair.cloze.construction_plan.spacy_packages`); one that cannot be
+downloaded (offline) stops with the exact pip command for this Python.
 """
 
 from __future__ import annotations

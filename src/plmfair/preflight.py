@@ -34,6 +34,7 @@ from plmfair.errors import PlmfairError
 from plmfair.io.download import find_in_mirror
 from plmfair.io.hub import FILE_PATTERNS, hub_reachable, reachable
 from plmfair.pipelines import install_pipelines, is_installed, spacy_wheel
+from plmfair.studies import STUDIES
 
 log = logging.getLogger(__name__)
 
@@ -114,23 +115,30 @@ def missing_downloads(config: dict, workdir: Path, mirror: str | None) -> list[M
 
 
 def missing_pipelines(config: dict) -> list[Missing]:
-    """spaCy pipelines the cloze corpora name that are not installed: installed now where the
-    network allows, else listed with the exact pip command for this Python."""
-    packages = {lang: name for lang, name in plan.spacy_packages(config).items() if not is_installed(name)}
+    """spaCy pipelines the studies name (their ``pipelines``: a cloze corpus's languages) that are not
+    installed: installed now where the network allows, else listed with the exact pip command for this
+    Python."""
+    needed = {
+        (study.name, lang): name
+        for study in STUDIES.values()
+        if study.pipelines
+        for lang, name in study.pipelines(config).items()
+    }
+    packages = {where: name for where, name in needed.items() if not is_installed(name)}
     if packages and reachable("https://github.com"):
         try:
-            install_pipelines(packages)
+            install_pipelines({lang: name for (_, lang), name in packages.items()})
             return []
         except PlmfairError as exc:
             log.warning("%s", exc)
     return [
         Missing(
             f"spaCy pipeline {name}",
-            f"cloze.spacy.{lang}",
-            f"`{sys.executable} -m pip install {spacy_wheel(name)}`, or switch the cloze study off "
-            f"(cloze: {{enabled: false}})",
+            f"{study}.spacy.{lang}",
+            f"`{sys.executable} -m pip install {spacy_wheel(name)}`, or switch the {study} study off "
+            f"({study}: {{enabled: false}})",
         )
-        for lang, name in packages.items()
+        for (study, lang), name in packages.items()
         if not is_installed(name)
     ]
 

@@ -52,25 +52,11 @@ LIGHT = Need(1000, 4.0, 10, 10.0)
 # XLM-R-base shape, 1,110 MB, at 3,907 of 6,330).
 SCORING = Need(3000, 3.0, 120, 120.0)
 
+# The shared rules' fits; each study declares its own rules' (:attr:`plmfair.studies.Study.needs`), and
+# :func:`plmfair.studies.rule_need` finds a rule's.
 NEEDS: Registry[Need] = Registry(
     "rule",
     {
-        # cloze construction, fitted from make bench-cloze on corpora of three shapes (docs/performance.md,
-        # "Declared memory across corpus shapes"): at 1,000,000 lines join peaks at 2,110 MB for 610 MB of
-        # text in, tokenize at 2,244 MB for 234 MB; align (eflomal) at 856 MB for 61 MB in with the
-        # demo grammar's vocabulary and 1,461 MB for 93 MB with 300 times as many words, so its slope
-        # is twice the fit's (a real corpus has a larger vocabulary still); select at 1,533 MB for 169 MB
-        # in, 977 MB for 17 MB at 100,000 lines (spaCy's French pipeline is most of its base)
-        "cloze_join_bitexts": Need(1000, 3.5, 30, 20.0),
-        "cloze_tokenize": Need(1000, 12.0, 60, 200.0),
-        "cloze_align": Need(1500, 12.0, 60, 1500.0),
-        "cloze_select": Need(1500, 6.0, 60, 300.0),
-        "cloze_alignment_quality": Need(1500, 12.0, 60, 1500.0),
-        "build_spacy_pipeline": Need(1000, 4.0, 10),
-        # scoring and model jobs
-        "crows_pairs_score": SCORING,
-        "cloze_score": SCORING,
-        "tsne_vectors": SCORING,
         "build_tiny_model": Need(2000, 4.0, 10),
         "fetch_model": Need(1000, 0.0, 120),
         "model_manifest": Need(1000, 0.0, 30),
@@ -80,7 +66,7 @@ NEEDS: Registry[Need] = Registry(
 
 
 def need(rule: str) -> Need:
-    """The rule's need: its own fit, or that of a light table-and-figure job."""
+    """A shared rule's need: its own fit, or that of a light table-and-figure job."""
     return NEEDS.get(rule, LIGHT)
 
 
@@ -113,19 +99,19 @@ def _local_bytes(path) -> int:
         return 0
 
 
-def mem_mb(rule: str):
-    """A resource callable: the MB a job of ``rule`` declares for its input, times its attempt."""
+def mem_mb(need: Need):
+    """A resource callable: the MB a job with ``need`` declares for its input, times its attempt."""
 
     def declared(wildcards, input, attempt):
-        return need(rule).mem_mb(_input_mb(input)) * attempt
+        return need.mem_mb(_input_mb(input)) * attempt
 
     return declared
 
 
-def runtime(rule: str):
-    """A resource callable: the minutes a job of ``rule`` declares for its input, times its attempt."""
+def runtime(need: Need):
+    """A resource callable: the minutes a job with ``need`` declares for its input, times its attempt."""
 
     def declared(wildcards, input, attempt):
-        return need(rule).runtime(_input_mb(input)) * attempt
+        return need.runtime(_input_mb(input)) * attempt
 
     return declared

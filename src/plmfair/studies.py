@@ -15,6 +15,7 @@ from types import ModuleType
 
 from plmfair.errors import ConfigError
 from plmfair.registry import Registry
+from plmfair.resources import SCORING, Need, need
 
 # every test the studies' tables mark, with its family, adjusted p and mark (plmfair.runs.analysis_plan)
 ANALYSIS_PLAN = "results/analysis_plan.parquet"
@@ -32,6 +33,8 @@ CLOZE_SET_JOBS = (
     "cloze_breakdowns",
     "cloze_breakdown_figure",
 )
+# ... the memory and run time its scoring job declares (the others are light table-and-figure jobs) ...
+CLOZE_SET_NEEDS = {"cloze_score": SCORING}
 # ... and the rule files that define it (workflow/rules/: what its rules read, then the rules), included for
 # every study of the cloze task.
 CLOZE_SET_RULES = ("cloze_sets_common.smk", "cloze_sets.smk")
@@ -116,7 +119,11 @@ class Study:
     words); the plan function listing the data sets it ingests that hold text, by name (``ingested``: the
     demo's tiny models learn their vocabulary from them) and the ``"module:function"`` counting what is in
     them for the run's data summary, a frame per name -> rows of
-    :data:`plmfair.runs.data_summary.DATA_SUMMARY_SCHEMA` (``counts``; none: not summarised)."""
+    :data:`plmfair.runs.data_summary.DATA_SUMMARY_SCHEMA` (``counts``; none: not summarised); the plan function
+    naming the spaCy pipelines it needs installed before a run, by language (its section's ``spacy.<lang>``),
+    which ``plmfair run`` installs or names (``pipelines``, :func:`plmfair.preflight.missing_pipelines`); and the
+    memory and run time its heavy rules declare for their input (``needs``: rule ->
+    :class:`plmfair.resources.Need`; a rule without one declares a light job's)."""
 
     name: str
     title: str
@@ -143,10 +150,17 @@ class Study:
     moved: Mapping[str, str] = field(default_factory=dict)
     ingested: Callable[[dict], dict[str, str]] | None = None
     counts: str = ""
+    pipelines: Callable[[dict], dict[str, str]] | None = None
+    needs: Mapping[str, Need] = field(default_factory=dict)
 
     @property
     def jobs(self) -> tuple[str, ...]:
         return self.own_jobs + (CLOZE_SET_JOBS if self.task == CLOZE_TASK else ())
+
+    @property
+    def rule_needs(self) -> dict[str, Need]:
+        """The memory and run time its rules declare, fitted per rule (the others' are light)."""
+        return {**self.needs, **(CLOZE_SET_NEEDS if self.task == CLOZE_TASK else {})}
 
     @property
     def rule_files(self) -> tuple[str, ...]:
@@ -175,6 +189,15 @@ def rule_files() -> list[str]:
     """The rule files (``workflow/rules/``) of every study, each once, in the registry's order: what
     the ``Snakefile`` includes besides the shared ones."""
     return list(dict.fromkeys(f for study in STUDIES.values() for f in study.rule_files))
+
+
+def rule_need(rule: str) -> Need:
+    """What a job of ``rule`` declares for its input (:mod:`plmfair.resources`): its study's fit
+    (:attr:`Study.needs`), else the shared rules' (:func:`plmfair.resources.need`)."""
+    for study in STUDIES.values():
+        if rule in study.rule_needs:
+            return study.rule_needs[rule]
+    return need(rule)
 
 
 def owners(subjects: str) -> list[Study]:

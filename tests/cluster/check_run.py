@@ -14,6 +14,7 @@ from pathlib import Path
 
 from plmfair import plan
 from plmfair.config import load_config
+from plmfair.crows_pairs import plan as crows_pairs_plan
 from plmfair.io.parquet import read_parquet_meta
 
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
@@ -60,7 +61,7 @@ def main() -> int:
     for model in sorted(models):
         if not any(f.startswith(f"group_score_{model}_") for f in folders):
             problems.append(f"the scoring jobs of {model} did not run as one group job")
-    for dataset, model in plan.crows_pairs_jobs(config):
+    for dataset, model in crows_pairs_plan.crows_pairs_jobs(config):
         meta = read_parquet_meta(args.work / f"results/crows_pairs/{dataset}/{model}.parquet")
         if meta.get("device") is None or meta.get("threads") is None:
             problems.append(f"results/crows_pairs/{dataset}/{model}.parquet lacks device or threads metadata")

@@ -1,12 +1,14 @@
 # Cloze sets constructed from multi-way parallel text (study cloze): each corpus tokenized and tagged by
 # spaCy, aligned to its pivot, its quadruples selected and sampled, its answer sheets written and its
 # human answers ingested; alignment quality against gold alignments.
+from plmfair.cloze import plan as cloze_plan
+from plmfair.cloze import construction_plan
 
 
 rule build_spacy_pipeline:
     localrule: True
     input:
-        lexicon=downloaded(plan.spacy_lexicon, "lang"),
+        lexicon=downloaded(construction_plan.spacy_lexicon, "lang"),
     output:
         pipeline=directory("results/spacy/{lang}"),
     params:
@@ -25,10 +27,10 @@ rule cloze_join_bitexts:
     input:
         unpack(get_cloze_bitext_files),
     output:
-        joined=plan.set_file("{corpus}", "joined"),
-        counts=plan.set_file("{corpus}", "join_counts"),
+        joined=cloze_plan.set_file("{corpus}", "joined"),
+        counts=cloze_plan.set_file("{corpus}", "join_counts"),
     params:
-        join=from_plan(plan.bitext_join, "corpus"),
+        join=from_plan(construction_plan.bitext_join, "corpus"),
     log:
         "results/logs/cloze/{corpus}/join_bitexts.log",
     benchmark:
@@ -45,9 +47,9 @@ rule cloze_tokenize:
     input:
         unpack(get_cloze_tokenize_inputs),
     output:
-        tokens=plan.set_file("{corpus}", "tokens/{lang}"),
+        tokens=cloze_plan.set_file("{corpus}", "tokens/{lang}"),
     params:
-        reading=from_plan(plan.text_reading, "corpus", "lang"),
+        reading=from_plan(construction_plan.text_reading, "corpus", "lang"),
         pipeline=get_spacy_pipeline,
         empty_lines=plan.setting(config, "cloze.empty_lines"),
     log:
@@ -66,7 +68,7 @@ rule cloze_align:
     input:
         unpack(get_cloze_align_inputs),
     output:
-        alignments=plan.set_file("{corpus}", "alignments/{lang}"),
+        alignments=cloze_plan.set_file("{corpus}", "alignments/{lang}"),
     params:
         settings=get_cloze_align_settings,
     log:
@@ -86,8 +88,8 @@ rule cloze_select:
     input:
         unpack(get_cloze_select_inputs),
     output:
-        sentences=plan.set_file("{corpus}", "sentences"),
-        counts=plan.set_file("{corpus}", "construction"),
+        sentences=cloze_plan.set_file("{corpus}", "sentences"),
+        counts=cloze_plan.set_file("{corpus}", "construction"),
     params:
         corpus=get_cloze_select_settings,
         filters=plan.setting(config, "cloze.filters"),
@@ -108,11 +110,11 @@ rule cloze_alignment_quality:
     input:
         unpack(get_gold_alignment_inputs),
     output:
-        quality=plan.set_file("{corpus}", "alignment_quality"),
-        links=plan.set_file("{corpus}", "gold_alignment_links"),
+        quality=cloze_plan.set_file("{corpus}", "alignment_quality"),
+        links=cloze_plan.set_file("{corpus}", "gold_alignment_links"),
     params:
-        gold=from_plan(plan.gold_readings, "corpus"),
-        langs=from_plan(plan.gold_langs, "corpus"),
+        gold=from_plan(construction_plan.gold_readings, "corpus"),
+        langs=from_plan(construction_plan.gold_langs, "corpus"),
         token_files=get_gold_token_files,
         eflomal_options=plan.setting(config, "cloze.eflomal"),
     log:
@@ -131,9 +133,9 @@ rule cloze_alignment_quality:
 rule cloze_sheets:
     localrule: True
     input:
-        sentences=plan.set_file("{corpus}", "sentences"),
+        sentences=cloze_plan.set_file("{corpus}", "sentences"),
     output:
-        sheets=directory(plan.sheets_folder("{corpus}")),
+        sheets=directory(cloze_plan.sheets_folder("{corpus}")),
     params:
         batch_size=plan.setting(config, "cloze.sheet_size"),
     log:
@@ -148,10 +150,10 @@ rule cloze_sheets:
 
 rule ingest_cloze_answers:
     input:
-        sentences=plan.set_file("{corpus}", "sentences"),
+        sentences=cloze_plan.set_file("{corpus}", "sentences"),
         answers=get_answer_files,
     output:
-        annotations=plan.annotations_file("{corpus}"),
+        annotations=cloze_plan.annotations_file("{corpus}"),
     params:
         answers=get_answer_downloads,
     log:

@@ -4,6 +4,7 @@
 # MozArt's metrics, Tables 1-5 and Figure 1, the tests of disparity between its annotator groups on
 # the sentences they share, and its results broken down by attributes of the examples
 # (plmfair.cloze.breakdowns), with a figure of each.
+from plmfair.cloze import plan as cloze_plan
 
 
 rule cloze_score:
@@ -11,11 +12,11 @@ rule cloze_score:
         unpack(get_cloze_set_inputs),
         model="results/manifests/{model}.json",
     output:
-        predictions=plan.set_file("{cloze_set}", "predictions/{model}"),
-        answer_scores=plan.set_file("{cloze_set}", "answer_scores/{model}"),
+        predictions=cloze_plan.set_file("{cloze_set}", "predictions/{model}"),
+        answer_scores=cloze_plan.set_file("{cloze_set}", "answer_scores/{model}"),
     params:
         model=from_plan(plan.model_loading, "model"),
-        scoring=from_plan(plan.cloze_set_scoring, "cloze_set", "model"),
+        scoring=from_plan(cloze_plan.cloze_set_scoring, "cloze_set", "model"),
     log:
         "results/logs/cloze/{cloze_set}/score_{model}.log",
     benchmark:
@@ -33,15 +34,15 @@ rule cloze_score:
 
 rule cloze_metrics:
     input:
-        annotations=plan.annotations_file("{cloze_set}"),
+        annotations=cloze_plan.annotations_file("{cloze_set}"),
         predictions=get_cloze_set_scores("predictions"),
         answer_scores=get_cloze_set_scores("answer_scores"),
     output:
-        metrics=plan.set_file("{cloze_set}", "metrics"),
-        annotation_scores=plan.set_file("{cloze_set}", "annotation_scores"),
-        overview=plan.set_file("{cloze_set}", "overview"),
+        metrics=cloze_plan.set_file("{cloze_set}", "metrics"),
+        annotation_scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),
+        overview=cloze_plan.set_file("{cloze_set}", "overview"),
     params:
-        runs=from_plan(plan.cloze_set_runs, "cloze_set"),
+        runs=from_plan(cloze_plan.cloze_set_runs, "cloze_set"),
         coverage=plan.setting(config, "coverage"),
     log:
         "results/logs/cloze/{cloze_set}/metrics.log",
@@ -58,12 +59,12 @@ rule cloze_metrics:
 rule cloze_mrr_figure:
     localrule: True
     input:
-        metrics=plan.set_file("{cloze_set}", "metrics"),
+        metrics=cloze_plan.set_file("{cloze_set}", "metrics"),
     output:
         png=report(
             "results/figures/{cloze_set}_mrr.png",
             caption="../report/mozart_mrr.rst",
-            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            category=from_plan(plan.subject_category, "cloze_set", subjects="answered_sets"),
             subcategory="Figures",
             labels={"figure": "MRR per group and language"},
         ),
@@ -85,13 +86,13 @@ rule cloze_mrr_figure:
 
 rule group_analysis:
     input:
-        scores=plan.set_file("{cloze_set}", "annotation_scores"),
+        scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),
     output:
-        winloss=plan.set_file("{cloze_set}", "group_winloss"),
-        gaps=plan.set_file("{cloze_set}", "group_gaps"),
-        effects=plan.set_file("{cloze_set}", "group_effects"),
-        tests=plan.set_file("{cloze_set}", "group_tests"),
-        disparity=plan.set_file("{cloze_set}", "group_disparity"),
+        winloss=cloze_plan.set_file("{cloze_set}", "group_winloss"),
+        gaps=cloze_plan.set_file("{cloze_set}", "group_gaps"),
+        effects=cloze_plan.set_file("{cloze_set}", "group_effects"),
+        tests=cloze_plan.set_file("{cloze_set}", "group_tests"),
+        disparity=cloze_plan.set_file("{cloze_set}", "group_disparity"),
     params:
         alpha=plan.setting(config, "analysis.alpha"),
         reference_group=plan.setting(config, "analysis.reference_group"),
@@ -112,13 +113,13 @@ rule group_analysis:
 rule group_figure:
     localrule: True
     input:
-        effects=plan.set_file("{cloze_set}", "group_gaps"),
+        effects=cloze_plan.set_file("{cloze_set}", "group_gaps"),
         plan=plan.ANALYSIS_PLAN,
     output:
         png=report(
             "results/figures/{cloze_set}_group_effects.png",
             caption="../report/group_effects.rst",
-            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            category=from_plan(plan.subject_category, "cloze_set", subjects="answered_sets"),
             subcategory="Figures",
             labels={"figure": "group effects"},
         ),
@@ -138,10 +139,10 @@ rule group_figure:
 
 rule cloze_breakdowns:
     input:
-        scores=plan.set_file("{cloze_set}", "annotation_scores"),
-        annotations=plan.annotations_file("{cloze_set}"),
+        scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),
+        annotations=cloze_plan.annotations_file("{cloze_set}"),
     output:
-        breakdowns=plan.set_file("{cloze_set}", "breakdowns"),
+        breakdowns=cloze_plan.set_file("{cloze_set}", "breakdowns"),
     log:
         "results/logs/cloze/{cloze_set}/breakdowns.log",
     resources:
@@ -155,12 +156,12 @@ rule cloze_breakdowns:
 rule cloze_breakdown_figure:
     localrule: True
     input:
-        breakdowns=plan.set_file("{cloze_set}", "breakdowns"),
+        breakdowns=cloze_plan.set_file("{cloze_set}", "breakdowns"),
     output:
         png=report(
             "results/figures/{cloze_set}_breakdowns.png",
             caption="../report/cloze_breakdowns.rst",
-            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            category=from_plan(plan.subject_category, "cloze_set", subjects="answered_sets"),
             subcategory="Figures",
             labels={"figure": "MRR by attribute bucket and group"},
         ),

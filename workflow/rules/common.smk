@@ -9,6 +9,7 @@ from plmfair import plan
 from plmfair import resources as job_needs  # each rule's declared memory and run time
 from plmfair.io.download import mirror_copy_stamp
 from plmfair.scoring.specs import model_files
+from plmfair.studies import rule_need
 
 MODEL_SPECS = plan.model_specs(config)
 DOWNLOADS = {entry["file"]: entry for entry in plan.active_downloads(config).values()}
@@ -52,7 +53,8 @@ if hasattr(snakemake_resources, "Resource"):
 
 def sized(rule):
     """The memory and run time a job of ``rule`` declares for its input and attempt (plmfair.resources)."""
-    return {"mem_mb": signed(job_needs.mem_mb(rule)), "runtime": signed(job_needs.runtime(rule))}
+    need = rule_need(rule)
+    return {"mem_mb": signed(job_needs.mem_mb(need)), "runtime": signed(job_needs.runtime(need))}
 
 
 def scoring_resources(rule):

@@ -13,7 +13,7 @@ rule ingest_crows_pairs:
     output:
         pairs=crows_pairs_plan.DATA,
     params:
-        reading=from_plan(plan.crows_pairs_reading, "dataset"),
+        reading=from_plan(crows_pairs_plan.crows_pairs_reading, "dataset"),
     # ahead of the scoring jobs: a model's first scoring job scores its other data sets only once
     # they are ingested (plmfair.scoring.shared_load)
     priority: 10
@@ -37,7 +37,7 @@ rule crows_pairs_score:
         scores=crows_pairs_plan.PAIR_SCORES,
     params:
         model=from_plan(plan.model_loading, "model"),
-        protocol=from_plan(plan.crows_pairs_protocol, "model"),
+        protocol=from_plan(crows_pairs_plan.crows_pairs_protocol, "model"),
         precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
         too_long=plan.setting(config, "crows_pairs.too_long"),
     log:
@@ -57,13 +57,13 @@ rule crows_pairs_score:
 
 rule crows_pairs_summary:
     input:
-        scores=crows_pairs_scores(plan.crows_pairs_jobs(config)),
+        scores=crows_pairs_scores(crows_pairs_plan.crows_pairs_jobs(config)),
     output:
         summary=crows_pairs_plan.SUMMARY,
         mcnemar=crows_pairs_plan.MCNEMAR,
     params:
-        runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
-        langs=plan.crows_pairs_langs(config),
+        runs=crows_pairs_plan.crows_pairs_runs(crows_pairs_plan.crows_pairs_jobs(config)),
+        langs=crows_pairs_plan.crows_pairs_langs(config),
         alpha=plan.setting(config, "analysis.alpha"),
         coverage=plan.setting(config, "coverage"),
     log:
@@ -104,13 +104,13 @@ rule crows_pairs_figure:
 
 rule crows_pairs_languages:
     input:
-        scores=crows_pairs_scores(plan.crows_pairs_language_jobs(config)),
+        scores=crows_pairs_scores(crows_pairs_plan.crows_pairs_language_jobs(config)),
     output:
         winloss=crows_pairs_plan.LANGUAGE_WINLOSS,
         effects=crows_pairs_plan.LANGUAGE_EFFECTS,
     params:
-        runs=plan.crows_pairs_runs(plan.crows_pairs_language_jobs(config)),
-        langs=plan.crows_pairs_langs(config),
+        runs=crows_pairs_plan.crows_pairs_runs(crows_pairs_plan.crows_pairs_language_jobs(config)),
+        langs=crows_pairs_plan.crows_pairs_langs(config),
         alpha=plan.setting(config, "analysis.alpha"),
     log:
         "results/logs/crows_pairs/languages.log",
@@ -152,13 +152,13 @@ rule crows_pairs_language_figure:
 
 rule crows_pairs_breakdowns:
     input:
-        scores=crows_pairs_scores(plan.crows_pairs_jobs(config)),
-        pairs=[plan.crows_pairs_data_file(ds) for ds in plan.crows_pairs_langs(config)],
+        scores=crows_pairs_scores(crows_pairs_plan.crows_pairs_jobs(config)),
+        pairs=[crows_pairs_plan.crows_pairs_data_file(ds) for ds in crows_pairs_plan.crows_pairs_langs(config)],
     output:
         breakdowns=crows_pairs_plan.BREAKDOWNS,
     params:
-        runs=plan.crows_pairs_runs(plan.crows_pairs_jobs(config)),
-        langs=plan.crows_pairs_langs(config),
+        runs=crows_pairs_plan.crows_pairs_runs(crows_pairs_plan.crows_pairs_jobs(config)),
+        langs=crows_pairs_plan.crows_pairs_langs(config),
     log:
         "results/logs/crows_pairs/breakdowns.log",
     resources:

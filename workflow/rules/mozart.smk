@@ -1,16 +1,17 @@
 # MozArt (study mozart): ready-made cloze tests in MozArt's archive format (datasets.cloze_tests;
 # MozArt's own is one), ingested; their cloze-set chain is cloze_sets.smk; the t-SNE maps of the
 # predictions (appendix B) for the tests mozart.tsne.sets names.
+from plmfair.cloze import plan as cloze_plan
 
 
 rule ingest_cloze_test:
     input:
         archive=get_cloze_test_archive,
     output:
-        annotations=plan.annotations_file("{cloze_test}"),
+        annotations=cloze_plan.annotations_file("{cloze_test}"),
     params:
         job="plmfair.cloze.annotations:ingest_cloze_test",
-        languages=from_plan(plan.cloze_test_languages, "cloze_test"),
+        languages=from_plan(cloze_plan.cloze_test_languages, "cloze_test"),
     # ahead of the scoring jobs: a model's first scoring job scores its other data sets only once
     # they are ingested (plmfair.scoring.shared_load)
     priority: 10
@@ -29,10 +30,10 @@ rule ingest_cloze_test:
 # t-SNE and drawn.
 rule tsne_vectors:
     input:
-        annotations=plan.annotations_file("{cloze_set}"),
+        annotations=cloze_plan.annotations_file("{cloze_set}"),
         model="results/manifests/{model}.json",
     output:
-        vectors=plan.set_file("{cloze_set}", "tsne/{model}"),
+        vectors=cloze_plan.set_file("{cloze_set}", "tsne/{model}"),
     params:
         model=from_plan(plan.model_loading, "model"),
         sentences=plan.setting(config, "mozart.tsne.sentences"),
@@ -58,11 +59,11 @@ rule tsne:
     input:
         vectors=get_tsne_vectors,
     output:
-        coordinates=plan.set_file("{cloze_set}", "tsne"),
+        coordinates=cloze_plan.set_file("{cloze_set}", "tsne"),
         png=report(
             "results/figures/{cloze_set}_tsne.png",
             caption="../report/tsne.rst",
-            category=from_plan(plan.cloze_set_category, "cloze_set"),
+            category=from_plan(plan.subject_category, "cloze_set", subjects="answered_sets"),
             subcategory="Figures",
             labels={"figure": "t-SNE of each model's top predictions"},
         ),

@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import partial
 
 from plmfair.cloze import config_checks, construction_plan, outputs, plan
+from plmfair.resources import SCORING, Need
 from plmfair.studies import CLOZE_TASK, DataChoice, Study
 
 
@@ -83,9 +84,24 @@ MOZART = Study(
     moved=config_checks.MOZART_MOVED,
     ingested=plan.ingested_tests,
     counts="plmfair.cloze.data_counts:counts",
+    needs={"tsne_vectors": SCORING},
     **_own(_MOZART_SUBJECTS),
 )
 
+# Construction's fits, from make bench-cloze on corpora of three shapes (docs/performance.md, "Declared
+# memory across corpus shapes"): at 1,000,000 lines join peaks at 2,110 MB for 610 MB of text in, tokenize
+# at 2,244 MB for 234 MB; align (eflomal) at 856 MB for 61 MB in with the demo grammar's vocabulary and
+# 1,461 MB for 93 MB with 300 times as many words, so its slope is twice the fit's (a real corpus has a
+# larger vocabulary still); select at 1,533 MB for 169 MB in, 977 MB for 17 MB at 100,000 lines (spaCy's
+# French pipeline is most of its base)
+CONSTRUCTION_NEEDS = {
+    "cloze_join_bitexts": Need(1000, 3.5, 30, 20.0),
+    "cloze_tokenize": Need(1000, 12.0, 60, 200.0),
+    "cloze_align": Need(1500, 12.0, 60, 1500.0),
+    "cloze_select": Need(1500, 6.0, 60, 300.0),
+    "cloze_alignment_quality": Need(1500, 12.0, 60, 1500.0),
+    "build_spacy_pipeline": Need(1000, 4.0, 10),
+}
 _CLOZE_SUBJECTS = {
     "answered_sets": plan.answered_sets,
     "corpora": plan.cloze_corpora,
@@ -122,5 +138,7 @@ CLOZE = Study(
     choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), languages=plan.corpus_langs, own_models=True),),
     check=config_checks.check_corpora,
     ingested=plan.ingested_answers,
+    pipelines=construction_plan.spacy_packages,
+    needs=CONSTRUCTION_NEEDS,
     **_own(_CLOZE_SUBJECTS),
 )

@@ -14,6 +14,7 @@ files), :mod:`~plmfair.crows_pairs.summary` (scores, exact tests, McNemar),
 from __future__ import annotations
 
 from plmfair.crows_pairs import config_checks, outputs, plan
+from plmfair.resources import SCORING
 from plmfair.studies import PAIRS_TASK, DataChoice, Study
 
 STUDY = Study(
@@ -54,6 +55,7 @@ STUDY = Study(
     moved=config_checks.MOVED,
     ingested=plan.ingested,
     counts="plmfair.crows_pairs.data_counts:counts",
+    needs={"crows_pairs_score": SCORING},
     choices=(
         DataChoice(
             "a CrowS-Pairs data set",

@@ -2,63 +2,17 @@
 functions of the validated config that return names or small records. Torch-free, so Snakemake
 builds its DAG without a model library; the rules turn the answers into paths and params.
 
-Each study plans its own jobs and paths (:mod:`plmfair.crows_pairs.plan`, :mod:`plmfair.cloze.plan`,
-:mod:`plmfair.cloze.construction_plan`) and which models score what is :mod:`plmfair.scoring.model_plan`;
-this package composes them for a run: :mod:`~plmfair.plan.model_runs`, :mod:`~plmfair.plan.downloads`,
-:mod:`~plmfair.plan.targets` (tables, figures, report categories, one setting) and
-:mod:`~plmfair.plan.published` (every published file, the record's inputs). The rule files call every
-function as ``plan.<name>``, so this module re-exports them; a study added later keeps its plan module
-to itself (its rule file imports it).
+Each study plans its own jobs and paths in its package (its rule files import its plan module) and
+which models score what is :mod:`plmfair.scoring.model_plan`; this package composes the studies for a
+run through their records (:data:`plmfair.studies.STUDIES`): :mod:`~plmfair.plan.model_runs`,
+:mod:`~plmfair.plan.downloads`, :mod:`~plmfair.plan.targets` (tables, figures, report categories, one
+setting) and :mod:`~plmfair.plan.published` (every published file, the record's inputs). The shared rule
+files call its functions as ``plan.<name>``: this module re-exports those, and what the studies' rules
+share (the models' plan).
 """
 
 from __future__ import annotations
 
-from plmfair.cloze.construction_plan import (
-    alignment_route,
-    bitext_join,
-    corpus,
-    gold_corpora,
-    gold_langs,
-    gold_readings,
-    gold_sets,
-    spacy_lexicon,
-    spacy_packages,
-    spacy_pipeline,
-    text_reading,
-)
-from plmfair.cloze.plan import (
-    annotations_file,
-    answered_sets,
-    cloze_corpora,
-    cloze_langs,
-    cloze_scores_file,
-    cloze_set_inputs,
-    cloze_set_langs,
-    cloze_set_models,
-    cloze_set_runs,
-    cloze_set_scoring,
-    cloze_sets,
-    cloze_test_languages,
-    cloze_tests,
-    constructed_answered_sets,
-    corpus_langs,
-    set_file,
-    sheets_folder,
-    tsne_models,
-    tsne_sets,
-)
-from plmfair.crows_pairs.plan import (
-    crows_pairs_data_file,
-    crows_pairs_ingested,
-    crows_pairs_jobs,
-    crows_pairs_langs,
-    crows_pairs_language_jobs,
-    crows_pairs_protocol,
-    crows_pairs_reading,
-    crows_pairs_runs,
-    crows_pairs_scores_file,
-    crows_pairs_sets,
-)
 from plmfair.plan.downloads import (
     DOWNLOADED,
     active_downloads,
@@ -88,11 +42,11 @@ from plmfair.plan.targets import (
     RUN_RECORD,
     RUN_RECORD_HTML,
     caption_models,
-    cloze_set_category,
     figure_category,
     figures,
     report_category,
     setting,
+    subject_category,
     tables,
 )
 from plmfair.scoring.model_plan import (
@@ -127,50 +81,17 @@ __all__ = [
     "DOWNLOADED",
     "active_downloads",
     "downloaded",
-    "alignment_route",
     "analysis_plan_inputs",
     "data_summary_inputs",
     "ingested_texts",
-    "annotations_file",
-    "answered_sets",
-    "bitext_join",
     "built_models",
     "is_built",
     "caption_models",
-    "cloze_corpora",
-    "cloze_langs",
-    "cloze_scores_file",
-    "cloze_set_category",
-    "cloze_set_inputs",
-    "cloze_set_langs",
-    "cloze_set_models",
-    "cloze_set_runs",
-    "cloze_set_scoring",
-    "cloze_sets",
-    "cloze_test_languages",
-    "cloze_tests",
-    "constructed_answered_sets",
-    "corpus",
-    "corpus_langs",
-    "crows_pairs_data_file",
-    "crows_pairs_ingested",
-    "crows_pairs_jobs",
-    "crows_pairs_langs",
-    "crows_pairs_language_jobs",
-    "crows_pairs_protocol",
-    "crows_pairs_reading",
-    "crows_pairs_runs",
-    "crows_pairs_scores_file",
-    "crows_pairs_sets",
     "download_entries",
     "download_source",
     "enabled",
     "figure_category",
     "figures",
-    "gold_corpora",
-    "gold_langs",
-    "gold_readings",
-    "gold_sets",
     "hub_fetch",
     "hub_models",
     "hub_store",
@@ -190,19 +111,12 @@ __all__ = [
     "published_files",
     "recorded_config",
     "report_category",
+    "subject_category",
     "recorded_files",
     "run_record_inputs",
-    "set_file",
-    "sheets_folder",
     "setting",
-    "spacy_lexicon",
-    "spacy_packages",
-    "spacy_pipeline",
     "study_models",
     "tables",
-    "text_reading",
     "tiny_model_build",
-    "tsne_models",
-    "tsne_sets",
     "workflow_managed",
 ]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plmfair.cloze.plan import cloze_tests
-from plmfair.crows_pairs.plan import crows_pairs_ingested
 from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_run_files
 from plmfair.registry import Registry
@@ -86,8 +84,8 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
     the configuration has: the names of the data sets, or ``[""]`` for a study-wide output that is
     made, ``[]`` when it is not. The data and models are every study's; any other kind is listed by
     the plan function its study's record names."""
-    if subjects == "data":
-        return [""] if cloze_tests(config) or crows_pairs_ingested(config) else []
+    if subjects == "data":  # the data summary, of the data sets the studies count
+        return [""] if any(s.ingested(config) for s in STUDIES.values() if s.counts) else []
     if subjects == "models":
         return [""] if model_run_files(config) else []
     if subjects == "analysis_plan":
@@ -115,9 +113,10 @@ def figure_category(figure: str) -> str:
     return report_category(all_figures()[figure])
 
 
-def cloze_set_category(config: dict, cloze_set: str) -> str:
-    """The report category of a cloze set's figures."""
-    return report_category("answered_sets", cloze_set)
+def subject_category(config: dict, subject: str, *, subjects: str) -> str:
+    """The report category of the outputs made for one subject of a kind (a cloze set's figures: its
+    rules' ``from_plan(plan.subject_category, "cloze_set", subjects="answered_sets")``)."""
+    return report_category(subjects, subject)
 
 
 @dataclass(frozen=True)
