@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from plmfair.cloze import config_checks, construction_plan, outputs, plan
+from plmfair.cloze import config_checks, construction_plan, measures, outputs, plan  # noqa: F401 (measures: labels)
 from plmfair.resources import SCORING, Need
 from plmfair.studies import CLOZE_TASK, DataChoice, Study
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
+from plmfair.cloze.measures import COLUMNS, METRICS
 from plmfair.registry import Registry
 from plmfair.stats import capped_buckets, category_buckets, equal_size_buckets
 from plmfair.text import base_normalise
@@ -22,9 +23,7 @@ CLOZE_BREAKDOWN_SCHEMA = {
     "bucket_order": "position of the bucket within its attribute, for sorting",
     "n": "annotations in the cell",
     "n_sentences": "distinct sentences in the cell",
-    "p_at_1": "percentage of the cell's annotations whose answer is the top candidate",
-    "p_at_5": "percentage of the cell's annotations whose answer is among the top 5 candidates",
-    "mrr": "mean reciprocal rank within the top 5 (0 when absent), percent",
+    **{m.column: f"{m.description}, over the cell's annotations" for m in METRICS},
 }
 
 
@@ -83,8 +82,9 @@ CLOZE_ATTRIBUTES: Registry[Callable] = Registry(
 
 
 def cloze_breakdowns(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.DataFrame:
-    """P@1, P@5 and MRR per (model, lang, group incl. ``all``, attribute, bucket) (:data:`CLOZE_BREAKDOWN_SCHEMA`)
-    from annotation scores (with ``n_pieces``) and the set's annotations (``tag``, ``text``, ``answer``)."""
+    """Each metric (:data:`plmfair.cloze.measures.METRICS`: P@1, P@5, MRR) per (model, lang, group incl.
+    ``all``, attribute, bucket) (:data:`CLOZE_BREAKDOWN_SCHEMA`) from annotation scores (with ``n_pieces``)
+    and the set's annotations (``tag``, ``text``, ``answer``)."""
     rows = []
     for attribute, buckets in CLOZE_ATTRIBUTES.items():
         frame = scores.join(buckets(scores, annotations)).dropna(subset=["bucket"])
@@ -94,15 +94,13 @@ def cloze_breakdowns(scores: pd.DataFrame, annotations: pd.DataFrame) -> pd.Data
             agg = (
                 g.groupby(["model", "lang", "bucket", "bucket_order"], observed=True)
                 .agg(
-                    n=("hit1", "size"),
+                    n=("s_id", "size"),
                     n_sentences=("s_id", "nunique"),
-                    p_at_1=("hit1", "mean"),
-                    p_at_5=("hit5", "mean"),
-                    mrr=("rr", "mean"),
+                    **{m.column: (m.score, "mean") for m in METRICS},
                 )
                 .reset_index()
             )
-            agg[["p_at_1", "p_at_5", "mrr"]] *= 100
+            agg[list(COLUMNS)] *= 100
             rows.append(agg.assign(group=group, attribute=attribute))
     out = pd.concat(rows, ignore_index=True)
     # models in the order they come (the configuration's, which every figure keeps)

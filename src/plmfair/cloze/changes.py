@@ -22,6 +22,7 @@ import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.group_tests import DISPARITY_METRICS
+from plmfair.cloze.measures import COLUMNS, listed
 from plmfair.stats import attainable, permutation_p
 
 _KEYS = ["lang", "s_id", "u_id", "answer"]
@@ -34,7 +35,7 @@ CLOZE_CHANGE_SCHEMA = {
     "b": "the second scoring",
     "lang": "language, or 'all' pooled",
     "group": "annotator group, 'all', or 'σ_gd' for the disparity across the four groups",
-    "metric": "p_at_1, p_at_5 or mrr (percent; σ_gd rows: percentage points)",
+    "metric": f"{listed(COLUMNS)} (percent; σ_gd rows: percentage points)",
     "n": "annotations both scorings have (matched by language, sentence, annotator and answer)",
     "sentences": "sentences those annotations answer (the units the test flips)",
     "value_a": "the metric under a on those annotations",

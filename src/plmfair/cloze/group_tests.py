@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
+from plmfair.cloze.measures import BY_SCORE, COLUMNS, INTERACTION_MIN_ANNOTATORS, TESTED, listed
 from plmfair.cloze.ties import TIE_BREAK, TIE_WEIGHT, gap_statistic, then_by
 from plmfair.stats import (
     EFFECTS_COLUMNS,
@@ -30,9 +31,10 @@ from plmfair.stats import (
 
 log = logging.getLogger(__name__)
 
-METRICS = ("rr", "hit1")
-# the annotation scores whose group means are the metrics of the paper's tables (percent)
-DISPARITY_METRICS = {"hit1": "p_at_1", "hit5": "p_at_5", "rr": "mrr"}
+# the annotation scores the tests test (plmfair.cloze.measures)
+METRICS = TESTED
+# the annotation scores whose group means are the metrics (percent), by score
+DISPARITY_METRICS = BY_SCORE
 GROUP_PAIRS = tuple(combinations(GROUPS, 2))
 # the 2 x 2 of gender (M, F) and nativeness (N, NN), as contrasts of the four group means (MN, FN, MNN, FNN)
 CONTRASTS_2X2 = {
@@ -63,7 +65,7 @@ ATTAINABLE_SCHEMA = {
 GROUP_WINLOSS_SCHEMA = {
     "model": "model short name",
     "lang": "language, or 'all' for the languages' sentences pooled",
-    "metric": "rr or hit1 of each annotation",
+    "metric": f"{listed(TESTED)} of each annotation",
     "group_a": "first group",
     "group_b": "second group",
     "n_sentences": "sentences both groups answered",
@@ -83,7 +85,7 @@ GROUP_WINLOSS_SCHEMA = {
 GROUP_GAPS_SCHEMA = {
     "model": "model short name",
     "lang": "language, or 'all' for the languages pooled (sentences are (lang, s_id))",
-    "metric": "rr or hit1 of each annotation",
+    "metric": f"{listed(TESTED)} of each annotation",
     "group": "the group compared with the reference",
     "reference": "the reference group",
     "gap": "weighted mean over the sentences both answered of (group's mean - reference's mean) on the sentence, "
@@ -110,7 +112,7 @@ GROUP_GAPS_SCHEMA = {
 GROUP_EFFECTS_SCHEMA = {
     "model": "model short name",
     "lang": "language, or 'all' (language then a fixed effect; sentences and annotators are (lang, id))",
-    "metric": "rr or hit1 of each annotation",
+    "metric": f"{listed(TESTED)} of each annotation",
     **EFFECTS_COLUMNS,
     "n_sentences": "sentences (random-intercept levels)",
     "n_annotators": "annotators (random-intercept levels)",
@@ -122,7 +124,7 @@ GROUP_EFFECTS_SCHEMA = {
 GROUP_TESTS_SCHEMA = {
     "model": "model short name",
     "lang": "language, or 'all' for the languages pooled",
-    "metric": "rr or hit1 of each annotation",
+    "metric": f"{listed(TESTED)} of each annotation",
     "test": "omnibus, gender, nativeness, gender_x_nativeness, or group_x_language (pooled only)",
     "description": "what the statistic measures",
     "null": "the null hypothesis and how its permutations respect it",
@@ -144,12 +146,12 @@ GROUP_TESTS_SCHEMA = {
 # the demo's two for MRR, but on P@1 with two they rejected 0.007 (gender x nativeness) and 0 (group x
 # language) of 400 null data sets: on P@1 they need the real design's smallest cell (docs/statistics.md).
 FREEDMAN_LANE = ("gender_x_nativeness", "group_x_language")
-FREEDMAN_LANE_MIN_ANNOTATORS = {"hit1": 14}
+FREEDMAN_LANE_MIN_ANNOTATORS = INTERACTION_MIN_ANNOTATORS
 
 GROUP_DISPARITY_SCHEMA = {
     "model": "model short name",
     "lang": "language, or 'all' for the languages pooled",
-    "metric": "p_at_1, p_at_5 or mrr (percent)",
+    "metric": f"{listed(COLUMNS)} (percent)",
     "sigma_gd": "population standard deviation of the metric across the four groups (equation 1 of MozArt; "
     "percentage points)",
     "null_mean": "mean of sigma_gd when no group differs (its permutation distribution): sigma_gd is positive even "

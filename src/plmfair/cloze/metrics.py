@@ -33,6 +33,7 @@ import pandas as pd
 from scipy import stats
 
 from plmfair.cloze.annotations import GROUPS
+from plmfair.cloze.measures import METRICS, TOP
 from plmfair.cloze.schemas import ANSWER_DTYPES, METRICS_SCHEMA, PREDICTION_DTYPES, read_cloze_scores
 from plmfair.errors import DataError
 from plmfair.io.parquet import read_parquet_meta
@@ -59,20 +60,14 @@ def group_metrics(annotations: pd.DataFrame) -> dict:
         nan = float("nan")
         return {
             "n": 0,
-            "p_at_1": nan,
-            "p_at_5": nan,
-            "mrr": nan,
+            **{m.column: nan for m in METRICS},
             "spearman_rho": nan,
             "spearman_p": nan,
             "kendall_tau": nan,
             "kendall_p": nan,
         }
-    rank = annotations["rank"].astype("float64")
-    p1 = 100 * float((rank == 1).sum()) / n
-    p5 = 100 * float((rank <= 5).sum()) / n
-    rr = np.where(rank <= 5, 1.0 / rank, 0.0)
-    rr = np.nan_to_num(rr, nan=0.0)
-    out = {"n": n, "p_at_1": p1, "p_at_5": p5, "mrr": 100 * float(rr.mean())}
+    rank = annotations["rank"].astype("float64").to_numpy()
+    out = {"n": n, **{m.column: m.mean(rank) for m in METRICS}}
     # scipy is heavy: imported where a test is computed
     # one point per distinct (sentence, answer): an answer given by k annotators is one item with
     # count k, not k items (which would make the p-values count each annotator's copy)
@@ -101,10 +96,8 @@ ANNOTATION_SCORES_SCHEMA = {
     "group": "annotator group (MN, FN, MNN, FNN)",
     "answer": "the annotator's answer (trimmed; annotations with an empty answer are not scored)",
     "answer_norm": "answer as matched against the candidates (see plmfair.text.normalise)",
-    "rank": "rank of the answer among the model's top 5 candidates (null when absent)",
-    "hit1": "1 when the answer is the model's top candidate, else 0",
-    "hit5": "1 when the answer is among the model's top 5 candidates, else 0",
-    "rr": "1 / rank within the top 5, else 0",
+    "rank": f"rank of the answer among the model's top {TOP} candidates (null when absent)",
+    **{m.score: m.score_description for m in METRICS},
     "logprob": "the model's log-probability of the answer in the gap",
     "n_pieces": "tokens the answer takes in the model's tokenizer",
 }
@@ -114,8 +107,9 @@ def annotation_scores(
     annotations: pd.DataFrame, predictions: pd.DataFrame, answer_scores: pd.DataFrame, *, model: str, lang: str
 ) -> pd.DataFrame:
     """One row per non-empty annotation of a language (:data:`ANNOTATION_SCORES_SCHEMA`): how the
-    model's top 5 ranks the annotator's answer. P@1, P@5 and MRR are 100 x the means of hit1,
-    hit5 and rr over a group's rows."""
+    model's top candidates rank the annotator's answer, and each metric's score of it
+    (:data:`plmfair.cloze.measures.METRICS`: P@1, P@5 and MRR are 100 x the means of hit1, hit5 and rr
+    over a group's rows)."""
     ann = annotations[(annotations["lang"] == lang) & (annotations["answer"] != "")]
     ann = ann.merge(
         answer_scores[["s_id", "answer", "answer_norm", "logprob", "n_pieces"]],
@@ -130,8 +124,8 @@ def annotation_scores(
             f"{model}/{lang}: no answer score for s_id {first['s_id']} answer {first['answer']!r}; rerun its "
             "answer scoring"
         )
-    top5 = predictions[predictions["rank"] <= 5].sort_values(["s_id", "rank"])
-    cands = top5.groupby("s_id")["candidate_norm"].apply(list).to_dict()
+    top = predictions[predictions["rank"] <= TOP].sort_values(["s_id", "rank"])
+    cands = top.groupby("s_id")["candidate_norm"].apply(list).to_dict()
     rank = pd.array(
         [answer_ranks([a], cands.get(s, []))[0] for s, a in zip(ann["s_id"], ann["answer_norm"], strict=True)],
         dtype="Int64",
@@ -148,9 +142,7 @@ def annotation_scores(
             "answer": ann["answer"].to_numpy(),
             "answer_norm": ann["answer_norm"].to_numpy(),
             "rank": rank,
-            "hit1": (found == 1).astype("int64"),
-            "hit5": (found <= 5).astype("int64"),
-            "rr": np.where(found <= 5, 1.0 / found, 0.0),
+            **{m.score: m.scores(found) for m in METRICS},
             "logprob": ann["logprob"].to_numpy(dtype="float64"),
             "n_pieces": ann["n_pieces"].to_numpy(dtype="int64"),
         }

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from plmfair.cloze.measures import PRIMARY
 from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses
 
-PRIMARY_METRIC = "mrr"  # the disparity a cloze set's primary question is about, as the headline prints it
+PRIMARY_METRIC = PRIMARY.column  # the disparity a cloze set's primary question is about, as the headline prints it
 POOLED = "all"
 
 

@@ -9,22 +9,28 @@ from pathlib import Path
 
 import pandas as pd
 
+from plmfair.cloze.measures import COLUMNS, LABELS, METRICS, PRIMARY
 from plmfair.cloze.schemas import read_metrics
 from plmfair.io.parquet import read_parquet
-from plmfair.rendering.labels import PAPER_METRIC_LABELS
 from plmfair.rendering.marks import TESTED
 from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import with_display
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
+# with a field for each metric (plmfair.cloze.measures)
+SCHEMA["cloze"]["items"]["required"] += list(COLUMNS)
+SCHEMA["cloze"]["items"]["properties"].update(
+    {m.column: {"$ref": "#/$defs/number", "description": m.description} for m in METRICS}
+)
+SCHEMA["disparity"]["items"]["properties"]["metric"] = {"enum": list(COLUMNS)}
+MRR = PRIMARY.label  # the primary metric, whose disparity the headline shows
+EVERY_METRIC = ", ".join(LABELS.values())
 CLOZE_FIELDS = (
     "model",
     "lang",
     "group",
     "n",
-    "p_at_1",
-    "p_at_5",
-    "mrr",
+    *COLUMNS,
     "unknown_share",
     "identical_items",
     "coverage_warning",
@@ -46,7 +52,7 @@ DISPARITY_FIELDS = (
     "significant",
 )
 OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "family", "p_adjusted", "significant")
-ESTIMAND = "disparity sigma_gd of MRR across the four groups, languages pooled (percentage points; debiased)"
+ESTIMAND = f"disparity sigma_gd of {MRR} across the four groups, languages pooled (percentage points; debiased)"
 
 
 def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
@@ -68,8 +74,11 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
 
 
 def headline_rows(record: Mapping) -> Iterator[tuple[dict, dict]]:
-    """Each row of all annotators with the MRR disparity of its set, model and language ({} without)."""
-    disparity = {(d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == "mrr"}
+    """Each row of all annotators with the primary metric's disparity (MRR's) of its set, model and language
+    ({} without)."""
+    disparity = {
+        (d["set"], d["model"], d["lang"]): d for d in record["results"]["disparity"] if d["metric"] == PRIMARY.column
+    }
     for r in record["results"]["cloze"]:
         if r["group"] == "all":
             yield r, disparity.get((r["set"], r["model"], r["lang"]), {})
@@ -85,10 +94,8 @@ def headline_lines(record: Mapping) -> pd.DataFrame:
                 "set": r["set"],
                 "model": r["model"],
                 "lang": r["lang"],
-                "P@1": r["p_at_1"],
-                "P@5": r["p_at_5"],
-                "MRR": r["mrr"],
-                "σ_gd MRR": d.get("sigma_gd"),
+                **{m.label: r[m.column] for m in METRICS},
+                f"σ_gd {MRR}": d.get("sigma_gd"),
                 # an untested row (every score 0, say) has no threshold to print
                 "critical value": d.get("critical_value") if d.get("family") in TESTED else None,
                 "p adjusted": d.get("p_adjusted"),
@@ -99,19 +106,18 @@ def headline_lines(record: Mapping) -> pd.DataFrame:
     return with_display(
         pd.DataFrame(lines),
         alpha=record_alpha(record),
-        thresholds={"σ_gd MRR": "critical value"},
+        thresholds={f"σ_gd {MRR}": "critical value"},
         marks={"p adjusted": "significant"},
     )
 
 
-MRR = PAPER_METRIC_LABELS["mrr"]
 HEADLINES = (
     Headline(
         key="cloze",
-        caption=f"Cloze sets: all annotators' P@1, P@5, {MRR} (percent); σ_gd of {MRR} across the four groups "
+        caption=f"Cloze sets: all annotators' {EVERY_METRIC} (percent); σ_gd of {MRR} across the four groups "
         "(percentage points), the critical value it must exceed, and its p adjusted by the analysis plan "
         "(* groups differ; pooled: the primary question).",
-        title=f"Cloze sets: all annotators' P@1, P@5, {MRR} (percent); σ_gd of {MRR} across the four groups "
+        title=f"Cloze sets: all annotators' {EVERY_METRIC} (percent); σ_gd of {MRR} across the four groups "
         "(percentage points) against its critical value, with its p adjusted by its run's analysis plan "
         "(* groups differ)",
         lines=headline_lines,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
+from plmfair.cloze.measures import COLUMNS, METRICS
 from plmfair.io.parquet import read_parquet
 
 PREDICTION_SCHEMA = {
@@ -82,9 +83,7 @@ METRICS_SCHEMA = {
     "n": "annotations with a non-empty answer",
     "n_empty": "annotations excluded because the answer is empty",
     "n_too_long": "annotations excluded because their sentence or answer is longer than the model accepts",
-    "p_at_1": "percentage of annotations whose answer is the top candidate",
-    "p_at_5": "percentage of annotations whose answer is among the top 5 candidates",
-    "mrr": "mean reciprocal rank of the answer among the top 5 (0 when absent), percent",
+    **{m.column: m.description for m in METRICS},
     "spearman_rho": "Spearman rho of (group answer count, model log-probability of the answer) over distinct "
     "(sentence, answer) items",
     "spearman_p": "two-sided p-value of spearman_rho",
@@ -96,9 +95,7 @@ METRICS_SCHEMA = {
 # what every reader of a metrics file checks (results/cloze/{cloze_set}/metrics.parquet)
 METRIC_KINDS = {
     "n": "number",
-    "p_at_1": "number",
-    "p_at_5": "number",
-    "mrr": "number",
+    **dict.fromkeys(COLUMNS, "number"),
     "spearman_rho": "number",
     "kendall_tau": "number",
     "model": "string",

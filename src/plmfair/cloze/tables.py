@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
-from plmfair.rendering.labels import PAPER_METRIC_LABELS, metric_label
+from plmfair.cloze.measures import COLUMNS, LABELS
+from plmfair.rendering.labels import metric_label
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
@@ -50,7 +51,7 @@ def _lang_order(langs) -> list[str]:
 def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -> tuple[list[dict], list[dict]]:
     """The printed rows of one model in a paper table (see :func:`paper_table`) and its numbers, a row per
     cell (group or All, column, value and, for a correlation, its p)."""
-    scale = 1.0 if metric in ("p_at_1", "p_at_5", "mrr") else 100.0
+    scale = 1.0 if metric in COLUMNS else 100.0
     grid = m.pivot(index="group", columns="lang", values=metric).reindex(index=[*GROUPS, "all"], columns=langs) * scale
     p_col = CORRELATION_P.get(metric)
     pvals = (
@@ -249,7 +250,7 @@ def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float
     disparity, the interval of the true disparity that inverts its test, the permutation p, the run's
     analysis plan's decision and a verdict that says only what the test supports."""
     out = disparity[["model", "lang"]].copy()
-    out["metric"] = disparity["metric"].map(PAPER_METRIC_LABELS)
+    out["metric"] = disparity["metric"].map(LABELS)
     out["σ_gd"] = disparity["sigma_gd"]
     out["critical value"] = disparity["critical_value"]
     out["null mean"] = disparity["null_mean"]

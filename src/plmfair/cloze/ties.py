@@ -8,8 +8,10 @@ describe them (:mod:`plmfair.cloze.outputs`, which the table jobs import without
 
 from __future__ import annotations
 
-# metric -> the finer score of the same answers that breaks its ties
-TIE_BREAK = {"hit1": "rr"}
+from plmfair.cloze.measures import TIE_BREAK as METRIC_TIE_BREAK
+
+# metric -> the finer score of the same answers that breaks its ties (plmfair.cloze.measures)
+TIE_BREAK = METRIC_TIE_BREAK
 # the tie-break's weight in the gap test's statistic, gap + TIE_WEIGHT x the tie-break's gap (a sum, so
 # that the statistic stays linear in a shift and its test can be inverted into the interval)
 TIE_WEIGHT = 1e-4

@@ -8,13 +8,9 @@ from __future__ import annotations
 
 import re
 
-# each per-annotation score by the measure its mean is (plmfair.cloze.metrics.annotation_scores)
-METRIC_LABELS = {
-    "rr": "MRR (reciprocal rank)",
-    "hit1": "P@1 (hit at 1)",
-    "hit5": "P@5 (hit in the top 5)",
-    "margin": "score margin",
-}
+# each per-item score by the measure its mean is: a minimal pair's margin here, and each cloze metric's
+# per-annotation score, which plmfair.cloze.measures adds (``hit1``: "P@1 (hit at 1)")
+METRIC_LABELS = {"margin": "score margin"}
 
 
 def metric_label(metric: str) -> str:
@@ -38,5 +34,3 @@ def contrast_label(term: str, reference: str) -> str:
 
 # the annotator groups spelled out (MozArt's M/F x native/non-native)
 GROUP_NAMES = {"MN": "male native", "FN": "female native", "MNN": "male non-native", "FNN": "female non-native"}
-# the paper's metrics (percent) by their names in the tables
-PAPER_METRIC_LABELS = {"p_at_1": "P@1", "p_at_5": "P@5", "mrr": "MRR"}
