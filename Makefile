@@ -81,13 +81,14 @@ test-fast: $(STAMP)
 test-cluster: $(STAMP)
 	VENV_BIN=$(abspath $(VENV))/bin bash tests/cluster/run.sh
 
-## Style and structure: ruff's checks and formatter (120 columns), the import graph's contracts
-## (layers one way, no circles: pyproject.toml), and Snakemake's lint of the rules.
+## Style and structure: ruff's checks and formatter (120 columns), the rule files' formatter, the import
+## graph's contracts (layers one way, no circles: pyproject.toml), mypy over src/, and Snakemake's lint.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks
 	$(VENV)/bin/ruff format --check src tests workflow/scripts benchmarks
 	$(VENV)/bin/snakefmt --check --no-sort --line-length 120 Snakefile workflow/rules/
 	PYTHONPATH=src $(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
 	$(SNAKEMAKE) --lint --configfile .test/config/config.yaml --directory .test --snakefile Snakefile
 
 ## Benchmarks; arguments through BENCH_ARGS, e.g. make bench BENCH_ARGS="--shape bert-base --pairs 1677"

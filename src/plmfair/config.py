@@ -43,7 +43,11 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
         best = jsonschema.exceptions.best_match(errors)
         if best.validator == "uniqueItems":
             seen: set = set()
-            repeated = [x for x in best.instance if x in seen or seen.add(x)]
+            repeated = []
+            for x in best.instance:
+                if x in seen:
+                    repeated.append(x)
+                seen.add(x)
             message = f"{repeated[0]!r} is listed twice (each name once: a repeat would count its results twice)"
         else:
             message = best.message
@@ -107,9 +111,9 @@ def check_config(config: dict) -> None:
     """Names used by the studies must be declared and fit the study; one line naming the key otherwise."""
     specs = model_specs(config)
     _check_data_folders(config)
-    for study in STUDIES.values():
-        if study.check:
-            study.check(config)
+    for record in STUDIES.values():
+        if record.check:
+            record.check(config)
     # every model list: each study's, and those of its data sets' entries that may carry their own
     lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
     lists += [

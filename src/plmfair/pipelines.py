@@ -57,7 +57,8 @@ def spacy_wheel(name: str) -> str:
 def install_pipelines(packages: dict[str, str], *, download: Callable[[str], bool] = spacy_download) -> list[str]:
     """Install the missing pipeline packages of ``packages`` (language -> package name); return
     the names installed."""
-    installed, failed = [], []
+    installed: list[str] = []
+    failed: list[str] = []
     for lang, name in packages.items():
         if is_installed(name):
             continue

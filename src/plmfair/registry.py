@@ -79,7 +79,7 @@ class Registry(Generic[T]):
         entry = self._entries[name]
         if name in self._references and isinstance(entry, str):  # not loaded yet
             entry = self._entries[name] = load_object(entry)
-        return entry
+        return entry  # type: ignore[return-value]  # a loaded reference is an entry
 
     def module_of(self, name: str) -> str:
         """The module an entry lives in, without loading it."""

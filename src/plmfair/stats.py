@@ -368,6 +368,7 @@ def crossed_mixed_model(
         )
         return MixedEffects(terms, False, {}, "; ".join(notes) or "no fit")
     fit = best
+    assert fit is not None  # some fit, the best of them
     variances = dict(zip(model.exog_vc.names, np.asarray(fit.vcomp, dtype=float).tolist(), strict=True))
     levels = {name: pd.factorize(data[name])[0] for name in effects}
     try:
@@ -419,6 +420,7 @@ def permutation_p(
         above = stat_null > stat[None, :] + 1e-12
         tied = np.abs(stat_null - stat[None, :]) <= 1e-12
         extreme = above | tied if extreme is None else above | (tied & extreme)
+    assert extreme is not None  # the primary statistic's, at least
     p = (1 + extreme.sum(axis=0)) / (1 + np.asarray(null).shape[0])
     return np.where(np.isnan(np.asarray(observed, dtype=float)), np.nan, p)
 
@@ -444,11 +446,12 @@ def accepted_shifts(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: fl
     total = len(qa)
     keep = np.isfinite(qa) & np.isfinite(qb) & np.isfinite(qc)
     qa, qb, qc = qa[keep], qb[keep], qc[keep]
-    starts, ends = [], []  # closed intervals of t where a permutation counts as extreme
+    start_parts: list[np.ndarray] = []  # closed intervals of t where a permutation counts as extreme
+    end_parts: list[np.ndarray] = []
 
     def add(where, lo, hi):
-        starts.append(np.broadcast_to(lo, where.shape)[where])
-        ends.append(np.broadcast_to(hi, where.shape)[where])
+        start_parts.append(np.broadcast_to(lo, where.shape)[where])
+        end_parts.append(np.broadcast_to(hi, where.shape)[where])
 
     tiny = 1e-12 * max(1.0, float(np.max(np.abs(qa), initial=0.0)))
     linear, up, down = np.abs(qa) <= tiny, qa > tiny, qa < -tiny
@@ -466,7 +469,7 @@ def accepted_shifts(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: fl
         add(up & (disc > 0), -np.inf, low)
         add(up & (disc > 0), high, np.inf)
         add(down & (disc >= 0), low, high)
-    starts, ends = np.sort(np.concatenate(starts)), np.sort(np.concatenate(ends))
+    starts, ends = np.sort(np.concatenate(start_parts)), np.sort(np.concatenate(end_parts))
     points = np.unique(np.concatenate([starts, ends]))
     points = points[np.isfinite(points)]
     # the count on each point (closed ends count) and on each open segment between points

@@ -9,7 +9,7 @@ rather than compare study names (a test refuses a comparison with a study name e
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -54,12 +54,12 @@ SHARED_JOBS = (
     "all",
 )
 
-Subjects = Callable[[dict], list[str]]
+Subjects = Callable[[dict], Iterable[str]]
 
 
 def section(config: Mapping, path: Sequence[str]) -> dict:
     """The mapping at a key path of a configuration ({} where it is missing or not a mapping)."""
-    node = config
+    node: object = config
     for key in path:
         node = node.get(key) if isinstance(node, Mapping) else None
     return node if isinstance(node, dict) else {}
@@ -123,7 +123,9 @@ class Study:
     naming the spaCy pipelines it needs installed before a run, by language (its section's ``spacy.<lang>``),
     which ``plmfair run`` installs or names (``pipelines``, :func:`plmfair.preflight.missing_pipelines`); and the
     memory and run time its heavy rules declare for their input (``needs``: rule ->
-    :class:`plmfair.resources.Need`; a rule without one declares a light job's)."""
+    :class:`plmfair.resources.Need`; a rule without one declares a light job's); and the ``"module:attribute"``
+    of the names its tables and figures give its per-item scores (``labels``: score -> the measure its mean
+    is, :func:`plmfair.rendering.labels.metric_label`)."""
 
     name: str
     title: str
@@ -134,7 +136,7 @@ class Study:
     rules: tuple[str, ...]
     outputs: tuple[str, ...]
     subjects: Mapping[str, Subjects]
-    downloads: Mapping[str, Callable[[dict], object]]
+    downloads: Mapping[str, Callable[[dict], Iterable[str]]]
     languages: Callable[[dict, str], list[str]] | None = None
     published: Callable[[dict], list[str]] | None = None
     tables: tuple = ()
@@ -152,6 +154,7 @@ class Study:
     counts: str = ""
     pipelines: Callable[[dict], dict[str, str]] | None = None
     needs: Mapping[str, Need] = field(default_factory=dict)
+    labels: str = ""
 
     @property
     def jobs(self) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from plmfair.cloze import config_checks, construction_plan, measures, outputs, plan  # noqa: F401 (measures: labels)
+from plmfair.cloze import config_checks, construction_plan, outputs, plan
 from plmfair.resources import SCORING, Need
 from plmfair.studies import CLOZE_TASK, DataChoice, Study
 
@@ -84,6 +84,7 @@ MOZART = Study(
     moved=config_checks.MOZART_MOVED,
     ingested=plan.ingested_tests,
     counts="plmfair.cloze.data_counts:counts",
+    labels="plmfair.cloze.measures:SCORE_LABELS",
     needs={"tsne_vectors": SCORING},
     **_own(_MOZART_SUBJECTS),
 )
@@ -139,6 +140,7 @@ CLOZE = Study(
     check=config_checks.check_corpora,
     ingested=plan.ingested_answers,
     pipelines=construction_plan.spacy_packages,
+    labels="plmfair.cloze.measures:SCORE_LABELS",
     needs=CONSTRUCTION_NEEDS,
     **_own(_CLOZE_SUBJECTS),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from plmfair.cloze.plan import cloze_corpora, corpus_langs, corpus_languages
+from plmfair.errors import ConfigError
 from plmfair.pipelines import is_folder_name
 
 
@@ -70,7 +71,7 @@ class SpacyPipeline:
     @property
     def package(self) -> str | None:
         """The package to install, when the pipeline is one."""
-        return None if self.built or is_folder_name(self.name) else self.name
+        return None if self.built or self.name is None or is_folder_name(self.name) else self.name
 
 
 def spacy_pipeline(config: dict, lang: str) -> SpacyPipeline:
@@ -88,7 +89,10 @@ def spacy_packages(config: dict) -> dict[str, str]:
 
 def spacy_lexicon(config: dict, lang: str) -> dict:
     """The download of the word list a built spaCy pipeline is made from."""
-    return spacy_pipeline(config, lang).lexicon
+    lexicon = spacy_pipeline(config, lang).lexicon
+    if lexicon is None:
+        raise ConfigError(f"config error at cloze.spacy.{lang}: a package or folder, not a pipeline to build")
+    return lexicon
 
 
 @dataclass(frozen=True)

@@ -439,8 +439,8 @@ def group_winloss(
         for a, b in GROUP_PAIRS:
             ia, ib = GROUPS.index(a), GROUPS.index(b)
             labels = design.assignments(permutations, _rng(seed, lang, f"{a}-{b}"), design.strata(among=(a, b)))
-            counted, shared = _net_wins(list(values.values()), design, labels, ia, ib)
-            counted = dict(zip(values, counted, strict=True))
+            net_wins, shared = _net_wins(list(values.values()), design, labels, ia, ib)
+            counted = dict(zip(values, net_wins, strict=True))
             for metric in metrics:
                 wins_a, wins_b, _ = counted[metric]
                 net = wins_a - wins_b
@@ -506,9 +506,9 @@ def group_gaps(
             )
             # the shift model: group's scores minus delta; the statistic is linear in it (c - delta d)
             shifted = (design.group[design.annotator] == g).astype(float)
-            (d, *gaps), shared = _sentence_gap([shifted, *values.values()], design, labels, g, ref)
+            (d, *sentence_gaps), shared = _sentence_gap([shifted, *values.values()], design, labels, g, ref)
             # gaps that are equal as numbers (rational scores summed in another order) are ties
-            d, gaps = np.round(d, 10), dict(zip(values, np.round(gaps, 10), strict=True))
+            d, gaps = np.round(d, 10), dict(zip(values, np.round(sentence_gaps, 10), strict=True))
             for metric in metrics:
                 row = _gap_test(gaps, metric, d, alpha=alpha)
                 rows.append(
@@ -679,7 +679,7 @@ def group_tests(
         per_group = np.eye(len(GROUPS))[:, [g for g in range(len(GROUPS)) if g != ref]]
         for metric in metrics:
             values = data[metric].to_numpy(float)
-            runs = {
+            runs: dict[str, tuple[Callable[..., np.ndarray], tuple[np.ndarray, ...], bool]] = {
                 "omnibus": (_omnibus, _group_sums(values, design, full), False),
                 "gender": (_contrast(CONTRASTS_2X2["gender"][0]), _group_sums(values, design, by_nativeness), True),
                 "nativeness": (_contrast(CONTRASTS_2X2["nativeness"][0]), _group_sums(values, design, by_gender), True),
@@ -762,9 +762,9 @@ def _sphere(dimensions: int, count: int) -> np.ndarray:
         return np.column_stack([np.cos(angle), np.sin(angle)])
     i = np.arange(count) + 0.5
     z = i / count  # the upper hemisphere, evenly in height (Archimedes: evenly in area)
-    angle = np.pi * (1 + 5**0.5) * i
+    turn = np.pi * (1 + 5**0.5) * i
     radius = np.sqrt(1 - z**2)
-    return np.column_stack([radius * np.cos(angle), radius * np.sin(angle), z])
+    return np.column_stack([radius * np.cos(turn), radius * np.sin(turn), z])
 
 
 # directions along which the disparity interval looks for the group effects the test accepts (the demo's
@@ -819,13 +819,13 @@ def _disparity_interval(
     qc = spread(means) - spread(means[:1])
     qc = np.where(np.abs(qc) <= 1e-9 * max(float(spread(means[:1])[0]), 1e-300), 0.0, qc)
     qc = np.broadcast_to(qc[:, None], qa.shape)
-    nearest, farthest = [], []
+    near_parts, far_parts = [], []
     for chunk in range(0, directions.shape[1], DIRECTION_CHUNK):  # lines x permutations x 8 events at a time
         part = slice(chunk, chunk + DIRECTION_CHUNK)
         near, far = accepted_extent(qa[1:, part].T, qb[1:, part].T, qc[1:, part].T, alpha=alpha)
-        nearest.append(near)
-        farthest.append(far)
-    nearest, farthest = np.concatenate(nearest), np.concatenate(farthest)
+        near_parts.append(near)
+        far_parts.append(far)
+    nearest, farthest = np.concatenate(near_parts), np.concatenate(far_parts)
     # no effect is accepted exactly when the test of no disparity does not reject (the data's own statistic)
     no_effect = (1 + np.sum(qc[1:, 0] >= 0)) / len(qc) >= alpha
     low = 0.0 if no_effect else float(np.nanmin(nearest))

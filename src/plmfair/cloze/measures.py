@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plmfair.rendering.labels import METRIC_LABELS
-
 
 @dataclass(frozen=True)
 class Metric:
@@ -110,6 +108,5 @@ def listed(names) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-# what a table or figure names a score by (plmfair.rendering.labels.metric_label)
-for _metric in METRICS:
-    METRIC_LABELS.setdefault(_metric.score, f"{_metric.label} ({_metric.gloss})")
+# what a table or figure names each score by (the studies' ``labels``: plmfair.rendering.labels.metric_label)
+SCORE_LABELS = {m.score: f"{m.label} ({m.gloss})" for m in METRICS}

@@ -247,7 +247,7 @@ def set_overview(annotations: pd.DataFrame, prediction_metas: dict[str, dict]) -
     """What MozArt's Table 1 shows of a cloze set with answers (:data:`OVERVIEW_SCHEMA`): per language,
     its sentences, annotations and annotators, then each model's mean tokens per sentence (from the
     run metadata of its predictions, by model)."""
-    rows = []
+    rows: list[tuple[str, str, str | None, float]] = []
     by_lang = annotations.groupby("lang", sort=False)
     for statistic, values in (
         ("sentences", by_lang["s_id"].nunique()),

@@ -23,7 +23,7 @@ def set_task(config: dict, cloze_set: str, model: str, *, entry: dict, token_bud
     scoring = plan.cloze_set_scoring(config, cloze_set, model)
     return Task(
         cloze_set,
-        inputs=(inputs["sentences"], *inputs["answers"]),
+        inputs=(str(inputs["sentences"]), *inputs["answers"]),
         outputs={kind: plan.cloze_scores_file(cloze_set, kind, model) for kind in SET_OUTPUTS},
         settings={"model": entry, "scoring": scoring, "token_budget": token_budget, "threads": threads},
         loading={"precision": scoring["precision"]},

@@ -24,8 +24,10 @@ import pandas as pd
 
 from plmfair.cloze.schemas import ANSWER_DTYPES, PREDICTION_DTYPES, PREDICTION_SCHEMA
 from plmfair.errors import DataError
+from plmfair.scoring.base import Scorer
 from plmfair.scoring.coverage import Coverage, unknown_id
-from plmfair.scoring.loader import load
+from plmfair.scoring.loader import LoadedModel, load
+from plmfair.scoring.specs import ModelSpec
 from plmfair.text import MASK, normalise
 
 log = logging.getLogger(__name__)
@@ -51,7 +53,7 @@ def distinct_answers(annotations: pd.DataFrame, lang: str) -> pd.DataFrame:
     return a[["s_id", "text", "answer"]].drop_duplicates(["s_id", "answer"]).reset_index(drop=True)
 
 
-def predict(sentences: pd.DataFrame, scorer, *, k: int = 100, num_beams: int | None = None) -> pd.DataFrame:
+def predict(sentences: pd.DataFrame, scorer: Scorer, *, k: int = 100, num_beams: int | None = None) -> pd.DataFrame:
     """Top-k whole-word candidates at the gap of each sentence (:data:`PREDICTION_SCHEMA` without ``lang``)."""
     norm = scorer.normaliser()
     candidates = scorer.predict_gap(list(sentences["text"]), k=k, num_beams=num_beams)
@@ -65,7 +67,7 @@ def predict(sentences: pd.DataFrame, scorer, *, k: int = 100, num_beams: int | N
     return df.astype({c: t for c, t in PREDICTION_DTYPES.items() if c != "lang"})
 
 
-def score_answers(answers: pd.DataFrame, scorer) -> pd.DataFrame:
+def score_answers(answers: pd.DataFrame, scorer: Scorer) -> pd.DataFrame:
     """Log-probability of every distinct answer in its sentence's gap (:data:`ANSWER_SCHEMA` without ``lang``)."""
     scored = scorer.score_answers(list(zip(answers["text"], answers["answer"], strict=True)))
     norm = scorer.normaliser()
@@ -82,7 +84,7 @@ def score_answers(answers: pd.DataFrame, scorer) -> pd.DataFrame:
     return df.astype({"answer_norm": "string"})
 
 
-def read_coverage(sentences: pd.DataFrame, answers: pd.DataFrame | None, scorer) -> Coverage:
+def read_coverage(sentences: pd.DataFrame, answers: pd.DataFrame | None, scorer: Scorer) -> Coverage:
     """What the model reads of a language's cloze items (:mod:`plmfair.scoring.coverage`): the pieces of the
     sentences (the text around the gap) and of the distinct answers; answers made of unknown pieces
     only, and answers of a sentence read as the same ids as another of its answers that differs from
@@ -115,7 +117,7 @@ def _by_lang(frames: dict[str, pd.DataFrame], dtypes: dict[str, str]) -> pd.Data
 def score_cloze_set(
     sentences: pd.DataFrame,
     annotations: pd.DataFrame | None,
-    spec,
+    spec: ModelSpec,
     *,
     langs,
     k: int,
@@ -137,7 +139,7 @@ def score_cloze_set(
 def fill_cloze_set(
     sentences: pd.DataFrame,
     annotations: pd.DataFrame | None,
-    loaded,
+    loaded: LoadedModel,
     *,
     langs,
     k: int,

@@ -25,6 +25,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -79,7 +80,7 @@ OPTIONAL_COLUMNS = ("stereo_antistereo", "cluster")
 DIRECTIONS = ("stereo", "antistereo")
 # The published layouts: Nangia et al. (comma-separated) and Névéol et al. (tab-separated
 # despite the .csv name); the pair id is the first column in both.
-CROWS_FORMATS = {
+CROWS_FORMATS: dict[str, dict[str, Any]] = {
     "nyu": {
         "delimiter": ",",
         "columns": {
@@ -123,7 +124,8 @@ def _resolve_columns(
         spec = columns.get(role)
         specs = [] if spec is None else [spec] if isinstance(spec, str | int) else list(spec)
         if role in OPTIONAL_COLUMNS and role not in configured:
-            specs = [col for col in specs if col in (name.strip() for name in header)]
+            names = {name.strip() for name in header}
+            specs = [col for col in specs if col in names]
         if not specs and role not in OPTIONAL_COLUMNS:
             raise DataError(
                 f"{source}: no column given for {role!r}; set columns.{role} of this data set in the config"
@@ -237,7 +239,9 @@ def read_crows_pairs(
     ref_direction = (
         {} if reference is None else dict(zip(reference["pair_id"], reference["stereo_antistereo"], strict=True))
     )
-    blank, records_out, seen = [], [], {}
+    blank: list[int] = []
+    records_out: list[dict] = []
+    seen: dict[str, list[int]] = {}
     for lineno, row in records:
         if not any(cell.strip() for cell in row):
             blank.append(lineno)

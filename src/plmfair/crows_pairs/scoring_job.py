@@ -15,13 +15,14 @@ import pandas as pd
 import torch
 
 from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, SCORED_STATUSES, with_outcomes
-from plmfair.scoring.base import MinimalPair
+from plmfair.scoring.base import MinimalPair, Scorer
 from plmfair.scoring.coverage import (
     Coverage,
     unknown_id,
 )
-from plmfair.scoring.loader import load
+from plmfair.scoring.loader import LoadedModel, load
 from plmfair.scoring.protocols import PROTOCOLS
+from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tolerance import margin_tolerance, unit_roundoff
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ def pair_status(pair) -> str:
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 
 
-def as_read(text: str, scorer) -> str:
+def as_read(text: str, scorer: Scorer) -> str:
     """A sentence as the model reads it: NFC, invisible characters out, white space collapsed, and
     lower-cased for an uncased model (``scorer.prepare``); two sentences equal in this form are the
     same sentence to the model."""
@@ -55,7 +56,12 @@ def as_read(text: str, scorer) -> str:
 
 
 def score_pairs(
-    pairs: pd.DataFrame, scorer, *, protocol: str = "nangia", too_long: str = "skip", coverage: Coverage | None = None
+    pairs: pd.DataFrame,
+    scorer: Scorer,
+    *,
+    protocol: str = "nangia",
+    too_long: str = "skip",
+    coverage: Coverage | None = None,
 ) -> pd.DataFrame:
     """Score every pair of an ingested CrowS-Pairs table; one row per pair (:data:`PAIR_SCHEMA`).
 
@@ -119,7 +125,7 @@ def error_scale(out: pd.DataFrame, precision: str) -> pd.Series:
     return unit_roundoff(precision) * size
 
 
-def fp32_fits(loaded) -> bool:
+def fp32_fits(loaded: LoadedModel) -> bool:
     """Whether a second copy of the model in fp32 fits beside the first (always on a CPU: host memory)."""
     if loaded.device.type != "cuda":
         return True
@@ -131,7 +137,7 @@ def _margin(frame: pd.DataFrame) -> pd.Series:
     return frame["sent_more_score"] - frame["sent_less_score"]
 
 
-def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, loaded, *, protocol: str, too_long: str):
+def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, loaded: LoadedModel, *, protocol: str, too_long: str):
     """Make a bf16 or fp16 scoring's outcomes those of fp32: a sample of pairs is scored in fp32 too,
     which sets the low precision's error bound (``CHECK_SAFETY`` x the largest margin error seen,
     relative to :func:`error_scale`); every pair whose margin is within that bound is scored again in
@@ -187,7 +193,7 @@ def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, loaded, *, protocol: 
 
 def run_scoring(
     pairs: pd.DataFrame,
-    spec,
+    spec: ModelSpec,
     *,
     protocol: str,
     precision: str,
@@ -206,7 +212,7 @@ def run_scoring(
 
 
 def score_loaded(
-    pairs: pd.DataFrame, loaded, *, protocol: str, too_long: str, token_budget: int, progress: bool = True
+    pairs: pd.DataFrame, loaded: LoadedModel, *, protocol: str, too_long: str, token_budget: int, progress: bool = True
 ) -> tuple[pd.DataFrame, dict]:
     """Score ``pairs`` with a model already loaded (:func:`plmfair.scoring.loader.load`); return the
     per-pair table and run metadata."""

@@ -188,7 +188,7 @@ def summarise_pairs(
         in_scored = inside & scored
         nangia_denominator = in_scored & ~scores["neutral_nangia"] if kind == "direction" else in_scored
         n_nangia = int(nangia_denominator.sum())
-        row = {
+        row: dict[str, object] = {
             "subset_kind": kind,
             "subset": subset,
             "n_pairs": int(inside.sum()),
@@ -202,8 +202,9 @@ def summarise_pairs(
             "n_nangia": n_nangia,
             "n_neutral_nangia": int((in_scored & scores["neutral_nangia"]).sum()),
         }
-        row["n_decisive"] = row["n_biased"] + row["n_less"]
-        row["neutral_share"] = 100 * row["n_neutral"] / row["n_scored"] if row["n_scored"] else nan
+        n_scored, n_neutral = int(in_scored.sum()), int((inside & neutral).sum())
+        row["n_decisive"] = int((inside & biased).sum()) + int((inside & less).sum())
+        row["neutral_share"] = 100 * n_neutral / n_scored if n_scored else nan
         for name, value in SENSITIVITY_TOLERANCES.items():
             row[f"decisive_score_at_{name}"] = _decisive_share(margin[in_scored], value)
         rows.append(row)
@@ -227,12 +228,12 @@ def summarise_pairs(
         cluster_robust_interval(
             biased.to_numpy(float)[decisive], np.ones(int(decisive.sum())), clusters.to_numpy()[decisive]
         )
-        if has_cluster
+        if clusters is not None
         else (nan, nan)
     )
     low, high = 100 * low, 100 * high
     out["cluster_low"], out["cluster_high"] = np.where(overall, low, nan), np.where(overall, high, nan)
-    out["n_clusters"] = np.where(overall, int(clusters.nunique()) if has_cluster else 0, 0)
+    out["n_clusters"] = np.where(overall, int(clusters.nunique()) if clusters is not None else 0, 0)
     meta = {
         **meta,
         **coverage_columns(

@@ -160,6 +160,7 @@ def _sealed_relative(path: Path) -> Path | None:
 
 
 def _write_seal(relative: Path, record: dict) -> None:
+    assert _sealing is not None  # a relative path is only found while sealing
     target = seal_path(_sealing, relative)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=_tmp_prefix(target), dir=target.parent)
@@ -189,9 +190,10 @@ def _seal_folder(path: Path) -> None:
     if folder is None or f"{folder.as_posix()}/".startswith(NOT_SEALED):
         return
     for file in sorted(p for p in path.rglob("*") if p.is_file()):
-        st = file.stat()
+        st, relative = file.stat(), _sealed_relative(file)
+        assert relative is not None  # inside a sealed folder
         _write_seal(
-            _sealed_relative(file),
+            relative,
             {"sha256": sha256_of(file), "bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "folder": folder.as_posix()},
         )
 

@@ -136,7 +136,9 @@ def read_parquet(
             )
     for column, allowed in (values or {}).items():
         allowed = list(allowed)
-        bad = df.loc[df[column].notna() & ~df[column].isin(allowed), column] if column in df.columns else []
+        if column not in df.columns:
+            continue
+        bad = df.loc[df[column].notna() & ~df[column].isin(allowed), column]
         if len(bad):
             raise DataError(
                 f"{path}: column {column!r} holds {bad.iloc[0]!r} (row {bad.index[0]}), expected one of "

@@ -69,7 +69,9 @@ def read_text_lines(path: str | os.PathLike, member: str | None = None) -> tuple
                             f"{source}: the member is {kind}, not a file; links in archives are not "
                             f"followed: give the member that holds the text"
                         )
-                    raw = tf.extractfile(info).read()
+                    extracted = tf.extractfile(info)
+                    assert extracted is not None  # a regular file, checked above
+                    raw = extracted.read()
             except (EOFError, zlib.error) as exc:
                 raise DataError(
                     f"{path}: the archive ends early ({type(exc).__name__}): a truncated download? {again}"

@@ -46,7 +46,7 @@ def _download_in_use(config: dict, where: str) -> bool:
     ]
     if not readers:
         raise ConfigError(f"config error at {where}: plmfair does not know what uses a download declared here")
-    return any(where[len(section) + 1 :].split(".")[0] in function(config) for section, function in readers)
+    return any(where[len(section) + 1 :].split(".")[0] in list(function(config)) for section, function in readers)
 
 
 def active_downloads(config: dict) -> dict[str, dict]:

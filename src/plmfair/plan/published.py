@@ -39,13 +39,17 @@ def _ingesting() -> list[tuple[str, Study]]:
 
 def data_summary_inputs(config: dict) -> dict[str, dict[str, str]]:
     """Per study whose data the run's data summary counts (its ``counts``), its ingested data sets by name."""
-    return {name: study.ingested(config) for name, study in _ingesting() if study.counts}
+    return {name: _ingested(study, config) for name, study in _ingesting() if study.counts}
 
 
 def ingested_texts(config: dict) -> list[str]:
     """Every ingested data set that holds text, for the demo's tiny models to learn their vocabulary and
     their gaps from."""
-    return [path for _, study in _ingesting() for path in study.ingested(config).values()]
+    return [path for _, study in _ingesting() for path in _ingested(study, config).values()]
+
+
+def _ingested(study: Study, config: dict) -> dict[str, str]:
+    return study.ingested(config) if study.ingested else {}
 
 
 def analysis_plan_inputs(config: dict) -> dict[str, list[str]]:

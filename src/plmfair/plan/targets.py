@@ -85,7 +85,7 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
     made, ``[]`` when it is not. The data and models are every study's; any other kind is listed by
     the plan function its study's record names."""
     if subjects == "data":  # the data summary, of the data sets the studies count
-        return [""] if any(s.ingested(config) for s in STUDIES.values() if s.counts) else []
+        return [""] if any(s.ingested(config) for s in STUDIES.values() if s.counts and s.ingested) else []
     if subjects == "models":
         return [""] if model_run_files(config) else []
     if subjects == "analysis_plan":

@@ -6,15 +6,28 @@ Statistical terms as patsy writes them (``group[T.FN]``) become the contrast the
 
 from __future__ import annotations
 
+import functools
 import re
 
-# each per-item score by the measure its mean is: a minimal pair's margin here, and each cloze metric's
-# per-annotation score, which plmfair.cloze.measures adds (``hit1``: "P@1 (hit at 1)")
+from plmfair.registry import load_object
+from plmfair.studies import STUDIES
+
+# a minimal pair's score margin; the studies name their own per-item scores (Study.labels)
 METRIC_LABELS = {"margin": "score margin"}
 
 
+@functools.cache
+def metric_labels() -> dict[str, str]:
+    """Each per-item score by the measure its mean is: :data:`METRIC_LABELS` and each study's ``labels``
+    (a cloze set's per-annotation ``hit1`` is "P@1 (hit at 1)": :mod:`plmfair.cloze.measures`)."""
+    labels = dict(METRIC_LABELS)
+    for study in STUDIES.values():
+        labels.update(load_object(study.labels) if study.labels else {})
+    return labels
+
+
 def metric_label(metric: str) -> str:
-    return METRIC_LABELS.get(metric, metric)
+    return metric_labels().get(metric, metric)
 
 
 def metric_name(metric: str) -> str:

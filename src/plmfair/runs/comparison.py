@@ -203,9 +203,11 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
         if table.empty or name == "plan":
             continue
         study = studies.get(name)
-        shown = study.for_people(table, tables["plan"], alpha=alpha) if hasattr(study, "for_people") else table
+        shown = (
+            study.for_people(table, tables["plan"], alpha=alpha) if study and hasattr(study, "for_people") else table
+        )
         parts.append(f"{titles[name].format(alpha=alpha)}\n\n{to_markdown(shown)}")
-        if hasattr(study, "text"):
+        if study and hasattr(study, "text"):
             title, text = study.text(table)
             parts.append(f"{title}\n\n```\n{text}\n```\n")
     return "\n".join(parts) if parts else "Nothing to compare: the runs hold no headline numbers.\n"

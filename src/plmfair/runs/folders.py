@@ -203,7 +203,7 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
     if local:
         require_model_folder(folder.resolve())
     where = str(folder.resolve()) if local else arg.source
-    entry = {"path": where} if local else {"hf_id": arg.source}
+    entry: dict[str, object] = {"path": where} if local else {"hf_id": arg.source}
     entry["family"] = arg.options.get("family") or family or detect_family(where, local=local)
     if is_uncased(where, local=local):
         entry["uncased"] = True
@@ -418,7 +418,8 @@ FLAGS = {"--dry-run": "show the jobs, run nothing", "--report": f"then write the
 def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: str | None = None) -> str:
     """The ``plmfair run`` command of ``argv`` (its words after ``run``) with other MODEL arguments or
     another ``--run``: what an error suggests, tested by running it."""
-    out, i, placed = [], 0, False
+    out: list[str] = []
+    i, placed = 0, False
     while i < len(argv):
         word = argv[i]
         if word.startswith("--") and word not in FLAGS and "=" not in word:

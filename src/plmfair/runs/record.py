@@ -100,7 +100,7 @@ def job_times(benchmarks: str | os.PathLike) -> dict:
     start (its file's time less its duration), the last job's end, and per stage (the folder under
     results/benchmarks/) the jobs, their seconds and the largest resident memory."""
     files = sorted(Path(benchmarks).rglob("*.tsv"))
-    jobs = []
+    jobs: list[dict] = []
     for path in files:
         table = pd.read_csv(path, sep="\t")
         if table.empty:
@@ -191,7 +191,7 @@ def published_section(paths: Sequence[str], *, sealed_in: str | os.PathLike | No
             else [path]
         )
         for p in inside:
-            entry = {"path": p.as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
+            entry: dict = {"path": p.as_posix(), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
             seal = seals.get(entry["path"]) if seals is not None else None
             if seals is not None and (seal is None or seal["sha256"] != entry["sha256"]):
                 raise DataError(

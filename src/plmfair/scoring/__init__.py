@@ -18,10 +18,14 @@ Families (``models.<name>.family`` in the config):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from plmfair.errors import ConfigError
 from plmfair.registry import Registry, load_object
 from plmfair.studies import CLOZE_TASK, PAIRS_TASK, STUDIES
+
+if TYPE_CHECKING:  # the scorers import torch: the plan reads this module without it
+    from plmfair.scoring.base import Scorer
 
 # The CrowS-Pairs rule of causal models (lm-evaluation-harness's crows_pairs tasks): the
 # sum of log P(token | BOS or EOS, previous tokens) over every token of the sentence.
@@ -106,7 +110,7 @@ def get_family(name: str, *, where: str = "family") -> Family:
     return FAMILIES.get(name, where=f"config error at {where}")
 
 
-def scorer_class(name: str):
+def scorer_class(name: str) -> type[Scorer]:
     """The :class:`~plmfair.scoring.base.Scorer` subclass of family ``name`` (imports torch)."""
     family = get_family(name)
     return load_object(f"{family.module}:{family.scorer}")

@@ -205,6 +205,7 @@ class Scorer(ABC):
         for (i, status, _, _), ((s1, n1), (s2, n2)) in zip(work, values, strict=True):
             scores[i] = PairScore(s1, s2, n1, n2, status)
         for pair, score in zip(pairs, scores, strict=True):
+            assert score is not None  # every pair is skipped or scored above
             for sentence, value in ((pair.more, score.more), (pair.less, score.less)):
                 self._require_finite(value, sentence)
         return scores  # type: ignore[return-value]

@@ -16,6 +16,7 @@ encoder output.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 import torch
 
@@ -53,20 +54,20 @@ class IncrementalDecoder:
         *,
         use_cache: bool = True,
         sentences: int = 1,
-        reorder: Callable[[object, torch.Tensor], None] | None = None,
+        reorder: Callable[[Any, torch.Tensor], None] | None = None,
     ):
         self.forward, self.device, self.use_cache = forward, device, use_cache
         # reorder(cache, parents): the cache's rows to the beams' parents
         self.reorder = reorder or (lambda cache, parents: cache.reorder_cache(parents))
         # one prefix for every sentence, or each its own, left-padded (with its first id) to the longest:
         # prefix_mask marks each sentence's own positions, what a model with positions reads
-        prefixes = [prefix] * sentences if prefix and isinstance(prefix[0], int) else prefix
+        prefixes = cast(list[list[int]], [prefix] * sentences if prefix and isinstance(prefix[0], int) else prefix)
         width = max(len(p) for p in prefixes)
         self.prefix = torch.tensor([[p[0]] * (width - len(p)) + list(p) for p in prefixes], device=device)
         self.prefix_mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prefixes], device=device)
         self.seqs: torch.Tensor | None = None  # [n, length]: the beams' sequences so far
         self.rows: torch.Tensor | None = None  # [n]: the sentence of each beam
-        self.cache = None
+        self.cache: Any = None  # the model's past keys and values
 
     def __call__(self, parents: torch.Tensor | None, pieces: torch.Tensor | None) -> torch.Tensor:
         if parents is None:
@@ -74,6 +75,7 @@ class IncrementalDecoder:
             self.rows = torch.arange(len(self.prefix), device=self.device)
             self.cache = None
         else:
+            assert pieces is not None and self.seqs is not None and self.rows is not None  # after the first step
             parents, pieces = parents.to(self.device), pieces.to(self.device)
             self.seqs = torch.cat([self.seqs[parents], pieces[:, None]], dim=1)
             self.rows = self.rows[parents]

@@ -25,12 +25,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from plmfair.errors import ConfigError, ModelError
 from plmfair.scoring import FAMILIES, family_by_class_name, get_family, scorer_class
-from plmfair.scoring.base import input_device, max_input_length
+from plmfair.scoring.base import Scorer, input_device, max_input_length
 from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tokenization import check_tokenizer_packages, install_hint
 
@@ -286,7 +287,7 @@ def load_weights(cls, spec: ModelSpec, **kwargs):
     return model
 
 
-def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: torch.nn.Module, *, margin: float = 0.1) -> None:
+def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: Any, *, margin: float = 0.1) -> None:
     """The tokenizer is the model's: it has the vocabulary the model's config declares (less a margin:
     embedding rows are often padded to a round number), and every id it can produce, its special
     tokens' included, has an embedding row. A folder whose tokenizer files are missing gets an empty
@@ -311,7 +312,7 @@ def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: torch.nn.Module, *, 
         )
 
 
-def architecture(model: torch.nn.Module, tokenizer) -> dict:
+def architecture(model: Any, tokenizer) -> dict:
     """The ``model_*`` facts of :data:`plmfair.scoring.specs.MODEL_METADATA_SCHEMA` read off the loaded
     model and tokenizer: parameters, layers, hidden size, vocabulary, tokenizer kind, maximum length."""
     cfg = model.config
@@ -362,7 +363,7 @@ class LoadedModel:
     precision: str
     _copies: dict = field(default_factory=dict, repr=False, compare=False)
 
-    def scorer(self, *, token_budget: int = 0, progress: bool = True):
+    def scorer(self, *, token_budget: int = 0, progress: bool = True) -> Scorer:
         """The family's :class:`~plmfair.scoring.base.Scorer` for this model; ``token_budget`` 0:
         the device's default (:func:`plmfair.scoring.base.default_token_budget`)."""
         return scorer_class(self.spec.family)(

@@ -76,10 +76,12 @@ def score(
 ) -> PairScores:
     """A masking rule's scores (the masked LM's masked-copies primitive): one masked copy per group of
     each sentence, the log-probabilities at the groups' first positions summed."""
+    masking = protocol.masking
+    assert masking is not None  # a protocol scored here is a masking rule
     copies = [
         scorer.masked_copies(t.ids, groups)
         for more, less, stereo in pairs
-        for t, groups in zip((more, less), protocol.masking(more, less, stereo), strict=True)
+        for t, groups in zip((more, less), masking(more, less, stereo), strict=True)
     ]
     return paired(scorer.masked_copies_log_probs(copies, desc=desc), [len(c.copies) for c in copies])
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
@@ -53,7 +54,7 @@ class MLMParts:
     head_only: bool
 
 
-def split_mlm(model: nn.Module) -> MLMParts:
+def split_mlm(model: Any) -> MLMParts:
     """Split a ``*ForMaskedLM`` model into its encoder and its LM head.
 
     Known heads: BERT (``cls``), RoBERTa/XLM-R/CamemBERT (``lm_head``), ALBERT

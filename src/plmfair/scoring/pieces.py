@@ -12,6 +12,7 @@ start a word and which may continue it (:func:`piece_classes`).
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 
 import torch
@@ -73,7 +74,7 @@ class PieceClasses:
     cont: torch.Tensor
 
 
-def piece_classes(tokenizer, vocab_size: int, *, exclude: set[int] = frozenset()) -> PieceClasses:
+def piece_classes(tokenizer, vocab_size: int, *, exclude: Set[int] = frozenset()) -> PieceClasses:
     """Classify the first ``vocab_size`` ids (SentencePiece or byte-level BPE vocabularies)."""
     rule = word_start_rule(tokenizer)
     if rule not in ("metaspace", "bytelevel"):

@@ -148,7 +148,7 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         )
     if not entry.get("hf_id") and not entry.get("path") and not entry.get("build"):
         raise ConfigError(f"config error at models.{name}: give hf_id (a Hugging Face id) or path (a local folder)")
-    family = get_family(entry.get("family"), where=f"models.{name}.family").name
+    family = get_family(entry.get("family") or "", where=f"models.{name}.family").name
     return ModelSpec(
         name=name,
         family=family,

@@ -63,7 +63,7 @@ def word_start_rule(tokenizer) -> str:
         for rule, m in MARKERS.items()
         if rule != "wordpiece" or not is_fast(tokenizer)
     }
-    best = max(counts, key=counts.get)
+    best = max(counts, key=lambda rule: counts[rule])
     if counts[best] == 0:
         kind = type(tokenizer.backend_tokenizer.model).__name__ if is_fast(tokenizer) else type(tokenizer).__name__
         raise ModelError(f"cannot tell word boundaries of a {kind} tokenizer (no ##, ▁, Ġ or </w> markers)")

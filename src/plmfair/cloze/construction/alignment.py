@@ -59,8 +59,8 @@ def parse_pharaoh(
     lines: Sequence[str],
     *,
     source: str,
-    src_lengths: Sequence[int] | None = None,
-    tgt_lengths: Sequence[int] | None = None,
+    src_lengths: Sequence[int] | np.ndarray | None = None,
+    tgt_lengths: Sequence[int] | np.ndarray | None = None,
     first_line: int = 1,
 ) -> list[Links]:
     """Parse Pharaoh lines (the first is line ``first_line`` of ``source``); with sentence lengths
@@ -197,7 +197,8 @@ def write_token_lines(
         f"the workflow again"
     )
     written = 0  # corpus lines written so far
-    current, words = 0, []  # the line being collected (it may continue into the next batch) and its tokens
+    # the line being collected (it may continue into the next batch) and its tokens
+    current, words = 0, list[str]()
 
     def flush():
         nonlocal written

@@ -58,9 +58,9 @@ def _pivot_first(tokens: Mapping[str, pd.DataFrame], pivot: str) -> list[str]:
 
 
 def _dep_matches(dep: pd.Series, labels: Sequence[str]) -> pd.Series:
-    labels = set(labels)
+    wanted = set(labels)
     base = dep.str.split(":").str[0]
-    return dep.isin(labels) | base.isin(labels)
+    return dep.isin(wanted) | base.isin(wanted)
 
 
 def _in_mwe(tokens: pd.DataFrame, labels: Sequence[str]) -> pd.Series:
@@ -454,7 +454,8 @@ def select_sample(
         how = "first lines of each class in a seeded random order"
     k = n // len(classes)
     scope = "every" if walk is None else "in seeded order until the sample was full, of"
-    examined, sampled = [], []
+    examined: list[dict] = []
+    sampled: list[dict] = []
     _counts_recorder(examined, langs, corpus)(
         "examined_lines",
         "sentences",
