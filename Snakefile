@@ -50,7 +50,7 @@ for rule_file in rule_files():
     include: f"workflow/rules/{rule_file}"
 
 
-include: "workflow/rules/tables.smk"
+include: "workflow/rules/outputs.smk"
 include: "workflow/rules/record.smk"
 include: "workflow/rules/overrides.smk"
 

@@ -492,7 +492,12 @@ def test_output_registry_is_consistent():
         assert spec.subjects in SUBJECTS and set(spec.builder_settings) <= set(spec.settings)
         spec.caption.format(subject="x", **{k: 0.05 for k in spec.settings})
         assert ("{subject}" in spec.name) == (spec.subjects in ("answered_sets", "corpora", "gold_corpora"))
-    assert set(FIGURES.values()) <= set(SUBJECTS)
+    assert {spec.subjects for spec in FIGURES.values()} <= set(SUBJECTS)
+    for spec in FIGURES.values():  # each figure's drawer takes its inputs, its options and its settings by name
+        if spec.drawer:
+            params = inspect.signature(load_function(spec.drawer)).parameters
+            assert set(spec.inputs) | set(spec.options) | set(spec.settings) | {"png", "pdf"} <= set(params), spec.name
+        spec.caption.format(subject="x")
     with pytest.raises(ConfigError, match=r"unknown figure 'crows_pair' \(did you mean 'crows_pairs'\?\)"):
         FIGURES.get("crows_pair")
 
@@ -559,7 +564,12 @@ def test_figure_categories_come_from_the_plan(repo):
     """The report files a figure under its study, as the plan says (no category written in a rule)."""
     import re
 
-    assert plan.figure_category("crows_pairs") == plan.figure_category("crows_pairs_language_effects") == "CrowS-Pairs"
+    with open(repo / ".test" / "config" / "config.yaml") as fh:
+        demo = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+    drawn = plan.drawn_figures(demo)
+    assert drawn["crows_pairs"].category == drawn["crows_pairs_language_effects"].category == "CrowS-Pairs"
+    assert drawn["mozart_mrr"].category == "MozArt" and drawn["demo_mrr"].category == "Cloze set demo"
+    assert "mozart_tsne" not in drawn and "mozart_tsne" in plan.figures(demo)  # its own job draws it
     assert plan.report_category("tsne", "mozart") == "MozArt" and plan.report_category("data") == "Data and models"
     for path in (repo / "workflow" / "rules").glob("*.smk"):
         assert not re.search(r'\bcategory="', path.read_text()), path.name
@@ -603,7 +613,7 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
         return [spec.name for spec in studies.STUDIES[study].tables]
 
     def study_figures(study):
-        return list(studies.STUDIES[study].figures)
+        return [spec.name for spec in studies.STUDIES[study].figures]
 
     TABLES, FIGURES = list(all_tables().values()), all_figures()
 

@@ -22,17 +22,10 @@ ANALYSIS_PLAN = "results/analysis_plan.parquet"
 CLOZE_TASK = "cloze"  # fill the gap of cloze sentences (predictions and answer scores)
 PAIRS_TASK = "minimal_pairs"  # score both sentences of minimal pairs
 
-# The chain every cloze set goes through, whichever study it belongs to: scores, metrics, Tables 1-5
-# (the generic table rule), Figure 1, group tests and their figure, breakdowns.
-CLOZE_SET_JOBS = (
-    "cloze_score",
-    "cloze_metrics",
-    "cloze_mrr_figure",
-    "group_analysis",
-    "group_figure",
-    "cloze_breakdowns",
-    "cloze_breakdown_figure",
-)
+# The chain every cloze set goes through, whichever study it belongs to: scores, metrics, group tests,
+# breakdowns (their tables and figures, Tables 1-5 and Figure 1 among them, by the generic table and figure
+# rules).
+CLOZE_SET_JOBS = ("cloze_score", "cloze_metrics", "group_analysis", "cloze_breakdowns")
 # ... the memory and run time its scoring job declares (the others are light table-and-figure jobs) ...
 CLOZE_SET_NEEDS = {"cloze_score": SCORING}
 # ... and the rule files that define it (workflow/rules/: what its rules read, then the rules), included for
@@ -49,6 +42,7 @@ SHARED_JOBS = (
     "model_manifest",
     "models",
     "table",
+    "figure",
     "analysis_plan",
     "run_record",
     "all",
@@ -99,7 +93,7 @@ class Study:
     (``subjects``: kind -> the plan function listing a configuration's subjects), its downloads
     (config section -> the plan function listing the entries in use), the plan function giving its
     languages (None: no model scores it), the plan function listing the files a run of it publishes
-    (its targets and the record's file list), its ``tables`` and ``figures`` (name -> subject kind), and its
+    (its targets and the record's file list), its ``tables`` and ``figures`` (their specs), and its
     part of the run's analysis plan: the plan function listing the result files whose tests are adjusted
     (``question_files``) and the ``"module:function"`` turning them, by path, into its hypotheses
     (``questions``, :data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`; its primary question among them); and
@@ -140,7 +134,7 @@ class Study:
     languages: Callable[[dict, str], list[str]] | None = None
     published: Callable[[dict], list[str]] | None = None
     tables: tuple = ()
-    figures: Mapping[str, str] = field(default_factory=dict)
+    figures: tuple = ()
     question_files: Callable[[dict], list[str]] | None = None
     questions: str = ""
     scored: Callable[[dict], list[tuple[str, str]]] | None = None

@@ -1,9 +1,9 @@
 # Cloze sets filled by the models, whichever study they belong to: MozArt's ready-made tests
 # ({cloze_set} = mozart) and every constructed corpus ({cloze_set} = its name), one chain for all:
 # each model scores every language of a set it covers in one job; a set with human answers gets
-# MozArt's metrics, Tables 1-5 and Figure 1, the tests of disparity between its annotator groups on
-# the sentences they share, and its results broken down by attributes of the examples
-# (plmfair.cloze.breakdowns), with a figure of each.
+# MozArt's metrics, the tests of disparity between its annotator groups on the sentences they share,
+# and its results broken down by attributes of the examples (plmfair.cloze.breakdowns). Their tables
+# and figures (Tables 1-5 and Figure 1 among them) are the generic rules' (outputs.smk).
 from plmfair.cloze import plan as cloze_plan
 
 
@@ -56,34 +56,6 @@ rule cloze_metrics:
         "../scripts/cloze_metrics.py"
 
 
-rule cloze_mrr_figure:
-    localrule: True
-    input:
-        metrics=cloze_plan.set_file("{cloze_set}", "metrics"),
-    output:
-        png=report(
-            "results/figures/{cloze_set}_mrr.png",
-            caption="../report/mozart_mrr.rst",
-            category=from_plan(plan.subject_category, "cloze_set", subjects="answered_sets"),
-            subcategory="Figures",
-            labels={"figure": "MRR per group and language"},
-        ),
-        pdf="results/figures/{cloze_set}_mrr.pdf",
-    log:
-        "results/logs/figures/{cloze_set}_mrr.log",
-    resources:
-        **sized("cloze_mrr_figure"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/cloze_mrr_figure.py"
-
-
-# MozArt's appendix B, for each ready-made cloze test: each model's top predictions for a few
-# quadruples, in every language, as last-layer vectors (a scoring job), then projected together by
-# t-SNE and drawn.
-
-
 rule group_analysis:
     input:
         scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),
@@ -110,33 +82,6 @@ rule group_analysis:
         "../scripts/group_analysis.py"
 
 
-rule group_figure:
-    localrule: True
-    input:
-        effects=cloze_plan.set_file("{cloze_set}", "group_gaps"),
-        plan=plan.ANALYSIS_PLAN,
-    output:
-        png=report(
-            "results/figures/{cloze_set}_group_effects.png",
-            caption="../report/group_effects.rst",
-            category=from_plan(plan.subject_category, "cloze_set", subjects="answered_sets"),
-            subcategory="Figures",
-            labels={"figure": "group effects"},
-        ),
-        pdf="results/figures/{cloze_set}_group_effects.pdf",
-    params:
-        title="{cloze_set}: each annotator group's gap to the reference group",
-        alpha=plan.setting(config, "analysis.alpha"),
-    log:
-        "results/logs/figures/{cloze_set}_group_effects.log",
-    resources:
-        **sized("group_figure"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/effects_figure.py"
-
-
 rule cloze_breakdowns:
     input:
         scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),
@@ -151,28 +96,3 @@ rule cloze_breakdowns:
         "../../envs/stats.yaml"
     script:
         "../scripts/cloze_breakdowns.py"
-
-
-rule cloze_breakdown_figure:
-    localrule: True
-    input:
-        breakdowns=cloze_plan.set_file("{cloze_set}", "breakdowns"),
-    output:
-        png=report(
-            "results/figures/{cloze_set}_breakdowns.png",
-            caption="../report/cloze_breakdowns.rst",
-            category=from_plan(plan.subject_category, "cloze_set", subjects="answered_sets"),
-            subcategory="Figures",
-            labels={"figure": "MRR by attribute bucket and group"},
-        ),
-        pdf="results/figures/{cloze_set}_breakdowns.pdf",
-    params:
-        title="{cloze_set}: MRR over the top 5 (%) by attribute bucket, all languages",
-    log:
-        "results/logs/figures/{cloze_set}_breakdowns.log",
-    resources:
-        **sized("cloze_breakdown_figure"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/cloze_breakdown_figure.py"

@@ -14,6 +14,7 @@ from plmfair.studies import rule_need
 MODEL_SPECS = plan.model_specs(config)
 DOWNLOADS = {entry["file"]: entry for entry in plan.active_downloads(config).values()}
 TABLES = plan.tables(config)
+FIGURES = plan.drawn_figures(config)
 DATA_SUMMARY_INPUTS = plan.data_summary_inputs(config)
 
 
@@ -28,6 +29,7 @@ wildcard_constraints:
     model=_alternatives(MODEL_SPECS),
     lang="[a-z]{2,3}",
     table=_alternatives(TABLES),
+    figure=_alternatives(FIGURES),
 
 
 # Threads of a scoring job: torch's host threads, and on SLURM the CPUs beside each GPU (cpus_per_gpu).
@@ -136,6 +138,16 @@ def get_table(attribute):
 
     def field(w):
         value = getattr(TABLES[w.table], attribute)
+        return value() if callable(value) else value
+
+    return field
+
+
+def get_figure(attribute):
+    """A field of the figure's record (inputs, category), its drawing or its report labels."""
+
+    def field(w):
+        value = getattr(FIGURES[w.figure], attribute)
         return value() if callable(value) else value
 
     return field

@@ -1,7 +1,7 @@
 # CrowS-Pairs (study crows_pairs): each data set read into one Parquet row per pair, scored by each
 # model, summarised with tests; data sets (languages) compared on the pairs they share; scores broken
-# down by attributes of the pairs (plmfair.crows_pairs.breakdowns); a figure of each. Its paths are
-# its plan's (plmfair.crows_pairs.plan).
+# down by attributes of the pairs (plmfair.crows_pairs.breakdowns). Its tables and figures are the
+# generic rules' (outputs.smk); its paths are its plan's (plmfair.crows_pairs.plan).
 from plmfair.crows_pairs import plan as crows_pairs_plan
 
 
@@ -78,30 +78,6 @@ rule crows_pairs_summary:
         "../scripts/crows_pairs_summary.py"
 
 
-rule crows_pairs_figure:
-    localrule: True
-    input:
-        summary=crows_pairs_plan.SUMMARY,
-        plan=plan.ANALYSIS_PLAN,
-    output:
-        png=report(
-            "results/figures/crows_pairs.png",
-            caption="../report/crows_pairs.rst",
-            category=plan.figure_category("crows_pairs"),
-            subcategory="Figures",
-            labels={"figure": "score per bias type"},
-        ),
-        pdf="results/figures/crows_pairs.pdf",
-    log:
-        "results/logs/figures/crows_pairs.log",
-    resources:
-        **sized("crows_pairs_figure"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/crows_pairs_figure.py"
-
-
 rule crows_pairs_languages:
     input:
         scores=crows_pairs_scores(crows_pairs_plan.crows_pairs_language_jobs(config)),
@@ -124,32 +100,6 @@ rule crows_pairs_languages:
         "../scripts/crows_pairs_languages.py"
 
 
-rule crows_pairs_language_figure:
-    localrule: True
-    input:
-        effects=crows_pairs_plan.LANGUAGE_EFFECTS,
-    output:
-        png=report(
-            "results/figures/crows_pairs_language_effects.png",
-            caption="../report/crows_pairs_languages.rst",
-            category=plan.figure_category("crows_pairs_language_effects"),
-            subcategory="Figures",
-            labels={"figure": "languages compared on shared pairs"},
-        ),
-        pdf="results/figures/crows_pairs_language_effects.pdf",
-    params:
-        title="CrowS-Pairs: score margin of each data set against the first",
-        alpha=plan.setting(config, "analysis.alpha"),
-    log:
-        "results/logs/figures/crows_pairs_languages.log",
-    resources:
-        **sized("crows_pairs_language_figure"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/effects_figure.py"
-
-
 rule crows_pairs_breakdowns:
     input:
         scores=crows_pairs_scores(crows_pairs_plan.crows_pairs_jobs(config)),
@@ -167,26 +117,3 @@ rule crows_pairs_breakdowns:
         "../../envs/stats.yaml"
     script:
         "../scripts/crows_pairs_breakdowns.py"
-
-
-rule crows_pairs_breakdown_figure:
-    localrule: True
-    input:
-        breakdowns=crows_pairs_plan.BREAKDOWNS,
-    output:
-        png=report(
-            "results/figures/crows_pairs_breakdowns.png",
-            caption="../report/crows_pairs_breakdowns.rst",
-            category=plan.figure_category("crows_pairs_breakdowns"),
-            subcategory="Figures",
-            labels={"figure": "score by attribute bucket and model"},
-        ),
-        pdf="results/figures/crows_pairs_breakdowns.pdf",
-    log:
-        "results/logs/figures/crows_pairs_breakdowns.log",
-    resources:
-        **sized("crows_pairs_breakdown_figure"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/crows_pairs_breakdown_figure.py"

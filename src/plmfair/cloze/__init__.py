@@ -24,7 +24,7 @@ def _own(subjects: dict) -> dict:
     """The tables and figures of the cloze outputs made for these kinds of subject."""
     return {
         "tables": tuple(t for t in outputs.TABLES if t.subjects in subjects),
-        "figures": {name: kind for name, kind in outputs.FIGURES.items() if kind in subjects},
+        "figures": tuple(f for f in outputs.FIGURES if f.subjects in subjects),
     }
 
 

@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from plmfair.cloze.annotations import GROUPS
 from plmfair.rendering.labels import GROUP_NAMES
-from plmfair.rendering.plots import LANGUAGE_MARKERS, OKABE_ITO, save_figure
+from plmfair.rendering.plots import LANGUAGE_MARKERS, OKABE_ITO, breakdown_heatmap, save_figure
 
 # the annotator groups: natives in dark blue / vermillion, non-natives in the light tones of the same hues
 GROUP_COLOURS = {"MN": "#0072B2", "FN": "#D55E00", "MNN": "#56B4E9", "FNN": "#E69F00"}
@@ -93,6 +94,24 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
     ]
     fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
     save_figure(fig, png, pdf)
+
+
+def breakdown_figure(breakdowns: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike, *, title: str) -> None:
+    """Heatmap of a cloze set's MRR per attribute bucket x annotator group, the languages pooled, one panel per
+    model."""
+    breakdown_heatmap(
+        table=breakdowns[breakdowns["lang"] == "all"],
+        png=png,
+        pdf=pdf,
+        value="mrr",
+        columns="group",
+        panels="model",
+        title=title,
+        column_order=(*GROUPS, "all"),
+        shared_rows=True,
+        value_label="MRR over the top 5 (%)",
+        count_label="annotations",
+    )
 
 
 def tsne_figure(coordinates: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:

@@ -1,10 +1,10 @@
-"""The cloze studies' tables and figures: each table's inputs, builder and caption."""
+"""The cloze studies' tables and figures: each one's inputs, builder or drawer, and caption."""
 
 from __future__ import annotations
 
 from plmfair.cloze.plan import set_file
-from plmfair.cloze.ties import gap_statistic, then_by
-from plmfair.rendering.table_spec import POLICY, TableSpec
+from plmfair.cloze.ties import TIE_BREAK, gap_statistic, then_by
+from plmfair.rendering.table_spec import POLICY, FigureSpec, TableSpec
 from plmfair.studies import ANALYSIS_PLAN
 
 _GROUPS = (
@@ -171,10 +171,51 @@ TABLES: tuple[TableSpec, ...] = (
     ),
 )
 
-# Figures by name: the kind of subject each is made for (its drawing and rule are its own).
-FIGURES = {
-    "{subject}_mrr": "answered_sets",
-    "{subject}_group_effects": "answered_sets",
-    "{subject}_breakdowns": "answered_sets",
-    "{subject}_tsne": "tsne",
-}
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec(
+        "{subject}_mrr",
+        "answered_sets",
+        "plmfair.cloze.figures:mozart_mrr_figure",
+        _METRICS,
+        "Figure 1 of MozArt: mean reciprocal rank (top 5, percent) of each annotator group's answers among "
+        "the model's predictions, per language (MN male native, FN female native, MNN male non-native, FNN "
+        "female non-native); black lines are language means, ▲/▼ the best- and worst-off groups (every tied "
+        "group marked; descriptive, not tests: the disparity and group_gaps tables say which differences are "
+        "more than chance).",
+        "MRR per group and language",
+    ),
+    FigureSpec(
+        "{subject}_group_effects",
+        "answered_sets",
+        "plmfair.rendering.plots:effects_forest_figure",
+        {"effects": set_file("{subject}", "group_gaps"), "plan": ANALYSIS_PLAN},
+        "Each annotator group's gap to the reference group (default MN), adjusted for batch composition (the "
+        "weighted mean over the sentences both answered of the difference of the groups' mean scores), on the"
+        " per-annotation reciprocal rank and P@1, per model and language and all languages pooled. Intervals:"
+        " the permutation test of the gap inverted (labels of the two groups compared permuted among their "
+        "annotators of each batch), at the Bonferroni level of the three gaps to the reference of one model, "
+        "language and metric; filled and starred where that test is significant after Bonferroni, which is "
+        "exactly when the interval excludes 0; an arrow where too few annotators leave an end unbounded. The "
+        "rows are those of the group_gaps table.",
+        "group effects",
+        options={"title": "{subject}: each annotator group's gap to the reference group", "tie_breaks": TIE_BREAK},
+        settings=_ALPHA,
+    ),
+    FigureSpec(
+        "{subject}_breakdowns",
+        "answered_sets",
+        "plmfair.cloze.figures:breakdown_figure",
+        {"breakdowns": set_file("{subject}", "breakdowns")},
+        "MRR over the top 5 candidates (%) of each model, broken down by attributes of the sentences and "
+        "answers, for every annotator group and all annotators (the four languages pooled; per language in "
+        "``breakdowns.parquet``). Rows: the POS tag of the masked word; sentence length in white-space tokens"
+        " and answer agreement (share of a sentence's answers equal to its most frequent one), each in up to "
+        "4 buckets of equal size cut at the quartiles over the set's sentences; tokens the answer takes in "
+        "the model's tokenizer; multi-word answers. Each cell shows the MRR and the number of annotations it "
+        "averages; MRR, P@1 and P@5 are means of the per-annotation scores, as in the main tables.",
+        "MRR by attribute bucket and group",
+        options={"title": "{subject}: MRR over the top 5 (%) by attribute bucket, all languages"},
+    ),
+    # drawn by the job that computes its map (workflow/rules/mozart.smk, its caption workflow/report/tsne.rst)
+    FigureSpec("{subject}_tsne", "tsne", "", {}, "", "t-SNE of each model's top predictions"),
+)

@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 
 from plmfair.rendering.marks import TESTED, decisions
-from plmfair.rendering.plots import OKABE_ITO, save_figure
+from plmfair.rendering.plots import OKABE_ITO, breakdown_heatmap, save_figure
 
 
 def crows_pairs_figure(
@@ -109,3 +109,22 @@ def crows_pairs_figure(
     ]
     fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=8)
     save_figure(fig, png, pdf)
+
+
+def breakdown_figure(breakdowns: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+    """Heatmap of the decisive share per attribute bucket x model, one panel per data set."""
+    breakdown_heatmap(
+        table=breakdowns,
+        png=png,
+        pdf=pdf,
+        value="score",
+        columns="model",
+        panels="dataset",
+        title="CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, by attribute bucket "
+        "(descriptive, no test)",
+        value_label="decisive share (%); 50: no preference",
+        centre=50,
+        count="n_decisive",
+        count_label="decisive",
+        empty_label="no decisive pair",
+    )

@@ -1,9 +1,9 @@
-"""The CrowS-Pairs study's tables and figures: each table's inputs, builder and caption."""
+"""The CrowS-Pairs study's tables and figures: each one's inputs, builder or drawer, and caption."""
 
 from __future__ import annotations
 
-from plmfair.crows_pairs.plan import LANGUAGE_EFFECTS, LANGUAGE_WINLOSS, MCNEMAR, SUMMARY
-from plmfair.rendering.table_spec import POLICY, TableSpec
+from plmfair.crows_pairs.plan import BREAKDOWNS, LANGUAGE_EFFECTS, LANGUAGE_WINLOSS, MCNEMAR, SUMMARY
+from plmfair.rendering.table_spec import POLICY, FigureSpec, TableSpec
 from plmfair.studies import ANALYSIS_PLAN
 
 _CROWS_UNMARKED = (
@@ -139,9 +139,47 @@ TABLES: tuple[TableSpec, ...] = (
     ),
 )
 
-# Figures by name: the kind of subject each is made for (its drawing and rule are its own).
-FIGURES = {
-    "crows_pairs": "crows_pairs",
-    "crows_pairs_breakdowns": "crows_pairs",
-    "crows_pairs_language_effects": "crows_pairs_languages",
-}
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec(
+        "crows_pairs",
+        "crows_pairs",
+        "plmfair.crows_pairs.figures:crows_pairs_figure",
+        {"summary": SUMMARY, "plan": ANALYSIS_PLAN},
+        "Per CrowS-Pairs data set, bias type and model: the share of decisive pairs (the two sentences scored"
+        " differently) in which the model scores the more stereotyping sentence higher (pseudo-log-likelihood"
+        " for masked LMs, sentence log-likelihood for causal LMs), with the Clopper-Pearson interval that "
+        "inverts the exact binomial test of those pairs against 50% (dashed line); bias types at the "
+        "Bonferroni level over the bias types tested (1 - alpha/m), overall at 95%. A star marks a "
+        "significant test, which is exactly when the interval excludes 50%. The small grey mark is Nangia et "
+        "al.'s score, in which a neutral pair counts as not biased (unmarked, for comparison with the "
+        "papers); the bars below give the share of neutral pairs.",
+        "score per bias type",
+    ),
+    FigureSpec(
+        "crows_pairs_breakdowns",
+        "crows_pairs",
+        "plmfair.crows_pairs.figures:breakdown_figure",
+        {"breakdowns": BREAKDOWNS},
+        "Percentage of scored pairs whose more stereotyping sentence the model scores higher (neutral pairs "
+        "in the denominator, as in the overall metric), broken down by attributes of the pairs: length of the"
+        " more stereotyping sentence (white-space tokens, 4 equal-size buckets), tokens of it outside the "
+        "blocks shared with the less stereotyping sentence, origin (native or translated) and bias type. Each"
+        " cell shows the score and its number of pairs; the Wilson 95% intervals are in "
+        "``results/crows_pairs/breakdowns.parquet``.",
+        "score by attribute bucket and model",
+    ),
+    FigureSpec(
+        "crows_pairs_language_effects",
+        "crows_pairs_languages",
+        "plmfair.rendering.plots:effects_forest_figure",
+        {"effects": LANGUAGE_EFFECTS},
+        "Mixed-model effect of each CrowS-Pairs data set (language) on the score margin sent_more_score - "
+        "sent_less_score against the model's first data set, with a random intercept per pair (same id across"
+        " languages, REML); Wald intervals at the Bonferroni level of the model's data set terms, filled and "
+        "starred where the Wald test is significant after Bonferroni, which is exactly when the interval "
+        "excludes 0.",
+        "languages compared on shared pairs",
+        options={"title": "CrowS-Pairs: score margin of each data set against the first"},
+        settings=_ALPHA,
+    ),
+)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_run_files
 from plmfair.registry import Registry
-from plmfair.rendering.table_spec import TableSpec
+from plmfair.rendering.table_spec import FigureSpec, TableSpec
 from plmfair.studies import ANALYSIS_PLAN, CLOZE_TASK, STUDIES, owners
 
 # The run's own files (not a study's): what its data sets hold, the models that ran, and its record
@@ -72,10 +72,10 @@ def all_tables() -> Registry[TableSpec]:
     return Registry("table", specs, error=ConfigError)
 
 
-def all_figures() -> Registry[str]:
-    """Every figure a run can make, by name: the kind of subject it is made for."""
+def all_figures() -> Registry[FigureSpec]:
+    """Every figure a run can make, by name (each study's :attr:`~plmfair.studies.Study.figures`)."""
     return Registry(
-        "figure", {name: kind for study in STUDIES.values() for name, kind in study.figures.items()}, error=ConfigError
+        "figure", {spec.name: spec for study in STUDIES.values() for spec in study.figures}, error=ConfigError
     )
 
 
@@ -106,11 +106,6 @@ def report_category(subjects: str, subject: str = "") -> str:
         return studies[0].title
     ready_made = subject in STUDIES and not STUDIES[subject].constructs
     return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
-
-
-def figure_category(figure: str) -> str:
-    """The report category of a figure made once per run (:func:`all_figures`)."""
-    return report_category(all_figures()[figure])
 
 
 def subject_category(config: dict, subject: str, *, subjects: str) -> str:
@@ -180,13 +175,59 @@ def tables(config: dict) -> dict[str, Table]:
     return out
 
 
+@dataclass(frozen=True)
+class Figure:
+    """One figure to draw: its registry entry made for one subject, with the paths of its inputs, the
+    drawer's keyword arguments (options and settings) and its report caption, label and category."""
+
+    name: str
+    subject: str
+    drawer: str
+    inputs: dict[str, str]
+    options: dict
+    caption: str
+    label: str
+    category: str
+
+    def drawing(self) -> dict:
+        """The figure job's parameter: everything the drawing reads but its inputs."""
+        return {"drawer": self.drawer, "options": self.options, "caption": self.caption}
+
+    def labels(self) -> dict:
+        """What the report's list of figures calls it."""
+        return {"figure": self.label}
+
+
+def _figures(config: dict) -> dict[str, Figure]:
+    """Every figure of the configuration, by name (:func:`all_figures` made for each of its subjects)."""
+    out: dict[str, Figure] = {}
+    for spec in all_figures().values():
+        settings = {key: setting(config, dotted) for key, dotted in spec.settings.items()}
+        for subject in output_subjects(config, spec.subjects):
+            out[spec.name.format(subject=subject)] = Figure(
+                spec.name.format(subject=subject),
+                subject,
+                spec.drawer,
+                {role: path.format(subject=subject) for role, path in spec.inputs.items()},
+                {
+                    **{k: v.format(subject=subject) if isinstance(v, str) else v for k, v in spec.options.items()},
+                    **settings,
+                },
+                spec.caption.format(subject=subject),
+                spec.label,
+                report_category(spec.subjects, subject),
+            )
+    return out
+
+
 def figures(config: dict) -> list[str]:
     """The names of every figure of the configuration (:func:`all_figures`)."""
-    return [
-        name.format(subject=subject)
-        for name, subjects in all_figures().items()
-        for subject in output_subjects(config, subjects)
-    ]
+    return list(_figures(config))
+
+
+def drawn_figures(config: dict) -> dict[str, Figure]:
+    """The figures of the configuration the generic ``figure`` rule draws (those with a drawer), by name."""
+    return {name: figure for name, figure in _figures(config).items() if figure.drawer}
 
 
 def caption_models(config: dict, table: str) -> list[str]:

@@ -1,7 +1,8 @@
-"""What a table is, for the generic ``table`` rule: :class:`TableSpec`.
+"""What a table and a figure are, for the generic ``table`` and ``figure`` rules: :class:`TableSpec`,
+:class:`FigureSpec`.
 
-Each study lists its tables in its own ``outputs.py`` (the run's shared ones, data and models, are in
-:mod:`plmfair.plan.targets`); the ``table`` rule (``workflow/rules/tables.smk``) renders each for each
+Each study lists its tables and figures in its own ``outputs.py`` (the run's shared ones, data and models, are in
+:mod:`plmfair.plan.targets`); the ``table`` and ``figure`` rules (``workflow/rules/outputs.smk``) render each for each
 of its subjects as ``results/tables/<name>.{csv,md,tex,html}``. Names and input paths hold
 ``{subject}``; captions are ``str.format`` templates of ``subject`` and the ``settings`` (config
 values by dotted key). Light (no pandas): the plan reads it to build the DAG.
@@ -38,3 +39,22 @@ class TableSpec:
     settings: dict[str, str] = field(default_factory=dict)
     builder_settings: tuple[str, ...] = ()
     digits: int = 2
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure, written as ``results/figures/<name>.{png,pdf}``: ``name`` and the kind of ``subjects`` as a
+    table's; its ``drawer`` (``"module:function"``, imported when the figure is drawn, called with its
+    Parquet ``inputs`` read as frames by role, ``png`` and ``pdf`` paths, its ``options`` (strings formatted
+    with ``subject``) and the config values ``settings`` names (option -> dotted key)), or ``""`` for a
+    figure a job of its own draws from what it computes first (the t-SNE map); the report's ``caption`` and
+    the ``label`` its list of figures gives it."""
+
+    name: str
+    subjects: str
+    drawer: str
+    inputs: dict[str, str]
+    caption: str
+    label: str
+    options: dict = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)
