@@ -249,7 +249,7 @@ NEW_FILES = {
         rule occupations_score:
             input:
                 pairs=occupations.DATA,
-                model="results/manifests/{model}.json",
+                model=plan.MODEL_MANIFEST,
             output:
                 scores=occupations.SCORES,
             params:

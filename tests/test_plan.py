@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from plmfair import plan
-from plmfair.cloze import construction_plan
 from plmfair.cloze import plan as cloze_plan
+from plmfair.cloze.construction import plan as construction_plan
 from plmfair.config import validate_config
 from plmfair.crows_pairs import plan as crows_pairs_plan
 from plmfair.errors import ConfigError

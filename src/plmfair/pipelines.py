@@ -1,7 +1,7 @@
 """Install the spaCy pipelines a configuration names, before a run (:mod:`plmfair.preflight`).
 
 Only the pipelines the studies name that are package names are installed (their ``pipelines``: the
-enabled cloze corpora's, :func:`plmfair.cloze.construction_plan.spacy_packages`); one that cannot be
+enabled cloze corpora's, :func:`plmfair.cloze.construction.plan.spacy_packages`); one that cannot be
 downloaded (offline) stops with the exact pip command for this Python.
 """
 

@@ -2,7 +2,7 @@
 # spaCy, aligned to its pivot, its quadruples selected and sampled, its answer sheets written and its
 # human answers ingested; alignment quality against gold alignments.
 from plmfair.cloze import plan as cloze_plan
-from plmfair.cloze import construction_plan
+from plmfair.cloze.construction import plan as construction_plan
 
 
 rule build_spacy_pipeline:

@@ -1,6 +1,6 @@
 # Constructed cloze sets (study cloze): the corpora's wildcard and what its rules read (cloze.smk).
 from plmfair.cloze import plan as cloze_plan
-from plmfair.cloze import construction_plan
+from plmfair.cloze.construction import plan as construction_plan
 
 
 wildcard_constraints:

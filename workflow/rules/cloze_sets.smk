@@ -10,7 +10,7 @@ from plmfair.cloze import plan as cloze_plan
 rule cloze_score:
     input:
         unpack(get_cloze_set_inputs),
-        model="results/manifests/{model}.json",
+        model=plan.MODEL_MANIFEST,
     output:
         predictions=cloze_plan.set_file("{cloze_set}", "predictions/{model}"),
         answer_scores=cloze_plan.set_file("{cloze_set}", "answer_scores/{model}"),

@@ -32,7 +32,7 @@ rule crows_pairs_score:
         dataset=CROWS_SET,
     input:
         pairs=crows_pairs_plan.DATA,
-        model="results/manifests/{model}.json",
+        model=plan.MODEL_MANIFEST,
     output:
         scores=crows_pairs_plan.PAIR_SCORES,
     params:

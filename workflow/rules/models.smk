@@ -25,7 +25,7 @@ rule model_manifest:
     input:
         files=get_local_model_files,
     output:
-        manifest="results/manifests/{model}.json",
+        manifest=plan.MODEL_MANIFEST,
     params:
         folder=from_plan(plan.model_folder, "model"),
     log:

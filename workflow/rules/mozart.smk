@@ -31,7 +31,7 @@ rule ingest_cloze_test:
 rule tsne_vectors:
     input:
         annotations=cloze_plan.annotations_file("{cloze_set}"),
-        model="results/manifests/{model}.json",
+        model=plan.MODEL_MANIFEST,
     output:
         vectors=cloze_plan.set_file("{cloze_set}", "tsne/{model}"),
     params:

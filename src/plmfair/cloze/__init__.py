@@ -6,7 +6,7 @@ Its modules: :mod:`~plmfair.cloze.annotations` (human answers), :mod:`~plmfair.c
 :mod:`~plmfair.cloze.vectors` (torch), :mod:`~plmfair.cloze.schemas` (files between jobs),
 :mod:`~plmfair.cloze.metrics` (P@k, MRR, correlations, sigma_gd), :mod:`~plmfair.cloze.group_tests`,
 :mod:`~plmfair.cloze.tsne`, :mod:`~plmfair.cloze.breakdowns`, :mod:`~plmfair.cloze.plan` and
-:mod:`~plmfair.cloze.construction_plan` (jobs and paths), :mod:`~plmfair.cloze.outputs`,
+:mod:`~plmfair.cloze.construction.plan` (jobs and paths), :mod:`~plmfair.cloze.outputs`,
 :mod:`~plmfair.cloze.tables`, :mod:`~plmfair.cloze.figures`. Rules: ``workflow/rules/mozart.smk``,
 ``cloze.smk`` and the per-set chain ``cloze_sets.smk``.
 """
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from plmfair.cloze import config_checks, construction_plan, outputs, plan
+from plmfair.cloze import config_checks, outputs, plan
+from plmfair.cloze.construction import plan as construction_plan
 from plmfair.resources import SCORING, Need
 from plmfair.studies import CLOZE_TASK, DataChoice, Study
 

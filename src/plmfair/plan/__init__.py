@@ -50,6 +50,7 @@ from plmfair.plan.targets import (
     tables,
 )
 from plmfair.scoring.model_plan import (
+    MODEL_MANIFEST,
     built_models,
     hub_fetch,
     hub_models,
@@ -101,6 +102,7 @@ __all__ = [
     "model_gpus",
     "model_languages",
     "model_loading",
+    "MODEL_MANIFEST",
     "model_manifest",
     "model_precision",
     "model_run_files",

@@ -38,7 +38,7 @@ from pathlib import Path
 import yaml
 
 from plmfair import plan
-from plmfair.config import validate_config
+from plmfair.config import SCHEMA, validate_config
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.io.atomic import write_text
 from plmfair.scoring import FAMILIES, family_by_class_name
@@ -49,7 +49,6 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout: Snakefile, config/, resources/
 DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
-SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 RUN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 RUN_NAME_MAX = 100  # a folder name, with room for the files below it in every file system
 MODEL_NAME = re.compile(r"[A-Za-z0-9_]+")

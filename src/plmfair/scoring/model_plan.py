@@ -12,6 +12,9 @@ from plmfair.studies import enabled, study_languages
 # plans with one config, and the rules' functions ask for the specs hundreds of times
 _SPECS: dict[int, tuple[dict, dict[str, ModelSpec]]] = {}
 
+# the run's manifest of each model (its files, sizes and SHA-256): every scoring job's model input
+MODEL_MANIFEST = "results/manifests/{model}.json"
+
 
 def model_specs(config: dict) -> dict[str, ModelSpec]:
     """Every model's spec, built once per configuration (rebuilt when its models change)."""
@@ -98,7 +101,7 @@ def model_folder(config: dict, name: str) -> str:
 def model_manifest(model: str) -> str:
     """A model's manifest (:func:`plmfair.scoring.specs.folder_manifest`), the input of every job that loads it.
     It is the run's own: another run that gives the name to another folder has its own manifest."""
-    return f"results/manifests/{model}.json"
+    return MODEL_MANIFEST.format(model=model)
 
 
 def workflow_managed(config: dict, name: str) -> bool:

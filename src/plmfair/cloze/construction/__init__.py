@@ -5,7 +5,9 @@
 - :mod:`~plmfair.cloze.construction.alignment`: Pharaoh files, eflomal, symmetrisation, streamed;
 - :mod:`~plmfair.cloze.construction.alignment_quality`: AER against gold alignments;
 - :mod:`~plmfair.cloze.construction.selection`: the filters and the POS-balanced sample of cloze items;
-- :mod:`~plmfair.cloze.construction.answers`: annotation sheets and the human answers read back.
+- :mod:`~plmfair.cloze.construction.answers`: annotation sheets and the human answers read back;
+- :mod:`~plmfair.cloze.construction.plan`: which corpora, languages, alignments and spaCy pipelines a
+  configuration asks for (torch- and spaCy-free: the plan reads it).
 
 The rules of ``workflow/rules/cloze.smk`` run them in that order; the text files they read come
 through :mod:`plmfair.io.text_files`.
