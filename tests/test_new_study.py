@@ -30,7 +30,7 @@ NEW_FILES = {
 
         from __future__ import annotations
 
-        from plmfair.rendering.table_spec import TableSpec
+        from plmfair.rendering.table_spec import FigureSpec, TableSpec
         from plmfair.scoring.model_plan import spec_of, study_models
         from plmfair.studies import PAIRS_TASK, Study, enabled
 
@@ -79,10 +79,12 @@ NEW_FILES = {
 
         TABLE = TableSpec("occupations", "occupations", "plmfair.rendering.table_format:long_table", {"table": SUMMARY},
                           "Pairs whose stereotyped sentence wins, per data set and model, with an exact binomial test.")
+        FIGURE = FigureSpec("occupations_share", "occupations", "plmfair.occupations.jobs:share_figure",
+                            {"summary": SUMMARY}, "Pairs whose stereotyped sentence wins, per model.", "share")
         STUDY = Study(
             "occupations", "Occupation pairs", PAIRS_TASK, False, "CSV files of occupation pairs",
             own_jobs=("occupations_ingest", "occupations_score", "occupations_summary"), rules=("occupations.smk",),
-            outputs=("results/data/occupations/", "results/occupations/"), tables=(TABLE,),
+            outputs=("results/data/occupations/", "results/occupations/"), tables=(TABLE,), figures=(FIGURE,),
             subjects={"occupations": lambda config: [""] if jobs(config) else []},
             downloads={"datasets.occupations": datasets}, languages=languages, published=published,
             scored=scored, recorded=recorded, ingested=ingested,
@@ -143,6 +145,19 @@ NEW_FILES = {
                              "stereotyped": int(won.sum()), "share": 100 * won.mean(),
                              "ci_low": 100 * interval.low, "ci_high": 100 * interval.high, "p_value": test.pvalue})
             write_parquet(df=pd.DataFrame(rows, columns=list(SUMMARY)), path=summary, schema_doc=SUMMARY)
+
+
+        def share_figure(summary: pd.DataFrame, png: str, pdf: str) -> None:
+            # matplotlib: only the figure job draws
+            import matplotlib.pyplot as plt
+
+            from plmfair.rendering.plots import save_figure
+
+            fig, ax = plt.subplots(figsize=(4, 3))
+            ax.bar(summary["model"], summary["share"])
+            ax.axhline(50, linestyle="--", color="grey")
+            ax.set_ylabel("stereotyped sentence wins (%)")
+            save_figure(fig, png, pdf)
         ''',
     "src/plmfair/occupations/record.py": '''
         """Its part of the run record (``SCHEMA``, ``record_part``), of ``plmfair show`` (``HEADLINES``) and of
@@ -394,8 +409,11 @@ def test_a_new_study_that_scores_a_model_reaches_the_record_show_compare_and_ver
     summary = pd.read_parquet(first / "results/occupations/summary.parquet")
     assert record["results"]["occupations"] == summary.to_dict(orient="records")
     assert [m["name"] for m in record["models"]] == ["tiny_bert"] and record["models"][0]["protocol"] == "nangia"
-    # its table, by the generic table rule
+    # its table and its figure, by the generic table and figure rules, among the files the record seals
     pd.testing.assert_frame_equal(pd.read_csv(first / "results/tables/occupations.csv"), summary, check_dtype=False)
+    sealed = {f["path"] for f in record["files"]}
+    assert {"results/figures/occupations_share.png", "results/tables/occupations.csv"} <= sealed
+    assert (first / "results/figures/occupations_share.png").read_bytes()[:4] == b"\x89PNG"
     in_copy(
         "-c", f"from plmfair.runs.record import read_run_record; read_run_record({str(first / 'results/run.json')!r})"
     )
