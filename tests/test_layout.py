@@ -180,3 +180,18 @@ def test_a_job_imports_only_its_own_dependency_set(module, light):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == []
+
+
+LONG_FUNCTION_LINES = 80
+
+
+def test_a_function_over_80_lines_says_why_in_its_docstring():
+    """A function longer than a screen is split, or its docstring says why it is one ("Long because ...")."""
+    unexplained = []
+    for path in sorted(LIBRARY.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > LONG_FUNCTION_LINES and "Long because" not in (ast.get_docstring(node) or ""):
+                    unexplained.append(f"{path.relative_to(LIBRARY)}:{node.lineno} {node.name} ({lines} lines)")
+    assert unexplained == []

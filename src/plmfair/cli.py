@@ -65,6 +65,12 @@ REBUILD_ONE_BY_ONE = 10
 
 
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """``plmfair run``: the run's settings, then Snakemake on its folder; the exit status.
+
+    Long because it is one call's sequence from start to end (settings, the run's lock and scratch folder, the
+    preflight, the rebuild calls, the main call, the report, the failure line) under one lock and one scratch
+    folder; its steps are functions of their own (setup_run, run_folder, run_snakemake, failure_line).
+    """
     # the preflight (the Hub client, spaCy's packages) only for `run`: `plmfair --help` and `show` stay quick
     from plmfair.preflight import main as preflight
 
@@ -441,10 +447,11 @@ def compare(
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
-    argv = argv[: argv.index("--")] if "--" in argv else argv
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``run``, ``show``, ``verify``, ``compare`` and ``diff`` with their options.
+
+    Long because it is the whole command line in one place, one add_argument per option.
+    """
     parser = argparse.ArgumentParser(
         prog="plmfair",
         description=__doc__.split("\n")[0],
@@ -524,7 +531,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="every Parquet output of two run folders, value by value: did a rerun reproduce the numbers?",
     )
     diff.add_arguments(d)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
+    argv = argv[: argv.index("--")] if "--" in argv else argv
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="plmfair: %(message)s")
     try:
         if args.command == "diff":

@@ -24,7 +24,11 @@ def crows_pairs_figure(
     Clopper-Pearson interval that inverts its exact sign test and a star where the run's analysis plan
     finds it significant; a share the plan cannot test (untestable) hollow and without interval; Nangia et
     al.'s score as a small grey mark, a line at 50%; below each panel the share of neutral pairs, with
-    their count."""
+    their count.
+
+    Long because it is one figure's drawing, panel by panel (shares, intervals, marks, Nangia's score, the neutral
+    bars, the legend), in matplotlib's order.
+    """
     decided = decisions(summary, plan)
     summary = summary.assign(
         testable=decided["family"].isin(TESTED).to_numpy(), significant=decided["significant"].to_numpy(dtype=bool)

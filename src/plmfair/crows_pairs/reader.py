@@ -210,6 +210,9 @@ def read_crows_pairs(
     languages. A repeated id is an error, or with ``duplicate_ids: keep_first`` is kept as
     ``<id>#<n>`` with ``duplicate_of`` set (skipped by the scoring stage). Missing
     sentences are kept as null; records with every cell empty are dropped and counted.
+
+    Long because it reads a file of any layout in one pass: each record's cells, labels, aliases, directions and id
+    rules decide together whether it is kept, renamed or counted.
     """
 
     path = Path(path)

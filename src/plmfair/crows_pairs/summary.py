@@ -172,7 +172,11 @@ def summarise_pairs(
     analysis plan decides its family and mark), the net preference with Tango's interval, and on the
     overall row the direction-balanced share, the test of stereo against anti-stereo, the
     cluster-robust interval and the sensitivity of the share to the tie tolerance; beside them how
-    much of the data the model reads as unknown (:func:`plmfair.scoring.coverage.warning`)."""
+    much of the data the model reads as unknown (:func:`plmfair.scoring.coverage.warning`).
+
+    Long because every subset's row is built from the same masks and tests; the tests and intervals are functions of
+    their own.
+    """
     scored = scores["status"].isin(SCORED_STATUSES)
     margin = scores["sent_more_score"] - scores["sent_less_score"]
     biased, neutral = scored & scores["biased"], scored & scores["neutral"]

@@ -219,7 +219,11 @@ def breakdown_heatmap(
     value ``empty_label``. The colour
     scale is sequential, or diverging around ``centre`` (the null value: a cell reads above or
     below it). Panels have their own rows, or with ``shared_rows`` every panel has every row
-    (buckets common to all panels); a bucket no item falls in (n = 0 everywhere) is left out."""
+    (buckets common to all panels); a bucket no item falls in (n = 0 everywhere) is left out.
+
+    Long because it is one figure's drawing (panels, colour scale, cell labels, counts, empty cells, legend) in
+    matplotlib's order.
+    """
     table = table[table["n"] > 0]
     names = list(dict.fromkeys(table[panels]))
     present = list(dict.fromkeys(table[columns]))

@@ -456,7 +456,12 @@ def setup_run(
     mirror: str | None = None,
 ) -> RunSetup:
     """Decide what a ``plmfair run`` call runs (nothing is written here). A ``mirror`` given is kept in the
-    run's configuration, so that a later call without it reads the same files from the same place."""
+    run's configuration, so that a later call without it reads the same files from the same place.
+
+    Long because it decides one call's settings from the command line, the run's config file and what an earlier
+    call chose, which depend on each other; its parts are functions of their own (model_entry, run_settings, the
+    checks).
+    """
     if run is not None:
         check_run_name(run)
     arguments = [ModelArgument.parse(text) for text in models]

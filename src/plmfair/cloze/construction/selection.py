@@ -136,6 +136,9 @@ def lexical_candidates(
     those lines; ``alignments``: per non-pivot language, links
     (:data:`plmfair.cloze.construction.alignment.ALIGNMENT_SCHEMA`).
     Every filter looks at one line only, so the counts of line ranges add up to the corpus's.
+
+    Long because the filters share one pass over a range of lines, each adding its column to the candidates and its
+    count; apart they would walk the lines again.
     """
     f = {**DEFAULT_FILTERS, **(filters or {})}
     langs = _pivot_first(tokens, pivot)
@@ -589,6 +592,9 @@ def construct_files(
     The lexical filters run over one row group of lines (:data:`plmfair.cloze.construction.pos.ROW_GROUP_LINES`)
     at a time; only the lines the sample examines are read again, tagged and parsed
     (:func:`plmfair.cloze.construction.pos.tag_tokens`). Memory holds one range of lines and the candidates.
+
+    Long because it is the streaming loop of construction (filter a range, sample, tag what the sample examines,
+    count) with its timers; its steps are functions of their own.
     """
 
     f = {**DEFAULT_FILTERS, **(filters or {})}
