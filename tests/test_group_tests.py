@@ -12,14 +12,11 @@ import pandas as pd
 import pytest
 from oracles import oracle_mozart_scores
 
+from plmfair.cloze.annotator_design import AnnotatorDesign, distinct_assignments, group_sums, sentence_gap
 from plmfair.cloze.group_tests import (
     GROUPS,
-    AnnotatorDesign,
     _cluster_variance,
-    _group_sums,
     _rng,
-    _sentence_gap,
-    distinct_assignments,
     group_disparity,
     group_effects,
     group_gaps,
@@ -283,7 +280,7 @@ def test_annotators_who_agree_leave_exactly_no_clustered_variance():
     rows = [("fr", f"s{s}", f"u{k}", g, 0.0) for s in range(5) for k, g in enumerate(("MN", "MN", "FN", "FN"))]
     design = AnnotatorDesign.of(scores_frame(rows))
     residuals, labels = np.full(len(rows), 0.1), design.group[None, :]
-    variances = _cluster_variance(residuals, design, labels, *_group_sums(residuals, design, labels))
+    variances = _cluster_variance(residuals, design, labels, *group_sums(residuals, design, labels))
     assert (variances == 0.0).all()
 
 
@@ -388,7 +385,7 @@ def full_shuffle_gap_p(data, permutations, seed) -> float:
     labels of all four groups shuffled within batches, raw difference of the group means."""
     design = AnnotatorDesign.of(data)
     labels = design.assignments(permutations, np.random.default_rng(seed))
-    (gap,), _ = _sentence_gap([data["rr"].to_numpy(float)], design, labels, GROUPS.index("FN"), GROUPS.index("MN"))
+    (gap,), _ = sentence_gap([data["rr"].to_numpy(float)], design, labels, GROUPS.index("FN"), GROUPS.index("MN"))
     return float(permutation_p(gap[:1], gap[1:, None])[0])
 
 
@@ -470,7 +467,7 @@ def test_the_gap_interval_is_its_test_inverted():
     fn = (design.group[design.annotator] == GROUPS.index("FN")).astype(float)
 
     def adjusted_p(delta):
-        (gap,), _ = _sentence_gap(
+        (gap,), _ = sentence_gap(
             [data["rr"].to_numpy(float) - delta * fn], design, labels, GROUPS.index("FN"), GROUPS.index("MN")
         )
         gap = np.round(gap, 10)
@@ -552,7 +549,7 @@ def test_disparity_interval_is_the_test_inverted_along_a_direction():
 
     def p_of(r):
         adjusted = values - r * direction[own]
-        sums, counts = _group_sums(adjusted, design, labels)
+        sums, counts = group_sums(adjusted, design, labels)
         means = sums.sum(axis=1) / counts.sum(axis=1)
         spread = ((means - means.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)
         return permutation_p(spread[:1], spread[1:, None], two_sided=False)[0]

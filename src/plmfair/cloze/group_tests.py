@@ -1,20 +1,26 @@
 """Annotator groups compared with the annotator as the unit: gaps, omnibus, 2 x 2, win/loss and sigma_gd
-disparity, each a permutation test under its own null within the batches of the design. The design,
-the nulls and the estimands: docs/statistics.md, "Group tests"."""
+disparity, each a permutation test under its own null within the batches of the design, and the schemas of
+their files. The design and its assignments are :mod:`plmfair.cloze.annotator_design`; the nulls and the
+estimands: docs/statistics.md, "Group tests"."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
-from itertools import combinations, product
-from math import factorial, lcm, prod
+from collections.abc import Callable, Sequence
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
+from plmfair.cloze.annotator_design import (
+    AnnotatorDesign,
+    cell_sums,
+    group_means,
+    group_sums,
+    net_wins,
+    sentence_gap,
+)
 from plmfair.cloze.measures import BY_SCORE, COLUMNS, INTERACTION_MIN_ANNOTATORS, TESTED, listed
 from plmfair.cloze.ties import TIE_BREAK, TIE_WEIGHT, gap_statistic, then_by
 from plmfair.stats import (
@@ -22,7 +28,6 @@ from plmfair.stats import (
     accepted_extent,
     attainable,
     crossed_mixed_model,
-    design_blocks,
     effects_rows,
     inverted_permutation_interval,
     permutation_p,
@@ -184,130 +189,6 @@ def hypothesis_id(cloze_set: str, table: str, *parts: str) -> str:
     return "/".join(["cloze", cloze_set, table, *map(str, parts)])
 
 
-@dataclass(frozen=True)
-class AnnotatorDesign:
-    """The annotations of one model's scores on one language (or all pooled), indexed for permutation:
-    per annotation its annotator and unit (sentence); per annotator its group, language and stratum
-    (batch within language), within which labels are shuffled."""
-
-    annotator: np.ndarray
-    unit: np.ndarray
-    group: np.ndarray
-    lang: np.ndarray
-    stratum: np.ndarray
-    n_units: int
-
-    @classmethod
-    def of(cls, data: pd.DataFrame) -> AnnotatorDesign:
-        sentence = (data["lang"].astype(str) + ":" + data["s_id"].astype(str)).to_numpy()
-        annotator = (data["lang"].astype(str) + ":" + data["u_id"].astype(str)).to_numpy()
-        codes, levels = pd.factorize(annotator)
-        first = pd.Series(range(len(codes))).groupby(codes).first().to_numpy()
-        group = pd.Categorical(data["group"].to_numpy()[first], categories=GROUPS).codes
-        if (group < 0).any():
-            raise ValueError(f"unknown annotator group(s) {sorted(set(data['group']) - set(GROUPS))}")
-        units, _ = pd.factorize(sentence)
-        lang = pd.factorize(data["lang"].to_numpy()[first])[0]
-        blocks = design_blocks(sentence, annotator)[first]
-        stratum = pd.factorize(pd.Series(lang).astype(str) + ":" + pd.Series(blocks).astype(str))[0]
-        return cls(codes, units, group, lang, stratum, int(units.max()) + 1 if len(units) else 0)
-
-    def strata(self, *, among: Sequence[str] = GROUPS, within: np.ndarray | None = None) -> np.ndarray:
-        """Per annotator, the stratum its label is shuffled in: its batch, split further by
-        ``within`` (an attribute of its group, e.g. nativeness); -1 (label kept) for annotators of
-        groups not ``among`` those shuffled."""
-        keyed = self.stratum * 2 + (within[self.group] if within is not None else 0)
-        return np.where(np.isin(self.group, [GROUPS.index(g) for g in among]), keyed, -1)
-
-    def assignments(
-        self, n_permutations: int, rng: np.random.Generator, strata: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Group labels per annotator: the observed ones (row 0), then the assignments compared with
-        them, shuffled within ``strata`` (default: the batches; an annotator of stratum -1 keeps its
-        label). When the strata allow at most :data:`EXACT_LIMIT` distinct assignments, all of them but
-        one copy of the observed one (so that (1 + count) / (1 + rows) is the exact p); otherwise
-        ``n_permutations`` random shuffles."""
-        strata = self.stratum if strata is None else strata
-        shuffled = [np.flatnonzero(strata == s) for s in np.unique(strata[strata >= 0])]
-        if distinct_assignments([self.group[m] for m in shuffled]) <= EXACT_LIMIT:
-            return self._enumerated(shuffled)
-        out = np.empty((n_permutations + 1, len(self.group)), dtype=np.int64)
-        out[:] = self.group
-        for members in shuffled:
-            labels = self.group[members]
-            out[1:, members] = rng.permuted(np.broadcast_to(labels, (n_permutations, len(labels))), axis=1)
-        return out
-
-    def _enumerated(self, shuffled: list[np.ndarray]) -> np.ndarray:
-        """Every distinct assignment within the strata, the observed one first and not repeated."""
-        per_stratum = [list(_arrangements(tuple(self.group[m]))) for m in shuffled]
-        rows = [self.group.copy()]
-        observed = tuple(tuple(self.group[m]) for m in shuffled)
-        for combination in product(*per_stratum):
-            if combination == observed:
-                continue
-            row = self.group.copy()
-            for members, labels in zip(shuffled, combination, strict=True):
-                row[members] = labels
-            rows.append(row)
-        return np.array(rows, dtype=np.int64)
-
-
-# the most distinct label assignments a permutation test enumerates rather than samples
-EXACT_LIMIT = 10_000
-
-
-def distinct_assignments(strata_labels: Sequence[np.ndarray]) -> int:
-    """How many distinct ways the labels can be arranged within each stratum: the product of the
-    multinomial coefficients n! / (n_1! ... n_k!)."""
-    total = 1
-    for labels in strata_labels:
-        counts = np.unique(labels, return_counts=True)[1]
-        total *= factorial(int(counts.sum())) // prod(factorial(int(c)) for c in counts)
-        if total > EXACT_LIMIT:
-            return total
-    return total
-
-
-def _arrangements(labels: tuple) -> Iterator[tuple]:
-    """The distinct orderings of a multiset of labels."""
-    if not labels:
-        yield ()
-        return
-    for first in sorted(set(labels)):
-        rest = list(labels)
-        rest.remove(first)
-        for tail in _arrangements(tuple(rest)):
-            yield (first, *tail)
-
-
-def _cell_sums(weight_sets: Sequence[np.ndarray], cells: np.ndarray, n_cells: int) -> list[np.ndarray]:
-    """For each of ``weight_sets``, per row of ``cells`` (one assignment each), the sum of the weights
-    falling in every cell (the rows' cells flattened once for all of them)."""
-    n_rows = cells.shape[0]
-    index = (np.arange(n_rows)[:, None] * n_cells + cells).ravel()
-    return [
-        np.bincount(index, weights=np.tile(weights, n_rows), minlength=n_rows * n_cells).reshape(n_rows, n_cells)
-        for weights in weight_sets
-    ]
-
-
-def _group_sums(values: np.ndarray, design: AnnotatorDesign, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per assignment (rows of ``labels``), language and group: sum of the values and annotations."""
-    n_langs, g = int(design.lang.max()) + 1, len(GROUPS)
-    per_annotator = np.bincount(design.annotator, weights=values, minlength=len(design.group))
-    count_annotator = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
-    cells = design.lang[None, :] * g + labels
-    sums, counts = _cell_sums([per_annotator, count_annotator], cells, n_langs * g)
-    return sums.reshape(len(labels), n_langs, g), counts.reshape(len(labels), n_langs, g)
-
-
-def _group_means(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Per assignment, the four groups' means over every language's annotations."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return sums.sum(axis=1) / counts.sum(axis=1)
-
-
 def _omnibus(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The annotations' between-group sum of squares (NaN with fewer than two groups)."""
     total_s, total_n = sums.sum(axis=1), counts.sum(axis=1)
@@ -331,73 +212,6 @@ def _group_x_language(sums: np.ndarray, counts: np.ndarray, variances: np.ndarra
     total = weight.sum(axis=1, keepdims=True)
     centre = (weight * gaps).sum(axis=1, keepdims=True) / np.where(total > 0, total, 1)
     return (weight * (gaps - centre) ** 2).sum(axis=(1, 2))
-
-
-def _sentence_gap(
-    value_sets: Sequence[np.ndarray], design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """Per assignment, for each of ``value_sets``, the gap of group ``a`` to group ``b`` adjusted for
-    sentence (:func:`_weighted_gap`), and the number of sentences both answered."""
-    per_annotation = labels[:, design.annotator]
-    side = np.where(per_annotation == a, 0, np.where(per_annotation == b, 1, 2))
-    cells = np.where(side < 2, design.unit[None, :] * 2 + side, 2 * design.n_units)
-    n_cells = 2 * design.n_units + 1
-    counts, *value_sums = (
-        sums[:, :-1].reshape(len(labels), -1, 2)
-        for sums in _cell_sums([np.ones(len(design.annotator)), *value_sets], cells, n_cells)
-    )
-    gaps = [_weighted_gap(sums[:, :, 0], counts[:, :, 0], sums[:, :, 1], counts[:, :, 1]) for sums in value_sums]
-    return gaps, ((counts[:, :, 0] > 0) & (counts[:, :, 1] > 0)).sum(axis=1)
-
-
-def _weighted_gap(sum_a: np.ndarray, n_a: np.ndarray, sum_b: np.ndarray, n_b: np.ndarray) -> np.ndarray:
-    """Per assignment (rows; columns the sentences), sum over the sentences both groups answered of
-    w_s (mean_a,s - mean_b,s) / sum of w_s, w_s = n_a n_b / (n_a + n_b); NaN where none was."""
-    both = (n_a > 0) & (n_b > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        weight = np.where(both, n_a * n_b / (n_a + n_b), 0.0)
-        total = weight.sum(axis=1)
-        diff = np.where(both, sum_a / np.where(both, n_a, 1) - sum_b / np.where(both, n_b, 1), 0.0)
-        return np.where(total > 0, (weight * diff).sum(axis=1) / np.where(total > 0, total, 1), np.nan)
-
-
-def _exact_scale(values: np.ndarray) -> int | None:
-    """The smallest integer that makes every value an integer (rr: 60), when one below 10^6 does."""
-    denominators = {Fraction(float(v)).limit_denominator(1000).denominator for v in np.unique(values)}
-    scale = lcm(*denominators) if denominators else 1
-    if scale > 10**6 or not np.allclose(values * scale, np.round(values * scale), atol=1e-9):
-        return None
-    return scale
-
-
-def _net_wins(
-    value_sets: Sequence[np.ndarray], design: AnnotatorDesign, labels: np.ndarray, a: int, b: int
-) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
-    """Per assignment, for groups ``a`` and ``b`` and each of ``value_sets``: (wins of a, wins of b, the
-    sentence-adjusted gap of a to b, :func:`_weighted_gap` from the same sums); and the shared units.
-    Means are compared exactly (sums and counts cross-multiplied as integers) when the values are
-    rationals of small denominators, else to 1e-12."""
-    g = len(GROUPS)
-    cells = design.unit[None, :] * g + labels[:, design.annotator]
-    scales = [_exact_scale(values) for values in value_sets]
-    # integer sums (exact in float64 below 2^53) when the values are small rationals
-    weight_sets = [
-        np.round(values * scale) if scale else values for values, scale in zip(value_sets, scales, strict=True)
-    ]
-    counts, *value_sums = (
-        sums.reshape(len(labels), design.n_units, g)
-        for sums in _cell_sums([np.ones(len(design.annotator)), *weight_sets], cells, design.n_units * g)
-    )
-    both = (counts[:, :, a] > 0) & (counts[:, :, b] > 0)
-    out = []
-    for sums, scale in zip(value_sums, scales, strict=True):
-        left, right = sums[:, :, a] * counts[:, :, b], sums[:, :, b] * counts[:, :, a]
-        tolerance = 0 if scale else 1e-12
-        wins_a = (both & (left > right + tolerance)).sum(axis=1)
-        wins_b = (both & (left < right - tolerance)).sum(axis=1)
-        gap = _weighted_gap(sums[:, :, a], counts[:, :, a], sums[:, :, b], counts[:, :, b]) / (scale or 1)
-        out.append((wins_a, wins_b, gap))
-    return out, both.sum(axis=1)
 
 
 def _score_values(data: pd.DataFrame, metrics: Sequence[str]) -> dict[str, np.ndarray]:
@@ -439,8 +253,8 @@ def group_winloss(
         for a, b in GROUP_PAIRS:
             ia, ib = GROUPS.index(a), GROUPS.index(b)
             labels = design.assignments(permutations, _rng(seed, lang, f"{a}-{b}"), design.strata(among=(a, b)))
-            net_wins, shared = _net_wins(list(values.values()), design, labels, ia, ib)
-            counted = dict(zip(values, net_wins, strict=True))
+            won, shared = net_wins(list(values.values()), design, labels, ia, ib)
+            counted = dict(zip(values, won, strict=True))
             for metric in metrics:
                 wins_a, wins_b, _ = counted[metric]
                 net = wins_a - wins_b
@@ -506,7 +320,7 @@ def group_gaps(
             )
             # the shift model: group's scores minus delta; the statistic is linear in it (c - delta d)
             shifted = (design.group[design.annotator] == g).astype(float)
-            (d, *sentence_gaps), shared = _sentence_gap([shifted, *values.values()], design, labels, g, ref)
+            (d, *sentence_gaps), shared = sentence_gap([shifted, *values.values()], design, labels, g, ref)
             # gaps that are equal as numbers (rational scores summed in another order) are ties
             d, gaps = np.round(d, 10), dict(zip(values, np.round(sentence_gaps, 10), strict=True))
             for metric in metrics:
@@ -568,7 +382,7 @@ def _cluster_variance(
     the cell's sum of residuals, sum over the annotators it holds of (R_k - n_k r)^2, where R_k is an
     annotator's sum of residuals, n_k its annotations and r the cell's mean residual (CR0; ``sums``
     and ``counts``: the cells' residual sums and annotations under the same labels,
-    :func:`_group_sums`). A cell whose annotators' residuals agree (two annotators with the same
+    :func:`group_sums`). A cell whose annotators' residuals agree (two annotators with the same
     answers) gets exactly 0, not the rounding error of the expansion, which would weigh it a billion
     times over the others."""
     n_langs, g = int(design.lang.max()) + 1, len(GROUPS)
@@ -576,7 +390,7 @@ def _cluster_variance(
     n = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
     cells = design.lang[None, :] * g + labels
     size = n_langs * g
-    r2, nr, n2 = _cell_sums([r * r, n * r, n * n], cells, size)
+    r2, nr, n2 = cell_sums([r * r, n * r, n * n], cells, size)
     total_r, total_n = sums.reshape(len(labels), size), counts.reshape(len(labels), size)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(total_n > 0, total_r / total_n, 0.0)
@@ -595,8 +409,8 @@ def _freedman_lane(
     in every permutation; row 0 is the observed data."""
     fitted = _additive_fit(values, design, columns)
     residuals = values - fitted
-    sums_fit, counts = _group_sums(fitted, design, labels[:1])
-    sums_res, counts_res = _group_sums(residuals, design, labels)
+    sums_fit, counts = group_sums(fitted, design, labels[:1])
+    sums_res, counts_res = group_sums(residuals, design, labels)
     variances = _cluster_variance(residuals, design, labels, sums_res, counts_res)
     return sums_fit + sums_res, np.broadcast_to(counts, sums_res.shape), variances
 
@@ -649,7 +463,7 @@ def _studentized_contrast(weights) -> Callable[[np.ndarray, np.ndarray, np.ndarr
 
 
 def _contrast(weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    return lambda sums, counts: _group_means(sums, counts) @ np.asarray(weights)
+    return lambda sums, counts: group_means(sums, counts) @ np.asarray(weights)
 
 
 def group_tests(
@@ -680,9 +494,9 @@ def group_tests(
         for metric in metrics:
             values = data[metric].to_numpy(float)
             runs: dict[str, tuple[Callable[..., np.ndarray], tuple[np.ndarray, ...], bool]] = {
-                "omnibus": (_omnibus, _group_sums(values, design, full), False),
-                "gender": (_contrast(CONTRASTS_2X2["gender"][0]), _group_sums(values, design, by_nativeness), True),
-                "nativeness": (_contrast(CONTRASTS_2X2["nativeness"][0]), _group_sums(values, design, by_gender), True),
+                "omnibus": (_omnibus, group_sums(values, design, full), False),
+                "gender": (_contrast(CONTRASTS_2X2["gender"][0]), group_sums(values, design, by_nativeness), True),
+                "nativeness": (_contrast(CONTRASTS_2X2["nativeness"][0]), group_sums(values, design, by_gender), True),
                 "gender_x_nativeness": (
                     _studentized_contrast(CONTRASTS_2X2["gender_x_nativeness"][0]),
                     _freedman_lane(values, design, full, additive[design.group]),
@@ -746,7 +560,7 @@ def _freedman_lane_limit(test: str, metric: str, design: AnnotatorDesign) -> str
 def _sigma_gd(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Per row, the population standard deviation (x 100) of the groups' means (groups without an annotation left "
     "out)."""
-    means = 100 * _group_means(sums, counts)
+    means = 100 * group_means(sums, counts)
     with np.errstate(invalid="ignore"):
         return np.sqrt(np.nanmean((means - np.nanmean(means, axis=1, keepdims=True)) ** 2, axis=1))
 
@@ -791,7 +605,7 @@ def _disparity_interval(
     n = np.bincount(design.annotator, minlength=len(design.group)).astype(float)
     y = np.bincount(design.annotator, weights=values, minlength=len(design.group))
     origin = np.eye(g)[design.group] * n[:, None]  # per annotator, its annotations in its own group's column
-    sums, counts, *moved = _cell_sums([y, n, *origin.T], labels, g)
+    sums, counts, *moved = cell_sums([y, n, *origin.T], labels, g)
     present = counts[0] > 0
     k = int(present.sum())
     if k < 2:
@@ -852,7 +666,7 @@ def group_disparity(
         labels = design.assignments(permutations, _rng(seed, lang, "all"))
         for column, metric in DISPARITY_METRICS.items():
             values = data[column].to_numpy(float)
-            sigma = _sigma_gd(*_group_sums(values, design, labels))
+            sigma = _sigma_gd(*group_sums(values, design, labels))
             null_square = float(np.nanmean(sigma[1:] ** 2))
             degenerate = _degenerate(sigma, two_sided=False)
             low, high = (np.nan, np.nan) if degenerate else _disparity_interval(values, design, labels, alpha=alpha)
