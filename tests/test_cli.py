@@ -19,6 +19,7 @@ from conftest import BIN, CORES, DEMO_CONFIGS, DEMO_DATA, REPO
 from plmfair.errors import ConfigError
 from plmfair.io.parquet import read_parquet
 from plmfair.runs import folders as runs
+from plmfair.runs import model_arguments
 from plmfair.stats import tango_interval
 from plmfair_demo import build_tiny_model
 
@@ -45,10 +46,10 @@ def test_a_folder_becomes_an_entry_with_its_family_and_casing(tmp_path, monkeypa
     gpt = _folder(tmp_path, "gpt", {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})
     t5 = _folder(tmp_path, "t5", {"model_type": "mt5", "architectures": ["MT5ForConditionalGeneration"]})
     monkeypatch.chdir(tmp_path)
-    assert runs.model_entry("my-bert") == ("my_bert", {"path": str(bert), "family": "mlm", "uncased": True})
-    assert runs.model_entry("mine=gpt") == ("mine", {"path": str(gpt), "family": "causal"})
-    assert runs.model_entry(f"{t5}") == ("t5", {"path": str(t5), "family": "seq2seq"})
-    assert runs.model_entry("gpt", family="mlm")[1]["family"] == "mlm"  # --family wins over config.json
+    assert model_arguments.model_entry("my-bert") == ("my_bert", {"path": str(bert), "family": "mlm", "uncased": True})
+    assert model_arguments.model_entry("mine=gpt") == ("mine", {"path": str(gpt), "family": "causal"})
+    assert model_arguments.model_entry(f"{t5}") == ("t5", {"path": str(t5), "family": "seq2seq"})
+    assert model_arguments.model_entry("gpt", family="mlm")[1]["family"] == "mlm"  # --family wins over config.json
 
 
 def test_a_local_folders_family_is_read_without_importing_transformers(tmp_path):
@@ -56,13 +57,14 @@ def test_a_local_folders_family_is_read_without_importing_transformers(tmp_path)
     (importing transformers, and torch with it, takes seconds); the others go to the Auto tables."""
     bert = _folder(tmp_path, "bert", {"model_type": "bert", "architectures": ["BertForMaskedLM"]})
     code = (
-        "import sys; from plmfair.runs import folders; print(folders.detect_family(sys.argv[1], local=True)); "
+        "import sys; from plmfair.runs.model_arguments import detect_family; "
+        "print(detect_family(sys.argv[1], local=True)); "
         "print(sorted({'torch', 'transformers'} & set(sys.modules)))"
     )
     proc = subprocess.run([sys.executable, "-c", code, str(bert)], capture_output=True, text=True, check=True)
     assert proc.stdout.split("\n")[:2] == ["mlm", "[]"]
     flaubert = _folder(tmp_path, "flaubert", {"model_type": "flaubert", "architectures": ["FlaubertWithLMHeadModel"]})
-    assert runs.detect_family(str(flaubert), local=True) == "mlm"  # in two tables: the config decides
+    assert model_arguments.detect_family(str(flaubert), local=True) == "mlm"  # in two tables: the config decides
 
 
 def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypatch):
@@ -70,13 +72,13 @@ def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypa
     _folder(tmp_path, "vision", {"model_type": "vit", "architectures": ["ViTModel"]})
     _folder(tmp_path, "broken", {"architectures": ["Nothing"]})
     with pytest.raises(ConfigError, match="'no-such-folder': no such folder, and not a Hugging Face id"):
-        runs.model_entry("no-such-folder")
+        model_arguments.model_entry("no-such-folder")
     with pytest.raises(ConfigError, match="name 'my model'.*letters, digits and _"):
-        runs.model_entry("my model=vision")
+        model_arguments.model_entry("my model=vision")
     with pytest.raises(ConfigError, match="vit model that no plmfair family"):
-        runs.model_entry("vision")
+        model_arguments.model_entry("vision")
     with pytest.raises(ConfigError, match="broken: its config.json cannot be read.*--family mlm"):
-        runs.model_entry("broken")
+        model_arguments.model_entry("broken")
 
 
 def test_named_models_are_the_only_ones_scored_by_the_studies_kept():
@@ -173,7 +175,7 @@ def _suggested(error: str) -> list[str]:
 def test_model_options_on_the_command_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     folder = _folder(tmp_path, "m", BERT)
-    name, entry = runs.model_entry("mine=m:uncased=true:revision=abc:languages=[fr, en]")
+    name, entry = model_arguments.model_entry("mine=m:uncased=true:revision=abc:languages=[fr, en]")
     assert name == "mine" and entry == {
         "path": str(folder),
         "family": "mlm",
@@ -182,9 +184,9 @@ def test_model_options_on_the_command_line(tmp_path, monkeypatch):
         "languages": ["fr", "en"],
     }
     with pytest.raises(ConfigError, match="model option 'uncase'.*did you mean 'uncased'"):
-        runs.model_entry("mine=m:uncase=true")
+        model_arguments.model_entry("mine=m:uncase=true")
     with pytest.raises(ConfigError, match="model option 'uncased' .*write key=value"):
-        runs.model_entry("mine=m:uncased")
+        model_arguments.model_entry("mine=m:uncased")
 
 
 @pytest.mark.parametrize("source", ["/", "/etc", "empty"])
@@ -192,7 +194,7 @@ def test_a_folder_without_config_json_is_refused_before_anything_reads_it(tmp_pa
     monkeypatch.chdir(tmp_path)
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="holds no config.json: give the folder that holds the model's config.json"):
-        runs.model_entry(f"x={source}")
+        model_arguments.model_entry(f"x={source}")
     from plmfair.scoring.specs import model_files
 
     assert model_files("/") == [] and model_files("/etc") == []  # the plan never walks them either
