@@ -20,7 +20,9 @@ from plmfair.errors import ConfigError
 from plmfair.io.parquet import read_parquet
 from plmfair.runs import folders as runs
 from plmfair.runs import model_arguments
+from plmfair.scoring.model_plan import study_models
 from plmfair.stats import tango_interval
+from plmfair.studies import STUDIES, enabled
 from plmfair_demo import build_tiny_model
 
 DEMO = {
@@ -463,7 +465,6 @@ def test_example_configs_run_the_model_they_name(example, tmp_path):
     valid configuration whose studies score the example's model and nothing it switched off."""
     from snakemake.utils import update_config
 
-    from plmfair import plan
     from plmfair.config import check_config, validate_config
 
     mine = yaml.safe_load(example.read_text())
@@ -475,8 +476,8 @@ def test_example_configs_run_the_model_they_name(example, tmp_path):
     config = validate_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
     check_config(config)
     (own,) = [name for name in mine["models"]]
-    kept = [study for study in plan.STUDIES if plan.enabled(config, study)]
-    assert kept and all(own in plan.study_models(config, study) for study in kept)
+    kept = [study for study in STUDIES if enabled(config, study)]
+    assert kept and all(own in study_models(config, study) for study in kept)
     assert example.stem in example.read_text()  # the comment names the run folder it goes to
 
 

@@ -195,3 +195,13 @@ def test_a_function_over_80_lines_says_why_in_its_docstring():
                 if lines > LONG_FUNCTION_LINES and "Long because" not in (ast.get_docstring(node) or ""):
                     unexplained.append(f"{path.relative_to(LIBRARY)}:{node.lineno} {node.name} ({lines} lines)")
     assert unexplained == []
+
+
+def test_the_plan_facade_holds_only_what_the_rules_call():
+    """``plmfair.plan`` re-exports for the rule files; Python modules import from the module that defines a name."""
+    from plmfair import plan
+
+    rules = (REPO / "Snakefile").read_text() + "".join(
+        p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk")
+    )
+    assert [name for name in plan.__all__ if not re.search(rf"\bplan\.{name}\b", rules)] == []

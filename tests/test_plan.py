@@ -15,6 +15,10 @@ from plmfair.cloze.construction import plan as construction_plan
 from plmfair.config import validate_config
 from plmfair.crows_pairs import plan as crows_pairs_plan
 from plmfair.errors import ConfigError
+from plmfair.plan.downloads import download_entries
+from plmfair.plan.model_runs import models_in_use
+from plmfair.plan.targets import figures as figure_names
+from plmfair.scoring.model_plan import hub_models, hub_store_names, model_manifest, study_models
 
 MODELS = {
     "mbert": {"hf_id": "m/bert", "family": "mlm"},
@@ -54,8 +58,8 @@ def runs(config, cloze_set):
 
 def test_default_model_lists_take_every_model_that_fits(config):
     # seq2seq has no CrowS-Pairs protocol; the German model meets no language of the studies
-    assert plan.study_models(config, "mozart") == ["mbert", "camembert", "mt5", "gpt2"]
-    assert plan.study_models(config, "crows_pairs") == ["mbert", "camembert", "gpt2"]
+    assert study_models(config, "mozart") == ["mbert", "camembert", "mt5", "gpt2"]
+    assert study_models(config, "crows_pairs") == ["mbert", "camembert", "gpt2"]
     assert crows_pairs_plan.crows_pairs_jobs(config) == [
         ("en", "mbert"),
         ("en", "gpt2"),
@@ -70,7 +74,7 @@ def test_default_model_lists_take_every_model_that_fits(config):
         ("mt5", "fr"),
         ("gpt2", "en"),
     ]
-    assert plan.models_in_use(config) == ["mbert", "camembert", "mt5", "gpt2"]
+    assert models_in_use(config) == ["mbert", "camembert", "mt5", "gpt2"]
 
 
 def test_explicit_list_wins_and_still_respects_languages(config):
@@ -150,7 +154,8 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
         "from plmfair.crows_pairs import plan as crows_pairs_plan\n"
         f"cfg = validate_config(yaml.safe_load(open({str(repo / 'config' / 'config.yaml')!r})), "
         f"{str(repo / 'workflow' / 'schemas' / 'config.schema.yaml')!r})\n"
-        "print(len(crows_pairs_plan.crows_pairs_jobs(cfg)), len(plan.models_in_use(cfg)))\n"
+        "from plmfair.plan.model_runs import models_in_use\n"
+        "print(len(crows_pairs_plan.crows_pairs_jobs(cfg)), len(models_in_use(cfg)), len(plan.drawn_figures(cfg)))\n"
         "assert 'torch' not in sys.modules or not hasattr(sys.modules['torch'], 'Tensor')\n"
     )
     proc = subprocess.run(
@@ -162,7 +167,8 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     with open(repo / "config" / "config.yaml") as fh:
         cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
-    assert proc.stdout.split() == [str(len(crows_pairs_plan.crows_pairs_jobs(cfg))), str(len(plan.models_in_use(cfg)))]
+    expected = [crows_pairs_plan.crows_pairs_jobs(cfg), models_in_use(cfg), plan.drawn_figures(cfg)]
+    assert proc.stdout.split() == [str(len(x)) for x in expected]
 
 
 def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_models_stay_where_they_are(config):
@@ -176,18 +182,18 @@ def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_m
     config["models"]["pinned"] = {**mbert, "revision": "refs/pr/5"}
     config["models"]["pickled"] = {**mbert, "allow_pickle": True}
     config["models"]["tiny"] = {"family": "mlm", "build": {"kind": "bert"}}
-    hub = plan.hub_models(config)
+    hub = hub_models(config)
     assert "mbert" in hub and "mine" not in hub
     owner, repo_name = mbert["hf_id"].split("/")
     assert plan.model_folder(config, "mbert") == f"results/models/{owner}--{repo_name}@default"
     assert plan.model_folder(config, "alias") == plan.model_folder(config, "mbert")
     assert plan.model_folder(config, "pinned") == f"results/models/{owner}--{repo_name}@refs--pr--5"
     assert plan.model_folder(config, "pickled") == f"results/models/{owner}--{repo_name}@default+pickle"
-    assert plan.hub_store_names(config, f"{owner}--{repo_name}@default") == "mbert|alias"
+    assert hub_store_names(config, f"{owner}--{repo_name}@default") == "mbert|alias"
     assert plan.hub_fetch(config, f"{owner}--{repo_name}@refs--pr--5")["revision"] == "refs/pr/5"
     assert plan.model_folder(config, "mine") == "/data/mine"
     assert plan.model_folder(config, "tiny") == "results/models/tiny"
-    assert plan.model_manifest("mine") == "results/manifests/mine.json"
+    assert model_manifest("mine") == "results/manifests/mine.json"
 
 
 def test_spacy_packages_of_enabled_corpora_only(repo):
@@ -263,7 +269,7 @@ def test_downloads_are_every_entry_with_a_file_wherever_it_is(config):
         "text": {"en": {"file": "c.en"}, "fr": {"file": "c.fr"}},
         "gold_alignments": {"g": {"lang": "fr", "links": {"file": "g.talp"}, "sentences": {"file": "g.txt"}}},
     }
-    where = plan.download_entries(config)
+    where = download_entries(config)
     assert {
         "datasets.cloze_tests.mozart",
         "datasets.crows_pairs.en",
@@ -417,7 +423,7 @@ def test_tables_and_figures_of_the_demo(demo):
     assert tables["models"].category == "Data and models" == tables["data_summary"].category
     assert plan.caption_models(demo, "models") == ["tiny_bert", "tiny_gpt2", "tiny_mt5"]
     assert plan.caption_models(demo, "crows_pairs") == []
-    assert set(plan.figures(demo)) == {
+    assert set(figure_names(demo)) == {
         "crows_pairs",
         "crows_pairs_breakdowns",
         "crows_pairs_language_effects",
@@ -431,13 +437,13 @@ def test_tables_and_figures_of_the_demo(demo):
     }
     # another ready-made test gets MozArt's figures, and its maps when mozart.tsne.sets names it
     demo["datasets"]["cloze_tests"]["copy"] = dict(demo["datasets"]["cloze_tests"]["mozart"], file="copy.zip")
-    figures = set(plan.figures(demo))
+    figures = set(figure_names(demo))
     assert {"copy_mrr", "copy_group_effects", "copy_breakdowns"} <= figures and "copy_tsne" not in figures
     demo["mozart"]["tsne"]["sets"] = ["mozart", "copy"]
-    assert {"mozart_tsne", "copy_tsne"} <= set(plan.figures(demo))
+    assert {"mozart_tsne", "copy_tsne"} <= set(figure_names(demo))
     demo["mozart"]["tsne"]["sentences"] = []
     demo["crows_pairs"]["datasets"] = ["demo_fr"]
-    assert {"mozart_tsne", "crows_pairs_language_effects"}.isdisjoint(plan.figures(demo))
+    assert {"mozart_tsne", "crows_pairs_language_effects"}.isdisjoint(figure_names(demo))
     assert "crows_pairs_language_winloss" not in plan.tables(demo)
 
 
@@ -569,7 +575,7 @@ def test_figure_categories_come_from_the_plan(repo):
     drawn = plan.drawn_figures(demo)
     assert drawn["crows_pairs"].category == drawn["crows_pairs_language_effects"].category == "CrowS-Pairs"
     assert drawn["mozart_mrr"].category == "MozArt" and drawn["demo_mrr"].category == "Cloze set demo"
-    assert "mozart_tsne" not in drawn and "mozart_tsne" in plan.figures(demo)  # its own job draws it
+    assert "mozart_tsne" not in drawn and "mozart_tsne" in figure_names(demo)  # its own job draws it
     assert plan.report_category("tsne", "mozart") == "MozArt" and plan.report_category("data") == "Data and models"
     for path in (repo / "workflow" / "rules").glob("*.smk"):
         assert not re.search(r'\bcategory="', path.read_text()), path.name

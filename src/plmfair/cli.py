@@ -43,6 +43,7 @@ from pathlib import Path
 from plmfair import diff, plan
 from plmfair.errors import ConfigError, PlmfairError, first_few
 from plmfair.io.atomic import write_text
+from plmfair.plan.targets import REPORT
 from plmfair.runs import integrity
 from plmfair.runs.console import failure_line, run_snakemake
 from plmfair.runs.folders import (
@@ -56,6 +57,7 @@ from plmfair.runs.folders import (
     write_settings,
 )
 from plmfair.scoring import FAMILIES
+from plmfair.studies import STUDIES
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +158,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                     ]
                 )
             if status == 0 and args.report and not dry_run:
-                status = call([*snakemake, "--report", plan.REPORT, *config_args])
+                status = call([*snakemake, "--report", REPORT, *config_args])
         except KeyboardInterrupt:
             if snakemake_locked(workdir):
                 # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
@@ -331,7 +333,7 @@ def _ending(workdir: Path) -> str:
     from plmfair.runs.record import headline, read_run_record
 
     record_path = workdir / plan.RUN_RECORD
-    report = workdir / plan.REPORT
+    report = workdir / REPORT
     status, trusted = _status(workdir)
     if not record_path.is_file():
         text = "(no run record was written)\n"
@@ -468,7 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--studies",
         type=lambda s: [x for x in s.split(",") if x],
         default=None,
-        help=f"comma-separated, of {', '.join(plan.STUDIES)} (default: all)",
+        help=f"comma-separated, of {', '.join(STUDIES)} (default: all)",
     )
     r.add_argument(
         "--datasets",

@@ -14,9 +14,10 @@ import os
 from pathlib import Path
 
 from plmfair.errors import ConfigError, did_you_mean
-from plmfair.plan import STUDIES, download_entries, is_built, model_specs
+from plmfair.plan.downloads import download_entries
 from plmfair.scoring import FAMILIES
-from plmfair.studies import DataChoice, section
+from plmfair.scoring.model_plan import is_built, model_specs
+from plmfair.studies import STUDIES, DataChoice, section
 
 
 def _key_path(error) -> str:

@@ -34,6 +34,8 @@ from plmfair.errors import PlmfairError
 from plmfair.io.download import find_in_mirror
 from plmfair.io.hub import FILE_PATTERNS, hub_reachable, reachable
 from plmfair.pipelines import install_pipelines, is_installed, spacy_wheel
+from plmfair.plan.model_runs import models_in_use
+from plmfair.scoring.model_plan import hub_models
 from plmfair.studies import STUDIES
 
 log = logging.getLogger(__name__)
@@ -68,8 +70,8 @@ def missing_models(config: dict, workdir: Path, *, online: bool) -> list[Missing
     if online:
         return []
     out = []
-    for name, entry in plan.hub_models(config).items():
-        if name not in plan.models_in_use(config) or (workdir / plan.model_folder(config, name)).is_dir():
+    for name, entry in hub_models(config).items():
+        if name not in models_in_use(config) or (workdir / plan.model_folder(config, name)).is_dir():
             continue
         if in_hub_cache(entry["hf_id"], entry.get("revision")):
             continue

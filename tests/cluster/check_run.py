@@ -12,10 +12,10 @@ import re
 import sys
 from pathlib import Path
 
-from plmfair import plan
 from plmfair.config import load_config
 from plmfair.crows_pairs import plan as crows_pairs_plan
 from plmfair.io.parquet import read_parquet_meta
+from plmfair.plan.model_runs import models_in_use
 
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (\S+)\)\.")
 SUBMITTED_ON_CLUSTER = {
@@ -57,7 +57,7 @@ def main() -> int:
         problems.append(f"localrule {rule} was submitted to SLURM")
 
     config = load_config([args.config])
-    models = set(plan.models_in_use(config))
+    models = set(models_in_use(config))
     for model in sorted(models):
         if not any(f.startswith(f"group_score_{model}_") for f in folders):
             problems.append(f"the scoring jobs of {model} did not run as one group job")

@@ -36,8 +36,9 @@ from plmfair import plan
 from plmfair.config import SCHEMA, validate_config
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.io.atomic import write_text
+from plmfair.plan.targets import REPORT
 from plmfair.runs.model_arguments import ModelArgument, model_entry, model_name, model_schema
-from plmfair.studies import section
+from plmfair.studies import STUDIES, enabled, section
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +66,10 @@ def run_settings(
     the others of their kind left out, and the entries with a model list of their own given the named
     models."""
     for study in studies or []:
-        if study not in plan.STUDIES:
-            raise ConfigError(
-                f"study {study!r}{did_you_mean(study, plan.STUDIES)}: the studies are {', '.join(plan.STUDIES)}"
-            )
-    kept = [s for s in plan.STUDIES if (s in studies if studies else plan.enabled(config, s))]
-    choices = [(study, choice) for study in plan.STUDIES for choice in plan.STUDIES[study].choices]
+        if study not in STUDIES:
+            raise ConfigError(f"study {study!r}{did_you_mean(study, STUDIES)}: the studies are {', '.join(STUDIES)}")
+    kept = [s for s in STUDIES if (s in studies if studies else enabled(config, s))]
+    choices = [(study, choice) for study in STUDIES for choice in STUDIES[study].choices]
     known = [name for _, choice in choices for name in choice.entries(config)]
     for name in datasets or []:
         if name not in known:
@@ -80,7 +79,7 @@ def run_settings(
                 f"{', '.join(kinds[:-1])} nor {kinds[-1]}; known: {', '.join(known)}"
             )
     out: dict = {"models": dict(models)} if models else {}
-    for study in plan.STUDIES:
+    for study in STUDIES:
         part = {
             **({"enabled": study in kept} if studies else {}),
             **({"models": list(models)} if models and study in kept else {}),
@@ -119,16 +118,16 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
     """``settings`` for a run that already has ``had``: every study it ran stays on with its models,
     and its model and data set lists grow; what was kept, said in words."""
     out, notes = copy.deepcopy(settings), []
-    for study in plan.STUDIES:
+    for study in STUDIES:
         part, before = out.get(study), had.get(study, {})
         if not part:
             continue
-        if plan.enabled(had, study) and part.get("enabled") is False:
+        if enabled(had, study) and part.get("enabled") is False:
             part["enabled"] = True
             notes.append(f"keeps its earlier study {study}")
         if "models" in part and "models" in before:
             part["models"] = _union(before["models"], part["models"])
-    for choice in (choice for study in plan.STUDIES.values() for choice in study.choices):
+    for choice in (choice for study in STUDIES.values() for choice in study.choices):
         if choice.chosen is not None:
             where, before, key = section(out, choice.chosen[:-1]), section(had, choice.chosen[:-1]), choice.chosen[-1]
             if where.get(key) is not None and key in before:
@@ -250,7 +249,7 @@ class RunSetup:
 
 # the options of ``plmfair run`` that take no value, with their help; cli.py adds them from here (every
 # other option takes one), so that a command rewritten for an error message reads them as the parser does
-FLAGS = {"--dry-run": "show the jobs, run nothing", "--report": f"then write the run's report, {plan.REPORT}"}
+FLAGS = {"--dry-run": "show the jobs, run nothing", "--report": f"then write the run's report, {REPORT}"}
 
 
 def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: str | None = None) -> str:
