@@ -115,18 +115,25 @@ def subject_category(config: dict, subject: str, *, subjects: str) -> str:
 
 
 @dataclass(frozen=True)
-class Table:
-    """One table to render: its registry entry made for one subject, with the paths of its inputs,
-    the builder's keyword arguments (options and settings) and the caption filled in."""
+class Output:
+    """A table or figure to make: its registry entry made for one subject, with the paths of its inputs, the
+    keyword arguments of its builder or drawer (options and settings), its caption filled in and its report
+    category."""
 
     name: str
     subject: str
-    builder: str
     inputs: dict[str, str]
     options: dict
     caption: str
-    digits: int
     category: str
+
+
+@dataclass(frozen=True)
+class Table(Output):
+    """One table to render (its builder, the decimals it prints)."""
+
+    builder: str
+    digits: int
 
     def rendering(self) -> dict:
         """The table job's parameter: everything the rendering reads but its inputs."""
@@ -163,31 +170,24 @@ def tables(config: dict) -> dict[str, Table]:
                     f"data set or corpus {' or '.join(map(repr, subjects))}"
                 )
             out[name] = Table(
-                name,
-                subject,
-                spec.builder,
-                {role: path.format(subject=subject) for role, path in spec.inputs.items()},
-                {**spec.options, **{key: settings[key] for key in spec.builder_settings}},
-                spec.caption.format(subject=subject, **settings),
-                spec.digits,
-                report_category(spec.subjects, subject),
+                name=name,
+                subject=subject,
+                inputs={role: path.format(subject=subject) for role, path in spec.inputs.items()},
+                options={**spec.options, **{key: settings[key] for key in spec.builder_settings}},
+                caption=spec.caption.format(subject=subject, **settings),
+                category=report_category(spec.subjects, subject),
+                builder=spec.builder,
+                digits=spec.digits,
             )
     return out
 
 
 @dataclass(frozen=True)
-class Figure:
-    """One figure to draw: its registry entry made for one subject, with the paths of its inputs, the
-    drawer's keyword arguments (options and settings) and its report caption, label and category."""
+class Figure(Output):
+    """One figure to draw (its drawer, the label the report's list of figures gives it)."""
 
-    name: str
-    subject: str
     drawer: str
-    inputs: dict[str, str]
-    options: dict
-    caption: str
     label: str
-    category: str
 
     def drawing(self) -> dict:
         """The figure job's parameter: everything the drawing reads but its inputs."""
@@ -205,17 +205,17 @@ def _figures(config: dict) -> dict[str, Figure]:
         settings = {key: setting(config, dotted) for key, dotted in spec.settings.items()}
         for subject in output_subjects(config, spec.subjects):
             out[spec.name.format(subject=subject)] = Figure(
-                spec.name.format(subject=subject),
-                subject,
-                spec.drawer,
-                {role: path.format(subject=subject) for role, path in spec.inputs.items()},
-                {
+                name=spec.name.format(subject=subject),
+                subject=subject,
+                inputs={role: path.format(subject=subject) for role, path in spec.inputs.items()},
+                options={
                     **{k: v.format(subject=subject) if isinstance(v, str) else v for k, v in spec.options.items()},
                     **settings,
                 },
-                spec.caption.format(subject=subject),
-                spec.label,
-                report_category(spec.subjects, subject),
+                caption=spec.caption.format(subject=subject),
+                category=report_category(spec.subjects, subject),
+                drawer=spec.drawer,
+                label=spec.label,
             )
     return out
 
