@@ -100,8 +100,9 @@ class Study:
     the models it scores, as (model, the scoring output whose run metadata describes that run), in its
     jobs' order (``scored``: the models table, the run record and the models' manifests ask it); its part
     of the run record: the plan function listing the files it summarises (``recorded``) and the module
-    whose ``KEYS`` are its lists under the record's ``results`` and whose ``record_part(files, plan)``
-    makes them (``record``: :class:`plmfair.rendering.record_rows.RecordPart`); the kinds of its data sets
+    whose ``SCHEMA`` gives its lists under the record's ``results`` (each the JSON schema of its list), whose
+    ``record_part(files, plan)`` makes them and whose ``HEADLINES`` show them (``record``:
+    :mod:`plmfair.rendering.record_rows`); the kinds of its data sets
     ``--datasets`` can name (``choices``, :class:`DataChoice`); its part of ``plmfair compare``: the module
     (``compare``) whose ``KEY`` and ``TITLE`` name the part, whose ``changes(folders, records, alpha=,
     source=, other_models=)`` compares every two runs, ``tests(changes)`` gives the comparison's plan its
@@ -115,7 +116,7 @@ class Study:
     them for the run's data summary, a frame per name -> rows of
     :data:`plmfair.runs.data_summary.DATA_SUMMARY_SCHEMA` (``counts``; none: not summarised); the plan function
     naming the spaCy pipelines it needs installed before a run, by language (its section's ``spacy.<lang>``),
-    which ``plmfair run`` installs or names (``pipelines``, :func:`plmfair.preflight.missing_pipelines`); and the
+    which ``plmfair run`` installs or names (``pipelines``, :func:`plmfair.preflight.missing_pipelines`); the
     memory and run time its heavy rules declare for their input (``needs``: rule ->
     :class:`plmfair.resources.Need`; a rule without one declares a light job's); and the ``"module:attribute"``
     of the names its tables and figures give its per-item scores (``labels``: score -> the measure its mean
