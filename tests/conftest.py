@@ -10,7 +10,9 @@ them out for a fast edit loop).
 
 from __future__ import annotations
 
+import itertools
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -150,6 +152,28 @@ def _shared_data() -> Path | None:
 
 
 SHARED_DATA = _shared_data()
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory):
+    """The tests' one way to a tiny model: ``tiny_model(kind, texts, into=None, **options)`` is the folder
+    of :func:`plmfair_demo.build_tiny_model` with those options (vocab_size, seed, max_length, ...), built
+    once a session for each recipe and copied for each call (into ``into`` when given), so a test may change
+    its copy. (tests/test_tiny_models.py tests the builder itself.)"""
+    from plmfair_demo import build_tiny_model
+
+    root, built, copies = tmp_path_factory.mktemp("tiny_models"), {}, itertools.count()
+
+    def make(kind: str, texts, into: str | os.PathLike | None = None, **options) -> Path:
+        texts = list(texts)
+        recipe = (kind, tuple(texts), tuple(sorted((key, repr(value)) for key, value in options.items())))
+        if recipe not in built:
+            built[recipe] = Path(build_tiny_model(kind, texts, root / f"recipe_{len(built)}", **options))
+        out = Path(into) if into is not None else root / f"{kind}_{next(copies)}"
+        shutil.copytree(built[recipe], out)
+        return out
+
+    return make
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ from plmfair.errors import ModelError
 from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.causal import CausalLMScorer
 from plmfair.scoring.pieces import WORD_CHARS
-from plmfair_demo import build_tiny_model
 
 PAIRS = [
     ("Les pauvres sont incapables de gérer leurs finances.", "Les riches sont incapables de gérer leurs finances."),
@@ -39,10 +38,10 @@ GAPS = pd.DataFrame(
 
 
 @pytest.fixture(scope="module", params=["gpt2", "llama"])
-def tiny(request, tmp_path_factory):
+def tiny(tiny_model, request):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    path = build_tiny_model(request.param, CORPUS, tmp_path_factory.mktemp(request.param), vocab_size=300, seed=2)
+    path = tiny_model(request.param, CORPUS, vocab_size=300, seed=2)
     return request.param, AutoModelForCausalLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
 
 
@@ -112,10 +111,10 @@ def test_sentences_encoded_together_as_each_alone(tiny):
     assert scorer.after_prefix([]) == scorer.encode_sentences([]) == []
 
 
-def test_eos_starts_the_sentence_without_bos(tmp_path):
+def test_eos_starts_the_sentence_without_bos(tiny_model):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    path = build_tiny_model("gpt2", CORPUS, tmp_path / "g", vocab_size=300)
+    path = tiny_model("gpt2", CORPUS, vocab_size=300)
     model, tok = AutoModelForCausalLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
     tok.bos_token = None
     assert tok.bos_token_id is None and CausalLMScorer(model, tok, name="g").prefix_id == tok.eos_token_id
@@ -215,11 +214,11 @@ def test_answer_scores_are_sentence_likelihoods(tiny):
     assert again.loc[0, "logprob"] == pytest.approx(best["logprob"], abs=1e-5)
 
 
-def test_a_tokenizer_with_no_word_start_is_named(tmp_path):
+def test_a_tokenizer_with_no_word_start_is_named(tiny_model):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     # fewer entries than the 256 byte symbols: no merge, so no piece carries a word after a space
-    path = build_tiny_model("gpt2", CORPUS, tmp_path / "g", vocab_size=200)
+    path = tiny_model("gpt2", CORPUS, vocab_size=200)
     scorer = CausalLMScorer(
         AutoModelForCausalLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path), name="g"
     )

@@ -23,7 +23,6 @@ from plmfair.runs import model_arguments
 from plmfair.scoring.model_plan import study_models
 from plmfair.stats import tango_interval
 from plmfair.studies import STUDIES, enabled
-from plmfair_demo import build_tiny_model
 
 DEMO = {
     "models": {"tiny_bert": {}},
@@ -317,7 +316,7 @@ def _files(folder) -> dict:
 
 
 @pytest.mark.e2e
-def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
+def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_path):
     """A user's own model folders (relative paths with a space), on French CrowS-Pairs, in one command
     and no YAML; the same model with uncased=true from the command line lands in a run of its own (the
     refusal's suggestion, run as printed); each run ends with its headline and a record that validates
@@ -335,7 +334,7 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tmp_path):
         .tolist()
     )
     for kind, folder in (("bert", "tiny_bert"), ("gpt2", "gpt")):
-        build_tiny_model(kind, texts, models / folder, vocab_size=400)
+        tiny_model(kind, texts, into=models / folder, vocab_size=400)
     own_config = tmp_path / "my config.yaml"
     own_config.write_text(DEMO_CONFIGS[0].read_text())
     places = ["--runs", str(tmp_path / "runs"), "--resources", str(tmp_path / "res")]

@@ -13,7 +13,6 @@ from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.seq2seq import SHARED_ENCODER_ATTENTION, Seq2SeqScorer, shared_encoder_attention, span_vocabulary
 from plmfair.scoring.tokenization import word_start_rule
-from plmfair_demo import build_tiny_model
 
 TEXTS = [
     "Les membres de la commission se sont réunis lundi.",
@@ -31,14 +30,14 @@ SENTS = pd.DataFrame(
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
+def models(tiny_model):
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
     out = {}
     for kind in ("bert", "xlmr", "mt5", "gpt2"):
         # (byte-level BPE starts from its 256 bytes: GPT-2's needs more entries to hold whole words)
         vocab_size = 600 if kind == "gpt2" else 200
-        path = build_tiny_model(kind, TEXTS, tmp_path_factory.mktemp(kind), vocab_size=vocab_size, seed=3)
+        path = tiny_model(kind, TEXTS, vocab_size=vocab_size, seed=3)
         cls = {"mt5": AutoModelForSeq2SeqLM, "gpt2": AutoModelForCausalLM}.get(kind, AutoModelForMaskedLM)
         out[kind] = (cls.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path))
     return out
@@ -230,7 +229,7 @@ def test_models_without_mask_or_sentinels_are_named(models):
         predict(SENTS, Seq2SeqScorer(bert_model, bert_tok, name="bert"))
 
 
-def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
+def test_too_long_sentences_and_answers_are_skipped_and_counted(tiny_model, tmp_path):
     """As CrowS-Pairs' too_long: a sentence or an answer longer than the model accepts gets no
     prediction or score, its annotations leave the metrics and are counted per group (n_too_long),
     and Table 1 says how many each model skipped."""
@@ -241,7 +240,7 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tmp_path):
     from plmfair.rendering.table_format import printed
     from plmfair.scoring.specs import ModelSpec
 
-    path = build_tiny_model("bert", TEXTS, tmp_path / "bert", vocab_size=200, seed=3, max_length=32)
+    path = tiny_model("bert", TEXTS, vocab_size=200, seed=3, max_length=32)
     long_text = "Les [MASK] de " + " ".join(["la commission"] * 40) + "."
     long_answer = " ".join(["membres"] * 40)
     rows = [

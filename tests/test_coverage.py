@@ -18,7 +18,6 @@ from plmfair.rendering.table_format import printed, render_table
 from plmfair.runs.record import headline
 from plmfair.scoring.coverage import Coverage, check, warning
 from plmfair.scoring.mlm import MaskedLMScorer
-from plmfair_demo import build_tiny_model
 
 ENGLISH = [
     "The poor are really ignorant about how to handle the money they do have.",
@@ -40,10 +39,10 @@ READ_KEYS = (
 
 
 @pytest.fixture(scope="module")
-def english_bert(tmp_path_factory):
+def english_bert(tiny_model):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    path = build_tiny_model("bert", ENGLISH, tmp_path_factory.mktemp("bert_en"), vocab_size=200, seed=1)
+    path = tiny_model("bert", ENGLISH, vocab_size=200, seed=1)
     return AutoModelForMaskedLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
 
 

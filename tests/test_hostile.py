@@ -26,16 +26,14 @@ import yaml
 from conftest import BIN, CORES, DEMO_DATA, REPO, dry_run_jobs, snakemake
 from safetensors.torch import load_file, save_file
 
-from plmfair_demo import build_tiny_model
-
 pytestmark = pytest.mark.e2e
 
 TEXTS = ["The members of the committee met on Monday.", "Les membres de la commission se sont réunis."] * 5
 
 
 @pytest.fixture(scope="module")
-def bert(tmp_path_factory) -> Path:
-    return build_tiny_model("bert", TEXTS, tmp_path_factory.mktemp("tiny") / "bert", vocab_size=300)
+def bert(tiny_model) -> Path:
+    return tiny_model("bert", TEXTS, vocab_size=300)
 
 
 def copy_model(model: Path, dest: Path) -> Path:

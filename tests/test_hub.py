@@ -22,7 +22,6 @@ from plmfair.io.hub import SOURCE_FILE, fetch_model
 from plmfair.io.parquet import read_parquet_meta
 from plmfair.scoring.loader import load
 from plmfair.scoring.specs import folder_manifest, model_spec, spec_from_entry
-from plmfair_demo import build_tiny_model
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 OTHER = "fedcba9876543210fedcba9876543210fedcba98"
@@ -31,10 +30,10 @@ TEXTS = ["The members of the committee met on Monday.", "Les membres de la commi
 
 
 @pytest.fixture(scope="module")
-def hub_cache(tmp_path_factory) -> Path:
+def hub_cache(tiny_model, tmp_path_factory) -> Path:
     """A Hub cache with one repository: ``main`` at COMMIT; a second commit with pickles only."""
     root = tmp_path_factory.mktemp("hub")
-    model = build_tiny_model("bert", TEXTS, root / "built", vocab_size=300)
+    model = tiny_model("bert", TEXTS, vocab_size=300)
     repo = root / "cache" / f"models--{REPO_ID.replace('/', '--')}"
     shutil.copytree(model, repo / "snapshots" / COMMIT)
     (repo / "refs").mkdir(parents=True)

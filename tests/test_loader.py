@@ -13,17 +13,13 @@ from safetensors.torch import load_file, save_file
 from plmfair.errors import ModelError
 from plmfair.scoring.loader import load
 from plmfair.scoring.specs import ModelSpec
-from plmfair_demo import build_tiny_model
 
 TEXTS = ["The members of the committee met on Monday.", "Les membres de la commission se sont réunis."] * 5
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tiny")
-    return {
-        kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=300) for kind in ("bert", "xlmr", "gpt2", "mt5")
-    }
+def tiny(tiny_model):
+    return {kind: tiny_model(kind, TEXTS, vocab_size=300) for kind in ("bert", "xlmr", "gpt2", "mt5")}
 
 
 def variant(tiny, tmp_path, name, kind="bert"):

@@ -13,17 +13,14 @@ import yaml
 from plmfair.config import load_config
 from plmfair.errors import ConfigError
 from plmfair.preflight import preflight
-from plmfair_demo import build_tiny_model
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
 @pytest.fixture
-def offline_cache(tmp_path, monkeypatch):
+def offline_cache(tiny_model, tmp_path, monkeypatch):
     """A Hub cache holding one model (``plmfair-test/cached`` at main), the Hub unreachable."""
-    model = build_tiny_model(
-        "bert", ["The members of the committee met on Monday."] * 5, tmp_path / "built", vocab_size=100
-    )
+    model = tiny_model("bert", ["The members of the committee met on Monday."] * 5, vocab_size=100)
     repo = tmp_path / "cache" / "models--plmfair-test--cached"
     shutil.copytree(model, repo / "snapshots" / COMMIT)
     (repo / "refs").mkdir()

@@ -23,7 +23,7 @@ from plmfair.scoring.mlm import MaskedLMScorer
 from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tokenization import encode_with_words, filled_span, is_fast
-from plmfair_demo import TINY_KINDS, build_tiny_model
+from plmfair_demo import TINY_KINDS
 
 TEXTS = [
     line
@@ -100,9 +100,8 @@ REPLICAS = {
 
 
 @pytest.fixture(scope="module")
-def replicas(tmp_path_factory):
-    root = tmp_path_factory.mktemp("replicas")
-    return {kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=250, seed=3) for kind in REPLICAS}
+def replicas(tiny_model):
+    return {kind: tiny_model(kind, TEXTS, vocab_size=250, seed=3) for kind in REPLICAS}
 
 
 def loaded(replicas, kind):
@@ -200,13 +199,13 @@ def test_sentences_encoded_together_as_each_alone(replicas, kind, monkeypatch):
     assert scorer.encode_sentences([]) == []
 
 
-def test_python_tokenizer_scores_equal_the_rust_backed_one(tmp_path):
+def test_python_tokenizer_scores_equal_the_rust_backed_one(tiny_model, tmp_path):
     """The same WordPiece vocabulary through BERT's Rust-backed tokenizer and its Python one
     (BertTokenizerLegacy): every study's numbers are the same."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer
     from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
 
-    path = build_tiny_model("bert", TEXTS, tmp_path / "bert", vocab_size=300, seed=2)
+    path = tiny_model("bert", TEXTS, vocab_size=300, seed=2)
     model = AutoModelForMaskedLM.from_pretrained(path).eval()
     fast = AutoTokenizer.from_pretrained(path)
     vocab = tmp_path / "vocab.txt"
@@ -260,10 +259,10 @@ def test_missing_tokenizer_packages_are_named_with_the_pip_command(replicas, tmp
     assert "its tokenizer needs sacremoses, not installed" in lines[1]
 
 
-def test_device_map_splits_a_model_and_scores_the_same(tmp_path):
+def test_device_map_splits_a_model_and_scores_the_same(tiny_model):
     """models.<name>.device_map: auto with a max_memory too small for the model spreads it (here
     over the CPU and disk, the CPU stand-in for several GPUs); every study's numbers are unchanged."""
-    path = build_tiny_model("gpt2", TEXTS, tmp_path / "gpt2", vocab_size=300, seed=4)
+    path = tiny_model("gpt2", TEXTS, vocab_size=300, seed=4)
     whole = load(ModelSpec(name="g", family="causal", path=str(path)), device="cpu")
     size = sum(p.numel() * p.element_size() for p in whole.model.parameters())
     split = load(

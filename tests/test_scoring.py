@@ -19,7 +19,6 @@ from plmfair.scoring.base import (
 from plmfair.scoring.loader import load
 from plmfair.scoring.masking import MASKING_RULES, TokenizedSentence
 from plmfair.scoring.specs import ModelSpec, model_spec
-from plmfair_demo import build_tiny_model
 
 TEXTS = ["Les membres de la commission se sont réunis lundi.", "The members of the committee met on Monday."] * 5
 
@@ -89,9 +88,10 @@ def test_masking_rules_of_the_protocols():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(tiny_model, tmp_path_factory):
+    # one folder of them, each named by its kind (the hash-seed test's subprocess finds them so)
     root = tmp_path_factory.mktemp("models")
-    return {kind: build_tiny_model(kind, TEXTS, root / kind, vocab_size=400) for kind in ("bert", "mt5", "gpt2")}
+    return {kind: tiny_model(kind, TEXTS, into=root / kind, vocab_size=400) for kind in ("bert", "mt5", "gpt2")}
 
 
 @pytest.mark.parametrize("kind, family", [("bert", "mlm"), ("mt5", "seq2seq"), ("gpt2", "causal")])

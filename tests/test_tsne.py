@@ -12,7 +12,6 @@ from plmfair.cloze.vectors import prediction_vectors
 from plmfair.errors import DataError
 from plmfair.scoring.loader import load
 from plmfair.scoring.specs import ModelSpec
-from plmfair_demo import build_tiny_model
 
 TEXTS = [
     "Les membres de la commission se sont réunis lundi .",
@@ -24,14 +23,11 @@ FAMILIES = {"bert": "mlm", "mt5": "seq2seq", "gpt2": "causal"}
 
 
 @pytest.fixture(scope="module")
-def scorers(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tsne")
+def scorers(tiny_model):
     out = {}
     for kind, family in FAMILIES.items():
-        build_tiny_model(kind, TEXTS, root / kind, vocab_size=300)
-        out[kind] = load(ModelSpec(name=kind, family=family, path=str(root / kind)), device="cpu").scorer(
-            progress=False
-        )
+        path = tiny_model(kind, TEXTS, vocab_size=300)
+        out[kind] = load(ModelSpec(name=kind, family=family, path=str(path)), device="cpu").scorer(progress=False)
     return out
 
 
