@@ -56,8 +56,10 @@ include: "workflow/rules/overrides.smk"
 
 
 # The run record alone: its inputs are every file the run publishes or reads back
-# (plan.published_files), so a lost one is rebuilt by the next run. Not listed again here: each
-# listing costs Snakemake a producer lookup per file (1,000 models x 10 sets: 1 s of a 21 s plan).
+# (plan.published_files). Snakemake does not remake a lost input of an up-to-date record: `plmfair run`
+# names the lost and altered ones as targets first (cli._to_rebuild), so the next run rebuilds them. Not
+# listed again here: each listing costs Snakemake a producer lookup per file (1,000 models x 10 sets: 1 s
+# of a 21 s plan).
 rule all:
     localrule: True
     input:

@@ -62,8 +62,9 @@ def analysis_plan_inputs(config: dict) -> dict[str, list[str]]:
 def published_files(config: dict) -> list[str]:
     """Every file the run publishes or reads back, in ``results/``: the ingested data, the models'
     manifests, every scoring output, every summary, test and breakdown, each corpus's construction,
-    the tables and figures. Each is an input of the run record, the run's target (so a lost one is
-    rebuilt), and the record lists each with its SHA-256 (``plmfair verify``). A folder output (a
+    the tables and figures. Each is an input of the run record, and the record lists each with its SHA-256
+    (``plmfair verify``); ``plmfair run`` rebuilds a lost or altered one first (Snakemake alone does not remake
+    a lost input of an up-to-date record). A folder output (a
     corpus's sheets) is listed as the folder. The record's own files are not in it."""
     out = [DATA_SUMMARY] if output_subjects(config, "data") else []
     out += [model_manifest(m) for m in models_in_use(config)]
