@@ -259,14 +259,9 @@ def construct(tokens, alignments, *, pivot, n_lines, corpus, filters, n, seed, e
     plmfair.cloze.construct_files does on files, tagging only the lines it examines."""
     import pandas as pd
 
+    from plmfair.cloze.construction.filters import DEFAULT_FILTERS, lexical_candidates
     from plmfair.cloze.construction.pos import TAGS_SCHEMA
-    from plmfair.cloze.construction.selection import (
-        DEFAULT_FILTERS,
-        cloze_sentences_from_sample,
-        lexical_candidates,
-        select_sample,
-        verify_sentences,
-    )
+    from plmfair.cloze.construction.selection import cloze_sentences_from_sample, select_sample, verify_sentences
 
     f = {**DEFAULT_FILTERS, **(filters or {})}
     langs = [pivot] + [lang for lang in tokens if lang != pivot]

@@ -7,8 +7,9 @@ import pytest
 from conftest import construct_in_memory
 
 from plmfair.cloze.construction.alignment import links_frame, parse_pharaoh
+from plmfair.cloze.construction.filters import candidate_words
 from plmfair.cloze.construction.pos import build_lexicon_pipeline, read_lexicon, tag_lines
-from plmfair.cloze.construction.selection import balanced_sample, candidate_words, verify_sentences
+from plmfair.cloze.construction.selection import balanced_sample, verify_sentences
 from plmfair.cloze.tables import construction_table
 from plmfair.errors import DataError
 from plmfair.io.text_files import check_parallel, read_text_lines

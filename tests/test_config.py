@@ -312,7 +312,7 @@ def test_every_python_default_that_mirrors_an_analysis_setting_is_the_schemas():
 def test_the_construction_filters_python_falls_back_on_are_the_schemas():
     """A cloze corpus's filters, where a caller gives none (plmfair.cloze.construction.selection), are the
     defaults of the schema's cloze.filters: one changed alone fails here."""
-    from plmfair.cloze.construction.selection import DEFAULT_FILTERS
+    from plmfair.cloze.construction.filters import DEFAULT_FILTERS
     from plmfair.config import SCHEMA
 
     filters = yaml.safe_load(SCHEMA.read_text())["properties"]["cloze"]["properties"]["filters"]["properties"]
