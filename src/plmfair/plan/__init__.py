@@ -25,7 +25,6 @@ from plmfair.plan.model_runs import (
 )
 from plmfair.plan.published import (
     analysis_plan_inputs,
-    data_summary_inputs,
     ingested_texts,
     pinned_checksums,
     published_files,
@@ -39,6 +38,7 @@ from plmfair.plan.targets import (
     RUN_RECORD,
     RUN_RECORD_HTML,
     caption_models,
+    data_summary_inputs,
     drawn_figures,
     report_category,
     setting,

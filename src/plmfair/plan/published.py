@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from plmfair.plan.downloads import active_downloads, downloaded
 from plmfair.plan.model_runs import model_run_files, models_in_use
-from plmfair.plan.targets import DATA_SUMMARY, MODELS_TABLE, figures, output_subjects, tables
+from plmfair.plan.targets import (
+    DATA_SUMMARY,
+    MODELS_TABLE,
+    figures,
+    ingested,
+    ingesting,
+    output_subjects,
+    tables,
+)
 from plmfair.scoring.model_plan import model_manifest
-from plmfair.studies import ANALYSIS_PLAN, PAIRS_TASK, STUDIES, Study
+from plmfair.studies import ANALYSIS_PLAN, STUDIES
 
 
 def run_record_inputs(config: dict) -> dict[str, list[str]]:
@@ -29,27 +37,10 @@ def recorded_files(config: dict) -> dict[str, list[str]]:
     return {name: study.recorded(config) for name, study in STUDIES.items() if study.recorded}
 
 
-def _ingesting() -> list[tuple[str, Study]]:
-    """The studies that ingest data sets holding text, in the order their data is read: ready-made data
-    sets first, answers before minimal pairs, then the constructed sets' answers (the order the demo's tiny
-    models were first trained in: their weights, and every number of the demo, depend on it)."""
-    studies = [(name, study) for name, study in STUDIES.items() if study.ingested]
-    return sorted(studies, key=lambda item: (item[1].constructs, item[1].task == PAIRS_TASK))
-
-
-def data_summary_inputs(config: dict) -> dict[str, dict[str, str]]:
-    """Per study whose data the run's data summary counts (its ``counts``), its ingested data sets by name."""
-    return {name: _ingested(study, config) for name, study in _ingesting() if study.counts}
-
-
 def ingested_texts(config: dict) -> list[str]:
     """Every ingested data set that holds text, for the demo's tiny models to learn their vocabulary and
     their gaps from."""
-    return [path for _, study in _ingesting() for path in _ingested(study, config).values()]
-
-
-def _ingested(study: Study, config: dict) -> dict[str, str]:
-    return study.ingested(config) if study.ingested else {}
+    return [path for _, study in ingesting() for path in ingested(study, config).values()]
 
 
 def analysis_plan_inputs(config: dict) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_run_files
 from plmfair.registry import Registry
 from plmfair.rendering.table_spec import FigureSpec, TableSpec
-from plmfair.studies import ANALYSIS_PLAN, CLOZE_TASK, STUDIES, owners
+from plmfair.studies import ANALYSIS_PLAN, CLOZE_TASK, PAIRS_TASK, STUDIES, Study, owners
 
 # The run's own files (not a study's): what its data sets hold, the models that ran, and its record
 # (the workflow's target: its inputs are every file the run publishes, plmfair.plan.published_files)
@@ -79,13 +79,31 @@ def all_figures() -> Registry[FigureSpec]:
     )
 
 
+def ingesting() -> list[tuple[str, Study]]:
+    """The studies that ingest data sets holding text, in the order their data is read: ready-made data
+    sets first, answers before minimal pairs, then the constructed sets' answers (the order the demo's tiny
+    models were first trained in: their weights, and every number of the demo, depend on it)."""
+    studies = [(name, study) for name, study in STUDIES.items() if study.ingested]
+    return sorted(studies, key=lambda item: (item[1].constructs, item[1].task == PAIRS_TASK))
+
+
+def ingested(study: Study, config: dict) -> dict[str, str]:
+    """The data sets a study ingests that hold text, by name (none for a study that ingests none)."""
+    return study.ingested(config) if study.ingested else {}
+
+
+def data_summary_inputs(config: dict) -> dict[str, dict[str, str]]:
+    """Per study whose data the run's data summary counts (its ``counts``), its ingested data sets by name."""
+    return {name: ingested(study, config) for name, study in ingesting() if study.counts}
+
+
 def output_subjects(config: dict, subjects: str) -> list[str]:
     """The subjects of a kind (``data``, ``models`` or a study's :attr:`~plmfair.studies.Study.subjects`)
     the configuration has: the names of the data sets, or ``[""]`` for a study-wide output that is
     made, ``[]`` when it is not. The data and models are every study's; any other kind is listed by
     the plan function its study's record names."""
     if subjects == "data":  # the data summary, of the data sets the studies count
-        return [""] if any(s.ingested(config) for s in STUDIES.values() if s.counts and s.ingested) else []
+        return [""] if any(data_summary_inputs(config).values()) else []
     if subjects == "models":
         return [""] if model_run_files(config) else []
     if subjects == "analysis_plan":

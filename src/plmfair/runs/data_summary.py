@@ -21,7 +21,7 @@ DATA_SUMMARY_SCHEMA = {
 
 def data_summary(frames: Mapping[str, Mapping[str, pd.DataFrame]]) -> pd.DataFrame:
     """One long table (dataset, subset, statistic, value) of what is in the data: per study (``frames``:
-    study -> its ingested data sets by name, :func:`plmfair.plan.data_summary_inputs`), its ``counts``."""
+    study -> its ingested data sets by name, :func:`plmfair.plan.targets.data_summary_inputs`), its ``counts``."""
     out = []
     for study, named in frames.items():
         out += load_function(STUDIES[study].counts)(named)
