@@ -69,9 +69,9 @@ def missing_models(config: dict, workdir: Path, *, online: bool) -> list[Missing
     """Hub models a study scores that are not fetched, not cached, and cannot be downloaded now."""
     if online:
         return []
-    out = []
+    out, in_use = [], models_in_use(config)
     for name, entry in hub_models(config).items():
-        if name not in models_in_use(config) or (workdir / plan.model_folder(config, name)).is_dir():
+        if name not in in_use or (workdir / plan.model_folder(config, name)).is_dir():
             continue
         if in_hub_cache(entry["hf_id"], entry.get("revision")):
             continue

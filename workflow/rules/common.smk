@@ -133,21 +133,21 @@ def get_model_run_files():
 # ---- tables, the report and what a run makes
 
 
-def get_table(attribute):
-    """A field of the table's record (inputs, category), or its rendering."""
+def _output_field(records, wildcard, attribute):
+    """A field of the record of the output a job makes (inputs, category), or what its method gives."""
 
     def field(w):
-        value = getattr(TABLES[w.table], attribute)
+        value = getattr(records[w[wildcard]], attribute)
         return value() if callable(value) else value
 
     return field
+
+
+def get_table(attribute):
+    """A field of the table's record (inputs, category), or its rendering."""
+    return _output_field(TABLES, "table", attribute)
 
 
 def get_figure(attribute):
     """A field of the figure's record (inputs, category), its drawing or its report labels."""
-
-    def field(w):
-        value = getattr(FIGURES[w.figure], attribute)
-        return value() if callable(value) else value
-
-    return field
+    return _output_field(FIGURES, "figure", attribute)
