@@ -159,7 +159,7 @@ def tiny_model(tmp_path_factory):
     """The tests' one way to a tiny model: ``tiny_model(kind, texts, into=None, **options)`` is the folder
     of :func:`plmfair_demo.build_tiny_model` with those options (vocab_size, seed, max_length, ...), built
     once a session for each recipe and copied for each call (into ``into`` when given), so a test may change
-    its copy. (tests/test_tiny_models.py tests the builder itself.)"""
+    its copy. (tests/scoring/test_tiny_models.py tests the builder itself.)"""
     from plmfair_demo import build_tiny_model
 
     root, built, copies = tmp_path_factory.mktemp("tiny_models"), {}, itertools.count()

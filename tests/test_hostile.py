@@ -715,27 +715,31 @@ TROUBLESHOOTING = {
     "--set-threads": ["test_hostile.py::test_a_bad_resource_override_stops_the_run_in_one_line"],
     "has no weights": [
         "test_config.py::test_config_errors_are_one_line_naming_the_key",
-        "test_loader.py::test_model_folder_without_config",
-        "test_loader.py::test_model_folder_without_weights",
+        "scoring/test_loader.py::test_model_folder_without_config",
+        "scoring/test_loader.py::test_model_folder_without_weights",
     ],
-    "is not in the Hub cache": ["test_hub.py::test_unknown_revision_and_uncached_model_say_what_to_do"],
-    "the tokenizer has 5 entries": ["test_loader.py::test_a_folder_without_its_tokenizer_files_is_refused"],
-    "the tokenizer produces ids up to": ["test_loader.py::test_a_tokenizer_larger_than_the_embeddings_is_refused"],
+    "is not in the Hub cache": ["io/test_hub.py::test_unknown_revision_and_uncached_model_say_what_to_do"],
+    "the tokenizer has 5 entries": ["scoring/test_loader.py::test_a_folder_without_its_tokenizer_files_is_refused"],
+    "the tokenizer produces ids up to": [
+        "scoring/test_loader.py::test_a_tokenizer_larger_than_the_embeddings_is_refused"
+    ],
     "the checkpoint lacks N tensor(s)": [
         "test_hostile.py::test_a_broken_model_stops_its_job_with_one_line",
-        "test_loader.py::test_checkpoint_of_another_family_stops_before_scoring",
+        "scoring/test_loader.py::test_checkpoint_of_another_family_stops_before_scoring",
     ],
-    "names its own code": ["test_loader.py::test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run"],
+    "names its own code": [
+        "scoring/test_loader.py::test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run"
+    ],
     "reads 100.0% of the pieces": [
-        "test_coverage.py::test_an_english_model_on_chinese_pairs_is_counted_skipped_and_warned"
+        "scoring/test_coverage.py::test_an_english_model_on_chinese_pairs_is_counted_skipped_and_warned"
     ],
     "column 'status' holds": [
-        "test_io.py::test_a_pair_file_of_another_version_is_refused_with_the_command_that_rebuilds_it",
+        "io/test_parquet.py::test_a_pair_file_of_another_version_is_refused_with_the_command_that_rebuilds_it",
         "test_hostile.py::test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost",
     ],
-    "no space left": ["test_atomic.py::test_disk_full_is_one_line_with_the_space_it_needed_and_leaves_nothing"],
-    "is on a read-only file system": ["test_atomic.py::test_read_only_and_permission_denied_are_one_line"],
-    "checksum mismatch": ["test_download.py::test_checksum_mismatch_leaves_nothing"],
+    "no space left": ["io/test_atomic.py::test_disk_full_is_one_line_with_the_space_it_needed_and_leaves_nothing"],
+    "is on a read-only file system": ["io/test_atomic.py::test_read_only_and_permission_denied_are_one_line"],
+    "checksum mismatch": ["io/test_download.py::test_checksum_mismatch_leaves_nothing"],
     "already has a model": [
         "test_cli.py::test_a_run_never_takes_another_folder_or_setting_under_its_model_name",
         "test_cli.py::test_one_plmfair_at_a_time_on_a_run",
@@ -754,13 +758,13 @@ TROUBLESHOOTING = {
         "test_hostile.py::test_a_lost_or_corrupt_result_is_rebuilt_and_a_failure_says_what_it_lost"
     ],
     "changed since its manifest": [
-        "test_loader.py::test_a_folder_changed_since_its_manifest_is_never_scored",
+        "scoring/test_loader.py::test_a_folder_changed_since_its_manifest_is_never_scored",
         "test_hostile.py::test_weights_swapped_in_place_with_old_times_are_rescored_and_recorded",
     ],
     "failed: <what its log says>": [
         "test_hostile.py::test_a_failure_ends_in_plmfairs_line_and_snakemakes_account_is_kept",
         "test_hostile.py::test_a_rerun_without_its_mirror_keeps_the_shared_downloads",
-        "test_console.py::test_the_failed_job_its_wildcards_and_log_are_read_from_the_account",
+        "runs/test_console.py::test_the_failed_job_its_wildcards_and_log_are_read_from_the_account",
     ],
     "--resources token_budget=5": [
         "test_hostile.py::test_a_failure_ends_in_plmfairs_line_and_snakemakes_account_is_kept"

@@ -205,3 +205,19 @@ def test_the_plan_facade_holds_only_what_the_rules_call():
         p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk")
     )
     assert [name for name in plan.__all__ if not re.search(rf"\bplan\.{name}\b", rules)] == []
+
+
+def test_the_tests_mirror_the_packages():
+    """A folder of tests is named for the package whose modules its files test (``tests/cloze/construction/``
+    for ``plmfair.cloze.construction``); tests of a top-level module or of the workflow as a whole sit in
+    ``tests/`` itself. No two test files share a name (pytest imports them by it)."""
+    tests = REPO / "tests"
+    folders = [
+        p.relative_to(tests) for p in tests.rglob("*") if p.is_dir() and p.name not in ("cluster", "__pycache__")
+    ]
+    assert len(folders) >= 6
+    for folder in folders:
+        assert (LIBRARY / folder / "__init__.py").is_file(), f"tests/{folder}/ mirrors no package of src/plmfair"
+        assert list((tests / folder).glob("test_*.py")), f"tests/{folder}/ holds no tests"
+    names = [p.name for p in tests.rglob("test_*.py")]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

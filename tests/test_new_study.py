@@ -451,8 +451,8 @@ def test_a_new_study_that_scores_a_model_reaches_the_record_show_compare_and_ver
     # its own test and the registry's tests (rules = its record's jobs, no study name in a switch), in the copy
     in_copy(
         "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "tests/test_occupations.py",
-        "tests/test_plan.py::test_the_registry_lists_every_study_job_output_table_and_figure",
-        "tests/test_plan.py::test_no_study_name_in_a_string_comparison_outside_the_registry",
+        "tests/plan/test_plan.py::test_the_registry_lists_every_study_job_output_table_and_figure",
+        "tests/plan/test_plan.py::test_no_study_name_in_a_string_comparison_outside_the_registry",
         "tests/test_resources.py::test_every_rule_declares_its_memory_and_run_time_from_its_input",
     )  # fmt: skip
     category = in_copy("-c", "from plmfair import plan; print(plan.report_category('occupations'))").stdout

@@ -125,7 +125,7 @@ def family_by_class_name(architecture: str, model_type: str | None) -> str | Non
     ``mlm``; ``*ForCausalLM`` and ``*LMHeadModel`` are ``causal``, but XLM's and FlauBERT's
     ``*WithLMHeadModel``, which are both; a span-infilling type's ``*ForConditionalGeneration`` is
     ``seq2seq``; None for any other name. Every class of transformers' Auto tables that it names
-    agrees with the tables (tests/test_loader.py)."""
+    agrees with the tables (tests/scoring/test_loader.py)."""
     if architecture.endswith("ForMaskedLM"):
         return "mlm"
     if architecture.endswith("ForCausalLM") or (
