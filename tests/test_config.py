@@ -274,39 +274,50 @@ def test_keys_the_analysis_plan_replaced_are_refused_with_where_to_go(tmp_path):
             validate_config(config, SCHEMA)
 
 
-# function parameters whose defaults stand for the analysis section's (workflow/schemas/config.schema.yaml)
-MIRRORED = {"alpha": "alpha", "permutations": "permutations"}
+# parameters that stand for a configured setting (workflow/schemas/config.schema.yaml states its default)
+CONFIGURED = {"alpha", "permutations", "seed", "perplexity", "max_unknown"}
 
 
-def test_every_python_default_that_mirrors_an_analysis_setting_is_the_schemas():
-    """A default written in a signature (``alpha: float = 0.05``) or on the command line (``--alpha``) is the
-    schema's ``analysis`` default it stands for: a changed default is changed in one place or fails here."""
+def test_no_python_default_restates_a_configured_setting():
+    """A function that takes a configured setting (``alpha``, ``permutations``, ``seed``, ``perplexity``,
+    ``max_unknown``) takes it as a required argument and a command-line option leaves its default to the
+    schema (``plmfair compare --alpha``): the schema states every default once, so a changed default is
+    changed in one place."""
     import ast
 
-    from plmfair.config import SCHEMA
-
-    analysis = yaml.safe_load(SCHEMA.read_text())["properties"]["analysis"]["properties"]
-    wanted = {name: analysis[key]["default"] for name, key in MIRRORED.items()}
-    found, wrong = 0, []
+    taking, defaulted = 0, []
     for path in sorted((REPO / "src" / "plmfair").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             pairs = []
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 positional = node.args.posonlyargs + node.args.args
-                pairs += zip(positional[len(positional) - len(node.args.defaults) :], node.args.defaults, strict=True)
-                pairs += [
-                    (a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True) if d is not None
+                defaults = [None] * (len(positional) - len(node.args.defaults)) + node.args.defaults
+                pairs = [
+                    (a.arg, d)
+                    for a, d in [
+                        *zip(positional, defaults, strict=True),
+                        *zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True),
+                    ]
                 ]
-                pairs = [(a.arg, d) for a, d in pairs]
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument" and node.args:
-                flag = getattr(node.args[0], "value", "")
-                pairs = [(str(flag).lstrip("-"), k.value) for k in node.keywords if k.arg == "default"]
+                flag = str(getattr(node.args[0], "value", "")).lstrip("-")
+                pairs = [(flag, k.value) for k in node.keywords if k.arg == "default"]
             for name, default in pairs:
-                if name in wanted and isinstance(default, ast.Constant) and default.value is not None:
-                    found += 1
-                    if default.value != wanted[name]:
-                        wrong.append(f"{path.relative_to(REPO)}:{default.lineno}: {name}={default.value!r}")
-    assert found >= 15 and not wrong, wrong
+                if name in CONFIGURED:
+                    taking += 1
+                    if isinstance(default, ast.Constant) and default.value is not None:
+                        defaulted.append(f"{path.relative_to(REPO)}:{default.lineno}: {name}={default.value!r}")
+    assert taking >= 25, taking
+    assert not defaulted, defaulted
+
+
+def test_compare_takes_the_schemas_alpha_by_default():
+    """``plmfair compare`` without ``--alpha`` decides at the schema's ``analysis.alpha``."""
+    from plmfair.config import SCHEMA, schema_default
+
+    analysis = yaml.safe_load(SCHEMA.read_text())["properties"]["analysis"]["properties"]
+    assert schema_default("analysis.alpha") == analysis["alpha"]["default"]
+    assert schema_default("analysis.permutations") == analysis["permutations"]["default"]
 
 
 def test_the_construction_filters_python_falls_back_on_are_the_schemas():

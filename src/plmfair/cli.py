@@ -41,6 +41,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from plmfair import diff, plan
+from plmfair.config import schema_default
 from plmfair.errors import ConfigError, PlmfairError, first_few
 from plmfair.io.atomic import write_text
 from plmfair.plan.targets import REPORT
@@ -420,7 +421,7 @@ def compare(
     *,
     fmt: str,
     out: str | None,
-    alpha: float = 0.05,
+    alpha: float | None = None,
     all_settings: bool = False,
     other_models: bool = False,
 ) -> int:
@@ -442,6 +443,8 @@ def compare(
                 f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
                 f"({first_few(lost)}), so it is not compared" + (f"; rebuild them: {again}" if again else "")
             )
+    if alpha is None:
+        alpha = schema_default("analysis.alpha")
     text = render(compare_runs(located, alpha=alpha, all_settings=all_settings, other_models=other_models), fmt)
     if out:
         write_text(text, out)
@@ -517,8 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--alpha",
         type=float,
-        default=0.05,
-        help="the comparison's significance level (Holm over its tests; default 0.05, whatever the runs' own)",
+        default=None,
+        help="the comparison's significance level (Holm over its tests; default the configuration schema's "
+        "analysis.alpha, whatever the runs' own)",
     )
     c.add_argument(
         "--all-settings", action="store_true", help="every configuration key that differs, not only the studies' own"

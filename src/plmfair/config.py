@@ -95,6 +95,15 @@ def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = S
     return validate_config(config, schema)
 
 
+def schema_default(key: str):
+    """The configuration schema's default of ``key`` (dotted: ``analysis.alpha``), for a tool run outside a
+    run's configuration (``plmfair compare``) that takes the same setting."""
+    value = validate_config({}, SCHEMA)
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
 def known_languages(config: dict) -> list[str]:
     """Every language some data set the config declares is in."""
     return sorted(

@@ -262,6 +262,7 @@ def test_too_long_sentences_and_answers_are_skipped_and_counted(tiny_model, tmp_
     metrics, scores = metrics_for_models(
         annotations,
         runs=[{"model": "b", "predictions": tmp_path / "p.parquet", "answer_scores": tmp_path / "a.parquet"}],
+        max_unknown=0.05,
     )
     counted = metrics.set_index("group")
     assert counted.loc["all", "n"] == 2 and counted.loc["all", "n_too_long"] == 3

@@ -58,7 +58,7 @@ FR = [
 
 
 def test_group_winloss_hand_computed_counts():
-    wl = group_winloss(scores_frame(FR), cloze_set="t", permutations=99)
+    wl = group_winloss(scores_frame(FR), cloze_set="t", permutations=99, alpha=0.05, seed=2022)
     rr = wl[(wl["metric"] == "rr") & (wl["lang"] == "fr")].set_index(["group_a", "group_b"])
     mn_fn = rr.loc[("MN", "FN")]
     assert (mn_fn["n_sentences"], mn_fn["wins_a"], mn_fn["wins_b"], mn_fn["ties"]) == (3, 1, 1, 1)
@@ -88,7 +88,7 @@ def test_equal_means_are_ties_to_the_last_bit():
     ]
     assert (0.2 + 0.2 + 0.2) / 3 != 0.2  # what a float comparison would get wrong
     row = (
-        group_winloss(scores_frame(rows), cloze_set="t", permutations=99)
+        group_winloss(scores_frame(rows), cloze_set="t", permutations=99, alpha=0.05, seed=2022)
         .set_index(["lang", "metric", "group_a", "group_b"])
         .loc[("fr", "rr", "MN", "FN")]
     )
@@ -142,8 +142,8 @@ def test_permutation_test_matches_the_enumeration_and_stays_within_batches():
     # 6 x 6 distinct assignments: enumerated, each once, the observed one first
     assert distinct_assignments([design.group[design.stratum == s] for s in (0, 1)]) == 36
     assert len(labels) == 36 and len({tuple(row) for row in labels}) == 36
-    gaps = group_gaps(data, cloze_set="t", permutations=20000, metrics=("rr",))
-    tests = group_tests(data, cloze_set="t", permutations=20000, metrics=("rr",))
+    gaps = group_gaps(data, cloze_set="t", permutations=20000, metrics=("rr",), alpha=0.05, seed=2022)
+    tests = group_tests(data, cloze_set="t", permutations=20000, metrics=("rr",), alpha=0.05, seed=2022)
     fn = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     per = data.groupby("group")["rr"].mean()
     assert fn["gap"] == pytest.approx(per["FN"] - per["MN"]) and fn["permutations"] == 35
@@ -184,12 +184,14 @@ def test_the_smallest_attainable_p_counts_the_ties_the_design_forces():
     2 / 36 > 0.05 > 1 / 36). Three MN and two FN: no mirror, 1 / 10."""
     for groups, expected in ((("MN", "MN", "FN", "FN"), 2 / 6), (("MN", "MN", "MN", "FN", "FN"), 1 / 10)):
         rows = [("fr", f"s{s}", f"u{k}", g, float((k + s) % 3 == 0)) for s in range(4) for k, g in enumerate(groups)]
-        gaps = group_gaps(scores_frame(rows), cloze_set="t", permutations=99, metrics=("rr",))
+        gaps = group_gaps(scores_frame(rows), cloze_set="t", permutations=99, metrics=("rr",), alpha=0.05, seed=2022)
         fn = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
         assert fn["p_min"] == pytest.approx(expected) and fn["p_permutation"] >= fn["p_min"]
     # the demo's 2 x 2 design: two of each group in a batch, gender permuted within batch x nativeness
     rows = [("fr", f"s{s}", f"u{k}", g, float((k * s) % 4 == 1)) for s in range(5) for k, g in enumerate(GROUPS * 2)]
-    tests = group_tests(scores_frame(rows), cloze_set="t", permutations=99, metrics=("rr",)).set_index(["lang", "test"])
+    tests = group_tests(
+        scores_frame(rows), cloze_set="t", permutations=99, metrics=("rr",), alpha=0.05, seed=2022
+    ).set_index(["lang", "test"])
     assert tests.loc[("fr", "gender"), "permutations"] == 35 and tests.loc[("fr", "gender"), "p_min"] >= 2 / 36
 
 
@@ -203,7 +205,7 @@ def test_2x2_contrasts_and_a_planted_gap_is_found():
                 p_hit = 0.6 if g.endswith("NN") else 0.2  # non-natives answer the model's top word far more
                 rows.append(("fr", f"b{batch}s{s}", u, g, float(rng.random() < p_hit)))
     data = scores_frame(rows)
-    tests = group_tests(data, cloze_set="t", permutations=999, metrics=("rr",))
+    tests = group_tests(data, cloze_set="t", permutations=999, metrics=("rr",), alpha=0.05, seed=2022)
     t = tests[tests["lang"] == "fr"].set_index("test")
     means = data.groupby("group")["rr"].mean()
     assert t.loc["nativeness", "statistic"] == pytest.approx(
@@ -226,7 +228,7 @@ def test_group_x_language_sees_a_gap_that_changes_sign():
                     p_hit = 0.5 + 0.3 * sign * (g == "FN")
                     rows.append((lang, f"b{batch}s{s}", f"{lang}{batch}{k}", g, float(rng.random() < p_hit)))
     data = scores_frame(rows)
-    tests = group_tests(data, cloze_set="t", permutations=999, metrics=("rr",))
+    tests = group_tests(data, cloze_set="t", permutations=999, metrics=("rr",), alpha=0.05, seed=2022)
     inter = tests[(tests["lang"] == "all") & (tests["test"] == "group_x_language")].iloc[0]
     assert inter["p_permutation"] < 0.01
     # Cochran's Q by hand: residuals of rr ~ sentence + group (statsmodels), each language's FN - MN gap
@@ -261,15 +263,15 @@ def test_groups_without_variation_are_untestable_not_infinitely_significant():
         for s in range(4):
             for k, g in enumerate(GROUPS * 2):
                 rows.append((lang, f"s{s}", f"{lang}{k}", g, hits[g] if s < 2 else 0.0))
-    tests = group_tests(scores_frame(rows), cloze_set="t", permutations=199, metrics=("rr",)).set_index(
-        ["lang", "test"]
-    )
+    tests = group_tests(
+        scores_frame(rows), cloze_set="t", permutations=199, metrics=("rr",), alpha=0.05, seed=2022
+    ).set_index(["lang", "test"])
     assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "statistic"])
     assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "p_permutation"])
     assert not tests.loc[("all", "group_x_language"), "statistic"] > 1e6
     assert not tests.loc[("en", "gender_x_nativeness"), "informative"]  # the analysis plan leaves it out
     plan = build_plan(questions_of(tests.reset_index(), "group_tests"), alpha=0.05)
-    table = group_tests_table(tests.reset_index(), plan)
+    table = group_tests_table(tests.reset_index(), plan, alpha=0.05)
     assert table.loc[table["p (permutation)"].isna(), "note"].str.startswith("uninformative").all()
 
 
@@ -340,7 +342,9 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
         assert (pd.isna(row["rank"]) and rank is None) or row["rank"] == rank
         assert row["rr"] == (1 / rank if rank else 0.0) and row["hit1"] == int(rank == 1)
 
-    wl = group_winloss(scores, cloze_set="t", permutations=999).set_index(["lang", "metric", "group_a", "group_b"])
+    wl = group_winloss(scores, cloze_set="t", permutations=999, alpha=0.05, seed=2022).set_index(
+        ["lang", "metric", "group_a", "group_b"]
+    )
     eff = group_effects(scores, reference="MN").set_index(["lang", "metric", "term"])
     for lang in ("en", "fr"):
         x = scores[scores["lang"] == lang]
@@ -360,7 +364,9 @@ def test_real_mozart_group_analysis_recomputed_independently(shared_data):
     # effect size and by the permutation test of the sentence-adjusted gap, with the interval that inverts it
     pooled = eff.loc[("all", "rr", "group[T.MNN]")]
     assert pooled["estimate"] < 0 and pooled["ci_high"] < 0
-    gaps = group_gaps(scores, cloze_set="t", reference="MN", permutations=999).set_index(["lang", "metric", "group"])
+    gaps = group_gaps(scores, cloze_set="t", reference="MN", permutations=999, alpha=0.05, seed=2022).set_index(
+        ["lang", "metric", "group"]
+    )
     gap = gaps.loc[("all", "rr", "MNN")]
     assert gap["gap"] < 0 and gap["p_permutation"] < 0.01 and gap["ci_high"] < 0
 
@@ -400,9 +406,9 @@ def test_pairwise_tests_hold_their_own_null_when_other_groups_differ(scenario):
     gap_p, winloss_p, old_p = [], [], []
     for r in range(200):
         data = three_group_batches(rng, **settings)
-        gaps = group_gaps(data, cloze_set="t", permutations=199, seed=r, metrics=("rr",))
+        gaps = group_gaps(data, cloze_set="t", permutations=199, seed=r, metrics=("rr",), alpha=0.05)
         gap_p.append(gaps.loc[(gaps["lang"] == "fr") & (gaps["group"] == "FN"), "p_permutation"].iloc[0])
-        wl = group_winloss(data, cloze_set="t", permutations=199, seed=r, metrics=("rr",))
+        wl = group_winloss(data, cloze_set="t", permutations=199, seed=r, metrics=("rr",), alpha=0.05)
         winloss_p.append(
             wl.loc[(wl["lang"] == "fr") & (wl["group_a"] == "MN") & (wl["group_b"] == "FN"), "p_permutation"].iloc[0]
         )
@@ -422,7 +428,7 @@ def test_2x2_main_effects_and_interaction_hold_their_own_nulls():
     p = {"gender": [], "gender_x_nativeness": [], "nativeness": []}
     for r in range(200):
         tests = group_tests(
-            three_group_batches(rng, shift=-0.3), cloze_set="t", permutations=199, seed=r, metrics=("rr",)
+            three_group_batches(rng, shift=-0.3), cloze_set="t", permutations=199, seed=r, metrics=("rr",), alpha=0.05
         )
         t = tests[tests["lang"] == "fr"].set_index("test")["p_permutation"]
         for name in p:
@@ -443,7 +449,7 @@ def test_the_gap_is_adjusted_for_batch_composition():
     data = scores_frame(rows)
     raw = data.groupby("group")["rr"].mean()
     assert raw["FN"] - raw["MN"] == pytest.approx(-0.5)
-    gap = group_gaps(data, cloze_set="t", permutations=99, metrics=("rr",))
+    gap = group_gaps(data, cloze_set="t", permutations=99, metrics=("rr",), alpha=0.05, seed=2022)
     fn = gap[(gap["lang"] == "fr") & (gap["group"] == "FN")].iloc[0]
     assert fn["gap"] == 0 and fn["p_permutation"] > 0.05 and fn["ci_low"] <= 0 <= fn["ci_high"]
 
@@ -459,7 +465,7 @@ def test_the_gap_interval_is_its_test_inverted():
             for s in range(6):
                 rows.append(("fr", f"b{b}s{s}", f"u{b}_{k}", g, float(rng.random() < 0.3 + 0.2 * (g == "FN"))))
     data = scores_frame(rows)
-    gaps = group_gaps(data, cloze_set="t", permutations=499, metrics=("rr",))
+    gaps = group_gaps(data, cloze_set="t", permutations=499, metrics=("rr",), alpha=0.05, seed=2022)
     row = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     assert row["ci_level"] == pytest.approx(0.95) and -1 < row["ci_low"] < row["ci_high"] < 1
     design = AnnotatorDesign.of(data)
@@ -488,7 +494,7 @@ def test_disparity_test_agrees_with_its_critical_value_and_its_interval():
     for shift, expect in ((-0.3, True), (0.0, False)):
         data = three_group_batches(rng, shift=shift, sentences=10, batches=8)
         data["hit5"] = data["hit1"]
-        d = group_disparity(data, cloze_set="t", permutations=999)
+        d = group_disparity(data, cloze_set="t", permutations=999, alpha=0.05, seed=2022)
         row = d[(d["lang"] == "fr") & (d["metric"] == "p_at_1")].iloc[0]
         means = 100 * data.groupby("group")["hit1"].mean()
         assert row["sigma_gd"] == pytest.approx(means.std(ddof=0))
@@ -514,7 +520,7 @@ def test_disparity_rejects_a_data_set_with_probability_exactly_its_size():
     for labels in labellings:
         group = dict(zip(annotators, labels, strict=True))
         data = scores_frame([("fr", s, u, group[u], v) for (s, u), v in values.items()]).assign(hit5=1)
-        d = group_disparity(data, cloze_set="t", alpha=0.2).set_index(["lang", "metric"])
+        d = group_disparity(data, cloze_set="t", alpha=0.2, permutations=4999, seed=2022).set_index(["lang", "metric"])
         rejected[labels] = d.loc[("fr", "mrr"), "p_permutation"] < 0.2
         sizes.add(round(d.loc[("fr", "mrr"), "size"], 12))
     (size,) = sizes  # the same for every labelling: it depends on the permutation distribution alone
@@ -537,7 +543,7 @@ def test_disparity_interval_is_the_test_inverted_along_a_direction():
                 rows.append(("fr", f"b{b}s{s}", f"u{b}_{k}", g, float(rng.random() < p)))
     data = scores_frame(rows)
     data["hit5"] = data["hit1"]
-    d = group_disparity(data, cloze_set="t", permutations=499)
+    d = group_disparity(data, cloze_set="t", permutations=499, alpha=0.05, seed=2022)
     row = d[(d["lang"] == "fr") & (d["metric"] == "p_at_1")].iloc[0]
     null_square = row["sigma_gd"] ** 2 - row["debiased"] ** 2
     assert 0 < row["null_mean"] and row["debiased"] < row["sigma_gd"] and null_square >= row["null_mean"] ** 2 - 1e-9
@@ -574,7 +580,7 @@ def test_ties_in_net_wins_are_broken_by_the_gap_computed_by_hand():
     groups = {"u1": "MN", "u2": "MN", "u3": "FN", "u4": "FN"}
     rows = [("fr", f"s{i}", u, groups[u], float(h)) for u, hs in hits.items() for i, h in enumerate(hs)]
     row = (
-        group_winloss(scores_frame(rows), cloze_set="t", permutations=99, metrics=("hit1",))
+        group_winloss(scores_frame(rows), cloze_set="t", permutations=99, metrics=("hit1",), alpha=0.05, seed=2022)
         .set_index(["lang", "group_a", "group_b"])
         .loc[("fr", "MN", "FN")]
     )
@@ -646,14 +652,14 @@ def test_ties_in_p_at_1_are_broken_by_the_reciprocal_rank_computed_by_hand():
     untied_winloss_p = p(lambda h, r, n: abs(n) > abs(net0) or (abs(n) == abs(net0) and abs(h) >= abs(hit0) - 1e-12))
     assert gap_p < untied_gap_p and winloss_p < untied_winloss_p  # the example has ties to break
 
-    gaps = group_gaps(data, cloze_set="t", permutations=999, metrics=("hit1",))
+    gaps = group_gaps(data, cloze_set="t", permutations=999, metrics=("hit1",), alpha=0.05, seed=2022)
     row = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     assert row["permutations"] == 19 and row["gap"] == pytest.approx(hit0)  # the gap printed is P@1's own
     assert row["p_permutation"] == pytest.approx(gap_p, abs=1e-12)
     # the interval inverts the gap alone's test, whose p is printed beside the tie-broken one
     assert row["p_untied"] == pytest.approx(untied_gap_p, abs=1e-12)
     assert (row["p_untied"] < 0.05) == (not row["ci_low"] <= 0 <= row["ci_high"])
-    wl = group_winloss(data, cloze_set="t", permutations=999, metrics=("hit1",)).set_index(
+    wl = group_winloss(data, cloze_set="t", permutations=999, metrics=("hit1",), alpha=0.05, seed=2022).set_index(
         ["lang", "group_a", "group_b"]
     )
     assert wl.loc[("fr", "MN", "FN"), "p_permutation"] == pytest.approx(winloss_p, abs=1e-12)
@@ -666,7 +672,9 @@ def test_freedman_lane_on_p_at_1_is_untestable_below_the_design_its_level_is_sho
 
     rng = np.random.default_rng(1)
     rows = [("fr", f"s{s}", f"u{k}", g, float(rng.random() < 0.3)) for s in range(8) for k, g in enumerate(GROUPS * 2)]
-    tests = group_tests(scores_frame(rows), cloze_set="t", permutations=99, metrics=("rr", "hit1"))
+    tests = group_tests(
+        scores_frame(rows), cloze_set="t", permutations=99, metrics=("rr", "hit1"), alpha=0.05, seed=2022
+    )
     tests = tests.set_index(["lang", "metric", "test"])
     assert "this design has 2" in tests.loc[("fr", "hit1", "gender_x_nativeness"), "limit"]
     assert tests.loc[("fr", "rr", "gender_x_nativeness"), "limit"] == ""

@@ -124,7 +124,7 @@ def test_paper_table_layout_and_sigma():
         # the language average is every annotation pooled, not the mean of the four groups
         rows.append({"model": "m", "lang": lang, "group": "all", "p_at_1": float(sum(vals)) / 4 + 1})
     other = pd.DataFrame(rows).assign(model="n", p_at_1=lambda d: d["p_at_1"] / 2)
-    numbers = paper_table(pd.concat([pd.DataFrame(rows), other], ignore_index=True), metric="p_at_1")
+    numbers = paper_table(pd.concat([pd.DataFrame(rows), other], ignore_index=True), metric="p_at_1", alpha=0.05)
     t = printed(numbers)
     assert t["model"].tolist() == ["m"] * 5 + ["n"] * 5  # a block per model
     # the CSV: a row per cell, each one number (FNN's mean across languages, English's sigma_gd across groups)

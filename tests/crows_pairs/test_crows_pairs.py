@@ -214,7 +214,9 @@ def outcome_frame():
 
 def test_summary_hand_computed():
     meta = {"model": "m", "wall_time_s": 1.5}
-    s = summarise_pairs(outcome_frame(), meta, dataset="d", lang="fr").set_index(["subset_kind", "subset"])
+    s = summarise_pairs(outcome_frame(), meta, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05).set_index(
+        ["subset_kind", "subset"]
+    )
     overall = s.loc[("overall", "metric")]
     # metric: 5 of the 9 scored pairs prefer the more stereotyping sentence, 3 the less, 1 neutral
     assert (overall["n_scored"], overall["n_biased"], overall["n_less"], overall["n_neutral"]) == (9, 5, 3, 1)
@@ -256,7 +258,7 @@ def test_ties_are_decided_by_the_scores_precision_not_by_display_rounding():
     assert frame["neutral"].tolist() == [False, False, True, False]
     assert frame["neutral_nangia"].tolist() == [True, False, True, False]
     assert (frame["tolerance"] < 1e-4).all() and (frame["tolerance"] > 1e-9).all()
-    s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr").iloc[0]
+    s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05).iloc[0]
     assert s["n_neutral"] == 1 and s["decisive_score"] == 0.0
     assert s["decisive_score_at_1e-3"] == 0.0 and s["n_neutral_nangia"] == 2
     assert s["decisive_score_at_0"] == 0.0 and s["decisive_score_at_1e-2"] == 0.0
@@ -264,7 +266,7 @@ def test_ties_are_decided_by_the_scores_precision_not_by_display_rounding():
 
 def test_a_cluster_robust_interval_when_the_source_groups_its_pairs():
     frame = outcome_frame().assign(cluster=["w1", "w1", "w2", "w2", "w3", "w3", "w4", "w4", "w5", None])
-    s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr").iloc[0]
+    s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05).iloc[0]
     assert s["n_clusters"] == 5 and 0 <= s["cluster_low"] <= s["decisive_score"] <= s["cluster_high"] <= 100
 
 
@@ -273,7 +275,7 @@ def test_a_model_without_preference_gets_no_significance_mark():
     decisive pair, so nothing to test and no '*' in Table 4."""
     flat = outcome_frame().assign(sent_more_score=-1.0, sent_less_score=-1.0)
     flat = with_outcomes(flat, precision="float32", rounded=True)
-    s = summarise_pairs(flat, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr")
+    s = summarise_pairs(flat, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05)
     assert (s["n_decisive"] == 0).all() and s["p_value"].isna().all()
     assert (plan_of(s)["family"] == "uninformative").all()
     t4 = printed(table4(s))
@@ -282,7 +284,9 @@ def test_a_model_without_preference_gets_no_significance_mark():
 
 def test_tables_layout():
     frames = [
-        summarise_pairs(outcome_frame(), {"model": m, "wall_time_s": t}, dataset="fr", lang="fr")
+        summarise_pairs(
+            outcome_frame(), {"model": m, "wall_time_s": t}, dataset="fr", lang="fr", alpha=0.05, max_unknown=0.05
+        )
         for m, t in (("camembert", 2.0), ("flaubert", 3.0))
     ]
     summary = pd.concat(frames, ignore_index=True)
@@ -318,7 +322,7 @@ def test_tables_layout():
     assert t4[""].tolist()[6:] == ["gender", "age"]
     assert t4.loc[5, "fr camembert"] == "" and numbers.attrs["warnings"] == []  # coverage not counted: nothing
     assert not any("*" in str(cell) for cell in t4.to_numpy().ravel())  # the marks are in the tests table
-    tests = printed(crows_pairs_tests_table(summary, plan_of(summary)))
+    tests = printed(crows_pairs_tests_table(summary, plan_of(summary), alpha=0.05))
     gender = tests[(tests["model"] == "camembert") & (tests["subset"] == "gender")].iloc[0]
     # 4 of 4 decisive pairs: p 0.125 at best, so no test can reject: said, with no interval or mark
     assert (gender["neutral"], gender["neutral %"]) == ("1", "20.00") and gender["interval (95%)"] == ""
@@ -343,7 +347,9 @@ def test_table4_counts_the_real_french_set_as_the_paper_does(shared_data):
         sent_more_score=-1.0, sent_less_score=-2.0, n_masked_more=1, n_masked_less=1, status=status
     )
     scores = with_outcomes(scores, precision="float32", rounded=True)
-    summary = summarise_pairs(scores, {"model": "m", "wall_time_s": 1.0}, dataset="fr", lang="fr")
+    summary = summarise_pairs(
+        scores, {"model": "m", "wall_time_s": 1.0}, dataset="fr", lang="fr", alpha=0.05, max_unknown=0.05
+    )
     t4 = printed(table4(summary)).set_index("")
     assert (t4.loc["Stereo score", "fr n"], t4.loc["Stereo score", "fr %"]) == ("1462", "87.2")
     assert t4.loc["Metric score", "fr n"] == "1673"
@@ -389,7 +395,9 @@ def test_a_real_french_run_of_a_tiny_model_prints_by_the_display_rule(tiny_model
         shared_data / "crows_pairs" / "crows_pairs_FR_languagearc_contribution+210.csv", fmt="inria", lang="fr"
     )
     scores = score_pairs(pairs, scorer, protocol="nangia")
-    summary = summarise_pairs(scores, {"model": "tiny", "wall_time_s": 8.0}, dataset="fr", lang="fr")
+    summary = summarise_pairs(
+        scores, {"model": "tiny", "wall_time_s": 8.0}, dataset="fr", lang="fr", alpha=0.05, max_unknown=0.05
+    )
     plan = plan_of(summary)
     assert summary.loc[0, "n_scored"] > 1600 and plan.loc[0, "family"] == "confirmatory"
     for spec in (t for t in TABLES if set(t.inputs) <= {"summary", "plan"}):
@@ -437,7 +445,9 @@ def test_bf16_outcomes_equal_fp32s_once_its_undecided_pairs_are_scored_again(tin
     assert undecided.loc[undecided["undecided"], "neutral"].all()
     decided = ~undecided["neutral"]  # outside the worst-case bound: the same side as fp32
     assert (outcome(undecided)[decided] == outcome(exact)[decided]).all()
-    summary = summarise_pairs(undecided, {"model": "tiny", "precision": "bf16"}, dataset="d", lang="fr")
+    summary = summarise_pairs(
+        undecided, {"model": "tiny", "precision": "bf16"}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05
+    )
     assert summary.loc[0, "n_undecided"] == meta["precision_check"]["undecided"]
-    row = printed(crows_pairs_tests_table(summary, plan_of(summary))).loc[0]
+    row = printed(crows_pairs_tests_table(summary, plan_of(summary), alpha=0.05)).loc[0]
     assert row["undecided at its precision"] == str(meta["precision_check"]["undecided"])

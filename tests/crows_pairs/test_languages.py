@@ -52,7 +52,7 @@ def test_language_winloss_leaves_neutral_pairs_out_as_the_summary_does():
         ("en", "m"): crows_frame(["1", "2", "3", "4"], [True, True, False, True], [1, 2, 0, 1]),
         ("fr", "m"): crows_frame(["1", "2", "3", "4"], [False, False, True, False], [0, -2, 1, -1]),
     }
-    row = language_winloss(per_pair, langs={"en": "en", "fr": "fr"}).iloc[0]
+    row = language_winloss(per_pair, langs={"en": "en", "fr": "fr"}, alpha=0.05).iloc[0]
     # pair 1 neutral in fr, pair 3 neutral in en: left out; 2 and 4 preferred in en only
     assert (row["n_pairs"], row["n_neutral"], row["wins_a"], row["wins_b"]) == (2, 2, 2, 0)
     assert row["score_a"] == pytest.approx(100.0) and row["score_b"] == pytest.approx(0.0)

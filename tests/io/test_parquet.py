@@ -78,7 +78,7 @@ def test_a_pair_file_of_another_version_is_refused_with_the_command_that_rebuild
     with pytest.raises(DataError, match=message + ".*rm .*m.parquet"):
         read_pair_scores(path)
     with pytest.raises(DataError, match=message):
-        summarise_runs({("fr", "m"): str(path)}, langs={"fr": "fr"})
+        summarise_runs({("fr", "m"): str(path)}, langs={"fr": "fr"}, alpha=0.05, max_unknown=0.05)
     assert len(read_pair_scores(_pair_file(tmp_path / "ok"))) == 2  # this version's file reads
 
 

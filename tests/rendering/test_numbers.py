@@ -15,7 +15,11 @@ def test_the_issues_examples_print_on_their_side():
     # an upper bound of 49.9887 against a null of 50, printed with one decimal, was "50.0"
     assert interval(45.1234, 49.9887, 1, keep=(50,)) == "[45.1, 49.99]"
     # an adjusted p of 0.0496 was "0.050*"
-    assert p_value(0.0496) == "0.0496" and p_value(0.04999) == "0.04999" and p_value(0.05) == "0.050"
+    assert (
+        p_value(0.0496, alpha=0.05) == "0.0496"
+        and p_value(0.04999, alpha=0.05) == "0.04999"
+        and p_value(0.05, alpha=0.05) == "0.050"
+    )
     # sigma_gd just under its threshold is printed under it, not equal to it; equal stays equal
     assert compared(8.3299, 8.3301, 2) == ("8.3299", "8.3301") and compared(8.33, 8.33, 2) == ("8.33", "8.33")
     assert compared(8.331, 8.339, 2) == ("8.33", "8.34") and compared(3.1, 8.2, 2) == ("3.10", "8.20")
@@ -39,11 +43,11 @@ def test_printed_numbers_agree_with_the_exact_ones_on_every_side(seed):
             shown = float(number(v, digits, keep=refs))
             for r in refs:
                 assert (shown > r) == (v > r) and (shown < r) == (v < r)
-        p = p_value(v) if 0 < v < 1 else None
+        p = p_value(v, alpha=0.05) if 0 < v < 1 else None
         if p and not p.startswith("<"):
             assert (float(p) < 0.05) == (v < 0.05)
 
 
 def test_missing_integers_text_and_infinities():
     assert number(float("nan")) == "" and number(None) == "" and number(7) == "7" and number("x") == "x"
-    assert interval(-math.inf, 0.2, 2, keep=(0,)) == "[-inf, 0.20]" and p_value(float("nan")) == ""
+    assert interval(-math.inf, 0.2, 2, keep=(0,)) == "[-inf, 0.20]" and p_value(float("nan"), alpha=0.05) == ""

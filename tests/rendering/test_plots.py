@@ -54,7 +54,7 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
         ["uninformative", "secondary", "untestable", "secondary", "secondary", "secondary"],
         [False, True, False, False, True, False],
     )
-    plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t", plan=plan)
+    plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t", plan=plan, alpha=0.05)
     ax = drawn[0].axes[0]
     points = [line for line in ax.lines if line.get_marker() == "o"]
     assert len(points) == 5  # the uninformative row is not drawn, counted in the note
@@ -73,10 +73,10 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
     assert "1 uninformative row(s) not drawn" in note
     # P@1's tie-break said where P@1 is drawn only
     assert "ties broken by the gap in MRR" not in note
-    plots.effects_forest_figure(gaps, "z.png", "z.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK)
+    plots.effects_forest_figure(gaps, "z.png", "z.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK, alpha=0.05)
     assert "ties broken" not in " ".join(t.get_text() for t in drawn[-1].texts)
     plots.effects_forest_figure(
-        gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK
+        gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK, alpha=0.05
     )
     assert "P@1: the test's ties broken by the gap in MRR" in " ".join(t.get_text() for t in drawn[-1].texts)
 

@@ -79,7 +79,7 @@ def test_statistical_terms_and_metrics_read_as_contrasts():
 def test_p_values_print_as_their_size_allows():
     from plmfair.rendering.numbers import p_value
 
-    assert [p_value(p) for p in (0.0, 0.0002, 0.001, 0.0456, 1.0, float("nan"))] == [
+    assert [p_value(p, alpha=0.05) for p in (0.0, 0.0002, 0.001, 0.0456, 1.0, float("nan"))] == [
         "<0.001",
         "<0.001",
         "0.001",
@@ -115,7 +115,7 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
         }
     )
     plan, gaps["hypothesis"] = plan_for(gaps, ["untestable", "secondary", "secondary"], [False, True, True])
-    table = printed(gaps_table(gaps, plan), 3)
+    table = printed(gaps_table(gaps, plan, alpha=0.05), 3)
     # untestable: no interval, no adjusted p, said; a mark the tie-break alone makes is said beside its interval
     assert table["interval (95%)"].tolist() == ["", "[-0.300, -0.050]", "[-0.200, 0.00001]"]
     assert table.loc[0, "note"].startswith("untestable (smallest attainable p 0.200")
@@ -139,7 +139,7 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
     plan, disparity["hypothesis"] = plan_for(
         disparity, ["secondary", "confirmatory", "uninformative"], [False, True, False]
     )
-    table = printed(disparity_table(disparity, plan))
+    table = printed(disparity_table(disparity, plan, alpha=0.05))
     assert table["verdict"].tolist() == ["no group differs significantly", "groups differ", ""]
     assert table["metric"].tolist() == ["P@1", "MRR", "MRR"]
     assert table.loc[1, "interval of the true σ_gd (95%)"] == "[6.00, 12.00]"
@@ -204,6 +204,6 @@ def test_a_row_mean_over_fewer_languages_says_so():
         for i, (lang, g) in enumerate((lang, g) for lang in ("en", "de") for g in ("MN", "FN", "MNN", "FNN", "all"))
         if not (lang == "de" and g == "FN")
     ]
-    table = printed(paper_table(pd.DataFrame(rows), metric="p_at_1"))
+    table = printed(paper_table(pd.DataFrame(rows), metric="p_at_1", alpha=0.05))
     means = dict(zip(table["group"].str.rstrip("§"), table["mean (σ_gd)"], strict=True))
     assert means["FN"].endswith(", 1 of 2 languages") and "languages" not in means["MN"]

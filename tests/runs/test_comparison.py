@@ -43,7 +43,7 @@ def scoring(results, status=None):
 def test_the_transitions_changes_and_test_by_hand():
     first = scoring(["more", "more", "less", "more", "neutral"])
     second = scoring(["less", "more", "neutral", "more", "more"], status=["ok", "ok", "ok", "skipped_missing", "ok"])
-    row = paired_change(outcomes(first), outcomes(second), where="d")
+    row = paired_change(outcomes(first), outcomes(second), where="d", alpha=0.05)
     # d is not scored by the second: 4 pairs matched; a more->less, b more->more, c less->neutral, e neutral->more
     assert row["n"] == 4 and (row["more_to_less"], row["more_to_more"]) == (1, 1)
     assert (row["less_to_neutral"], row["neutral_to_more"]) == (1, 1) and row["less_to_less"] == 0
@@ -64,14 +64,21 @@ def test_the_transitions_changes_and_test_by_hand():
 def test_nothing_moved_is_identical_and_untested_and_a_model_is_never_compared_with_itself():
     same = scoring(["more", "less", "neutral"])
     table = change_table(
-        [{"dataset": "d", "a": "r1/m", "b": "r2/m", **paired_change(outcomes(same), outcomes(same), where="d")}],
+        [
+            {
+                "dataset": "d",
+                "a": "r1/m",
+                "b": "r2/m",
+                **paired_change(outcomes(same), outcomes(same), where="d", alpha=0.05),
+            }
+        ],
         source="compare",
     )
     plan = build_plan(
         questions({MCNEMAR: table}).assign(source="compare"),
         alpha=0.05,
     )
-    cells = printed(changes_table(table, plan))
+    cells = printed(changes_table(table, plan, alpha=0.05))
     assert table.loc[0, "identical"] and (table.loc[0, ["decisive_p", "nangia_p"]] == 1.0).all()
     assert (cells["note"] == "identical (no pair moved)").all() and (cells["p adjusted"] == "").all()
     assert (cells["change"] == "0.00").all()
@@ -83,7 +90,7 @@ def test_pairs_of_another_data_set_are_refused():
     first = outcomes(scoring(["more", "less"]))
     second = outcomes(scoring(["more", "less"]).assign(bias_type="age"))
     with pytest.raises(DataError, match="not the same pairs"):
-        paired_change(first, second, where="d")
+        paired_change(first, second, where="d", alpha=0.05)
 
 
 def test_cloze_changes_are_paired_by_annotation_and_tested_by_flipping_sentences_by_hand():
@@ -110,7 +117,9 @@ def test_cloze_changes_are_paired_by_annotation_and_tested_by_flipping_sentences
     second.loc[(second["u_id"] == "MN0") & (second["s_id"] == "1"), ["hit1", "rr"]] = [1, 1.0]
     # an annotation the first scoring does not have is not compared
     second = pd.concat([second, second.iloc[:1].assign(u_id="new")], ignore_index=True)
-    out = annotation_changes(first, second, alpha=0.05).set_index(["lang", "group", "metric"])
+    out = annotation_changes(first, second, alpha=0.05, permutations=4999, seed=0).set_index(
+        ["lang", "group", "metric"]
+    )
     mn = out.loc[("fr", "MN", "p_at_1")]
     assert mn["n"] == 4 and mn["value_a"] == 0 and mn["value_b"] == pytest.approx(25.0)
     assert mn["change"] == pytest.approx(25.0)
@@ -146,7 +155,7 @@ def test_the_flip_test_rejects_a_change_on_many_sentences():
     ]
     first = pd.DataFrame(rows)
     second = first.assign(hit1=1, rr=1.0)  # every annotation a hit in the second scoring: 20 sentences moved up
-    out = annotation_changes(first, second, alpha=0.05, permutations=999).set_index(["lang", "group", "metric"])
+    out = annotation_changes(first, second, alpha=0.05, permutations=999, seed=0).set_index(["lang", "group", "metric"])
     row = out.loc[("fr", "all", "p_at_1")]
     # 2^20 assignments: 999 drawn; only the observed one and its mirror image are as extreme
     assert row["change"] == 100.0 and row["p_value"] < 0.01 and row["p_min"] == pytest.approx(1 / 1000)
@@ -176,7 +185,10 @@ def test_compare_reads_each_runs_annotation_scores_and_never_a_model_against_its
         frame = pd.DataFrame(rows).assign(hit1=hit)
         folders[run] = tmp_path / run
         write_parquet(frame, folders[run] / "results" / "cloze" / "mozart" / "annotation_scores.parquet")
-        records[run] = {"results": {"cloze": [{"set": "mozart", "model": m} for m in ("m", "other")]}}
+        records[run] = {
+            "config": {"analysis": {"permutations": 999, "seed": 0}},
+            "results": {"cloze": [{"set": "mozart", "model": m} for m in ("m", "other")]},
+        }
     table = changes(folders, records, alpha=0.05, source="compare")
     assert sorted(set(zip(table["a"], table["b"], strict=True))) == [("r1/m", "r2/m"), ("r1/other", "r2/other")]
     p_at_1 = table[(table["group"] == "all") & (table["metric"] == "p_at_1") & (table["lang"] == "fr")]

@@ -81,7 +81,12 @@ def test_an_english_model_on_chinese_pairs_is_counted_skipped_and_warned(repo, s
     assert coverage.identical_items == len(same) and not out.loc[out["pair_id"].isin(same), "neutral"].any()
 
     summary = summarise_pairs(
-        out, {"model": "bert_en", "wall_time_s": 1.0, "coverage": coverage.as_dict()}, dataset="mcp_zh_CN", lang="zh"
+        out,
+        {"model": "bert_en", "wall_time_s": 1.0, "coverage": coverage.as_dict()},
+        dataset="mcp_zh_CN",
+        lang="zh",
+        alpha=0.05,
+        max_unknown=0.05,
     )
     said = summary["coverage_warning"].iloc[0]
     assert (

@@ -87,7 +87,7 @@ def _sigma(means: np.ndarray) -> np.ndarray:
 
 
 def annotation_changes(
-    first: pd.DataFrame, second: pd.DataFrame, *, alpha: float, permutations: int = 4999, seed: int = 0
+    first: pd.DataFrame, second: pd.DataFrame, *, alpha: float, permutations: int, seed: int
 ) -> pd.DataFrame:
     """The comparison of two scorings' annotation scores (:data:`plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`,
     one model each) on the annotations both have: :data:`CLOZE_CHANGE_SCHEMA` without the names and ids

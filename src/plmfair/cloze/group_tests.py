@@ -238,9 +238,9 @@ def group_winloss(
     scores: pd.DataFrame,
     *,
     cloze_set: str,
-    alpha: float = 0.05,
-    permutations: int = 4999,
-    seed: int = 2022,
+    alpha: float,
+    permutations: int,
+    seed: int,
     metrics: Sequence[str] = METRICS,
 ) -> pd.DataFrame:
     """Win/loss of every two annotator groups per model, language (and all pooled) and metric
@@ -298,9 +298,9 @@ def group_gaps(
     *,
     cloze_set: str,
     reference: str = "MN",
-    alpha: float = 0.05,
-    permutations: int = 4999,
-    seed: int = 2022,
+    alpha: float,
+    permutations: int,
+    seed: int,
     metrics: Sequence[str] = METRICS,
 ) -> pd.DataFrame:
     """Each group's sentence-adjusted gap to ``reference`` per model, language (and all pooled) and
@@ -471,9 +471,9 @@ def group_tests(
     *,
     cloze_set: str,
     reference: str = "MN",
-    alpha: float = 0.05,
-    permutations: int = 4999,
-    seed: int = 2022,
+    alpha: float,
+    permutations: int,
+    seed: int,
     metrics: Sequence[str] = METRICS,
 ) -> pd.DataFrame:
     """The omnibus, 2 x 2 and group x language permutation tests, each under its own null
@@ -653,9 +653,9 @@ def group_disparity(
     scores: pd.DataFrame,
     *,
     cloze_set: str,
-    alpha: float = 0.05,
-    permutations: int = 4999,
-    seed: int = 2022,
+    alpha: float,
+    permutations: int,
+    seed: int,
 ) -> pd.DataFrame:
     """sigma_gd of P@1, P@5 and MRR across the four groups per model and language (and all pooled),
     with its debiased value, its null mean, its critical value, its permutation test and the interval

@@ -37,7 +37,7 @@ from plmfair.cloze.measures import METRICS, TOP
 from plmfair.cloze.schemas import ANSWER_DTYPES, METRICS_SCHEMA, PREDICTION_DTYPES, read_cloze_scores
 from plmfair.errors import DataError
 from plmfair.io.parquet import read_parquet_meta
-from plmfair.scoring.coverage import DEFAULT_MAX_UNKNOWN, Coverage, check
+from plmfair.scoring.coverage import Coverage, check
 from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import model_metadata
 
@@ -184,7 +184,7 @@ def compute_metrics(
 
 
 def metrics_for_models(
-    annotations: pd.DataFrame, *, runs, max_unknown: float = DEFAULT_MAX_UNKNOWN, strict: bool = False
+    annotations: pd.DataFrame, *, runs, max_unknown: float, strict: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Metrics (:data:`~plmfair.cloze.schemas.METRICS_SCHEMA`, then the model's metadata,
     :data:`~plmfair.scoring.specs.MODEL_METADATA_SCHEMA`, then what it read of the language,

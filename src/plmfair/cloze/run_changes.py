@@ -39,12 +39,12 @@ def changes(
     alpha: float,
     source: str,
     other_models: bool = False,
-    seed: int = 0,
 ) -> pd.DataFrame:
     """For every two runs, each cloze set and model in both, the annotation-by-annotation changes of
     P@1, P@5, MRR per language and group and of sigma_gd, each with its flip test
     (:mod:`plmfair.cloze.changes`), its tests named for the analysis plan of ``source``; a model is only
-    compared with itself (``other_models`` has no effect here)."""
+    compared with itself (``other_models`` has no effect here). The flip tests draw the permutations the
+    first run of the two was configured with (its ``analysis.permutations`` and ``analysis.seed``)."""
     scored = {run: {(r["set"], r["model"]) for r in record["results"]["cloze"]} for run, record in records.items()}
     frames = []
     for first, second in combinations(records, 2):
@@ -56,7 +56,10 @@ def changes(
                     raise missing_result(path, run, folders[run])
                 scores = read_parquet(path)
                 both.append(scores[scores["model"] == model])
-            change = annotation_changes(*both, alpha=alpha, seed=seed)
+            analysis = records[first]["config"]["analysis"]
+            change = annotation_changes(
+                *both, alpha=alpha, permutations=analysis["permutations"], seed=analysis["seed"]
+            )
             a, b = f"{first}/{model}", f"{second}/{model}"
             change["hypothesis"] = [
                 f"{source}/cloze/{cloze_set}/{a}/{b}/{lang}/{group}/{metric}"
@@ -89,4 +92,4 @@ def decided(table: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
     marks: dict = {}
     if len(out):
         marks = add_decisions(out, table, plan)
-    return with_display(out, nulls={"change": 0.0}, marks=marks)
+    return with_display(out, alpha=plan.attrs["alpha"], nulls={"change": 0.0}, marks=marks)

@@ -109,7 +109,7 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
     return rows, cells
 
 
-def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float = 0.05) -> pd.DataFrame:
+def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float) -> pd.DataFrame:
     """One of Tables 2-5 of the MozArt paper: a block of rows per model (in the metrics' order).
 
     Rows MN, FN, MNN, FNN and All; one column per language, then each row's mean with its
@@ -204,7 +204,7 @@ def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Each group's sentence-adjusted gap to the reference for people (a difference of the metric's
     per-annotation means, on its 0-1 scale): the gap, the interval that inverts the permutation test of the
     gap alone at 1 - alpha, the test's p (its ties broken for P@1) and the gap alone's, and the run's analysis
@@ -244,7 +244,7 @@ def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -
     )
 
 
-def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """sigma_gd across the four groups per model, language (and all pooled) and metric for people
     (percentage points): the critical value it must exceed, its mean when no group differs, the debiased
     disparity, the interval of the true disparity that inverts its test, the permutation p, the run's
@@ -273,7 +273,7 @@ def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float
     )
 
 
-def group_tests_table(tests: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def group_tests_table(tests: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """The omnibus, 2 x 2 and group x language permutation tests for people, each with its null and the
     run's analysis plan's decision (``*`` where significant)."""
     out = tests[[*key_columns(tests), "test"]].copy()

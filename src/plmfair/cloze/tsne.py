@@ -26,7 +26,7 @@ TSNE_SCHEMA = {
 }
 
 
-def project(vectors: pd.DataFrame, *, perplexity: float = 30.0, seed: int = 0) -> pd.DataFrame:
+def project(vectors: pd.DataFrame, *, perplexity: float, seed: int) -> pd.DataFrame:
     """2-D t-SNE coordinates of every prediction, one projection per (model, quadruple) with the four
     languages together (:data:`TSNE_SCHEMA`). The perplexity is capped below the number of points."""
     # scikit-learn is heavy: only the t-SNE job needs it

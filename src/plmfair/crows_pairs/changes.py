@@ -94,7 +94,7 @@ def paired_proportions(up: int, down: int, n: int, *, alpha: float) -> dict:
     }
 
 
-def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, alpha: float = 0.05) -> dict:
+def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, alpha: float) -> dict:
     """The comparison of two scorings' :func:`outcomes` on the pairs both have (:data:`CHANGE_SCHEMA`
     without the names and the tests' ids)."""
     both = a.merge(b, left_index=True, right_index=True, suffixes=("_a", "_b"))

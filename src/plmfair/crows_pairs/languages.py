@@ -80,7 +80,7 @@ def _pair_outcomes(per_pair: Mapping[tuple[str, str], pd.DataFrame]) -> dict[str
 
 
 def language_winloss(
-    per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str], alpha: float = 0.05
+    per_pair: Mapping[tuple[str, str], pd.DataFrame], *, langs: Mapping[str, str], alpha: float
 ) -> pd.DataFrame:
     """For every model run on several CrowS-Pairs data sets, every two of them compared on the
     pairs both scored (:data:`LANGUAGE_WINLOSS_SCHEMA`)."""

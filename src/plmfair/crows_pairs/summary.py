@@ -26,7 +26,6 @@ from plmfair.crows_pairs.schemas import SCORED_STATUSES, read_pair_scores
 from plmfair.io.parquet import read_parquet_meta
 from plmfair.scoring.coverage import (
     COVERAGE_COLUMNS,
-    DEFAULT_MAX_UNKNOWN,
     Coverage,
     check,
 )
@@ -163,8 +162,8 @@ def summarise_pairs(
     *,
     dataset: str,
     lang: str,
-    alpha: float = 0.05,
-    max_unknown: float = DEFAULT_MAX_UNKNOWN,
+    alpha: float,
+    max_unknown: float,
 ) -> pd.DataFrame:
     """Metric, stereo, anti-stereo, per-bias-type and per-origin rows of one (dataset, model) run
     (:data:`SUMMARY_SCHEMA`): Nangia et al.'s score (unmarked), the decisive-pair share with the exact
@@ -281,8 +280,8 @@ def summarise_runs(
     runs: dict[tuple[str, str], str],
     *,
     langs: dict[str, str],
-    alpha: float = 0.05,
-    max_unknown: float = DEFAULT_MAX_UNKNOWN,
+    alpha: float,
+    max_unknown: float,
     strict: bool = False,
 ):
     """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and the models'

@@ -132,7 +132,7 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
     return with_layout(with_coverage_warnings(numbers, sub), pd.DataFrame(rows).fillna(""))
 
 
-def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Per data set, model and subset: pairs scored, neutral pairs (margin within its floating-point
     tolerance), Nangia et al.'s score (unmarked), the decisive-pair share with the Clopper-Pearson interval
     that inverts its exact sign test, the net preference with Tango's interval, and the run's analysis plan's
@@ -165,7 +165,7 @@ def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha:
     )
 
 
-def directions_table(summary: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def directions_table(summary: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Per data set and model: the stereo and anti-stereo decisive shares, their direction-balanced
     mean with its 95% interval, and Fisher's exact test of the two shares (unadjusted)."""
     overall = summary[summary["subset_kind"] == "overall"].set_index(["dataset", "model"])
@@ -206,7 +206,7 @@ def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Two scorings of the same pairs compared (:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`) for
     people, a row per comparison and change: the pairs, the 3 x 3 transitions (outcome under a -> under b:
     more, neutral or less stereotyping sentence preferred), the change with Tango's interval, its test's p

@@ -69,7 +69,7 @@ def effects_forest_figure(
     title: str,
     plan: pd.DataFrame | None = None,
     tie_breaks: Mapping[str, str] | None = None,
-    alpha: float = 0.05,
+    alpha: float,
 ) -> None:
     """Forest plot of a comparison's rows: one row of panels per model, one column per metric, a line per
     language x contrast. Group gaps are drawn with the interval of their own test (at 1 - ``alpha``) and

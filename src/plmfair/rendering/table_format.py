@@ -48,9 +48,11 @@ class Display:
       on its side of the other);
     - ``marks``: a column and the boolean column whose true rows print ``*`` beside it (not printed);
     - p-value columns (``p``, ``p ...``, ``p_...``) keep their side of ``alpha``; ``level`` columns
-      print exactly."""
+      print exactly.
 
-    alpha: float = 0.05
+    ``alpha`` is the table's level (None: a table with no test, whose p-values print at their digits)."""
+
+    alpha: float | None = None
     nulls: Mapping[str, float] = field(default_factory=dict)
     intervals: Mapping[str, tuple[str, str, float]] = field(default_factory=dict)
     thresholds: Mapping[str, str] = field(default_factory=dict)
@@ -224,7 +226,7 @@ def winloss_table(
     p_one: str,
     ties: str = "ties",
     change: str = "",
-    alpha: float = 0.05,
+    alpha: float,
 ) -> pd.DataFrame:
     """Win/loss comparisons for people: who is compared with whom on how many shared examples, the wins,
     losses and ``ties`` (equal on that example; for a binary outcome, ``concordant``: the same outcome in
@@ -262,7 +264,7 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     return with_display(out.reset_index(drop=True), nulls={"estimate": 0.0})
 
 
-def analysis_plan_table(plan: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+def analysis_plan_table(plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """The run's analysis plan for people: each primary question (the confirmatory family) with its p, its
     Holm-adjusted p and mark, then the secondary tests in counts per result file (tested, significant,
     untestable, uninformative)."""

@@ -119,7 +119,7 @@ def comparison_plan(tests: Sequence[pd.DataFrame], *, alpha: float) -> pd.DataFr
 
 
 def compare_runs(
-    folders: Sequence[str | Path], *, alpha: float = 0.05, all_settings: bool = False, other_models: bool = False
+    folders: Sequence[str | Path], *, alpha: float, all_settings: bool = False, other_models: bool = False
 ) -> dict[str, pd.DataFrame]:
     """Every table of the comparison, by name, in the order they are shown: numbers (each study's changes,
     each test's decision beside it: Holm over the comparison at ``alpha``), printed for people by
@@ -180,7 +180,7 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     """The comparison as Markdown (a table per part, printed by the display rule, and each comparison's 3 x 3
     transitions), CSV (one long table of the numbers at full precision, a column naming the part) or JSON
     (the numbers, each the shortest text that reads back as the same float)."""
-    alpha = float(tables["plan"].attrs.get("alpha", 0.05)) if "plan" in tables else 0.05
+    alpha = float(tables["plan"].attrs["alpha"])
     if fmt == "json":
         return (
             json.dumps(

@@ -274,7 +274,7 @@ def run_record(
             results[key] += study_rows
         primary += part.primary
     results["warnings"] = distinct(r.get("coverage_warning") for study_rows in results.values() for r in study_rows)
-    alpha = float(config.get("analysis", {}).get("alpha", 0.05))
+    alpha = float(config["analysis"]["alpha"])
     return {
         "record_version": RECORD_VERSION,
         "written": datetime.now(timezone.utc).isoformat(timespec="seconds"),

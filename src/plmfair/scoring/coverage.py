@@ -31,8 +31,6 @@ from plmfair.errors import DataError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_UNKNOWN = 0.05
-
 
 @dataclass
 class Coverage:
