@@ -207,6 +207,21 @@ def test_the_plan_facade_holds_only_what_the_rules_call():
     assert [name for name in plan.__all__ if not re.search(rf"\bplan\.{name}\b", rules)] == []
 
 
+def test_a_job_script_reads_and_writes_only_the_paths_its_rule_gives_it():
+    """A job script takes every path from its rule (``snakemake.input``, ``output``, ``params``, ``log``),
+    never from the plans that compute them: a path it computed itself would be a file Snakemake neither
+    waits for nor reruns the job on."""
+    scripts = sorted((REPO / "workflow" / "scripts").glob("*.py"))
+    planned = []
+    for script in scripts:
+        for node in ast.walk(ast.parse(script.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("plmfair"):
+                parts = node.module.split(".")
+                if "plan" in parts[1:]:
+                    planned.append(f"{script.name}: from {node.module} import ...")
+    assert len(scripts) > 20 and not planned, planned
+
+
 def test_the_tests_mirror_the_packages():
     """A folder of tests is named for the package whose modules its files test (``tests/cloze/construction/``
     for ``plmfair.cloze.construction``); tests of a top-level module or of the workflow as a whole sit in

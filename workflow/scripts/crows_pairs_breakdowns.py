@@ -3,13 +3,13 @@
 import pandas as pd
 
 from plmfair.crows_pairs.breakdowns import CROWS_BREAKDOWN_SCHEMA, crows_breakdowns
-from plmfair.crows_pairs.plan import crows_pairs_data_file
 from plmfair.crows_pairs.summary import read_pair_scores
 from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
-pairs = {ds: read_parquet(path=crows_pairs_data_file(ds)) for ds in snakemake.params.langs}
+# input.pairs lists the data sets' pair files in the order of params.langs
+pairs = {ds: read_parquet(path=path) for ds, path in zip(snakemake.params.langs, snakemake.input.pairs, strict=True)}
 parts = [
     crows_breakdowns(
         scores=read_pair_scores(run["scores"]),
