@@ -50,12 +50,12 @@ assert by_group.loc["MN", "p_at_10"] == 100.0 and "p_at_10" in schemas.METRICS_S
 cells = breakdowns.cloze_breakdowns(per_annotation, ann)
 assert "p_at_10" in cells and cells.query("group == 'FN'")["p_at_10"].eq(50.0).all()
 assert "p_at_10" in breakdowns.CLOZE_BREAKDOWN_SCHEMA
-disparity = group_tests.group_disparity(per_annotation, cloze_set="t", permutations=19)
+disparity = group_tests.group_disparity(per_annotation, cloze_set="t", alpha=0.05, permutations=19, seed=0)
 assert "p_at_10" in set(disparity["metric"]) and "p_at_10" in group_tests.GROUP_DISPARITY_SCHEMA["metric"]
-moved = changes.annotation_changes(per_annotation, per_annotation.assign(hit10=1), alpha=0.05, permutations=19)
+moved = changes.annotation_changes(per_annotation, per_annotation.assign(hit10=1), alpha=0.05, permutations=19, seed=0)
 fn = moved.query("metric == 'p_at_10' and group == 'FN' and lang == 'fr'").iloc[0]
 assert (fn["value_a"], fn["value_b"]) == (50.0, 100.0) and "p_at_10" in changes.CLOZE_CHANGE_SCHEMA["metric"]
-paper = tables.paper_table(by_group.reset_index().assign(model="m", lang="fr"), metric="p_at_10")
+paper = tables.paper_table(by_group.reset_index().assign(model="m", lang="fr"), metric="p_at_10", alpha=0.05)
 cells = paper.set_index(["group", "column"])["value"]
 assert cells[("FN", "fr")] == 50.0 and cells[("MN", "fr")] == 100.0, cells
 assert metric_label("hit10") == "P@10 (hit in the top 10)"

@@ -109,6 +109,8 @@ rule crows_pairs_breakdowns:
     params:
         runs=crows_pairs_plan.crows_pairs_runs(crows_pairs_plan.crows_pairs_jobs(config)),
         langs=crows_pairs_plan.crows_pairs_langs(config),
+        # (the inputs above make the job wait for these files; the script reads them by data set)
+        pairs={ds: crows_pairs_plan.crows_pairs_data_file(ds) for ds in crows_pairs_plan.crows_pairs_langs(config)},
     log:
         "results/logs/crows_pairs/breakdowns.log",
     resources:

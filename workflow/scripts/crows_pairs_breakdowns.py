@@ -8,8 +8,7 @@ from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
-# input.pairs lists the data sets' pair files in the order of params.langs
-pairs = {ds: read_parquet(path=path) for ds, path in zip(snakemake.params.langs, snakemake.input.pairs, strict=True)}
+pairs = {ds: read_parquet(path=path) for ds, path in snakemake.params.pairs.items()}
 parts = [
     crows_breakdowns(
         scores=read_pair_scores(run["scores"]),

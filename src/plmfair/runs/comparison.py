@@ -180,7 +180,8 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     """The comparison as Markdown (a table per part, printed by the display rule, and each comparison's 3 x 3
     transitions), CSV (one long table of the numbers at full precision, a column naming the part) or JSON
     (the numbers, each the shortest text that reads back as the same float)."""
-    alpha = float(tables["plan"].attrs["alpha"])
+    # the level the comparison decided at (a comparison of settings alone has no plan: no test, no level)
+    alpha = float(tables["plan"].attrs["alpha"]) if "plan" in tables else None
     if fmt == "json":
         return (
             json.dumps(
