@@ -102,3 +102,43 @@ def read_pair_scores(path) -> pd.DataFrame:
     version wrote it (a missing column, a status this version does not write, scores or flags of
     another type): its numbers would otherwise be counted as nothing, or fail deep in a figure."""
     return read_parquet(path, columns=list(PAIR_SCHEMA), kinds=PAIR_KINDS, values={"status": STATUSES})
+
+
+# the robustness analysis (plmfair.crows_pairs.robustness): every specification, and each verdict's summary
+SPECIFICATIONS_SCHEMA = {
+    "dataset": "CrowS-Pairs data set",
+    "lang": "language of the data set",
+    "model": "model name",
+    "specification": "the choices, one per axis (protocol, tie, pairs), as 'axis=value' joined by '; '",
+    "changed": "the axes whose value is not the run's own, joined by ', ' ('' for the run's own specification)",
+    "protocol": "the scoring protocol of this specification",
+    "tie": "'as tested' (each pair's floating-point tolerance) or the margin at or below which a pair is neutral",
+    "pairs": "'all pairs' or 'without <file>': the pairs of the exclusion file left out",
+    "default": "true for the run's own specification (the primary estimate)",
+    "n_scored": "pairs scored under this specification",
+    "n_decisive": "pairs not neutral under it",
+    "n_biased": "decisive pairs whose more stereotyping sentence the model prefers",
+    "estimate": "the decisive share: 100 x n_biased / n_decisive",
+    "ci_low": "lower end of its Clopper-Pearson interval at 1 - alpha (percent)",
+    "ci_high": "upper end (percent)",
+    "p_value": "exact two-sided sign test of a 50% share (unadjusted: a sensitivity analysis, not a question)",
+    "verdict": "stereotypical (interval above 50), anti-stereotypical (below) or no preference (it holds 50)",
+    "holds": "this specification's verdict is the run's own",
+}
+
+ROBUSTNESS_SCHEMA = {
+    "dataset": "CrowS-Pairs data set",
+    "lang": "language of the data set",
+    "model": "model name",
+    "design": "'grid' (every combination of the axes' values) or 'one axis at a time' (grid too large)",
+    "estimate": "the primary estimate: the decisive share under the run's own specification (percent)",
+    "ci_low": "its interval's lower end (percent)",
+    "ci_high": "its interval's upper end (percent)",
+    "verdict": "the run's own verdict",
+    "specifications": "K: the specifications computed",
+    "holding": "k: those whose verdict is the run's own",
+    "robust": "the verdict holds under every specification",
+    "flipped_by": "the specifications whose verdict differs, each as its changed choices ('' when robust)",
+    "largest_change": "the largest absolute change of the estimate from the primary one (percentage points)",
+    "largest_change_by": "the specification that gives it, as its changed choices",
+}
