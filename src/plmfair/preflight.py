@@ -156,6 +156,20 @@ def preflight(config: dict, *, workdir: str | os.PathLike = ".", mirror: str | N
     )
 
 
+def robustness_passes(config: dict) -> list[str]:
+    """What the robustness analysis adds, counted before anything runs: one line per study with extra scoring
+    passes (each a pass of its model's one load), then the passes themselves."""
+    out = []
+    for study in STUDIES.values():
+        passes = study.passes(config) if study.passes else []
+        if passes:
+            out.append(
+                f"robustness: {study.title} adds {len(passes)} scoring pass(es), each with its model's one load: "
+                + "; ".join(passes)
+            )
+    return out
+
+
 def main(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m plmfair.preflight", description=__doc__.split("\n")[0])
@@ -178,6 +192,8 @@ def main(argv: list[str]) -> int:
             print(f"  - {item.line()}", file=sys.stderr)
         return 1
     log.info("preflight: every model, data file and spaCy pipeline the run needs is here or can be fetched")
+    for line in robustness_passes(config):
+        log.info("%s", line)
     return 0
 
 

@@ -120,7 +120,9 @@ class Study:
     memory and run time its heavy rules declare for their input (``needs``: rule ->
     :class:`plmfair.resources.Need`; a rule without one declares a light job's); and the ``"module:attribute"``
     of the names its tables and figures give its per-item scores (``labels``: score -> the measure its mean
-    is, :func:`plmfair.rendering.labels.metric_label`)."""
+    is, :func:`plmfair.rendering.labels.metric_label`); and the plan function listing the extra scoring passes
+    its robustness analysis adds, each as a line (``passes``: counted and printed before a run starts, each a
+    pass of its model's one load)."""
 
     name: str
     title: str
@@ -150,6 +152,7 @@ class Study:
     pipelines: Callable[[dict], dict[str, str]] | None = None
     needs: Mapping[str, Need] = field(default_factory=dict)
     labels: str = ""
+    passes: Callable[[dict], list[str]] | None = None
 
     @property
     def jobs(self) -> tuple[str, ...]:

@@ -400,6 +400,7 @@ def test_tables_and_figures_of_the_demo(demo):
         "bitext_construction",
         "demo_alignment_quality",
         "crows_pairs_tests",
+        "crows_pairs_verdicts",
         "demo_group_gaps",
         "demo_disparity",
         "analysis_plan",
@@ -425,6 +426,7 @@ def test_tables_and_figures_of_the_demo(demo):
     assert plan.caption_models(demo, "crows_pairs") == []
     assert set(figure_names(demo)) == {
         "crows_pairs",
+        "crows_pairs_specification_curve",
         "crows_pairs_breakdowns",
         "crows_pairs_language_effects",
         "mozart_mrr",
@@ -657,3 +659,34 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
         assert all(path.startswith(("results/", "resources/")) and path.endswith("/") for path in study.outputs)
         named = [*study.subjects.values(), *study.downloads.values(), *filter(None, [study.languages])]
         assert all(callable(function) for function in named)  # plan functions
+
+
+def test_the_robustness_analysis_adds_one_pass_per_other_protocol_and_each_is_a_task_of_the_same_load(config, repo):
+    """With robustness.enabled, each masked LM scores each of its data sets under every other masked-LM protocol
+    (a causal LM has one), as tasks of the load its own scoring makes (the same precision: one load serves
+    all); the passes are counted before the run; the files and the record's part follow; off, nothing."""
+    from plmfair.crows_pairs import model_tasks
+    from plmfair.preflight import robustness_passes
+
+    assert crows_pairs_plan.protocol_jobs(config) == [] and robustness_passes(config) == []
+    on = validate_config(
+        {**config, "robustness": {"enabled": True}}, repo / "workflow" / "schemas" / "config.schema.yaml"
+    )
+    jobs = crows_pairs_plan.protocol_jobs(on)
+    others = ["all_tokens", "within_word_l2r", "aul"]  # nangia is the run's own
+    assert jobs == [(ds, m, p) for ds, m in crows_pairs_plan.crows_pairs_jobs(on) if m != "gpt2" for p in others]
+    assert {m for _, m, _ in jobs} == {"mbert", "camembert"}  # gpt2 (causal) has one protocol
+    (line,) = robustness_passes(on)
+    assert line.startswith(f"robustness: CrowS-Pairs adds {len(jobs)} scoring pass(es), each with its model's one load")
+    tasks = model_tasks.model_tasks(on, "mbert", entry={}, token_budget=0, threads=1)
+    assert [t.label for t in tasks] == ["en", "fr", *[f"{ds}+{p}" for ds in ("en", "fr") for p in others]]
+    assert len({repr(t.loading) for t in tasks}) == 1  # one load serves every pass
+    assert tasks[2].outputs["scores"] == "results/crows_pairs/en/protocols/mbert/all_tokens.parquet"
+    assert tasks[2].settings["protocol"] == "all_tokens" and tasks[0].settings["protocol"] == "nangia"
+    published = crows_pairs_plan.published(on)
+    assert {crows_pairs_plan.SPECIFICATIONS, crows_pairs_plan.ROBUSTNESS, tasks[2].outputs["scores"]} <= set(published)
+    assert crows_pairs_plan.recorded_files(on) == [crows_pairs_plan.SUMMARY, crows_pairs_plan.ROBUSTNESS]
+    # a chosen list of protocols, and one the family does not have, which is left out
+    chosen = copy.deepcopy(on)
+    chosen["crows_pairs"]["robustness"]["protocols"] = ["aul", "sentence_log_likelihood"]
+    assert {p for _, _, p in crows_pairs_plan.protocol_jobs(chosen)} == {"aul"}

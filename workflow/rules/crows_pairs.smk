@@ -119,3 +119,59 @@ rule crows_pairs_breakdowns:
         "../../envs/stats.yaml"
     script:
         "../scripts/crows_pairs_breakdowns.py"
+
+
+# The robustness analysis (robustness.enabled): each model scores each data set under the other protocols its
+# family allows, as tasks of the same load as its own scoring (plmfair.crows_pairs.model_tasks); then each
+# verdict is computed again under every choice (plmfair.crows_pairs.robustness).
+rule crows_pairs_protocol_score:
+    wildcard_constraints:
+        dataset=CROWS_SET,
+        protocol=_alternatives(crows_pairs_plan.masked_protocols()),
+    input:
+        pairs=crows_pairs_plan.DATA,
+        model=plan.MODEL_MANIFEST,
+    output:
+        scores=crows_pairs_plan.PROTOCOL_SCORES,
+    params:
+        model=from_plan(plan.model_loading, "model"),
+        precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
+        too_long=plan.setting(config, "crows_pairs.too_long"),
+    log:
+        "results/logs/crows_pairs/{dataset}/protocols/{model}/{protocol}.log",
+    benchmark:
+        "results/benchmarks/crows_pairs/{dataset}/protocols/{model}/{protocol}.tsv"
+    threads: SCORING_THREADS
+    group:
+        "score_{model}"
+    resources:
+        **scoring_resources("crows_pairs_protocol_score"),
+    conda:
+        "../../envs/models.yaml"
+    script:
+        "../scripts/crows_pairs_protocol_score.py"
+
+
+rule crows_pairs_robustness:
+    input:
+        scores=robustness_inputs(crows_pairs_plan.robustness_runs(config)),
+        exclusions=exclusions_input(config),
+    output:
+        specifications=crows_pairs_plan.SPECIFICATIONS,
+        robustness=crows_pairs_plan.ROBUSTNESS,
+    params:
+        runs=crows_pairs_plan.robustness_runs(config),
+        langs=crows_pairs_plan.crows_pairs_langs(config),
+        ties=plan.setting(config, "crows_pairs.robustness.ties"),
+        alpha=plan.setting(config, "analysis.alpha"),
+        max_grid=plan.setting(config, "robustness.max_grid"),
+    log:
+        "results/logs/crows_pairs/robustness.log",
+    benchmark:
+        "results/benchmarks/crows_pairs/robustness.tsv"
+    resources:
+        **sized("crows_pairs_robustness"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/crows_pairs_robustness.py"

@@ -17,3 +17,14 @@ def get_crows_pairs_inputs(w):
         "raw": download(CROWS_SETS[w.dataset]),
         "reference": [crows_pairs_plan.crows_pairs_data_file(source)] if source else [],
     }
+
+
+def robustness_inputs(runs):
+    """Every per-pair file the robustness job reads (each run's own protocol and its others)."""
+    return [path for run in runs for path in run["scores"].values()]
+
+
+def exclusions_input(config):
+    """The pair-exclusion file of the robustness analysis (a download), when one is configured."""
+    entry = config["crows_pairs"]["robustness"].get("exclusions")
+    return [download(entry)] if entry else []

@@ -15,16 +15,27 @@ from plmfair.scoring.shared_load import Task
 STUDY = "crows_pairs"  # the scoring cache's folder of these tasks
 
 
-def set_task(config: dict, dataset: str, model: str, *, entry: dict, token_budget: int, threads: int) -> Task:
-    """A CrowS-Pairs data set scored by ``model``: its per-pair scores."""
+def set_task(
+    config: dict, dataset: str, model: str, *, entry: dict, token_budget: int, threads: int, protocol: str | None = None
+) -> Task:
+    """A CrowS-Pairs data set scored by ``model``: its per-pair scores under its own protocol, or under
+    another ``protocol`` of the robustness analysis (a task of the same load, labelled ``<dataset>+<protocol>``)."""
     precision = model_precision(config, model, STUDY)
+    if protocol is None:
+        label, scores, protocol = (
+            dataset,
+            plan.crows_pairs_scores_file(dataset, model),
+            plan.crows_pairs_protocol(config, model),
+        )
+    else:
+        label, scores = f"{dataset}+{protocol}", plan.protocol_scores_file(dataset, model, protocol)
     return Task(
-        dataset,
+        label,
         inputs=(plan.DATA.format(dataset=dataset),),
-        outputs={"scores": plan.crows_pairs_scores_file(dataset, model)},
+        outputs={"scores": scores},
         settings={
             "model": entry,
-            "protocol": plan.crows_pairs_protocol(config, model),
+            "protocol": protocol,
             "precision": precision,
             "too_long": config["crows_pairs"]["too_long"],
             "token_budget": token_budget,
@@ -35,8 +46,12 @@ def set_task(config: dict, dataset: str, model: str, *, entry: dict, token_budge
 
 
 def model_tasks(config: dict, model: str, **job) -> list[Task]:
-    """Every CrowS-Pairs task of ``model`` in the run."""
-    return [set_task(config, ds, model, **job) for ds, m in plan.crows_pairs_jobs(config) if m == model]
+    """Every CrowS-Pairs task of ``model`` in the run: each data set under its protocol, and under each other
+    protocol of the robustness analysis."""
+    own = [set_task(config, ds, model, **job) for ds, m in plan.crows_pairs_jobs(config) if m == model]
+    return own + [
+        set_task(config, ds, model, protocol=p, **job) for ds, m, p in plan.protocol_jobs(config) if m == model
+    ]
 
 
 def load_model(spec, task: Task, threads: int):

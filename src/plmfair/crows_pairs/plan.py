@@ -8,6 +8,7 @@ from collections import Counter
 from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.scoring import FAMILIES
 from plmfair.scoring.model_plan import model_specs, spec_of, study_models
+from plmfair.scoring.protocols import family_protocols
 from plmfair.studies import enabled
 
 # The study's files, each path written here once (its rules, tables and the run's file list use these).
@@ -18,6 +19,9 @@ MCNEMAR = "results/crows_pairs/mcnemar.parquet"
 BREAKDOWNS = "results/crows_pairs/breakdowns.parquet"
 LANGUAGE_WINLOSS = "results/crows_pairs/language_winloss.parquet"
 LANGUAGE_EFFECTS = "results/crows_pairs/language_effects.parquet"
+PROTOCOL_SCORES = "results/crows_pairs/{dataset}/protocols/{model}/{protocol}.parquet"
+SPECIFICATIONS = "results/crows_pairs/specifications.parquet"
+ROBUSTNESS = "results/crows_pairs/robustness.parquet"
 
 
 def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
@@ -65,8 +69,8 @@ def crows_pairs_outputs(config: dict) -> list[str]:
 
 def recorded_files(config: dict) -> list[str]:
     """The files the study's part of the run record summarises (:mod:`plmfair.crows_pairs.record_part`): the
-    summary, when a data set is scored."""
-    return [SUMMARY] if crows_pairs_outputs(config) else []
+    summary, when a data set is scored, and the verdicts' robustness, with a robustness analysis."""
+    return ([SUMMARY] if crows_pairs_outputs(config) else []) + ([ROBUSTNESS] if robustness_enabled(config) else [])
 
 
 def crows_pairs_language_outputs(config: dict) -> list[str]:
@@ -85,6 +89,75 @@ def crows_pairs_protocol(config: dict, model: str) -> str:
     """The protocol a model is scored with: the configured masking rule for masked LMs, the
     whole-sentence log-likelihood for causal LMs."""
     return FAMILIES[spec_of(config, model).family].protocol or config["crows_pairs"]["protocol"]
+
+
+def robustness_enabled(config: dict) -> bool:
+    """The run computes each verdict again under every choice the study varies (``robustness.enabled``)."""
+    return bool(config.get("robustness", {}).get("enabled")) and bool(crows_pairs_jobs(config))
+
+
+def robustness_protocols(config: dict, model: str) -> list[str]:
+    """The protocols a model is scored with besides its own in the robustness analysis: those of
+    ``crows_pairs.robustness.protocols`` (all when null) that its family allows; none for a family with one
+    protocol (causal LMs)."""
+    if not robustness_enabled(config):
+        return []
+    family = FAMILIES[spec_of(config, model).family]
+    if family.protocol:
+        return []
+    allowed = family_protocols(spec_of(config, model).family)
+    wanted = config["crows_pairs"]["robustness"]["protocols"]
+    own = crows_pairs_protocol(config, model)
+    return [p for p in (allowed if wanted is None else wanted) if p in allowed and p != own]
+
+
+def masked_protocols() -> list[str]:
+    """The protocols a masked LM can be scored with (the rule's ``{protocol}`` wildcard)."""
+    return family_protocols("mlm")
+
+
+def protocol_jobs(config: dict) -> list[tuple[str, str, str]]:
+    """(dataset, model, protocol): every extra scoring pass of the robustness analysis."""
+    return [(ds, m, p) for ds, m in crows_pairs_jobs(config) for p in robustness_protocols(config, m)]
+
+
+def protocol_passes(config: dict) -> list[str]:
+    """The robustness analysis's extra scoring passes, one line each (:attr:`Study.passes`)."""
+    return [f"{m} on {ds} under {p}" for ds, m, p in protocol_jobs(config)]
+
+
+def protocol_scores_file(dataset: str, model: str, protocol: str) -> str:
+    """The per-pair scores of a model on a data set under a protocol other than its own."""
+    return PROTOCOL_SCORES.format(dataset=dataset, model=model, protocol=protocol)
+
+
+def robustness_runs(config: dict) -> list[dict]:
+    """Each (dataset, model) as one record the robustness job reads: its own ``protocol`` and its per-pair
+    ``scores`` files by protocol (its own first)."""
+    return [
+        {
+            "dataset": ds,
+            "model": m,
+            "protocol": crows_pairs_protocol(config, m),
+            "scores": {
+                crows_pairs_protocol(config, m): crows_pairs_scores_file(ds, m),
+                **{p: protocol_scores_file(ds, m, p) for p in robustness_protocols(config, m)},
+            },
+        }
+        for ds, m in crows_pairs_jobs(config)
+    ]
+
+
+def robustness_downloads(config: dict) -> list[str]:
+    """The study's robustness settings that are downloads (:attr:`Study.downloads`): the exclusion file."""
+    return (
+        ["exclusions"] if robustness_enabled(config) and config["crows_pairs"]["robustness"].get("exclusions") else []
+    )
+
+
+def robustness_outputs(config: dict) -> list[str]:
+    """``[""]`` when the run has a robustness analysis of CrowS-Pairs, else ``[]``."""
+    return [""] if robustness_enabled(config) else []
 
 
 def crows_pairs_sets(config: dict) -> dict[str, dict]:
@@ -129,12 +202,15 @@ def minimal_pair_languages(config: dict, study: str) -> list[str]:
 
 def published(config: dict) -> list[str]:
     """The study's files a run publishes (:func:`plmfair.plan.published_files`): each ingested data set,
-    each model's per-pair scores, the summary, McNemar tests and breakdowns, the language comparisons."""
+    each model's per-pair scores, the summary, McNemar tests and breakdowns, the language comparisons, and
+    with a robustness analysis each extra protocol's scores and the specifications."""
     jobs = crows_pairs_jobs(config)
     out = [crows_pairs_data_file(ds) for ds in crows_pairs_ingested(config)]
     out += [crows_pairs_scores_file(ds, m) for ds, m in jobs]
     out += [SUMMARY, MCNEMAR, BREAKDOWNS] if jobs else []
     out += [LANGUAGE_WINLOSS, LANGUAGE_EFFECTS] if crows_pairs_language_jobs(config) else []
+    out += [protocol_scores_file(*job) for job in protocol_jobs(config)]
+    out += [SPECIFICATIONS, ROBUSTNESS] if robustness_enabled(config) else []
     return out
 
 
