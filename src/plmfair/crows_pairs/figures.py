@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
+from plmfair.crows_pairs.robustness import AXES
 from plmfair.rendering.marks import TESTED, decisions
 from plmfair.rendering.plots import OKABE_ITO, breakdown_heatmap, save_figure
 
@@ -132,3 +133,83 @@ def breakdown_figure(breakdowns: pd.DataFrame, png: str | os.PathLike, pdf: str 
         count_label="decisive",
         empty_label="no decisive pair",
     )
+
+
+def _choice_label(axis: str, value: str) -> str:
+    """A choice as the dot matrix names it (the exclusion file's name is in the table and caption)."""
+    return f"{axis}: {'exclusion file out' if value.startswith('without ') else value}"
+
+
+def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+    """A specification curve (Simonsohn, Simmons & Nelson 2020) per data set and model: every specification's
+    decisive share with its interval, sorted, the run's own specification ringed, and below it the choices
+    each one makes (a dot per choice, the choices of that model only); a filled point is a verdict that
+    holds, a hollow one a flip."""
+    runs = list(specifications.groupby(["dataset", "model"], sort=False))
+    ncols = min(3, max(1, specifications["dataset"].nunique()))
+    nrows = -(-len(runs) // ncols)
+    most = max(sum(specs[axis].nunique() for axis in AXES) for _, specs in runs)
+    fig = plt.figure(figsize=(5.4 * ncols, (2.0 + 0.16 * most) * nrows + 0.8))
+    outer = fig.add_gridspec(nrows, ncols, hspace=0.35, wspace=0.75)
+    colours = {"stereotypical": OKABE_ITO[5], "anti-stereotypical": OKABE_ITO[1], "no preference": "0.45"}
+    for i, ((dataset, model), specs) in enumerate(runs):
+        choices = [(axis, value) for axis in AXES for value in dict.fromkeys(specs[axis])]
+        inner = outer[i // ncols, i % ncols].subgridspec(2, 1, height_ratios=[2.0, 0.16 * most], hspace=0.05)
+        curve, below = fig.add_subplot(inner[0]), fig.add_subplot(inner[1])
+        specs = specs.sort_values(["estimate", "specification"]).reset_index(drop=True)
+        x = np.arange(len(specs))
+        for verdict, colour in colours.items():
+            part = specs[specs["verdict"] == verdict]
+            if part.empty:
+                continue
+            curve.errorbar(
+                part.index,
+                part["estimate"],
+                yerr=[part["estimate"] - part["ci_low"], part["ci_high"] - part["estimate"]],
+                fmt="none",
+                ecolor=colour,
+                elinewidth=1,
+            )
+            held = part[part["holds"]]
+            curve.scatter(held.index, held["estimate"], s=18, color=colour, zorder=3)
+            flipped = part[~part["holds"]]
+            curve.scatter(flipped.index, flipped["estimate"], s=18, facecolor="white", edgecolor=colour, zorder=3)
+        own = specs[specs["default"]]
+        curve.scatter(own.index, own["estimate"], s=90, facecolor="none", edgecolor="black", zorder=4)
+        curve.axhline(50, color="0.3", linestyle="--", linewidth=0.8)
+        curve.set_xlim(-0.6, len(specs) - 0.4)
+        curve.set_xticks([])
+        curve.set_ylabel("decisive share (%)", fontsize=7)
+        curve.set_title(f"{dataset}, {model}: holds under {int(specs['holds'].sum())} of {len(specs)}", fontsize=8)
+        curve.tick_params(labelsize=7)
+        for row, (axis, value) in enumerate(choices):
+            used = x[(specs[axis] == value).to_numpy()]
+            below.scatter(used, np.full(len(used), row), s=8, color="black")
+        below.set_yticks(range(len(choices)), [_choice_label(axis, value) for axis, value in choices], fontsize=6)
+        below.set_ylim(most - 0.5, -0.5)
+        below.set_xlim(curve.get_xlim())
+        below.set_xticks([])
+        below.tick_params(length=0)
+        for side in ("top", "right", "bottom"):
+            below.spines[side].set_visible(False)
+    handles = [Line2D([], [], marker="o", linestyle="", color=c, label=v) for v, c in colours.items()]
+    handles += [
+        Line2D(
+            [], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="0.3", label="verdict flipped"
+        ),
+        Line2D(
+            [],
+            [],
+            marker="o",
+            linestyle="",
+            markersize=10,
+            markerfacecolor="none",
+            markeredgecolor="black",
+            label="the run's own specification",
+        ),
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False)
+    fig.suptitle(
+        "CrowS-Pairs: the decisive share under every scoring choice (sensitivity analysis, unadjusted)", fontsize=9
+    )
+    save_figure(fig, png, pdf)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from plmfair.crows_pairs.plan import BREAKDOWNS, LANGUAGE_EFFECTS, LANGUAGE_WINLOSS, MCNEMAR, SUMMARY
+from plmfair.crows_pairs.plan import (
+    BREAKDOWNS,
+    LANGUAGE_EFFECTS,
+    LANGUAGE_WINLOSS,
+    MCNEMAR,
+    ROBUSTNESS,
+    SPECIFICATIONS,
+    SUMMARY,
+)
 from plmfair.rendering.table_spec import POLICY, FigureSpec, TableSpec
 from plmfair.studies import ANALYSIS_PLAN
 
@@ -17,6 +25,11 @@ _INDEPENDENT = (
     "clusters (the pairs one writer wrote) are, where it has them."
 )
 _ALPHA = {"alpha": "analysis.alpha"}
+_SENSITIVITY = (
+    "A sensitivity analysis of the primary question, not more questions: no verdict here is adjusted or "
+    "marked; 'robust' says the choices listed do not move the verdict, not that it is right (docs/statistics.md, "
+    "Robustness)."
+)
 
 
 TABLES: tuple[TableSpec, ...] = (
@@ -82,6 +95,24 @@ TABLES: tuple[TableSpec, ...] = (
         "instead, and its 95% interval when whole clusters of the source (Nangia et al.'s writers), not pairs, are "
         "the independent draws: the CR2 cluster-robust variance with Bell-McCaffrey degrees of freedom, on the "
         "logit scale (blank with fewer than two clusters; the overall row only). Descriptive: no test, no mark.",
+        digits=2,
+    ),
+    TableSpec(
+        "crows_pairs_verdicts",
+        "crows_pairs_verdicts",
+        "plmfair.crows_pairs.tables:verdicts_table",
+        {"robustness": ROBUSTNESS},
+        "CrowS-Pairs, whether each model's verdict on each data set survives the ruler: the decisive share under the "
+        "run's own scoring (the primary estimate) with its Clopper-Pearson interval at 1 - alpha and its verdict "
+        "(the side of 50% the interval lies on), computed again under every scoring protocol the model's family "
+        "allows, every tie rule (a pair neutral at its floating-point tolerance, as tested, or at a coarser margin) "
+        "and with the pairs of the exclusion file left out when one is given: every combination (design 'grid') "
+        "or every change of one choice when there are too many. 'holds under k of K': the specifications giving "
+        "the run's verdict; 'flipped by': those that do not, as the choices they change; the largest change of the "
+        "estimate and the choices that give it (results/crows_pairs/specifications.parquet holds each). "
+        + _SENSITIVITY,
+        settings=_ALPHA,
+        builder_settings=("alpha",),
         digits=2,
     ),
     TableSpec(
@@ -167,6 +198,18 @@ FIGURES: tuple[FigureSpec, ...] = (
         " cell shows the score and its number of pairs; the Wilson 95% intervals are in "
         "``results/crows_pairs/breakdowns.parquet``.",
         "score by attribute bucket and model",
+    ),
+    FigureSpec(
+        "crows_pairs_specification_curve",
+        "crows_pairs_verdicts",
+        "plmfair.crows_pairs.figures:specification_curve",
+        {"specifications": SPECIFICATIONS},
+        "A specification curve (Simonsohn, Simmons & Nelson 2020) per CrowS-Pairs data set and model: the "
+        "decisive share with its Clopper-Pearson interval at 1 - alpha under every specification (scoring "
+        "protocol, tie rule, pairs left out), sorted, coloured by verdict, hollow where the verdict is not the run's "
+        "own; the ring is the run's own specification; the dots below name each specification's choices. "
+        + _SENSITIVITY,
+        "verdicts under every scoring choice",
     ),
     FigureSpec(
         "crows_pairs_language_effects",

@@ -4,9 +4,13 @@ with the analysis plan's decisions; the decisive share answers the study's prima
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
+from plmfair.crows_pairs.plan import ROBUSTNESS
+from plmfair.crows_pairs.schemas import ROBUSTNESS_SCHEMA
+from plmfair.crows_pairs.tables import flipped
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import with_display
@@ -62,9 +66,13 @@ HEADLINE_COLUMNS = (
 
 
 def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
-    """The overall row of each data set and model (the files of :func:`plmfair.crows_pairs.plan.recorded_files`)."""
-    part = RecordPart(rows={"crows_pairs": []})
+    """The overall row of each data set and model, and with a robustness analysis whether its verdict survives
+    it (the files of :func:`plmfair.crows_pairs.plan.recorded_files`)."""
+    part = RecordPart(rows={"crows_pairs": [], "crows_pairs_robustness": []})
     for path in files:
+        if Path(path).as_posix().endswith(ROBUSTNESS):
+            part.rows["crows_pairs_robustness"] += rows(read_parquet(path), list(ROBUSTNESS_SCHEMA))
+            continue
         summary = decided(read_parquet(path).query("subset_kind == 'overall'"), plan)
         part.rows["crows_pairs"] += rows(summary, FIELDS)
         part.primary.append((summary, "decisive_score", ESTIMAND))
@@ -101,6 +109,25 @@ def headline_lines(record: Mapping) -> pd.DataFrame:
     )
 
 
+def robustness_lines(record: Mapping) -> pd.DataFrame:
+    """One line per primary verdict of the robustness analysis: robust, or fragile with the first choice that
+    flips it (none without an analysis)."""
+    lines = [
+        {
+            "data set": r["dataset"],
+            "model": r["model"],
+            "verdict": r["verdict"],
+            "holds under": f"{r['holding']} of {r['specifications']}",
+            "robust": "robust" if r["robust"] else "fragile",
+            "flipped by": flipped(r["flipped_by"]),
+            "largest change (pp)": r["largest_change"],
+        }
+        for r in record["results"].get("crows_pairs_robustness", [])
+    ]
+    columns = ["data set", "model", "verdict", "holds under", "robust", "flipped by", "largest change (pp)"]
+    return pd.DataFrame(lines, columns=columns)
+
+
 HEADLINES = (
     Headline(
         key="crows_pairs",
@@ -111,5 +138,13 @@ HEADLINES = (
         title="CrowS-Pairs: decisive-pair share with the interval of its exact sign test and its p adjusted by "
         "its run's analysis plan (* significant), net preference in percentage points",
         lines=headline_lines,
+    ),
+    Headline(
+        key="crows_pairs_robustness",
+        caption="CrowS-Pairs robustness: each primary verdict computed again under every scoring choice (protocol, "
+        "tie rule, pairs left out): robust when every specification gives it, else fragile, with the choices "
+        "that flip it (a sensitivity analysis, unadjusted; results/crows_pairs/robustness.parquet).",
+        title="CrowS-Pairs: whether each verdict survives every scoring choice",
+        lines=robustness_lines,
     ),
 )

@@ -239,3 +239,35 @@ def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) ->
         intervals={f"interval (Tango, {number(100 * (1 - alpha), 0)}%)": ("low", "high", 0.0)},
         marks=marks if rows else {},
     )
+
+
+def flipped(flipped_by: str, shown: int = 2) -> str:
+    """The first ``shown`` specifications that flip a verdict, and how many more (the record keeps them all)."""
+    specs = [s for s in flipped_by.split(" | ") if s]
+    more = len(specs) - shown
+    return " | ".join(specs[:shown]) + (f" (+{more} more)" if more > 0 else "")
+
+
+def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+    """Per data set and model: the primary estimate with its interval and verdict, and whether the verdict
+    holds under every scoring choice (:data:`plmfair.crows_pairs.robustness.ROBUSTNESS_SCHEMA`): "holds under
+    k of K", the choices that flip it, and the largest change of the estimate."""
+    out = robustness[["dataset", "model"]].copy()
+    out["decisive share"] = robustness["estimate"]
+    out["low"], out["high"] = robustness["ci_low"], robustness["ci_high"]
+    out["verdict"] = robustness["verdict"]
+    out["holds under"] = [
+        f"{k} of {n}" for k, n in zip(robustness["holding"], robustness["specifications"], strict=True)
+    ]
+    out["robust"] = ["robust" if r else "fragile" for r in robustness["robust"]]
+    out["flipped by"] = robustness["flipped_by"].map(flipped)
+    out["largest change (pp)"] = robustness["largest_change"]
+    out["by"] = robustness["largest_change_by"]
+    out["design"] = robustness["design"]
+    level = number(100 * (1 - alpha), 0)
+    return with_display(
+        out.reset_index(drop=True),
+        alpha=alpha,
+        nulls={"decisive share": 50.0},
+        intervals={f"interval ({level}%)": ("low", "high", 50.0)},
+    )
