@@ -83,6 +83,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         models=args.models,
         studies=args.studies,
         datasets=args.datasets,
+        robustness=args.robustness,
         run=args.run,
         configfiles=[Path(f).resolve() for f in args.configfile],
         runs=Path(args.runs),
@@ -481,6 +482,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="comma-separated CrowS-Pairs data sets, ready-made cloze tests (mozart) and cloze "
         "corpora (default: the configuration's)",
+    )
+    r.add_argument(
+        "--robustness",
+        action="store_true",
+        help="also compute each primary verdict under every measurement choice its study varies (robustness.enabled)",
     )
     r.add_argument("--family", choices=list(FAMILIES), default=None, help="the models' family, when it cannot be read")
     r.add_argument("--run", default=None, help="the run's name: its results go to runs/<name>/results")

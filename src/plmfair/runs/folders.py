@@ -58,13 +58,18 @@ def _into(settings: dict, path: Sequence[str]) -> dict:
 
 
 def run_settings(
-    config: dict, models: dict[str, dict], *, studies: Sequence[str] | None, datasets: Sequence[str] | None
+    config: dict,
+    models: dict[str, dict],
+    *,
+    studies: Sequence[str] | None,
+    datasets: Sequence[str] | None,
+    robustness: bool = False,
 ) -> dict:
     """The configuration a run adds over ``config`` (the merged base): the named models, scored by
     every study the run keeps and by nothing else; with ``studies``, the others switched off; of each
     kind of data set the studies declare (:class:`plmfair.studies.DataChoice`), the ones named kept and
     the others of their kind left out, and the entries with a model list of their own given the named
-    models."""
+    models; with ``robustness``, the robustness analysis switched on."""
     for study in studies or []:
         if study not in STUDIES:
             raise ConfigError(f"study {study!r}{did_you_mean(study, STUDIES)}: the studies are {', '.join(STUDIES)}")
@@ -79,6 +84,8 @@ def run_settings(
                 f"{', '.join(kinds[:-1])} nor {kinds[-1]}; known: {', '.join(known)}"
             )
     out: dict = {"models": dict(models)} if models else {}
+    if robustness:
+        out["robustness"] = {"enabled": True}
     for study in STUDIES:
         part = {
             **({"enabled": study in kept} if studies else {}),
@@ -292,6 +299,7 @@ def setup_run(
     family: str | None,
     argv: Sequence[str],
     mirror: str | None = None,
+    robustness: bool = False,
 ) -> RunSetup:
     """Decide what a ``plmfair run`` call runs (nothing is written here). A ``mirror`` given is kept in the
     run's configuration, so that a later call without it reads the same files from the same place.
@@ -318,7 +326,7 @@ def setup_run(
         run
         or "+".join(entries)
         or (Path(configfiles[-1]).stem if configfiles else None)
-        or "+".join([*(studies or []), *(datasets or [])])
+        or "+".join([*(studies or []), *(datasets or []), *(["robustness"] if robustness else [])])
         or None
     )
     if name is None:
@@ -327,7 +335,7 @@ def setup_run(
     folder = runs / name
     existing = folder / "config.yaml"
     had = read_run_config(existing) if existing.is_file() else None
-    if had is not None and not (models or studies or datasets or configfiles):
+    if had is not None and not (models or studies or datasets or configfiles or robustness):
         if mirror is None or had.get("mirror") == mirror:
             return RunSetup(name, folder, [existing])
         return RunSetup(name, folder, [existing], {**had, "mirror": mirror}, [f"run {name} reads from mirror {mirror}"])
@@ -381,7 +389,7 @@ def setup_run(
             )
         config.setdefault("models", {})[model] = entry
     checked = validate_config(copy.deepcopy(config), SCHEMA)
-    settings = run_settings(checked, entries, studies=studies, datasets=datasets)
+    settings = run_settings(checked, entries, studies=studies, datasets=datasets, robustness=robustness)
     if had is not None:
         settings, kept = keep_earlier(had, settings)
         notes += [f"run {name} {note}" for note in kept]
