@@ -94,6 +94,7 @@ lint: $(STAMP)
 ## Benchmarks; arguments through BENCH_ARGS, e.g. make bench BENCH_ARGS="--shape bert-base --pairs 1677"
 bench: $(STAMP)
 	$(PY) benchmarks/bench_crows_pairs.py $(BENCH_ARGS)
+	$(PY) benchmarks/bench_crows_pairs.py --shape bert-base --pairs 100 --skip-plain --budgets "" --robustness
 	$(PY) benchmarks/bench_precision.py
 
 bench-predict: $(STAMP)

@@ -193,6 +193,14 @@ def write_csv(path: Path, header, rows, delimiter: str) -> None:
         w.writerows(rows)
 
 
+def write_audit() -> None:
+    """An illustrative pair audit for the robustness analysis (crows_pairs.robustness.exclusions): a few
+    demo pairs left out with a reason, as a user brings an audit such as Blodgett et al.'s (2021)."""
+    rows = [["demo_fr", str(i), "synthetic audit: the pair contrasts the group's name only"] for i in range(0, 10, 2)]
+    rows += [["demo_en", str(i), "synthetic audit: the stereotype is not about the group"] for i in (1, 4, 7)]
+    write_csv(OUT / "crows_pairs_demo_audit.csv", ["dataset", "pair_id", "reason"], rows, ",")
+
+
 def main() -> None:
     OUT.mkdir(exist_ok=True)
     rng = random.Random(2022)
@@ -210,6 +218,7 @@ def main() -> None:
               ["id", "sent_more_en_US", "sent_less_en_US", "stereo_antistereo_en_US", "bias_type_en_US",
                "sent_more_de_DE", "Comments", "sent_less_de_DE", "stereo_antistereo_de_DE", "bias_type_de_DE", ""],
               multilingual_rows(fr_rows), "\t")
+    write_audit()
     for f in sorted(p for p in OUT.iterdir() if p.is_file()):
         print(hashlib.sha256(f.read_bytes()).hexdigest(), f.name)
 

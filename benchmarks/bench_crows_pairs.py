@@ -9,11 +9,15 @@ machine's measured matrix-multiply rate.
 
     python benchmarks/bench_crows_pairs.py [--pairs 200] [--device cpu|cuda] [--shape small|bert-base|xlmr-base]
         [--precision-effect] [--budgets 8192,32768] [--profile] [--protocols aul,all_tokens]
-        [--tokenizer wordpiece|flaubert]
+        [--tokenizer wordpiece|flaubert] [--robustness]
 
 --protocols times other protocols on the same pairs and model beside Nangia et al.'s (the All
 Unmasked Likelihood, ``aul``: one forward pass per sentence where a pseudo-log-likelihood needs one
 per token).
+
+--robustness times the robustness analysis's scoring (docs/statistics.md, "Robustness"): the model saved and
+loaded once, then a pass per masked-LM protocol, against one protocol's run (the load and nangia's pass);
+``make bench`` prints it for BERT-base on 100 French pairs.
 
 --tokenizer flaubert reads the pairs with FlauBERT's Python tokenizer (``FlaubertTokenizer``: Moses,
 then BPE with ``</w>`` word ends; the replica's merges learnt on the pairs, its vocabulary filled to
@@ -150,6 +154,38 @@ def flops_fast(model, tokenizer, pairs) -> float:
     return total
 
 
+def robustness_passes(model, tokenizer, pairs, device, *, token_budget: int) -> None:
+    """The robustness analysis's scoring as a job does it (plmfair.scoring.shared_load): the model loaded once,
+    then a pass per masked-LM protocol; printed against one protocol's run (the load and nangia's pass)."""
+    from transformers import AutoModelForMaskedLM
+
+    from plmfair.scoring.protocols import family_protocols
+
+    with tempfile.TemporaryDirectory() as folder:
+        model.save_pretrained(folder)
+        sync(device)
+        t0 = time.perf_counter()
+        loaded = AutoModelForMaskedLM.from_pretrained(folder).eval().to(device)
+        sync(device)
+        load = time.perf_counter() - t0
+    scorer = MaskedLMScorer(loaded, tokenizer, name="bench", uncased=True, token_budget=token_budget)
+    passes = {}
+    for protocol in family_protocols("mlm"):
+        sync(device)
+        t0 = time.perf_counter()
+        score_pairs(pairs, scorer, protocol=protocol)
+        sync(device)
+        passes[protocol] = time.perf_counter() - t0
+    one, whole = load + passes["nangia"], load + sum(passes.values())
+    print(f"robustness: load {load:.2f} s, then " + ", ".join(f"{p} {t:.2f} s" for p, t in passes.items()))
+    print(
+        f"robustness run ({len(passes)} passes, one load): {whole:.2f} s; one protocol's run (load + nangia): "
+        f"{one:.2f} s; ratio {whole / one:.2f} (goal: at most {len(passes)}, the passes times one run; a protocol "
+        f"that reads more tokens than nangia's masked copies costs more than one run)"
+    )
+    print(f"the same passes as separate runs, a load each: {len(passes) * load + sum(passes.values()):.2f} s")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", type=int, default=200, help="first N French pairs (1677 = the whole set)")
@@ -183,6 +219,12 @@ def main() -> int:
         default="",
         help="comma-separated protocols (plmfair.scoring.protocols) to time on the same pairs beside nangia, "
         "e.g. aul,all_tokens",
+    )
+    ap.add_argument(
+        "--robustness",
+        action="store_true",
+        help="time the robustness analysis's scoring: the model loaded once from disk, then every masked-LM "
+        "protocol on the pairs, against one protocol's run (the same load, nangia alone)",
     )
     args = ap.parse_args()
     layers, hidden, vocab = SHAPES[args.shape]
@@ -268,6 +310,8 @@ def main() -> int:
             f"protocol {protocol:<25}{t:8.2f} s  {len(pairs) / t:9.2f} pairs/s  ({t_fast / t:.1f}x nangia's speed; "
             f"{units:,} tokens read where nangia reads {copies:,} masked copies)"
         )
+    if args.robustness:
+        robustness_passes(model, tokenizer, pairs, device, token_budget=args.token_budget)
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, snakemake
+from conftest import BIN, DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, snakemake
 from display_rule import MINUS_ZERO, check_tables, markdown_rows
 
 from plmfair.diff import diff_results, parquet_files
@@ -250,8 +250,12 @@ def test_one_load_per_model_and_a_data_set_added_later_scored_alone(demo_run, de
     logs = demo_run / "results/logs/crows_pairs"
     for model in ("tiny_bert", "tiny_gpt2"):
         texts = [(logs / ds / f"{model}.log").read_text() for ds in ("demo_en", "demo_fr", "demo_de")]
+        # the robustness analysis's other protocols (masked LMs only) are passes of the same load
+        passes = sorted(logs.glob(f"*/protocols/{model}/*.log"))
+        assert len(passes) == (9 if model == "tiny_bert" else 0), passes
+        texts += [p.read_text() for p in passes]
         assert sum(text.count(f"loaded {model} (") for text in texts) == 1, texts
-        assert sum("taken from the scoring cache" in text for text in texts) == 2
+        assert sum("taken from the scoring cache" in text for text in texts) == 2 + len(passes)
     folder = tmp_path / "local_bert"
     shutil.copytree(demo_run / "results/models/tiny_bert", folder)
 
@@ -485,6 +489,42 @@ def test_every_printed_row_keeps_its_side_of_the_null_the_threshold_and_alpha(de
     ).stdout
     assert not MINUS_ZERO.search(shown)
     assert checked > 100
+
+
+def test_the_demos_robustness_analysis_reaches_its_table_figure_record_and_show(demo_run):
+    """The demo runs its robustness analysis: every specification of every model and data set, the verdicts'
+    table (holds under k of K, fragile with the choices that flip it), the specification curve, the record's
+    rows (its numbers) and one line per verdict in plmfair show."""
+    from plmfair.runs.record import read_run_record
+
+    results = demo_run / "results"
+    specs = read_parquet(results / "crows_pairs/specifications.parquet")
+    verdicts = read_parquet(results / "crows_pairs/robustness.parquet")
+    # tiny_bert: 4 protocols x 3 tie rules x 2 pair sets; tiny_gpt2 (causal): 1 x 3 x 2
+    sizes = specs.groupby(["dataset", "model"]).size()
+    assert set(sizes.xs("tiny_bert", level="model")) == {24} and set(sizes.xs("tiny_gpt2", level="model")) == {6}
+    assert set(specs["pairs"]) == {"all pairs", "without crows_pairs_demo_audit.csv"}
+    own = specs[specs["default"]].set_index(["dataset", "model"])
+    summary = read_parquet(results / "crows_pairs/summary.parquet").query("subset_kind == 'overall'")
+    for _, row in summary.iterrows():  # the run's own specification is the primary estimate
+        assert own.loc[(row["dataset"], row["model"]), "estimate"] == pytest.approx(row["decisive_score"])
+    record = read_run_record(results / "run.json")["results"]["crows_pairs_robustness"]
+    assert [(r["dataset"], r["model"], r["holding"], r["robust"]) for r in record] == list(
+        zip(verdicts["dataset"], verdicts["model"], verdicts["holding"], verdicts["robust"], strict=True)
+    )
+    table = (results / "tables/crows_pairs_verdicts.md").read_text()
+    for r in record:
+        line = next(x for x in table.splitlines() if f"| {r['dataset']} " in x and f"| {r['model']} " in x)
+        assert f"{r['holding']} of {r['specifications']}" in line and ("robust" if r["robust"] else "fragile") in line
+    assert (results / "figures/crows_pairs_specification_curve.png").stat().st_size > 10_000
+    shown = subprocess.run(
+        [str(BIN / "plmfair"), "show", str(demo_run)], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    assert "CrowS-Pairs robustness" in shown
+    for r in record:
+        assert any(
+            f"| {r['dataset']} " in x and f"| {r['model']} " in x and r["verdict"] in x for x in shown.splitlines()
+        )
 
 
 def test_the_run_record_holds_what_the_tables_print(demo_run):
