@@ -694,6 +694,32 @@ def group_disparity(
     return pd.DataFrame(rows, columns=list(GROUP_DISPARITY_SCHEMA)).astype({"informative": bool})
 
 
+def pooled_disparity(scores: pd.DataFrame, *, alpha: float, permutations: int, seed: int) -> pd.DataFrame:
+    """sigma_gd of each metric with the languages pooled, per model, and its permutation test's p (the same
+    permutations as :func:`group_disparity`'s pooled rows), without the interval: the statistic the
+    robustness analysis recomputes many times (:mod:`plmfair.cloze.robustness`). ``differ``: p < alpha."""
+    rows = []
+    for model, lang, data in _blocks(scores):
+        if lang != "all":
+            continue
+        design = AnnotatorDesign.of(data)
+        labels = design.assignments(permutations, _rng(seed, lang, "all"))
+        for column, metric in DISPARITY_METRICS.items():
+            sigma = _sigma_gd(*group_sums(data[column].to_numpy(float), design, labels))
+            p = float(permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0])
+            informative = not _degenerate(sigma, two_sided=False)
+            rows.append(
+                {
+                    "model": model,
+                    "metric": metric,
+                    "sigma_gd": sigma[0],
+                    "p_value": p,
+                    "differ": informative and p < alpha,
+                }
+            )
+    return pd.DataFrame(rows, columns=["model", "metric", "sigma_gd", "p_value", "differ"])
+
+
 def group_effects(scores: pd.DataFrame, *, reference: str = "MN", metrics: Sequence[str] = METRICS) -> pd.DataFrame:
     """``metric ~ group + (1|sentence) + (1|annotator)`` per model, language (and all pooled, with
     language as a fixed effect) and metric: the group terms as effect sizes with their standard errors,
