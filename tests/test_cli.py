@@ -380,7 +380,8 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
     # the analysis plan: the data set's overall row is the run's one primary question
     (answer,) = record["results"]["primary"]
     assert answer["estimate"] == pytest.approx(overall["decisive_score"]) and answer["family"] == "confirmatory"
-    assert {d["file"] for d in record["data"]} == {"crows_pairs_demo_fr.csv"}
+    # the pairs, and the demo's pair audit its robustness analysis reads
+    assert {d["file"] for d in record["data"]} == {"crows_pairs_demo_fr.csv", "crows_pairs_demo_audit.csv"}
     assert record["software"]["packages"]["torch"] and record["times"]["stages"]["crows_pairs"]["jobs"] >= 1
 
     refused = plmfair("run", "my models/gpt:uncased=true", *common, ok=False).stderr

@@ -49,6 +49,7 @@ def small_config(tmp_path: Path, **models: Path) -> Path:
     cfg["mozart"] = {"enabled": False}
     cfg["cloze"] = {"enabled": False}
     cfg["crows_pairs"] = {"datasets": ["demo_fr"]}
+    cfg["robustness"] = {"enabled": False}  # the demo's robustness analysis is not what these cases are about
     path = tmp_path / "small.yaml"
     path.write_text(yaml.safe_dump(cfg))
     return path
@@ -221,6 +222,8 @@ def record_model(run: Path) -> dict:
 def two_runs(bert, tmp_path_factory) -> dict:
     """Run h2 scores tb=<folder A>, run h4 tb=<folder B> (other weights): French demo pairs, CrowS-Pairs only."""
     base = tmp_path_factory.mktemp("two_runs")
+    no_robustness = base / "no_robustness.yaml"  # the demo's robustness analysis is not what these cases are about
+    no_robustness.write_text("robustness: {enabled: false}\n")
     a, b = copy_model(bert, base / "A"), copy_model(bert, base / "B")
     state = load_file(b / "model.safetensors")
     save_file({k: v * 1.5 for k, v in state.items()}, b / "model.safetensors", metadata={"format": "pt"})
@@ -239,6 +242,8 @@ def two_runs(bert, tmp_path_factory) -> dict:
         CORES,
         "--configfile",
         str(REPO / ".test" / "config" / "config.yaml"),
+        "--configfile",
+        str(no_robustness),
     ]
     plmfair("run", f"tb={a}", "--run", "h2", *places, cwd=base)
     plmfair("run", f"tb={b}", "--run", "h4", *places, cwd=base)

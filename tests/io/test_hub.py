@@ -113,6 +113,7 @@ def test_the_workflow_fetches_a_hub_model_and_ties_scores_to_its_commit(repo, of
     cfg["mozart"] = {"enabled": False}
     cfg["cloze"] = {"enabled": False}
     cfg["crows_pairs"] = {"datasets": ["demo_fr"]}
+    cfg["robustness"] = {"enabled": False}  # the fetch is the subject here, not the demo's robustness analysis
     configfile = tmp_path / "hub.yaml"
     configfile.write_text(yaml.safe_dump(cfg))
     work = tmp_path / "work"
