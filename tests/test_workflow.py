@@ -520,7 +520,13 @@ def test_the_demos_robustness_analysis_reaches_its_table_figure_record_and_show(
     shown = subprocess.run(
         [str(BIN / "plmfair"), "show", str(demo_run)], capture_output=True, text=True, timeout=120, check=True
     ).stdout
-    assert "CrowS-Pairs robustness" in shown
+    assert "CrowS-Pairs robustness" in shown and "Cloze robustness" in shown
+    # each cloze set's verdicts: every other metric and each annotator left out, beside the run's own
+    cloze = read_run_record(results / "run.json")["results"]["cloze_robustness"]
+    annotators = read_parquet(results / "cloze/demo/annotation_scores.parquet").groupby("lang")["u_id"].nunique().sum()
+    assert {(r["set"], r["model"]) for r in cloze} == {(s, m) for s in ("mozart", "demo") for m in MODELS}
+    assert {r["specifications"] for r in cloze if r["set"] == "demo"} == {1 + 2 + annotators}
+    assert all(r["most_influential"] for r in cloze) and (results / "tables/demo_verdicts.md").is_file()
     for r in record:
         assert any(
             f"| {r['dataset']} " in x and f"| {r['model']} " in x and r["verdict"] in x for x in shown.splitlines()

@@ -25,7 +25,7 @@ PAIRS_TASK = "minimal_pairs"  # score both sentences of minimal pairs
 # The chain every cloze set goes through, whichever study it belongs to: scores, metrics, group tests,
 # breakdowns (their tables and figures, Tables 1-5 and Figure 1 among them, by the generic table and figure
 # rules).
-CLOZE_SET_JOBS = ("cloze_score", "cloze_metrics", "group_analysis", "cloze_breakdowns")
+CLOZE_SET_JOBS = ("cloze_score", "cloze_metrics", "group_analysis", "cloze_breakdowns", "cloze_robustness")
 # ... the memory and run time its scoring job declares (the others are light table-and-figure jobs) ...
 CLOZE_SET_NEEDS = {"cloze_score": SCORING}
 # ... and the rule files that define it (workflow/rules/: what its rules read, then the rules), included for

@@ -4,7 +4,8 @@
 import numpy as np
 import pandas as pd
 
-from plmfair.cloze.robustness import CLOZE_ROBUSTNESS_SCHEMA, CLOZE_SPECIFICATIONS_SCHEMA, cloze_robustness
+from plmfair.cloze.robustness import cloze_robustness
+from plmfair.cloze.schemas import CLOZE_ROBUSTNESS_SCHEMA, CLOZE_SPECIFICATIONS_SCHEMA
 
 GROUPS = ("MN", "FN", "MNN", "FNN")
 

@@ -499,7 +499,9 @@ def test_output_registry_is_consistent():
         assert set(spec.inputs) | set(spec.options) | set(spec.builder_settings) <= set(params), spec.name
         assert spec.subjects in SUBJECTS and set(spec.builder_settings) <= set(spec.settings)
         spec.caption.format(subject="x", **{k: 0.05 for k in spec.settings})
-        assert ("{subject}" in spec.name) == (spec.subjects in ("answered_sets", "corpora", "gold_corpora"))
+        assert ("{subject}" in spec.name) == (
+            spec.subjects in ("answered_sets", "robust_sets", "corpora", "gold_corpora")
+        )
     assert {spec.subjects for spec in FIGURES.values()} <= set(SUBJECTS)
     for spec in FIGURES.values():  # each figure's drawer takes its inputs, its options and its settings by name
         if spec.drawer:

@@ -56,6 +56,30 @@ rule cloze_metrics:
         "../scripts/cloze_metrics.py"
 
 
+# The robustness analysis (robustness.enabled): the primary disparity verdict under each other metric and
+# with each annotator left out (plmfair.cloze.robustness).
+rule cloze_robustness:
+    input:
+        scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),
+    output:
+        specifications=cloze_plan.set_file("{cloze_set}", "robustness_specifications"),
+        robustness=cloze_plan.set_file("{cloze_set}", "robustness"),
+    params:
+        alpha=plan.setting(config, "analysis.alpha"),
+        permutations=plan.setting(config, "analysis.permutations"),
+        seed=plan.setting(config, "analysis.seed"),
+    log:
+        "results/logs/cloze/{cloze_set}/robustness.log",
+    benchmark:
+        "results/benchmarks/cloze/{cloze_set}/robustness.tsv"
+    resources:
+        **sized("cloze_robustness"),
+    conda:
+        "../../envs/stats.yaml"
+    script:
+        "../scripts/cloze_robustness.py"
+
+
 rule group_analysis:
     input:
         scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),

@@ -31,15 +31,17 @@ def _own(subjects: dict) -> dict:
 
 def published(config: dict) -> list[str]:
     """The cloze studies' files a run publishes (:func:`plmfair.plan.published_files`): the answers
-    ingested, each model's scores of each set, what a set with answers derives from them, the t-SNE
+    ingested, each model's scores of each set, what a set with answers derives from them (and its robustness
+    analysis), the t-SNE
     vectors and maps, and each constructed corpus's stages."""
     out = [plan.annotations_file(name) for name in [*plan.cloze_tests(config), *plan.constructed_answered_sets(config)]]
-    answered = plan.answered_sets(config)
+    answered, robust = plan.answered_sets(config), plan.robust_sets(config)
     for name in plan.cloze_sets(config):
         models = plan.cloze_set_models(config, name)
         # a set without answers yet gets an empty answer-scores file per model (its scoring job writes both)
         out += [plan.cloze_scores_file(name, kind, m) for m in models for kind in ("predictions", "answer_scores")]
         out += [plan.set_file(name, kind) for kind in plan.ANSWERED_SET_FILES] if name in answered else []
+        out += [plan.set_file(name, kind) for kind in plan.ROBUSTNESS_SET_FILES] if name in robust else []
     for name in plan.tsne_sets(config):
         out += [plan.set_file(name, f"tsne/{m}") for m in plan.cloze_set_models(config, name)]
         out += [plan.set_file(name, "tsne")]
@@ -59,7 +61,7 @@ def published(config: dict) -> list[str]:
     return out
 
 
-_MOZART_SUBJECTS = {"answered_sets": plan.answered_sets, "tsne": plan.tsne_sets}
+_MOZART_SUBJECTS = {"answered_sets": plan.answered_sets, "robust_sets": plan.robust_sets, "tsne": plan.tsne_sets}
 MOZART = Study(
     "mozart",
     "MozArt",
@@ -106,6 +108,7 @@ CONSTRUCTION_NEEDS = {
 }
 _CLOZE_SUBJECTS = {
     "answered_sets": plan.answered_sets,
+    "robust_sets": plan.robust_sets,
     "corpora": plan.cloze_corpora,
     "gold_corpora": construction_plan.gold_corpora,
 }

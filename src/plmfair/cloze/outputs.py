@@ -69,6 +69,22 @@ TABLES: tuple[TableSpec, ...] = (
     _paper_table(4, "p_at_5", "P@5", False),
     _paper_table(5, "kendall", "Kendall", True),
     TableSpec(
+        "{subject}_verdicts",
+        "robust_sets",
+        "plmfair.cloze.tables:verdicts_table",
+        {"robustness": set_file("{subject}", "robustness")},
+        "{subject}: whether each model's verdict on its annotator groups (sigma_gd of MRR, languages pooled, by its "
+        "permutation test at {alpha}) survives the ruler: computed again with P@1 and P@5, and with each annotator "
+        "left out in turn. 'holds under k of K'; the choices that flip it; the annotator whose removal moves "
+        "sigma_gd most and by how much (a disparity one annotator carries is a finding about that annotator), and "
+        "whether any single removal flips the verdict (results/cloze/{subject}/robustness_specifications.parquet "
+        "holds each). A sensitivity analysis of the primary question, not more questions: unadjusted, unmarked; "
+        "'robust' says these choices do not move the verdict, not that it is right (docs/statistics.md, Robustness).",
+        settings=_ALPHA,
+        builder_settings=("alpha",),
+        digits=2,
+    ),
+    TableSpec(
         "{subject}_disparity",
         "answered_sets",
         "plmfair.cloze.tables:disparity_table",

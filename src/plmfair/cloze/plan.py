@@ -29,6 +29,8 @@ ANSWERED_SET_FILES = (
     "breakdowns",
 )
 CORPUS_FILES = ("sentences", "construction")
+# what the robustness analysis (robustness.enabled) derives from a set's annotation scores
+ROBUSTNESS_SET_FILES = ("robustness_specifications", "robustness")
 
 
 def set_file(cloze_set: str, kind: str) -> str:
@@ -116,14 +118,21 @@ def answered_sets(config: dict) -> list[str]:
     return [name for name, s in cloze_sets(config).items() if s.answered and cloze_set_models(config, name)]
 
 
+def robust_sets(config: dict) -> list[str]:
+    """The cloze sets with answers whose primary verdict the robustness analysis recomputes (robustness.enabled)."""
+    return answered_sets(config) if config.get("robustness", {}).get("enabled") else []
+
+
 RECORDED = ("metrics", "group_disparity", "group_tests")  # each set's files the run record summarises
 
 
 def recorded_files(config: dict, study: str) -> list[str]:
     """The files the part of ``study`` in the run record summarises (:mod:`plmfair.cloze.record_part`): the
-    metrics of each of its sets with answers, then their disparities, then their group tests."""
+    metrics of each of its sets with answers, then their disparities, then their group tests, then with a
+    robustness analysis their verdicts' robustness."""
     sets = [name for name in answered_sets(config) if cloze_sets(config)[name].study == study]
-    return [set_file(name, kind) for kind in RECORDED for name in sets]
+    robust = [set_file(name, "robustness") for name in robust_sets(config) if name in sets]
+    return [set_file(name, kind) for kind in RECORDED for name in sets] + robust
 
 
 def constructed_answered_sets(config: dict) -> list[str]:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.cloze.measures import COLUMNS, LABELS, METRICS, PRIMARY
-from plmfair.cloze.schemas import read_metrics
+from plmfair.cloze.schemas import CLOZE_ROBUSTNESS_SCHEMA, read_metrics
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.marks import TESTED
 from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
-from plmfair.rendering.table_format import with_display
+from plmfair.rendering.table_format import shortened, with_display
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 # with a field for each metric (plmfair.cloze.measures)
@@ -62,6 +62,8 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
         cloze_set, kind = Path(path).parent.name, Path(path).stem
         if kind == "metrics":
             part.rows["cloze"] += rows(read_metrics(path), CLOZE_FIELDS, set=cloze_set)
+        elif kind == "robustness":
+            part.rows["cloze_robustness"] += rows(read_parquet(path), list(CLOZE_ROBUSTNESS_SCHEMA), set=cloze_set)
         elif kind == "group_disparity":
             disparity = decided(read_parquet(path), plan)
             part.rows["disparity"] += rows(disparity, DISPARITY_FIELDS, set=cloze_set)
@@ -111,6 +113,25 @@ def headline_lines(record: Mapping) -> pd.DataFrame:
     )
 
 
+def robustness_lines(record: Mapping) -> pd.DataFrame:
+    """One line per primary verdict of the robustness analysis: robust, or fragile with the choices that flip it,
+    and the annotator whose removal moves sigma_gd most (none without an analysis)."""
+    lines = [
+        {
+            "set": r["set"],
+            "model": r["model"],
+            "verdict": r["verdict"],
+            "holds under": f"{r['holding']} of {r['specifications']}",
+            "robust": "robust" if r["robust"] else "fragile",
+            "flipped by": shortened(r["flipped_by"]),
+            "most influential annotator": r["most_influential"],
+            f"its removal moves σ_gd {MRR} by": r["largest_change"],
+        }
+        for r in record["results"].get("cloze_robustness", [])
+    ]
+    return pd.DataFrame(lines)
+
+
 HEADLINES = (
     Headline(
         key="cloze",
@@ -121,5 +142,13 @@ HEADLINES = (
         "(percentage points) against its critical value, with its p adjusted by its run's analysis plan "
         "(* groups differ)",
         lines=headline_lines,
+    ),
+    Headline(
+        key="cloze_robustness",
+        caption=f"Cloze robustness: each primary verdict (σ_gd of {MRR}, languages pooled) computed again with the "
+        "other metrics and with each annotator left out: robust, or fragile with the choices that flip it; the "
+        "annotator whose removal moves σ_gd most (a sensitivity analysis, unadjusted).",
+        title="Cloze sets: whether each verdict survives the other metrics and each annotator's removal",
+        lines=robustness_lines,
     ),
 )

@@ -109,3 +109,33 @@ def read_metrics(path) -> pd.DataFrame:
     rebuilds it when another version wrote it (a missing column, a group this version does not
     write, numbers of another type)."""
     return read_parquet(path, columns=list(METRICS_SCHEMA), kinds=METRIC_KINDS, values={"group": (*GROUPS, "all")})
+
+
+# the robustness analysis (plmfair.cloze.robustness): every specification, and each verdict's summary
+DIFFER, NOT_SHOWN = "groups differ", "no difference shown"
+
+CLOZE_SPECIFICATIONS_SCHEMA = {
+    "model": "model name",
+    "metric": "the metric whose sigma_gd is tested (languages pooled): its column (p_at_1, p_at_5, mrr)",
+    "left_out": "the annotator left out (language:id), '' for none",
+    "changed": "'' (the run's own: the primary metric, every annotator), 'metric' or 'annotator'",
+    "sigma_gd": "sigma_gd across the four groups (percentage points)",
+    "p_value": "its permutation test's p (unadjusted: a sensitivity analysis)",
+    "verdict": f"'{DIFFER}' (p < alpha) or '{NOT_SHOWN}'",
+    "holds": "the verdict is the run's own",
+}
+
+CLOZE_ROBUSTNESS_SCHEMA = {
+    "model": "model name",
+    "metric": "the primary metric",
+    "sigma_gd": "its sigma_gd with every annotator (percentage points)",
+    "p_value": "its permutation p (unadjusted)",
+    "verdict": "the run's own verdict",
+    "specifications": "K: the specifications computed (each other metric, each annotator left out, and the run's own)",
+    "holding": "k: those giving the run's own verdict",
+    "robust": "the verdict holds under every specification",
+    "flipped_by": "the choices that flip it ('metric=P@5', 'without en:a3'), joined by ' | '",
+    "most_influential": "the annotator whose removal moves sigma_gd most",
+    "largest_change": "that change of sigma_gd (percentage points, signed: removal minus all)",
+    "annotator_flips": "some single annotator's removal flips the verdict",
+}

@@ -16,6 +16,7 @@ from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
     key_columns,
+    shortened,
     with_coverage_warnings,
     with_display,
     with_layout,
@@ -284,3 +285,21 @@ def group_tests_table(tests: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) 
     out["annotators"] = tests["n_annotators"]
     out["null (what is permuted)"] = tests["null"]
     return with_display(out.reset_index(drop=True), alpha=alpha, marks=marks)
+
+
+def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+    """Per model: the primary disparity verdict and whether it survives the other metrics and each annotator's
+    removal (:data:`plmfair.cloze.robustness.CLOZE_ROBUSTNESS_SCHEMA`)."""
+    out = robustness[["model"]].copy()
+    out["σ_gd of MRR"] = robustness["sigma_gd"]
+    out["p"] = robustness["p_value"]
+    out["verdict"] = robustness["verdict"]
+    out["holds under"] = [
+        f"{k} of {n}" for k, n in zip(robustness["holding"], robustness["specifications"], strict=True)
+    ]
+    out["robust"] = ["robust" if r else "fragile" for r in robustness["robust"]]
+    out["flipped by"] = robustness["flipped_by"].map(shortened)
+    out["most influential annotator"] = robustness["most_influential"]
+    out["its removal moves σ_gd by"] = robustness["largest_change"]
+    out["one removal flips it"] = ["yes" if f else "no" for f in robustness["annotator_flips"]]
+    return with_display(out.reset_index(drop=True), alpha=alpha)

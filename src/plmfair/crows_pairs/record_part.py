@@ -10,10 +10,9 @@ import pandas as pd
 
 from plmfair.crows_pairs.plan import ROBUSTNESS
 from plmfair.crows_pairs.schemas import ROBUSTNESS_SCHEMA
-from plmfair.crows_pairs.tables import flipped
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
-from plmfair.rendering.table_format import with_display
+from plmfair.rendering.table_format import shortened, with_display
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 FIELDS = (
@@ -119,7 +118,7 @@ def robustness_lines(record: Mapping) -> pd.DataFrame:
             "verdict": r["verdict"],
             "holds under": f"{r['holding']} of {r['specifications']}",
             "robust": "robust" if r["robust"] else "fragile",
-            "flipped by": flipped(r["flipped_by"]),
+            "flipped by": shortened(r["flipped_by"]),
             "largest change (pp)": r["largest_change"],
         }
         for r in record["results"].get("crows_pairs_robustness", [])

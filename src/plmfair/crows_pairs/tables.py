@@ -9,7 +9,7 @@ from plmfair.crows_pairs.reader import BIAS_TYPES
 from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number
-from plmfair.rendering.table_format import with_coverage_warnings, with_display, with_layout
+from plmfair.rendering.table_format import shortened, with_coverage_warnings, with_display, with_layout
 
 ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": "Anti-stereo score"}
 
@@ -241,13 +241,6 @@ def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) ->
     )
 
 
-def flipped(flipped_by: str, shown: int = 2) -> str:
-    """The first ``shown`` specifications that flip a verdict, and how many more (the record keeps them all)."""
-    specs = [s for s in flipped_by.split(" | ") if s]
-    more = len(specs) - shown
-    return " | ".join(specs[:shown]) + (f" (+{more} more)" if more > 0 else "")
-
-
 def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Per data set and model: the primary estimate with its interval and verdict, and whether the verdict
     holds under every scoring choice (:data:`plmfair.crows_pairs.robustness.ROBUSTNESS_SCHEMA`): "holds under
@@ -260,7 +253,7 @@ def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
         f"{k} of {n}" for k, n in zip(robustness["holding"], robustness["specifications"], strict=True)
     ]
     out["robust"] = ["robust" if r else "fragile" for r in robustness["robust"]]
-    out["flipped by"] = robustness["flipped_by"].map(flipped)
+    out["flipped by"] = robustness["flipped_by"].map(shortened)
     out["largest change (pp)"] = robustness["largest_change"]
     out["by"] = robustness["largest_change_by"]
     out["design"] = robustness["design"]

@@ -59,6 +59,14 @@ class Display:
     marks: Mapping[str, str] = field(default_factory=dict)
 
 
+def shortened(joined: str, *, shown: int = 2, sep: str = " | ") -> str:
+    """The first ``shown`` items of a ``sep``-joined list and how many more (a table cell; the file keeps them
+    all): how a table names the specifications that flip a verdict."""
+    items = [item for item in joined.split(sep) if item]
+    more = len(items) - shown
+    return sep.join(items[:shown]) + (f" (+{more} more)" if more > 0 else "")
+
+
 def with_display(table: pd.DataFrame, **rules) -> pd.DataFrame:
     """``table`` with its :class:`Display` rules (in ``attrs``, read by :func:`printed`)."""
     table.attrs["display"] = Display(**rules)
