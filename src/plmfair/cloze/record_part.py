@@ -14,7 +14,7 @@ from plmfair.cloze.schemas import CLOZE_ROBUSTNESS_SCHEMA, read_metrics
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.marks import TESTED
 from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
-from plmfair.rendering.table_format import shortened, with_display
+from plmfair.rendering.table_format import verdict_cells, with_display
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 # with a field for each metric (plmfair.cloze.measures)
@@ -121,9 +121,7 @@ def robustness_lines(record: Mapping) -> pd.DataFrame:
             "set": r["set"],
             "model": r["model"],
             "verdict": r["verdict"],
-            "holds under": f"{r['holding']} of {r['specifications']}",
-            "robust": "robust" if r["robust"] else "fragile",
-            "flipped by": shortened(r["flipped_by"]),
+            **verdict_cells(r),
             "most influential annotator": r["most_influential"],
             f"its removal moves σ_gd {MRR} by": r["largest_change"],
         }

@@ -16,7 +16,7 @@ from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
     key_columns,
-    shortened,
+    verdict_cells,
     with_coverage_warnings,
     with_display,
     with_layout,
@@ -294,11 +294,8 @@ def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     out["σ_gd of MRR"] = robustness["sigma_gd"]
     out["p"] = robustness["p_value"]
     out["verdict"] = robustness["verdict"]
-    out["holds under"] = [
-        f"{k} of {n}" for k, n in zip(robustness["holding"], robustness["specifications"], strict=True)
-    ]
-    out["robust"] = ["robust" if r else "fragile" for r in robustness["robust"]]
-    out["flipped by"] = robustness["flipped_by"].map(shortened)
+    cells = pd.DataFrame([verdict_cells(r) for r in robustness.to_dict(orient="records")], index=robustness.index)
+    out[list(cells.columns)] = cells
     out["most influential annotator"] = robustness["most_influential"]
     out["its removal moves σ_gd by"] = robustness["largest_change"]
     out["one removal flips it"] = ["yes" if f else "no" for f in robustness["annotator_flips"]]

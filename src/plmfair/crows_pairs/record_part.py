@@ -12,7 +12,7 @@ from plmfair.crows_pairs.plan import ROBUSTNESS
 from plmfair.crows_pairs.schemas import ROBUSTNESS_SCHEMA
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
-from plmfair.rendering.table_format import shortened, with_display
+from plmfair.rendering.table_format import verdict_cells, with_display
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 FIELDS = (
@@ -116,9 +116,7 @@ def robustness_lines(record: Mapping) -> pd.DataFrame:
             "data set": r["dataset"],
             "model": r["model"],
             "verdict": r["verdict"],
-            "holds under": f"{r['holding']} of {r['specifications']}",
-            "robust": "robust" if r["robust"] else "fragile",
-            "flipped by": shortened(r["flipped_by"]),
+            **verdict_cells(r),
             "largest change (pp)": r["largest_change"],
         }
         for r in record["results"].get("crows_pairs_robustness", [])

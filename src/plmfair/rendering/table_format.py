@@ -67,6 +67,16 @@ def shortened(joined: str, *, shown: int = 2, sep: str = " | ") -> str:
     return sep.join(items[:shown]) + (f" (+{more} more)" if more > 0 else "")
 
 
+def verdict_cells(row: Mapping) -> dict[str, str]:
+    """How a robustness row prints (any study's: ``holding`` of ``specifications``, ``robust``, ``flipped_by``):
+    'holds under k of K', robust or fragile, and the first choices that flip it."""
+    return {
+        "holds under": f"{row['holding']} of {row['specifications']}",
+        "robust": "robust" if row["robust"] else "fragile",
+        "flipped by": shortened(row["flipped_by"]),
+    }
+
+
 def with_display(table: pd.DataFrame, **rules) -> pd.DataFrame:
     """``table`` with its :class:`Display` rules (in ``attrs``, read by :func:`printed`)."""
     table.attrs["display"] = Display(**rules)
