@@ -212,6 +212,12 @@ def enabled(config: dict, study: str) -> bool:
     return bool(config.get(study, {}).get("enabled", True))
 
 
+def robustness_on(config: dict) -> bool:
+    """The run's robustness analysis is on (``robustness.enabled``): each study recomputes its primary verdicts
+    under the choices it varies."""
+    return bool(config.get("robustness", {}).get("enabled"))
+
+
 def study_languages(config: dict, study: str) -> list[str]:
     """The data languages a study covers (the models of its languages score it; none: the study
     scores no model)."""

@@ -12,7 +12,7 @@ from plmfair.scoring.model_plan import (
     spec_of,
     study_models,
 )
-from plmfair.studies import STUDIES, enabled
+from plmfair.studies import STUDIES, enabled, robustness_on
 
 # The files of a cloze set or corpus, each path written here once: ``results/cloze/<set>/<kind>.parquet``.
 SET_FILE = "results/cloze/{cloze_set}/{kind}.parquet"
@@ -120,7 +120,7 @@ def answered_sets(config: dict) -> list[str]:
 
 def robust_sets(config: dict) -> list[str]:
     """The cloze sets with answers whose primary verdict the robustness analysis recomputes (robustness.enabled)."""
-    return answered_sets(config) if config.get("robustness", {}).get("enabled") else []
+    return answered_sets(config) if robustness_on(config) else []
 
 
 RECORDED = ("metrics", "group_disparity", "group_tests")  # each set's files the run record summarises

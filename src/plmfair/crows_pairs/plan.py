@@ -9,7 +9,7 @@ from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.scoring import FAMILIES
 from plmfair.scoring.model_plan import model_specs, spec_of, study_models
 from plmfair.scoring.protocols import family_protocols
-from plmfair.studies import enabled
+from plmfair.studies import enabled, robustness_on
 
 # The study's files, each path written here once (its rules, tables and the run's file list use these).
 DATA = "results/data/crows_pairs/{dataset}.parquet"
@@ -93,19 +93,17 @@ def crows_pairs_protocol(config: dict, model: str) -> str:
 
 def robustness_enabled(config: dict) -> bool:
     """The run computes each verdict again under every choice the study varies (``robustness.enabled``)."""
-    return bool(config.get("robustness", {}).get("enabled")) and bool(crows_pairs_jobs(config))
+    return robustness_on(config) and bool(crows_pairs_jobs(config))
 
 
 def robustness_protocols(config: dict, model: str) -> list[str]:
     """The protocols a model is scored with besides its own in the robustness analysis: those of
     ``crows_pairs.robustness.protocols`` (all when null) that its family allows; none for a family with one
     protocol (causal LMs)."""
-    if not robustness_enabled(config):
+    family = spec_of(config, model).family
+    if not robustness_enabled(config) or FAMILIES[family].protocol:
         return []
-    family = FAMILIES[spec_of(config, model).family]
-    if family.protocol:
-        return []
-    allowed = family_protocols(spec_of(config, model).family)
+    allowed = family_protocols(family)
     wanted = config["crows_pairs"]["robustness"]["protocols"]
     own = crows_pairs_protocol(config, model)
     return [p for p in (allowed if wanted is None else wanted) if p in allowed and p != own]
