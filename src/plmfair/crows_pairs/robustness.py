@@ -7,7 +7,7 @@ The choices (axes) and their values, the first of each the run's own:
   ``within_word_l2r``, ``aul``; Nangia et al. 2020, Salazar et al. 2020, Kauf & Ivanova 2023, Kaneko &
   Bollegala 2022), each a pass of the same load of the model (:mod:`plmfair.crows_pairs.model_tasks`);
 - ``tie``: the margin at or below which a pair counts as neutral: the pair's own floating-point tolerance
-  (as tested), or a coarser one (``robustness.crows_pairs.ties``);
+  (as tested), or a coarser one (``crows_pairs.robustness.ties``);
 - ``pairs``: every pair, or every pair but those of an exclusion file (pair id and reason: how a user
   brings an audit of the pairs such as Blodgett et al.'s 2021).
 
@@ -35,7 +35,6 @@ from plmfair.stats import binomial_summary
 
 AXES = ("protocol", "tie", "pairs")
 ALL_PAIRS, AS_TESTED = "all pairs", "as tested"
-VERDICTS = ("stereotypical", "anti-stereotypical", "no preference")
 
 
 def read_exclusions(path: str | Path) -> pd.DataFrame:
