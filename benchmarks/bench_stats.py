@@ -29,6 +29,11 @@ Three parts (``--parts``, all by default):
   Gauss-Hermite quadrature), on the rows that print one (testable); flagged below 0.93, with the median
   width where above 0.97.
 - ``pairs``: CrowS-Pairs' tests and intervals on 40, 80 and 1,677 pairs, exactly (benchmarks/calibration_pairs.py).
+- ``ranking``: the coverage of the conservative interval of Kendall's W that crows_pairs_ranking_agreement
+  prints (4 protocols ranking 5 masked LMs by decisive share, on 300 and 1,677 pairs), of the true W of the
+  population shares, where the models' shares are far apart, close, and reordered by one protocol. Each pair's
+  outcomes share a pair effect (N(0, 1) on the logit scale: the same pairs are hard for every model), which
+  keeps the population shares in the order of their logits, so the true W is the shares' logits' W.
 
 ``--lmm N`` also fits the crossed mixed model on N data sets with no effect and reports the rate of its Wald
 tests (the reason its terms are printed unmarked); ``--logit-check N`` fits, on N data sets with the
@@ -78,7 +83,7 @@ from plmfair.cloze.group_tests import (
     group_winloss,
 )
 from plmfair.multiplicity import LEVEL_BAND, testable_on_design
-from plmfair.stats import binomial_summary
+from plmfair.stats import binomial_summary, kendalls_w, ranking_agreement
 
 REPO = Path(__file__).resolve().parents[1]
 # the result files whose tests the run's analysis plan marks, each a test whose level this benchmark shows
@@ -565,10 +570,61 @@ def pairs_part(args) -> int:
     return flagged
 
 
+# true logits of the decisive share of 5 models (rows) under 4 protocols (columns), by scenario
+RANKING_SCENARIOS = {
+    "far apart": np.log(np.array([0.5, 0.56, 0.62, 0.68, 0.74]) / (1 - np.array([0.5, 0.56, 0.62, 0.68, 0.74])))[
+        :, None
+    ]
+    + np.array([0.0, 0.05, -0.05, 0.1]),
+    "close": np.array([0.0, 0.04, 0.08, 0.12, 0.16])[:, None] + np.array([0.0, 0.02, -0.02, 0.05]),
+    "reordered by one protocol": np.column_stack(
+        [
+            np.linspace(0, 0.96, 5),
+            np.linspace(0, 0.96, 5) + 0.05,
+            np.linspace(0, 0.96, 5) - 0.05,
+            np.linspace(0.96, 0, 5),
+        ]
+    ),
+}
+
+
+def ranking_part(args) -> int:
+    """The coverage of Kendall's W's bootstrap interval (crows_pairs_ranking_agreement) on simulated pairs."""
+    rng = np.random.default_rng([args.seed, 11])
+    start = time.perf_counter()
+    print(
+        f"== CrowS-Pairs ranking agreement: Kendall's W of 4 protocols ranking 5 models, conservative interval "
+        f"from the shares' simultaneous intervals, {args.ranking_replicates} simulated data sets per row"
+    )
+    flagged = 0
+    for name, logits in RANKING_SCENARIOS.items():
+        truth = float(kendalls_w(logits))
+        for pairs in (300, 1677):
+            covered, widths = 0, []
+            for _ in range(args.ranking_replicates):
+                latent = logits[None] + rng.normal(size=(pairs, 1, 1))
+                preferring = (rng.random(latent.shape) < expit(latent)).sum(axis=0)
+                decisive = np.full(preferring.shape, pairs)
+                _, low, high = ranking_agreement(decisive, preferring, confidence=1 - args.alpha)
+                covered += low - 1e-12 <= truth <= high + 1e-12
+                widths.append(high - low)
+            coverage = covered / args.ranking_replicates
+            flagged += coverage_flag(coverage, args.alpha)
+            print(
+                f"  {name:<26} true W {truth:.3f}  n={pairs:<5} coverage {coverage:.3f} median width "
+                f"{np.median(widths):.3f}{_coverage_note(coverage, args.alpha)}"
+            )
+    print(f"  ({time.perf_counter() - start:.0f} s)\n")
+    return flagged
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
-        "--parts", nargs="*", default=["levels", "coverage", "pairs"], choices=["levels", "coverage", "pairs"]
+        "--parts",
+        nargs="*",
+        default=["levels", "coverage", "pairs", "ranking"],
+        choices=["levels", "coverage", "pairs", "ranking"],
     )
     ap.add_argument("--design", choices=["real", "demo"], default="real", help="MozArt's real design or the demo's")
     ap.add_argument("--replicates", type=int, default=400, help="simulated data sets per null scenario")
@@ -598,6 +654,7 @@ def main() -> int:
         help="compare the pooled hit1 mixed model with lme4's logistic glmer on this many data sets (needs R)",
     )
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--ranking-replicates", type=int, default=200, help="simulated data sets per ranking row")
     args = ap.parse_args()
     parts = set(args.parts)
 
@@ -617,6 +674,8 @@ def main() -> int:
         flagged += cloze_part(args, design, parts)
     if "pairs" in parts:
         flagged += pairs_part(args)
+    if "ranking" in parts:
+        flagged += ranking_part(args)
     floor = 1 - LEVEL_BAND[1] * args.alpha
     print(f"rows flagged (a level outside {_band(args.alpha)}, a coverage below {floor:g}): {flagged}")
 

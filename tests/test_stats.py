@@ -316,3 +316,39 @@ def test_attainable_counts_ties_in_the_smallest_p_and_the_size():
             others = np.delete(values, i)
             p = permutation_p(values[i : i + 1], others[:, None], two_sided=False)[0]
             assert p == pytest.approx(np.mean(values >= values[i]))
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        np.array([[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 4, 3.0]]).T,
+        np.array([[1, 1, 3, 4], [1, 2, 2, 4], [1, 2, 4, 4.0]]).T,  # ties, corrected for
+        np.random.default_rng(3).random((6, 4)),
+    ],
+)
+def test_kendalls_w_is_friedmans_chi2_over_m_n_minus_1(table):
+    """W = chi2 / (m (n - 1)) with scipy's tie-corrected Friedman statistic (items x raters)."""
+    from scipy import stats as scipy_stats
+
+    from plmfair.stats import kendalls_w
+
+    n, m = table.shape
+    assert kendalls_w(table) == pytest.approx(scipy_stats.friedmanchisquare(*table).statistic / (m * (n - 1)))
+    assert np.isnan(kendalls_w(table[:2]))  # two items: not defined here
+
+
+def test_the_interval_of_a_ranking_agreement_holds_w_and_is_exact_where_every_order_is_certain():
+    """Shares far apart on many pairs fix every rank: W = 1 with no room below when every protocol agrees, and
+    the exact W of a reversal when one protocol reverses the order; on few pairs the interval widens."""
+    from plmfair.stats import ranking_agreement
+
+    shares = np.array([0.3, 0.5, 0.7])[:, None] * np.ones((1, 3))
+    many = np.full((3, 3), 10_000)
+    assert ranking_agreement(many, np.round(many * shares), confidence=0.95) == (1.0, 1.0, 1.0)
+    reversed_ = shares.copy()
+    reversed_[:, 2] = reversed_[::-1, 2]
+    w, low, high = ranking_agreement(many, np.round(many * reversed_), confidence=0.95)
+    assert w == pytest.approx(1 / 9) and low == pytest.approx(1 / 9) and high == pytest.approx(1 / 9)
+    few = np.full((3, 3), 20)
+    w, low, high = ranking_agreement(few, np.round(few * shares), confidence=0.95)
+    assert w == 1.0 and low < 0.5 and high == 1.0

@@ -251,7 +251,7 @@ def test_one_load_per_model_and_a_data_set_added_later_scored_alone(demo_run, de
     for model in ("tiny_bert", "tiny_gpt2"):
         texts = [(logs / ds / f"{model}.log").read_text() for ds in ("demo_en", "demo_fr", "demo_de")]
         # the robustness analysis's other protocols (masked LMs only) are passes of the same load
-        passes = sorted(logs.glob(f"*/protocols/{model}/*.log"))
+        passes = sorted(logs.glob(f"*/passes/{model}/*.log"))
         assert len(passes) == (9 if model == "tiny_bert" else 0), passes
         texts += [p.read_text() for p in passes]
         assert sum(text.count(f"loaded {model} (") for text in texts) == 1, texts
@@ -281,7 +281,10 @@ def test_one_load_per_model_and_a_data_set_added_later_scored_alone(demo_run, de
     before = {path: (demo_copy / path).stat().st_mtime_ns for path in scores(["demo_en", "demo_fr"])}
     snakemake(demo_copy, *scores(three), configfiles=configure(three))
     text = (demo_copy / "results/logs/crows_pairs/demo_de/local_bert.log").read_text()
-    assert text.count("loaded local_bert (") == 1 and "one load for 1 data set(s): demo_de" in text
+    assert (
+        text.count("loaded local_bert (") == 1
+        and "one load for 1 task(s) (data sets and extra passes): demo_de" in text
+    )
     assert {path: (demo_copy / path).stat().st_mtime_ns for path in before} == before
 
 

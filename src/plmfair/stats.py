@@ -16,6 +16,8 @@
 - :func:`win_loss` and :func:`sign_test`: two conditions compared on the same units (win,
   loss, tie of their mean scores per unit) with an exact sign test, as dialect-robust
   evaluation compares dialects on the same examples (where the units are independent);
+- :func:`kendalls_w`: the agreement of raters ranking the same items; :func:`ranking_agreement`: it for
+  items ranked by shares, with a conservative interval from the shares' simultaneous intervals;
 - :func:`crossed_mixed_model`: REML with one random intercept, or two crossed ones (sentence and annotator), fitted
   per block of the design (:func:`design_blocks`), checked to be at the optimum, its fixed effects
   and standard errors those of lme4's ``lmer``;
@@ -88,6 +90,80 @@ def mover_mean_interval(estimates: Sequence[float], lows: Sequence[float], highs
         float((total - np.sqrt(np.sum((e - lo) ** 2))) / len(e)),
         float((total + np.sqrt(np.sum((hi - e) ** 2))) / len(e)),
     )
+
+
+def kendalls_w(table: np.ndarray) -> np.ndarray:
+    """Kendall's W of raters ranking items, ``table`` (..., items, raters) of the values they rank by: tied
+    values share their mean rank and are corrected for, W = 12 S / (m^2 (n^3 - n) - m T) (Kendall & Babington
+    Smith 1939) for n items, m raters, S the squared deviations of the items' rank sums and T the raters' sum of
+    t^3 - t over groups of t ties; it is Friedman's chi2 / (m (n - 1)). NaN with fewer than 3 items or 2
+    raters, a missing value, or every rater tying every item. Vectorised over the leading axes."""
+    n, m = table.shape[-2:]
+    if n < 3 or m < 2:
+        return np.full(table.shape[:-2], np.nan)
+    ranks = stats.rankdata(table, axis=-2)
+    sums = ranks.sum(axis=-1)
+    spread = ((sums - sums.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+    equal = (table[..., :, None, :] == table[..., None, :, :]).sum(axis=-2)  # each value's tie group size
+    ties = (equal**2 - 1).sum(axis=(-2, -1))
+    denominator = m**2 * (n**3 - n) - m * ties
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(denominator > 0, 12 * spread / denominator, np.nan)
+    return np.where(np.isfinite(table).all(axis=(-2, -1)), w, np.nan)
+
+
+def _rank_ranges(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ranks each item can take under each rater when its value may lie anywhere in its interval: from 1
+    plus the items certainly below it to n minus those certainly above (``low``, ``high``: items x raters)."""
+    n = low.shape[0]
+    below = (high[None, :, :] < low[:, None, :]).sum(axis=1)  # [i, p]: items j whose interval lies under i's
+    above = (low[None, :, :] > high[:, None, :]).sum(axis=1)
+    return 1 + below, n - above
+
+
+def ranking_agreement(decisive: np.ndarray, preferring: np.ndarray, *, confidence: float) -> tuple[float, float, float]:
+    """Kendall's W (:func:`kendalls_w`) of raters ranking items by a share (``preferring`` / ``decisive``,
+    items x raters), with a conservative interval at ``confidence`` of the population shares' W: every share's
+    Clopper-Pearson interval at the Bonferroni level over the items x raters cells, so that all hold the true
+    shares together with at least that probability; then the W of every ranking those intervals allow lies
+    between the bounds returned. The upper bound is 1 where one order of the items fits every rater's intervals,
+    else the largest W the rank ranges allow; the lower one the smallest, each rater's ranks relaxed to their
+    ranges (a bound, not the exact extreme: the interval is conservative, its coverage measured by make
+    bench-stats). Returns (W, low, high); NaN with fewer than 3 items or 2 raters."""
+    n, m = decisive.shape
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = float(kendalls_w(preferring / decisive))
+    if not math.isfinite(w):
+        return w, float("nan"), float("nan")
+    cell = 1 - (1 - confidence) / (n * m)
+    bounds = [
+        binomial_summary(int(k), int(d), confidence=cell, method="exact")
+        for k, d in zip(preferring.ravel(), decisive.ravel(), strict=True)
+    ]
+    low = np.array([b.ci_low for b in bounds]).reshape(n, m)
+    high = np.array([b.ci_high for b in bounds]).reshape(n, m)
+    first, last = _rank_ranges(low, high)
+    lowest, highest = first.sum(axis=1), last.sum(axis=1)  # each item's rank sum, over the raters
+    centre, scale = m * (n + 1) / 2, m**2 * (n**3 - n) / 12
+    # the spread of rank sums is a convex function: least where each sum is nearest the centre, largest at a corner
+    least = float((((np.clip(centre, lowest, highest)) - centre) ** 2).sum()) / scale
+    corners = np.array(np.meshgrid(*[[a, b] for a, b in zip(lowest, highest, strict=True)], indexing="ij"))
+    largest = float((((corners.reshape(n, -1) - centre) ** 2).sum(axis=0)).max()) / scale
+    return w, min(least, w), 1.0 if _one_order_fits(low, high) else max(min(largest, 1.0), w)
+
+
+def _one_order_fits(low: np.ndarray, high: np.ndarray) -> bool:
+    """Whether one order of the items is consistent with every rater's intervals: no item certainly below
+    another under one rater and certainly above it under another, nor a longer cycle (a topological sort)."""
+    n = low.shape[0]
+    before: np.ndarray = np.any(high[:, None, :] < low[None, :, :], axis=2)  # [i, j]: i certainly below j
+    remaining = set(range(n))
+    while remaining:
+        free = [i for i in remaining if not any(before[j, i] for j in remaining)]
+        if not free:
+            return False
+        remaining -= set(free)
+    return True
 
 
 def fisher_exact(table) -> float:

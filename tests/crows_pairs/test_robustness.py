@@ -9,11 +9,12 @@ from plmfair.crows_pairs.schemas import ROBUSTNESS_SCHEMA, SPECIFICATIONS_SCHEMA
 from plmfair.errors import DataError
 
 
-def pairs(margins, *, tolerance=1e-6) -> pd.DataFrame:
-    """A scored pair file with these margins (sent_more_score - sent_less_score), ids p0, p1, ..."""
+def pairs(margins, *, tolerance=1e-6, origin="native", first=0) -> pd.DataFrame:
+    """A scored pair file with these margins (sent_more_score - sent_less_score), ids p<first>, p<first + 1>, ..."""
     return pd.DataFrame(
         {
-            "pair_id": [f"p{i}" for i in range(len(margins))],
+            "pair_id": [f"p{first + i}" for i in range(len(margins))],
+            "origin": origin,
             "status": "ok",
             "sent_more_score": [-10.0 + m for m in margins],
             "sent_less_score": -10.0,
@@ -27,10 +28,17 @@ STEREO = [1.0] * 45 + [-1.0] * 15  # 45 of 60: p = 0.0001, interval above 50
 EVEN = [1.0] * 30 + [-1.0] * 30
 
 
-def run(scores: dict, protocol="nangia", **options):
+def passes(scores: dict, precision="fp32") -> list[dict]:
+    """A run's passes from per-pair scores by protocol, or by (protocol, precision)."""
+    keys = [key if isinstance(key, tuple) else (key, precision) for key in scores]
+    frames = zip(keys, scores.values(), strict=True)
+    return [{"protocol": p, "precision": q, "scores": frame} for (p, q), frame in frames]
+
+
+def run(scores: dict, protocol="nangia", precision="fp32", **options):
     settings = {"ties": [0.01], "exclusions": None, "alpha": 0.05, "max_grid": 64, **options}
     specs, summary = robustness(
-        [{"dataset": "demo_fr", "model": "m", "protocol": protocol, "scores": scores}],
+        [{"dataset": "demo_fr", "model": "m", "protocol": protocol, "precision": precision, "passes": passes(scores)}],
         langs={"demo_fr": "fr"},
         **settings,
     )
@@ -102,3 +110,89 @@ def test_a_bad_exclusion_file_is_named_with_what_to_do(tmp_path, text, said):
     with pytest.raises(DataError, match=said) as err:
         run({"nangia": pairs(STEREO)}, exclusions=path)
     assert str(path) in str(err.value)
+
+
+def test_a_verdict_only_reduced_precision_gives_is_fragile_with_fp32_named():
+    """A model run in bf16 is scored again in fp32 (each protocol, a pass of the same load): a preference the
+    low precision's rounding makes and fp32 does not is fragile, the precision named."""
+    scores = {("nangia", "bf16"): pairs(STEREO), ("nangia", "fp32"): pairs(EVEN)}
+    specs, row = run(scores, precision="bf16", ties=[])
+    assert row["verdict"] == "stereotypical" and row["flipped_by"] == "precision=fp32"
+    assert specs.loc[specs["default"], "precision"].item() == "bf16" and row["specifications"] == 2
+
+
+def test_native_and_translated_pairs_alone_are_choices_where_a_set_has_both():
+    """The French set's pairs written in French and those translated from English: a preference the
+    translated pairs alone carry is fragile under 'native pairs'."""
+    mixed = pd.concat(
+        [pairs([1.0] * 40 + [-1.0] * 10, origin="translated"), pairs(EVEN, origin="native", first=50)],
+        ignore_index=True,
+    )
+    specs, row = run({"nangia": mixed}, ties=[])
+    assert set(specs["data"]) == {"as given", "native pairs", "translated pairs"}
+    native = specs[specs["data"] == "native pairs"].iloc[0]
+    assert native["n_decisive"] == 60 and native["estimate"] == 50.0 and not native["holds"]
+    assert row["verdict"] == "stereotypical" and row["flipped_by"] == "data=native pairs"
+    one_origin, _ = run({"nangia": pairs(STEREO)}, ties=[])
+    assert set(one_origin["data"]) == {"as given"}  # a set of one origin has no such choice
+
+
+def test_two_versions_of_a_set_are_compared_on_the_pairs_both_hold():
+    """English original and revised (crows_pairs.robustness.versions): each version's verdict again on the
+    pairs both hold, matched by pair id, and in the other version; pairs only one holds count in neither."""
+    original = pairs([1.0] * 45 + [-1.0] * 15 + [1.0] * 20)  # p60..p79: dropped by the revision
+    revised = pairs([1.0] * 30 + [-1.0] * 30)  # p0..p59, revised to no preference
+    runs = [
+        {"dataset": ds, "model": "m", "protocol": "nangia", "precision": "fp32", "passes": passes({"nangia": f})}
+        for ds, f in (("en_original", original), ("en_revised", revised))
+    ]
+    specs, summary = robustness(
+        runs,
+        langs={"en_original": "en", "en_revised": "en"},
+        ties=[],
+        exclusions=None,
+        alpha=0.05,
+        max_grid=64,
+        versions={"en_original": ["en_revised"], "en_revised": ["en_original"]},
+    )
+    mine = specs[specs["dataset"] == "en_original"].set_index("data")
+    assert mine.loc["as given", "n_decisive"] == 80
+    assert mine.loc["pairs en_revised holds too", "n_decisive"] == 60  # p60..p79 left out
+    assert mine.loc["pairs en_revised holds too", "estimate"] == 75.0
+    other = mine.loc["en_revised, pairs en_original holds too"]
+    assert other["n_decisive"] == 60 and other["verdict"] == "no preference" and not other["holds"]
+    row = summary.set_index("dataset").loc["en_original"]
+    assert row["flipped_by"] == "data=en_revised, pairs en_original holds too"
+
+
+def ranked_runs(shares_by_model: dict, dataset="demo_fr") -> list[dict]:
+    """Runs whose decisive share under each protocol is the given one (60 decisive pairs each)."""
+    runs = []
+    for model, shares in shares_by_model.items():
+        scores = {p: pairs([1.0] * round(60 * s) + [-1.0] * (60 - round(60 * s))) for p, s in shares.items()}
+        runs.append(
+            {"dataset": dataset, "model": model, "protocol": "nangia", "precision": "fp32", "passes": passes(scores)}
+        )
+    return runs
+
+
+def test_the_models_ranking_agreement_across_protocols_is_kendalls_w_with_its_interval():
+    """Protocols that rank three models alike agree (W = 1); protocols that reverse the ranking do not
+    (W = 1/9 for one reversal of three raters); the interval holds W; a causal LM (one protocol) is not ranked;
+    two models are too few."""
+    from plmfair.crows_pairs.robustness import ranking_agreement
+    from plmfair.crows_pairs.schemas import RANKING_SCHEMA
+
+    alike = {"a": {"nangia": 0.5, "aul": 0.55, "all_tokens": 0.5}, "b": {"nangia": 0.65, "aul": 0.7, "all_tokens": 0.6}}
+    alike["c"] = {"nangia": 0.8, "aul": 0.85, "all_tokens": 0.75}
+    runs = ranked_runs(alike) + ranked_runs({"gpt": {"sentence_log_likelihood": 0.9}})
+    settings = {"langs": {"demo_fr": "fr"}, "alpha": 0.05}
+    (row,) = ranking_agreement(runs, **settings).to_dict(orient="records")
+    assert list(row) == list(RANKING_SCHEMA)
+    assert row["models"] == "a, b, c" and row["protocols"] == "nangia, aul, all_tokens" and row["n_pairs"] == 60
+    assert row["w"] == pytest.approx(1.0) and row["ci_low"] <= row["w"] <= row["ci_high"] and row["note"] == ""
+    reversed_ = {m: {**s, "all_tokens": 1.25 - s["all_tokens"] - 0.05} for m, s in alike.items()}  # c < b < a
+    (row,) = ranking_agreement(ranked_runs(reversed_), **settings).to_dict(orient="records")
+    assert row["w"] == pytest.approx(1 / 9) and row["ci_low"] <= row["w"] <= row["ci_high"]
+    (two,) = ranking_agreement(ranked_runs({m: alike[m] for m in "ab"}), **settings).to_dict(orient="records")
+    assert two["note"].startswith("needs 3 or more models") and two["n_pairs"] == 0

@@ -670,20 +670,21 @@ def test_the_robustness_analysis_adds_one_pass_per_other_protocol_and_each_is_a_
     from plmfair.crows_pairs import model_tasks
     from plmfair.preflight import robustness_passes
 
-    assert crows_pairs_plan.protocol_jobs(config) == [] and robustness_passes(config) == []
+    assert crows_pairs_plan.pass_jobs(config) == [] and robustness_passes(config) == []
     on = validate_config(
         {**config, "robustness": {"enabled": True}}, repo / "workflow" / "schemas" / "config.schema.yaml"
     )
-    jobs = crows_pairs_plan.protocol_jobs(on)
+    jobs = crows_pairs_plan.pass_jobs(on)
     others = ["all_tokens", "within_word_l2r", "aul"]  # nangia is the run's own
-    assert jobs == [(ds, m, p) for ds, m in crows_pairs_plan.crows_pairs_jobs(on) if m != "gpt2" for p in others]
-    assert {m for _, m, _ in jobs} == {"mbert", "camembert"}  # gpt2 (causal) has one protocol
+    expected = [(ds, m, p, "fp32") for ds, m in crows_pairs_plan.crows_pairs_jobs(on) if m != "gpt2" for p in others]
+    assert jobs == expected
+    assert {m for _, m, _, _ in jobs} == {"mbert", "camembert"}  # gpt2 (causal) has one protocol
     (line,) = robustness_passes(on)
     assert line.startswith(f"robustness: CrowS-Pairs adds {len(jobs)} scoring pass(es), each with its model's one load")
     tasks = model_tasks.model_tasks(on, "mbert", entry={}, token_budget=0, threads=1)
-    assert [t.label for t in tasks] == ["en", "fr", *[f"{ds}+{p}" for ds in ("en", "fr") for p in others]]
+    assert [t.label for t in tasks] == ["en", "fr", *[f"{ds}+{p}-fp32" for ds in ("en", "fr") for p in others]]
     assert len({repr(t.loading) for t in tasks}) == 1  # one load serves every pass
-    assert tasks[2].outputs["scores"] == "results/crows_pairs/en/protocols/mbert/all_tokens.parquet"
+    assert tasks[2].outputs["scores"] == "results/crows_pairs/en/passes/mbert/all_tokens-fp32.parquet"
     assert tasks[2].settings["protocol"] == "all_tokens" and tasks[0].settings["protocol"] == "nangia"
     published = crows_pairs_plan.published(on)
     assert {crows_pairs_plan.SPECIFICATIONS, crows_pairs_plan.ROBUSTNESS, tasks[2].outputs["scores"]} <= set(published)
@@ -691,4 +692,44 @@ def test_the_robustness_analysis_adds_one_pass_per_other_protocol_and_each_is_a_
     # a chosen list of protocols, and one the family does not have, which is left out
     chosen = copy.deepcopy(on)
     chosen["crows_pairs"]["robustness"]["protocols"] = ["aul", "sentence_log_likelihood"]
-    assert {p for _, _, p in crows_pairs_plan.protocol_jobs(chosen)} == {"aul"}
+    assert {p for _, _, p, _ in crows_pairs_plan.pass_jobs(chosen)} == {"aul"}
+
+
+def test_a_model_in_reduced_precision_is_scored_again_in_fp32_with_the_same_load(config, repo):
+    """A bf16 model's passes cross its protocols with bf16 and fp32 (full_precision); each is a task of the one
+    bf16 load (its fp32 passes score the load's fp32 copy); a causal LM in bf16 gets its fp32 pass too."""
+    from plmfair.crows_pairs import model_tasks
+
+    on = copy.deepcopy(config)
+    on["robustness"] = {"enabled": True}
+    on["models"]["mbert"]["precision"] = "bf16"
+    on["models"]["gpt2"]["precision"] = "bf16"
+    on["crows_pairs"]["robustness"] = {"protocols": ["aul"]}
+    on = validate_config(on, repo / "workflow" / "schemas" / "config.schema.yaml")
+    assert crows_pairs_plan.model_passes(on, "mbert") == [
+        ("nangia", "bf16"),
+        ("aul", "bf16"),
+        ("nangia", "fp32"),
+        ("aul", "fp32"),
+    ]
+    assert crows_pairs_plan.model_passes(on, "gpt2") == [("sentence_log_likelihood", "bf16")] + [
+        ("sentence_log_likelihood", "fp32")
+    ]
+    tasks = model_tasks.model_tasks(on, "mbert", entry={}, token_budget=0, threads=1)
+    assert {repr(t.loading) for t in tasks} == {repr({"precision": "bf16"})}
+    assert {t.settings["precision"] for t in tasks} == {"bf16", "fp32"}
+    off = copy.deepcopy(on)
+    off["crows_pairs"]["robustness"]["full_precision"] = False
+    assert crows_pairs_plan.model_passes(off, "mbert") == [("nangia", "bf16"), ("aul", "bf16")]
+
+
+def test_versions_of_a_set_are_paired_only_when_the_run_scores_both(config, repo):
+    """crows_pairs.robustness.versions names the sets that are versions of one another; a version the run does
+    not score is not a choice."""
+    on = copy.deepcopy(config)
+    on["robustness"] = {"enabled": True}
+    on["crows_pairs"]["robustness"] = {"versions": [["en", "fr", "absent"]]}
+    on = validate_config(on, repo / "workflow" / "schemas" / "config.schema.yaml")
+    assert crows_pairs_plan.data_versions(on) == {"en": ["fr"], "fr": ["en"]}
+    on["crows_pairs"]["robustness"]["versions"] = [["en", "absent"]]
+    assert crows_pairs_plan.data_versions(on) == {}

@@ -122,34 +122,36 @@ rule crows_pairs_breakdowns:
 
 
 # The robustness analysis (robustness.enabled): each model scores each data set under the other protocols its
-# family allows, as tasks of the same load as its own scoring (plmfair.crows_pairs.model_tasks); then each
-# verdict is computed again under every choice (plmfair.crows_pairs.robustness).
-rule crows_pairs_protocol_score:
+# family allows and, when it runs in reduced precision, in fp32, as tasks of the same load as its own scoring
+# (plmfair.crows_pairs.model_tasks); then each verdict is computed again under every choice
+# (plmfair.crows_pairs.robustness).
+rule crows_pairs_pass_score:
     wildcard_constraints:
         dataset=CROWS_SET,
-        protocol=_alternatives(crows_pairs_plan.masked_protocols()),
+        protocol=_alternatives(crows_pairs_plan.pass_wildcards()["protocol"]),
+        precision=_alternatives(crows_pairs_plan.pass_wildcards()["precision"]),
     input:
         pairs=crows_pairs_plan.DATA,
         model=plan.MODEL_MANIFEST,
     output:
-        scores=crows_pairs_plan.PROTOCOL_SCORES,
+        scores=crows_pairs_plan.PASS_SCORES,
     params:
         model=from_plan(plan.model_loading, "model"),
         precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
         too_long=plan.setting(config, "crows_pairs.too_long"),
     log:
-        "results/logs/crows_pairs/{dataset}/protocols/{model}/{protocol}.log",
+        "results/logs/crows_pairs/{dataset}/passes/{model}/{protocol}-{precision}.log",
     benchmark:
-        "results/benchmarks/crows_pairs/{dataset}/protocols/{model}/{protocol}.tsv"
+        "results/benchmarks/crows_pairs/{dataset}/passes/{model}/{protocol}-{precision}.tsv"
     threads: SCORING_THREADS
     group:
         "score_{model}"
     resources:
-        **scoring_resources("crows_pairs_protocol_score"),
+        **scoring_resources("crows_pairs_pass_score"),
     conda:
         "../../envs/models.yaml"
     script:
-        "../scripts/crows_pairs_protocol_score.py"
+        "../scripts/crows_pairs_pass_score.py"
 
 
 rule crows_pairs_robustness:
@@ -159,8 +161,10 @@ rule crows_pairs_robustness:
     output:
         specifications=crows_pairs_plan.SPECIFICATIONS,
         robustness=crows_pairs_plan.ROBUSTNESS,
+        ranking=crows_pairs_plan.RANKING,
     params:
         runs=crows_pairs_plan.robustness_runs(config),
+        versions=crows_pairs_plan.data_versions(config),
         langs=crows_pairs_plan.crows_pairs_langs(config),
         ties=plan.setting(config, "crows_pairs.robustness.ties"),
         alpha=plan.setting(config, "analysis.alpha"),

@@ -20,8 +20,8 @@ def get_crows_pairs_inputs(w):
 
 
 def robustness_inputs(runs):
-    """Every per-pair file the robustness job reads (each run's own protocol and its others)."""
-    return [path for run in runs for path in run["scores"].values()]
+    """Every per-pair file the robustness job reads (each run's own pass and its others)."""
+    return [scoring["scores"] for run in runs for scoring in run["passes"]]
 
 
 def exclusions_input(config):

@@ -694,10 +694,13 @@ def group_disparity(
     return pd.DataFrame(rows, columns=list(GROUP_DISPARITY_SCHEMA)).astype({"informative": bool})
 
 
-def pooled_disparity(scores: pd.DataFrame, *, alpha: float, permutations: int, seed: int) -> pd.DataFrame:
-    """sigma_gd of each metric with the languages pooled, per model, and its permutation test's p (the same
-    permutations as :func:`group_disparity`'s pooled rows), without the interval: the statistic the
-    robustness analysis recomputes many times (:mod:`plmfair.cloze.robustness`). ``differ``: p < alpha."""
+def pooled_disparity(
+    scores: pd.DataFrame, *, alpha: float, permutations: int, seed: int, metrics: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """sigma_gd of each metric (``metrics``: those named, by the name :data:`DISPARITY_METRICS` gives; None:
+    every one) with the languages pooled, per model, and its permutation test's p (the same permutations as
+    :func:`group_disparity`'s pooled rows), without the interval: the statistic the robustness analysis
+    recomputes many times (:mod:`plmfair.cloze.robustness`). ``differ``: p < alpha."""
     rows = []
     for model, lang, data in _blocks(scores):
         if lang != "all":
@@ -705,6 +708,8 @@ def pooled_disparity(scores: pd.DataFrame, *, alpha: float, permutations: int, s
         design = AnnotatorDesign.of(data)
         labels = design.assignments(permutations, _rng(seed, lang, "all"))
         for column, metric in DISPARITY_METRICS.items():
+            if metrics is not None and metric not in metrics:
+                continue
             sigma = _sigma_gd(*group_sums(data[column].to_numpy(float), design, labels))
             p = float(permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0])
             informative = not _degenerate(sigma, two_sided=False)

@@ -30,14 +30,14 @@ def cloze_robustness(
     annotators = list(dict.fromkeys(key))
     primary = PRIMARY.column
 
-    def disparity(frame: pd.DataFrame) -> pd.DataFrame:
-        return pooled_disparity(frame, alpha=alpha, permutations=permutations, seed=seed)
+    def disparity(frame: pd.DataFrame, metrics=None) -> pd.DataFrame:
+        return pooled_disparity(frame, alpha=alpha, permutations=permutations, seed=seed, metrics=metrics)
 
     full = disparity(scores).assign(left_out="")
     frames = [full.assign(changed=["" if m == primary else "metric" for m in full["metric"]])]
     for annotator in annotators:
-        without = disparity(scores[key != annotator])
-        frames.append(without[without["metric"] == primary].assign(left_out=annotator, changed="annotator"))
+        without = disparity(scores[key != annotator], metrics=[primary])
+        frames.append(without.assign(left_out=annotator, changed="annotator"))
     specs = pd.concat(frames, ignore_index=True)
     specs["verdict"] = _verdicts(specs)
     own = specs[specs["changed"] == ""].set_index("model")

@@ -29,7 +29,7 @@ STUDY = Study(
         "crows_pairs_summary",
         "crows_pairs_breakdowns",
         "crows_pairs_languages",
-        "crows_pairs_protocol_score",
+        "crows_pairs_pass_score",
         "crows_pairs_robustness",
     ),
     rules=("crows_pairs_common.smk", "crows_pairs.smk"),
@@ -55,8 +55,8 @@ STUDY = Study(
     moved=config_checks.MOVED,
     ingested=plan.ingested,
     counts="plmfair.crows_pairs.data_counts:counts",
-    needs={"crows_pairs_score": SCORING, "crows_pairs_protocol_score": SCORING},
-    passes=plan.protocol_passes,
+    needs={"crows_pairs_score": SCORING, "crows_pairs_pass_score": SCORING},
+    passes=plan.robustness_passes,
     choices=(
         DataChoice(
             "a CrowS-Pairs data set",

@@ -12,23 +12,35 @@ from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.scoring.model_plan import model_precision
 from plmfair.scoring.shared_load import Task
 
-STUDY = "crows_pairs"  # the scoring cache's folder of these tasks
+STUDY = plan.STUDY  # the scoring cache's folder of these tasks
 
 
 def set_task(
-    config: dict, dataset: str, model: str, *, entry: dict, token_budget: int, threads: int, protocol: str | None = None
+    config: dict,
+    dataset: str,
+    model: str,
+    *,
+    entry: dict,
+    token_budget: int,
+    threads: int,
+    protocol: str | None = None,
+    precision: str | None = None,
 ) -> Task:
-    """A CrowS-Pairs data set scored by ``model``: its per-pair scores under its own protocol, or under
-    another ``protocol`` of the robustness analysis (a task of the same load, labelled ``<dataset>+<protocol>``)."""
-    precision = model_precision(config, model, STUDY)
+    """A CrowS-Pairs data set scored by ``model``: its per-pair scores under its own protocol and precision,
+    or an extra pass of the robustness analysis under another ``protocol`` and ``precision`` (a task of the
+    same load, labelled ``<dataset>+<protocol>-<precision>``; another precision scores the load's copy in it)."""
+    own = model_precision(config, model, STUDY)
     if protocol is None:
-        label, scores, protocol = (
+        label, scores, protocol, precision = (
             dataset,
             plan.crows_pairs_scores_file(dataset, model),
             plan.crows_pairs_protocol(config, model),
+            own,
         )
     else:
-        label, scores = f"{dataset}+{protocol}", plan.protocol_scores_file(dataset, model, protocol)
+        precision = precision or own
+        label = f"{dataset}+{protocol}-{precision}"
+        scores = plan.pass_scores_file(dataset, model, protocol, precision)
     return Task(
         label,
         inputs=(plan.DATA.format(dataset=dataset),),
@@ -41,16 +53,18 @@ def set_task(
             "token_budget": token_budget,
             "threads": threads,
         },
-        loading={"precision": precision},
+        loading={"precision": own},
     )
 
 
 def model_tasks(config: dict, model: str, **job) -> list[Task]:
-    """Every CrowS-Pairs task of ``model`` in the run: each data set under its protocol, and under each other
-    protocol of the robustness analysis."""
+    """Every CrowS-Pairs task of ``model`` in the run: each data set under its own protocol and precision,
+    and under each other pass of the robustness analysis."""
     own = [set_task(config, ds, model, **job) for ds, m in plan.crows_pairs_jobs(config) if m == model]
     return own + [
-        set_task(config, ds, model, protocol=p, **job) for ds, m, p in plan.protocol_jobs(config) if m == model
+        set_task(config, ds, model, protocol=p, precision=q, **job)
+        for ds, m, p, q in plan.pass_jobs(config)
+        if m == model
     ]
 
 
@@ -68,6 +82,8 @@ def score(loaded, task: Task, paths, scored_by: str) -> None:
     data set whose job loaded it."""
     from plmfair.crows_pairs.scoring_job import score_loaded  # torch: as in load_model
 
+    if task.settings["precision"] != loaded.precision:  # a pass in full precision: the load's copy in it
+        loaded = loaded.in_precision(task.settings["precision"])
     scores, meta = score_loaded(
         read_parquet(path=task.inputs[0]),
         loaded,

@@ -7,6 +7,7 @@ from plmfair.crows_pairs.plan import (
     LANGUAGE_EFFECTS,
     LANGUAGE_WINLOSS,
     MCNEMAR,
+    RANKING,
     ROBUSTNESS,
     SPECIFICATIONS,
     SUMMARY,
@@ -105,8 +106,10 @@ TABLES: tuple[TableSpec, ...] = (
         "CrowS-Pairs, whether each model's verdict on each data set survives the ruler: the decisive share under the "
         "run's own scoring (the primary estimate) with its Clopper-Pearson interval at 1 - alpha and its verdict "
         "(the side of 50% the interval lies on), computed again under every scoring protocol the model's family "
-        "allows, every tie rule (a pair neutral at its floating-point tolerance, as tested, or at a coarser margin) "
-        "and with the pairs of the exclusion file left out when one is given: every combination (design 'grid') "
+        "allows, in fp32 where the model runs in reduced precision, every tie rule (a pair neutral at its "
+        "floating-point tolerance, as tested, or at a coarser margin), with the pairs of the exclusion file left "
+        "out when one is given, and on each data version (native or translated pairs alone where a set has both; "
+        "the pairs two versions of a set both hold, in each): every combination (design 'grid') "
         "or every change of one choice when there are too many. 'holds under k of K': the specifications giving "
         "the run's verdict; 'flipped by': those that do not, as the choices they change; the largest change of the "
         "estimate and the choices that give it (results/crows_pairs/specifications.parquet holds each). "
@@ -114,6 +117,22 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
+    ),
+    TableSpec(
+        "crows_pairs_ranking_agreement",
+        "crows_pairs_verdicts",
+        "plmfair.crows_pairs.tables:ranking_table",
+        {"ranking": RANKING},
+        "CrowS-Pairs, whether the scoring protocols rank the models alike, per data set: Kendall's W of the "
+        "protocols ranking the models by decisive share (each model in its own precision), on the pairs every "
+        "model scored under every protocol (1: every protocol orders the models the same way; near 0: the order "
+        "is the protocol's), with a conservative interval at 1 - alpha: the W of every ranking the shares' "
+        "simultaneous Clopper-Pearson intervals (Bonferroni over models x protocols) allow lies in it (its coverage: "
+        "make bench-stats, part ranking). Needs 3 or more masked LMs scored under the same protocols; no test, no "
+        "mark. " + _SENSITIVITY,
+        settings=_ALPHA,
+        builder_settings=("alpha",),
+        digits=3,
     ),
     TableSpec(
         "crows_pairs_mcnemar",
@@ -206,9 +225,9 @@ FIGURES: tuple[FigureSpec, ...] = (
         {"specifications": SPECIFICATIONS},
         "A specification curve (Simonsohn, Simmons & Nelson 2020) per CrowS-Pairs data set and model: the "
         "decisive share with its Clopper-Pearson interval at 1 - alpha under every specification (scoring "
-        "protocol, tie rule, pairs left out), sorted, coloured by verdict, hollow where the verdict is not the run's "
-        "own; the ring is the run's own specification; the dots below name each specification's choices. "
-        + _SENSITIVITY,
+        "protocol, precision, tie rule, pairs left out, data version), sorted, coloured by verdict, hollow where "
+        "the verdict is not the run's own; the ring is the run's own specification; the dots below name each "
+        "specification's choices. " + _SENSITIVITY,
         "verdicts under every scoring choice",
     ),
     FigureSpec(

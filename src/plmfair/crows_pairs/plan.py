@@ -7,9 +7,12 @@ from collections import Counter
 
 from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.scoring import FAMILIES
-from plmfair.scoring.model_plan import model_specs, spec_of, study_models
-from plmfair.scoring.protocols import family_protocols
+from plmfair.scoring.model_plan import model_precision, model_specs, spec_of, study_models
+from plmfair.scoring.protocols import PROTOCOLS, family_protocols
+from plmfair.scoring.tolerance import PRECISION_DTYPES
 from plmfair.studies import enabled, robustness_on
+
+STUDY = "crows_pairs"  # the study's name in the configuration (its precision) and the scoring cache
 
 # The study's files, each path written here once (its rules, tables and the run's file list use these).
 DATA = "results/data/crows_pairs/{dataset}.parquet"
@@ -19,9 +22,10 @@ MCNEMAR = "results/crows_pairs/mcnemar.parquet"
 BREAKDOWNS = "results/crows_pairs/breakdowns.parquet"
 LANGUAGE_WINLOSS = "results/crows_pairs/language_winloss.parquet"
 LANGUAGE_EFFECTS = "results/crows_pairs/language_effects.parquet"
-PROTOCOL_SCORES = "results/crows_pairs/{dataset}/protocols/{model}/{protocol}.parquet"
+PASS_SCORES = "results/crows_pairs/{dataset}/passes/{model}/{protocol}-{precision}.parquet"
 SPECIFICATIONS = "results/crows_pairs/specifications.parquet"
 ROBUSTNESS = "results/crows_pairs/robustness.parquet"
+RANKING = "results/crows_pairs/ranking_agreement.parquet"
 
 
 def crows_pairs_jobs(config: dict) -> list[tuple[str, str]]:
@@ -109,41 +113,72 @@ def robustness_protocols(config: dict, model: str) -> list[str]:
     return [p for p in (allowed if wanted is None else wanted) if p in allowed and p != own]
 
 
-def masked_protocols() -> list[str]:
-    """The protocols a masked LM can be scored with (the rule's ``{protocol}`` wildcard)."""
-    return family_protocols("mlm")
+def pass_wildcards() -> dict[str, list[str]]:
+    """The values an extra pass's ``{protocol}`` and ``{precision}`` can take (the pass rule's wildcards)."""
+    return {"protocol": list(PROTOCOLS), "precision": list(PRECISION_DTYPES)}
 
 
-def protocol_jobs(config: dict) -> list[tuple[str, str, str]]:
-    """(dataset, model, protocol): every extra scoring pass of the robustness analysis."""
-    return [(ds, m, p) for ds, m in crows_pairs_jobs(config) for p in robustness_protocols(config, m)]
+def robustness_precisions(config: dict, model: str) -> list[str]:
+    """The precisions a model is scored in besides its own in the robustness analysis: fp32 for a model
+    scored in reduced precision (``crows_pairs.robustness.full_precision``), else none."""
+    own = model_precision(config, model, STUDY)
+    wanted = config["crows_pairs"]["robustness"]["full_precision"]
+    return ["fp32"] if robustness_enabled(config) and wanted and own != "fp32" else []
 
 
-def protocol_passes(config: dict) -> list[str]:
+def model_passes(config: dict, model: str) -> list[tuple[str, str]]:
+    """(protocol, precision) of every scoring pass of a model on each of its data sets: its own first, then
+    every other crossing of its protocols and precisions (the robustness analysis's extra passes)."""
+    protocols = [crows_pairs_protocol(config, model), *robustness_protocols(config, model)]
+    precisions = [model_precision(config, model, STUDY), *robustness_precisions(config, model)]
+    return [(protocol, precision) for precision in precisions for protocol in protocols]
+
+
+def pass_jobs(config: dict) -> list[tuple[str, str, str, str]]:
+    """(dataset, model, protocol, precision): every extra scoring pass of the robustness analysis."""
+    return [(ds, m, *p) for ds, m in crows_pairs_jobs(config) for p in model_passes(config, m)[1:]]
+
+
+def robustness_passes(config: dict) -> list[str]:
     """The robustness analysis's extra scoring passes, one line each (:attr:`Study.passes`)."""
-    return [f"{m} on {ds} under {p}" for ds, m, p in protocol_jobs(config)]
+    return [f"{m} on {ds} under {p} in {q}" for ds, m, p, q in pass_jobs(config)]
 
 
-def protocol_scores_file(dataset: str, model: str, protocol: str) -> str:
-    """The per-pair scores of a model on a data set under a protocol other than its own."""
-    return PROTOCOL_SCORES.format(dataset=dataset, model=model, protocol=protocol)
+def pass_scores_file(dataset: str, model: str, protocol: str, precision: str) -> str:
+    """The per-pair scores of an extra pass: a model on a data set under a protocol and precision other
+    than its own pair."""
+    return PASS_SCORES.format(dataset=dataset, model=model, protocol=protocol, precision=precision)
 
 
 def robustness_runs(config: dict) -> list[dict]:
-    """Each (dataset, model) as one record the robustness job reads: its own ``protocol`` and its per-pair
-    ``scores`` files by protocol (its own first)."""
-    return [
-        {
-            "dataset": ds,
-            "model": m,
-            "protocol": crows_pairs_protocol(config, m),
-            "scores": {
-                crows_pairs_protocol(config, m): crows_pairs_scores_file(ds, m),
-                **{p: protocol_scores_file(ds, m, p) for p in robustness_protocols(config, m)},
-            },
-        }
-        for ds, m in crows_pairs_jobs(config)
-    ]
+    """Each (dataset, model) as one record the robustness job reads: its own ``protocol`` and ``precision``,
+    and its ``passes`` (protocol, precision and per-pair ``scores`` file; its own first)."""
+    runs = []
+    for ds, m in crows_pairs_jobs(config):
+        own, *others = model_passes(config, m)
+        passes = [(*own, crows_pairs_scores_file(ds, m)), *[(*p, pass_scores_file(ds, m, *p)) for p in others]]
+        runs.append(
+            {
+                "dataset": ds,
+                "model": m,
+                "protocol": own[0],
+                "precision": own[1],
+                "passes": [{"protocol": p, "precision": q, "scores": path} for p, q, path in passes],
+            }
+        )
+    return runs
+
+
+def data_versions(config: dict) -> dict[str, list[str]]:
+    """Each scored data set's other versions in the run (``crows_pairs.robustness.versions``: groups of
+    data sets that are versions of one set, such as English original and revised)."""
+    scored = list(crows_pairs_langs(config))
+    out: dict[str, list[str]] = {}
+    for group in config["crows_pairs"]["robustness"]["versions"]:
+        present = [ds for ds in group if ds in scored]
+        for ds in present if len(present) > 1 else []:
+            out.setdefault(ds, []).extend(v for v in present if v != ds and v not in out.get(ds, []))
+    return out
 
 
 def robustness_downloads(config: dict) -> list[str]:
@@ -201,14 +236,14 @@ def minimal_pair_languages(config: dict, study: str) -> list[str]:
 def published(config: dict) -> list[str]:
     """The study's files a run publishes (:func:`plmfair.plan.published_files`): each ingested data set,
     each model's per-pair scores, the summary, McNemar tests and breakdowns, the language comparisons, and
-    with a robustness analysis each extra protocol's scores and the specifications."""
+    with a robustness analysis each extra pass's scores, the specifications and the models' ranking agreement."""
     jobs = crows_pairs_jobs(config)
     out = [crows_pairs_data_file(ds) for ds in crows_pairs_ingested(config)]
     out += [crows_pairs_scores_file(ds, m) for ds, m in jobs]
     out += [SUMMARY, MCNEMAR, BREAKDOWNS] if jobs else []
     out += [LANGUAGE_WINLOSS, LANGUAGE_EFFECTS] if crows_pairs_language_jobs(config) else []
-    out += [protocol_scores_file(*job) for job in protocol_jobs(config)]
-    out += [SPECIFICATIONS, ROBUSTNESS] if robustness_enabled(config) else []
+    out += [pass_scores_file(*job) for job in pass_jobs(config)]
+    out += [SPECIFICATIONS, ROBUSTNESS, RANKING] if robustness_enabled(config) else []
     return out
 
 

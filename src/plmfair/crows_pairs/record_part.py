@@ -139,8 +139,9 @@ HEADLINES = (
     Headline(
         key="crows_pairs_robustness",
         caption="CrowS-Pairs robustness: each primary verdict computed again under every scoring choice (protocol, "
-        "tie rule, pairs left out): robust when every specification gives it, else fragile, with the choices "
-        "that flip it (a sensitivity analysis, unadjusted; results/crows_pairs/robustness.parquet).",
+        "precision, tie rule, pairs left out, data version): robust when every specification gives it, else "
+        "fragile, with the choices that flip it (a sensitivity analysis, unadjusted; "
+        "results/crows_pairs/robustness.parquet).",
         title="CrowS-Pairs: whether each verdict survives every scoring choice",
         lines=robustness_lines,
     ),

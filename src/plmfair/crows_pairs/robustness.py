@@ -6,10 +6,16 @@ The choices (axes) and their values, the first of each the run's own:
 - ``protocol``: the masked-LM scoring protocols the model's family allows (``nangia``, ``all_tokens``,
   ``within_word_l2r``, ``aul``; Nangia et al. 2020, Salazar et al. 2020, Kauf & Ivanova 2023, Kaneko &
   Bollegala 2022), each a pass of the same load of the model (:mod:`plmfair.crows_pairs.model_tasks`);
+- ``precision``: the precision the model ran in, and fp32 for a model run in reduced precision (bf16, fp16),
+  each pass of fp32 with the load's one copy in it (``crows_pairs.robustness.full_precision``);
 - ``tie``: the margin at or below which a pair counts as neutral: the pair's own floating-point tolerance
   (as tested), or a coarser one (``crows_pairs.robustness.ties``);
 - ``pairs``: every pair, or every pair but those of an exclusion file (pair id and reason: how a user
-  brings an audit of the pairs such as Blodgett et al.'s 2021).
+  brings an audit of the pairs such as Blodgett et al.'s 2021);
+- ``data``: the data set as given; its native and its translated pairs alone, where it has both (the French
+  set's pairs written in French and those translated from English); and, for each other version of the set
+  scored in the run (``crows_pairs.robustness.versions``: English original and revised), the pairs both
+  versions hold, matched by pair id, in this version and in the other.
 
 Every combination is a specification when there are at most ``max_grid`` of them, else every change of one
 axis from the run's own (the table says which). Each specification's estimate is the decisive share with its
@@ -23,18 +29,20 @@ verdict, not that the verdict is right (docs/statistics.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import product
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from plmfair.crows_pairs.schemas import ROBUSTNESS_SCHEMA, SCORED_STATUSES, SPECIFICATIONS_SCHEMA
+from plmfair import stats
+from plmfair.crows_pairs.schemas import RANKING_SCHEMA, ROBUSTNESS_SCHEMA, SCORED_STATUSES, SPECIFICATIONS_SCHEMA
 from plmfair.errors import DataError
-from plmfair.stats import binomial_summary
 
-AXES = ("protocol", "tie", "pairs")
-ALL_PAIRS, AS_TESTED = "all pairs", "as tested"
+AXES = ("protocol", "precision", "tie", "pairs", "data")
+ALL_PAIRS, AS_TESTED, AS_GIVEN = "all pairs", "as tested", "as given"
+ORIGINS = ("native", "translated")
 
 
 def read_exclusions(path: str | Path) -> pd.DataFrame:
@@ -69,21 +77,29 @@ def excluded_pairs(exclusions: pd.DataFrame | None, dataset: str) -> set[str]:
     return set(rows["pair_id"].astype(str))
 
 
-def _estimate(scores: pd.DataFrame, *, tie: float | None, left_out: set[str], alpha: float) -> dict:
-    """The decisive share of one specification: ``scores`` (one protocol's pair file), a pair neutral at its
-    own tolerance or, with ``tie``, at the larger of it and ``tie``, the pairs ``left_out`` dropped."""
-    scored = scores[scores["status"].isin(SCORED_STATUSES) & ~scores["pair_id"].astype(str).isin(left_out)]
+def _preferences(scores: pd.DataFrame, *, tie: float | None = None) -> pd.Series:
+    """Each scored pair's preference by pair id: 1.0 for the more stereotyping sentence, 0.0 for the less, NaN
+    when neutral at its own tolerance or, with ``tie``, at the larger of it and ``tie`` (or undecided)."""
+    scored = scores[scores["status"].isin(SCORED_STATUSES)]
     margin = scored["sent_more_score"] - scored["sent_less_score"]
     limit = scored["tolerance"] if tie is None else scored["tolerance"].clip(lower=tie)
     neutral = (margin.abs() <= limit) | scored["undecided"].astype(bool)
-    decisive = margin[~neutral]
-    biased = int((decisive > 0).sum())
-    test = binomial_summary(biased, len(decisive), confidence=1 - alpha, method="exact")
+    return pd.Series((margin > 0).astype(float).where(~neutral).to_numpy(), index=scored["pair_id"].astype(str))
+
+
+def _estimate(scores: pd.DataFrame, *, tie: float | None, left_out: set[str], alpha: float) -> dict:
+    """The decisive share of one specification: ``scores`` (one pass's pair file, its pairs already chosen by
+    the data axis) preferring as :func:`_preferences` says, the pairs ``left_out`` dropped."""
+    preference = _preferences(scores, tie=tie)
+    preference = preference[~preference.index.isin(left_out)]
+    decisive = preference.dropna()
+    biased = int(decisive.sum())
+    test = stats.binomial_summary(biased, len(decisive), confidence=1 - alpha, method="exact")
     verdict = "no preference"
     if len(decisive) and test.p_value < alpha:
         verdict = "stereotypical" if test.proportion > 0.5 else "anti-stereotypical"
     return {
-        "n_scored": len(scored),
+        "n_scored": len(preference),
         "n_decisive": len(decisive),
         "n_biased": biased,
         "estimate": 100 * test.proportion,
@@ -94,48 +110,86 @@ def _estimate(scores: pd.DataFrame, *, tie: float | None, left_out: set[str], al
     }
 
 
+Pass = tuple[str, str]  # (protocol, precision): one scoring of a data set
+
+
+def _data_choices(
+    dataset: str, by_pass: Mapping[Pass, pd.DataFrame], versions: Mapping[str, Mapping[Pass, pd.DataFrame]], own: Pass
+) -> dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame]]]:
+    """The data axis's values: each a label -> (the data set whose passes it reads, the pairs it keeps)."""
+
+    def everything(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame
+
+    choices: dict[str, tuple[str, Callable[[pd.DataFrame], pd.DataFrame]]] = {AS_GIVEN: (dataset, everything)}
+    present = set(by_pass[own]["origin"].dropna())
+    if set(ORIGINS) <= present:
+        for origin in ORIGINS:
+
+            def of_origin(frame: pd.DataFrame, kind: str = origin) -> pd.DataFrame:
+                return frame[frame["origin"] == kind]
+
+            choices[f"{origin} pairs"] = (dataset, of_origin)
+    for other, passes in versions.items():
+        both = set(by_pass[own]["pair_id"].astype(str)) & set(passes[own]["pair_id"].astype(str))
+
+        def matched(frame: pd.DataFrame, ids: set[str] = both) -> pd.DataFrame:
+            return frame[frame["pair_id"].astype(str).isin(ids)]
+
+        choices[f"pairs {other} holds too"] = (dataset, matched)
+        choices[f"{other}, pairs {dataset} holds too"] = (other, matched)
+    return choices
+
+
 def specifications(
-    by_protocol: Mapping[str, pd.DataFrame],
+    by_pass: Mapping[Pass, pd.DataFrame],
     *,
-    protocol: str,
+    own: Pass,
     ties: Sequence[float],
     exclusions: pd.DataFrame | None,
     exclusions_name: str,
     dataset: str,
     alpha: float,
     max_grid: int,
+    versions: Mapping[str, Mapping[Pass, pd.DataFrame]] | None = None,
 ) -> pd.DataFrame:
     """Every specification of one model on one data set (:data:`SPECIFICATIONS_SCHEMA` without its names):
-    ``by_protocol`` the per-pair scores under each protocol scored (``protocol`` the run's own first),
-    ``ties`` the coarser tie margins, ``exclusions`` the exclusion table (None: no such axis)."""
-    left_out = excluded_pairs(exclusions, dataset)
+    ``by_pass`` the per-pair scores of each (protocol, precision) scored, ``own`` the run's own pass,
+    ``ties`` the coarser tie margins, ``exclusions`` the exclusion table (None: no such axis), ``versions``
+    the passes of the same model on each other version of the data set in the run."""
+    versions = versions or {}
+    data = _data_choices(dataset, by_pass, versions, own)
     values: dict[str, list] = {
-        "protocol": [protocol, *[p for p in by_protocol if p != protocol]],
+        "protocol": list(dict.fromkeys([own[0], *(p for p, _ in by_pass)])),
+        "precision": list(dict.fromkeys([own[1], *(q for _, q in by_pass)])),
         "tie": [AS_TESTED, *ties],
         "pairs": [ALL_PAIRS, *([f"without {exclusions_name}"] if exclusions is not None else [])],
+        "data": list(data),
     }
-    own = {axis: choices[0] for axis, choices in values.items()}
+    default = {axis: choices[0] for axis, choices in values.items()}
     grid = 1
     for choices in values.values():
         grid *= len(choices)
     if grid <= max_grid:
         chosen = [dict(zip(AXES, combo, strict=True)) for combo in product(*values.values())]
     else:
-        chosen = [own] + [{**own, axis: v} for axis, choices in values.items() for v in choices[1:]]
+        chosen = [default] + [{**default, axis: v} for axis, choices in values.items() for v in choices[1:]]
     rows = []
     for choice in chosen:
+        source, keep = data[choice["data"]]
+        passes = by_pass if source == dataset else versions[source]
         estimate = _estimate(
-            by_protocol[choice["protocol"]],
+            keep(passes[(choice["protocol"], choice["precision"])]),
             tie=None if choice["tie"] == AS_TESTED else float(choice["tie"]),
-            left_out=left_out if choice["pairs"] != ALL_PAIRS else set(),
+            left_out=excluded_pairs(exclusions, source) if choice["pairs"] != ALL_PAIRS else set(),
             alpha=alpha,
         )
         rows.append(
             {
                 "specification": "; ".join(f"{axis}={choice[axis]}" for axis in AXES),
-                "changed": ", ".join(axis for axis in AXES if choice[axis] != own[axis]),
+                "changed": ", ".join(axis for axis in AXES if choice[axis] != default[axis]),
                 **{axis: str(choice[axis]) for axis in AXES},
-                "default": choice == own,
+                "default": choice == default,
                 **estimate,
             }
         )
@@ -143,6 +197,52 @@ def specifications(
     out["holds"] = out["verdict"] == out.loc[out["default"], "verdict"].iloc[0]
     out.attrs["design"] = "grid" if grid <= max_grid else "one axis at a time"
     return out
+
+
+def by_pass(run: Mapping) -> dict[Pass, pd.DataFrame]:
+    """A run's per-pair scores by (protocol, precision)."""
+    return {(p["protocol"], p["precision"]): p["scores"] for p in run["passes"]}
+
+
+def ranking_agreement(runs: Sequence[Mapping], *, langs: Mapping[str, str], alpha: float) -> pd.DataFrame:
+    """Per data set, whether the protocols rank the models alike (:data:`RANKING_SCHEMA`): Kendall's W of the
+    protocols (raters) ranking the models (items) by decisive share, each model in its own precision, on the
+    pairs every model scored under every protocol, with its conservative interval
+    (:func:`plmfair.stats.ranking_agreement`). A data set with fewer than 3 models scored under the same 2 or
+    more protocols gets a row that says so."""
+    rows = []
+    for dataset in dict.fromkeys(run["dataset"] for run in runs):
+        passes = {
+            run["model"]: {p: f for (p, q), f in by_pass(run).items() if q == run["precision"]}
+            for run in runs
+            if run["dataset"] == dataset
+        }
+        ranked = {model: scores for model, scores in passes.items() if len(scores) > 1}
+        protocols = [p for p in next(iter(ranked.values()), {}) if all(p in s for s in ranked.values())]
+        row = {
+            "dataset": dataset,
+            "lang": langs[dataset],
+            "models": ", ".join(ranked),
+            "protocols": ", ".join(protocols),
+        }
+        if len(ranked) < 3 or len(protocols) < 2:
+            rows.append(
+                {
+                    **row,
+                    "n_pairs": 0,
+                    "note": f"needs 3 or more models scored under the same 2 or more protocols (has {len(ranked)} "
+                    f"model(s) under {len(protocols)} shared protocol(s))",
+                }
+            )
+            continue
+        preferences = {(m, p): _preferences(ranked[m][p]) for m in ranked for p in protocols}
+        shared = sorted(set.intersection(*(set(s.index) for s in preferences.values())))
+        on_shared = {key: s.loc[shared] for key, s in preferences.items()}
+        decisive = np.array([[on_shared[(m, p)].notna().sum() for p in protocols] for m in ranked])
+        preferring = np.array([[on_shared[(m, p)].sum() for p in protocols] for m in ranked])
+        w, low, high = stats.ranking_agreement(decisive, preferring, confidence=1 - alpha)
+        rows.append({**row, "n_pairs": len(shared), "w": w, "ci_low": low, "ci_high": high, "note": ""})
+    return pd.DataFrame(rows, columns=list(RANKING_SCHEMA))
 
 
 def _simplest_first(specs: pd.DataFrame) -> pd.DataFrame:
@@ -163,24 +263,30 @@ def robustness(
     exclusions: str | Path | None,
     alpha: float,
     max_grid: int,
+    versions: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every model and data set's specifications (:data:`SPECIFICATIONS_SCHEMA`) and its verdict's
-    robustness (:data:`ROBUSTNESS_SCHEMA`). ``runs``: one record per (dataset, model) with its ``protocol``
-    and ``scores`` (protocol -> per-pair scores, the run's own protocol among them)."""
+    robustness (:data:`ROBUSTNESS_SCHEMA`). ``runs``: one record per (dataset, model) with its own
+    ``protocol`` and ``precision`` and its ``passes`` (each a protocol, a precision and its per-pair
+    ``scores``); ``versions``: each data set's other versions in the run
+    (:func:`plmfair.crows_pairs.plan.data_versions`)."""
     table = read_exclusions(exclusions) if exclusions else None
     name = Path(exclusions).name if exclusions else ""
+    passes = {(run["dataset"], run["model"]): by_pass(run) for run in runs}
     frames, summary = [], []
     for run in runs:
         dataset, model = run["dataset"], run["model"]
+        others = (versions or {}).get(dataset, [])
         specs = specifications(
-            run["scores"],
-            protocol=run["protocol"],
+            passes[(dataset, model)],
+            own=(run["protocol"], run["precision"]),
             ties=ties,
             exclusions=table,
             exclusions_name=name,
             dataset=dataset,
             alpha=alpha,
             max_grid=max_grid,
+            versions={v: passes[(v, model)] for v in others if (v, model) in passes},
         )
         names = {"dataset": dataset, "lang": langs[dataset], "model": model}
         frames.append(specs.assign(**names))

@@ -109,11 +109,16 @@ SPECIFICATIONS_SCHEMA = {
     "dataset": "CrowS-Pairs data set",
     "lang": "language of the data set",
     "model": "model name",
-    "specification": "the choices, one per axis (protocol, tie, pairs), as 'axis=value' joined by '; '",
+    "specification": "the choices, one per axis (protocol, precision, tie, pairs, data), as 'axis=value' joined "
+    "by '; '",
     "changed": "the axes whose value is not the run's own, joined by ', ' ('' for the run's own specification)",
     "protocol": "the scoring protocol of this specification",
+    "precision": "the precision the model was scored in (fp32 besides a reduced one the model runs in)",
     "tie": "'as tested' (each pair's floating-point tolerance) or the margin at or below which a pair is neutral",
     "pairs": "'all pairs' or 'without <file>': the pairs of the exclusion file left out",
+    "data": "'as given'; 'native pairs' or 'translated pairs' alone; 'pairs <other> holds too' (this version on the "
+    "pairs another version of the set holds, matched by pair_id) or '<other>, pairs <dataset> holds too' (the other "
+    "version on them)",
     "default": "true for the run's own specification (the primary estimate)",
     "n_scored": "pairs scored under this specification",
     "n_decisive": "pairs not neutral under it",
@@ -141,4 +146,20 @@ ROBUSTNESS_SCHEMA = {
     "flipped_by": "the specifications whose verdict differs, each as its changed choices ('' when robust)",
     "largest_change": "the largest absolute change of the estimate from the primary one (percentage points)",
     "largest_change_by": "the specification that gives it, as its changed choices",
+}
+
+RANKING_SCHEMA = {
+    "dataset": "CrowS-Pairs data set",
+    "lang": "language of the data set",
+    "models": "the models ranked (those scored under two or more protocols), joined by ', '",
+    "protocols": "the protocols ranking them (those every such model was scored under), joined by ', '",
+    "n_pairs": "pairs every model scored under every protocol (0 when not computed)",
+    "w": "Kendall's W of the protocols ranking the models by decisive share (1: every protocol ranks them alike; "
+    "0: no agreement), tie-corrected",
+    "ci_low": "lower end of W's conservative interval at 1 - alpha: the least W the shares' simultaneous "
+    "Clopper-Pearson intervals (Bonferroni over models x protocols) allow, bounded "
+    "(plmfair.stats.ranking_agreement)",
+    "ci_high": "upper end: 1 where one order of the models fits every protocol's intervals, else the largest W "
+    "they allow",
+    "note": "why W is not computed ('' when it is)",
 }

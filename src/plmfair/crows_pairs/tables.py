@@ -261,3 +261,16 @@ def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
         nulls={"decisive share": 50.0},
         intervals={f"interval ({level}%)": ("low", "high", 50.0)},
     )
+
+
+def ranking_table(ranking: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+    """Per data set: whether the scoring protocols rank the models alike, Kendall's W with its interval
+    (:data:`plmfair.crows_pairs.schemas.RANKING_SCHEMA`), or why it is not computed."""
+    out = ranking[["dataset", "models", "protocols", "n_pairs"]].rename(columns={"n_pairs": "pairs"})
+    out["Kendall's W"] = ranking["w"]
+    out["low"], out["high"] = ranking["ci_low"], ranking["ci_high"]
+    out["note"] = ranking["note"]
+    level = number(100 * (1 - alpha), 0)
+    return with_display(
+        out.reset_index(drop=True), alpha=alpha, intervals={f"interval ({level}%)": ("low", "high", float("nan"))}
+    )

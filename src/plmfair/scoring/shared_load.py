@@ -149,7 +149,7 @@ def score_with_one_load(
             except OSError:  # another job wrote it first (a job of the model on another node, unlocked)
                 shutil.rmtree(partial, ignore_errors=True)
         log.info(
-            "%s: one load for %d data set(s): %s%s",
+            "%s: one load for %d task(s) (data sets and extra passes): %s%s",
             model,
             1 + len(ahead),
             own.label,
