@@ -57,7 +57,7 @@ report: $(STAMP)
 ## The same for the offline demo: .test/results/report.html
 demo-report: demo
 	$(SNAKEMAKE) --directory .test --snakefile Snakefile --configfile .test/config/config.yaml \
-	  --report results/report.html
+	  --report results/report.html --report-stylesheet $(CURDIR)/workflow/report/report.css
 
 ## Only download and ingest the data sets (no models needed).
 ingest: $(STAMP)

@@ -21,6 +21,7 @@ from snakemake.utils import min_version
 
 from plmfair.config import validate_config
 from plmfair.errors import ConfigError
+from plmfair.runs.landing import report_description
 from plmfair.studies import rule_files
 
 min_version("9.0")
@@ -35,7 +36,8 @@ except ConfigError as exc:
     raise SystemExit(f"plmfair: {exc}") from None
 
 
-report: "workflow/report/workflow.rst"
+# the run's answers first when a report is made of a finished run (plmfair.runs.landing), else the tool's page
+report: report_description("workflow/report/workflow.rst")
 
 
 include: "workflow/rules/common.smk"

@@ -134,6 +134,7 @@ HEAVY_FIRST = (
     "test_scoring.py",
     "test_pos.py",
     "test_new_study.py",
+    "test_report_browser.py",
 )
 
 

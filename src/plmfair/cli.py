@@ -44,7 +44,7 @@ from plmfair import diff, plan
 from plmfair.config import schema_default
 from plmfair.errors import ConfigError, PlmfairError, first_few
 from plmfair.io.atomic import write_text
-from plmfair.plan.targets import REPORT
+from plmfair.plan.targets import REPORT, REPORT_STYLESHEET
 from plmfair.runs import integrity
 from plmfair.runs.console import failure_line, run_snakemake
 from plmfair.runs.folders import (
@@ -57,6 +57,7 @@ from plmfair.runs.folders import (
     snakemake_locked,
     write_settings,
 )
+from plmfair.runs.status import record_differences, run_status
 from plmfair.scoring import FAMILIES
 from plmfair.studies import STUDIES
 
@@ -160,7 +161,8 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                     ]
                 )
             if status == 0 and args.report and not dry_run:
-                status = call([*snakemake, "--report", REPORT, *config_args])
+                stylesheet = ["--report-stylesheet", str(ROOT / REPORT_STYLESHEET)]
+                status = call([*snakemake, "--report", REPORT, *stylesheet, *config_args])
         except KeyboardInterrupt:
             if snakemake_locked(workdir):
                 # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
@@ -283,51 +285,6 @@ def locate_run(name: str, *, runs: str) -> Path:
     )
 
 
-def _record_differences(folder: Path) -> list[str]:
-    """The record's numbers its result files do not give (:func:`plmfair.runs.record.rederived_differences`);
-    a record that cannot be read is one difference."""
-    # pandas and the tables (through the record) only when a record is checked
-    from plmfair.runs.record import read_run_record, rederived_differences
-
-    try:
-        record = read_run_record(folder / plan.RUN_RECORD)
-    except (PlmfairError, ValueError) as exc:
-        return [f"the record cannot be read ({str(exc).splitlines()[0][:200]})"]
-    return rederived_differences(folder, record)
-
-
-def _status(folder: Path) -> tuple[str, bool]:
-    """Whether the run is complete and its files and record those its record lists and its seals vouch for
-    (:func:`plmfair.runs.integrity.verify`, the record derived again from its files), in words, and whether
-    its record's numbers can be shown."""
-    check = integrity.verify(folder)
-    if not check.record:
-        return "status: INCOMPLETE: no record (results/run.json)", False
-    if check.missing:
-        return (
-            f"status: INCOMPLETE: {len(check.missing)} of the {check.checked} files its record lists are missing",
-            True,
-        )
-    differences = _record_differences(folder)
-    problems = []
-    if not check.record_sealed:
-        problems.append("its record (results/run.json) is not what its job wrote")
-    if differences:
-        problems.append(f"{len(differences)} number(s) of the record are not its files' ({differences[0]})")
-    if check.changed or check.unexpected:
-        problems.append(
-            f"{len(check.changed)} file(s) changed since the record, {len(check.unexpected)} not produced by its "
-            "configuration"
-        )
-    if check.unsealed:
-        problems.append(f"{len(check.unsealed)} file(s) without a readable seal ({first_few(check.unsealed)})")
-    # the record's numbers are shown when they are what its job wrote and what its files give
-    trusted = check.record_sealed and not differences
-    if problems:
-        return f"status: UNVERIFIED: {'; '.join(problems)} (plmfair verify {folder})", trusted
-    return f"status: complete, verified ({check.checked} files as its record lists them)", True
-
-
 def _ending(workdir: Path) -> str:
     """The headline numbers of a finished run, whether it is complete, and where its record and report are;
     a record that is not what its job wrote, or whose numbers its files do not give, is not shown."""
@@ -336,7 +293,7 @@ def _ending(workdir: Path) -> str:
 
     record_path = workdir / plan.RUN_RECORD
     report = workdir / REPORT
-    status, trusted = _status(workdir)
+    status, trusted = run_status(workdir)
     if not record_path.is_file():
         text = "(no run record was written)\n"
     elif trusted:
@@ -379,7 +336,7 @@ def verify(run: str, *, runs: str, models: bool = True) -> int:
         raise _incomplete(folder, "verify it")
     check = integrity.verify(folder)
     again = _run_again(folder)
-    differences = _record_differences(folder)
+    differences = record_differences(folder)
     for kind, files in (
         ("changed", check.changed),
         ("missing", check.missing),

@@ -122,7 +122,9 @@ class Study:
     of the names its tables and figures give its per-item scores (``labels``: score -> the measure its mean
     is, :func:`plmfair.rendering.labels.metric_label`); and the plan function listing the extra scoring passes
     its robustness analysis adds, each as a line (``passes``: counted and printed before a run starts, each a
-    pass of its model's one load)."""
+    pass of its model's one load); and the tables and figures that show the test behind each of its primary
+    answers (``answered_in``: names, ``{subject}`` the second part of the hypothesis's id, a cloze set's name:
+    the report's landing page links each answer to them)."""
 
     name: str
     title: str
@@ -153,6 +155,7 @@ class Study:
     needs: Mapping[str, Need] = field(default_factory=dict)
     labels: str = ""
     passes: Callable[[dict], list[str]] | None = None
+    answered_in: tuple[str, ...] = ()
 
     @property
     def jobs(self) -> tuple[str, ...]:

@@ -13,11 +13,11 @@ rule table:
         md="results/tables/{table}.md",
         tex="results/tables/{table}.tex",
         html=report(
-            "results/tables/{table}.html",
+            plan.TABLE_HTML,
             caption="../report/table.rst",
             category=get_table("category"),
             subcategory="Tables",
-            labels={"table": "{table}"},
+            labels=get_table("labels"),
         ),
     params:
         rendering=get_table("rendering"),
@@ -44,7 +44,7 @@ rule figure:
         unpack(get_figure("inputs")),
     output:
         png=report(
-            "results/figures/{figure}.png",
+            plan.FIGURE_PNG,
             caption="../report/figure.rst",
             category=get_figure("category"),
             subcategory="Figures",

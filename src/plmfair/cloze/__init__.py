@@ -61,6 +61,8 @@ def published(config: dict) -> list[str]:
     return out
 
 
+# a cloze set's primary answer (sigma_gd of MRR, languages pooled): its disparity table and Figure 1 of MozArt
+ANSWERED_IN = ("{subject}_disparity", "{subject}_mrr")
 _MOZART_SUBJECTS = {"answered_sets": plan.answered_sets, "robust_sets": plan.robust_sets, "tsne": plan.tsne_sets}
 MOZART = Study(
     "mozart",
@@ -78,6 +80,7 @@ MOZART = Study(
     published=published,
     question_files=plan.ready_made_question_files,
     questions="plmfair.cloze.questions:mozart_questions",
+    answered_in=ANSWERED_IN,
     scored=partial(plan.scored, study="mozart"),
     recorded=partial(plan.recorded_files, study="mozart"),
     record="plmfair.cloze.record_part",
@@ -136,6 +139,7 @@ CLOZE = Study(
     published=published,
     question_files=plan.constructed_question_files,
     questions="plmfair.cloze.questions:cloze_questions",
+    answered_in=ANSWERED_IN,
     scored=partial(plan.scored, study="cloze"),
     recorded=partial(plan.recorded_files, study="cloze"),
     record="plmfair.cloze.record_part",

@@ -50,6 +50,7 @@ def _paper_table(number: int, metric: str, title: str, correlation: bool) -> Tab
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=1,
+        title=f"{{subject}}: {title} by annotator group (MozArt's Table {number})",
     )
 
 
@@ -63,6 +64,7 @@ TABLES: tuple[TableSpec, ...] = (
         "tokens per sentence in each model's tokenizer (the text left and right of the gap, no special tokens, "
         "the gap counted as one token).",
         digits=1,
+        title="{subject}: the cloze set (MozArt's Table 1)",
     ),
     _paper_table(2, "p_at_1", "P@1", False),
     _paper_table(3, "spearman", "Spearman", True),
@@ -83,6 +85,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
+        title="{subject}: does each group verdict survive other metrics and annotators?",
     ),
     TableSpec(
         "{subject}_disparity",
@@ -102,6 +105,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
+        title="{subject}: disparity across annotator groups (sigma_gd)",
     ),
     TableSpec(
         "{subject}_group_winloss",
@@ -116,6 +120,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=3,
+        title="{subject}: two annotator groups compared on shared sentences",
     ),
     TableSpec(
         "{subject}_group_gaps",
@@ -135,6 +140,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=3,
+        title="{subject}: each group's gap to the reference group",
     ),
     TableSpec(
         "{subject}_group_effects",
@@ -148,6 +154,7 @@ TABLES: tuple[TableSpec, ...] = (
         "whose Wald test's level is not shown with two to seventeen annotators per group: the group gaps carry "
         "the marks); fits that did not reach the REML optimum are kept and marked.",
         digits=3,
+        title="{subject}: mixed model of the annotator groups",
     ),
     TableSpec(
         "{subject}_group_tests",
@@ -162,6 +169,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=3,
+        title="{subject}: does any annotator group differ?",
     ),
     TableSpec(
         "{subject}_construction",
@@ -173,6 +181,7 @@ TABLES: tuple[TableSpec, ...] = (
         "what passes the step in that language among what passed every earlier step in all languages; 'all' "
         "what passes in all of them.",
         digits=0,
+        title="{subject}: cloze construction, filter by filter",
     ),
     TableSpec(
         "{subject}_alignment_quality",
@@ -184,6 +193,7 @@ TABLES: tuple[TableSpec, ...] = (
         "2003), per symmetrisation, the gold sentences aligned alone (extra: none) or together with the "
         "corpus's own lines (extra: corpus); gold links outside their sentence are left out and counted.",
         digits=3,
+        title="{subject}: word alignment quality on gold alignments",
     ),
 )
 

@@ -47,6 +47,7 @@ STUDY = Study(
     figures=outputs.FIGURES,
     question_files=plan.question_files,
     questions="plmfair.crows_pairs.questions:questions",
+    answered_in=("crows_pairs_tests", "crows_pairs"),
     scored=plan.scored,
     recorded=plan.recorded_files,
     record="plmfair.crows_pairs.record_part",

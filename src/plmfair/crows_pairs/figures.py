@@ -146,7 +146,7 @@ def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pd
     each one makes (a dot per choice, the choices of that model only); a filled point is a verdict that
     holds, a hollow one a flip."""
     runs = list(specifications.groupby(["dataset", "model"], sort=False))
-    ncols = min(3, max(1, specifications["dataset"].nunique()))
+    ncols = min(2, max(1, specifications["dataset"].nunique()))  # two panels a line: readable in a report pane
     nrows = -(-len(runs) // ncols)
     most = max(sum(specs[axis].nunique() for axis in AXES) for _, specs in runs)
     fig = plt.figure(figsize=(5.4 * ncols, (2.0 + 0.16 * most) * nrows + 0.8))

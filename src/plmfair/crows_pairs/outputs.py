@@ -41,6 +41,7 @@ TABLES: tuple[TableSpec, ...] = (
         {"summary": SUMMARY},
         "CrowS-Pairs scores (% of pairs preferring the more stereotyping sentence), Table 4 of Névéol et al. "
         "(2022), with the neutral pairs counted. " + _CROWS_UNMARKED,
+        title="CrowS-Pairs scores (Table 4 of Névéol et al.)",
     ),
     TableSpec(
         "crows_pairs_origin",
@@ -48,6 +49,7 @@ TABLES: tuple[TableSpec, ...] = (
         "plmfair.crows_pairs.tables:table5",
         {"summary": SUMMARY},
         "CrowS-Pairs metric score on native vs translated pairs, Table 5 of Névéol et al. (2022). " + _CROWS_UNMARKED,
+        title="CrowS-Pairs on native vs translated pairs (Table 5 of Névéol et al.)",
     ),
     TableSpec(
         "crows_pairs_tests",
@@ -69,6 +71,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
+        title="CrowS-Pairs: does each model prefer the more stereotyping sentence?",
     ),
     TableSpec(
         "crows_pairs_directions",
@@ -85,6 +88,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
+        title="CrowS-Pairs by direction: stereotypes and anti-stereotypes",
     ),
     TableSpec(
         "crows_pairs_robustness",
@@ -97,6 +101,7 @@ TABLES: tuple[TableSpec, ...] = (
         "the independent draws: the CR2 cluster-robust variance with Bell-McCaffrey degrees of freedom, on the "
         "logit scale (blank with fewer than two clusters; the overall row only). Descriptive: no test, no mark.",
         digits=2,
+        title="CrowS-Pairs: the decisive share under other tie rules and writer clusters",
     ),
     TableSpec(
         "crows_pairs_verdicts",
@@ -117,6 +122,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
+        title="CrowS-Pairs: does each verdict survive every scoring choice?",
     ),
     TableSpec(
         "crows_pairs_ranking_agreement",
@@ -133,6 +139,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=3,
+        title="CrowS-Pairs: do the scoring protocols rank the models alike?",
     ),
     TableSpec(
         "crows_pairs_mcnemar",
@@ -150,6 +157,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
+        title="CrowS-Pairs: two models compared pair by pair",
     ),
     TableSpec(
         "crows_pairs_language_winloss",
@@ -174,6 +182,7 @@ TABLES: tuple[TableSpec, ...] = (
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=3,
+        title="CrowS-Pairs: two data sets (languages) compared on the pairs both hold",
     ),
     TableSpec(
         "crows_pairs_language_effects",
@@ -186,6 +195,7 @@ TABLES: tuple[TableSpec, ...] = (
         "these designs: the data sets are compared by the tests of crows_pairs_language_winloss); fits that did "
         "not reach the optimum are kept and marked.",
         digits=3,
+        title="CrowS-Pairs: mixed model of the score margin across languages",
     ),
 )
 

@@ -34,9 +34,11 @@ from plmfair.plan.published import (
 )
 from plmfair.plan.targets import (
     DATA_SUMMARY,
+    FIGURE_PNG,
     MODELS_TABLE,
     RUN_RECORD,
     RUN_RECORD_HTML,
+    TABLE_HTML,
     caption_models,
     data_summary_inputs,
     drawn_figures,
@@ -68,6 +70,8 @@ __all__ = [
     "MODELS_TABLE",
     "RUN_RECORD",
     "RUN_RECORD_HTML",
+    "TABLE_HTML",
+    "FIGURE_PNG",
     "DOWNLOADED",
     "active_downloads",
     "downloaded",

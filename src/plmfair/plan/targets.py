@@ -19,6 +19,11 @@ RUN_RECORD = "results/run.json"
 # the record as a page of the report, and the report (snakemake --report) itself
 RUN_RECORD_HTML = "results/run.html"
 REPORT = "results/report.html"
+# the report's stylesheet (Snakemake's --report-stylesheet), in the checkout beside the workflow's captions
+REPORT_STYLESHEET = "workflow/report/report.css"
+# each table's and figure's page in the report
+TABLE_HTML = "results/tables/{table}.html"
+FIGURE_PNG = "results/figures/{figure}.png"
 
 SHARED_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -39,6 +44,7 @@ SHARED_TABLES: tuple[TableSpec, ...] = (
         settings={"alpha": "analysis.alpha"},
         builder_settings=("alpha",),
         digits=3,
+        title="Analysis plan: every marked test and its adjustment",
     ),
     TableSpec(
         "data_summary",
@@ -50,6 +56,7 @@ SHARED_TABLES: tuple[TableSpec, ...] = (
         "and pairs by bias type, direction and origin (pairs missing a sentence, unlabelled or duplicated are "
         "skipped by the scoring).",
         digits=0,
+        title="What the data sets hold",
     ),
     TableSpec(
         "models",
@@ -58,6 +65,7 @@ SHARED_TABLES: tuple[TableSpec, ...] = (
         {"models": MODELS_TABLE},
         "Models: family, size, tokenizer, and where the weights come from (read off the loaded model by its "
         "first scoring job).",
+        title="Models: family, size, tokenizer and source",
     ),
 )
 
@@ -152,6 +160,7 @@ class Table(Output):
 
     builder: str
     digits: int
+    title: str
 
     def rendering(self) -> dict:
         """The table job's parameter: everything the rendering reads but its inputs."""
@@ -161,7 +170,12 @@ class Table(Output):
             "caption": self.caption,
             "digits": self.digits,
             "label": f"tab:{self.name}",
+            "title": self.title,
         }
+
+    def labels(self) -> dict:
+        """What the report's list of tables calls it."""
+        return {"table": self.title}
 
 
 def setting(config: dict, dotted: str):
@@ -196,6 +210,7 @@ def tables(config: dict) -> dict[str, Table]:
                 category=report_category(spec.subjects, subject),
                 builder=spec.builder,
                 digits=spec.digits,
+                title=spec.title.format(subject=subject),
             )
     return out
 

@@ -195,6 +195,10 @@ def _forest_note(effects: pd.DataFrame, tie_breaks: Mapping[str, str] | None) ->
     return method
 
 
+# the widest a heatmap grows (inches) before its panels wrap onto another line
+HEATMAP_WIDTH = 10.5
+
+
 def breakdown_heatmap(
     table: pd.DataFrame,
     png: str | os.PathLike,
@@ -241,20 +245,28 @@ def breakdown_heatmap(
         cells = sub.set_index(["attribute", "bucket", columns])
         per_panel.append((name, cells, list(zip(rows["attribute"], rows["bucket"], strict=True))))
     n_rows = max(len(rows) for _, _, rows in per_panel)
-    same_rows = all(rows == per_panel[0][2] for _, _, rows in per_panel)  # then only the first panel is labelled
-    label_width = 2.4 if same_rows else 2.4 * len(names)
+    same_rows = all(rows == per_panel[0][2] for _, _, rows in per_panel)  # then only each line's first is labelled
+    # panels wrap onto more lines rather than widen the figure past HEATMAP_WIDTH: shrunk to a report pane's or a
+    # page's width, a wider one's cell numbers could not be read
+    per_line = max(1, min(len(names), int((HEATMAP_WIDTH - 3.6) // (0.8 * len(cols) + (0 if same_rows else 2.4)))))
+    lines = -(-len(names) // per_line)
+    label_width = 2.4 if same_rows else 2.4 * per_line
     # constrained layout keeps the row labels of a panel clear of its neighbour and of the colour bar
-    fig, axes = plt.subplots(
-        1,
-        len(names),
-        figsize=(0.8 * len(cols) * len(names) + label_width + 1.2, 0.34 * n_rows + 1.8),
+    fig, grid = plt.subplots(
+        lines,
+        per_line,
+        figsize=(0.8 * len(cols) * per_line + label_width + 1.2, (0.34 * n_rows + 1.3) * lines + 0.5),
         squeeze=False,
         layout="constrained",
     )
+    axes = grid.reshape(1, -1)
+    for ax in axes[0, len(names) :]:
+        ax.set_visible(False)
+    first_of_line = {id(grid[line, 0]) for line in range(lines)}
     # perceptually uniform and colour-blind safe; diverging (purple-orange) around a null value
     cmap = plt.get_cmap("viridis" if centre is None else "PuOr_r")
     norm = Normalize(0, 100) if centre is None else TwoSlopeNorm(vcenter=centre, vmin=0, vmax=100)
-    for ax, (name, sub, rows) in zip(axes[0], per_panel, strict=True):
+    for ax, (name, sub, rows) in zip(axes[0, : len(names)], per_panel, strict=True):
         vals = np.full((len(rows), len(cols)), np.nan)
         ns = np.zeros((len(rows), len(cols)), dtype=int)
         for i, (a, b) in enumerate(rows):
@@ -282,8 +294,9 @@ def breakdown_heatmap(
         ax.set_xticks(range(len(cols)))
         ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=8)
         ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels([f"{a}: {b}" for a, b in rows] if ax is axes[0, 0] or not same_rows else [], fontsize=8)
+        labelled = id(ax) in first_of_line or not same_rows
+        ax.set_yticklabels([f"{a}: {b}" for a, b in rows] if labelled else [], fontsize=8)
         ax.set_title(str(name), fontsize=9)
     fig.suptitle(title, fontsize=10)
-    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label=value_label)
+    fig.colorbar(im, ax=axes[0, : len(names)].tolist(), shrink=0.8, label=value_label)
     save_figure(fig, png, pdf)

@@ -16,6 +16,7 @@ of :mod:`plmfair.rendering.numbers`, a mark only beside the interval and p-value
 
 from __future__ import annotations
 
+import html as html_module
 import os
 import re
 from collections.abc import Mapping
@@ -375,10 +376,11 @@ def render_table(
     md: str | os.PathLike,
     tex: str | os.PathLike,
     html: str | os.PathLike,
+    title: str = "",
 ) -> pd.DataFrame:
     """Build one table of :data:`plmfair.rendering.table_spec.TABLES` (``builder``, its ``"module:function"``,
     given the input ``frames`` by role and the ``options``) and write it as CSV, Markdown and LaTeX
-    (:func:`write_table`) and as the HTML of the report."""
+    (:func:`write_table`) and as the report's page of it (:func:`table_page`, headed by its ``title``)."""
     table = load_function(builder)(**frames, **options)
     warnings = table.attrs.get("warnings")
     if warnings:  # a model that cannot read its input (plmfair.scoring.coverage): said under every copy of the table
@@ -386,13 +388,38 @@ def render_table(
     write_table(table, csv=csv, md=md, tex=tex, caption=caption, label=label, digits=digits)
     # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values)
     # the table's id from its label, not Styler's random one: the same table is the same file
-    write_text(
+    body = (
         printed(table, digits)
         .style.set_uuid(re.sub(r"\W", "_", label))
         .hide(axis="index")
         .set_caption(caption)
         .set_table_attributes('class="table table-sm"')
-        .to_html(),
-        html,
+        .to_html()
     )
+    write_text(table_page(body, title=title or label), html)
     return table
+
+
+# a table's page in the report (an iframe the width of the pane): the table scrolls inside its box, its header
+# stays in view, the caption reads above it
+TABLE_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1rem; color: #1f2937; }
+h1 { font-size: 1.2rem; margin: 0 0 0.5rem; }
+.scroll { overflow: auto; max-width: 100%; max-height: calc(100vh - 4rem); border: 1px solid #e5e7eb; }
+table { border-collapse: collapse; font-size: 0.82rem; }
+caption { caption-side: top; text-align: left; font-size: 0.8rem; color: #4b5563; padding: 0.5rem; max-width: 70rem; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e5e7eb; text-align: right; white-space: nowrap; }
+th { background: #f3f4f6; position: sticky; top: 0; text-align: left; }
+td:first-child, th:first-child { text-align: left; }
+tr:nth-child(even) td { background: #fafafa; }
+"""
+
+
+def table_page(body: str, *, title: str) -> str:
+    """A whole HTML page holding one rendered table (``body``) under its ``title``."""
+    escaped = html_module.escape(title)
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escaped}</title>\n'
+        f"<style>{TABLE_STYLE}</style>\n</head>\n<body>\n<h1>{escaped}</h1>\n"
+        f'<div class="scroll">\n{body}</div>\n</body>\n</html>\n'
+    )

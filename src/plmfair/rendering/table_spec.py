@@ -28,7 +28,8 @@ POLICY = (
 class TableSpec:
     """One table: ``name``, the kind of ``subjects`` it is made for, its ``builder``
     (``"module:function"``, imported when the table is rendered), its Parquet ``inputs`` by role,
-    its ``caption``; the builder also gets ``options`` and the ``builder_settings`` among ``settings``."""
+    its ``caption``; the builder also gets ``options`` and the ``builder_settings`` among ``settings``; its
+    ``title`` heads its page and names it in the report's list of tables (as a figure's ``label`` does)."""
 
     name: str
     subjects: str
@@ -39,6 +40,7 @@ class TableSpec:
     settings: dict[str, str] = field(default_factory=dict)
     builder_settings: tuple[str, ...] = ()
     digits: int = 2
+    title: str = ""
 
 
 @dataclass(frozen=True)

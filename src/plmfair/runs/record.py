@@ -20,7 +20,6 @@ atomically with an HTML rendering for the report; :func:`headline` prints its nu
 from __future__ import annotations
 
 import contextlib
-import html
 import importlib
 import json
 import os
@@ -372,19 +371,10 @@ def validate_record(record: Mapping) -> None:
         )
 
 
-def write_run_record(
-    record: Mapping, *, json_path: str | os.PathLike, html_path: str | os.PathLike | None = None
-) -> None:
-    """Validate and write the record atomically (and its HTML rendering for the report)."""
+def write_run_record(record: Mapping, *, json_path: str | os.PathLike) -> None:
+    """Validate and write the record atomically (its page for people: :mod:`plmfair.runs.record_page`)."""
     validate_record(record)
     write_text(json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n", json_path)
-    if html_path is not None:
-        body = html.escape(headline(record))
-        write_text(
-            f"<h3>Headline numbers</h3>\n<pre>{body}</pre>\n<h3>The record (results/run.json)</h3>\n"
-            f"<pre>{html.escape(json.dumps(record, indent=2, ensure_ascii=False))}</pre>\n",
-            html_path,
-        )
 
 
 def read_run_record(path: str | os.PathLike) -> dict:
