@@ -566,7 +566,7 @@ def test_the_run_record_holds_what_the_tables_print(demo_run):
     assert all(len(d["sha256"]) == 64 for d in record["data"]) and record["software"]["git_commit"]
     assert record["config"]["analysis"]["permutations"] == 999  # the demo's setting, defaults resolved around it
     html = (demo_run / "results" / "run.html").read_text()
-    assert "Headline numbers" in html and json.loads(json.dumps(record)) == record
+    assert "Answers to the primary questions" in html and json.loads(json.dumps(record)) == record
     # the demo's models read their demo text (tokenizers trained on it): counted, nothing to warn about
     counted = record["results"]["crows_pairs"] + record["results"]["cloze"]
     assert all(r["unknown_share"] == 0 and r["coverage_warning"] == "" for r in counted)

@@ -177,7 +177,8 @@ def data_versions(config: dict) -> dict[str, list[str]]:
     for group in config["crows_pairs"]["robustness"]["versions"]:
         present = [ds for ds in group if ds in scored]
         for ds in present if len(present) > 1 else []:
-            out.setdefault(ds, []).extend(v for v in present if v != ds and v not in out.get(ds, []))
+            others = out.setdefault(ds, [])
+            others += [v for v in present if v != ds and v not in others]
     return out
 
 

@@ -161,6 +161,7 @@ class Table(Output):
     builder: str
     digits: int
     title: str
+    synthetic: bool  # a run on synthetic data (the demo): its page says so
 
     def rendering(self) -> dict:
         """The table job's parameter: everything the rendering reads but its inputs."""
@@ -171,6 +172,7 @@ class Table(Output):
             "digits": self.digits,
             "label": f"tab:{self.name}",
             "title": self.title,
+            "synthetic": self.synthetic,
         }
 
     def labels(self) -> dict:
@@ -211,6 +213,7 @@ def tables(config: dict) -> dict[str, Table]:
                 builder=spec.builder,
                 digits=spec.digits,
                 title=spec.title.format(subject=subject),
+                synthetic=bool(config.get("synthetic")),
             )
     return out
 

@@ -377,10 +377,12 @@ def render_table(
     tex: str | os.PathLike,
     html: str | os.PathLike,
     title: str = "",
+    synthetic: bool = False,
 ) -> pd.DataFrame:
     """Build one table of :data:`plmfair.rendering.table_spec.TABLES` (``builder``, its ``"module:function"``,
     given the input ``frames`` by role and the ``options``) and write it as CSV, Markdown and LaTeX
-    (:func:`write_table`) and as the report's page of it (:func:`table_page`, headed by its ``title``)."""
+    (:func:`write_table`) and as the report's page of it (:func:`table_page`, headed by its ``title``; a
+    ``synthetic`` run's says so)."""
     table = load_function(builder)(**frames, **options)
     warnings = table.attrs.get("warnings")
     if warnings:  # a model that cannot read its input (plmfair.scoring.coverage): said under every copy of the table
@@ -396,7 +398,7 @@ def render_table(
         .set_table_attributes('class="table table-sm"')
         .to_html()
     )
-    write_text(table_page(body, title=title or label), html)
+    write_text(table_page(body, title=title or label, synthetic=synthetic), html)
     return table
 
 
@@ -412,14 +414,23 @@ th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e5e7eb; text-align: 
 th { background: #f3f4f6; position: sticky; top: 0; text-align: left; }
 td:first-child, th:first-child { text-align: left; }
 tr:nth-child(even) td { background: #fafafa; }
+.synthetic { border: 2px solid #b45309; background: #fffbeb; padding: 0.4rem 0.8rem; font-weight: 600; }
 """
+# what every page of a synthetic run's report (the demo) says
+SYNTHETIC = (
+    "Synthetic data, tiny models: this run is the demo. Its data were written for plmfair's tests and its models "
+    "are tiny random-weight ones the workflow builds; its numbers show how the tool works and say nothing about "
+    "any real model or group of people."
+)
 
 
-def table_page(body: str, *, title: str) -> str:
-    """A whole HTML page holding one rendered table (``body``) under its ``title``."""
+def table_page(body: str, *, title: str, synthetic: bool = False) -> str:
+    """A whole HTML page holding one rendered table (``body``) under its ``title`` (and, for a ``synthetic``
+    run, the warning that its data are synthetic and its models tiny)."""
     escaped = html_module.escape(title)
+    warning = f'<p class="synthetic">{SYNTHETIC}</p>\n' if synthetic else ""
     return (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escaped}</title>\n'
-        f"<style>{TABLE_STYLE}</style>\n</head>\n<body>\n<h1>{escaped}</h1>\n"
+        f"<style>{TABLE_STYLE}</style>\n</head>\n<body>\n<h1>{escaped}</h1>\n{warning}"
         f'<div class="scroll">\n{body}</div>\n</body>\n</html>\n'
     )

@@ -18,13 +18,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from plmfair import plan
+from plmfair.errors import PlmfairError
 from plmfair.studies import STUDIES
-
-SYNTHETIC = (
-    "Synthetic data, tiny models: this run is the demo. Its data were written for plmfair's tests and its "
-    "models are tiny random-weight ones the workflow builds; its numbers show how the tool works and say "
-    "nothing about any real model or group of people."
-)
 
 
 def making_report(argv: Sequence[str] | None = None) -> bool:
@@ -62,6 +57,7 @@ def _answers_in(folder: Path, hypothesis: str, study: str) -> list[str]:
 def landing_page(folder: Path, *, run_name: str | None = None) -> str:
     """The landing page of the report of the run in ``folder`` (reStructuredText)."""
     # the record's tables (pandas) only when a report is made: the Snakefile imports this module
+    from plmfair.rendering.table_format import SYNTHETIC
     from plmfair.runs.record import read_run_record
     from plmfair.runs.status import run_status
 
@@ -70,13 +66,16 @@ def landing_page(folder: Path, *, run_name: str | None = None) -> str:
     name = run_name or folder.resolve().name.lstrip(".")
     title = f"Run {_escaped(name)}: what it found"
     out = [title, "=" * len(title), ""]
-    record = read_run_record(record_path) if record_path.is_file() else None
+    try:
+        record = read_run_record(record_path) if record_path.is_file() else None
+    except (PlmfairError, ValueError):  # the status says what is wrong with it; the page shows none of it
+        record = None
     if record is not None and record["config"].get("synthetic"):
         out += [f".. warning:: {SYNTHETIC}", ""]
     said = status.removeprefix("status: ")
     out += [f"**Status: {_escaped(said)}** (``plmfair verify`` checks it again).", ""]
     if record is None:
-        return "\n".join(out + ["The run has no record yet: its answers are written when it ends.", ""])
+        return "\n".join(out + ["No answers are shown: the run has no record that can be read.", ""])
     out += [
         "Cite a number with its run record, ``results/run.json`` (every setting, model digest, data checksum and "
         "software version; read it as a page: `run.html`_).",

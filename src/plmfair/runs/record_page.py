@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from plmfair.rendering.table_format import printed
+from plmfair.rendering.table_format import SYNTHETIC, printed
 from plmfair.runs.record import headline_tables, primary_lines
 
 STYLE = """
@@ -73,10 +73,7 @@ def record_page(record: Mapping, *, title: str = "Run record") -> str:
     """The record as a whole HTML page (see the module's docstring)."""
     parts = [f"<h1>{html.escape(title)}</h1>"]
     if record["config"].get("synthetic"):
-        parts.append(
-            '<p class="synthetic">Synthetic data, tiny models: this run is the demo; its numbers show how the tool '
-            "works and say nothing about any real model or group of people.</p>"
-        )
+        parts.append(f'<p class="synthetic">{html.escape(SYNTHETIC)}</p>')
     files = record.get("files", [])
     parts.append(
         f"<p>Written at the end of the run ({html.escape(record['written'])}): the run was complete then, every "
