@@ -47,14 +47,15 @@ def report(tmp_path_factory, demo_run) -> Path:
     return copy
 
 
-def _open(browser, url: str):
-    """A page at the laptop size with every console error and uncaught exception it logs."""
+def _open(browser, url: str, *, settle_ms: int = 1000):
+    """A page at the laptop size with every console error and uncaught exception it logs (``settle_ms``: time
+    for the report's scripts to draw it; a static page needs none)."""
     page = browser.new_page(viewport=VIEWPORT)
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url)
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(settle_ms)
     return page, errors
 
 
@@ -112,18 +113,18 @@ def test_every_table_is_titled_and_scrolls_inside_its_page(browser, report):
     tables = sorted((report / "results/tables").glob("*.html"))
     assert len(tables) >= 28
     for path in tables:
-        page, errors = _open(browser, path.as_uri())
+        page, errors = _open(browser, path.as_uri(), settle_ms=0)
         assert page.title() and page.inner_text("h1") == page.title(), path.name
         box = page.evaluate("() => [document.querySelector('.scroll').getBoundingClientRect().right, innerWidth]")
         assert box[0] <= box[1], (path.name, box)
         assert errors == [], (path.name, errors)
         page.close()
-    page, _ = _open(browser, (report / "results/tables/crows_pairs_tests.html").as_uri())
+    page, _ = _open(browser, (report / "results/tables/crows_pairs_tests.html").as_uri(), settle_ms=0)
     page.screenshot(path=str(ARTEFACTS / "table_crows_pairs_tests.png"))
 
 
 def test_the_run_record_is_a_page_with_its_headline_tables_and_a_tree(browser, report):
-    page, errors = _open(browser, (report / "results/run.html").as_uri())
+    page, errors = _open(browser, (report / "results/run.html").as_uri(), settle_ms=0)
     page.screenshot(path=str(ARTEFACTS / "run.png"))
     assert page.title() == "Run record"
     assert page.evaluate("document.characterSet") == "UTF-8"

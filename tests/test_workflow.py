@@ -505,9 +505,18 @@ def test_the_demos_robustness_analysis_reaches_its_table_figure_record_and_show(
     results = demo_run / "results"
     specs = read_parquet(results / "crows_pairs/specifications.parquet")
     verdicts = read_parquet(results / "crows_pairs/robustness.parquet")
-    # tiny_bert: 4 protocols x 3 tie rules x 2 pair sets; tiny_gpt2 (causal): 1 x 3 x 2
-    sizes = specs.groupby(["dataset", "model"]).size()
-    assert set(sizes.xs("tiny_bert", level="model")) == {24} and set(sizes.xs("tiny_gpt2", level="model")) == {6}
+    # tiny_bert: 4 protocols x 3 tie rules x 2 pair sets; tiny_gpt2 (causal): 1 x 3 x 2; demo_fr has native and
+    # translated pairs, 3 data choices: tiny_bert's 72 combinations pass max_grid (32), one axis at a time instead
+    sizes = specs.groupby(["dataset", "model"]).size().to_dict()
+    assert sizes == {
+        **{(ds, "tiny_bert"): 24 for ds in ("demo_en", "demo_de")},
+        **{(ds, "tiny_gpt2"): 6 for ds in ("demo_en", "demo_de")},
+        ("demo_fr", "tiny_bert"): 1 + 3 + 2 + 1 + 2,
+        ("demo_fr", "tiny_gpt2"): 3 * 2 * 3,
+    }
+    assert verdicts.set_index(["dataset", "model"]).loc[("demo_fr", "tiny_bert"), "design"] == "one axis at a time"
+    assert set(specs.loc[specs["dataset"] == "demo_fr", "data"]) == {"as given", "native pairs", "translated pairs"}
+    assert set(specs["precision"]) == {"fp32"}  # the demo's models run in fp32: no precision choice
     assert set(specs["pairs"]) == {"all pairs", "without crows_pairs_demo_audit.csv"}
     own = specs[specs["default"]].set_index(["dataset", "model"])
     summary = read_parquet(results / "crows_pairs/summary.parquet").query("subset_kind == 'overall'")

@@ -94,6 +94,7 @@ def landing_page(folder: Path, *, run_name: str | None = None) -> str:
 
 def _answers(folder: Path, record: Mapping, trusted: bool) -> list[str]:
     """The primary answers with their intervals and marks, each linked to its table and figure."""
+    # pandas (the record's tables) only when a report is made, as in landing_page
     from plmfair.rendering.table_format import printed
     from plmfair.runs.record import primary_lines
 
