@@ -145,10 +145,10 @@ def ranking_agreement(decisive: np.ndarray, preferring: np.ndarray, *, confidenc
     first, last = _rank_ranges(low, high)
     lowest, highest = first.sum(axis=1), last.sum(axis=1)  # each item's rank sum, over the raters
     centre, scale = m * (n + 1) / 2, m**2 * (n**3 - n) / 12
-    # the spread of rank sums is a convex function: least where each sum is nearest the centre, largest at a corner
-    least = float((((np.clip(centre, lowest, highest)) - centre) ** 2).sum()) / scale
-    corners = np.array(np.meshgrid(*[[a, b] for a, b in zip(lowest, highest, strict=True)], indexing="ij"))
-    largest = float((((corners.reshape(n, -1) - centre) ** 2).sum(axis=0)).max()) / scale
+    # the spread of the rank sums is a sum of one convex term per item: each term is least at the point of its
+    # range nearest the centre and largest at the range's farther end
+    least = float(((np.clip(centre, lowest, highest) - centre) ** 2).sum()) / scale
+    largest = float(np.maximum((lowest - centre) ** 2, (highest - centre) ** 2).sum()) / scale
     return w, min(least, w), 1.0 if _one_order_fits(low, high) else max(min(largest, 1.0), w)
 
 

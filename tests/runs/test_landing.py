@@ -22,3 +22,18 @@ def test_the_record_is_a_tree_of_collapsible_sections_and_flat_rows_are_tables()
     assert '<summary>files<span class="count"> (1 rows)</span></summary>' in page and "<table" in page
     assert "alpha: <code>0.05</code>" in page
     assert tree({"x": "<b>"}) == "<div>x: <code>&quot;&lt;b&gt;&quot;</code></div>"  # escaped
+
+
+def test_text_on_the_landing_page_is_neither_markup_nor_template():
+    """A name or question with reStructuredText markup or Jinja braces prints as written, through both."""
+    import html
+
+    from docutils.core import publish_parts
+    from jinja2 import Environment
+
+    from plmfair.runs.landing import _escaped
+
+    text = "a *b* `c` d_e {{ f }} {% g %}"
+    rendered = Environment().from_string(_escaped(text)).render()
+    assert rendered == r"a \*b\* \`c\` d\_e {{ f }} {% g %}"
+    assert html.escape(text, quote=False) in publish_parts(rendered, writer="html")["html_body"]

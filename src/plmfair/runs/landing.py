@@ -12,6 +12,7 @@ result), and only when Snakemake is making a report.
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -28,10 +29,11 @@ def making_report(argv: Sequence[str] | None = None) -> bool:
 
 
 def _escaped(text: str) -> str:
-    """Plain text inside reStructuredText and Jinja: markup characters escaped, no template syntax."""
+    """Plain text inside reStructuredText and Jinja: markup characters escaped, each brace a Jinja expression
+    that prints it (Snakemake renders the page as a template before reStructuredText reads it)."""
     for char in ("\\", "*", "`", "|", "_"):
         text = text.replace(char, "\\" + char)
-    return text.replace("{", "&#123;").replace("}", "&#125;")
+    return re.sub(r"[{}]", lambda brace: "{{ '" + brace.group() + "' }}", text)
 
 
 def _grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -45,12 +47,14 @@ def _grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def _answers_in(folder: Path, hypothesis: str, study: str) -> list[str]:
     """The tables and figures behind one primary answer that the run made, as links to them in the report."""
+    if study not in STUDIES:
+        return []
     parts = hypothesis.split("/")
     subject = parts[1] if len(parts) > 1 else ""
-    names = [name.format(subject=subject) for name in STUDIES[study].answered_in] if study in STUDIES else []
-    made = [Path(plan.TABLE_HTML.format(table=n)) for n in names] + [
-        Path(plan.FIGURE_PNG.format(figure=n)) for n in names
-    ]
+    spec = STUDIES[study]
+    tables, figures = {t.name for t in spec.tables}, {f.name for f in spec.figures}
+    made = [Path(plan.TABLE_HTML.format(table=n.format(subject=subject))) for n in spec.answered_in if n in tables]
+    made += [Path(plan.FIGURE_PNG.format(figure=n.format(subject=subject))) for n in spec.answered_in if n in figures]
     return [f"`{path.name}`_" for path in made if (folder / path).is_file()]
 
 
@@ -115,13 +119,13 @@ def _answers(folder: Path, record: Mapping, trusted: bool) -> list[str]:
         "",
     ]
     rows = []
-    columns = list(shown.columns)
+    columns = [c for c in shown.columns if c != "note" or shown[c].astype(bool).any()]  # a note where one is said
     for (_, cells), entry in zip(shown.iterrows(), primary, strict=True):
         rows.append(
-            [_escaped(str(cells[c])) for c in columns if c != "note"]
+            [_escaped(str(cells[c])) for c in columns]
             + [", ".join(_answers_in(folder, entry["hypothesis"], entry["study"]))]
         )
-    out += [_grid([_escaped(c) for c in columns if c != "note"] + ["shown in"], rows), ""]
+    out += [_grid([_escaped(c) for c in columns] + ["shown in"], rows), ""]
     return out
 
 
