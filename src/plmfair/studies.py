@@ -123,8 +123,8 @@ class Study:
     is, :func:`plmfair.rendering.labels.metric_label`); and the plan function listing the extra scoring passes
     its robustness analysis adds, each as a line (``passes``: counted and printed before a run starts, each a
     pass of its model's one load); and the tables and figures that show the test behind each of its primary
-    answers (``answered_in``: names, ``{subject}`` the second part of the hypothesis's id, a cloze set's name:
-    the report's landing page links each answer to them)."""
+    answers (``answered_in``: ``"tables"`` and ``"figures"`` -> their names, ``{subject}`` the second part of
+    the hypothesis's id, a cloze set's name: the report's landing page links each answer to them)."""
 
     name: str
     title: str
@@ -155,7 +155,7 @@ class Study:
     needs: Mapping[str, Need] = field(default_factory=dict)
     labels: str = ""
     passes: Callable[[dict], list[str]] | None = None
-    answered_in: tuple[str, ...] = ()
+    answered_in: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def jobs(self) -> tuple[str, ...]:

@@ -62,7 +62,7 @@ def published(config: dict) -> list[str]:
 
 
 # a cloze set's primary answer (sigma_gd of MRR, languages pooled): its disparity table and Figure 1 of MozArt
-ANSWERED_IN = ("{subject}_disparity", "{subject}_mrr")
+ANSWERED_IN = {"tables": ("{subject}_disparity",), "figures": ("{subject}_mrr",)}
 _MOZART_SUBJECTS = {"answered_sets": plan.answered_sets, "robust_sets": plan.robust_sets, "tsne": plan.tsne_sets}
 MOZART = Study(
     "mozart",

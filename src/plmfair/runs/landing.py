@@ -51,10 +51,9 @@ def _answers_in(folder: Path, hypothesis: str, study: str) -> list[str]:
         return []
     parts = hypothesis.split("/")
     subject = parts[1] if len(parts) > 1 else ""
-    spec = STUDIES[study]
-    tables, figures = {t.name for t in spec.tables}, {f.name for f in spec.figures}
-    made = [Path(plan.TABLE_HTML.format(table=n.format(subject=subject))) for n in spec.answered_in if n in tables]
-    made += [Path(plan.FIGURE_PNG.format(figure=n.format(subject=subject))) for n in spec.answered_in if n in figures]
+    shown = STUDIES[study].answered_in
+    made = [Path(plan.TABLE_HTML.format(table=n.format(subject=subject))) for n in shown.get("tables", ())]
+    made += [Path(plan.FIGURE_PNG.format(figure=n.format(subject=subject))) for n in shown.get("figures", ())]
     return [f"`{path.name}`_" for path in made if (folder / path).is_file()]
 
 
