@@ -402,19 +402,15 @@ def render_table(
     return table
 
 
-# a table's page in the report (an iframe the width of the pane): the table scrolls inside its box, its header
-# stays in view, the caption reads above it
-TABLE_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1rem; color: #1f2937; }
-h1 { font-size: 1.2rem; margin: 0 0 0.5rem; }
-.scroll { overflow: auto; max-width: 100%; max-height: calc(100vh - 4rem); border: 1px solid #e5e7eb; }
-table { border-collapse: collapse; font-size: 0.82rem; }
-caption { caption-side: top; text-align: left; font-size: 0.8rem; color: #4b5563; padding: 0.5rem; max-width: 70rem; }
-th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e5e7eb; text-align: right; white-space: nowrap; }
-th { background: #f3f4f6; position: sticky; top: 0; text-align: left; }
-td:first-child, th:first-child { text-align: left; }
-tr:nth-child(even) td { background: #fafafa; }
+# the pages a run writes for people (each table's, run.html): one look, each page adding its own rules
+PAGE_STYLE = """
+body { font-family: system-ui, sans-serif; color: #1f2937; }
 .synthetic { border: 2px solid #b45309; background: #fffbeb; padding: 0.4rem 0.8rem; font-weight: 600; }
+.scroll { overflow: auto; max-width: 100%; }
+table { border-collapse: collapse; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e5e7eb; }
+th { background: #f3f4f6; position: sticky; top: 0; text-align: left; }
+tr:nth-child(even) td { background: #fafafa; }
 """
 # what every page of a synthetic run's report (the demo) says
 SYNTHETIC = (
@@ -424,13 +420,30 @@ SYNTHETIC = (
 )
 
 
-def table_page(body: str, *, title: str, synthetic: bool = False) -> str:
-    """A whole HTML page holding one rendered table (``body``) under its ``title`` (and, for a ``synthetic``
-    run, the warning that its data are synthetic and its models tiny)."""
+def html_page(body: str, *, title: str, synthetic: bool = False, style: str = "") -> str:
+    """A whole HTML page (charset, title, :data:`PAGE_STYLE` and the page's own ``style``): ``title`` as its
+    heading, for a ``synthetic`` run the warning that its data are synthetic and its models tiny, then ``body``."""
     escaped = html_module.escape(title)
-    warning = f'<p class="synthetic">{SYNTHETIC}</p>\n' if synthetic else ""
+    warning = f'<p class="synthetic">{html_module.escape(SYNTHETIC)}</p>\n' if synthetic else ""
     return (
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{escaped}</title>\n'
-        f"<style>{TABLE_STYLE}</style>\n</head>\n<body>\n<h1>{escaped}</h1>\n{warning}"
-        f'<div class="scroll">\n{body}</div>\n</body>\n</html>\n'
+        f"<style>{PAGE_STYLE}{style}</style>\n</head>\n<body>\n<h1>{escaped}</h1>\n{warning}{body}\n</body>\n</html>\n"
     )
+
+
+# a table's page in the report (an iframe the width of the pane): the table scrolls inside its box, its header
+# stays in view, the caption reads above it
+TABLE_STYLE = """
+body { margin: 1rem; }
+h1 { font-size: 1.2rem; margin: 0 0 0.5rem; }
+.scroll { max-height: calc(100vh - 4rem); border: 1px solid #e5e7eb; }
+table { font-size: 0.82rem; }
+caption { caption-side: top; text-align: left; font-size: 0.8rem; color: #4b5563; padding: 0.5rem; max-width: 70rem; }
+th, td { text-align: right; white-space: nowrap; }
+td:first-child, th:first-child { text-align: left; }
+"""
+
+
+def table_page(body: str, *, title: str, synthetic: bool = False) -> str:
+    """A whole HTML page holding one rendered table (``body``) under its ``title`` (:func:`html_page`)."""
+    return html_page(f'<div class="scroll">\n{body}</div>', title=title, synthetic=synthetic, style=TABLE_STYLE)

@@ -13,18 +13,16 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from plmfair.rendering.table_format import SYNTHETIC, printed
+from plmfair.rendering.table_format import html_page, printed
 from plmfair.runs.record import headline_tables, primary_lines
 
+# run.html's own rules, over the pages' common look (plmfair.rendering.table_format.PAGE_STYLE)
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1f2937; line-height: 1.4; }
+body { margin: 1.5rem; line-height: 1.4; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; } h3 { font-size: 1rem; }
-.synthetic { border: 2px solid #b45309; background: #fffbeb; padding: 0.6rem 0.9rem; font-weight: 600; }
-.scroll { overflow-x: auto; max-width: 100%; }
-table { border-collapse: collapse; font-size: 0.85rem; margin: 0.5rem 0 1rem; }
-th, td { border-bottom: 1px solid #e5e7eb; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
-th { background: #f3f4f6; position: sticky; top: 0; }
-tr:nth-child(even) td { background: #fafafa; }
+.scroll { overflow-y: visible; }
+table { font-size: 0.85rem; margin: 0.5rem 0 1rem; }
+td { text-align: left; vertical-align: top; }
 details { margin-left: 1rem; } summary { cursor: pointer; } summary .count { color: #6b7280; }
 code { font-size: 0.85rem; }
 """
@@ -71,17 +69,14 @@ def tree(value, *, name: str = "", open_: bool = False) -> str:
 
 def record_page(record: Mapping, *, title: str = "Run record") -> str:
     """The record as a whole HTML page (see the module's docstring)."""
-    parts = [f"<h1>{html.escape(title)}</h1>"]
-    if record["config"].get("synthetic"):
-        parts.append(f'<p class="synthetic">{html.escape(SYNTHETIC)}</p>')
     files = record.get("files", [])
-    parts.append(
+    parts = [
         f"<p>Written at the end of the run ({html.escape(record['written'])}): the run was complete then, every "
         f"one of the {len(files)} files its configuration asks for written, each listed below with its SHA-256. "
         "Whether they are still what was written: <code>plmfair verify</code> and the report's first page, made "
-        "after the run.</p>"
-    )
-    parts.append("<h2>Answers to the primary questions</h2>")
+        "after the run.</p>",
+        "<h2>Answers to the primary questions</h2>",
+    ]
     primary = primary_lines(record)
     parts.append(_table(printed(primary)) if len(primary) else "<p>None: the run scored no model.</p>")
     for table, lines in headline_tables(record):
@@ -89,9 +84,4 @@ def record_page(record: Mapping, *, title: str = "Run record") -> str:
             parts += [f"<h2>{html.escape(table.title)}</h2>", f"<p>{html.escape(table.caption)}</p>"]
             parts.append(_table(printed(lines)))
     parts += ["<h2>The record (results/run.json)</h2>", tree(dict(record))]
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(parts)
-        + "\n</body>\n</html>\n"
-    )
+    return html_page("\n".join(parts), title=title, synthetic=bool(record["config"].get("synthetic")), style=STYLE)
