@@ -6,8 +6,9 @@ estimands: docs/statistics.md, "Group tests"."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -661,37 +662,70 @@ def group_disparity(
     with its debiased value, its null mean, its critical value, its permutation test and the interval
     of the true disparity that inverts it (:data:`GROUP_DISPARITY_SCHEMA`)."""
     rows = []
+    for model, lang, metric, values, design, labels, sigma in _disparities(
+        scores, permutations=permutations, seed=seed
+    ):
+        null_square = float(np.nanmean(sigma[1:] ** 2))
+        degenerate = _degenerate(sigma, two_sided=False)
+        low, high = (np.nan, np.nan) if degenerate else _disparity_interval(values, design, labels, alpha=alpha)
+        rows.append(
+            {
+                "model": model,
+                "lang": lang,
+                "metric": metric,
+                "sigma_gd": sigma[0],
+                "null_mean": float(np.nanmean(sigma[1:])),
+                "debiased": float(np.sqrt(max(0.0, sigma[0] ** 2 - null_square))),
+                "ci_low": low,
+                "ci_high": high,
+                "ci_level": 1 - alpha,
+                "critical_value": permutation_threshold(sigma[1:], alpha=alpha),
+                "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
+                **_attainable(sigma, alpha=alpha, two_sided=False),
+                "informative": not degenerate,
+                "hypothesis": hypothesis_id(cloze_set, "group_disparity", model, lang, metric),
+                "n_annotators": len(design.group),
+                "n_sentences": design.n_units,
+                "permutations": len(labels) - 1,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(GROUP_DISPARITY_SCHEMA)).astype({"informative": bool})
+
+
+class _Disparity(NamedTuple):
+    """sigma_gd of one metric of a model in one language (or all pooled) under the groups observed (first) and
+    under each permutation of them, with what it was computed from."""
+
+    model: str
+    lang: str
+    metric: str
+    values: np.ndarray
+    design: AnnotatorDesign
+    labels: np.ndarray
+    sigma: np.ndarray
+
+
+def _disparities(
+    scores: pd.DataFrame,
+    *,
+    permutations: int,
+    seed: int,
+    pooled_only: bool = False,
+    metrics: Sequence[str] | None = None,
+) -> Iterator[_Disparity]:
+    """Each block's sigma_gd and its permutation null (:class:`_Disparity`), the languages pooled only with
+    ``pooled_only``, of the ``metrics`` named (None: every one of :data:`DISPARITY_METRICS`): the same
+    permutations whether the table (:func:`group_disparity`) or the robustness analysis asks."""
     for model, lang, data in _blocks(scores):
+        if pooled_only and lang != "all":
+            continue
         design = AnnotatorDesign.of(data)
         labels = design.assignments(permutations, _rng(seed, lang, "all"))
         for column, metric in DISPARITY_METRICS.items():
-            values = data[column].to_numpy(float)
-            sigma = _sigma_gd(*group_sums(values, design, labels))
-            null_square = float(np.nanmean(sigma[1:] ** 2))
-            degenerate = _degenerate(sigma, two_sided=False)
-            low, high = (np.nan, np.nan) if degenerate else _disparity_interval(values, design, labels, alpha=alpha)
-            rows.append(
-                {
-                    "model": model,
-                    "lang": lang,
-                    "metric": metric,
-                    "sigma_gd": sigma[0],
-                    "null_mean": float(np.nanmean(sigma[1:])),
-                    "debiased": float(np.sqrt(max(0.0, sigma[0] ** 2 - null_square))),
-                    "ci_low": low,
-                    "ci_high": high,
-                    "ci_level": 1 - alpha,
-                    "critical_value": permutation_threshold(sigma[1:], alpha=alpha),
-                    "p_permutation": permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0],
-                    **_attainable(sigma, alpha=alpha, two_sided=False),
-                    "informative": not degenerate,
-                    "hypothesis": hypothesis_id(cloze_set, "group_disparity", model, lang, metric),
-                    "n_annotators": len(design.group),
-                    "n_sentences": design.n_units,
-                    "permutations": len(labels) - 1,
-                }
-            )
-    return pd.DataFrame(rows, columns=list(GROUP_DISPARITY_SCHEMA)).astype({"informative": bool})
+            if metrics is None or metric in metrics:
+                values = data[column].to_numpy(float)
+                sigma = _sigma_gd(*group_sums(values, design, labels))
+                yield _Disparity(model, lang, metric, values, design, labels, sigma)
 
 
 def pooled_disparity(
@@ -702,26 +736,18 @@ def pooled_disparity(
     :func:`group_disparity`'s pooled rows), without the interval: the statistic the robustness analysis
     recomputes many times (:mod:`plmfair.cloze.robustness`). ``differ``: p < alpha."""
     rows = []
-    for model, lang, data in _blocks(scores):
-        if lang != "all":
-            continue
-        design = AnnotatorDesign.of(data)
-        labels = design.assignments(permutations, _rng(seed, lang, "all"))
-        for column, metric in DISPARITY_METRICS.items():
-            if metrics is not None and metric not in metrics:
-                continue
-            sigma = _sigma_gd(*group_sums(data[column].to_numpy(float), design, labels))
-            p = float(permutation_p(sigma[:1], sigma[1:, None], two_sided=False)[0])
-            informative = not _degenerate(sigma, two_sided=False)
-            rows.append(
-                {
-                    "model": model,
-                    "metric": metric,
-                    "sigma_gd": sigma[0],
-                    "p_value": p,
-                    "differ": informative and p < alpha,
-                }
-            )
+    for block in _disparities(scores, permutations=permutations, seed=seed, pooled_only=True, metrics=metrics):
+        p = float(permutation_p(block.sigma[:1], block.sigma[1:, None], two_sided=False)[0])
+        informative = not _degenerate(block.sigma, two_sided=False)
+        rows.append(
+            {
+                "model": block.model,
+                "metric": block.metric,
+                "sigma_gd": block.sigma[0],
+                "p_value": p,
+                "differ": informative and p < alpha,
+            }
+        )
     return pd.DataFrame(rows, columns=["model", "metric", "sigma_gd", "p_value", "differ"])
 
 
