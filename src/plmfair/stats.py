@@ -31,6 +31,7 @@ Families and adjusted p-values are :mod:`plmfair.multiplicity`'s.
 
 from __future__ import annotations
 
+import graphlib
 import logging
 import math
 import re
@@ -92,24 +93,21 @@ def mover_mean_interval(estimates: Sequence[float], lows: Sequence[float], highs
     )
 
 
-def kendalls_w(table: np.ndarray) -> np.ndarray:
-    """Kendall's W of raters ranking items, ``table`` (..., items, raters) of the values they rank by: tied
-    values share their mean rank and are corrected for, W = 12 S / (m^2 (n^3 - n) - m T) (Kendall & Babington
-    Smith 1939) for n items, m raters, S the squared deviations of the items' rank sums and T the raters' sum of
-    t^3 - t over groups of t ties; it is Friedman's chi2 / (m (n - 1)). NaN with fewer than 3 items or 2
-    raters, a missing value, or every rater tying every item. Vectorised over the leading axes."""
-    n, m = table.shape[-2:]
-    if n < 3 or m < 2:
-        return np.full(table.shape[:-2], np.nan)
-    ranks = stats.rankdata(table, axis=-2)
-    sums = ranks.sum(axis=-1)
-    spread = ((sums - sums.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
-    equal = (table[..., :, None, :] == table[..., None, :, :]).sum(axis=-2)  # each value's tie group size
-    ties = (equal**2 - 1).sum(axis=(-2, -1))
+def kendalls_w(table: np.ndarray) -> float:
+    """Kendall's W of raters ranking items, ``table`` (items x raters) of the values they rank by: tied values
+    share their mean rank and are corrected for, W = 12 S / (m^2 (n^3 - n) - m T) (Kendall & Babington Smith
+    1939) for n items, m raters, S the squared deviations of the items' rank sums and T the raters' sum of
+    t^3 - t over groups of t ties (scipy ``tiecorrect`` gives each rater's); it is Friedman's chi2 / (m (n - 1)).
+    NaN with fewer than 3 items or 2 raters, a missing value, or every rater tying every item."""
+    n, m = table.shape
+    if n < 3 or m < 2 or not np.isfinite(table).all():
+        return float("nan")
+    ranks = stats.rankdata(table, axis=0)
+    sums = ranks.sum(axis=1)
+    spread = float(((sums - sums.mean()) ** 2).sum())
+    ties = sum((1 - stats.tiecorrect(ranks[:, rater])) * (n**3 - n) for rater in range(m))
     denominator = m**2 * (n**3 - n) - m * ties
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = np.where(denominator > 0, 12 * spread / denominator, np.nan)
-    return np.where(np.isfinite(table).all(axis=(-2, -1)), w, np.nan)
+    return 12 * spread / denominator if denominator > 0 else float("nan")
 
 
 def _rank_ranges(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -132,7 +130,7 @@ def ranking_agreement(decisive: np.ndarray, preferring: np.ndarray, *, confidenc
     bench-stats). Returns (W, low, high); NaN with fewer than 3 items or 2 raters."""
     n, m = decisive.shape
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = float(kendalls_w(preferring / decisive))
+        w = kendalls_w(preferring / decisive)
     if not math.isfinite(w):
         return w, float("nan"), float("nan")
     cell = 1 - (1 - confidence) / (n * m)
@@ -154,15 +152,14 @@ def ranking_agreement(decisive: np.ndarray, preferring: np.ndarray, *, confidenc
 
 def _one_order_fits(low: np.ndarray, high: np.ndarray) -> bool:
     """Whether one order of the items is consistent with every rater's intervals: no item certainly below
-    another under one rater and certainly above it under another, nor a longer cycle (a topological sort)."""
-    n = low.shape[0]
+    another under one rater and certainly above it under another, nor a longer cycle (the graph of "certainly
+    below" has a topological order: stdlib ``graphlib``)."""
     before: np.ndarray = np.any(high[:, None, :] < low[None, :, :], axis=2)  # [i, j]: i certainly below j
-    remaining = set(range(n))
-    while remaining:
-        free = [i for i in remaining if not any(before[j, i] for j in remaining)]
-        if not free:
-            return False
-        remaining -= set(free)
+    graph = {j: {int(i) for i in np.flatnonzero(before[:, j])} for j in range(len(low))}
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError:
+        return False
     return True
 
 
