@@ -29,6 +29,7 @@ verdict, not that the verdict is right (docs/statistics.md).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from itertools import product
 from pathlib import Path
@@ -167,9 +168,7 @@ def specifications(
         "data": list(data),
     }
     default = {axis: choices[0] for axis, choices in values.items()}
-    grid = 1
-    for choices in values.values():
-        grid *= len(choices)
+    grid = math.prod(len(choices) for choices in values.values())
     if grid <= max_grid:
         chosen = [dict(zip(AXES, combo, strict=True)) for combo in product(*values.values())]
     else:
