@@ -16,7 +16,7 @@ from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
     key_columns,
-    verdict_cells,
+    verdict_columns,
     with_coverage_warnings,
     with_display,
     with_layout,
@@ -294,7 +294,7 @@ def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     out["σ_gd of MRR"] = robustness["sigma_gd"]
     out["p"] = robustness["p_value"]
     out["verdict"] = robustness["verdict"]
-    cells = pd.DataFrame([verdict_cells(r) for r in robustness.to_dict(orient="records")], index=robustness.index)
+    cells = verdict_columns(robustness)
     out[list(cells.columns)] = cells
     out["most influential annotator"] = robustness["most_influential"]
     out["its removal moves σ_gd by"] = robustness["largest_change"]

@@ -9,7 +9,7 @@ from plmfair.crows_pairs.reader import BIAS_TYPES
 from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number
-from plmfair.rendering.table_format import verdict_cells, with_coverage_warnings, with_display, with_layout
+from plmfair.rendering.table_format import verdict_columns, with_coverage_warnings, with_display, with_layout
 
 ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": "Anti-stereo score"}
 
@@ -249,7 +249,7 @@ def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     out["decisive share"] = robustness["estimate"]
     out["low"], out["high"] = robustness["ci_low"], robustness["ci_high"]
     out["verdict"] = robustness["verdict"]
-    cells = pd.DataFrame([verdict_cells(r) for r in robustness.to_dict(orient="records")], index=robustness.index)
+    cells = verdict_columns(robustness)
     out[list(cells.columns)] = cells
     out["largest change (pp)"] = robustness["largest_change"]
     out["by"] = robustness["largest_change_by"]

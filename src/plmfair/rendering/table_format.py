@@ -78,6 +78,11 @@ def verdict_cells(row: Mapping) -> dict[str, str]:
     }
 
 
+def verdict_columns(robustness: pd.DataFrame) -> pd.DataFrame:
+    """:func:`verdict_cells` of every row of a robustness table, as columns beside it (same index)."""
+    return pd.DataFrame([verdict_cells(r) for r in robustness.to_dict(orient="records")], index=robustness.index)
+
+
 def with_display(table: pd.DataFrame, **rules) -> pd.DataFrame:
     """``table`` with its :class:`Display` rules (in ``attrs``, read by :func:`printed`)."""
     table.attrs["display"] = Display(**rules)
