@@ -32,8 +32,7 @@ def _own(subjects: dict) -> dict:
 def published(config: dict) -> list[str]:
     """The cloze studies' files a run publishes (:func:`plmfair.plan.published_files`): the answers
     ingested, each model's scores of each set, what a set with answers derives from them (and its robustness
-    analysis), the t-SNE
-    vectors and maps, and each constructed corpus's stages."""
+    analysis), the t-SNE vectors and maps, and each constructed corpus's stages."""
     out = [plan.annotations_file(name) for name in [*plan.cloze_tests(config), *plan.constructed_answered_sets(config)]]
     answered, robust = plan.answered_sets(config), plan.robust_sets(config)
     for name in plan.cloze_sets(config):

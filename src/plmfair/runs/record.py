@@ -13,7 +13,8 @@ and group; sigma_gd with its interval, critical value and test; the omnibus test
 :func:`run_record` builds it from the Parquet results it summarises (the ``run_record`` rule's
 inputs, so it is never older than they are); :func:`write_run_record` validates it against
 :func:`record_schema` (every field documented there) and writes it
-atomically with an HTML rendering for the report; :func:`headline` prints its numbers for people
+atomically (its page for people, ``results/run.html``, is :mod:`plmfair.runs.record_page`'s); :func:`headline`
+prints its numbers for people
 (the end of ``plmfair run``, ``plmfair show``).
 """
 
