@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.lines import Line2D
 
-from plmfair.crows_pairs.robustness import AXES
+from plmfair.crows_pairs.schemas import AXES
 from plmfair.rendering.marks import TESTED, decisions
 from plmfair.rendering.plots import OKABE_ITO, breakdown_heatmap, save_figure
 

@@ -38,10 +38,9 @@ import numpy as np
 import pandas as pd
 
 from plmfair import stats
-from plmfair.crows_pairs.schemas import RANKING_SCHEMA, ROBUSTNESS_SCHEMA, SCORED_STATUSES, SPECIFICATIONS_SCHEMA
+from plmfair.crows_pairs.schemas import AXES, RANKING_SCHEMA, ROBUSTNESS_SCHEMA, SCORED_STATUSES, SPECIFICATIONS_SCHEMA
 from plmfair.errors import DataError
 
-AXES = ("protocol", "precision", "tie", "pairs", "data")
 ALL_PAIRS, AS_TESTED, AS_GIVEN = "all pairs", "as tested", "as given"
 ORIGINS = ("native", "translated")
 

@@ -105,6 +105,9 @@ def read_pair_scores(path) -> pd.DataFrame:
 
 
 # the robustness analysis (plmfair.crows_pairs.robustness): every specification, and each verdict's summary
+# The choices a specification of the robustness analysis makes: its columns that name them, in this order
+AXES = ("protocol", "precision", "tie", "pairs", "data")
+
 SPECIFICATIONS_SCHEMA = {
     "dataset": "CrowS-Pairs data set",
     "lang": "language of the data set",
