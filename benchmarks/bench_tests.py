@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import collections
 import datetime
-import os
 import re
 import subprocess
 import sys
@@ -91,7 +90,7 @@ def main() -> int:
         command = [sys.executable, "-m", "pytest", "-q", "-n", str(args.processes), "--dist", "loadfile"]
         command += ["--no-loadscope-reorder", "-p", "no:cacheprovider", f"--basetemp={basetemp}"]
         start = time.perf_counter()
-        done = subprocess.run(command, cwd=REPO, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        done = subprocess.run(command, cwd=REPO)
         wall = time.perf_counter() - start
         if done.returncode != 0:
             print(
