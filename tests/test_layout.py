@@ -169,6 +169,10 @@ def test_an_import_inside_a_function_says_why():
         # a table job renders what the statistics jobs computed: pandas, no scipy
         ("plmfair.cloze.tables", ("scipy", "torch", "matplotlib")),
         ("plmfair.crows_pairs.tables", ("scipy", "torch", "matplotlib")),
+        # a figure job draws what the statistics jobs computed: matplotlib, no scipy
+        ("plmfair.crows_pairs.figures", ("scipy", "torch")),
+        ("plmfair.cloze.figures", ("scipy", "torch")),
+        ("plmfair.rendering.plots", ("scipy", "torch")),
         # a tokenize or tag job: spaCy, no torch (plmfair.cloze.construction.pos)
         ("plmfair.cloze.construction.pos", ("scipy", "torch", "spacy")),
     ],

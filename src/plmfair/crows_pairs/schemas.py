@@ -104,8 +104,9 @@ def read_pair_scores(path) -> pd.DataFrame:
     return read_parquet(path, columns=list(PAIR_SCHEMA), kinds=PAIR_KINDS, values={"status": STATUSES})
 
 
-# the robustness analysis (plmfair.crows_pairs.robustness): every specification, and each verdict's summary
-# The choices a specification of the robustness analysis makes: its columns that name them, in this order
+# the robustness analysis (plmfair.crows_pairs.robustness): every specification, and each verdict's summary;
+# AXES are the specification's columns that name its choices, in this order (the figures read them here
+# without importing the analysis and scipy)
 AXES = ("protocol", "precision", "tie", "pairs", "data")
 
 SPECIFICATIONS_SCHEMA = {
