@@ -159,6 +159,7 @@ def specifications(
     the passes of the same model on each other version of the data set in the run."""
     versions = versions or {}
     data = _data_choices(dataset, by_pass, versions, own)
+    left_out = {source: excluded_pairs(exclusions, source) for source in (dataset, *versions)}
     values: dict[str, list] = {
         "protocol": list(dict.fromkeys([own[0], *(p for p, _ in by_pass)])),
         "precision": list(dict.fromkeys([own[1], *(q for _, q in by_pass)])),
@@ -179,7 +180,7 @@ def specifications(
         estimate = _estimate(
             keep(passes[(choice["protocol"], choice["precision"])]),
             tie=None if choice["tie"] == AS_TESTED else float(choice["tie"]),
-            left_out=excluded_pairs(exclusions, source) if choice["pairs"] != ALL_PAIRS else set(),
+            left_out=left_out[source] if choice["pairs"] != ALL_PAIRS else set(),
             alpha=alpha,
         )
         rows.append(
