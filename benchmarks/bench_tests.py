@@ -1,10 +1,14 @@
 """Where `make test`'s time goes: the suite run as `make test` runs it (pytest-xdist, TEST_PROCESSES
 processes), then every Snakemake job its end-to-end tests ran, read from the Snakemake logs they left.
 
-Printed: the suite's wall time against the 6-minute target; the workflow jobs the tests ran, by rule and
-by the test (or fixture) that ran them, with their seconds; and the floor those jobs alone set, their
-seconds over the cores, against the same target. A job is a process of its own (Python, its imports,
-its work), so the floor falls only with fewer or cheaper jobs, not with another order of the tests.
+Printed: how fast the machine is now (a job's start-up: a Python importing pandas and pyarrow, which
+every job of the workflow pays before its work; the same commit's suite has taken 1.7 times as long on
+this machine from one day to the next); the suite's wall time and its CPU time (user and system of every
+process it started) against the 6-minute target, the CPU time over the cores being the least wall time
+any order of the tests could reach; the workflow jobs the tests ran, by rule and by the test (or fixture)
+that ran them, with their seconds; and the floor those jobs alone set, their seconds over the cores,
+against the same target, with the part of it that is start-up. A job is a process of its own (Python, its
+imports, its work), so the floor falls only with fewer or cheaper jobs, not with another order of the tests.
 
     python benchmarks/bench_tests.py [--processes 2] [--basetemp DIR] [--read DIR]
 
@@ -19,6 +23,8 @@ import argparse
 import collections
 import datetime
 import re
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,6 +54,24 @@ def job_seconds(log: Path) -> list[tuple[str, float]]:
             name, start = started.pop(done.group(1))
             jobs.append((name, (now - start).total_seconds()))
     return jobs
+
+
+def startup_seconds(repeats: int = 5) -> float:
+    """The median wall time of a Python that imports pandas and pyarrow's Parquet module: the start-up each
+    workflow job pays before its work, on this machine as fast as it is now."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import pandas, pyarrow.parquet"], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def children_cpu_seconds() -> float:
+    """User and system CPU seconds of every process this one started and waited for, with theirs (the
+    suite's pytest, its workers, their Snakemake runs and those runs' jobs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def owner(log: Path, basetemp: Path) -> str:
@@ -82,16 +106,17 @@ def main() -> int:
     parser.add_argument("--read", type=Path, help="only read the logs a run left under this --basetemp")
     parser.add_argument("--top", type=int, default=15)
     args = parser.parse_args()
-    wall = None
+    wall = cpu = None
+    startup = startup_seconds()
     if args.read:
         basetemp = args.read
     else:
         basetemp = args.basetemp or Path(tempfile.mkdtemp(prefix="bench_tests_")) / "basetemp"
         command = [sys.executable, "-m", "pytest", "-q", "-n", str(args.processes), "--dist", "loadfile"]
         command += ["--no-loadscope-reorder", "-p", "no:cacheprovider", f"--basetemp={basetemp}"]
-        start = time.perf_counter()
+        start, cpu_before = time.perf_counter(), children_cpu_seconds()
         done = subprocess.run(command, cwd=REPO)
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, children_cpu_seconds() - cpu_before
         if done.returncode != 0:
             print(
                 f"bench-tests: the suite failed (exit {done.returncode}); its timings are not a measure",
@@ -109,16 +134,23 @@ def main() -> int:
         print(f"bench-tests: no Snakemake log under {basetemp}", file=sys.stderr)
         return 1
     print(f"suite: {basetemp}")
+    print(f"machine now: a job's start-up (Python importing pandas and pyarrow) takes {startup:.2f} s, median of 5")
     if wall is not None:
         print(
             f"wall time: {wall:.0f} s on {args.processes} processes ({wall / TARGET_S:.2f} x the {TARGET_S} s target)"
+        )
+        print(
+            f"CPU time: {cpu:.0f} s (user and system), {cpu / wall:.2f} of {args.processes} cores busy; over "
+            f"{args.processes} cores at least {cpu / args.processes:.0f} s ({cpu / args.processes / TARGET_S:.2f} x "
+            f"the target) in any order of the tests"
         )
     table("workflow jobs by rule", by_rule, args.top)
     table("workflow jobs by test (or shared fixture)", by_test, args.top)
     floor = sum(jobs) / args.processes
     print(
         f"\nfloor: {len(jobs)} jobs, {sum(jobs):.0f} s of job processes = {floor:.0f} s on {args.processes} cores "
-        f"({floor / TARGET_S:.2f} x the {TARGET_S} s target) before any test's own work"
+        f"({floor / TARGET_S:.2f} x the {TARGET_S} s target) before any test's own work; their start-ups alone, "
+        f"{len(jobs)} x {startup:.2f} s, are {len(jobs) * startup:.0f} s of it ({len(jobs) * startup / sum(jobs):.0%})"
     )
     return 0
 
