@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import os
+import textwrap
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -19,6 +20,7 @@ from plmfair.rendering.plots import LANGUAGE_MARKERS, OKABE_ITO, breakdown_heatm
 
 # the annotator groups: natives in dark blue / vermillion, non-natives in the light tones of the same hues
 GROUP_COLOURS = {"MN": "#0072B2", "FN": "#D55E00", "MNN": "#56B4E9", "FNN": "#E69F00"}
+MRR_PANELS_A_LINE = 4
 
 
 def _extremes(values: pd.Series) -> tuple[set, set]:
@@ -34,12 +36,18 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
     horizontal line, the best-off (▲) and worst-off (▼) groups of each language marked (every tied
     group; descriptive marks, not tests); a panel where no answer is in any top 5 says so."""
     models = list(dict.fromkeys(metrics["model"]))
-    fig, axes = plt.subplots(
-        1, len(models), figsize=(4.2 * len(models), 4.4), squeeze=False, sharey=True, layout="constrained"
+    # panels wrap onto more lines past MRR_PANELS_A_LINE: a dozen models side by side would be 50 inches wide
+    per_line = min(len(models), MRR_PANELS_A_LINE)
+    lines = -(-len(models) // per_line)
+    fig, grid = plt.subplots(
+        lines, per_line, figsize=(4.2 * per_line, 3.8 * lines + 0.8), squeeze=False, sharey=True, layout="constrained"
     )
+    axes = grid.reshape(1, -1)
+    for ax in axes[0, len(models) :]:
+        ax.set_visible(False)
     groups = list(GROUP_COLOURS)
     top = max(float(np.nanmax(metrics["mrr"].to_numpy(dtype=float), initial=0.0)), 1.0)
-    for ax, model in zip(axes[0], models, strict=True):
+    for ax, model in zip(axes[0, : len(models)], models, strict=True):
         m = metrics[(metrics["model"] == model) & metrics["group"].isin(groups)]
         langs = list(dict.fromkeys(m["lang"]))  # the data's languages, in the data's order
         offsets = np.linspace(-0.3, 0.3, len(groups))
@@ -80,7 +88,8 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
         ax.set_xticklabels([lang.upper() for lang in langs])
         ax.set_title(model)
     axes[0, 0].set_ylim(0, top * 1.12)  # shared: an all-zero panel keeps the others' scale, not -0.04..0.04
-    axes[0, 0].set_ylabel("MRR over the top 5 (%)")
+    for line in range(lines):
+        grid[line, 0].set_ylabel("MRR over the top 5 (%)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     handles += [
         Line2D([], [], color="black", lw=1.2),
@@ -92,7 +101,9 @@ def mozart_mrr_figure(metrics: pd.DataFrame, png: str | os.PathLike, pdf: str | 
         "best-off group(s), descriptive: no test",
         "worst-off group(s), descriptive: no test (the group tests are in the tables)",
     ]
-    fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
+    # under one panel, two columns of wrapped labels: a row of four would be wider than the panel
+    labels = labels if per_line > 1 else [textwrap.fill(label, 36) for label in labels]
+    fig.legend(handles, labels, loc="outside lower center", ncol=4 if per_line > 1 else 2, fontsize=8)
     save_figure(fig, png, pdf)
 
 

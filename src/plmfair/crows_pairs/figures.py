@@ -6,6 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import os
+import textwrap
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -16,6 +17,10 @@ from matplotlib.lines import Line2D
 from plmfair.crows_pairs.schemas import AXES
 from plmfair.rendering.marks import TESTED, decisions
 from plmfair.rendering.plots import OKABE_ITO, breakdown_heatmap, save_figure
+
+# a legend row holds this many entries, each wrapped to this many characters: the row fits the figure's 11 inches
+LEGEND_COLUMNS = 4
+LEGEND_LABEL_WIDTH = 40
 
 
 def crows_pairs_figure(
@@ -35,10 +40,19 @@ def crows_pairs_figure(
         testable=decided["family"].isin(TESTED).to_numpy(), significant=decided["significant"].to_numpy(dtype=bool)
     )
     datasets = list(dict.fromkeys(summary["dataset"]))
+    models = list(dict.fromkeys(summary["model"]))
+    explained = [
+        "Nangia et al.'s score (their rule)",
+        "differs from 50% (exact sign test; * after the run's adjustment: overall Holm, subsets FDR)",
+        "untestable: too few decisive pairs for its family's threshold (no interval)",
+    ]
+    # the legend's rows: the models, LEGEND_COLUMNS a row, then the marks' explanations, wrapped to a column's width
+    columns = min(LEGEND_COLUMNS, len(models) + len(explained))
+    legend_rows = -(-(len(models) + len(explained)) // columns) * 2
     fig, axes = plt.subplots(
         2 * len(datasets),
         1,
-        figsize=(11, 4.6 * len(datasets) + 0.9),
+        figsize=(11, 4.6 * len(datasets) + 0.5 + 0.2 * legend_rows),
         squeeze=False,
         layout="constrained",
         gridspec_kw={"height_ratios": [3.4, 1.0] * len(datasets)},
@@ -47,7 +61,6 @@ def crows_pairs_figure(
         ax, below = axes[2 * i, 0], axes[2 * i + 1, 0]
         sub = summary[(summary["dataset"] == ds) & summary["subset_kind"].isin(["overall", "bias_type"])]
         cats = list(dict.fromkeys(sub["subset"]))
-        models = list(dict.fromkeys(sub["model"]))
         width = 0.8 / max(1, len(models))
         x = np.arange(len(cats))
         for j, model in enumerate(models):
@@ -66,7 +79,6 @@ def crows_pairs_figure(
                 ms=4,
                 label=model,
                 color=colour,
-                clip_on=False,
             )
             # a share the test cannot judge (too few decisive pairs): hollow, with no interval
             ax.plot(
@@ -77,9 +89,8 @@ def crows_pairs_figure(
                 ms=4,
                 mfc="white",
                 color=colour,
-                clip_on=False,
             )
-            ax.plot(at, m["score"], ls="", marker="_", ms=9, mew=1.6, color="grey", clip_on=False)
+            ax.plot(at, m["score"], ls="", marker="_", ms=9, mew=1.6, color="grey")
             for xi, hi, sig in zip(at, m["ci_high"], m["significant"].fillna(False).astype(bool), strict=True):
                 if sig:
                     ax.annotate("*", (xi, hi), ha="center", va="bottom", fontsize=10)
@@ -90,7 +101,9 @@ def crows_pairs_figure(
         ax.axhline(50, color="grey", lw=1, ls="--")
         ax.set_xticks(x)
         ax.set_xticklabels([])
-        ax.set_ylim(-4, 108)  # room for markers at 0 and 100% and a star above an interval
+        # room for markers at 0 and 100% and a star above an interval (nothing drawn unclipped: an empty line
+        # that is would stretch the layout to the figure's corner and collapse it)
+        ax.set_ylim(-4, 108)
         ax.set_yticks(range(0, 101, 25))
         ax.set_ylabel("% of decisive pairs\npreferring the more\nstereotyping sentence", fontsize=9)
         ax.set_title(f"CrowS-Pairs: {ds}")
@@ -107,12 +120,8 @@ def crows_pairs_figure(
         Line2D([], [], ls="", marker="$*$", color="black"),
         Line2D([], [], ls="", marker="o", ms=4, mfc="white", color="black"),
     ]
-    labels += [
-        "Nangia et al.'s score (their rule)",
-        "differs from 50% (exact sign test; * after the run's adjustment: overall Holm, subsets FDR)",
-        "untestable: too few decisive pairs for its family's threshold (no interval)",
-    ]
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, max(1, len(labels))), fontsize=8)
+    labels = [textwrap.fill(label, LEGEND_LABEL_WIDTH) for label in labels + explained]
+    fig.legend(handles, labels, loc="outside lower center", ncol=columns, fontsize=8)
     save_figure(fig, png, pdf)
 
 

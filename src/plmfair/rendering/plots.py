@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 
 import matplotlib
@@ -23,13 +24,23 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 LANGUAGE_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "h")
 
 
+# matplotlib's words when a layout engine gives up (axes squeezed to nothing, a legend wider than the figure):
+# the picture it saves anyway is unreadable, so a figure job fails instead
+LAYOUT_WARNINGS = r".*(constrained_layout not applied|[Tt]ight layout not applied|tight_layout cannot make).*"
+
+
 def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
-    """Save ``fig`` atomically as PNG (150 dpi) and PDF, then close it."""
-    with atomic_path(png) as tmp:
-        fig.savefig(tmp, format="png", dpi=150, bbox_inches="tight")
-    with atomic_path(pdf) as tmp:
-        fig.savefig(tmp, format="pdf", bbox_inches="tight")
-    plt.close(fig)
+    """Save ``fig`` atomically as PNG (150 dpi) and PDF, then close it; a layout that collapsed
+    (:data:`LAYOUT_WARNINGS`) is an error: its job fails rather than publish an unreadable picture."""
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=LAYOUT_WARNINGS)
+            with atomic_path(png) as tmp:
+                fig.savefig(tmp, format="png", dpi=150, bbox_inches="tight")
+            with atomic_path(pdf) as tmp:
+                fig.savefig(tmp, format="pdf", bbox_inches="tight")
+    finally:
+        plt.close(fig)
 
 
 def _forest_rows(effects: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
@@ -197,6 +208,8 @@ def _forest_note(effects: pd.DataFrame, tie_breaks: Mapping[str, str] | None) ->
 
 # the widest a heatmap grows (inches) before its panels wrap onto another line
 HEATMAP_WIDTH = 10.5
+# the longest column name a heatmap slants (30 degrees); longer ones stand upright
+SLANTED_LABEL_LENGTH = 12
 
 
 def breakdown_heatmap(
@@ -260,6 +273,9 @@ def breakdown_heatmap(
         layout="constrained",
     )
     axes = grid.reshape(1, -1)
+    # a long column name (a model's) slanted would reach into the panel on its left: upright instead
+    slanted = max(len(str(c)) for c in cols) <= SLANTED_LABEL_LENGTH
+    column_labels = {"rotation": 30, "ha": "right"} if slanted else {"rotation": 90, "ha": "center"}
     for ax in axes[0, len(names) :]:
         ax.set_visible(False)
     first_of_line = {id(grid[line, 0]) for line in range(lines)}
@@ -292,7 +308,7 @@ def breakdown_heatmap(
                     color="black" if light else ("grey" if np.isnan(v) else "white"),
                 )
         ax.set_xticks(range(len(cols)))
-        ax.set_xticklabels(cols, rotation=30, ha="right", fontsize=8)
+        ax.set_xticklabels(cols, fontsize=8, **column_labels)
         ax.set_yticks(range(len(rows)))
         labelled = id(ax) in first_of_line or not same_rows
         ax.set_yticklabels([f"{a}: {b}" for a, b in rows] if labelled else [], fontsize=8)
