@@ -9,11 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.measures import COLUMNS, LABELS, METRICS, PRIMARY
 from plmfair.cloze.schemas import CLOZE_ROBUSTNESS_SCHEMA, read_metrics
 from plmfair.io.parquet import read_parquet
+from plmfair.rendering.labels import GROUP_NAMES
 from plmfair.rendering.marks import TESTED
-from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
+from plmfair.rendering.numbers import compared, number
+from plmfair.rendering.record_rows import Headline, RecordPart, answer, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import verdict_cells, with_display
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
@@ -67,12 +70,51 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
         elif kind == "group_disparity":
             disparity = decided(read_parquet(path), plan)
             part.rows["disparity"] += rows(disparity, DISPARITY_FIELDS, set=cloze_set)
+            if plan is not None and len(disparity):
+                metrics = read_metrics(Path(path).with_name("metrics.parquet"))
+                alpha = float(plan["alpha"].iloc[0])
+                disparity = disparity.assign(
+                    answer=[primary_answer(r, metrics, alpha=alpha) for _, r in disparity.iterrows()]
+                )
             part.primary.append((disparity, "debiased", ESTIMAND))
         else:
             tests = read_parquet(path)
             omnibus = tests[tests["test"] == "omnibus"].assign(ci_low=float("nan"), ci_high=float("nan"))
             part.rows["omnibus"] += rows(decided(omnibus, plan), OMNIBUS_FIELDS, set=cloze_set)
     return part
+
+
+def furthest_group(metrics: pd.DataFrame, model: str) -> str:
+    """In words, the annotator group whose primary metric (its languages' values weighted by their annotations)
+    lies furthest from the mean of the other three groups', for one model: descriptive, not a test."""
+    rows = metrics[(metrics["model"] == model) & metrics["group"].isin(GROUPS)]
+    weighted = rows.assign(total=rows[PRIMARY.column] * rows["n"]).groupby("group")[["total", "n"]].sum()
+    values = (weighted["total"] / weighted["n"]).dropna()
+    if len(values) < 2:
+        return ""
+    others = {g: values.drop(g).mean() for g in values.index}
+    group = max(values.index, key=lambda g: (abs(values[g] - others[g]), g))
+    mine, theirs = compared(values[group], others[group], 1)
+    return f"; furthest from the others: {group} ({GROUP_NAMES[group]}), {MRR} {mine} against {theirs} (descriptive)"
+
+
+def primary_answer(row: Mapping, metrics: pd.DataFrame, *, alpha: float) -> str:
+    """The primary answer of a cloze set and model in words: whether the model serves the annotator groups
+    differently, with the disparity, its interval and where 0 (no disparity) lies, and the group furthest
+    from the others."""
+    found = "serves the annotator groups differently"
+    return answer(
+        row,
+        value=float(row["debiased"]),
+        estimate=f"sigma_gd of {MRR} {number(row['debiased'], 2)} percentage points (debiased)",
+        null=0.0,
+        null_words="0 is no disparity",
+        test="permutation test",
+        found=(found, found),
+        not_found="no evidence that it serves the annotator groups differently",
+        alpha=alpha,
+        digits=2,
+    ) + furthest_group(metrics, row["model"])
 
 
 def headline_rows(record: Mapping) -> Iterator[tuple[dict, dict]]:

@@ -11,7 +11,8 @@ import pandas as pd
 from plmfair.crows_pairs.plan import ROBUSTNESS
 from plmfair.crows_pairs.schemas import ROBUSTNESS_SCHEMA
 from plmfair.io.parquet import read_parquet
-from plmfair.rendering.record_rows import Headline, RecordPart, decided, record_alpha, rows, schema_part
+from plmfair.rendering.numbers import number
+from plmfair.rendering.record_rows import Headline, RecordPart, answer, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import verdict_cells, with_display
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
@@ -74,8 +75,28 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
             continue
         summary = decided(read_parquet(path).query("subset_kind == 'overall'"), plan)
         part.rows["crows_pairs"] += rows(summary, FIELDS)
+        if plan is not None and len(summary):
+            alpha = float(plan["alpha"].iloc[0])
+            summary = summary.assign(answer=[primary_answer(r, alpha=alpha) for _, r in summary.iterrows()])
         part.primary.append((summary, "decisive_score", ESTIMAND))
     return part
+
+
+def primary_answer(row: Mapping, *, alpha: float) -> str:
+    """The primary answer of a data set and model in words: which sentence the model prefers, or that the sign
+    test finds no preference, with the decisive share, its interval and where 50% (no preference) lies."""
+    share = number(row["decisive_score"], 1, keep=(50,))
+    return answer(
+        row,
+        value=float(row["decisive_score"]),
+        estimate=f"{share}% of {int(row['n_decisive'])} decisive pairs prefer the more stereotyping sentence",
+        null=50.0,
+        null_words="50% is no preference",
+        test="exact sign test",
+        found=("prefers the less stereotyping sentence", "prefers the more stereotyping sentence"),
+        not_found="no evidence of a preference",
+        alpha=alpha,
+    )
 
 
 def headline_lines(record: Mapping) -> pd.DataFrame:

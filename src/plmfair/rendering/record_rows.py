@@ -17,15 +17,45 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.rendering.marks import DECISION_COLUMNS, TESTED, decisions
+from plmfair.rendering.numbers import interval, p_value
 
 
 @dataclass
 class RecordPart:
     """A study's rows in the record, by its keys of ``results`` (``rows``), and the frames whose rows answer
-    its primary questions: (frame, the column of the estimate, the estimand in words) (``primary``)."""
+    its primary questions: (frame, the column of the estimate, the estimand in words) (``primary``), each
+    frame with a column ``answer``, the answer in words (:func:`answer`)."""
 
     rows: dict[str, list[dict]] = field(default_factory=dict)
     primary: list[tuple[pd.DataFrame, str, str]] = field(default_factory=list)
+
+
+def answer(
+    row: Mapping,
+    *,
+    value: float,
+    estimate: str,
+    null: float,
+    null_words: str,
+    test: str,
+    found: tuple[str, str],
+    not_found: str,
+    alpha: float,
+    digits: int = 1,
+) -> str:
+    """A primary answer in words, from its row of the record (``family``, ``significant``, ``p_adjusted``,
+    ``ci_low``, ``ci_high``), its estimate's ``value`` and the ``estimate`` in words: the finding when the test
+    is significant after the plan's adjustment (``found``: the words for an estimate below and above the
+    ``null`` value), else ``not_found``; then the estimate with its interval, where the null lies
+    (``null_words``), the test and its adjusted p. An untestable or uninformative row says why it has no
+    finding instead."""
+    if row["family"] == "uninformative":
+        return f"no answer: {estimate}, and every assignment gives the same result, so the {test} cannot decide"
+    if row["family"] == "untestable":
+        return f"untestable: {estimate}, {null_words}; the {test} cannot reach the run's level on these data"
+    said = (found[0] if value < null else found[1]) if bool(row["significant"]) else not_found
+    spread = interval(row["ci_low"], row["ci_high"], digits, keep=(null,))
+    return f"{said}: {estimate} {spread}, {null_words}, {test}, p adjusted {p_value(row['p_adjusted'], alpha=alpha)}"
 
 
 @dataclass(frozen=True)

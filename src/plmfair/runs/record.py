@@ -48,7 +48,7 @@ from plmfair.studies import STUDIES, study_modules
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
 # 2: the published files with their SHA-256 (files); 3: net preference, testable, Holm p; 4: the analysis plan
-RECORD_VERSION = 4
+RECORD_VERSION = 5
 PACKAGES = (
     "torch",
     "transformers",
@@ -220,6 +220,7 @@ def _primary(frames: Sequence[tuple[pd.DataFrame, str, str]], plan: pd.DataFrame
                         "hypothesis": r["hypothesis"],
                         "study": q["study"],
                         "question": q["question"],
+                        "answer": r["answer"],
                         "estimate": r[estimate],
                         "estimand": estimand,
                         "ci_low": r["ci_low"],
@@ -399,7 +400,7 @@ def read_run_record(path: str | os.PathLike) -> dict:
     return record
 
 
-PRIMARY_LINE = ("question", "estimate", "low", "high", "p", "p adjusted", "significant", "note")
+PRIMARY_LINE = ("question", "answer", "estimate", "low", "high", "p", "p adjusted", "significant", "note")
 
 
 def primary_lines(record: Mapping) -> pd.DataFrame:
@@ -408,6 +409,7 @@ def primary_lines(record: Mapping) -> pd.DataFrame:
     rows = [
         {
             "question": r["question"],
+            "answer": r["answer"],
             "estimate": r["estimate"],
             "low": r["ci_low"],
             "high": r["ci_high"],
