@@ -34,6 +34,10 @@ REPO = Path(__file__).resolve().parents[1]
 DEMO_DATA = REPO / ".test" / "data"
 DEMO_CONFIGS = (REPO / ".test" / "config" / "config.yaml", REPO / ".test" / "config" / "bitext.yaml")
 BIN = Path(sys.executable).parent
+# the tests use plmfair as the README's set-up leaves it, its virtual environment active: `plmfair` on PATH, so
+# that the commands it prints start with the bare name (tests/test_cli.py checks the form it prints without)
+if shutil.which("plmfair") != str(BIN / "plmfair"):
+    os.environ["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
 def snakemake(

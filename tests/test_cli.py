@@ -5,6 +5,7 @@ hostile names, and runs compared from their records."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -176,14 +177,16 @@ def _suggested(error: str) -> list[str]:
 def test_model_options_on_the_command_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     folder = _folder(tmp_path, "m", BERT)
-    name, entry = model_arguments.model_entry("mine=m:uncased=true:revision=abc:languages=[fr, en]")
+    name, entry = model_arguments.model_entry("mine=m:uncased=true:languages=[fr, en]")
     assert name == "mine" and entry == {
         "path": str(folder),
         "family": "mlm",
         "uncased": True,
-        "revision": "abc",
         "languages": ["fr", "en"],
     }
+    # a revision pins a Hub id's commit: on a folder it would be silently meaningless
+    with pytest.raises(ConfigError, match="revision= pins a commit of a Hugging Face id.*drop :revision=abc"):
+        model_arguments.model_entry("mine=m:revision=abc")
     with pytest.raises(ConfigError, match="model option 'uncase'.*did you mean 'uncased'"):
         model_arguments.model_entry("mine=m:uncase=true")
     with pytest.raises(ConfigError, match="model option 'uncased' .*write key=value"):
@@ -458,6 +461,28 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
     assert _files(gpt) == after and not (tmp_path / "runs" / "config.yaml").exists()
     assert not (tmp_path / "config.yaml").exists()
 
+    # a dry run of a new run leaves no folder behind, nor does a run refused before any job (a Hub id that
+    # cannot be fetched here): compare never meets them
+    demo_fr = ["--studies", "crows_pairs", "--datasets", "demo_fr", "--configfile", str(DEMO_CONFIGS[0])]
+    plmfair("run", "my models/gpt", "--run", "dry_only", *demo_fr, *places, "--mirror", str(DEMO_DATA), "--dry-run")
+    plmfair("run", "nobody/no-such-model", "--run", "refused", *places, ok=False)
+    assert not (tmp_path / "runs" / "dry_only").exists() and not (tmp_path / "runs" / "refused").exists()
+    # a folder that is no run is named and skipped, and the finished runs are compared all the same
+    (tmp_path / "runs" / "left_over").mkdir()
+    every = plmfair("compare", *sorted(str(p) for p in (tmp_path / "runs").iterdir() if p.is_dir()))
+    assert "| gpt " in every.stdout and "| gpt_2 " in every.stdout
+    (skipped,) = every.stderr.splitlines()
+    assert skipped.startswith("plmfair: skipped: ") and "left_over" in skipped and "is not a run" in skipped
+
+    # a record newer than its report (a later call that did not ask for the report): the last line says so,
+    # with the command that rebuilds it
+    record_file = gpt / "results" / "run.json"
+    later = (gpt / "results" / "report.html").stat().st_mtime + 60
+    os.utime(record_file, (later, later))
+    last = plmfair("show", "gpt", "--runs", str(tmp_path / "runs")).stdout.rstrip().splitlines()[-1]
+    assert last.startswith(f"report: {gpt / 'results' / 'report.html'} (OUT OF DATE: made before the run's record")
+    assert last.endswith(f"rebuild it: plmfair run --run gpt --runs {tmp_path / 'runs'} --report)")
+
 
 @pytest.mark.parametrize("example", sorted((REPO / "config" / "examples").glob("*.yaml")), ids=lambda p: p.stem)
 def test_example_configs_run_the_model_they_name(example, tmp_path):
@@ -526,3 +551,63 @@ def test_compare_shows_the_settings_that_differ_and_only_what_records_hold():
     assert long.splitlines()[0] == "table,run,model,uncased"
     same = settings_that_differ({"a": records["a"], "c": records["a"]})["model settings"]
     assert same.empty  # nothing differs: no table of bare rows
+
+
+def test_the_commands_printed_are_the_ones_the_user_can_type(monkeypatch, tmp_path):
+    """The bare name where `plmfair` on PATH is this installation's (the README's activated set-up), else the
+    path of this installation's own script, so that a printed command runs as printed."""
+    from plmfair.errors import program
+
+    monkeypatch.setenv("PATH", f"{BIN}:/usr/bin:/bin")
+    assert program() == "plmfair"
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    assert program() == str(BIN / "plmfair")
+    other = tmp_path / "bin"
+    other.mkdir()
+    (other / "plmfair").write_text("#!/bin/sh\n")
+    (other / "plmfair").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{other}:/usr/bin")
+    assert program() == str(BIN / "plmfair")  # another installation's plmfair is not this one
+
+
+def test_help_is_plain_text_with_an_example_for_every_command():
+    from plmfair import cli
+
+    parser = cli.build_parser()
+    top = parser.format_help()
+    assert "``" not in top and ":mod:" not in top and "examples:" in top
+    commands = next(a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)).choices
+    assert set(commands) == set(cli.EXAMPLES)
+    for name, sub in commands.items():
+        text = sub.format_help()
+        assert "``" not in text and ":func:" not in text, name
+        assert f"example:\n  plmfair {name} " in text, name
+
+
+def test_a_local_folder_with_a_revision_in_a_config_file_is_refused(tmp_path):
+    from plmfair.config import load_config
+
+    folder = _folder(tmp_path, "m", BERT)
+    (tmp_path / "mine.yaml").write_text(
+        yaml.safe_dump({"models": {"mine": {"path": str(folder), "family": "mlm", "revision": "abc"}}})
+    )
+    with pytest.raises(ConfigError, match="models.mine.revision: a revision pins a commit.*remove revision"):
+        load_config([DEMO_CONFIGS[0], tmp_path / "mine.yaml"])  # checked as it is read
+
+
+def test_compare_skips_what_is_not_a_finished_run_and_says_why(tmp_path, capsys):
+    from plmfair import cli
+
+    runs_folder = tmp_path / "runs"
+    left_over = runs_folder / "left_over"  # a folder that is no run
+    left_over.mkdir(parents=True)
+    started = runs_folder / "started"  # a run plmfair started whose last call did not finish
+    started.mkdir()
+    (started / "config.yaml").write_text("# written by `plmfair run started` on a day\nmodels: {}\n")
+    with pytest.raises(ConfigError, match=r"no finished run to compare among the 2 folder\(s\) given"):
+        cli.compare([str(left_over), str(started)], fmt="md", out=None)
+    skipped = capsys.readouterr().err.splitlines()
+    assert len(skipped) == 2 and all(line.startswith("plmfair: skipped: ") for line in skipped)
+    assert "is not a run" in skipped[0] and "run started is incomplete: it has no record" in skipped[1]
+    with pytest.raises(ConfigError, match="no run to compare: give run folders"):
+        cli.compare([], fmt="md", out=None)

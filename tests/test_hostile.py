@@ -365,12 +365,15 @@ def test_verify_names_every_file_changed_missing_or_not_of_the_configuration(two
     ]
     assert said(bad) == [] and bad.stderr.startswith("run h2: NOT verified: 1 changed, 1 missing, 1 not produced")
     assert "status: INCOMPLETE: 1 of the" in plmfair("show", "h2", *runs_arg, cwd=base).stdout
-    # compare refuses a run with a file missing rather than dropping its rows without a word
-    assert one_line(plmfair("compare", str(h2), str(base / "runs" / "h4"), cwd=base, ok=False)) == (
-        f"plmfair: run h2 is incomplete: 1 of the files its record lists are missing "
+    # compare skips a run with a file missing, saying so, rather than dropping its rows without a word, and
+    # compares the finished run beside it
+    compared = plmfair("compare", str(h2), str(base / "runs" / "h4"), cwd=base)
+    assert said(compared) == [
+        f"plmfair: skipped: run h2 is incomplete: 1 of the files its record lists are missing "
         f"(results/figures/crows_pairs.png), so it is not compared; rebuild them: plmfair run --run h2 --runs "
         f"{base / 'runs'}"
-    )
+    ]
+    assert "| h4 " in compared.stdout and "| h2 " not in compared.stdout
     # the next run rebuilds the changed and missing ones and leaves the stranger where it is
     plmfair("run", "--run", "h2", *places, cwd=base)
     again = plmfair("verify", "h2", *runs_arg, "--no-models", cwd=base, ok=False)
@@ -430,10 +433,17 @@ def test_bad_names_files_and_options_end_in_one_line(two_runs, bert, tmp_path):
         ["show", str(tmp_path)],
         ["show", str(demo_like)],
         ["verify", "nonexistent"],
-        ["compare", "/nonexistent", str(h2)],
     ):
-        line = refused(*words, *(runs_arg if words[0] != "compare" else []))
+        line = refused(*words, *runs_arg)
         assert "is not a run" in line and "plmfair run --run nonexistent" not in line, line
+    # compare names what it skips, and with nothing left to compare ends in one line of its own
+    nothing = plmfair("compare", "/nonexistent", cwd=base, ok=False)
+    skipped, last = said(nothing)
+    assert (
+        skipped.startswith("plmfair: skipped: '/nonexistent' is not a run")
+        and "plmfair run --run nonexistent" not in skipped
+    )
+    assert last == "plmfair: no finished run to compare among the 1 folder(s) given (each skipped above)"
     hint = refused("show", str(tmp_path), *runs_arg).split("; e.g. ")[1]
     plmfair(*shlex.split(hint)[1:], cwd=base)
     # a run whose last call failed: show says it is incomplete and how to finish it, exit 1

@@ -33,6 +33,7 @@ import argparse
 import logging
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,7 @@ from pathlib import Path
 
 from plmfair import diff, plan
 from plmfair.config import schema_default
-from plmfair.errors import ConfigError, PlmfairError, first_few
+from plmfair.errors import ConfigError, PlmfairError, first_few, program
 from plmfair.io.atomic import write_text
 from plmfair.plan.targets import REPORT, REPORT_STYLESHEET
 from plmfair.runs import integrity
@@ -96,78 +97,93 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     acting = not (dry_run or unlock)  # the call runs jobs (and may rebuild, lose or report results)
     for note in setup.notes:
         log.info("%s", note)
+    # a run folder this call makes is removed again when the call runs no job: a dry run, or a run refused
+    # before Snakemake started (plmfair compare would meet a folder that is no run)
+    fresh = setup.name is not None and not (Path(args.runs) / setup.name).exists()
+    started = False
     workdir = run_folder(Path(args.runs), setup.name, resources=Path(args.resources)) if setup.name else ROOT
-    with run_lock(workdir) if setup.name else nullcontext(), tempfile.TemporaryDirectory() as scratch:
-        if setup.name and snakemake_locked(workdir) and not unlock:
-            raise ConfigError(
-                f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
-                f"or if none runs: plmfair run --run {setup.name} --runs {args.runs} -- --unlock"
-            )
-        configfiles = setup.configfiles
-        if setup.config is not None:
-            # a dry run shows the jobs of the new settings and leaves the run's own file as it was
-            target = Path(scratch) / "config.yaml" if dry_run else setup.configfiles[0]
-            write_settings(target, setup.config, ["plmfair", "run", *argv])
-            configfiles = [target]
-        rebuild = []
-        if acting:
-            _writable(workdir)
-            rebuild = _to_rebuild(workdir, configfiles)
-        if (
-            acting
-            and preflight(
-                [*map(str, configfiles), "--directory", str(workdir), *(["--mirror", str(mirror)] if mirror else [])]
-            )
-            != 0
-        ):
-            return 1
-        snakemake = [
-            str(Path(sys.executable).parent / "snakemake"),
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-        ]
-        # --configfile and --config take every word after them: they come last; a run's config.yaml keeps its
-        # mirror, the checkout's own results are given theirs on each call
-        unnamed_mirror = ["--config", f"mirror={mirror}"] if mirror and not setup.name else []
-        config_args = ["--configfile", *map(str, configfiles), *unnamed_mirror]
-        outcome = None
-
-        def call(words: Sequence[str]) -> int:
-            nonlocal outcome
-            outcome = run_snakemake(words, workdir=workdir)
-            return outcome.status
-
-        try:
-            status = 0
-            # first those alone, each in a call of its own (a few) in the order of the stages: what reads a
-            # rebuilt file that came out the same is then not redone (Snakemake compares it with the checksum
-            # it recorded), as it would be in one call that also rebuilds a file further down
-            for targets in [[path] for path in rebuild] if len(rebuild) <= REBUILD_ONE_BY_ONE else [rebuild]:
-                if status == 0 and not all((workdir / path).exists() for path in targets):
-                    status = call(
-                        [*snakemake, "--cores", str(args.cores), *args.snakemake_args, *targets, *config_args]
-                    )
-            if status == 0:
-                status = call(
+    try:
+        with run_lock(workdir) if setup.name else nullcontext(), tempfile.TemporaryDirectory() as scratch:
+            if setup.name and snakemake_locked(workdir) and not unlock:
+                raise ConfigError(
+                    f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
+                    f"or if none runs: {program()} run --run {setup.name} --runs {args.runs} -- --unlock"
+                )
+            configfiles = setup.configfiles
+            if setup.config is not None:
+                # a dry run shows the jobs of the new settings and leaves the run's own file as it was
+                target = Path(scratch) / "config.yaml" if dry_run else setup.configfiles[0]
+                write_settings(target, setup.config, ["plmfair", "run", *argv])
+                configfiles = [target]
+            rebuild = []
+            if acting:
+                _writable(workdir)
+                rebuild = _to_rebuild(workdir, configfiles)
+            # a dry run checks what the real run would stop on too (models, data files, pipelines)
+            if (
+                not unlock
+                and preflight(
                     [
-                        *snakemake,
-                        "--cores",
-                        str(args.cores),
-                        *(["--dry-run"] if args.dry_run else []),
-                        *args.snakemake_args,
-                        *config_args,
+                        *map(str, configfiles),
+                        "--directory",
+                        str(workdir),
+                        *(["--mirror", str(mirror)] if mirror else []),
                     ]
                 )
-            if status == 0 and args.report and not dry_run:
-                stylesheet = ["--report-stylesheet", str(ROOT / REPORT_STYLESHEET)]
-                status = call([*snakemake, "--report", REPORT, *stylesheet, *config_args])
-        except KeyboardInterrupt:
-            if snakemake_locked(workdir):
-                # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
-                subprocess.run([*snakemake, "--unlock", *config_args], capture_output=True, check=False)
-            raise
+                != 0
+            ):
+                return 1
+            snakemake = [
+                str(Path(sys.executable).parent / "snakemake"),
+                "--snakefile",
+                str(ROOT / "Snakefile"),
+                "--directory",
+                str(workdir),
+            ]
+            # --configfile and --config take every word after them: they come last; a run's config.yaml keeps its
+            # mirror, the checkout's own results are given theirs on each call
+            unnamed_mirror = ["--config", f"mirror={mirror}"] if mirror and not setup.name else []
+            config_args = ["--configfile", *map(str, configfiles), *unnamed_mirror]
+            outcome = None
+
+            def call(words: Sequence[str]) -> int:
+                nonlocal outcome, started
+                started = started or acting
+                outcome = run_snakemake(words, workdir=workdir)
+                return outcome.status
+
+            try:
+                status = 0
+                # first those alone, each in a call of its own (a few) in the order of the stages: what reads a
+                # rebuilt file that came out the same is then not redone (Snakemake compares it with the checksum
+                # it recorded), as it would be in one call that also rebuilds a file further down
+                for targets in [[path] for path in rebuild] if len(rebuild) <= REBUILD_ONE_BY_ONE else [rebuild]:
+                    if status == 0 and not all((workdir / path).exists() for path in targets):
+                        status = call(
+                            [*snakemake, "--cores", str(args.cores), *args.snakemake_args, *targets, *config_args]
+                        )
+                if status == 0:
+                    status = call(
+                        [
+                            *snakemake,
+                            "--cores",
+                            str(args.cores),
+                            *(["--dry-run"] if args.dry_run else []),
+                            *args.snakemake_args,
+                            *config_args,
+                        ]
+                    )
+                if status == 0 and args.report and not dry_run:
+                    stylesheet = ["--report-stylesheet", str(ROOT / REPORT_STYLESHEET)]
+                    status = call([*snakemake, "--report", REPORT, *stylesheet, *config_args])
+            except KeyboardInterrupt:
+                if snakemake_locked(workdir):
+                    # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
+                    subprocess.run([*snakemake, "--unlock", *config_args], capture_output=True, check=False)
+                raise
+    finally:
+        if fresh and not started and workdir.is_dir():
+            shutil.rmtree(workdir)
     if status != 0:
         # one line: what failed and, when the failure cost results of the last complete run, which and how
         # to get them back
@@ -234,11 +250,11 @@ def _run_again(folder: Path) -> str | None:
     started or the checkout's own results, ``make demo`` for the demo; None for another folder."""
     folder = folder.resolve()
     if folder == ROOT:
-        return "plmfair run"
+        return f"{program()} run"
     if folder == ROOT / ".test":
         return "make demo"
     if _started_by_plmfair(folder):
-        return shlex.join(["plmfair", "run", "--run", folder.name, "--runs", str(folder.parent)])
+        return shlex.join([program(), "run", "--run", folder.name, "--runs", str(folder.parent)])
     return None
 
 
@@ -273,11 +289,11 @@ def locate_run(name: str, *, runs: str) -> Path:
         except OSError:  # a name too long for the file system is no run
             continue
     known = sorted(p.name for p in Path(runs).glob("*/") if _started_by_plmfair(p)) if Path(runs).is_dir() else []
-    shown = name if len(name) <= 60 else name[:57] + "..."
+    shown = name if len(name) <= 60 else "..." + name[-57:]  # the end of a long path names the folder
     hint = (
-        f"e.g. {shlex.join(['plmfair', 'show', known[0], '--runs', runs])}"
+        f"e.g. {shlex.join([program(), 'show', known[0], '--runs', runs])}"
         if known
-        else "start one with: plmfair run MODEL --run NAME"
+        else f"start one with: {program()} run MODEL --run NAME"
     )
     raise ConfigError(
         f"{shown!r} is not a run: no record (results/run.json) and no config.yaml of plmfair run there or "
@@ -301,7 +317,13 @@ def _ending(workdir: Path) -> str:
     else:
         text = "(the record's numbers are not shown: it cannot be verified)\n"
     command = _report_command(workdir)
-    where = "" if report.is_file() else (f" (not written: {command})" if command else " (not written)")
+    rebuild = f": {command}" if command else ""
+    if not report.is_file():
+        where = f" (not written{rebuild})"
+    elif record_path.is_file() and report.stat().st_mtime < record_path.stat().st_mtime:
+        where = f" (OUT OF DATE: made before the run's record, it lacks its latest results; rebuild it{rebuild})"
+    else:
+        where = ""
     being_run = "\nbeing run now: this is its last complete run" if being_run_now(workdir) else ""
     return f"\n{text}\n{status}{being_run}\nrecord: {record_path}\nreport: {report}{where}"
 
@@ -374,6 +396,25 @@ def verify(run: str, *, runs: str, models: bool = True) -> int:
     return 1
 
 
+def finished_run(name: str, *, runs: str) -> Path:
+    """The folder of a finished run (its record and every file the record lists there), else a
+    :class:`ConfigError` that says why it is not one and how to finish it."""
+    folder = locate_run(name, runs=runs)
+    again = _run_again(folder)
+    if not (folder / "results" / "run.json").is_file():
+        raise ConfigError(
+            f"run {folder.name} is incomplete: it has no record (results/run.json) to compare"
+            + (f"; finish it: {again}" if again else "")
+        )
+    lost = integrity.missing(folder)
+    if lost:
+        raise ConfigError(
+            f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
+            f"({first_few(lost)}), so it is not compared" + (f"; rebuild them: {again}" if again else "")
+        )
+    return folder
+
+
 def compare(
     folders: Sequence[str],
     *,
@@ -383,24 +424,23 @@ def compare(
     all_settings: bool = False,
     other_models: bool = False,
 ) -> int:
-    """Runs side by side (:func:`plmfair.runs.comparison.compare_runs`)."""
+    """The finished runs among ``folders`` side by side (:func:`plmfair.runs.comparison.compare_runs`); every
+    other folder is named on standard error with why it is skipped."""
     # pandas and scipy (through run_compare) only for `compare`
     from plmfair.runs.comparison import compare_runs, render
 
-    located = [locate_run(f, runs=str(ROOT / "runs")) for f in folders]
-    for folder in located:
-        again = _run_again(folder)
-        if not (folder / "results" / "run.json").is_file():
-            raise ConfigError(
-                f"run {folder.name} is incomplete: it has no record (results/run.json) to compare"
-                + (f"; finish it: {again}" if again else "")
-            )
-        lost = integrity.missing(folder)
-        if lost:
-            raise ConfigError(
-                f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
-                f"({first_few(lost)}), so it is not compared" + (f"; rebuild them: {again}" if again else "")
-            )
+    located = []
+    for name in folders:
+        try:
+            located.append(finished_run(name, runs=str(ROOT / "runs")))
+        except ConfigError as exc:  # a dry run's or a refused run's folder, a run still going: named, not compared
+            print(f"plmfair: skipped: {exc}", file=sys.stderr)
+    if not located:
+        raise ConfigError(
+            f"no finished run to compare among the {len(folders)} folder(s) given (each skipped above)"
+            if folders
+            else f"no run to compare: give run folders (runs/<name>), or make one: {program()} run MODEL --run NAME"
+        )
     if alpha is None:
         alpha = schema_default("analysis.alpha")
     text = render(compare_runs(located, alpha=alpha, all_settings=all_settings, other_models=other_models), fmt)
@@ -410,6 +450,18 @@ def compare(
     return 0
 
 
+# one example a command, printed by its --help (the first line of each also under plmfair --help)
+EXAMPLES = {
+    "run": "plmfair run path/to/my_model --studies crows_pairs --datasets fr --run mine\n"
+    "plmfair run mine=path/to/my_model --run mine --robustness --report   (a later call: more analyses, the report)\n"
+    "plmfair run ... -- SNAKEMAKE ARGUMENTS   (the rest goes to Snakemake)",
+    "show": "plmfair show mine",
+    "verify": "plmfair verify mine",
+    "compare": "plmfair compare runs/mine runs/baseline",
+    "diff": "plmfair diff runs/mine runs/mine_again",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: ``run``, ``show``, ``verify``, ``compare`` and ``diff`` with their options.
 
@@ -417,11 +469,23 @@ def build_parser() -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="plmfair",
-        description=__doc__.split("\n")[0],
-        epilog="plmfair run ... -- SNAKEMAKE ARGUMENTS passes the rest to Snakemake",
+        description="Fairness of pretrained language models across groups and languages (CrowS-Pairs, MozArt): "
+        "your own model on a study in one command, each run in a folder of its own.",
+        epilog="examples:\n" + "\n".join(f"  {lines.splitlines()[0]}" for lines in EXAMPLES.values()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run", help="run the workflow, on your own models if you name them")
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(
+            name,
+            help=text,
+            description=text[0].upper() + text[1:] + ".",
+            epilog="example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name].splitlines()),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+
+    r = command("run", "run the workflow, on your own models if you name them")
     r.add_argument(
         "models",
         nargs="*",
@@ -458,13 +522,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--mirror", default=None, help="a folder of data files to use before the network")
     for flag, text in FLAGS.items():
         r.add_argument(flag, action="store_true", help=text)
-    sh = sub.add_parser("show", help="a finished run's headline numbers, whether it is complete, its record and report")
+    sh = command("show", "a finished run's headline numbers, whether it is complete, its record and report")
     sh.add_argument("name", help="the run's name (runs/<name>) or folder")
     sh.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
-    v = sub.add_parser(
+    v = command(
         "verify",
-        help="re-hash a run's files against its record: every file changed, missing or "
-        "not produced by its configuration",
+        "re-hash a run's files against its record: every file changed, missing or not produced by its configuration",
     )
     v.add_argument("name", help="the run's name (runs/<name>) or folder")
     v.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
@@ -474,10 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="skip re-hashing the model folders the run scored (their time is printed otherwise)",
     )
-    c = sub.add_parser(
-        "compare", help="runs side by side: numbers with intervals and marks, settings that differ, paired tests"
-    )
-    c.add_argument("folders", nargs="+", help="run folders (runs/<name>)")
+    c = command("compare", "runs side by side: numbers with intervals and marks, settings that differ, paired tests")
+    c.add_argument("folders", nargs="*", help="run folders (runs/<name>); those not finished are skipped, named")
     c.add_argument("--format", choices=["md", "csv", "json"], default="md")
     c.add_argument("--out", default=None, help="also write it to this file")
     c.add_argument(
@@ -495,10 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also compare each model of a run with the other models of the other",
     )
-    d = sub.add_parser(
-        "diff",
-        help="every Parquet output of two run folders, value by value: did a rerun reproduce the numbers?",
-    )
+    d = command("diff", "every Parquet output of two run folders, value by value: did a rerun reproduce the numbers?")
     diff.add_arguments(d)
     return parser
 

@@ -161,6 +161,11 @@ def check_config(config: dict) -> None:
                 f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
                 f"start from the working directory {Path.cwd()}); give the folder holding the model"
             )
+        if spec.path and spec.revision is not None:
+            raise ConfigError(
+                f"config error at models.{name}.revision: a revision pins a commit of a Hugging Face id (hf_id), "
+                f"and this model is the folder {spec.path}, whose files are hashed instead: remove revision"
+            )
     _check_downloads(config)
 
 

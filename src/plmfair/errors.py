@@ -1,6 +1,9 @@
 """Errors that speak to the user: which file, row or key, what was expected, what to do."""
 
 import difflib
+import shutil
+import sys
+from pathlib import Path
 
 
 class PlmfairError(Exception):
@@ -37,9 +40,20 @@ def did_you_mean(name: str, known) -> str:
     return f" (did you mean {folded[close[0]]!r}?)" if close else ""
 
 
+def program() -> str:
+    """``plmfair`` as the user can type it: the bare name where that runs this installation (its virtual
+    environment active), else the path of this installation's own script; every command a message prints
+    starts with it."""
+    script = Path(sys.executable).parent / "plmfair"
+    found = shutil.which("plmfair")
+    if not script.is_file() or (found and Path(found).resolve() == script.resolve()):
+        return "plmfair"
+    return str(script)
+
+
 def missing_result(path, run: str, folder) -> DataError:
     """A result the record of ``run`` (its ``folder``) lists, gone: what ``plmfair compare`` says."""
     return DataError(
         f"{path}: missing, though the record of run {run} lists it; rebuild the run before comparing it "
-        f"(plmfair run --run {folder.name} --runs {folder.parent})"
+        f"({program()} run --run {folder.name} --runs {folder.parent})"
     )

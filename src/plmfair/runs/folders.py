@@ -34,7 +34,7 @@ import yaml
 
 from plmfair import plan
 from plmfair.config import SCHEMA, validate_config
-from plmfair.errors import ConfigError, did_you_mean
+from plmfair.errors import ConfigError, did_you_mean, program
 from plmfair.io.atomic import write_text
 from plmfair.plan.targets import REPORT
 from plmfair.runs.model_arguments import ModelArgument, model_entry, model_name, model_schema
@@ -280,7 +280,7 @@ def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: s
             out += list(models)
             placed = True
         i += 1
-    return shlex.join(["plmfair", "run", *out, *(["--run", run] if run else [])])
+    return shlex.join([program(), "run", *out, *(["--run", run] if run else [])])
 
 
 def _renamed(arguments: Sequence[ModelArgument], which: Sequence[ModelArgument], name) -> list[str]:
@@ -426,7 +426,7 @@ def write_settings(path: Path, config: dict, command: Sequence[str]) -> None:
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     header = (
         f"# written by `{shlex.join(command)}` on {stamp}: the run's complete configuration, the only\n"
-        f"# configuration file Snakemake reads for this run (config/README.md documents each key)\n"
+        f"# configuration file Snakemake reads for this run (the docs' configuration reference documents each key)\n"
     )
     write_text(header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True), path)
 

@@ -165,6 +165,11 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
             f"model {arg.source!r}: no such folder, and not a Hugging Face id (owner/name); give the "
             f"folder holding config.json and the weights, or a Hub id"
         )
+    if local and "revision" in arg.options:
+        raise ConfigError(
+            f"model {text!r}: revision= pins a commit of a Hugging Face id, and {arg.source} is a local folder "
+            f"(its files are hashed into the record instead): drop :revision={arg.options['revision']}"
+        )
     if local:
         require_model_folder(folder.resolve())
     where = str(folder.resolve()) if local else arg.source

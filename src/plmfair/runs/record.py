@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from plmfair.errors import DataError
+from plmfair.errors import DataError, program
 from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
@@ -385,7 +385,7 @@ def read_run_record(path: str | os.PathLike) -> dict:
     if not path.is_file():
         run = path.parent.parent
         raise DataError(
-            f"{path}: no run record; it is written at the end of a run: plmfair run --run {run.name} "
+            f"{path}: no run record; it is written at the end of a run: {program()} run --run {run.name} "
             f"--runs {run.parent}"
         )
     record = json.loads(path.read_text(encoding="utf-8"))
@@ -393,7 +393,7 @@ def read_run_record(path: str | os.PathLike) -> dict:
         run = path.parent.parent
         raise DataError(
             f"{path}: a record of version {record.get('record_version')} (this plmfair writes version "
-            f"{RECORD_VERSION}); rewrite it from the run's results: plmfair run --run {run.name} --runs "
+            f"{RECORD_VERSION}); rewrite it from the run's results: {program()} run --run {run.name} --runs "
             f"{run.parent}"
         )
     validate_record(record)
