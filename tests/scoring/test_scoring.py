@@ -70,7 +70,7 @@ def test_right_padded_batch_and_mask():
 def test_token_budget_defaults_per_device(built):
     assert default_token_budget("cpu", "mlm") == 8192
     assert default_token_budget("cpu", "causal") == 2048  # benchmarks/bench_causal.py
-    assert default_token_budget("cuda", "mlm") == 16384  # measured on an H100 (README, Speed)
+    assert default_token_budget("cuda", "mlm") == 16384  # measured on an H100 (docs/methods/crows-pairs.md, Speed)
     loaded = load(ModelSpec(name="bert", family="mlm", path=str(built["bert"])), device="cpu")
     assert loaded.scorer(progress=False).token_budget == 8192  # 0 / unset: the device's default
     assert loaded.scorer(token_budget=512, progress=False).token_budget == 512
