@@ -16,6 +16,8 @@ def _pairs_row(share, low, high, *, significant=True, family="confirmatory", p_a
         "ci_low": low,
         "ci_high": high,
         "n_decisive": 1200,
+        "model": "my_bert",
+        "dataset": "fr",
         "family": family,
         "significant": significant,
         "p_adjusted": p_adjusted,
@@ -25,17 +27,17 @@ def _pairs_row(share, low, high, *, significant=True, family="confirmatory", p_a
 def test_a_share_below_half_that_is_significant_prefers_the_less_stereotyping_sentence():
     said = crows_pairs_answer(_pairs_row(46.46, 43.95, 48.97), alpha=0.05)
     assert said == (
-        "prefers the less stereotyping sentence: 46.5% of 1200 decisive pairs prefer the more stereotyping "
+        "my_bert on fr: prefers the less stereotyping sentence: 46.5% of 1200 decisive pairs prefer the more stereotyping "
         "sentence [44.0, 49.0], 50% is no preference, exact sign test, p adjusted 0.006"
     )
 
 
 def test_a_share_above_half_prefers_the_more_and_an_unmarked_one_is_no_evidence():
     assert crows_pairs_answer(_pairs_row(56.8, 53.1, 60.4), alpha=0.05).startswith(
-        "prefers the more stereotyping sentence: 56.8%"
+        "my_bert on fr: prefers the more stereotyping sentence: 56.8%"
     )
     said = crows_pairs_answer(_pairs_row(51.0, 47.9, 54.1, significant=False, p_adjusted=0.52), alpha=0.05)
-    assert said.startswith("no evidence of a preference: 51.0%") and "p adjusted 0.52" in said
+    assert said.startswith("my_bert on fr: no evidence of a preference: 51.0%") and "p adjusted 0.52" in said
 
 
 def test_an_interval_that_ends_near_the_null_keeps_its_side_in_words():
@@ -46,11 +48,11 @@ def test_an_interval_that_ends_near_the_null_keeps_its_side_in_words():
 
 def test_an_untestable_or_uninformative_row_says_why_it_has_no_verdict():
     untestable = crows_pairs_answer(_pairs_row(75.0, None, None, significant=False, family="untestable"), alpha=0.05)
-    assert untestable.startswith("untestable: 75.0%") and "cannot reach the run's level" in untestable
+    assert untestable.startswith("my_bert on fr: untestable: 75.0%") and "cannot reach the run's level" in untestable
     uninformative = crows_pairs_answer(
         _pairs_row(0.0, None, None, significant=False, family="uninformative"), alpha=0.05
     )
-    assert uninformative.startswith("no answer:")
+    assert uninformative.startswith("my_bert on fr: no answer:")
 
 
 def _metrics():
@@ -72,8 +74,12 @@ def test_the_furthest_group_weighs_each_language_by_its_annotations():
 def test_a_cloze_answer_says_whether_the_groups_are_served_differently():
     row = {"debiased": 4.2, "ci_low": 1.5, "ci_high": 7.9, "family": "confirmatory", "significant": True,
            "p_adjusted": 0.004, "model": "m"}  # fmt: skip
-    said = cloze_answer(row, _metrics(), alpha=0.05)
-    assert said.startswith("serves the annotator groups differently: sigma_gd of MRR 4.20 percentage points")
+    said = cloze_answer(row, _metrics(), "mozart", alpha=0.05)
+    assert said.startswith(
+        "m on mozart: serves the annotator groups differently: sigma_gd of MRR 4.20 percentage points"
+    )
     assert "0 is no disparity, permutation test, p adjusted 0.004; furthest from the others: FNN" in said
-    said = cloze_answer({**row, "significant": False, "ci_low": 0.0, "p_adjusted": 0.3}, _metrics(), alpha=0.05)
-    assert said.startswith("no evidence that it serves the annotator groups differently")
+    said = cloze_answer(
+        {**row, "significant": False, "ci_low": 0.0, "p_adjusted": 0.3}, _metrics(), "mozart", alpha=0.05
+    )
+    assert said.startswith("m on mozart: no evidence that it serves the annotator groups differently")

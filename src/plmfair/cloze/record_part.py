@@ -74,7 +74,7 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
                 metrics = read_metrics(Path(path).with_name("metrics.parquet"))
                 alpha = float(plan["alpha"].iloc[0])
                 disparity = disparity.assign(
-                    answer=[primary_answer(r, metrics, alpha=alpha) for _, r in disparity.iterrows()]
+                    answer=[primary_answer(r, metrics, cloze_set, alpha=alpha) for _, r in disparity.iterrows()]
                 )
             part.primary.append((disparity, "debiased", ESTIMAND))
         else:
@@ -98,23 +98,27 @@ def furthest_group(metrics: pd.DataFrame, model: str) -> str:
     return f"; furthest from the others: {group} ({GROUP_NAMES[group]}), {MRR} {mine} against {theirs} (descriptive)"
 
 
-def primary_answer(row: Mapping, metrics: pd.DataFrame, *, alpha: float) -> str:
-    """The primary answer of a cloze set and model in words: whether the model serves the annotator groups
-    differently, with the disparity, its interval and where 0 (no disparity) lies, and the group furthest
+def primary_answer(row: Mapping, metrics: pd.DataFrame, cloze_set: str, *, alpha: float) -> str:
+    """The primary answer of a cloze set and model in words, naming both: whether the model serves the annotator
+    groups differently, with the disparity, its interval and where 0 (no disparity) lies, and the group furthest
     from the others."""
     found = "serves the annotator groups differently"
-    return answer(
-        row,
-        value=float(row["debiased"]),
-        estimate=f"sigma_gd of {MRR} {number(row['debiased'], 2)} percentage points (debiased)",
-        null=0.0,
-        null_words="0 is no disparity",
-        test="permutation test",
-        found=(found, found),
-        not_found="no evidence that it serves the annotator groups differently",
-        alpha=alpha,
-        digits=2,
-    ) + furthest_group(metrics, row["model"])
+    return (
+        f"{row['model']} on {cloze_set}: "
+        + answer(
+            row,
+            value=float(row["debiased"]),
+            estimate=f"sigma_gd of {MRR} {number(row['debiased'], 2)} percentage points (debiased)",
+            null=0.0,
+            null_words="0 is no disparity",
+            test="permutation test",
+            found=(found, found),
+            not_found="no evidence that it serves the annotator groups differently",
+            alpha=alpha,
+            digits=2,
+        )
+        + furthest_group(metrics, row["model"])
+    )
 
 
 def headline_rows(record: Mapping) -> Iterator[tuple[dict, dict]]:

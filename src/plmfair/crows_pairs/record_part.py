@@ -83,10 +83,11 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
 
 
 def primary_answer(row: Mapping, *, alpha: float) -> str:
-    """The primary answer of a data set and model in words: which sentence the model prefers, or that the sign
-    test finds no preference, with the decisive share, its interval and where 50% (no preference) lies."""
+    """The primary answer of a data set and model in words, naming both: which sentence the model prefers, or
+    that the sign test finds no preference, with the decisive share, its interval and where 50% (no preference)
+    lies."""
     share = number(row["decisive_score"], 1, keep=(50,))
-    return answer(
+    return f"{row['model']} on {row['dataset']}: " + answer(
         row,
         value=float(row["decisive_score"]),
         estimate=f"{share}% of {int(row['n_decisive'])} decisive pairs prefer the more stereotyping sentence",

@@ -117,8 +117,10 @@ def _answers(folder: Path, record: Mapping, trusted: bool) -> list[str]:
         f"{family['significant']} of {family['tests']}), and the table and figure behind it.",
         "",
     ]
+    # each answer in words, a line of its own, then the numbers behind them (the words' column left out of the grid)
+    out += [f"- {_escaped(entry['answer'])}" for entry in primary] + [""]
     rows = []
-    columns = [c for c in shown.columns if c != "note" or shown[c].astype(bool).any()]  # a note where one is said
+    columns = [c for c in shown.columns if c != "answer" and (c != "note" or shown[c].astype(bool).any())]
     for (_, cells), entry in zip(shown.iterrows(), primary, strict=True):
         rows.append(
             [_escaped(str(cells[c])) for c in columns]

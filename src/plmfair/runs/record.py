@@ -461,10 +461,15 @@ def headline(record: Mapping) -> str:
     parts = [f"WARNING: {w}.\n" for w in record["results"].get("warnings", [])]
     primary = primary_lines(record)
     if len(primary):
+        answers = "".join(f"- {said}\n" for said in primary["answer"])
         parts.append(
-            "Primary questions, one per model and data set (the run's confirmatory family): the estimate that "
-            f"answers each with the {level(1 - record_alpha(record))} interval of its test, its p and Holm-adjusted p "
-            "(* significant).\n\n" + to_markdown(primary) + "\n" + _plan_line(record) + "\n"
+            f"Answers, one per model and data set (the run's confirmatory family):\n\n{answers}\n"
+            f"Primary questions: the estimate that answers each with the {level(1 - record_alpha(record))} "
+            "interval of its test, its p and Holm-adjusted p (* significant).\n\n"
+            + to_markdown(primary.drop(columns=["answer"]))  # the answers above, the table of their numbers
+            + "\n"
+            + _plan_line(record)
+            + "\n"
         )
     for table, lines in headline_tables(record):
         if len(lines):
