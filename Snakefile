@@ -21,7 +21,7 @@ from snakemake.utils import min_version
 
 from plmfair.config import validate_config
 from plmfair.errors import ConfigError
-from plmfair.runs.landing import report_description
+from plmfair.runs.landing import REPORT_DOCUTILS, report_description
 from plmfair.studies import rule_files
 
 min_version("9.0")
@@ -36,8 +36,9 @@ except ConfigError as exc:
     raise SystemExit(f"plmfair: {exc}") from None
 
 
-# the run's answers first when a report is made of a finished run (plmfair.runs.landing), else the tool's page
-report: report_description("workflow/report/workflow.rst")
+# the run's answers first when a report is made of a finished run (plmfair.runs.landing), else the tool's page;
+# docutils reads every caption with raw HTML and file inclusion off
+report: report_description("workflow/report/workflow.rst", docutils=Path(workflow.basedir) / REPORT_DOCUTILS)
 
 
 include: "workflow/rules/common.smk"

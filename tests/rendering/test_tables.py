@@ -207,3 +207,29 @@ def test_a_row_mean_over_fewer_languages_says_so():
     table = printed(paper_table(pd.DataFrame(rows), metric="p_at_1", alpha=0.05))
     means = dict(zip(table["group"].str.rstrip("§"), table["mean (σ_gd)"], strict=True))
     assert means["FN"].endswith(", 1 of 2 languages") and "languages" not in means["MN"]
+
+
+def test_every_cell_header_and_caption_is_escaped_on_the_html_and_latex_pages(tmp_path):
+    """A model folder, data set or alias from the config that holds markup prints as text: no tag is live on the
+    table's page (nor in the report's copy of it), no LaTeX command runs."""
+    from plmfair.rendering.table_format import render_table
+
+    tag = "<img src=x onerror=alert(document.domain)>"
+    frame = pd.DataFrame({"model": [tag], tag: ["\\input{/etc/passwd} & $x$"], "n": [3]})
+    render_table(
+        {"table": frame},
+        builder="plmfair.rendering.table_format:long_table",
+        options={},
+        caption=f"caption {tag}",
+        digits=2,
+        label="t",
+        csv=tmp_path / "t.csv",
+        md=tmp_path / "t.md",
+        tex=tmp_path / "t.tex",
+        html=tmp_path / "t.html",
+        title=tag,
+    )
+    page = (tmp_path / "t.html").read_text()
+    assert "<img" not in page and page.count("&lt;img src=x onerror=alert(document.domain)&gt;") == 5
+    tex = (tmp_path / "t.tex").read_text()
+    assert "\\input{" not in tex and "\\textbackslash input" in tex

@@ -37,3 +37,69 @@ def test_text_on_the_landing_page_is_neither_markup_nor_template():
     rendered = Environment().from_string(_escaped(text)).render()
     assert rendered == r"a \*b\* \`c\` d\_e {{ f }} {% g %}"
     assert html.escape(text, quote=False) in publish_parts(rendered, writer="html")["html_body"]
+
+
+# text a user's config, data file or model folder can bring: directives that would write raw HTML or copy a local
+# file into the report, a tag, template braces and inline markup, each after a line break
+LOCAL_FILE = "/etc/hostname"
+HOSTILE = (
+    "x\n\n.. raw:: html\n\n   <script>alert(1)</script>\n\n.. include:: " + LOCAL_FILE + "\n\n"
+    "<img src=x onerror=alert(1)>\u2028.. raw:: html\n\n  <b>bold</b>\n\n{{ 1234 * 2 }} `a`_ *b* |c|\r\n= title =\n"
+)
+
+
+def _html(rst: str) -> str:
+    from docutils.core import publish_parts
+
+    return publish_parts(rst, writer_name="html")["body"]  # as Snakemake's report renders a caption
+
+
+def _inert(page: str) -> None:
+    from pathlib import Path
+
+    assert "<script" not in page and "<img" not in page and "<b>" not in page and "2468" not in page
+    assert "system-message" not in page  # no directive ran, not even a refused one: the text is one paragraph
+    secret = Path(LOCAL_FILE).read_text().strip() if Path(LOCAL_FILE).is_file() else ""
+    assert not secret or secret not in page.replace("include:: " + LOCAL_FILE, "")
+
+
+def test_a_configs_free_text_reaches_a_caption_as_text(monkeypatch, tmp_path):
+    """The table caption template, rendered as Snakemake renders it (Jinja, then docutils), with a model's free
+    text and a caption carrying every kind of markup: none of it is live, no file is copied in."""
+    from types import SimpleNamespace
+
+    from conftest import REPO
+    from jinja2 import Environment
+
+    monkeypatch.delenv("DOCUTILSCONFIG", raising=False)  # the escaping alone, without the report's settings
+    config = {"models": {"m": {"pretraining_data": HOSTILE, "licence": HOSTILE}}}
+    snakemake = SimpleNamespace(
+        config=config, params=SimpleNamespace(rendering=SimpleNamespace(caption=HOSTILE), models=["m"])
+    )
+    env = Environment(trim_blocks=True, lstrip_blocks=True)
+    for template in ("table.rst", "figure.rst"):
+        snakemake.params.drawing = snakemake.params.rendering
+        text = env.from_string((REPO / "workflow" / "report" / template).read_text()).render(snakemake=snakemake)
+        _inert(_html(text))
+
+
+def test_a_report_is_read_with_raw_html_and_file_inclusion_off(monkeypatch, tmp_path):
+    """Where a directive does reach docutils (a caption of the code's own), the settings the report is made with
+    refuse raw HTML and inclusion."""
+    from conftest import REPO
+
+    from plmfair.runs.landing import REPORT_DOCUTILS
+
+    monkeypatch.setenv("DOCUTILSCONFIG", "")  # restored after the test: report_description sets it for the process
+    report_description("workflow.rst", docutils=REPO / REPORT_DOCUTILS, folder=tmp_path, argv=["--report", "r"])
+    page = _html("x\n\n.. raw:: html\n\n   <script>alert(1)</script>\n\n.. include:: " + LOCAL_FILE + "\n")
+    assert "<script" not in page and "&quot;raw&quot; directive disabled" in page
+    assert "&quot;include&quot; directive disabled" in page
+
+
+def test_landing_text_with_line_breaks_stays_on_its_line():
+    from jinja2 import Environment
+
+    from plmfair.runs.landing import _escaped
+
+    _inert(_html("Data file: " + Environment().from_string(_escaped(HOSTILE)).render()))

@@ -395,11 +395,15 @@ def render_table(
     write_table(table, csv=csv, md=md, tex=tex, caption=caption, label=label, digits=digits)
     # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values)
     # the table's id from its label, not Styler's random one: the same table is the same file
+    # every cell and header escaped, and the caption (Styler escapes neither the caption nor, by default, cells): a
+    # model folder, a data set or an alias from the config is text on the page, never markup
     body = (
         printed(table, digits)
         .style.set_uuid(re.sub(r"\W", "_", label))
+        .format(escape="html")
+        .format_index(escape="html", axis=1)
         .hide(axis="index")
-        .set_caption(caption)
+        .set_caption(html_module.escape(caption))
         .set_table_attributes('class="table table-sm"')
         .to_html()
     )

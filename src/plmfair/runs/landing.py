@@ -12,6 +12,7 @@ result), and only when Snakemake is making a report.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tempfile
@@ -22,6 +23,9 @@ from plmfair import plan
 from plmfair.errors import PlmfairError
 from plmfair.studies import STUDIES
 
+# the docutils settings of the report (relative to the workflow): raw HTML and file inclusion off
+REPORT_DOCUTILS = "workflow/report/docutils.conf"
+
 
 def making_report(argv: Sequence[str] | None = None) -> bool:
     """Whether this Snakemake call makes a report (``--report``): the only call whose first page is read."""
@@ -29,8 +33,11 @@ def making_report(argv: Sequence[str] | None = None) -> bool:
 
 
 def _escaped(text: str) -> str:
-    """Plain text inside reStructuredText and Jinja: markup characters escaped, each brace a Jinja expression
-    that prints it (Snakemake renders the page as a template before reStructuredText reads it)."""
+    """Plain text inside reStructuredText and Jinja: on one line (every line break and run of white space one
+    space, so that no value can start a block of its own, a directive among them), markup characters escaped,
+    each brace a Jinja expression that prints it (Snakemake renders the page as a template before
+    reStructuredText reads it)."""
+    text = re.sub(r"\s+", " ", text)
     for char in ("\\", "*", "`", "|", "_"):
         text = text.replace(char, "\\" + char)
     return re.sub(r"[{}]", lambda brace: "{{ '" + brace.group() + "' }}", text)
@@ -158,11 +165,23 @@ def _data(data: Sequence[Mapping]) -> list[str]:
     return ["Data", "----", "", _grid(["file", "SHA-256", "checksum"], rows), ""]
 
 
-def report_description(static: str, *, folder: Path | None = None, argv: Sequence[str] | None = None) -> str:
+def report_description(
+    static: str,
+    *,
+    docutils: str | os.PathLike | None = None,
+    folder: Path | None = None,
+    argv: Sequence[str] | None = None,
+) -> str:
     """The report's first page: when Snakemake makes a report of a run with a record, a page written from it
-    (:func:`landing_page`) to a temporary file, whose absolute path is returned; else ``static``."""
+    (:func:`landing_page`) to a temporary file, whose absolute path is returned; else ``static``. When a report
+    is made, every caption and this page are read with the ``docutils`` settings file (``DOCUTILSCONFIG``:
+    workflow/report/docutils.conf switches the raw and include directives off)."""
     folder = Path.cwd() if folder is None else folder
-    if not making_report(argv) or not (folder / plan.RUN_RECORD).is_file():
+    if not making_report(argv):
+        return static
+    if docutils is not None:
+        os.environ["DOCUTILSCONFIG"] = str(Path(docutils).resolve())
+    if not (folder / plan.RUN_RECORD).is_file():
         return static
     page = Path(tempfile.mkdtemp(prefix="plmfair-report-")) / "landing.rst"
     page.write_text(landing_page(folder), encoding="utf-8")
