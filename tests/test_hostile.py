@@ -623,6 +623,15 @@ def test_an_edited_record_is_named_and_its_numbers_are_not_shown(two_runs, tmp_p
         shown = plmfair("show", "h2", *runs_arg, cwd=base).stdout
         assert "status: UNVERIFIED" in shown and "the record's numbers are not shown" in shown
         assert f"{true_score + 10:.2f}" not in shown
+        # compare checks each run as show does: the edited one is skipped, named with its status, in every
+        # format, and the verified one beside it is compared with its status
+        for fmt in ("md", "json"):
+            compared = plmfair("compare", str(h2), str(base / "runs" / "h4"), "--format", fmt, cwd=base)
+            (skipped,) = said(compared)
+            assert skipped.startswith("plmfair: skipped: run h2 is not compared: UNVERIFIED: ")
+            assert f"{true_score + 10:.2f}" not in compared.stdout and str(true_score + 10) not in compared.stdout
+        (checked,) = json.loads(compared.stdout)["runs"]
+        assert checked["run"] == "h4" and checked["status"].startswith("status: complete, verified")
 
 
 def test_a_rerun_without_its_mirror_keeps_the_shared_downloads(two_runs, tmp_path):

@@ -58,7 +58,7 @@ from plmfair.runs.folders import (
     snakemake_locked,
     write_settings,
 )
-from plmfair.runs.status import record_differences, run_status
+from plmfair.runs.status import VERIFIED, record_differences, run_status
 from plmfair.scoring import FAMILIES
 from plmfair.studies import STUDIES
 
@@ -396,9 +396,10 @@ def verify(run: str, *, runs: str, models: bool = True) -> int:
     return 1
 
 
-def finished_run(name: str, *, runs: str) -> Path:
-    """The folder of a finished run (its record and every file the record lists there), else a
-    :class:`ConfigError` that says why it is not one and how to finish it."""
+def finished_run(name: str, *, runs: str) -> tuple[Path, str]:
+    """The folder of a finished, verified run (its record, every file the record lists there, each as its record
+    and seals say: :func:`plmfair.runs.status.run_status`) and its status, else a :class:`ConfigError` that says
+    why it is not one and what to do."""
     folder = locate_run(name, runs=runs)
     again = _run_again(folder)
     if not (folder / "results" / "run.json").is_file():
@@ -412,7 +413,10 @@ def finished_run(name: str, *, runs: str) -> Path:
             f"run {folder.name} is incomplete: {len(lost)} of the files its record lists are missing "
             f"({first_few(lost)}), so it is not compared" + (f"; rebuild them: {again}" if again else "")
         )
-    return folder
+    status, _ = run_status(folder)
+    if not status.startswith(VERIFIED):  # a number its files or seals contradict is never printed
+        raise ConfigError(f"run {folder.name} is not compared: {status.removeprefix('status: ')}")
+    return folder, status
 
 
 def compare(
@@ -443,7 +447,14 @@ def compare(
         )
     if alpha is None:
         alpha = schema_default("analysis.alpha")
-    text = render(compare_runs(located, alpha=alpha, all_settings=all_settings, other_models=other_models), fmt)
+    tables = compare_runs(
+        [folder for folder, _ in located],
+        alpha=alpha,
+        all_settings=all_settings,
+        other_models=other_models,
+        statuses=dict(located),
+    )
+    text = render(tables, fmt)
     if out:
         write_text(text, out)
     print(text, end="")

@@ -119,12 +119,26 @@ def comparison_plan(tests: Sequence[pd.DataFrame], *, alpha: float) -> pd.DataFr
 
 
 def compare_runs(
-    folders: Sequence[str | Path], *, alpha: float, all_settings: bool = False, other_models: bool = False
+    folders: Sequence[str | Path],
+    *,
+    alpha: float,
+    all_settings: bool = False,
+    other_models: bool = False,
+    statuses: Mapping[Path, str] | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Every table of the comparison, by name, in the order they are shown: numbers (each study's changes,
-    each test's decision beside it: Holm over the comparison at ``alpha``), printed for people by
-    :func:`render`."""
+    """Every table of the comparison, by name, in the order they are shown: the runs with their ``statuses``
+    (by folder; :func:`plmfair.runs.status.run_status`, where the caller checked them), then numbers (each
+    study's changes, each test's decision beside it: Holm over the comparison at ``alpha``), printed for people
+    by :func:`render`."""
     located = run_labels(folders)
+    status = {Path(folder).resolve(): text for folder, text in (statuses or {}).items()}
+    runs = pd.DataFrame(
+        [
+            {"run": run, "folder": str(folder), "status": status.get(folder, "not checked")}
+            for run, folder in located.items()
+        ],
+        columns=["run", "folder", "status"],
+    )
     records = {run: read_run_record(folder / "results" / "run.json") for run, folder in located.items()}
     warnings = [{"run": run, "warning": w} for run, record in records.items() for w in record["results"]["warnings"]]
     stacked: dict[str, list[pd.DataFrame]] = {}
@@ -139,6 +153,7 @@ def compare_runs(
     plan = comparison_plan([t for part in parts for t in part.tests(changes[part.KEY])], alpha=alpha)
     plan.attrs["alpha"] = alpha
     return {
+        "runs": runs,
         **settings_that_differ(records, all_settings=all_settings),
         "coverage warnings": pd.DataFrame(warnings, columns=["run", "warning"]),
         **{key: _stacked(frames) for key, frames in stacked.items()},
@@ -160,6 +175,7 @@ def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 # each part's title (the studies bring their own: their headline tables and their changes)
 TITLES = {
+    "runs": "Runs compared, each as plmfair show and plmfair verify find it",
     "model settings": "Model settings that differ between the rows",
     "configuration": "Configuration keys that differ between the runs (those the compared studies read; "
     "--all-settings for every key)",

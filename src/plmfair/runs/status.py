@@ -9,6 +9,9 @@ from plmfair import plan
 from plmfair.errors import PlmfairError, first_few
 from plmfair.runs import integrity
 
+# how the status of a run that is complete and verified begins
+VERIFIED = "status: complete, verified"
+
 
 def record_differences(folder: Path) -> list[str]:
     """The record's numbers its result files do not give (:func:`plmfair.runs.record.rederived_differences`);
@@ -52,4 +55,4 @@ def run_status(folder: Path) -> tuple[str, bool]:
     trusted = check.record_sealed and not differences
     if problems:
         return f"status: UNVERIFIED: {'; '.join(problems)} (plmfair verify {folder})", trusted
-    return f"status: complete, verified ({check.checked} files as its record lists them)", True
+    return f"{VERIFIED} ({check.checked} files as its record lists them)", True
