@@ -601,6 +601,25 @@ def test_a_lost_or_broken_seal_never_lets_an_edit_in(two_runs, tmp_path):
     assert plmfair("verify", "h2", "--runs", str(base / "runs"), cwd=base).returncode == 0
 
 
+def test_a_same_size_edit_with_its_times_put_back_is_found_and_rebuilt(two_runs, tmp_path):
+    """A table edited in place to the same size, its modification time set back to the seal's (os.utime, as
+    touch -r does), with the record deleted too: the seal's change time gives it away, so the next run sets it
+    aside and rebuilds it, and the record is written again."""
+    base, places = run_copy(two_runs, tmp_path)
+    h2 = base / "runs" / "h2"
+    table = h2 / "results/tables/crows_pairs.md"
+    good, stat = table.read_bytes(), table.stat()
+    edited = good.replace(b"5", b"6", 1)
+    assert edited != good and len(edited) == len(good)
+    table.write_bytes(edited)
+    os.utime(table, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    (h2 / "results/run.json").unlink()
+    out = plmfair("run", "--run", "h2", *places, cwd=base)
+    assert "moved to" in out.stderr + out.stdout and table.read_bytes() == good
+    assert "status: complete, verified" in out.stdout
+    assert plmfair("verify", "h2", "--runs", str(base / "runs"), "--no-models", cwd=base).returncode == 0
+
+
 def test_an_edited_record_is_named_and_its_numbers_are_not_shown(two_runs, tmp_path):
     """A score changed in run.json: verify and show say the record is not what its job wrote and show prints
     no number; with its seal forged to match, the numbers its files give again still differ."""

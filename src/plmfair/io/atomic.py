@@ -178,7 +178,8 @@ def _seal(path: Path, tmp: Path) -> Callable[[], None] | None:
     digest, size = sha256_of(tmp), tmp.stat().st_size
 
     def write() -> None:
-        _write_seal(relative, {"sha256": digest, "bytes": size, "mtime_ns": path.stat().st_mtime_ns})
+        st = path.stat()  # after the rename: the times the file keeps until something changes it
+        _write_seal(relative, {"sha256": digest, "bytes": size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns})
 
     return write
 
@@ -194,7 +195,13 @@ def _seal_folder(path: Path) -> None:
         assert relative is not None  # inside a sealed folder
         _write_seal(
             relative,
-            {"sha256": sha256_of(file), "bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "folder": folder.as_posix()},
+            {
+                "sha256": sha256_of(file),
+                "bytes": st.st_size,
+                "mtime_ns": st.st_mtime_ns,
+                "ctime_ns": st.st_ctime_ns,
+                "folder": folder.as_posix(),
+            },
         )
 
 

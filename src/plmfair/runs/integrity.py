@@ -80,14 +80,19 @@ def has_run(run: str | os.PathLike) -> bool:
 
 
 def _agrees(path: Path, seal: dict | None) -> bool:
-    """Whether a file is what its seal says its job wrote (a file of the same size and time as sealed is
-    taken as unchanged without reading it); never without a readable seal."""
+    """Whether a file is what its seal says its job wrote; never without a readable seal. A file of the size,
+    modification time and inode change time sealed is taken as unchanged without reading it: the change time is
+    the kernel's, which no user call sets back (``os.utime`` and ``touch -r`` set the modification time and
+    move the change time to now), so an edit with its times put back is hashed and found."""
     if seal is None:
         return False
     stat = path.stat()
-    if stat.st_size == seal.get("bytes") and stat.st_mtime_ns == seal.get("mtime_ns"):
-        return True
-    return is_as_listed(path, seal)
+    same = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) == (
+        seal.get("bytes"),
+        seal.get("mtime_ns"),
+        seal.get("ctime_ns"),
+    )
+    return same or is_as_listed(path, seal)
 
 
 def altered(run: str | os.PathLike) -> list[str]:
