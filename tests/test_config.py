@@ -43,6 +43,14 @@ def _declare(name, **entry):
 
 # Every configuration error, schema or cross-check: (change to the default config, the one line expected)
 CONFIG_ERRORS = {
+    "alpha not a number": (
+        lambda c: c.setdefault("analysis", {}).__setitem__("alpha", float("nan")),
+        "config error at analysis.alpha: nan is not a finite number",
+    ),
+    "alpha infinite": (
+        lambda c: c.setdefault("analysis", {}).__setitem__("alpha", float("-inf")),
+        "config error at analysis.alpha:",
+    ),
     "unknown top-level key": (
         lambda c: c.update(unknown_key=1),
         "config error at (top level): Additional properties are not allowed ('unknown_key'",
@@ -328,3 +336,23 @@ def test_the_construction_filters_python_falls_back_on_are_the_schemas():
 
     filters = yaml.safe_load(SCHEMA.read_text())["properties"]["cloze"]["properties"]["filters"]["properties"]
     assert DEFAULT_FILTERS == {key: entry["default"] for key, entry in filters.items()}
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("models: [1, 2]\n", "config error at models (in {file}): [1, 2] is not a mapping; write models: {{...}}"),
+        ("models: {mine: [1]}\n", "config error at models.mine (in {file}): [1] is not a mapping"),
+        ("crows_pairs: 5\n", "config error at crows_pairs (in {file}): 5 is not a mapping"),
+    ],
+)
+def test_a_section_of_the_wrong_type_is_one_line_before_anything_reads_it(tmp_path, text, said):
+    from plmfair.runs.folders import setup_run
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        setup_run(
+            models=[], studies=None, datasets=None, run="r", configfiles=[mine], runs=tmp_path, family=None, argv=[]
+        )
+    assert str(err.value) == said.format(file=mine) or str(err.value).startswith(said.format(file=mine))

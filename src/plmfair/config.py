@@ -10,6 +10,7 @@ models.xlmr_base.family: 'mllm' is not one of ['causal', 'mlm', 'seq2seq']``.
 from __future__ import annotations
 
 import ast
+import math
 import os
 from pathlib import Path
 
@@ -55,8 +56,41 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
         if len(message) > 300:  # a value can be huge (a YAML alias bomb): an excerpt
             message = message[:200] + f" ... ({len(message):,} characters)"
         raise ConfigError(f"config error at {_key_path(best)}: {message}") from None
+    _check_finite(config)
     check_config(config)
     return config
+
+
+def _check_finite(node, where: str = "") -> None:
+    """Every number of the configuration is finite: JSON Schema's numbers admit YAML's ``.nan`` and ``.inf``,
+    which would fail a job minutes later (a confidence level of nan)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _check_finite(value, f"{where}.{key}" if where else str(key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _check_finite(value, f"{where}.{i}")
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise ConfigError(f"config error at {where}: {node} is not a finite number; give a number")
+
+
+def check_sections(config: dict, *, source: str) -> None:
+    """A user's configuration (``source``: its files) before anything reads it: each section the schema makes
+    a mapping is one, and so is each model's entry (a list there is one line naming the key, not a traceback).
+    The whole configuration is validated once merged (:func:`validate_config`)."""
+    import yaml  # as validate_config: only where a configuration is read
+
+    with open(SCHEMA, encoding="utf-8") as fh:
+        sections = yaml.safe_load(fh)["properties"]
+    for key, value in config.items():
+        if sections.get(key, {}).get("type") == "object" and not isinstance(value, dict):
+            raise ConfigError(f"config error at {key} (in {source}): {value!r} is not a mapping; write {key}: {{...}}")
+    for name, entry in (config.get("models") or {}).items():
+        if not isinstance(entry, dict):
+            raise ConfigError(
+                f"config error at models.{name} (in {source}): {entry!r} is not a mapping; write "
+                f"{name}: {{path: ..., family: ...}} or {name}: {{hf_id: ..., family: ...}}"
+            )
 
 
 def _check_moved(config: dict) -> None:

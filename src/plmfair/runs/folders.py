@@ -33,7 +33,7 @@ from pathlib import Path
 import yaml
 
 from plmfair import plan
-from plmfair.config import SCHEMA, validate_config
+from plmfair.config import SCHEMA, check_sections, validate_config
 from plmfair.errors import ConfigError, did_you_mean, program
 from plmfair.io.atomic import write_text
 from plmfair.plan.targets import REPORT
@@ -340,6 +340,7 @@ def setup_run(
             return RunSetup(name, folder, [existing])
         return RunSetup(name, folder, [existing], {**had, "mirror": mirror}, [f"run {name} reads from mirror {mirror}"])
     user = merged(configfiles)
+    check_sections(user, source=", ".join(str(f) for f in configfiles))
     config = copy.deepcopy(had) if had is not None else merged([DEFAULT_CONFIG])
     config = merged(configfiles, onto=config)
     notes = []
