@@ -86,8 +86,8 @@ test-cluster: $(STAMP)
 ## Style and structure: ruff's checks and formatter (120 columns), the rule files' formatter, the import
 ## graph's contracts (layers one way, no circles: pyproject.toml), mypy over src/, Snakemake's lint, and the docs.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks
-	$(VENV)/bin/ruff format --check src tests workflow/scripts benchmarks
+	$(VENV)/bin/ruff check src tests workflow/scripts benchmarks docs/hooks.py
+	$(VENV)/bin/ruff format --check src tests workflow/scripts benchmarks docs/hooks.py
 	$(VENV)/bin/snakefmt --check --no-sort --line-length 120 Snakefile workflow/rules/
 	PYTHONPATH=src $(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy

@@ -240,3 +240,17 @@ def test_the_tests_mirror_the_packages():
         assert list((tests / folder).glob("test_*.py")), f"tests/{folder}/ holds no tests"
     names = [p.name for p in tests.rglob("test_*.py")]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+# a date as the measurement notes wrote them (2026-11-27): it belongs on a page a benchmark writes
+DATE = re.compile(r"\b20\d\d-[01]\d-[0-3]\d\b")
+HAND_WRITTEN = [REPO / "README.md", REPO / "config" / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+
+
+def test_the_readme_is_short_and_no_hand_written_page_carries_a_date():
+    assert (REPO / "README.md").stat().st_size <= 15_000
+    for page in HAND_WRITTEN:
+        if page.parent.name == "validation":
+            continue  # written by the benchmarks (benchmarks/page.py), headed by the command and commit
+        dated = DATE.findall(page.read_text(encoding="utf-8"))
+        assert not dated, f"{page.relative_to(REPO)}: dated notes {dated[:3]} (a benchmark's page or CHANGELOG.md)"
