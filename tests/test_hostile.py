@@ -620,6 +620,38 @@ def test_a_same_size_edit_with_its_times_put_back_is_found_and_rebuilt(two_runs,
     assert plmfair("verify", "h2", "--runs", str(base / "runs"), "--no-models", cwd=base).returncode == 0
 
 
+def test_a_table_forged_with_its_seal_and_record_entry_is_found_by_verify(two_runs, tmp_path):
+    """A number of crows_pairs.md changed, its seal, its entry in the record and the record's seal rewritten to
+    match: no hash can tell, but the table is not what the results it prints give, and verify says which."""
+    from plmfair.io.atomic import sha256_of
+
+    base, _ = run_copy(two_runs, tmp_path)
+    h2, runs_arg = base / "runs" / "h2", ["--runs", str(base / "runs")]
+    table, record_path = h2 / "results/tables/crows_pairs.md", h2 / "results/run.json"
+    text = table.read_text()
+    score = re.search(r"^\| Metric score .*?(\d+\.\d\d) \|", text, flags=re.M).group(1)  # the model's metric score
+    forged = score[:-1] + str((int(score[-1]) + 1) % 10)  # its last decimal moved by one
+    table.write_text(text.replace(f" {score} |", f" {forged} |", 1))  # the same width: a same-size edit
+
+    def reseal(path: Path, relative: str) -> None:
+        st = path.stat()
+        seal = {"sha256": sha256_of(path), "bytes": st.st_size, "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns}
+        _seal(h2, relative).write_text(json.dumps(seal))
+
+    reseal(table, "results/tables/crows_pairs.md")
+    record = json.loads(record_path.read_text())
+    entry = next(e for e in record["files"] if e["path"] == "results/tables/crows_pairs.md")
+    entry.update(sha256=sha256_of(table), bytes=table.stat().st_size)
+    record_path.write_text(json.dumps(record, indent=2))
+    reseal(record_path, "results/run.json")
+    bad = plmfair("verify", "h2", *runs_arg, "--no-models", cwd=base, ok=False)
+    assert bad.stdout.splitlines() == [
+        "table not as its results give it: results/tables/crows_pairs.md "
+        "(not what results/crows_pairs/summary.parquet give)"
+    ]
+    assert "1 table(s) not as their results give them" in bad.stderr
+
+
 def test_an_edited_record_is_named_and_its_numbers_are_not_shown(two_runs, tmp_path):
     """A score changed in run.json: verify and show say the record is not what its job wrote and show prints
     no number; with its seal forged to match, the numbers its files give again still differ."""

@@ -58,7 +58,7 @@ from plmfair.runs.folders import (
     snakemake_locked,
     write_settings,
 )
-from plmfair.runs.status import VERIFIED, record_differences, run_status
+from plmfair.runs.status import VERIFIED, record_differences, run_status, table_differences
 from plmfair.scoring import FAMILIES
 from plmfair.studies import STUDIES
 
@@ -359,12 +359,14 @@ def verify(run: str, *, runs: str, models: bool = True) -> int:
     check = integrity.verify(folder)
     again = _run_again(folder)
     differences = record_differences(folder)
+    tables = table_differences(folder)
     for kind, files in (
         ("changed", check.changed),
         ("missing", check.missing),
         ("not produced by the record's configuration", check.unexpected),
         ("seal missing or broken", check.unsealed),
         ("record not as its files give it", differences),
+        ("table not as its results give it", tables),
     ):
         for path in files:
             print(f"{kind}: {path}")
@@ -381,7 +383,7 @@ def verify(run: str, *, runs: str, models: bool = True) -> int:
     changed_models = len(model_check.changed) if model_check is not None else 0
     if being_run_now(folder):
         print(f"run {folder.name} is being run now: this checks its last complete run")
-    if check.ok and not changed_models and not differences:
+    if check.ok and not changed_models and not differences and not tables:
         print(f"run {folder.name}: verified: the {check.checked} files its record lists are as it lists them")
         return 0
     fix = f"; rebuild what differs: {again}" if again else ""
@@ -389,8 +391,8 @@ def verify(run: str, *, runs: str, models: bool = True) -> int:
     print(
         f"run {folder.name}: NOT verified: {len(check.changed)} changed, {len(check.missing)} missing, "
         f"{len(check.unexpected)} not produced by its configuration, {len(check.unsealed)} without a readable "
-        f"seal, of the {check.checked} files its record lists; {changed_models} model folder(s) changed since "
-        f"they were scored{record}{fix}",
+        f"seal, of the {check.checked} files its record lists; {len(tables)} table(s) not as their results give "
+        f"them; {changed_models} model folder(s) changed since they were scored{record}{fix}",
         file=sys.stderr,
     )
     return 1

@@ -27,8 +27,8 @@ def _pairs_row(share, low, high, *, significant=True, family="confirmatory", p_a
 def test_a_share_below_half_that_is_significant_prefers_the_less_stereotyping_sentence():
     said = crows_pairs_answer(_pairs_row(46.46, 43.95, 48.97), alpha=0.05)
     assert said == (
-        "my_bert on fr: prefers the less stereotyping sentence: 46.5% of 1200 decisive pairs prefer the more stereotyping "
-        "sentence [44.0, 49.0], 50% is no preference, exact sign test, p adjusted 0.006"
+        "my_bert on fr: prefers the less stereotyping sentence: 46.5% of 1200 decisive pairs prefer the more "
+        "stereotyping sentence [44.0, 49.0], 50% is no preference, exact sign test, p adjusted 0.006"
     )
 
 

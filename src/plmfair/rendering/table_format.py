@@ -29,7 +29,6 @@ import pandas as pd
 import tabulate  # noqa: F401
 
 from plmfair.io.atomic import write_text
-from plmfair.io.parquet import write_csv
 from plmfair.registry import load_function
 from plmfair.rendering import numbers
 from plmfair.rendering.labels import contrast_label, metric_label
@@ -212,22 +211,6 @@ def to_latex(df: pd.DataFrame, *, digits: int = 2, caption: str = "", label: str
     return tex
 
 
-def write_table(
-    df: pd.DataFrame,
-    *,
-    csv: str | os.PathLike,
-    md: str | os.PathLike,
-    tex: str | os.PathLike,
-    caption: str,
-    label: str,
-    digits: int = 2,
-) -> None:
-    """Write one table as CSV (full precision), Markdown and LaTeX (``digits`` decimals)."""
-    write_csv(df, csv)
-    write_text(f"{caption}\n\n" + to_markdown(df, digits=digits), md)
-    write_text(to_latex(df, digits=digits, caption=caption, label=label), tex)
-
-
 def with_coverage_warnings(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
     """``table`` carrying the coverage warnings of the rows it is built from (``coverage_warning``,
     :mod:`plmfair.scoring.coverage`), which :func:`render_table` prints under its caption."""
@@ -369,7 +352,7 @@ def long_table(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def render_table(
+def table_texts(
     frames: Mapping[str, pd.DataFrame],
     *,
     builder: str,
@@ -377,26 +360,22 @@ def render_table(
     caption: str,
     digits: int,
     label: str,
-    csv: str | os.PathLike,
-    md: str | os.PathLike,
-    tex: str | os.PathLike,
-    html: str | os.PathLike,
     title: str = "",
     synthetic: bool = False,
-) -> pd.DataFrame:
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """Build one table of :data:`plmfair.rendering.table_spec.TABLES` (``builder``, its ``"module:function"``,
-    given the input ``frames`` by role and the ``options``) and write it as CSV, Markdown and LaTeX
-    (:func:`write_table`) and as the report's page of it (:func:`table_page`, headed by its ``title``; a
-    ``synthetic`` run's says so)."""
+    given the input ``frames`` by role and the ``options``) and its four texts by suffix: CSV (full precision),
+    Markdown and LaTeX (``digits`` decimals) and the report's page of it (:func:`table_page`, headed by its
+    ``title``; a ``synthetic`` run's says so). What :func:`render_table` writes and ``plmfair verify`` checks a
+    published table against."""
     table = load_function(builder)(**frames, **options)
     warnings = table.attrs.get("warnings")
     if warnings:  # a model that cannot read its input (plmfair.scoring.coverage): said under every copy of the table
         caption += " WARNING: " + "; ".join(warnings) + "."
-    write_table(table, csv=csv, md=md, tex=tex, caption=caption, label=label, digits=digits)
-    # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values)
-    # the table's id from its label, not Styler's random one: the same table is the same file
-    # every cell and header escaped, and the caption (Styler escapes neither the caption nor, by default, cells): a
-    # model folder, a data set or an alias from the config is text on the page, never markup
+    # the same printed cells as the Markdown and LaTeX (counts as integers, blanks for missing values); every cell
+    # and header escaped, and the caption (Styler escapes neither the caption nor, by default, cells): a model
+    # folder, a data set or an alias from the config is text on the page, never markup; the table's id from its
+    # label, not Styler's random one: the same table is the same file
     body = (
         printed(table, digits)
         .style.set_uuid(re.sub(r"\W", "_", label))
@@ -407,7 +386,28 @@ def render_table(
         .set_table_attributes('class="table table-sm"')
         .to_html()
     )
-    write_text(table_page(body, title=title or label, synthetic=synthetic), html)
+    return table, {
+        "csv": table.to_csv(index=False),
+        "md": f"{caption}\n\n" + to_markdown(table, digits=digits),
+        "tex": to_latex(table, digits=digits, caption=caption, label=label),
+        "html": table_page(body, title=title or label, synthetic=synthetic),
+    }
+
+
+def render_table(
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    csv: str | os.PathLike,
+    md: str | os.PathLike,
+    tex: str | os.PathLike,
+    html: str | os.PathLike,
+    **rendering,
+) -> pd.DataFrame:
+    """Build one table and write its texts (:func:`table_texts`, which takes the ``rendering``) to its four
+    files."""
+    table, texts = table_texts(frames, **rendering)
+    for suffix, path in (("csv", csv), ("md", md), ("tex", tex), ("html", html)):
+        write_text(texts[suffix], path)
     return table
 
 

@@ -26,6 +26,40 @@ def record_differences(folder: Path) -> list[str]:
     return rederived_differences(folder, record)
 
 
+def table_differences(folder: Path) -> list[str]:
+    """Each published table (``results/tables/<name>.{csv,md,tex,html}``) that is not what its inputs give: built
+    again in memory from the run's result files with the record's configuration (the builder, options, caption
+    and decimals its job had: :func:`plmfair.plan.targets.tables`) and compared byte for byte, so that a table
+    edited with its seal and its record entry rewritten is still found; a record that cannot be read gives none
+    (its own difference is said)."""
+    # pandas and the tables' builders only when a run is verified
+    from plmfair.io.parquet import read_parquet
+    from plmfair.plan.targets import tables
+    from plmfair.rendering.table_format import table_texts
+    from plmfair.runs.record import read_run_record
+
+    try:
+        record = read_run_record(folder / plan.RUN_RECORD)
+    except (PlmfairError, ValueError):
+        return []
+    published = {entry["path"] for entry in record["files"]}
+    out = []
+    for name, table in tables(record["config"]).items():
+        files = {suffix: f"results/tables/{name}.{suffix}" for suffix in ("csv", "md", "tex", "html")}
+        shown = {suffix: path for suffix, path in files.items() if path in published and (folder / path).is_file()}
+        inputs = list(table.inputs.values())
+        if not shown or not all((folder / path).is_file() for path in inputs):
+            continue  # a missing file is said as missing
+        frames = {role: read_parquet(folder / path) for role, path in table.inputs.items()}
+        _, texts = table_texts(frames, **table.rendering())
+        out += [
+            f"{path} (not what {first_few(inputs)} give)"
+            for suffix, path in shown.items()
+            if (folder / path).read_bytes() != texts[suffix].encode("utf-8")
+        ]
+    return out
+
+
 def run_status(folder: Path) -> tuple[str, bool]:
     """Whether the run is complete and its files and record those its record lists and its seals vouch for
     (:func:`plmfair.runs.integrity.verify`, the record derived again from its files), in words, and whether
