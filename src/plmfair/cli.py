@@ -359,7 +359,7 @@ def verify(run: str, *, runs: str, models: bool = True) -> int:
     check = integrity.verify(folder)
     again = _run_again(folder)
     differences = record_differences(folder)
-    tables = table_differences(folder)
+    tables = table_differences(folder, known=check.changed)
     for kind, files in (
         ("changed", check.changed),
         ("missing", check.missing),

@@ -3,6 +3,7 @@ report's landing page print."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from plmfair import plan
@@ -26,12 +27,12 @@ def record_differences(folder: Path) -> list[str]:
     return rederived_differences(folder, record)
 
 
-def table_differences(folder: Path) -> list[str]:
+def table_differences(folder: Path, *, known: Collection[str] = ()) -> list[str]:
     """Each published table (``results/tables/<name>.{csv,md,tex,html}``) that is not what its inputs give: built
     again in memory from the run's result files with the record's configuration (the builder, options, caption
     and decimals its job had: :func:`plmfair.plan.targets.tables`) and compared byte for byte, so that a table
     edited with its seal and its record entry rewritten is still found; a record that cannot be read gives none
-    (its own difference is said)."""
+    (its own difference is said), and a file already ``known`` to differ from its record is not said twice."""
     # pandas and the tables' builders only when a run is verified
     from plmfair.io.parquet import read_parquet
     from plmfair.plan.targets import tables
@@ -46,7 +47,11 @@ def table_differences(folder: Path) -> list[str]:
     out = []
     for name, table in tables(record["config"]).items():
         files = {suffix: f"results/tables/{name}.{suffix}" for suffix in ("csv", "md", "tex", "html")}
-        shown = {suffix: path for suffix, path in files.items() if path in published and (folder / path).is_file()}
+        shown = {
+            suffix: path
+            for suffix, path in files.items()
+            if path in published and path not in known and (folder / path).is_file()
+        }
         inputs = list(table.inputs.values())
         if not shown or not all((folder / path).is_file() for path in inputs):
             continue  # a missing file is said as missing
