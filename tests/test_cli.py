@@ -611,3 +611,22 @@ def test_compare_skips_what_is_not_a_finished_run_and_says_why(tmp_path, capsys)
     assert "is not a run" in skipped[0] and "run started is incomplete: it has no record" in skipped[1]
     with pytest.raises(ConfigError, match="no run to compare: give run folders"):
         cli.compare([], fmt="md", out=None)
+
+
+def test_a_symlinked_results_folder_is_refused_before_any_job(tmp_path):
+    """A results folder, or a folder in it, that links elsewhere would have the jobs write outside the run."""
+    from plmfair import cli
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run = tmp_path / "run"
+    (run / "results" / "tables").mkdir(parents=True)
+    cli._writable(run)  # real folders: fine
+    (run / "results" / "figures").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ConfigError, match=r"results/figures is a symbolic link to .*elsewhere: a run writes"):
+        cli._writable(run)
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "results").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ConfigError, match=r"linked/results is a symbolic link"):
+        cli._writable(linked)

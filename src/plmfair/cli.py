@@ -201,9 +201,17 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _writable(workdir: Path) -> None:
-    """Every folder and file of the run's results can be written, as Snakemake asks it (``os.access``):
-    it would stop at the first output it cannot replace with a ProtectedOutputException of many lines."""
+    """Every folder and file of the run's results can be written, as Snakemake asks it (``os.access``): it would
+    stop at the first output it cannot replace with a ProtectedOutputException of many lines; and neither the
+    results folder nor a folder in it is a symbolic link (its jobs would write outside the run)."""
     results = workdir / "results"
+    for path in [results, *results.iterdir()] if results.is_dir() else [results]:
+        if path.is_symlink() and (path == results or path.is_dir()):
+            raise ConfigError(
+                f"{path} is a symbolic link to {os.readlink(path)}: a run writes its results inside its own folder "
+                f"only; replace the link with a folder (rm {path}) or run in another folder (--run NAME); "
+                f"nothing was run"
+            )
     for path in [results, *results.rglob("*")] if results.is_dir() else []:
         if not path.is_symlink() and not os.access(path, os.W_OK):
             raise ConfigError(

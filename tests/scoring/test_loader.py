@@ -204,6 +204,21 @@ def test_a_checkpoint_naming_its_own_code_is_told_that_code_is_not_run(tiny, tmp
     assert "never runs a model's own code" in caplog.text and "AutoModelForMaskedLM" in caplog.text
 
 
+def test_a_folder_gone_since_its_manifest_is_called_missing(tiny, tmp_path):
+    """A model folder moved away as its job starts is missing, not changed: putting it back is the fix."""
+    from plmfair.io.atomic import write_json
+    from plmfair.scoring.specs import folder_manifest, spec_from_entry
+
+    path = variant(tiny, tmp_path, "moved")
+    manifest = tmp_path / "results" / "manifests" / "m.json"
+    write_json(folder_manifest(path), manifest)
+    path.rename(tmp_path / "elsewhere")
+    with pytest.raises(ModelError) as err:
+        spec_from_entry({"name": "m", "path": str(path), "family": "mlm"}, manifest)
+    assert str(err.value).startswith(f"model 'm': {path} is missing (is gone: moved, renamed or deleted since its")
+    assert "changed" not in str(err.value)
+
+
 def test_a_folder_changed_since_its_manifest_is_never_scored(tiny, tmp_path):
     """A copy that kept older times replaced the weights, cut short or with other values of the same size:
     Snakemake sees nothing, the scoring job hashes the folder and refuses."""

@@ -210,6 +210,13 @@ def _same_content(name: str, record: dict, manifest: str | os.PathLike) -> None:
     weights of the same size under old times is refused, so what a result calls the model's files_sha256
     is always of the files scored; 12.4 s for a 7B model's 15.2 GB in bf16 on a GPU machine's host,
     docs/performance.md, "Checking a model by its content")."""
+    root = Path(record["folder"])
+    if not root.is_dir() or not (root / "config.json").is_file():
+        gone = "is gone" if not root.exists() else "no longer holds its config.json"
+        raise ModelError(
+            f"model {name!r}: {record['folder']} is missing ({gone}: moved, renamed or deleted since its manifest "
+            f"{manifest} was written); nothing was scored: put the folder back, or give the model's new folder"
+        )
     changed = content_changes(record)
     if changed:
         raise ModelError(
