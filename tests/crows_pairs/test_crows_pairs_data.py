@@ -33,6 +33,24 @@ def test_read_crows_pairs_english_revised_origin(tmp_path):
     assert df["bias_type"].tolist() == ["age", "other"]
 
 
+def test_a_stray_quote_that_swallows_pairs_is_named_with_the_pairs_it_took(tmp_path, caplog):
+    path = tmp_path / "fr.tsv"
+    path.write_text(
+        "\tsent_more\tsent_less\tstereo_antistereo\tbias_type\n"
+        '0\t"A b\tA c\tstereo\tage\n'  # the quote opens a field that runs on...
+        "1\tD e\tD f\tantistereo\tgender\n"
+        "2\tG h\tG i\tstereo\tage\n"
+        'LA3\tJ" k\tJ l\tstereo\tage\n'  # ... to here
+        "4\tM n\tM o\tstereo\tage\n"
+    )
+    with caplog.at_level("WARNING"):
+        df = read_crows_pairs(path, fmt="inria", lang="fr")
+    assert df["pair_id"].tolist() == ["0", "4"]  # what the file holds as written
+    (said,) = [r.getMessage() for r in caplog.records if "quote" in r.getMessage()]
+    assert said.startswith(f"{path} line 2: a quote") and "closes only on line 5" in said
+    assert "the 3 line(s) after it, which look like pairs (ids 1, 2, LA3)" in said
+
+
 HEADER = "id,sent_more,sent_less,stereo_antistereo,bias_type\n"
 # Every malformed CrowS-Pairs input: (file bytes, reading arguments, the one line expected)
 CROWS_ERRORS = {

@@ -181,6 +181,29 @@ def _first_label(
     return None
 
 
+def _swallowed(path: Path, text: str, sep: str, first: int, last: int, row: list[str]) -> None:
+    """Warn of a record that a quote opening a field ran over line ends (``first`` to ``last``), naming the
+    lines that look like pairs of their own (as many fields as the record) and their ids: pairs the file lost
+    unless the quote is meant (a sentence with a line break, as a few translations have)."""
+    lines = text.splitlines()[first:last]  # the lines after the record's first (line numbers are 1-based)
+    lost = [
+        (first + 1 + i, line.split(sep)[0].strip('" '))
+        for i, line in enumerate(lines)
+        if line.count(sep) >= len(row) - 1
+    ]
+    if lost:
+        log.warning(
+            '%s line %d: a quote (") opens a field that closes only on line %d, so the %d line(s) after it, which '
+            "look like pairs (ids %s), were read as part of that field; if they are pairs, remove the stray quote "
+            "or quote the field whole",
+            path,
+            first,
+            last,
+            len(lost),
+            ", ".join(pid or "?" for _, pid in lost[:10]) + (" ..." if len(lost) > 10 else ""),
+        )
+
+
 def read_crows_pairs(
     path: str | os.PathLike,
     *,
@@ -228,7 +251,12 @@ def read_crows_pairs(
     try:
         reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
         header = next(reader, None)
-        records = [(reader.line_num, row) for row in reader]
+        records, spans, start = [], [], reader.line_num + 1
+        for row in reader:
+            records.append((reader.line_num, row))
+            if reader.line_num > start:  # a quoted field ran over line ends: the lines it took in
+                spans.append((start, reader.line_num, row))
+            start = reader.line_num + 1
     except csv.Error as exc:
         raise DataError(f"{path}: cannot be parsed as {fmt_hint} text ({exc})") from exc
     if header is None:
@@ -315,6 +343,8 @@ def read_crows_pairs(
         raise DataError(f"{path}: no pairs in the file")
     if blank:
         log.warning("%s: %d record(s) with every cell empty dropped (lines %s)", path, len(blank), blank[:10])
+    for first, last, row in spans:
+        _swallowed(path, text, sep, first, last, row)
     df = pd.DataFrame(records_out, columns=list(CROWS_SCHEMA)).astype("string")
     n_missing = int(df["sent_more"].isna().sum() + df["sent_less"].isna().sum())
     if n_missing:
