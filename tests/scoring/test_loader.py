@@ -57,6 +57,24 @@ def test_pickle_only_weights_are_refused_unless_allowed(tiny, tmp_path):
     assert loaded.scorer().family == "mlm"
 
 
+class _Payload:
+    """An object whose unpickling would run a command: what a hostile pickle holds."""
+
+    def __reduce__(self):
+        return (print, ("this ran",))
+
+
+def test_a_pickle_holding_objects_other_than_tensors_is_named_and_never_run(tiny, tmp_path, capsys):
+    path = variant(tiny, tmp_path, "payload")
+    state = load_file(path / "model.safetensors")
+    (path / "model.safetensors").unlink()
+    torch.save({**state, "payload": _Payload()}, path / "pytorch_model.bin")
+    with pytest.raises(ModelError) as err:
+        load(ModelSpec(name="m", family="mlm", path=str(path), allow_pickle=True), device="cpu")
+    assert str(err.value).startswith(f"model 'm' ({path}): its pickle weights hold objects other than tensors (")
+    assert "\n" not in str(err.value) and "this ran" not in capsys.readouterr().out
+
+
 def test_truncated_weights(tiny, tmp_path):
     path = variant(tiny, tmp_path, "truncated")
     data = (path / "model.safetensors").read_bytes()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import gc
 import logging
+import pickle
 import re
 import shutil
 import tempfile
@@ -205,7 +206,14 @@ def _from_pretrained(cls, spec: ModelSpec, **kwargs):
                     f"models.{spec.name}.allow_pickle: true"
                 ) from None
             log.warning("model %s: loading its PyTorch pickle weights (allow_pickle: true)", spec.name)
-            return cls.from_pretrained(spec.source, use_safetensors=False, **common, **kwargs)
+            try:
+                return cls.from_pretrained(spec.source, use_safetensors=False, **common, **kwargs)
+            except pickle.UnpicklingError as unpickling:  # torch's weights-only load refused what the file holds
+                raise ModelError(
+                    f"model {spec.name!r} ({spec.source}): its pickle weights hold objects other than tensors "
+                    f"({_first_line(unpickling)[:160]}); they were not loaded, since unpickling them could run "
+                    f"code: use weights saved as tensors only, best as safetensors"
+                ) from None
     except SafetensorError as exc:
         raise ModelError(
             f"model {spec.name!r} ({spec.source}): its weights cannot be read ({_first_line(exc)}); the "
