@@ -176,22 +176,24 @@ def test_the_display_rule_check_fails_on_what_it_forbids(tmp_path):
         print("refused:", what)
 
 
-def test_html_prints_the_same_cells_as_markdown(tmp_path):
+def _rendered(frame: pd.DataFrame, folder: Path, **rendering) -> None:
+    """A frame as the table job renders it (its builder the identity), into ``folder``'s t.csv, t.md, ..."""
     from plmfair.rendering.table_format import render_table
 
-    frame = pd.DataFrame({"dataset": ["fr"], "n": [36], "score": [55.123], "missing": [None]})
     render_table(
         {"table": frame},
         builder="plmfair.rendering.table_format:long_table",
         options={},
-        caption="c",
         digits=2,
         label="t",
-        csv=tmp_path / "t.csv",
-        md=tmp_path / "t.md",
-        tex=tmp_path / "t.tex",
-        html=tmp_path / "t.html",
+        **{suffix: folder / f"t.{suffix}" for suffix in ("csv", "md", "tex", "html")},
+        **{"caption": "c", **rendering},
     )
+
+
+def test_html_prints_the_same_cells_as_markdown(tmp_path):
+    frame = pd.DataFrame({"dataset": ["fr"], "n": [36], "score": [55.123], "missing": [None]})
+    _rendered(frame, tmp_path)
     html = (tmp_path / "t.html").read_text()
     assert ">36<" in html and ">55.12<" in html and "36.00" not in html and "nan" not in html.lower()
 
@@ -212,23 +214,9 @@ def test_a_row_mean_over_fewer_languages_says_so():
 def test_every_cell_header_and_caption_is_escaped_on_the_html_and_latex_pages(tmp_path):
     """A model folder, data set or alias from the config that holds markup prints as text: no tag is live on the
     table's page (nor in the report's copy of it), no LaTeX command runs."""
-    from plmfair.rendering.table_format import render_table
-
     tag = "<img src=x onerror=alert(document.domain)>"
     frame = pd.DataFrame({"model": [tag], tag: ["\\input{/etc/passwd} & $x$"], "n": [3]})
-    render_table(
-        {"table": frame},
-        builder="plmfair.rendering.table_format:long_table",
-        options={},
-        caption=f"caption {tag}",
-        digits=2,
-        label="t",
-        csv=tmp_path / "t.csv",
-        md=tmp_path / "t.md",
-        tex=tmp_path / "t.tex",
-        html=tmp_path / "t.html",
-        title=tag,
-    )
+    _rendered(frame, tmp_path, caption=f"caption {tag}", title=tag)
     page = (tmp_path / "t.html").read_text()
     assert "<img" not in page and page.count("&lt;img src=x onerror=alert(document.domain)&gt;") == 5
     tex = (tmp_path / "t.tex").read_text()

@@ -103,22 +103,19 @@ def primary_answer(row: Mapping, metrics: pd.DataFrame, cloze_set: str, *, alpha
     groups differently, with the disparity, its interval and where 0 (no disparity) lies, and the group furthest
     from the others."""
     found = "serves the annotator groups differently"
-    return (
-        f"{row['model']} on {cloze_set}: "
-        + answer(
-            row,
-            value=float(row["debiased"]),
-            estimate=f"sigma_gd of {MRR} {number(row['debiased'], 2)} percentage points (debiased)",
-            null=0.0,
-            null_words="0 is no disparity",
-            test="permutation test",
-            found=(found, found),
-            not_found="no evidence that it serves the annotator groups differently",
-            alpha=alpha,
-            digits=2,
-        )
-        + furthest_group(metrics, row["model"])
-    )
+    return answer(
+        row,
+        subject=f"{row['model']} on {cloze_set}",
+        value=float(row["debiased"]),
+        estimate=f"sigma_gd of {MRR} {number(row['debiased'], 2)} percentage points (debiased)",
+        null=0.0,
+        null_words="0 is no disparity",
+        test="permutation test",
+        found=(found, found),
+        not_found="no evidence that it serves the annotator groups differently",
+        alpha=alpha,
+        digits=2,
+    ) + furthest_group(metrics, row["model"])
 
 
 def headline_rows(record: Mapping) -> Iterator[tuple[dict, dict]]:

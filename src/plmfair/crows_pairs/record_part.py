@@ -87,8 +87,9 @@ def primary_answer(row: Mapping, *, alpha: float) -> str:
     that the sign test finds no preference, with the decisive share, its interval and where 50% (no preference)
     lies."""
     share = number(row["decisive_score"], 1, keep=(50,))
-    return f"{row['model']} on {row['dataset']}: " + answer(
+    return answer(
         row,
+        subject=f"{row['model']} on {row['dataset']}",
         value=float(row["decisive_score"]),
         estimate=f"{share}% of {int(row['n_decisive'])} decisive pairs prefer the more stereotyping sentence",
         null=50.0,

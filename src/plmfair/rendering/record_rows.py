@@ -33,6 +33,7 @@ class RecordPart:
 def answer(
     row: Mapping,
     *,
+    subject: str,
     value: float,
     estimate: str,
     null: float,
@@ -44,18 +45,22 @@ def answer(
     digits: int = 1,
 ) -> str:
     """A primary answer in words, from its row of the record (``family``, ``significant``, ``p_adjusted``,
-    ``ci_low``, ``ci_high``), its estimate's ``value`` and the ``estimate`` in words: the finding when the test
+    ``ci_low``, ``ci_high``), headed by what it is about (``subject``: the model and data set), its estimate's
+    ``value`` and the ``estimate`` in words: the finding when the test
     is significant after the plan's adjustment (``found``: the words for an estimate below and above the
     ``null`` value), else ``not_found``; then the estimate with its interval, where the null lies
     (``null_words``), the test and its adjusted p. An untestable or uninformative row says why it has no
     finding instead."""
     if row["family"] == "uninformative":
-        return f"no answer: {estimate}, and every assignment gives the same result, so the {test} cannot decide"
+        return (
+            f"{subject}: no answer: {estimate}, and every assignment gives the same result, so the {test} cannot decide"
+        )
     if row["family"] == "untestable":
-        return f"untestable: {estimate}, {null_words}; the {test} cannot reach the run's level on these data"
+        return f"{subject}: untestable: {estimate}, {null_words}; the {test} cannot reach the run's level on these data"
     said = (found[0] if value < null else found[1]) if bool(row["significant"]) else not_found
     spread = interval(row["ci_low"], row["ci_high"], digits, keep=(null,))
-    return f"{said}: {estimate} {spread}, {null_words}, {test}, p adjusted {p_value(row['p_adjusted'], alpha=alpha)}"
+    adjusted = p_value(row["p_adjusted"], alpha=alpha)
+    return f"{subject}: {said}: {estimate} {spread}, {null_words}, {test}, p adjusted {adjusted}"
 
 
 @dataclass(frozen=True)
