@@ -72,13 +72,14 @@ def test_the_landing_page_answers_what_the_run_found_and_whether_it_can_be_cited
     assert "Synthetic data, tiny models" in text
     assert record["results"]["primary"], "the demo answers primary questions"
     for answer in record["results"]["primary"]:
-        assert answer["question"] in text, answer["question"]
+        assert answer["question"] in text and answer["answer"] in text, answer["question"]  # in words, and asked
     assert "crows_pairs_tests.html" in text and "mozart_mrr.png" in text  # each answer links to what shows it
     for model in record["models"]:
         assert model["files_sha256"][:16] in text
-    # the answers come before the tool: the title is at the top of the pane, the first answer on the first screen
+    # the answers come before the tool: the title is at the top of the pane, the first answer, in words, on the
+    # first screen
     title = page.get_by_text("Run demo: what it found").bounding_box()
-    first = page.get_by_text(record["results"]["primary"][0]["question"]).first.bounding_box()
+    first = page.get_by_text(record["results"]["primary"][0]["answer"]).first.bounding_box()
     assert title["y"] >= 0 and first["y"] + first["height"] <= VIEWPORT["height"], (title, first)
     assert errors == [], errors
 

@@ -51,7 +51,7 @@ HOSTILE = (
 def _html(rst: str) -> str:
     from docutils.core import publish_parts
 
-    return publish_parts(rst, writer_name="html")["body"]  # as Snakemake's report renders a caption
+    return publish_parts(rst, writer="html")["body"]  # as Snakemake's report renders a caption
 
 
 def _inert(page: str) -> None:
