@@ -91,6 +91,8 @@ MOZART_ERRORS = {
         [json.dumps(_record()), json.dumps(_record(u_id="u2", time_taken="3 min"))],
         f"{MEMBER} line 2: time_taken is '3 min'; it must be a number or null",
     ),
+    "no gap": ([json.dumps(_record(text="No gap here ."))], "s_id 1: its text holds 0 [MASK] gaps"),
+    "two gaps": ([json.dumps(_record(text="A [MASK] [MASK] ."))], "s_id 1: its text holds 2 [MASK] gaps"),
     "no such language": ([json.dumps(_record())], "MozArt.zip: no member named de_data_with_annotations.jsonl"),
     "not a zip": (b"PK\x03\x04 not really a zip", "MozArt.zip: not a readable zip archive"),
 }
@@ -107,6 +109,20 @@ def test_malformed_mozart_input_is_one_line_naming_file_and_line(tmp_path, case)
     with pytest.raises(DataError) as err:
         read_mozart_zip(path, ["de" if case == "no such language" else "en"])
     assert message in str(err.value) and "\n" not in str(err.value), str(err.value)
+
+
+def test_a_member_that_is_not_utf8_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "MozArt.zip"
+    with zipfile.ZipFile(path, "w") as zf:  # Latin-1 bytes where UTF-8 belongs
+        zf.writestr(
+            "MozArt 2/en_data_with_annotations.jsonl", json.dumps(_record()).replace("Cat", "Cät").encode("latin-1")
+        )
+    with pytest.raises(DataError) as err:
+        read_mozart_zip(path, ["en"])
+    assert (
+        str(err.value)
+        == f"{tmp_path / MEMBER} line 1: not valid UTF-8 (invalid continuation byte); convert the file to UTF-8"
+    )
 
 
 def test_read_mozart_zip_demo(demo_data):

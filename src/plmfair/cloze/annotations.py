@@ -35,6 +35,8 @@ import pandas as pd
 
 from plmfair.errors import DataError
 from plmfair.io.parquet import write_parquet
+from plmfair.io.text_files import decode_utf8
+from plmfair.text import MASK
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +165,11 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
     for r in rows:
         if r["text"] is None or r["s_id"] is None:
             raise DataError(f"{source}: s_id and text may not be null (s_id={r['s_id']!r})")
+        if str(r["text"]).count(MASK) != 1:
+            raise DataError(
+                f"{source}: s_id {r['s_id']}: its text holds {str(r['text']).count(MASK)} {MASK} gaps "
+                f"({str(r['text'])[:80]!r}); a cloze sentence has exactly one"
+            )
         if texts.setdefault(r["s_id"], r["text"]) != r["text"]:
             raise DataError(f"{source}: s_id {r['s_id']} has two different texts; each sentence id must have one text")
     seen: dict[tuple[str, str], int] = {}
@@ -219,8 +226,8 @@ def read_mozart_zip(path: str | os.PathLike, languages: Sequence[str]) -> pd.Dat
                 raise DataError(
                     f"{path}: member {found[0]} cannot be read ({exc}); the archive is damaged, download it again"
                 ) from exc
-            text = raw.decode("utf-8-sig")
-            rows.extend(parse_mozart_lines(io.StringIO(text), lang=lang, source=f"{path}:{found[0]}"))
+            source = f"{path}:{found[0]}"
+            rows.extend(parse_mozart_lines(io.StringIO(decode_utf8(raw, source)), lang=lang, source=source))
     return mozart_frame(rows)
 
 
@@ -233,5 +240,5 @@ def ingest_cloze_test(*, archive: str | os.PathLike, annotations: str | os.PathL
 def read_mozart_jsonl(path: str | os.PathLike, lang: str) -> pd.DataFrame:
     """Read one MozArt-format JSONL file (for example human answers to a newly built cloze set)."""
     path = Path(path)
-    with open(path, encoding="utf-8-sig") as fh:
-        return mozart_frame(parse_mozart_lines(fh, lang=lang, source=str(path)))
+    text = decode_utf8(path.read_bytes(), str(path))
+    return mozart_frame(parse_mozart_lines(io.StringIO(text), lang=lang, source=str(path)))
