@@ -103,3 +103,16 @@ def test_landing_text_with_line_breaks_stays_on_its_line():
     from plmfair.runs.landing import _escaped
 
     _inert(_html("Data file: " + Environment().from_string(_escaped(HOSTILE)).render()))
+
+
+def test_a_data_file_name_with_a_line_break_stays_a_cell_of_its_row():
+    """A data file (or model) name holding a newline and a directive: the landing page's table keeps it in its
+    cell, and nothing of it is live."""
+    from jinja2 import Environment
+
+    from plmfair.runs.landing import _data
+
+    name = "pairs.csv\n\n.. raw:: html\n\n   <script>alert(1)</script>\n"
+    page = _html(Environment().from_string("\n".join(_data([{"file": name, "sha256": "ab" * 32}]))).render())
+    _inert(page)
+    assert page.count("<tr>") == 2 and "pairs.csv .. raw:: html &lt;script&gt;alert(1)&lt;/script&gt;" in page
