@@ -10,6 +10,7 @@ models.xlmr_base.family: 'mllm' is not one of ['causal', 'mlm', 'seq2seq']``.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import os
 from pathlib import Path
@@ -78,10 +79,7 @@ def check_sections(config: dict, *, source: str) -> None:
     """A user's configuration (``source``: its files) before anything reads it: each section the schema makes
     a mapping is one, and so is each model's entry (a list there is one line naming the key, not a traceback).
     The whole configuration is validated once merged (:func:`validate_config`)."""
-    import yaml  # as validate_config: only where a configuration is read
-
-    with open(SCHEMA, encoding="utf-8") as fh:
-        sections = yaml.safe_load(fh)["properties"]
+    sections = schema_properties()
     for key, value in config.items():
         if sections.get(key, {}).get("type") == "object" and not isinstance(value, dict):
             raise ConfigError(f"config error at {key} (in {source}): {value!r} is not a mapping; write {key}: {{...}}")
@@ -112,6 +110,15 @@ MOVED = {
 
 # The schema beside the workflow (plmfair is installed from its checkout).
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+@functools.cache
+def schema_properties() -> dict:
+    """The top-level keys of the configuration schema (:data:`SCHEMA`), read once."""
+    import yaml  # as validate_config: only where a configuration is read
+
+    with open(SCHEMA, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)["properties"]
 
 
 def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = SCHEMA) -> dict:

@@ -6,7 +6,6 @@ as YAML. Its family is read off its ``config.json`` and an uncased tokenizer (``
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from plmfair.config import SCHEMA
+from plmfair.config import schema_properties
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.scoring import FAMILIES, family_by_class_name
 from plmfair.scoring.specs import require_model_folder
@@ -22,10 +21,9 @@ from plmfair.scoring.specs import require_model_folder
 MODEL_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
-@functools.cache
 def model_schema() -> dict:
-    with open(SCHEMA, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)["properties"]["models"]["additionalProperties"]["properties"]
+    """The keys of a ``models.<name>`` entry, as the configuration schema gives them."""
+    return schema_properties()["models"]["additionalProperties"]["properties"]
 
 
 def model_options() -> list[str]:
