@@ -352,6 +352,10 @@ def long_table(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+# the files a table is written as, by suffix: results/tables/<name>.<suffix>
+TABLE_FORMATS = ("csv", "md", "tex", "html")
+
+
 def table_texts(
     frames: Mapping[str, pd.DataFrame],
     *,
@@ -406,7 +410,7 @@ def render_table(
     """Build one table and write its texts (:func:`table_texts`, which takes the ``rendering``) to its four
     files."""
     table, texts = table_texts(frames, **rendering)
-    for suffix, path in (("csv", csv), ("md", md), ("tex", tex), ("html", html)):
+    for suffix, path in zip(TABLE_FORMATS, (csv, md, tex, html), strict=True):
         write_text(texts[suffix], path)
     return table
 
