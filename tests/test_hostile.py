@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -478,36 +479,76 @@ def test_a_read_only_results_folder_is_one_line_and_nothing_runs(two_runs, tmp_p
     assert published(h2) == before
 
 
+def _user_namespaces() -> bool:
+    return shutil.which("unshare") is not None and subprocess.run(["unshare", "--user", "true"]).returncode == 0
+
+
+@pytest.mark.skipif(not _user_namespaces(), reason="needs unshare --user (a user namespace) to drop root's overrides")
+def test_a_read_only_run_folder_is_one_line_and_nothing_changes(two_runs, tmp_path):
+    """The whole run folder made read-only, and plmfair run as a user whom its modes stop: a process in a user
+    namespace of its own keeps its user id but not root's power over files (`unshare --user`)."""
+    base, places = run_copy(two_runs, tmp_path)
+    h2 = base / "runs" / "h2"
+    before = {p: p.read_bytes() for p in sorted(h2.rglob("*")) if p.is_file() and not p.is_symlink()}
+    subprocess.run(["chmod", "-R", "a-w", str(h2)], check=True)
+    try:
+        proc = subprocess.run(
+            ["unshare", "--user", str(BIN / "plmfair"), "run", "--run", "h2", *places],
+            cwd=base,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", str(h2)], check=True)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        f"plmfair: {h2} cannot be written (mode 555): make the run's folder writable "
+        f"(chmod -R u+w {h2}) or run in another folder (--run NAME); nothing was run"
+    )
+    assert {p: p.read_bytes() for p in sorted(h2.rglob("*")) if p.is_file() and not p.is_symlink()} == before
+
+
 def test_ctrl_c_stops_a_run_with_nothing_lost_and_the_same_command_goes_on(two_runs, bert, tmp_path):
+    """Ctrl-C in a scoring job, then in a table job of the same command run again: each time the job it met
+    finished whole or left nothing, and the same command then finishes the run."""
     base, places = run_copy(two_runs, tmp_path)
     words = [str(BIN / "plmfair"), "run", f"other={bert}", "--run", "h9", *places]
-    first = subprocess.Popen(
-        words,
-        cwd=base,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        # Ctrl-C as a terminal delivers it: a test run started in the background (`pytest &`) passes
-        # SIGINT down ignored, and a Python started with SIGINT ignored never raises KeyboardInterrupt
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    job = scoring_job(first, "crows_pairs_score.py")
-    if job is None:
-        first.kill()
-        pytest.fail(f"the scoring job did not start:\n{first.communicate()[1][-3000:]}")
-    os.killpg(first.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
-    out, err = first.communicate(timeout=300)
-    assert first.returncode == 130, err[-3000:]
-    assert "Traceback" not in err and "Uncaught exception" not in err
-    assert [line for line in err.splitlines() if line.startswith("plmfair:")][-1] == (
-        "plmfair: interrupted: the finished jobs' results are kept and the stopped ones left no output, so nothing "
-        f"is lost; rerun the same command: {shlex.join(['plmfair', *words[1:]])}"
-    )
-    # the job Ctrl-C met either finished (its file whole) or left nothing, not even a temporary file
-    scores = base / "runs/h9/results/crows_pairs/demo_fr/other.parquet"
-    assert not scores.exists() or len(pd.read_parquet(scores)) == 40
-    assert not [p for p in (base / "runs/h9").rglob("*") if ".plmfair-tmp." in p.name]
+    outputs = {
+        "crows_pairs_score.py": base / "runs/h9/results/crows_pairs/demo_fr/other.parquet",
+        "table.py": base / "runs/h9/results/tables/crows_pairs.csv",
+    }
+    for script, output in outputs.items():
+        first = subprocess.Popen(
+            words,
+            cwd=base,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            # Ctrl-C as a terminal delivers it: a test run started in the background (`pytest &`) passes
+            # SIGINT down ignored, and a Python started with SIGINT ignored never raises KeyboardInterrupt
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        if scoring_job(first, script) is None:
+            first.kill()
+            pytest.fail(f"the job of {script} did not start:\n{first.communicate()[1][-3000:]}")
+        os.killpg(first.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
+        out, err = first.communicate(timeout=300)
+        assert first.returncode == 130, err[-3000:]
+        assert "Traceback" not in err and "Uncaught exception" not in err
+        assert [line for line in err.splitlines() if line.startswith("plmfair:")][-1] == (
+            "plmfair: interrupted: the finished jobs' results are kept and the stopped ones left no output, so "
+            f"nothing is lost; rerun the same command: {shlex.join(['plmfair', *words[1:]])}"
+        )
+        # the job Ctrl-C met either finished (its file whole) or left nothing, not even a temporary file
+        if output.suffix == ".parquet":
+            assert not output.exists() or len(pd.read_parquet(output)) == 40
+        else:
+            assert not output.exists() or len(pd.read_csv(output)) > 0
+        assert not [p for p in (base / "runs/h9").rglob("*") if ".plmfair-tmp." in p.name]
+    assert outputs["crows_pairs_score.py"].exists()  # the second command went past the scoring job
     again = subprocess.run(words, cwd=base, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "status: complete, verified" in again.stdout

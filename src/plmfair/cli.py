@@ -56,6 +56,7 @@ from plmfair.runs.folders import (
     run_lock,
     setup_run,
     snakemake_locked,
+    unwritable,
     write_settings,
 )
 from plmfair.runs.status import VERIFIED, record_differences, run_status, table_differences
@@ -103,6 +104,8 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     started = False
     workdir = run_folder(Path(args.runs), setup.name, resources=Path(args.resources)) if setup.name else ROOT
     try:
+        if acting and not fresh:
+            _writable(workdir)  # before the lock is taken in it
         with run_lock(workdir) if setup.name else nullcontext(), tempfile.TemporaryDirectory() as scratch:
             if setup.name and snakemake_locked(workdir) and not unlock:
                 raise ConfigError(
@@ -117,7 +120,6 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 configfiles = [target]
             rebuild = []
             if acting:
-                _writable(workdir)
                 rebuild = _to_rebuild(workdir, configfiles)
             # a dry run checks what the real run would stop on too (models, data files, pipelines)
             if (
@@ -201,7 +203,8 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 
 def _writable(workdir: Path) -> None:
-    """Every folder and file of the run's results can be written, as Snakemake asks it (``os.access``): it would
+    """The run folder, Snakemake's state in it and every folder and file of the run's results can be written, as
+    Snakemake asks it (``os.access``): it would
     stop at the first output it cannot replace with a ProtectedOutputException of many lines; and neither the
     results folder nor a folder in it is a symbolic link (its jobs would write outside the run)."""
     results = workdir / "results"
@@ -212,13 +215,11 @@ def _writable(workdir: Path) -> None:
                 f"only; replace the link with a folder (rm {path}) or run in another folder (--run NAME); "
                 f"nothing was run"
             )
-    for path in [results, *results.rglob("*")] if results.is_dir() else []:
+    # the run folder itself holds Snakemake's state (.snakemake) and the run's config.yaml
+    state = [p for p in (workdir, workdir / ".snakemake") if p.is_dir()]
+    for path in [*state, results, *results.rglob("*")] if results.is_dir() else state:
         if not path.is_symlink() and not os.access(path, os.W_OK):
-            raise ConfigError(
-                f"{path} cannot be written (mode {path.stat().st_mode & 0o777:o}): make the run's "
-                f"results writable (chmod -R u+w {results}) or run in another folder (--run NAME); "
-                f"nothing was run"
-            )
+            raise unwritable(path, *((results, "results") if results in (path, *path.parents) else (workdir, "folder")))
 
 
 def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:

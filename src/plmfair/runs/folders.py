@@ -432,12 +432,25 @@ def write_settings(path: Path, config: dict, command: Sequence[str]) -> None:
     write_text(header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True), path)
 
 
+def unwritable(path: Path, where: Path, what: str) -> ConfigError:
+    """The one line for ``path`` of a run that its user cannot write; ``where`` is the run's ``what`` (its
+    folder, its results) to make writable."""
+    return ConfigError(
+        f"{path} cannot be written (mode {path.stat().st_mode & 0o777:o}): make the run's {what} writable "
+        f"(chmod -R u+w {where}) or run in another folder (--run NAME); nothing was run"
+    )
+
+
 @contextmanager
 def run_lock(folder: Path) -> Iterator[None]:
     """Hold the run: one ``plmfair run`` at a time writes its settings and runs its Snakemake (a second
     is refused at once, changing nothing); a Snakemake already working in it is refused too."""
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".plmfair.lock", "w") as fh:
+    try:
+        fh = open(folder / ".plmfair.lock", "w")  # noqa: SIM115 - held for the run, closed below
+    except PermissionError:
+        raise unwritable(folder, folder, "folder") from None
+    with fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
