@@ -35,10 +35,13 @@ def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("error", message=LAYOUT_WARNINGS)
+            # the tight box, laid out once for both formats (bbox_inches="tight" lays it out again in each)
+            fig.draw_without_rendering()
+            box = fig.get_tightbbox().padded(plt.rcParams["savefig.pad_inches"])
             with atomic_path(png) as tmp:
-                fig.savefig(tmp, format="png", dpi=150, bbox_inches="tight")
+                fig.savefig(tmp, format="png", dpi=150, bbox_inches=box)
             with atomic_path(pdf) as tmp:
-                fig.savefig(tmp, format="pdf", bbox_inches="tight")
+                fig.savefig(tmp, format="pdf", bbox_inches=box)
     finally:
         plt.close(fig)
 
