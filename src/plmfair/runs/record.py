@@ -304,8 +304,9 @@ NOT_DERIVED = ("record_version", "written", "times", "software", "files")
 
 
 def _differences(recorded, derived, where: str = "") -> Iterator[str]:
-    """Where two JSON values differ, as 'path: recorded X, the files give Y' (the first of a list's
-    differing items each)."""
+    """Where two JSON values differ, as 'path: the files give Y, the record another value' (the first of a
+    list's differing items each): what the record says there is not repeated, as no number of an edited
+    record is shown."""
     if isinstance(recorded, dict) and isinstance(derived, dict):
         for key in dict.fromkeys([*recorded, *derived]):
             yield from _differences(recorded.get(key), derived.get(key), f"{where}.{key}" if where else key)
@@ -313,7 +314,7 @@ def _differences(recorded, derived, where: str = "") -> Iterator[str]:
         for i, (a, b) in enumerate(zip(recorded, derived, strict=True)):
             yield from _differences(a, b, f"{where}[{i}]")
     elif recorded != derived:
-        yield f"{where}: {json.dumps(recorded)[:60]} in the record, {json.dumps(derived)[:60]} from the files"
+        yield f"{where}: the files give {json.dumps(derived)[:60]}, the record another value"
 
 
 def rederived_differences(run: str | os.PathLike, record: Mapping) -> list[str]:
