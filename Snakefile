@@ -55,16 +55,41 @@ for rule_file in rule_files():
 
 include: "workflow/rules/outputs.smk"
 include: "workflow/rules/record.smk"
-include: "workflow/rules/overrides.smk"
 
 
-# The run record alone: its inputs are every file the run publishes or reads back
-# (plan.published_files). Snakemake does not remake a lost input of an up-to-date record: `plmfair run`
-# names the lost and altered ones as targets first (cli._to_rebuild), so the next run rebuilds them. Not
-# listed again here: each listing costs Snakemake a producer lookup per file (1,000 models x 10 sets: 1 s
-# of a 21 s plan).
-rule all:
+# The run's results record (plmfair.runs.record): what to cite a number with. Its inputs are the results it
+# summarises, so it is never older than they are; the configuration it echoes is a param, so a change of
+# setting rewrites it (a change that alters no result reruns this job alone). It is the workflow's target:
+# its inputs are every file the run publishes or reads back (plan.published_files). Snakemake does not
+# remake a lost input of an up-to-date record: `plmfair run` names the lost and altered ones as targets first
+# (cli._to_rebuild), so the next run rebuilds them.
+rule run_record:
     localrule: True
-    input:
-        plan.RUN_RECORD,
     default_target: True
+    input:
+        unpack(get_run_record_inputs),
+    output:
+        record=plan.RUN_RECORD,
+        html=report(
+            plan.RUN_RECORD_HTML,
+            caption="workflow/report/run_record.rst",
+            category=plan.report_category("data"),
+            subcategory="Run record",
+            labels={"record": plan.RUN_RECORD},
+        ),
+    params:
+        config=plan.recorded_config(config),
+        studies=plan.recorded_files(config),
+        pinned=plan.pinned_checksums(config),
+    log:
+        "results/logs/run_record.log",
+    resources:
+        **sized("run_record"),
+    conda:
+        "envs/stats.yaml"
+    script:
+        "workflow/scripts/run_record.py"
+
+
+# (last: its checks need every rule defined)
+include: "workflow/rules/overrides.smk"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -197,6 +198,20 @@ def shared_data() -> Path:
     if SHARED_DATA is None:
         pytest.skip("real data not available: set PLMFAIR_SHARED_DATA or place it at ../shared/data")
     return SHARED_DATA
+
+
+# a rule of a rule file: named (`rule NAME:`, at the top or inside a condition), or defined in a loop (`rule:`,
+# then `name:` and its expression, `f"{job}_tables"` or `"crows_pairs_pass_score" + ...`), up to the next rule
+RULE = re.compile(
+    r"^\s*rule(?: (\w+):|:\n\s+name:\n\s+(?:f\"\{\w+\}_|\")(\w+)\"[^\n]*)\n(.*?)(?=^\s*rule[ :]|\Z)",
+    flags=re.M | re.S,
+)
+
+
+def rule_bodies(text: str) -> dict[str, str]:
+    """Each rule's body by its name; the rules a loop defines by the name they share (``tables``,
+    ``crows_pairs_pass_score``)."""
+    return {named or looped: body for named, looped, body in RULE.findall(text)}
 
 
 def dry_run_jobs(stdout: str) -> list[tuple[str, str]]:

@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 import re
 
+from conftest import rule_bodies
+
 from plmfair.resources import LIGHT, NEEDS, mem_mb, model_mb, runtime
 from plmfair.studies import STUDIES, rule_need
 
 
 def rule_blocks(repo) -> dict[str, str]:
+    """Each rule's body by its name (:func:`conftest.rule_bodies`), over every rule file."""
     blocks = {}
     for path in sorted((repo / "workflow" / "rules").glob("*.smk")):
-        for name, body in re.findall(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", path.read_text(), flags=re.M | re.S):
-            blocks[name] = body
+        blocks.update(rule_bodies(path.read_text()))
     return blocks
 
 

@@ -41,11 +41,10 @@ SHARED_JOBS = (
     "fetch_model",
     "model_manifest",
     "models",
-    "table",
-    "figure",
+    "tables",
+    "figures",
     "analysis_plan",
     "run_record",
-    "all",
 )
 
 Subjects = Callable[[dict], Iterable[str]]

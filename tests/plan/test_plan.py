@@ -8,6 +8,7 @@ import sys
 
 import pytest
 import yaml
+from conftest import rule_bodies
 
 from plmfair import plan
 from plmfair.cloze import plan as cloze_plan
@@ -628,7 +629,7 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     TABLES, FIGURES = list(all_tables().values()), all_figures()
 
     def defined(text):
-        return {m.group(1) for m in re.finditer(r"^rule (\w+):", text, re.M)}
+        return set(rule_bodies(text))
 
     rule_dir = repo / "workflow" / "rules"
     snakefile = (repo / "Snakefile").read_text()

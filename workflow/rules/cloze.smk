@@ -4,23 +4,31 @@
 from plmfair.cloze import plan as cloze_plan
 from plmfair.cloze.construction import plan as construction_plan
 
+# The lookup pipelines the workflow builds (the demo's, from word lists), all in one job: each takes a second.
+BUILT_PIPELINES = construction_plan.built_pipelines(config)
+if BUILT_PIPELINES:
 
-rule build_spacy_pipeline:
-    localrule: True
-    input:
-        lexicon=downloaded(construction_plan.spacy_lexicon, "lang"),
-    output:
-        pipeline=directory("results/spacy/{lang}"),
-    params:
-        lang="{lang}",
-    log:
-        "results/logs/cloze/build_spacy_{lang}.log",
-    resources:
-        **sized("build_spacy_pipeline"),
-    conda:
-        "../../envs/cloze.yaml"
-    script:
-        "../scripts/build_spacy_pipeline.py"
+    rule build_spacy_pipelines:
+        localrule: True
+        input:
+            lexicons=[download(p.lexicon) for p in BUILT_PIPELINES],
+        output:
+            pipelines=[directory(path) for path in spacy_built(BUILT_PIPELINES)],
+        params:
+            # (the input and output above make the job wait for and own these files; the script reads them by
+            # language)
+            pipelines={
+                p.lang: {"lexicon": download(p.lexicon), "folder": folder}
+                for p, folder in zip(BUILT_PIPELINES, spacy_built(BUILT_PIPELINES))
+            },
+        log:
+            "results/logs/cloze/build_spacy_pipelines.log",
+        resources:
+            **sized("build_spacy_pipelines"),
+        conda:
+            "../../envs/cloze.yaml"
+        script:
+            "../scripts/build_spacy_pipelines.py"
 
 
 rule cloze_join_bitexts:

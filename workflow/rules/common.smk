@@ -28,8 +28,6 @@ wildcard_constraints:
     hub_model=_alternatives(plan.hub_stores(config)),
     model=_alternatives(MODEL_SPECS),
     lang="[a-z]{2,3}",
-    table=_alternatives(TABLES),
-    figure=_alternatives(FIGURES),
 
 
 # Threads of a scoring job: torch's host threads, and on SLURM the CPUs beside each GPU (cpus_per_gpu).
@@ -128,26 +126,3 @@ def get_analysis_plan_inputs(wildcards):
 def get_model_run_files():
     """One scoring output per model that runs (its run metadata holds what was loaded), by model."""
     return plan.model_run_files(config)
-
-
-# ---- tables, the report and what a run makes
-
-
-def _output_field(records, wildcard, attribute):
-    """A field of the record of the output a job makes (inputs, category), or what its method gives."""
-
-    def field(w):
-        value = getattr(records[w[wildcard]], attribute)
-        return value() if callable(value) else value
-
-    return field
-
-
-def get_table(attribute):
-    """A field of the table's record (inputs, category), or its rendering."""
-    return _output_field(TABLES, "table", attribute)
-
-
-def get_figure(attribute):
-    """A field of the figure's record (inputs, category), its drawing or its report labels."""
-    return _output_field(FIGURES, "figure", attribute)

@@ -55,15 +55,20 @@ rule crows_pairs_score:
         "../scripts/crows_pairs_score.py"
 
 
+# the per-pair scores read once for the verdicts, the McNemar tests and the breakdowns by attribute
 rule crows_pairs_summary:
     input:
         scores=crows_pairs_scores(crows_pairs_plan.crows_pairs_jobs(config)),
+        pairs=[crows_pairs_plan.crows_pairs_data_file(ds) for ds in crows_pairs_plan.crows_pairs_langs(config)],
     output:
         summary=crows_pairs_plan.SUMMARY,
         mcnemar=crows_pairs_plan.MCNEMAR,
+        breakdowns=crows_pairs_plan.BREAKDOWNS,
     params:
         runs=crows_pairs_plan.crows_pairs_runs(crows_pairs_plan.crows_pairs_jobs(config)),
         langs=crows_pairs_plan.crows_pairs_langs(config),
+        # (the inputs above make the job wait for these files; the script reads them by data set)
+        pairs={ds: crows_pairs_plan.crows_pairs_data_file(ds) for ds in crows_pairs_plan.crows_pairs_langs(config)},
         alpha=plan.setting(config, "analysis.alpha"),
         coverage=plan.setting(config, "coverage"),
     log:
@@ -100,58 +105,44 @@ rule crows_pairs_languages:
         "../scripts/crows_pairs_languages.py"
 
 
-rule crows_pairs_breakdowns:
-    input:
-        scores=crows_pairs_scores(crows_pairs_plan.crows_pairs_jobs(config)),
-        pairs=[crows_pairs_plan.crows_pairs_data_file(ds) for ds in crows_pairs_plan.crows_pairs_langs(config)],
-    output:
-        breakdowns=crows_pairs_plan.BREAKDOWNS,
-    params:
-        runs=crows_pairs_plan.crows_pairs_runs(crows_pairs_plan.crows_pairs_jobs(config)),
-        langs=crows_pairs_plan.crows_pairs_langs(config),
-        # (the inputs above make the job wait for these files; the script reads them by data set)
-        pairs={ds: crows_pairs_plan.crows_pairs_data_file(ds) for ds in crows_pairs_plan.crows_pairs_langs(config)},
-    log:
-        "results/logs/crows_pairs/breakdowns.log",
-    resources:
-        **sized("crows_pairs_breakdowns"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/crows_pairs_breakdowns.py"
-
-
 # The robustness analysis (robustness.enabled): each model scores each data set under the other protocols its
 # family allows and, when it runs in reduced precision, in fp32, as tasks of the same load as its own scoring
 # (plmfair.crows_pairs.model_tasks); then each verdict is computed again under every choice
 # (plmfair.crows_pairs.robustness).
-rule crows_pairs_pass_score:
-    wildcard_constraints:
-        dataset=CROWS_SET,
-        protocol=_alternatives(crows_pairs_plan.pass_wildcards()["protocol"]),
-        precision=_alternatives(crows_pairs_plan.pass_wildcards()["precision"]),
-    input:
-        pairs=crows_pairs_plan.DATA,
-        model=plan.MODEL_MANIFEST,
-    output:
-        scores=crows_pairs_plan.PASS_SCORES,
-    params:
-        model=from_plan(plan.model_loading, "model"),
-        precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
-        too_long=plan.setting(config, "crows_pairs.too_long"),
-    log:
-        "results/logs/crows_pairs/{dataset}/passes/{model}/{protocol}-{precision}.log",
-    benchmark:
-        "results/benchmarks/crows_pairs/{dataset}/passes/{model}/{protocol}-{precision}.tsv"
-    threads: SCORING_THREADS
-    group:
-        "score_{model}"
-    resources:
-        **scoring_resources("crows_pairs_pass_score"),
-    conda:
-        "../../envs/models.yaml"
-    script:
-        "../scripts/crows_pairs_pass_score.py"
+# One job per model and data set makes all the model's extra passes: a rule per group of models with the same
+# passes (crows_pairs_plan.pass_groups), crows_pairs_pass_score for the first, crows_pairs_pass_score_2 ... for
+# the others.
+for index, (passes, pass_models) in enumerate(crows_pairs_plan.pass_groups(config).items()):
+
+    rule:
+        name:
+            "crows_pairs_pass_score" + (f"_{index + 1}" if index else "")
+        wildcard_constraints:
+            dataset=CROWS_SET,
+            model=_alternatives(pass_models),
+        input:
+            pairs=crows_pairs_plan.DATA,
+            model=plan.MODEL_MANIFEST,
+        output:
+            scores=[crows_pairs_plan.pass_scores_file("{dataset}", "{model}", *p) for p in passes],
+        params:
+            model=from_plan(plan.model_loading, "model"),
+            precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
+            too_long=plan.setting(config, "crows_pairs.too_long"),
+            passes=[list(p) for p in passes],
+        log:
+            "results/logs/crows_pairs/{dataset}/passes/{model}.log",
+        benchmark:
+            "results/benchmarks/crows_pairs/{dataset}/passes/{model}.tsv"
+        threads: SCORING_THREADS
+        group:
+            "score_{model}"
+        resources:
+            **scoring_resources("crows_pairs_pass_score"),
+        conda:
+            "../../envs/models.yaml"
+        script:
+            "../scripts/crows_pairs_pass_score.py"
 
 
 rule crows_pairs_robustness:

@@ -5,6 +5,8 @@ rule build_tiny_model:
         corpus=plan.ingested_texts(config),
     output:
         model=directory("results/models/{built_model}"),
+        # its manifest too (model_manifest makes the others'): one job fewer per built model
+        manifest=plan.MODEL_MANIFEST.replace("{model}", "{built_model}"),
     params:
         build=from_plan(plan.tiny_model_build, "built_model"),
     log:
@@ -22,6 +24,8 @@ rule build_tiny_model:
 # (results/), so another run that gives the name to other weights never touches this run's jobs.
 rule model_manifest:
     localrule: True
+    wildcard_constraints:
+        model=_alternatives(set(MODEL_SPECS) - set(plan.built_models(config))),
     input:
         files=get_local_model_files,
     output:

@@ -1,63 +1,99 @@
 # Every table and figure of plmfair.plan.targets.all_tables() and all_figures() (each study's outputs.py),
-# made for each of its subjects. A table is built from its Parquet inputs and written as CSV, Markdown,
-# LaTeX and HTML; the HTML goes into the report with its own caption (workflow/report/table.rst renders
-# params.rendering.caption), under its study.
+# made for each of its subjects: one job per owner (a study, or the run's own tables) and subject makes all
+# of them (plmfair.plan.output_jobs), a rule <job>_tables and a rule <job>_figures each. A table is built from
+# its Parquet inputs and written as CSV, Markdown, LaTeX and HTML; the HTML goes into the report under its
+# study, with its own caption (workflow/report/table.rst, headed by the table's name by the job:
+# plmfair.plan.caption_stub).
 
 
-rule table:
-    localrule: True
-    input:
-        unpack(get_table("inputs")),
-    output:
-        csv="results/tables/{table}.csv",
-        md="results/tables/{table}.md",
-        tex="results/tables/{table}.tex",
-        html=report(
-            plan.TABLE_HTML,
-            caption="../report/table.rst",
-            category=get_table("category"),
-            subcategory="Tables",
-            labels=get_table("labels"),
-        ),
-    params:
-        rendering=get_table("rendering"),
-        # the models table's caption tells what the config says of each model that ran
-        models=from_plan(plan.caption_models, "table"),
-    log:
-        "results/logs/tables/{table}.log",
-    resources:
-        **sized("table"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/table.py"
+from snakemake.io import report as in_report  # a line opening with report( would be the report: directive
+
+# the caption templates, read by the jobs that head them with an output's name
+TABLE_CAPTION, FIGURE_CAPTION = (
+    str(Path(workflow.basedir) / f"workflow/report/{kind}.rst") for kind in ("table", "figure")
+)
+
+
+def _output_job(kind, outputs, template):
+    """What a job of ``kind`` (table or figure) reads (the outputs' inputs, the caption ``template``) and
+    writes, and its params: every output's entry, its files (the report's page with its caption, category and
+    labels) and its caption."""
+    report_kind = {"table": "html", "figure": "png"}[kind]
+    files = []
+    entries = {}
+    for name, output in outputs.items():
+        caption = plan.CAPTIONS[kind].format(name=name)
+        for file_kind, path in output.files().items():
+            files.append(
+                in_report(
+                    path,
+                    caption=str(Path(caption).resolve()),
+                    category=output.category,
+                    subcategory=f"{kind.title()}s",
+                    labels=output.labels(),
+                )
+                if file_kind == report_kind
+                else path
+            )
+        files.append(caption)
+        entries[name] = {"inputs": output.inputs, "files": output.files(), "caption": caption}
+    inputs = sorted({path for output in outputs.values() for path in output.inputs.values()})
+    return {"inputs": [*inputs, template], "outputs": files, "entries": entries}
+
+
+for job, outputs in plan.output_jobs(TABLES).items():
+    made = _output_job("table", outputs, TABLE_CAPTION)
+
+    rule:
+        name:
+            f"{job}_tables"
+        localrule: True
+        input:
+            made["inputs"],
+        output:
+            made["outputs"],
+        params:
+            # each table's inputs, files, rendering and the models whose config free text its caption tells
+            # (those that ran, for the models table)
+            outputs={
+                name: {
+                    **entry,
+                    "rendering": outputs[name].rendering(),
+                    "models": plan.caption_models(config, name),
+                }
+                for name, entry in made["entries"].items()
+            },
+        log:
+            f"results/logs/tables/{job}.log",
+        resources:
+            **sized("tables"),
+        conda:
+            "../../envs/stats.yaml"
+        script:
+            "../scripts/table.py"
 
 
 # A figure is drawn from its Parquet inputs by its drawer (a library function) as PNG and PDF; the PNG goes
 # into the report with its own caption (workflow/report/figure.rst) and label, under its study. (A figure
 # that a job of its own draws from what it computes, the t-SNE map, is that job's.)
+for job, outputs in plan.output_jobs(FIGURES).items():
+    made = _output_job("figure", outputs, FIGURE_CAPTION)
 
-
-rule figure:
-    localrule: True
-    input:
-        unpack(get_figure("inputs")),
-    output:
-        png=report(
-            plan.FIGURE_PNG,
-            caption="../report/figure.rst",
-            category=get_figure("category"),
-            subcategory="Figures",
-            labels=get_figure("labels"),
-        ),
-        pdf="results/figures/{figure}.pdf",
-    params:
-        drawing=get_figure("drawing"),
-    log:
-        "results/logs/figures/{figure}.log",
-    resources:
-        **sized("figure"),
-    conda:
-        "../../envs/stats.yaml"
-    script:
-        "../scripts/figure.py"
+    rule:
+        name:
+            f"{job}_figures"
+        localrule: True
+        input:
+            made["inputs"],
+        output:
+            made["outputs"],
+        params:
+            outputs={name: {**entry, "drawing": outputs[name].drawing()} for name, entry in made["entries"].items()},
+        log:
+            f"results/logs/figures/{job}.log",
+        resources:
+            **sized("figures"),
+        conda:
+            "../../envs/stats.yaml"
+        script:
+            "../scripts/figure.py"

@@ -1,7 +1,9 @@
 """A tiny model with a tokenizer trained on the ingested demo text: random weights, or trained a few
-steps (``train_steps``) to fill MozArt's gaps with the annotators' answers."""
+steps (``train_steps``) to fill MozArt's gaps with the annotators' answers, and its manifest."""
 
+from plmfair.io.atomic import write_json
 from plmfair.logs import configure_logging
+from plmfair.scoring.specs import folder_manifest
 from plmfair_demo import answered_gaps, build_tiny_model, corpus_texts
 
 configure_logging(snakemake)
@@ -19,3 +21,4 @@ build_tiny_model(
     gaps=answered_gaps(paths=snakemake.input.corpus),
     train_steps=build["train_steps"],
 )
+write_json(obj=folder_manifest(folder=snakemake.output.model), path=snakemake.output.manifest)

@@ -1,6 +1,6 @@
-"""Score one CrowS-Pairs data set with one model under a protocol and precision other than its own pair (an
-extra pass of the robustness analysis), as a task of the model's one load in the run
-(plmfair.crows_pairs.model_tasks)."""
+"""Score one CrowS-Pairs data set with one model under each protocol and precision other than its own pair
+(the extra passes of the robustness analysis), as tasks of the model's one load in the run
+(plmfair.crows_pairs.model_tasks): the first loads the model and scores the others with it."""
 
 from functools import partial
 
@@ -9,9 +9,10 @@ from plmfair.logs import configure_logging
 from plmfair.scoring.shared_load import run_workflow_job
 
 configure_logging(snakemake)
-run_workflow_job(
-    snakemake,
-    model_tasks,
-    partial(model_tasks.set_task, protocol=snakemake.wildcards.protocol, precision=snakemake.wildcards.precision),
-    snakemake.wildcards.dataset,
-)
+for protocol, precision in snakemake.params.passes:
+    run_workflow_job(
+        snakemake,
+        model_tasks,
+        partial(model_tasks.set_task, protocol=protocol, precision=precision),
+        snakemake.wildcards.dataset,
+    )

@@ -1,17 +1,20 @@
-"""One table of plmfair.plan.targets.all_tables(): built from its Parquet inputs, written as CSV, Markdown,
-LaTeX and the report's HTML."""
+"""The tables of one job of plmfair.plan.output_jobs(): each built from its Parquet inputs and written as CSV,
+Markdown, LaTeX and the report's HTML, with its caption in the report."""
 
+from pathlib import Path
+
+from plmfair.io.atomic import write_text
 from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
+from plmfair.plan import caption_stub
 from plmfair.rendering.table_format import render_table
 
 configure_logging(snakemake)
-out = snakemake.output
-render_table(
-    frames={role: read_parquet(path=path) for role, path in snakemake.input.items()},
-    **snakemake.params.rendering,
-    csv=out.csv,
-    md=out.md,
-    tex=out.tex,
-    html=out.html,
-)
+template = Path(snakemake.input[-1]).read_text()
+for name, table in snakemake.params.outputs.items():
+    render_table(
+        frames={role: read_parquet(path=path) for role, path in table["inputs"].items()},
+        **table["rendering"],
+        **table["files"],
+    )
+    write_text(caption_stub(name, template), table["caption"])

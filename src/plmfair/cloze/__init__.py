@@ -106,7 +106,7 @@ CONSTRUCTION_NEEDS = {
     "cloze_align": Need(1500, 12.0, 60, 1500.0),
     "cloze_select": Need(1500, 6.0, 60, 300.0),
     "cloze_alignment_quality": Need(1500, 12.0, 60, 1500.0),
-    "build_spacy_pipeline": Need(1000, 4.0, 10),
+    "build_spacy_pipelines": Need(1000, 4.0, 10),
 }
 _CLOZE_SUBJECTS = {
     "answered_sets": plan.answered_sets,
@@ -123,7 +123,7 @@ CLOZE = Study(
     own_jobs=(
         "cloze_join_bitexts",
         "cloze_tokenize",
-        "build_spacy_pipeline",
+        "build_spacy_pipelines",
         "cloze_align",
         "cloze_select",
         "cloze_sheets",

@@ -27,7 +27,6 @@ STUDY = Study(
         "ingest_crows_pairs",
         "crows_pairs_score",
         "crows_pairs_summary",
-        "crows_pairs_breakdowns",
         "crows_pairs_languages",
         "crows_pairs_pass_score",
         "crows_pairs_robustness",

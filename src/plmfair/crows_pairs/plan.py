@@ -8,8 +8,7 @@ from collections import Counter
 from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.scoring import FAMILIES
 from plmfair.scoring.model_plan import model_precision, model_specs, spec_of, study_models
-from plmfair.scoring.protocols import PROTOCOLS, family_protocols
-from plmfair.scoring.tolerance import PRECISION_DTYPES
+from plmfair.scoring.protocols import family_protocols
 from plmfair.studies import enabled, robustness_on
 
 STUDY = "crows_pairs"  # the study's name in the configuration (its precision) and the scoring cache
@@ -113,11 +112,6 @@ def robustness_protocols(config: dict, model: str) -> list[str]:
     return [p for p in (allowed if wanted is None else wanted) if p in allowed and p != own]
 
 
-def pass_wildcards() -> dict[str, list[str]]:
-    """The values an extra pass's ``{protocol}`` and ``{precision}`` can take (the pass rule's wildcards)."""
-    return {"protocol": list(PROTOCOLS), "precision": list(PRECISION_DTYPES)}
-
-
 def robustness_precisions(config: dict, model: str) -> list[str]:
     """The precisions a model is scored in besides its own in the robustness analysis: fp32 for a model
     scored in reduced precision (``crows_pairs.robustness.full_precision``), else none."""
@@ -137,6 +131,17 @@ def model_passes(config: dict, model: str) -> list[tuple[str, str]]:
 def pass_jobs(config: dict) -> list[tuple[str, str, str, str]]:
     """(dataset, model, protocol, precision): every extra scoring pass of the robustness analysis."""
     return [(ds, m, *p) for ds, m in crows_pairs_jobs(config) for p in model_passes(config, m)[1:]]
+
+
+def pass_groups(config: dict) -> dict[tuple[tuple[str, str], ...], list[str]]:
+    """The models that have extra passes, by their passes ((protocol, precision), in order): one job of a
+    model on a data set makes all of them (a rule per group of models with the same passes)."""
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for model in dict.fromkeys(m for _, m in crows_pairs_jobs(config)):
+        passes = tuple(model_passes(config, model)[1:])
+        if passes:
+            groups.setdefault(passes, []).append(model)
+    return groups
 
 
 def robustness_passes(config: dict) -> list[str]:

@@ -33,6 +33,7 @@ from plmfair.plan.published import (
     run_record_inputs,
 )
 from plmfair.plan.targets import (
+    CAPTIONS,
     DATA_SUMMARY,
     FIGURE_PNG,
     MODELS_TABLE,
@@ -40,8 +41,10 @@ from plmfair.plan.targets import (
     RUN_RECORD_HTML,
     TABLE_HTML,
     caption_models,
+    caption_stub,
     data_summary_inputs,
     drawn_figures,
+    output_jobs,
     report_category,
     setting,
     subject_category,
@@ -80,6 +83,9 @@ __all__ = [
     "ingested_texts",
     "built_models",
     "caption_models",
+    "caption_stub",
+    "CAPTIONS",
+    "output_jobs",
     "download_source",
     "drawn_figures",
     "hub_fetch",

@@ -3,6 +3,7 @@ their report categories, and each table's job."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from plmfair.errors import ConfigError
@@ -24,6 +25,16 @@ REPORT_STYLESHEET = "workflow/report/report.css"
 # each table's and figure's page in the report
 TABLE_HTML = "results/tables/{table}.html"
 FIGURE_PNG = "results/figures/{figure}.png"
+# a table's files (TABLE_HTML its page in the report), and a figure's
+TABLE_FILES = {kind: f"results/tables/{{table}}.{kind}" for kind in ("csv", "md", "tex", "html")}
+FIGURE_FILES = {kind: f"results/figures/{{figure}}.{kind}" for kind in ("png", "pdf")}
+# each one's caption in the report: the caption template (workflow/report/<kind>.rst) headed by the name of the
+# output it captions, written by the job that makes it (a job makes several, and Snakemake renders a caption
+# with the job's params, not the file's: the heading picks the file's entry of those params)
+REPORT_CAPTIONS = "results/report/"
+CAPTIONS = {kind: f"{REPORT_CAPTIONS}{kind}s/{{name}}.rst" for kind in ("table", "figure")}
+# the owner of the run's own tables (the data, the models, the analysis plan): one job makes them
+RUN_OUTPUTS = "run"
 
 SHARED_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
@@ -70,21 +81,35 @@ SHARED_TABLES: tuple[TableSpec, ...] = (
 )
 
 
+def _owned_tables() -> dict[str, tuple[str, TableSpec]]:
+    """Every table a run can make, by name, with its owner: the shared ones (:data:`RUN_OUTPUTS`), then each
+    study's (a table two studies share, once: the first's)."""
+    specs = {spec.name: (RUN_OUTPUTS, spec) for spec in SHARED_TABLES}
+    for name, study in STUDIES.items():
+        for spec in study.tables:
+            specs.setdefault(spec.name, (name, spec))
+    return specs
+
+
+def _owned_figures() -> dict[str, tuple[str, FigureSpec]]:
+    """Every figure a run can make, by name, with the study that owns it (a figure two studies share: the
+    first)."""
+    specs: dict[str, tuple[str, FigureSpec]] = {}
+    for name, study in STUDIES.items():
+        for spec in study.figures:
+            specs.setdefault(spec.name, (name, spec))
+    return specs
+
+
 def all_tables() -> Registry[TableSpec]:
     """Every table a run can make, by name: the shared ones, then each study's (a table two studies
     share, once)."""
-    specs = {spec.name: spec for spec in SHARED_TABLES}
-    for study in STUDIES.values():
-        for spec in study.tables:
-            specs.setdefault(spec.name, spec)
-    return Registry("table", specs, error=ConfigError)
+    return Registry("table", {name: spec for name, (_, spec) in _owned_tables().items()}, error=ConfigError)
 
 
 def all_figures() -> Registry[FigureSpec]:
     """Every figure a run can make, by name (each study's :attr:`~plmfair.studies.Study.figures`)."""
-    return Registry(
-        "figure", {spec.name: spec for study in STUDIES.values() for spec in study.figures}, error=ConfigError
-    )
+    return Registry("figure", {name: spec for name, (_, spec) in _owned_figures().items()}, error=ConfigError)
 
 
 def ingesting() -> list[tuple[str, Study]]:
@@ -143,11 +168,13 @@ def subject_category(config: dict, subject: str, *, subjects: str) -> str:
 @dataclass(frozen=True)
 class Output:
     """A table or figure to make: its registry entry made for one subject, with the paths of its inputs, the
-    keyword arguments of its builder or drawer (options and settings), its caption filled in and its report
-    category."""
+    keyword arguments of its builder or drawer (options and settings), its caption filled in, its report
+    category and its ``job`` (:func:`output_jobs`: the name of the job that makes its owner's outputs for its
+    subject)."""
 
     name: str
     subject: str
+    job: str
     inputs: dict[str, str]
     options: dict
     caption: str
@@ -179,6 +206,10 @@ class Table(Output):
         """What the report's list of tables calls it."""
         return {"table": self.title}
 
+    def files(self) -> dict[str, str]:
+        """Its files by kind (:data:`TABLE_FILES`)."""
+        return {kind: path.format(table=self.name) for kind, path in TABLE_FILES.items()}
+
 
 def setting(config: dict, dotted: str):
     """The config value at a dotted key (``"cloze.sample"``): a rule's param that is one setting, as
@@ -193,7 +224,7 @@ def tables(config: dict) -> dict[str, Table]:
     """Every table of the configuration, by name (:func:`all_tables` made for each of
     its subjects)."""
     out: dict[str, Table] = {}
-    for spec in all_tables().values():
+    for owner, spec in _owned_tables().values():
         settings = {key: setting(config, dotted) for key, dotted in spec.settings.items()}
         for subject in output_subjects(config, spec.subjects):
             name = spec.name.format(subject=subject)
@@ -206,6 +237,7 @@ def tables(config: dict) -> dict[str, Table]:
             out[name] = Table(
                 name=name,
                 subject=subject,
+                job=_job_name(owner, subject),
                 inputs={role: path.format(subject=subject) for role, path in spec.inputs.items()},
                 options={**spec.options, **{key: settings[key] for key in spec.builder_settings}},
                 caption=spec.caption.format(subject=subject, **settings),
@@ -233,16 +265,21 @@ class Figure(Output):
         """What the report's list of figures calls it."""
         return {"figure": self.label}
 
+    def files(self) -> dict[str, str]:
+        """Its files by kind (:data:`FIGURE_FILES`)."""
+        return {kind: path.format(figure=self.name) for kind, path in FIGURE_FILES.items()}
+
 
 def _figures(config: dict) -> dict[str, Figure]:
     """Every figure of the configuration, by name (:func:`all_figures` made for each of its subjects)."""
     out: dict[str, Figure] = {}
-    for spec in all_figures().values():
+    for owner, spec in _owned_figures().values():
         settings = {key: setting(config, dotted) for key, dotted in spec.settings.items()}
         for subject in output_subjects(config, spec.subjects):
             out[spec.name.format(subject=subject)] = Figure(
                 name=spec.name.format(subject=subject),
                 subject=subject,
+                job=_job_name(owner, subject),
                 inputs={role: path.format(subject=subject) for role, path in spec.inputs.items()},
                 options={
                     **{k: v.format(subject=subject) if isinstance(v, str) else v for k, v in spec.options.items()},
@@ -264,6 +301,30 @@ def figures(config: dict) -> list[str]:
 def drawn_figures(config: dict) -> dict[str, Figure]:
     """The figures of the configuration the generic ``figure`` rule draws (those with a drawer), by name."""
     return {name: figure for name, figure in _figures(config).items() if figure.drawer}
+
+
+def _job_name(owner: str, subject: str) -> str:
+    """The job that makes an owner's outputs for one subject: the subject (a data set, a cloze set) or, for
+    a study-wide output, its owner; a subject named like another owner keeps its owner's name in front."""
+    if not subject:
+        return owner
+    return f"{owner}_{subject}" if subject in (*STUDIES, RUN_OUTPUTS) and subject != owner else subject
+
+
+def output_jobs(outputs: dict[str, Output]) -> dict[str, dict[str, Output]]:
+    """The outputs (:func:`tables` or :func:`drawn_figures`) by the job that makes them: one job per owner
+    (a study, or the run's own) and subject."""
+    jobs: dict[str, dict[str, Output]] = {}
+    for name, output in outputs.items():
+        jobs.setdefault(output.job, {})[name] = output
+    return jobs
+
+
+def caption_stub(name: str, template: str) -> str:
+    """A caption of the report for the output ``name``: the caption ``template`` (workflow/report/table.rst or
+    figure.rst, a Jinja template that reads the job's params) headed by the output's name, which picks its
+    entry of the params (``output``)."""
+    return f"{{% set output = snakemake.params.outputs[{json.dumps(name)}] %}}\n{template}"
 
 
 def caption_models(config: dict, table: str) -> list[str]:

@@ -27,12 +27,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from plmfair.io.atomic import SEALED, SEALS, TMP_MARK, is_as_listed, write_text
-from plmfair.plan.targets import REPORT, RUN_RECORD, RUN_RECORD_HTML
+from plmfair.plan.targets import REPORT, REPORT_CAPTIONS, RUN_RECORD, RUN_RECORD_HTML
 
 RECORD = Path(RUN_RECORD)
 # what results/ holds besides the published files: the links to the downloads (the record lists them with
 # their SHA-256 as data), logs, Snakemake's benchmarks, the models and spaCy pipelines the run built or
-# fetched, the record and its renderings (none is a result the record lists)
+# fetched, the record and its renderings, the report's captions (none is a result the record lists)
 NOT_PUBLISHED = (
     "results/downloads/",
     "results/logs/",
@@ -42,6 +42,7 @@ NOT_PUBLISHED = (
     RUN_RECORD,
     RUN_RECORD_HTML,
     REPORT,
+    REPORT_CAPTIONS,
 )
 ALTERED = Path(".plmfair") / "altered"
 MANIFESTS = Path("results") / "manifests"

@@ -87,6 +87,12 @@ def spacy_packages(config: dict) -> dict[str, str]:
     return {p.lang: p.package for p in pipelines if p.package}
 
 
+def built_pipelines(config: dict) -> list[SpacyPipeline]:
+    """The spaCy pipelines the workflow builds for the enabled cloze corpora (one job builds them all)."""
+    pipelines = [spacy_pipeline(config, lang) for lang in sorted(corpus_languages(config))]
+    return [p for p in pipelines if p.built]
+
+
 def spacy_lexicon(config: dict, lang: str) -> dict:
     """The download of the word list a built spaCy pipeline is made from."""
     lexicon = spacy_pipeline(config, lang).lexicon
