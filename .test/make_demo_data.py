@@ -214,6 +214,9 @@ def main() -> None:
     fr_rows[7][2] = ""  # a missing sentence, as in the real French file
     fr_rows[11][2] = fr_rows[11][1]  # an identical pair, reported and skipped by scoring
     write_csv(OUT / "crows_pairs_demo_fr.csv", ["", "sent_more", "sent_less", "stereo_antistereo", "bias_type"], fr_rows, "\t")
+    # the tests' tiny set (.test/config/tiny.yaml): the first 16 French pairs, the missing and identical ones among them
+    write_csv(OUT / "crows_pairs_tiny_fr.csv", ["", "sent_more", "sent_less", "stereo_antistereo", "bias_type"],
+              fr_rows[:16], "\t")
     write_csv(OUT / "crows_pairs_demo_de.csv",
               ["id", "sent_more_en_US", "sent_less_en_US", "stereo_antistereo_en_US", "bias_type_en_US",
                "sent_more_de_DE", "Comments", "sent_less_de_DE", "stereo_antistereo_de_DE", "bias_type_de_DE", ""],

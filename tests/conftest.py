@@ -34,6 +34,28 @@ CORES = "1" if os.environ.get("PYTEST_XDIST_WORKER") else "2"
 REPO = Path(__file__).resolve().parents[1]
 DEMO_DATA = REPO / ".test" / "data"
 DEMO_CONFIGS = (REPO / ".test" / "config" / "config.yaml", REPO / ".test" / "config" / "bitext.yaml")
+# the fault, CLI, citation and new-study cases' configuration: one pair study on 16 pairs, one tiny model
+TINY = REPO / ".test" / "config" / "tiny.yaml"
+
+
+def tiny_config(folder: Path, **models: Path) -> Path:
+    """The tiny configuration (:data:`TINY`) for a case that brings its own models, written into ``folder``:
+    the local masked LMs ``models`` (name -> folder) scored by its study; with none, no model and no model
+    list, so that the models named on the command line are the run's and a later call that passes the file
+    again keeps them."""
+    import yaml
+
+    config = yaml.safe_load(TINY.read_text())
+    config["models"] = {name: {"path": str(path), "family": "mlm"} for name, path in models.items()}
+    if models:
+        config["crows_pairs"]["models"] = list(models)
+    else:
+        del config["crows_pairs"]["models"]
+    path = folder / f"tiny_{'_'.join(models) or 'models_named_on_the_command_line'}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
 BIN = Path(sys.executable).parent
 # the tests use plmfair as the README's set-up leaves it, its virtual environment active: `plmfair` on PATH, so
 # that the commands it prints start with the bare name (tests/test_cli.py checks the form it prints without)

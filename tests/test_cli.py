@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import BIN, CORES, DEMO_CONFIGS, DEMO_DATA, REPO
+from conftest import BIN, CORES, DEMO_CONFIGS, DEMO_DATA, REPO, TINY, tiny_config
 
 from plmfair.errors import ConfigError
 from plmfair.io.parquet import read_parquet
@@ -331,21 +331,26 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
     models.mkdir()
     # tiny models of the demo's kinds, built here (this test needs no demo run)
     texts = (
-        pd.read_csv(DEMO_DATA / "crows_pairs_demo_fr.csv", sep="\t")[["sent_more", "sent_less"]]
+        pd.read_csv(DEMO_DATA / "crows_pairs_tiny_fr.csv", sep="\t")[["sent_more", "sent_less"]]
         .stack()
         .dropna()
         .tolist()
     )
     for kind, folder in (("bert", "tiny_bert"), ("gpt2", "gpt")):
         tiny_model(kind, texts, into=models / folder, vocab_size=400)
+    # the tiny configuration, with one more pair set declared (a later call that would add it)
+    own = yaml.safe_load(tiny_config(tmp_path).read_text())
+    own["datasets"]["crows_pairs"]["demo_en"] = yaml.safe_load(DEMO_CONFIGS[0].read_text())["datasets"]["crows_pairs"][
+        "demo_en"
+    ]
     own_config = tmp_path / "my config.yaml"
-    own_config.write_text(DEMO_CONFIGS[0].read_text())
+    own_config.write_text(yaml.safe_dump(own))
     places = ["--runs", str(tmp_path / "runs"), "--resources", str(tmp_path / "res")]
     common = [
         "--studies",
         "crows_pairs",
         "--datasets",
-        "demo_fr",
+        "tiny_fr",
         "--configfile",
         str(own_config),
         "--mirror",
@@ -362,10 +367,10 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
 
     out = plmfair("run", "my models/gpt", *common).stdout
     gpt = tmp_path / "runs" / "gpt"
-    assert "decisive share" in out and "| demo_fr " in out and f"record: {gpt / 'results' / 'run.json'}" in out
+    assert "decisive share" in out and "| tiny_fr " in out and f"record: {gpt / 'results' / 'run.json'}" in out
     settings = yaml.safe_load((gpt / "config.yaml").read_text())
     assert settings["models"]["gpt"] == {"path": str(models / "gpt"), "family": "causal"}  # cased: no key
-    assert {"enabled": True, "models": ["gpt"], "datasets": ["demo_fr"]}.items() <= settings["crows_pairs"].items()
+    assert {"enabled": True, "models": ["gpt"], "datasets": ["tiny_fr"]}.items() <= settings["crows_pairs"].items()
     # the record validates (read_run_record) and holds the tables' numbers and the model as loaded
     record = read_run_record(gpt / "results" / "run.json")
     summary = read_parquet(gpt / "results" / "crows_pairs" / "summary.parquet")
@@ -383,8 +388,8 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
     # the analysis plan: the data set's overall row is the run's one primary question
     (answer,) = record["results"]["primary"]
     assert answer["estimate"] == pytest.approx(overall["decisive_score"]) and answer["family"] == "confirmatory"
-    # the pairs, and the demo's pair audit its robustness analysis reads
-    assert {d["file"] for d in record["data"]} == {"crows_pairs_demo_fr.csv", "crows_pairs_demo_audit.csv"}
+    # the pairs (the tiny configuration has no robustness analysis, whose pair audit would be read too)
+    assert {d["file"] for d in record["data"]} == {"crows_pairs_tiny_fr.csv"}
     assert record["software"]["packages"]["torch"] and record["times"]["stages"]["crows_pairs"]["jobs"] >= 1
 
     refused = plmfair("run", "my models/gpt:uncased=true", *common, ok=False).stderr
@@ -406,7 +411,7 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
     # by hand from the two runs' per-pair files: the outcome of each pair, more / neutral / less, compared
     by_hand = {}
     for name, folder in (("a", gpt), ("b", uncased)):
-        pairs = read_parquet(folder / "results" / "crows_pairs" / "demo_fr" / "gpt.parquet").set_index("pair_id")
+        pairs = read_parquet(folder / "results" / "crows_pairs" / "tiny_fr" / "gpt.parquet").set_index("pair_id")
         pairs = pairs[pairs["status"].isin(["ok", "truncated"])]
         by_hand[name] = pd.Series(
             np.where(pairs["biased"], "more", np.where(pairs["neutral"], "neutral", "less")), index=pairs.index
@@ -433,7 +438,7 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
     # the JSON holds each number exactly: the shortest text that reads back as the same float
     raw = re.search(r'"decisive_low": ([-0-9.e]+)', paired).group(1)
     assert float(raw) == change["decisive_low"] and repr(float(raw)) == raw
-    assert "| demo_fr " in plmfair("show", "gpt_2", "--runs", str(tmp_path / "runs")).stdout
+    assert "| tiny_fr " in plmfair("show", "gpt_2", "--runs", str(tmp_path / "runs")).stdout
 
     # the run is complete without its original config file: its report is written from runs/gpt alone
     own_config.unlink()
@@ -463,8 +468,8 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
 
     # a dry run of a new run leaves no folder behind, nor does a run refused before any job (a Hub id that
     # cannot be fetched here): compare never meets them
-    demo_fr = ["--studies", "crows_pairs", "--datasets", "demo_fr", "--configfile", str(DEMO_CONFIGS[0])]
-    plmfair("run", "my models/gpt", "--run", "dry_only", *demo_fr, *places, "--mirror", str(DEMO_DATA), "--dry-run")
+    tiny = ["--configfile", str(TINY)]
+    plmfair("run", "my models/gpt", "--run", "dry_only", *tiny, *places, "--mirror", str(DEMO_DATA), "--dry-run")
     plmfair("run", "nobody/no-such-model", "--run", "refused", *places, ok=False)
     assert not (tmp_path / "runs" / "dry_only").exists() and not (tmp_path / "runs" / "refused").exists()
     # a folder that is no run is named and skipped, and the finished runs are compared all the same
