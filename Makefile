@@ -92,6 +92,8 @@ lint: $(STAMP)
 	PYTHONPATH=src $(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy
 	$(SNAKEMAKE) --lint --configfile .test/config/config.yaml --directory .test --snakefile Snakefile
+	lintdir=$$(mktemp -d) && $(SNAKEMAKE) --lint --configfile $(CURDIR)/config/config.yaml --directory $$lintdir \
+	  --snakefile Snakefile; status=$$?; rm -rf $$lintdir; exit $$status
 	$(MAKE) --no-print-directory docs
 
 ## The documentation site (mkdocs-material) in site/, built strictly: a warning or a link to a page or anchor

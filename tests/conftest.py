@@ -167,8 +167,43 @@ HEAVY_FIRST = (
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
+    unmarked = [item.nodeid for item in items if RUNS_FIXTURES & set(item.fixturenames) and not _e2e(item)]
+    if unmarked:
+        raise pytest.UsageError(f"these tests read a Snakemake run but are not marked e2e: {', '.join(unmarked)}")
     rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+# ---- every test that runs Snakemake is marked e2e (`pytest -m "not e2e"` runs none): one that uses a run
+# fixture is refused at collection, and one that starts Snakemake, or a plmfair run, fails
+
+RUNS_FIXTURES = {"demo_run", "demo_copy", "two_runs"}
+
+
+def _e2e(item) -> bool:
+    return item.get_closest_marker("e2e") is not None
+
+
+def _starts_snakemake(args) -> bool:
+    words = [os.fspath(w) for w in ([args] if isinstance(args, (str, bytes, os.PathLike)) else args)]
+    if words and isinstance(words[0], str) and " " in words[0] and len(words) == 1:
+        words = words[0].split()  # a shell command line
+    names = [Path(str(w)).name for w in words[:3]]
+    return bool(names) and (names[0] == "snakemake" or names[:2] == ["plmfair", "run"] or "snakemake" in names[1:3])
+
+
+@pytest.fixture(autouse=True)
+def _snakemake_only_in_e2e_tests(request, monkeypatch):
+    if _e2e(request.node):
+        return
+    started = subprocess.Popen.__init__
+
+    def refused(self, args, *rest, **options):
+        if _starts_snakemake(args):
+            pytest.fail(f"{request.node.nodeid} starts Snakemake ({args!r:.200}): mark it e2e (pytest.mark.e2e)")
+        started(self, args, *rest, **options)
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refused)
 
 
 def _shared_data() -> Path | None:

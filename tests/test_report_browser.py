@@ -21,9 +21,13 @@ VIEWPORT = {"width": 1400, "height": 900}
 READABLE_SCALE = 0.5
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (make setup)")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on this machine (.ci/run installs Debian's as root: apt-get install chromium)"
-)
+pytestmark = [
+    pytest.mark.e2e,  # the report is made by Snakemake from the demo's run
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="no chromium on this machine (.ci/run installs Debian's as root: apt-get install chromium)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")
