@@ -30,7 +30,7 @@ RUN_ARGS := $(subst $(comma), ,$(MODELS)) $(if $(STUDIES),--studies $(STUDIES),)
   $(if $(DATASETS),--datasets $(DATASETS),) $(if $(RUN),--run $(RUN),) \
   $(foreach f,$(CONFIGFILE),--configfile $(abspath $(f))) $(if $(MIRROR),--mirror $(abspath $(MIRROR)),)
 
-.PHONY: setup run compare-runs report demo-report ingest demo test test-fast test-cluster lint docs bench bench-predict bench-causal bench-cloze bench-stats bench-plan bench-tests clean-demo
+.PHONY: setup setup-cluster run compare-runs report demo-report ingest demo test test-fast test-cluster lint docs bench bench-predict bench-causal bench-cloze bench-stats bench-plan bench-tests clean-demo
 
 setup: $(STAMP)
 
@@ -80,7 +80,11 @@ test-fast: $(STAMP)
 	$(PY) -m pytest -m "not e2e" $(PYTEST_FLAGS)
 
 ## The demo submitted through profiles/slurm to a single-node SLURM brought up here (root).
-test-cluster: $(STAMP)
+## The SLURM executor plugins (envs/cluster.txt), for a run submitted through profiles/slurm.
+setup-cluster: $(STAMP)
+	$(PY) -m pip install --quiet -r envs/cluster.txt
+
+test-cluster: setup-cluster
 	VENV_BIN=$(abspath $(VENV))/bin bash tests/cluster/run.sh
 
 ## Style and structure: ruff's checks and formatter (120 columns), the rule files' formatter, the import

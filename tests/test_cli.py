@@ -635,3 +635,19 @@ def test_a_symlinked_results_folder_is_refused_before_any_job(tmp_path):
     (linked / "results").symlink_to(elsewhere, target_is_directory=True)
     with pytest.raises(ConfigError, match=r"linked/results is a symbolic link"):
         cli._writable(linked)
+
+
+def test_an_executor_that_is_not_installed_is_one_line_before_anything(tmp_path, monkeypatch, capsys):
+    """Snakemake's own word for a missing executor plugin is an argparse choice list that names no package; the
+    SLURM plugins are not in the default set-up (envs/cluster.txt)."""
+    import importlib.util
+
+    from plmfair import cli
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    for words in (["--", "--workflow-profile", str(REPO / "profiles" / "slurm")], ["--", "--executor", "slurm"]):
+        assert cli.main(["run", "--runs", str(tmp_path / "runs"), "--run", "x", *words]) == 1
+        assert capsys.readouterr().err.strip() == (
+            "plmfair: the slurm executor is not installed: make setup-cluster; nothing was run"
+        )
+    assert not (tmp_path / "runs").exists()

@@ -52,6 +52,7 @@ from plmfair.runs.folders import (
     FLAGS,
     ROOT,
     being_run_now,
+    read_yaml,
     run_folder,
     run_lock,
     setup_run,
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     # the preflight (the Hub client, spaCy's packages) only for `run`: `plmfair --help` and `show` stay quick
     from plmfair.preflight import main as preflight
 
+    _executor_installed(args.snakemake_args)
     mirror = Path(args.mirror).resolve() if args.mirror else None
     setup = setup_run(
         mirror=str(mirror) if mirror else None,
@@ -200,6 +202,26 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if acting and status == 0:
         print(_ending(workdir))
     return status
+
+
+def _executor_installed(snakemake_args: Sequence[str]) -> None:
+    """The executor the Snakemake arguments name (``--executor``, or a profile's ``executor:``) is installed:
+    Snakemake's own word for a missing plugin is an argparse choice list that names no package."""
+    import importlib.util
+
+    words = list(snakemake_args)
+    named = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--executor", "-e")]
+    for i, word in enumerate(words[:-1]):
+        if word in ("--profile", "--workflow-profile"):
+            profile = Path(words[i + 1]) / "config.yaml"
+            if profile.is_file():
+                named.append(str(read_yaml(profile).get("executor") or ""))
+    for executor in filter(None, named):
+        module = f"snakemake_executor_plugin_{executor.replace('-', '_')}"
+        if executor not in ("local", "dryrun", "touch") and importlib.util.find_spec(module) is None:
+            plugin = f"snakemake-executor-plugin-{executor}"
+            install = "make setup-cluster" if executor == "slurm" else f"pip install {plugin}"
+            raise ConfigError(f"the {executor} executor is not installed: {install}; nothing was run")
 
 
 def _writable(workdir: Path) -> None:
