@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import tomllib
 import yaml
-from conftest import REPO
+from conftest import REPO, rule_bodies
 
 # Import names of the distributions of plmfair's extras (the packages a test may block).
 IMPORT_NAMES = {
@@ -71,14 +71,11 @@ def rule_envs() -> dict[str, tuple[str, str]]:
     job's script is named by the module of its function (``job`` in its params, plmfair.jobs)."""
     out = {}
     for smk in sorted((REPO / "workflow" / "rules").glob("*.smk")):
-        for block in re.split(r"\n(?=rule \w+:)", smk.read_text()):
-            name = re.match(r"rule (\w+):", block.strip())
-            if not name:
-                continue
+        for name, block in rule_bodies(smk.read_text()).items():
             env = re.search(r'conda:\s*\n\s*"\.\./\.\./envs/(\w+\.yaml)"', block)
             script = re.search(r'script:\s*\n\s*"\.\./scripts/(\w+\.py)"', block)
             job = re.search(r'\bjob="([\w.]+):\w+"', block)
-            out[name.group(1)] = (
+            out[name] = (
                 env.group(1) if env else None,
                 job.group(1) if job else script.group(1) if script else None,
             )
