@@ -30,6 +30,7 @@ lost, and the same command goes on from there.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import os
 import shlex
@@ -207,8 +208,6 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _executor_installed(snakemake_args: Sequence[str]) -> None:
     """The executor the Snakemake arguments name (``--executor``, or a profile's ``executor:``) is installed:
     Snakemake's own word for a missing plugin is an argparse choice list that names no package."""
-    import importlib.util
-
     words = list(snakemake_args)
     named = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--executor", "-e")]
     for i, word in enumerate(words[:-1]):

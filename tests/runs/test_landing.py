@@ -71,15 +71,18 @@ def test_a_configs_free_text_reaches_a_caption_as_text(monkeypatch, tmp_path):
     from conftest import REPO
     from jinja2 import Environment
 
+    from plmfair.rendering.captions import caption_stub
+
     monkeypatch.delenv("DOCUTILSCONFIG", raising=False)  # the escaping alone, without the report's settings
     config = {"models": {"m": {"pretraining_data": HOSTILE, "licence": HOSTILE}}}
-    snakemake = SimpleNamespace(
-        config=config, params=SimpleNamespace(rendering=SimpleNamespace(caption=HOSTILE), models=["m"])
-    )
+    # the job's params: each output's entry, its caption and the models whose free text it tells
+    entry = {"rendering": {"caption": HOSTILE}, "drawing": {"caption": HOSTILE}, "models": ["m"]}
+    snakemake = SimpleNamespace(config=config, params=SimpleNamespace(outputs={"t": entry}))
     env = Environment(trim_blocks=True, lstrip_blocks=True)
     for template in ("table.rst", "figure.rst"):
-        snakemake.params.drawing = snakemake.params.rendering
-        text = env.from_string((REPO / "workflow" / "report" / template).read_text()).render(snakemake=snakemake)
+        stub = caption_stub("t", (REPO / "workflow" / "report" / template).read_text())
+        text = env.from_string(stub).render(snakemake=snakemake)
+        assert "pretraining data" in text or template == "figure.rst"  # the models' free text is there, as text
         _inert(_html(text))
 
 

@@ -3,7 +3,7 @@
 # of them (plmfair.plan.output_jobs), a rule <job>_tables and a rule <job>_figures each. A table is built from
 # its Parquet inputs and written as CSV, Markdown, LaTeX and HTML; the HTML goes into the report under its
 # study, with its own caption (workflow/report/table.rst, headed by the table's name by the job:
-# plmfair.plan.caption_stub).
+# plmfair.rendering.captions).
 
 
 from snakemake.io import report as in_report  # a line opening with report( would be the report: directive

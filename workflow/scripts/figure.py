@@ -6,8 +6,8 @@ from pathlib import Path
 from plmfair.io.atomic import write_text
 from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
-from plmfair.plan import caption_stub
 from plmfair.registry import load_function
+from plmfair.rendering.captions import caption_stub
 
 configure_logging(snakemake)
 template = Path(snakemake.input[-1]).read_text()

@@ -6,7 +6,7 @@ from pathlib import Path
 from plmfair.io.atomic import write_text
 from plmfair.io.parquet import read_parquet
 from plmfair.logs import configure_logging
-from plmfair.plan import caption_stub
+from plmfair.rendering.captions import caption_stub
 from plmfair.rendering.table_format import render_table
 
 configure_logging(snakemake)

@@ -3,7 +3,6 @@ their report categories, and each table's job."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from plmfair.errors import ConfigError
@@ -28,9 +27,7 @@ FIGURE_PNG = "results/figures/{figure}.png"
 # a table's files (TABLE_HTML its page in the report), and a figure's
 TABLE_FILES = {kind: f"results/tables/{{table}}.{kind}" for kind in ("csv", "md", "tex", "html")}
 FIGURE_FILES = {kind: f"results/figures/{{figure}}.{kind}" for kind in ("png", "pdf")}
-# each one's caption in the report: the caption template (workflow/report/<kind>.rst) headed by the name of the
-# output it captions, written by the job that makes it (a job makes several, and Snakemake renders a caption
-# with the job's params, not the file's: the heading picks the file's entry of those params)
+# each one's caption in the report, written by the job that makes it (plmfair.rendering.captions)
 REPORT_CAPTIONS = "results/report/"
 CAPTIONS = {kind: f"{REPORT_CAPTIONS}{kind}s/{{name}}.rst" for kind in ("table", "figure")}
 # the owner of the run's own tables (the data, the models, the analysis plan): one job makes them
@@ -318,13 +315,6 @@ def output_jobs(outputs: dict[str, Output]) -> dict[str, dict[str, Output]]:
     for name, output in outputs.items():
         jobs.setdefault(output.job, {})[name] = output
     return jobs
-
-
-def caption_stub(name: str, template: str) -> str:
-    """A caption of the report for the output ``name``: the caption ``template`` (workflow/report/table.rst or
-    figure.rst, a Jinja template that reads the job's params) headed by the output's name, which picks its
-    entry of the params (``output``)."""
-    return f"{{% set output = snakemake.params.outputs[{json.dumps(name)}] %}}\n{template}"
 
 
 def caption_models(config: dict, table: str) -> list[str]:
