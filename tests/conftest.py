@@ -97,6 +97,50 @@ def snakemake(
     return proc
 
 
+def planned(
+    workdir: Path,
+    *targets: str,
+    configfiles=DEMO_CONFIGS,
+    mirror: Path | None = DEMO_DATA,
+) -> list[tuple[str, str]]:
+    """(rule, wildcards) of every job a dry run on ``workdir`` plans (as :func:`dry_run_jobs` reads them off
+    its output), planned in this process through Snakemake's API: a dry run of a test costs its DAG, not a
+    Snakemake start of seconds. (A run that should fail, or one in another environment, goes through
+    :func:`snakemake`.)"""
+    import logging
+
+    from snakemake.api import SnakemakeApi
+    from snakemake.logging import logger
+    from snakemake.settings.enums import Quietness
+    from snakemake.settings.types import ConfigSettings, DAGSettings, OutputSettings, ResourceSettings
+    from snakemake_interface_logger_plugins.common import LogEvent
+
+    jobs: list[tuple[str, str]] = []
+
+    class Planned(logging.Handler):
+        def emit(self, record):
+            if getattr(record, "event", None) == LogEvent.JOB_INFO:
+                wildcards = getattr(record, "wildcards", None) or {}
+                jobs.append((record.rule_name, ", ".join(f"{k}={v}" for k, v in wildcards.items())))
+
+    handler = Planned()
+    with SnakemakeApi(OutputSettings(dryrun=True, quiet={Quietness.ALL})) as api:
+        logger.addHandler(handler)
+        try:
+            workflow = api.workflow(
+                resource_settings=ResourceSettings(cores=1),
+                config_settings=ConfigSettings(
+                    configfiles=[Path(f) for f in configfiles], config={"mirror": str(mirror)} if mirror else {}
+                ),
+                snakefile=REPO / "Snakefile",
+                workdir=Path(workdir),
+            )
+            workflow.dag(DAGSettings(targets=set(targets))).execute_workflow(pseudo_executor="dryrun")
+        finally:
+            logger.removeHandler(handler)
+    return jobs
+
+
 def outputs_under_hash_seeds(code: str, *args: str, out: Path, seeds=("1", "2")) -> list[Path]:
     """Run the Python ``code`` once per PYTHONHASHSEED in ``seeds`` (Python's string hashing, which
     changes from process to process), with ``args`` and then the seed's output path (``out`` with the

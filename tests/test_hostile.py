@@ -24,7 +24,7 @@ import pandas as pd
 import psutil
 import pytest
 import yaml
-from conftest import BIN, CORES, DEMO_DATA, REPO, TINY, dry_run_jobs, snakemake, tiny_config
+from conftest import BIN, CORES, DEMO_DATA, REPO, TINY, planned, snakemake, tiny_config
 from safetensors.torch import load_file, save_file
 
 pytestmark = pytest.mark.e2e
@@ -132,28 +132,27 @@ def test_kill_mid_run_then_rerun_and_a_second_run_in_the_same_directory(bert, tm
 def test_a_study_switched_off_by_a_configfile_really_goes(tmp_path):
     off = tmp_path / "off.yaml"
     off.write_text("cloze:\n  enabled: false\nmozart:\n  enabled: false\n")
-    proc = snakemake(tmp_path / "w", "--dry-run", configfiles=(REPO / "config" / "config.yaml", off), mirror=None)
-    assert "wmt13-dev.tgz" not in proc.stdout and "MozArt.zip" not in proc.stdout
-    assert "cloze_" not in proc.stdout
-    assert "crows_pairs_score" in proc.stdout
+    default = (REPO / "config" / "config.yaml", off)
+    jobs = "\n".join(map(" ".join, planned(tmp_path / "w", configfiles=default, mirror=None)))
+    assert "wmt13-dev.tgz" not in jobs and "MozArt.zip" not in jobs
+    assert "cloze_" not in jobs
+    assert "crows_pairs_score" in jobs
 
 
-def planned(cmd: list[str]) -> list[str]:
-    """'rule wildcards' of every job a dry run plans."""
-    proc = subprocess.run([*cmd[:-2], "--dry-run", *cmd[-2:]], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return [f"{rule} {wildcards}".strip() for rule, wildcards in dry_run_jobs(proc.stdout)]
+def planned_after(work: Path, configfile: Path, *targets: str) -> list[str]:
+    """'rule wildcards' of every job a dry run of ``targets`` on ``work`` plans (:func:`conftest.planned`)."""
+    return [f"{rule} {wildcards}".strip() for rule, wildcards in planned(work, *targets, configfiles=(configfile,))]
 
 
 def test_replacing_a_local_models_weights_reruns_exactly_its_jobs(bert, tmp_path):
     first, second = copy_model(bert, tmp_path / "first"), copy_model(bert, tmp_path / "second")
-    cmd = command(tmp_path / "work", small_config(tmp_path, local=first, other=second), SUMMARY)
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    work, config = tmp_path / "work", small_config(tmp_path, local=first, other=second)
+    done = subprocess.run(command(work, config, SUMMARY), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert planned(cmd) == []
+    assert planned_after(work, config, SUMMARY) == []
     state = load_file(second / "model.safetensors")
     save_file({k: v + 0.01 for k, v in state.items()}, second / "model.safetensors", metadata={"format": "pt"})
-    jobs = planned(cmd)
+    jobs = planned_after(work, config, SUMMARY)
     assert "model_manifest model=other" in jobs and "crows_pairs_score dataset=tiny_fr, model=other" in jobs
     assert not [job for job in jobs if "model=local" in job], jobs
     # what follows the scores reruns; no other model's job does

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import BIN, DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, snakemake
+from conftest import BIN, DEMO_CONFIGS, DEMO_DATA, REPO, dry_run_jobs, planned, snakemake
 from display_rule import MINUS_ZERO, check_tables, markdown_rows
 
 from plmfair.diff import diff_results, parquet_files
@@ -26,12 +26,12 @@ pytestmark = pytest.mark.e2e
 MODELS = {"tiny_bert", "tiny_mt5", "tiny_gpt2"}
 
 
-def planned_jobs(proc) -> dict[str, set[str]]:
-    """Rule -> the wildcards of every job a dry run plans."""
-    jobs: dict[str, set[str]] = {}
-    for rule, wildcards in dry_run_jobs(proc.stdout):
-        jobs.setdefault(rule, set()).add(wildcards)
-    return jobs
+def planned_jobs(jobs: list[tuple[str, str]]) -> dict[str, set[str]]:
+    """Rule -> the wildcards of every job of a dry run (:func:`conftest.planned`, :func:`conftest.dry_run_jobs`)."""
+    out: dict[str, set[str]] = {}
+    for rule, wildcards in jobs:
+        out.setdefault(rule, set()).add(wildcards)
+    return out
 
 
 def test_the_workflow_is_linted_by_make_lint_on_the_demo_and_the_default_configuration():
@@ -45,8 +45,7 @@ def test_the_workflow_is_linted_by_make_lint_on_the_demo_and_the_default_configu
 
 
 def test_demo_rerun_is_a_noop(demo_copy):
-    proc = snakemake(demo_copy, "--dry-run")
-    assert "Nothing to be done" in proc.stdout + proc.stderr
+    assert planned(demo_copy) == []
 
 
 def test_bad_config_value_stops_with_one_line(tmp_path):
@@ -225,7 +224,7 @@ def test_demo_scores_causal_models_in_every_study(demo_run):
 def test_params_rerun_exactly_what_they_change(demo_copy, tmp_path):
     beams = tmp_path / "beams.yaml"
     beams.write_text("mozart:\n  num_beams: 3\ncloze:\n  num_beams: 5\n")
-    jobs = planned_jobs(snakemake(demo_copy, "--dry-run", configfiles=(*DEMO_CONFIGS, beams)))
+    jobs = planned_jobs(planned(demo_copy, configfiles=(*DEMO_CONFIGS, beams)))
     # beam settings rerun the beam-search families' jobs only, never a masked LM's
     scored = {re.search(r"model=(\w+)", w).group(1) for w in jobs["cloze_score"]}
     assert scored == {"tiny_mt5", "tiny_gpt2"}
@@ -234,17 +233,16 @@ def test_params_rerun_exactly_what_they_change(demo_copy, tmp_path):
     # the mirror is where files are looked up, not what they are: moving it reruns nothing
     moved = tmp_path / "moved_mirror"
     shutil.copytree(DEMO_DATA, moved)
-    proc = snakemake(demo_copy, "--dry-run", mirror=moved)
-    assert "Nothing to be done" in proc.stdout + proc.stderr
+    assert planned(demo_copy, mirror=moved) == []
     # free text about a model, and a CrowS-Pairs data set declared but not scored, change no result
     unscored = tmp_path / "free_text_and_unscored_set.yaml"
     unscored.write_text(
         "models:\n  tiny_bert: {licence: MIT, pretraining_data: a few demo sentences}\n"
         "datasets:\n  crows_pairs:\n    unscored_fr: {file: unscored_fr.csv, format: inria, lang: fr}\n"
     )
-    proc = snakemake(demo_copy, "--dry-run", configfiles=(*DEMO_CONFIGS, unscored))
+    jobs = planned(demo_copy, configfiles=(*DEMO_CONFIGS, unscored))
     # (the run record echoes the configuration, so it alone is rewritten: a local job of a second)
-    assert set(planned_jobs(proc)) == {"run_record"}, dry_run_jobs(proc.stdout)
+    assert set(planned_jobs(jobs)) == {"run_record"}, jobs
 
 
 def test_one_load_per_model_and_a_data_set_added_later_scored_alone(demo_run, demo_copy, tmp_path):
@@ -284,8 +282,8 @@ def test_one_load_per_model_and_a_data_set_added_later_scored_alone(demo_run, de
     texts = [(demo_copy / f"results/logs/crows_pairs/{ds}/local_bert.log").read_text() for ds in ("demo_en", "demo_fr")]
     assert sum(text.count("loaded local_bert (") for text in texts) == 1, texts
     three = ["demo_en", "demo_fr", "demo_de"]
-    proc = snakemake(demo_copy, "--dry-run", *scores(three), configfiles=configure(three))
-    assert planned_jobs(proc)["crows_pairs_score"] == {"dataset=demo_de, model=local_bert"}
+    jobs = planned(demo_copy, *scores(three), configfiles=configure(three))
+    assert planned_jobs(jobs)["crows_pairs_score"] == {"dataset=demo_de, model=local_bert"}
     before = {path: (demo_copy / path).stat().st_mtime_ns for path in scores(["demo_en", "demo_fr"])}
     snakemake(demo_copy, *scores(three), configfiles=configure(three))
     text = (demo_copy / "results/logs/crows_pairs/demo_de/local_bert.log").read_text()
@@ -305,7 +303,7 @@ def test_dag_is_built_without_torch(tmp_path):
         (blocked / name / "__init__.py").write_text(f"raise ImportError('{name} is blocked for this test')\n")
     env = {**os.environ, "PYTHONPATH": str(blocked)}
     default = (REPO / "config" / "config.yaml",)
-    jobs = planned_jobs(snakemake(tmp_path / "work", "--dry-run", configfiles=default, env=env))
+    jobs = planned_jobs(dry_run_jobs(snakemake(tmp_path / "work", "--dry-run", configfiles=default, env=env).stdout))
     assert {"crows_pairs_score", "cloze_score"} <= set(jobs)
     assert any("model=gpt2" in w for w in jobs["crows_pairs_score"])
 
@@ -639,9 +637,9 @@ def test_a_ready_made_cloze_test_is_a_config_entry(demo_copy, tmp_path):
         )
     )
     configs = (*DEMO_CONFIGS, extra)
-    planned = dry_run_jobs(snakemake(demo_copy, "-n", configfiles=configs, mirror=mirror).stdout)
-    assert ("mozart_copy_tables", "") in planned
-    assert ("group_analysis", "cloze_set=mozart_copy") in planned
+    jobs = planned(demo_copy, configfiles=configs, mirror=mirror)
+    assert ("mozart_copy_tables", "") in jobs
+    assert ("group_analysis", "cloze_set=mozart_copy") in jobs
     # the demo's tiny models learn every ingested test's answers: with the copy's the model is rebuilt,
     # and both sets are scored by the same new model
     snakemake(

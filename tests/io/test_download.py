@@ -98,7 +98,7 @@ def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path)
     import os
     import subprocess
 
-    from conftest import BIN, REPO, dry_run_jobs
+    from conftest import BIN, REPO, planned
 
     from plmfair.io.download import mirror_copy_stamp
 
@@ -114,7 +114,7 @@ def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path)
     work = tmp_path / "work"
     target = "results/downloads/MozArt.zip"
 
-    def snakemake(*args):
+    def snakemake():
         return subprocess.run(
             [
                 str(BIN / "snakemake"),
@@ -124,7 +124,6 @@ def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path)
                 str(work),
                 "--cores",
                 "1",
-                *args,
                 target,
                 "--configfile",
                 str(REPO / ".test" / "config" / "config.yaml"),
@@ -138,6 +137,7 @@ def test_an_unverified_file_is_read_again_when_its_mirror_copy_changes(tmp_path)
         )
 
     snakemake()
-    assert dry_run_jobs(snakemake("-n").stdout) == []
+    configs = (REPO / ".test" / "config" / "config.yaml", config)
+    assert planned(work, target, configfiles=configs, mirror=mirror) == []
     os.utime(mirror / "MozArt.zip", ns=(1_000_000_000, 1_000_000_000))  # a new copy of the file
-    assert dry_run_jobs(snakemake("-n").stdout) == [("download", "file=MozArt.zip")]
+    assert planned(work, target, configfiles=configs, mirror=mirror) == [("download", "file=MozArt.zip")]
