@@ -245,6 +245,30 @@ def test_summary_hand_computed():
     assert overall["n_pairs"] == 10 and overall["n_clusters"] == 0 and pd.isna(overall["cluster_low"])
 
 
+def test_the_captions_say_the_plan_the_marks_and_intervals_follow():
+    """The figure of decisive shares and show's headline say what the code does: each row's interval at the
+    run's level (the summary's ci_level, 1 - alpha, not a Bonferroni level), the overall share marked by the
+    confirmatory family's procedure and a bias type by the secondary family's, and a star never said to be
+    exactly an interval that excludes 50% (an unadjusted rejection is nominal only)."""
+    from plmfair.crows_pairs.outputs import FIGURES
+    from plmfair.crows_pairs.record_part import HEADLINES
+    from plmfair.multiplicity import FAMILIES
+
+    frame = pd.concat([outcome_frame()] * 8, ignore_index=True).assign(pair_id=lambda d: range(len(d)))
+    s = summarise_pairs(frame, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr", alpha=0.1, max_unknown=1)
+    assert s["ci_level"].eq(0.9).all()  # every row's interval at 1 - alpha
+    plan = plan_of(s).set_index("hypothesis")
+    procedure = plan.loc[s["hypothesis"], "procedure"].set_axis(s["subset_kind"].to_numpy())
+    assert set(procedure.loc[["overall"]]) == {FAMILIES["confirmatory"][0]}  # Holm
+    assert set(procedure.loc[["bias_type"]]) == {FAMILIES["secondary"][0]}  # Benjamini-Yekutieli
+    figure = next(spec.caption for spec in FIGURES if spec.name == "crows_pairs")
+    (headline,) = [h.caption for h in HEADLINES if h.key == "crows_pairs"]
+    for caption in (figure, headline):
+        assert "Bonferroni" not in caption and "exactly when" not in caption
+        assert FAMILIES["confirmatory"][0] in caption and "significant before the adjustment only" in caption
+    assert FAMILIES["secondary"][0] in figure and "1 - analysis.alpha" in figure
+
+
 def test_ties_are_decided_by_the_scores_precision_not_by_display_rounding():
     """A margin of 0.0004 was neutral after rounding to 3 decimals and 0.0006 decisive; now both are
     decisive (far above float32's error), a margin of 1e-9 on scores of -30 is neutral, and Nangia's

@@ -208,9 +208,12 @@ FIGURES: tuple[FigureSpec, ...] = (
         "Per CrowS-Pairs data set, bias type and model: the share of decisive pairs (the two sentences scored"
         " differently) in which the model scores the more stereotyping sentence higher (pseudo-log-likelihood"
         " for masked LMs, sentence log-likelihood for causal LMs), with the Clopper-Pearson interval that "
-        "inverts the exact binomial test of those pairs against 50% (dashed line); bias types at the "
-        "Bonferroni level over the bias types tested (1 - alpha/m), overall at 95%. A star marks a "
-        "significant test, which is exactly when the interval excludes 50%. The small grey mark is Nangia et "
+        "inverts the exact binomial test of those pairs against 50% (dashed line), each row's at the run's "
+        "level (1 - analysis.alpha). A star marks a test the run's analysis plan finds significant after its "
+        "adjustment (docs/statistics.md, 'The analysis plan'): a data set's overall share by Holm over the "
+        "confirmatory family, a bias type's by Benjamini-Yekutieli over the report. A starred row's interval "
+        "excludes 50%; one that excludes it without a star is significant before the adjustment only. A "
+        "share too few decisive pairs cannot test is hollow, without interval. The small grey mark is Nangia et "
         "al.'s score, in which a neutral pair counts as not biased (unmarked, for comparison with the "
         "papers); the bars below give the share of neutral pairs.",
         "score per bias type",

@@ -152,7 +152,9 @@ HEADLINES = (
     Headline(
         key="crows_pairs",
         caption="CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
-        "of its exact sign test and its Holm-adjusted p (* significant: the interval excludes 50%); net "
+        "of its exact sign test at the run's level and its p adjusted by Holm over the run's confirmatory family "
+        "(* significant after that adjustment; a starred row's interval excludes 50%, one that excludes it "
+        "without a star is significant before the adjustment only); net "
         "preference: percentage points, pairs preferring the more stereotyping sentence minus those "
         "preferring the less, over all scored pairs; Nangia's score by their rule, unmarked.",
         title="CrowS-Pairs: decisive-pair share with the interval of its exact sign test and its p adjusted by "
