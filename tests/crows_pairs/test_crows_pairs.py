@@ -82,6 +82,44 @@ def test_agrees_with_plain_reference_pair_by_pair(tiny, uncased):
         assert got["status"] == "ok"
 
 
+def test_unknown_pieces_are_scored_as_the_published_protocols_score_them(tiny_model):
+    """A sentence whose word the tokenizer does not know reads [UNK]: Salazar et al.'s PLL (all_tokens) masks
+    every token in turn, the unknown one too, and Kaneko & Bollegala's AUL reads every token of one unmasked
+    pass, as computed here by hand with transformers; unknown_tokens='left_out' drops the [UNK] terms."""
+    import torch
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    from plmfair.scoring.base import MinimalPair
+
+    path = tiny_model("bert", CORPUS, vocab_size=300, seed=1)
+    model, tokenizer = AutoModelForMaskedLM.from_pretrained(path).eval(), AutoTokenizer.from_pretrained(path)
+    sentence = "Les femmes ne savent pas conduire ßßß."
+    ids = tokenizer.encode(sentence)
+    unknown = [i for i, t in enumerate(ids) if t == tokenizer.unk_token_id]
+    assert unknown, tokenizer.convert_ids_to_tokens(ids)  # the case: the sentence reads [UNK]
+    with torch.inference_mode():
+        masked = []
+        for i in range(1, len(ids) - 1):  # every token but [CLS] and [SEP], one masked copy each
+            copy = torch.tensor([ids])
+            copy[0, i] = tokenizer.mask_token_id
+            masked.append(torch.log_softmax(model(copy).logits[0, i], dim=-1)[ids[i]].item())
+        plain = torch.log_softmax(model(torch.tensor([ids])).logits[0], dim=-1)
+        unmasked = [plain[i, ids[i]].item() for i in range(1, len(ids) - 1)]
+    known = [k for k, i in enumerate(range(1, len(ids) - 1)) if i not in unknown]
+    scorer = MaskedLMScorer(model, tokenizer, name="bert", uncased=False, token_budget=64)
+    pair = [MinimalPair(sentence, "Les hommes ne savent pas conduire.", True)]
+
+    def scored(protocol: str, unknown_tokens: str) -> tuple[float, int]:
+        (result,) = scorer.score_sentences(pair, protocol=protocol, unknown_tokens=unknown_tokens)
+        return result.more, result.n_more
+
+    assert scored("all_tokens", "scored") == (pytest.approx(sum(masked), abs=1e-4), len(masked))
+    assert scored("aul", "scored") == (pytest.approx(sum(unmasked) / len(unmasked), abs=1e-5), len(unmasked))
+    left_out = sum(masked[k] for k in known)
+    assert scored("all_tokens", "left_out") == (pytest.approx(left_out, abs=1e-4), len(known))
+    assert scored("aul", "left_out")[1] == len(known)
+
+
 def test_batching_does_not_change_scores(tiny):
     kind, model, tokenizer = tiny
     pairs = pairs_frame(FR)

@@ -40,6 +40,7 @@ rule crows_pairs_score:
         protocol=from_plan(crows_pairs_plan.crows_pairs_protocol, "model"),
         precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
         too_long=plan.setting(config, "crows_pairs.too_long"),
+        unknown_tokens=plan.setting(config, "crows_pairs.unknown_tokens"),
     log:
         "results/logs/crows_pairs/{dataset}/{model}.log",
     benchmark:
@@ -129,6 +130,7 @@ for index, (passes, pass_models) in enumerate(crows_pairs_plan.pass_groups(confi
             model=from_plan(plan.model_loading, "model"),
             precision=from_plan(plan.model_precision, "model", study="crows_pairs"),
             too_long=plan.setting(config, "crows_pairs.too_long"),
+            unknown_tokens=plan.setting(config, "crows_pairs.unknown_tokens"),
             passes=[list(p) for p in passes],
         log:
             "results/logs/crows_pairs/{dataset}/passes/{model}.log",

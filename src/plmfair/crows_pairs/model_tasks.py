@@ -50,6 +50,7 @@ def set_task(
             "protocol": protocol,
             "precision": precision,
             "too_long": config["crows_pairs"]["too_long"],
+            "unknown_tokens": config["crows_pairs"]["unknown_tokens"],
             "token_budget": token_budget,
             "threads": threads,
         },
@@ -89,6 +90,7 @@ def score(loaded, task: Task, paths, scored_by: str) -> None:
         loaded,
         protocol=task.settings["protocol"],
         too_long=task.settings["too_long"],
+        unknown_tokens=task.settings["unknown_tokens"],
         token_budget=task.settings["token_budget"],
     )
     meta["scored_in_job_of"] = scored_by

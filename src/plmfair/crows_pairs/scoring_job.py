@@ -61,6 +61,7 @@ def score_pairs(
     *,
     protocol: str = "nangia",
     too_long: str = "skip",
+    unknown_tokens: str = "scored",
     coverage: Coverage | None = None,
 ) -> pd.DataFrame:
     """Score every pair of an ingested CrowS-Pairs table; one row per pair (:data:`PAIR_SCHEMA`).
@@ -69,7 +70,8 @@ def score_pairs(
     same token ids (``skipped_identical_ids``: they differ only in pieces it does not know), and with
     ``too_long='skip'`` pairs with a sentence longer than the model accepts, are kept with a
     ``skipped_*`` status and logged with their id; ``too_long='truncate'`` scores truncated
-    sentences and marks them ``truncated``. ``coverage`` counts the pieces of every labelled pair
+    sentences and marks them ``truncated``; ``unknown_tokens``: an unknown piece scored or left out
+    (:meth:`plmfair.scoring.base.Scorer.score_sentences`). ``coverage`` counts the pieces of every labelled pair
     and the unknown ones among them (:mod:`plmfair.scoring.coverage`).
     """
     coverage = Coverage() if coverage is None else coverage
@@ -96,7 +98,11 @@ def score_pairs(
         MinimalPair(pairs["sent_more"].iloc[i], pairs["sent_less"].iloc[i], rows[i]["stereo_antistereo"] == "stereo")
         for i in todo
     ]
-    for i, res in zip(todo, scorer.score_sentences(minimal_pairs, protocol=protocol, too_long=too_long), strict=True):
+    for i, res in zip(
+        todo,
+        scorer.score_sentences(minimal_pairs, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens),
+        strict=True,
+    ):
         rows[i].update(
             sent_more_score=res.more,
             sent_less_score=res.less,
@@ -137,7 +143,9 @@ def _margin(frame: pd.DataFrame) -> pd.Series:
     return frame["sent_more_score"] - frame["sent_less_score"]
 
 
-def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, loaded: LoadedModel, *, protocol: str, too_long: str):
+def settle_in_fp32(
+    out: pd.DataFrame, pairs: pd.DataFrame, loaded: LoadedModel, *, protocol: str, too_long: str, unknown_tokens: str
+):
     """Make a bf16 or fp16 scoring's outcomes those of fp32: a sample of pairs is scored in fp32 too,
     which sets the low precision's error bound (``CHECK_SAFETY`` x the largest margin error seen,
     relative to :func:`error_scale`); every pair whose margin is within that bound is scored again in
@@ -160,12 +168,12 @@ def settle_in_fp32(out: pd.DataFrame, pairs: pd.DataFrame, loaded: LoadedModel, 
     fp32 = loaded.in_precision("fp32").scorer(token_budget=0, progress=False)
     positions = np.flatnonzero(scored)
     sample = positions[np.linspace(0, len(positions) - 1, min(CHECK_SAMPLE, len(positions))).astype(int)]
-    exact = score_pairs(pairs.iloc[sample], fp32, protocol=protocol, too_long=too_long)
+    exact = score_pairs(pairs.iloc[sample], fp32, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens)
     seen = np.abs(margin.iloc[sample].to_numpy() - _margin(exact).to_numpy())
     factor = CHECK_SAFETY * max(1.0, float(np.max(seen / error_scale(out.iloc[sample], low).to_numpy(), initial=0)))
     bound = factor * error_scale(out, low)
     again = np.flatnonzero(scored & (margin.abs() <= bound).to_numpy())
-    rescored = score_pairs(pairs.iloc[again], fp32, protocol=protocol, too_long=too_long)
+    rescored = score_pairs(pairs.iloc[again], fp32, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens)
     out = out.copy()
     for column in ("sent_more_score", "sent_less_score", "n_masked_more", "n_masked_less", "status"):
         out.iloc[again, out.columns.get_loc(column)] = rescored[column].to_numpy()
@@ -199,6 +207,7 @@ def run_scoring(
     precision: str,
     too_long: str,
     token_budget: int,
+    unknown_tokens: str = "scored",
     device: str = "auto",
     threads: int | None = None,
     progress: bool = True,
@@ -207,12 +216,25 @@ def run_scoring(
     # torch and transformers (through the loader): only the scoring job loads a model
     loaded = load(spec, device=device, precision=precision, threads=threads)
     return score_loaded(
-        pairs, loaded, protocol=protocol, too_long=too_long, token_budget=token_budget, progress=progress
+        pairs,
+        loaded,
+        protocol=protocol,
+        too_long=too_long,
+        unknown_tokens=unknown_tokens,
+        token_budget=token_budget,
+        progress=progress,
     )
 
 
 def score_loaded(
-    pairs: pd.DataFrame, loaded: LoadedModel, *, protocol: str, too_long: str, token_budget: int, progress: bool = True
+    pairs: pd.DataFrame,
+    loaded: LoadedModel,
+    *,
+    protocol: str,
+    too_long: str,
+    token_budget: int,
+    unknown_tokens: str = "scored",
+    progress: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """Score ``pairs`` with a model already loaded (:func:`plmfair.scoring.loader.load`); return the
     per-pair table and run metadata."""
@@ -221,12 +243,17 @@ def score_loaded(
     coverage = Coverage()
     check = {}
     with loaded.stopwatch() as watch:
-        out = score_pairs(pairs, scorer, protocol=protocol, too_long=too_long, coverage=coverage)
+        out = score_pairs(
+            pairs, scorer, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens, coverage=coverage
+        )
         if precision != "fp32":
-            out, check = settle_in_fp32(out, pairs, loaded, protocol=protocol, too_long=too_long)
+            out, check = settle_in_fp32(
+                out, pairs, loaded, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens
+            )
     meta = loaded.metadata(
         precision_check=check,
         protocol=protocol,
+        unknown_tokens=unknown_tokens,
         token_budget=scorer.token_budget,
         wall_time_s=round(watch.seconds, 3),
         n_pairs=int(len(out)),

@@ -174,22 +174,28 @@ class Scorer(ABC):
     # becoming a result.
 
     def score_sentences(
-        self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str = "skip"
+        self, pairs: Sequence[MinimalPair], *, protocol: str, too_long: str = "skip", unknown_tokens: str = "scored"
     ) -> list[PairScore]:
         """Score both sentences of every minimal pair under ``protocol``, one of the family's
         (:data:`plmfair.scoring.protocols.PROTOCOLS`).
 
         A protocol may depend on both sentences and the direction (Nangia et al.'s masking rule
         does). A pair with a sentence longer than the model accepts is skipped
-        (``too_long='skip'``) or truncated (``'truncate'``). Scores are at full precision (the
+        (``too_long='skip'``) or truncated (``'truncate'``). A piece the tokenizer does not know is scored
+        as the published protocols score it (``unknown_tokens='scored'``) or left out of what a masked LM's
+        protocols read (``'left_out'``; :data:`UNKNOWN_TOKENS`). Scores are at full precision (the
         3-decimal rounding of Nangia et al.'s score is the study's, :mod:`plmfair.crows_pairs.scoring_job`).
         """
         rule = self.protocol(protocol)
         check_too_long(too_long)
+        if unknown_tokens not in UNKNOWN_TOKENS:
+            raise ValueError(f"unknown_tokens must be one of {UNKNOWN_TOKENS}, got {unknown_tokens!r}")
         max_len = self.max_length()
         scores: list[PairScore | None] = [None] * len(pairs)
         work: list[tuple[int, str, TokenizedSentence, TokenizedSentence]] = []
-        encoded = self.encode_sentences([text for pair in pairs for text in (pair.more, pair.less)])
+        encoded = self.encode_sentences(
+            [text for pair in pairs for text in (pair.more, pair.less)], unknown_tokens=unknown_tokens
+        )
         for i in range(len(pairs)):
             more, less = encoded[2 * i], encoded[2 * i + 1]
             status = "ok"
@@ -230,9 +236,10 @@ class Scorer(ABC):
         """The gap protocol this model's family is scored with (``Family.cloze_protocol``)."""
         return CLOZE_PROTOCOLS[FAMILIES[self.family].cloze_protocol]
 
-    def encode_sentences(self, texts: Sequence[str]) -> list[TokenizedSentence]:
+    def encode_sentences(self, texts: Sequence[str], *, unknown_tokens: str = "scored") -> list[TokenizedSentence]:
         """CrowS-Pairs sentences as the family's protocols read them: token ids (with the special
-        tokens the family adds) and the word of each; all of them in one call of the tokenizer."""
+        tokens the family adds) and the word of each; all of them in one call of the tokenizer; an
+        unknown piece read (``unknown_tokens='scored'``) or not (:meth:`Scorer.score_sentences`)."""
         raise ModelError(f"model {self.name!r}: its family has no CrowS-Pairs encoding")
 
     def truncate(self, sentence: TokenizedSentence, max_len: int) -> TokenizedSentence:
@@ -401,6 +408,12 @@ def per_sequence(chunks, batches: Sequence[Sequence[int]], counts: Sequence[int]
         out[i] = flat[start : start + counts[i]]
         start += counts[i]
     return out
+
+
+# what a masked LM's protocols do with a piece the tokenizer does not know ([UNK], <unk>): read it as every
+# other token, as the published definitions and their reference code do (Salazar et al.'s PLL, Kauf & Ivanova's
+# word-l2r, Kaneko & Bollegala's AUL, Nangia et al.'s metric.py), or leave it out of what they read
+UNKNOWN_TOKENS = ("scored", "left_out")
 
 
 def check_too_long(too_long: str) -> None:

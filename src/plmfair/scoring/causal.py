@@ -149,9 +149,9 @@ class CausalLMScorer(Scorer):
             parts.append(picked - torch.logsumexp(logits, dim=-1))
         return torch.cat(parts) if parts else torch.zeros(0, device=ids.device)
 
-    def encode_sentences(self, texts: Sequence[str]) -> list[TokenizedSentence]:
+    def encode_sentences(self, texts: Sequence[str], *, unknown_tokens: str = "scored") -> list[TokenizedSentence]:
         """Each sentence's tokens without special tokens, after the prefix (BOS, else EOS); each token is
-        its own word (the sentence log-likelihood reads every token and groups none)."""
+        its own word (the sentence log-likelihood reads every token, an unknown one too, and groups none)."""
         special = frozenset({self.prefix_id})
         return [
             TokenizedSentence(ids, [None, *range(len(ids) - 1)], special)

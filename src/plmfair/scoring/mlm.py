@@ -256,8 +256,10 @@ class MaskedLMScorer(Scorer):
         """One masked copy of ``ids`` per group: every position of the group masked, its first read."""
         return _copies(ids, groups, self.mask_id)
 
-    def encode_sentences(self, texts: Sequence[str]) -> list[TokenizedSentence]:
-        special = frozenset(self.tokenizer.all_special_ids)
+    def encode_sentences(self, texts: Sequence[str], *, unknown_tokens: str = "scored") -> list[TokenizedSentence]:
+        # an unknown piece is a special token of the tokenizer's, but a piece of the sentence to its protocols
+        unk = {self.tokenizer.unk_token_id} if unknown_tokens == "scored" else set()
+        special = frozenset(self.tokenizer.all_special_ids) - unk
         return [
             TokenizedSentence(ids, words, special)
             for ids, words in encode_with_words(self.tokenizer, [self.prepare(t) for t in texts])
