@@ -51,3 +51,17 @@ def test_printed_numbers_agree_with_the_exact_ones_on_every_side(seed):
 def test_missing_integers_text_and_infinities():
     assert number(float("nan")) == "" and number(None) == "" and number(7) == "7" and number("x") == "x"
     assert interval(-math.inf, 0.2, 2, keep=(0,)) == "[-inf, 0.20]" and p_value(float("nan"), alpha=0.05) == ""
+
+
+def test_an_untestable_note_prints_its_smallest_p_and_threshold_on_their_own_sides():
+    """'0.009, not < 0.009' said nothing: the smallest attainable p and the family's threshold are each printed
+    with the decimals that keep them apart, so the printed pair says what the numbers do."""
+    import pandas as pd
+
+    from plmfair.rendering.marks import note
+
+    for p_min, threshold in ((0.00934, 0.00926), (0.0097, 0.0096), (0.0500001, 0.05)):
+        row = pd.Series({"family": "untestable", "limit": "", "p_min": p_min, "threshold": threshold, "alpha": 0.05})
+        text = note(row)
+        smallest, limit = text.removeprefix("untestable (smallest attainable p ").removesuffix(")").split(", not < ")
+        assert float(smallest) >= float(limit) and smallest != limit, text

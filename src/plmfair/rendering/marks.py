@@ -53,8 +53,13 @@ def note(row: pd.Series) -> str:
     if row["family"] == "untestable" and row["limit"]:
         return f"untestable ({row['limit']})"
     if row["family"] == "untestable":
-        smallest = p_value(row["p_min"], alpha=row["alpha"])
-        limit = "" if pd.isna(row["threshold"]) else f" < {p_value(row['threshold'], alpha=row['alpha'])}"
+        # each printed on its own side of the other (0.0093 is not < 0.0092, where both would round to 0.009)
+        smallest = p_value(row["p_min"], alpha=row["alpha"], keep=[row["threshold"]])
+        limit = (
+            ""
+            if pd.isna(row["threshold"])
+            else f" < {p_value(row['threshold'], alpha=row['alpha'], keep=[row['p_min']])}"
+        )
         return f"untestable (smallest attainable p {smallest}, not{limit})"
     if row["family"] == "uninformative":
         return "uninformative (every assignment gives the same statistic)"

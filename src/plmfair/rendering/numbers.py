@@ -95,16 +95,16 @@ def interval(low, high, digits: int = 2, *, keep: Iterable = ()) -> str:
     return f"[{number(low, digits, keep=keep)}, {number(high, digits, keep=keep)}]"
 
 
-def p_value(p, *, alpha: float | None, digits: int = 3) -> str:
+def p_value(p, *, alpha: float | None, digits: int = 3, keep: Iterable = ()) -> str:
     """A p-value: ``digits`` decimals, ``<0.001`` below what they show, never rounded onto or across
-    ``alpha`` (0.0496 prints ``0.0496`` at alpha 0.05; no level kept where ``alpha`` is None); '' when
-    missing."""
+    ``alpha`` (0.0496 prints ``0.0496`` at alpha 0.05; no level kept where ``alpha`` is None) nor the values
+    of ``keep`` (a threshold it is set beside); '' when missing."""
     if missing(p):
         return ""
     floor = 10.0**-digits
     if p < floor and (alpha is None or floor <= alpha):
         return f"<{floor:.{digits}f}"
-    return number(float(p), digits, keep=() if alpha is None else (alpha,))
+    return number(float(p), digits, keep=(*keep, *(() if alpha is None else (alpha,))))
 
 
 def level(value, *, alpha: float | None = None) -> str:
