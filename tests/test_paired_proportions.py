@@ -66,3 +66,16 @@ def test_mid_p_mcnemar_hand_computed():
     # every item one way: half the exact test's 2 x 0.5^n
     assert mid_p_mcnemar(5, 0) == pytest.approx(0.5**5) == mid_p_smallest(5)
     assert mid_p_smallest(0) == 1.0
+
+
+def test_a_paired_changes_smallest_p_is_the_smallest_its_test_gives_for_those_moves():
+    """The paired-change p is the larger of the mid-p McNemar's and Tango's score test's; the smallest it can
+    give with m pairs moved is at every pair moved one way, where the score test's 2 Phi(-sqrt(m)) is the
+    larger for m above a few (the mid-p's 0.5^m alone said 7.6e-6 at m = 17 where 3.7e-5 is the true one)."""
+    from plmfair.crows_pairs.changes import paired_proportions
+
+    for moved in range(1, 41):
+        for n in (moved, moved + 7, 300):
+            ps = [paired_proportions(up, moved - up, n, alpha=0.05)["p"] for up in range(moved + 1)]
+            assert paired_proportions(0, moved, n, alpha=0.05)["p_min"] == pytest.approx(min(ps), rel=1e-9)
+    assert paired_proportions(17, 0, 100, alpha=0.05)["p_min"] == pytest.approx(3.7e-5, rel=0.05)
