@@ -221,3 +221,26 @@ def test_every_cell_header_and_caption_is_escaped_on_the_html_and_latex_pages(tm
     assert "<img" not in page and page.count("&lt;img src=x onerror=alert(document.domain)&gt;") == 5
     tex = (tmp_path / "t.tex").read_text()
     assert "\\input{" not in tex and "\\textbackslash input" in tex
+
+
+def test_the_ranking_agreement_table_prints_the_interval_of_w_not_its_point():
+    """The W of the measured shares is no estimate of the population's (make bench-stats, part ranking): the
+    table prints its interval only, under a name that says whose interval it is; the point stays in the file."""
+    from plmfair.crows_pairs.tables import ranking_table
+
+    ranking = pd.DataFrame(
+        {
+            "dataset": ["en", "fr"],
+            "models": ["a, b, c", ""],
+            "protocols": ["nangia, aul", ""],
+            "n_pairs": [300, 0],
+            "w": [0.4123, float("nan")],
+            "ci_low": [0.0, float("nan")],
+            "ci_high": [1.0, float("nan")],
+            "note": ["", "fewer than 3 models"],
+        }
+    )
+    shown = printed(ranking_table(ranking, alpha=0.05))
+    assert "Kendall's W, interval (95%)" in shown.columns and "Kendall's W" not in shown.columns
+    assert shown["Kendall's W, interval (95%)"].tolist() == ["[0.00, 1.00]", ""]
+    assert not shown.astype(str).apply(lambda column: column.str.contains("0.41")).any(axis=None)
