@@ -160,7 +160,7 @@ RANKING_SCHEMA = {
     "n_pairs": "pairs every model scored under every protocol (0 when not computed)",
     "w": "Kendall's W of the protocols ranking the models by their measured decisive shares (1: every protocol "
     "ranks them alike; 0: no agreement), tie-corrected: not an estimate of the population's W, which sampling "
-    "noise pulls it below where models are close (0.12-0.69 at a true W of 1 on 300 pairs) and which is "
+    "noise pulls it below where models are close (0.10-0.74 at a true W of 1 on 300 pairs) and which is "
     "undefined where they are equal (make bench-stats, part ranking); the table prints the interval only",
     "ci_low": "lower end of W's conservative interval at 1 - alpha: the least W the shares' simultaneous "
     "Clopper-Pearson intervals (Bonferroni over models x protocols) allow, bounded "
