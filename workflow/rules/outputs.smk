@@ -14,16 +14,17 @@ TABLE_CAPTION, FIGURE_CAPTION = (
 )
 
 
-def _output_job(kind, outputs, template):
-    """What a job of ``kind`` (table or figure) reads (the outputs' inputs, the caption ``template``) and
-    writes, and its params: every output's entry, its files (the report's page with its caption, category and
-    labels) and its caption."""
-    report_kind = {"table": "html", "figure": "png"}[kind]
+def _output_job(kind, outputs):
+    """What a job of ``kind`` (table or figure) reads (the outputs' inputs) and writes, and its params: every
+    output's entry, its files (the report's page, plan.TABLE_HTML or FIGURE_PNG, with its caption, category
+    and labels) and its caption."""
+    page = {"table": plan.TABLE_HTML, "figure": plan.FIGURE_PNG}[kind]
     files = []
     entries = {}
     for name, output in outputs.items():
         caption = plan.CAPTIONS[kind].format(name=name)
-        for file_kind, path in output.files().items():
+        own = output.files()
+        for path in own.values():
             files.append(
                 in_report(
                     path,
@@ -32,17 +33,17 @@ def _output_job(kind, outputs, template):
                     subcategory=f"{kind.title()}s",
                     labels=output.labels(),
                 )
-                if file_kind == report_kind
+                if path == page.format(**{kind: name})
                 else path
             )
         files.append(caption)
-        entries[name] = {"inputs": output.inputs, "files": output.files(), "caption": caption}
+        entries[name] = {"inputs": output.inputs, "files": own, "caption": caption}
     inputs = sorted({path for output in outputs.values() for path in output.inputs.values()})
-    return {"inputs": [*inputs, template], "outputs": files, "entries": entries}
+    return {"inputs": inputs, "outputs": files, "entries": entries}
 
 
 for job, outputs in plan.output_jobs(TABLES).items():
-    made = _output_job("table", outputs, TABLE_CAPTION)
+    made = _output_job("table", outputs)
 
     rule:
         name:
@@ -50,6 +51,7 @@ for job, outputs in plan.output_jobs(TABLES).items():
         localrule: True
         input:
             made["inputs"],
+            template=TABLE_CAPTION,
         output:
             made["outputs"],
         params:
@@ -77,7 +79,7 @@ for job, outputs in plan.output_jobs(TABLES).items():
 # into the report with its own caption (workflow/report/figure.rst) and label, under its study. (A figure
 # that a job of its own draws from what it computes, the t-SNE map, is that job's.)
 for job, outputs in plan.output_jobs(FIGURES).items():
-    made = _output_job("figure", outputs, FIGURE_CAPTION)
+    made = _output_job("figure", outputs)
 
     rule:
         name:
@@ -85,6 +87,7 @@ for job, outputs in plan.output_jobs(FIGURES).items():
         localrule: True
         input:
             made["inputs"],
+            template=FIGURE_CAPTION,
         output:
             made["outputs"],
         params:

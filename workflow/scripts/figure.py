@@ -10,7 +10,7 @@ from plmfair.registry import load_function
 from plmfair.rendering.captions import caption_stub
 
 configure_logging(snakemake)
-template = Path(snakemake.input[-1]).read_text()
+template = Path(snakemake.input.template).read_text()
 for name, figure in snakemake.params.outputs.items():
     drawing = figure["drawing"]
     load_function(drawing["drawer"])(

@@ -10,7 +10,7 @@ from plmfair.rendering.captions import caption_stub
 from plmfair.rendering.table_format import render_table
 
 configure_logging(snakemake)
-template = Path(snakemake.input[-1]).read_text()
+template = Path(snakemake.input.template).read_text()
 for name, table in snakemake.params.outputs.items():
     render_table(
         frames={role: read_parquet(path=path) for role, path in table["inputs"].items()},

@@ -3,13 +3,17 @@ their report categories, and each table's job."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_run_files
 from plmfair.registry import Registry
-from plmfair.rendering.table_spec import FigureSpec, TableSpec
+from plmfair.rendering.table_spec import FIGURE_FORMATS, TABLE_FORMATS, FigureSpec, TableSpec
 from plmfair.studies import ANALYSIS_PLAN, CLOZE_TASK, PAIRS_TASK, STUDIES, Study, owners
+
+Spec = TypeVar("Spec", TableSpec, FigureSpec)
 
 # The run's own files (not a study's): what its data sets hold, the models that ran, and its record
 # (the workflow's target: its inputs are every file the run publishes, plmfair.plan.published_files)
@@ -21,12 +25,10 @@ RUN_RECORD_HTML = "results/run.html"
 REPORT = "results/report.html"
 # the report's stylesheet (Snakemake's --report-stylesheet), in the checkout beside the workflow's captions
 REPORT_STYLESHEET = "workflow/report/report.css"
-# each table's and figure's page in the report
-TABLE_HTML = "results/tables/{table}.html"
-FIGURE_PNG = "results/figures/{figure}.png"
-# a table's files (TABLE_HTML its page in the report), and a figure's
-TABLE_FILES = {kind: f"results/tables/{{table}}.{kind}" for kind in ("csv", "md", "tex", "html")}
-FIGURE_FILES = {kind: f"results/figures/{{figure}}.{kind}" for kind in ("png", "pdf")}
+# a table's files and a figure's, by suffix, and each one's page in the report
+TABLE_FILES = {suffix: f"results/tables/{{table}}.{suffix}" for suffix in TABLE_FORMATS}
+FIGURE_FILES = {suffix: f"results/figures/{{figure}}.{suffix}" for suffix in FIGURE_FORMATS}
+TABLE_HTML, FIGURE_PNG = TABLE_FILES["html"], FIGURE_FILES["png"]
 # each one's caption in the report, written by the job that makes it (plmfair.rendering.captions)
 REPORT_CAPTIONS = "results/report/"
 CAPTIONS = {kind: f"{REPORT_CAPTIONS}{kind}s/{{name}}.rst" for kind in ("table", "figure")}
@@ -78,24 +80,22 @@ SHARED_TABLES: tuple[TableSpec, ...] = (
 )
 
 
-def _owned_tables() -> dict[str, tuple[str, TableSpec]]:
-    """Every table a run can make, by name, with its owner: the shared ones (:data:`RUN_OUTPUTS`), then each
-    study's (a table two studies share, once: the first's)."""
-    specs = {spec.name: (RUN_OUTPUTS, spec) for spec in SHARED_TABLES}
+def _owned(shared: tuple[Spec, ...], of: Callable[[Study], Sequence[Spec]]) -> dict[str, tuple[str, Spec]]:
+    """Every output of a kind a run can make, by name, with its owner: the ``shared`` ones (:data:`RUN_OUTPUTS`),
+    then each study's (``of`` it: one two studies share, once, the first's)."""
+    specs = {spec.name: (RUN_OUTPUTS, spec) for spec in shared}
     for name, study in STUDIES.items():
-        for spec in study.tables:
+        for spec in of(study):
             specs.setdefault(spec.name, (name, spec))
     return specs
+
+
+def _owned_tables() -> dict[str, tuple[str, TableSpec]]:
+    return _owned(SHARED_TABLES, lambda study: study.tables)
 
 
 def _owned_figures() -> dict[str, tuple[str, FigureSpec]]:
-    """Every figure a run can make, by name, with the study that owns it (a figure two studies share: the
-    first)."""
-    specs: dict[str, tuple[str, FigureSpec]] = {}
-    for name, study in STUDIES.items():
-        for spec in study.figures:
-            specs.setdefault(spec.name, (name, spec))
-    return specs
+    return _owned((), lambda study: study.figures)
 
 
 def all_tables() -> Registry[TableSpec]:

@@ -33,6 +33,7 @@ from plmfair.registry import load_function
 from plmfair.rendering import numbers
 from plmfair.rendering.labels import contrast_label, metric_label
 from plmfair.rendering.marks import add_decisions
+from plmfair.rendering.table_spec import TABLE_FORMATS
 from plmfair.scoring.coverage import distinct
 
 
@@ -350,10 +351,6 @@ def models_table(models: pd.DataFrame) -> pd.DataFrame:
 def long_table(table: pd.DataFrame) -> pd.DataFrame:
     """A long Parquet table as it is (data summary, McNemar comparisons)."""
     return table
-
-
-# the files a table is written as, by suffix: results/tables/<name>.<suffix>
-TABLE_FORMATS = ("csv", "md", "tex", "html")
 
 
 def table_texts(

@@ -12,6 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# the files a table is written as, and a figure drawn as, by suffix: results/tables/<name>.<suffix>,
+# results/figures/<name>.<suffix>
+TABLE_FORMATS = ("csv", "md", "tex", "html")
+FIGURE_FORMATS = ("png", "pdf")
+
 # what the captions say of the marks, once for every table
 POLICY = (
     "* : significant after the run's adjustment for multiple testing (docs/statistics.md, 'The analysis plan'): "

@@ -21,7 +21,6 @@ from pathlib import Path
 
 from plmfair import plan
 from plmfair.errors import PlmfairError
-from plmfair.plan.targets import FIGURE_PNG, TABLE_HTML
 from plmfair.studies import STUDIES
 
 # the docutils settings of the report (relative to the workflow): raw HTML and file inclusion off
@@ -60,8 +59,8 @@ def _answers_in(folder: Path, hypothesis: str, study: str) -> list[str]:
     parts = hypothesis.split("/")
     subject = parts[1] if len(parts) > 1 else ""
     shown = STUDIES[study].answered_in
-    made = [Path(TABLE_HTML.format(table=n.format(subject=subject))) for n in shown.get("tables", ())]
-    made += [Path(FIGURE_PNG.format(figure=n.format(subject=subject))) for n in shown.get("figures", ())]
+    made = [Path(plan.TABLE_HTML.format(table=n.format(subject=subject))) for n in shown.get("tables", ())]
+    made += [Path(plan.FIGURE_PNG.format(figure=n.format(subject=subject))) for n in shown.get("figures", ())]
     return [f"`{path.name}`_" for path in made if (folder / path).is_file()]
 
 

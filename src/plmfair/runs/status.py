@@ -36,7 +36,7 @@ def table_differences(folder: Path, *, known: Collection[str] = ()) -> list[str]
     # pandas and the tables' builders only when a run is verified
     from plmfair.io.parquet import read_parquet
     from plmfair.plan.targets import tables
-    from plmfair.rendering.table_format import TABLE_FORMATS, table_texts
+    from plmfair.rendering.table_format import table_texts
     from plmfair.runs.record import read_run_record
 
     try:
@@ -45,11 +45,10 @@ def table_differences(folder: Path, *, known: Collection[str] = ()) -> list[str]
         return []
     published = {entry["path"] for entry in record["files"]}
     out = []
-    for name, table in tables(record["config"]).items():
-        files = {suffix: f"results/tables/{name}.{suffix}" for suffix in TABLE_FORMATS}
+    for table in tables(record["config"]).values():
         shown = {
             suffix: path
-            for suffix, path in files.items()
+            for suffix, path in table.files().items()
             if path in published and path not in known and (folder / path).is_file()
         }
         inputs = list(table.inputs.values())
