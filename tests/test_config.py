@@ -190,6 +190,15 @@ CONFIG_ERRORS = {
         lambda c: c["cloze"]["corpora"]["wmt06_test2006"].update(models=["gpt2", "gpt2"]),
         "config error at cloze.corpora.wmt06_test2006.models: 'gpt2' is listed twice",
     ),
+    "a corpus without files": (
+        lambda c: c["cloze"]["corpora"].update(mine={"pivot": "en"}),
+        "config error at cloze.corpora.mine: a corpus names its files: `text` (one file per language) or "
+        "`bitexts` (a pivot bitext per other language), not both; or `enabled: false` to leave it out",
+    ),
+    "a corpus switched on without files": (
+        lambda c: c["cloze"]["corpora"].update(mine={"enabled": True, "pivot": "en"}),
+        "config error at cloze.corpora.mine: a corpus names its files",
+    ),
     "direction_from an undeclared set": (
         lambda c: c["datasets"]["crows_pairs"]["mcp_it_IT"].update(direction_from="frr"),
         "config error at datasets.crows_pairs.mcp_it_IT.direction_from: data set "
@@ -356,3 +365,32 @@ def test_a_section_of_the_wrong_type_is_one_line_before_anything_reads_it(tmp_pa
             models=[], studies=None, datasets=None, run="r", configfiles=[mine], runs=tmp_path, family=None, argv=[]
         )
     assert str(err.value) == said.format(file=mine) or str(err.value).startswith(said.format(file=mine))
+
+
+OFF = {"cloze": {"corpora": {"wmt06_europarl": {"enabled": False}, "wmt06_test2006": {"enabled": False}}}}
+
+
+def test_a_corpus_switched_off_is_not_read_for_its_files_or_languages(schema):
+    """A config of its own, read without config/config.yaml (``snakemake --directory elsewhere``): the
+    default corpora switched off name no files, and nothing asks them for their languages."""
+    from plmfair.cloze.plan import cloze_corpora
+
+    cfg = validate_config(copy.deepcopy(OFF), schema)
+    assert cloze_corpora(cfg) == {} and "text" not in cfg["cloze"]["corpora"]["wmt06_europarl"]
+
+
+@pytest.mark.e2e
+def test_snakemake_elsewhere_plans_a_config_that_switches_the_default_corpora_off(tmp_path):
+    """``snakemake --directory`` a folder outside the checkout with config files of its own, one switching the
+    default corpora off (the checkout's config/config.yaml is not read there): the demo's own corpus is
+    planned, and nothing of the corpora switched off."""
+    from conftest import DEMO_DATA, planned
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(yaml.safe_dump(OFF))
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    jobs = planned(work, configfiles=[REPO / ".test" / "config" / "config.yaml", mine], mirror=DEMO_DATA)
+    built = {wildcards for rule, wildcards in jobs if rule == "cloze_select"}
+    assert built == {"corpus=demo"}, jobs
+    assert not [job for job in jobs if "wmt06" in job[1]]

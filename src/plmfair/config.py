@@ -52,6 +52,8 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
                     repeated.append(x)
                 seen.add(x)
             message = f"{repeated[0]!r} is listed twice (each name once: a repeat would count its results twice)"
+        elif shapes := _worded_shapes(best):  # the schema's words for "none of these shapes"
+            best, message = shapes, shapes.schema["errorMessage"]
         else:
             message = best.message
         if len(message) > 300:  # a value can be huge (a YAML alias bomb): an excerpt
@@ -60,6 +62,16 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
     _check_finite(config)
     check_config(config)
     return config
+
+
+def _worded_shapes(error):
+    """The ``anyOf`` that ``error`` is one failed branch of (or is), where the schema words it
+    (``errorMessage``): a branch's own complaint ("False was expected") would mislead."""
+    while error is not None:
+        if error.validator == "anyOf" and "errorMessage" in error.schema:
+            return error
+        error = error.parent
+    return None
 
 
 def _check_finite(node, where: str = "") -> None:
@@ -146,13 +158,15 @@ def schema_default(key: str):
 
 
 def known_languages(config: dict) -> list[str]:
-    """Every language some data set the config declares is in."""
+    """Every language some data set the config declares is in; an entry switched off (``enabled: false``)
+    is not read: it may name no files (a default corpus left out by a config file of its own)."""
     return sorted(
         {
             lang
             for study in STUDIES.values()
             for choice in study.choices
             for entry in choice.entries(config).values()
+            if entry.get("enabled", True)
             for lang in choice.languages(entry)
         }
     )
