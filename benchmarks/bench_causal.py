@@ -57,6 +57,7 @@ SETS = {
     "fr": ("crows_pairs_FR_languagearc_contribution+210.csv", "inria"),
 }
 SHAPES = {  # layers, hidden, heads, key-value heads, intermediate, vocabulary
+    "tiny-gpt2": (2, 64, 2, 2, 128, 2000),  # GPT-2's kind at the trained tokenizer's vocabulary: a smoke run
     "gpt2": (12, 768, 12, 12, 3072, 50_257),
     "qwen2.5-0.5b": (24, 896, 14, 2, 4864, 151_936),
     "qwen2.5-7b": (28, 3584, 28, 4, 18944, 152_064),  # 7.6B parameters: a GPU's case, in bf16
@@ -89,7 +90,7 @@ def build(shape: str, texts: list[str], out: Path, *, device: torch.device, prec
     layers, hidden, heads, kv_heads, inter, vocab = SHAPES[shape]
     folder = build_tiny_model("gpt2", texts, out / shape, vocab_size=2000, max_length=1024)
     tokenizer = tf.AutoTokenizer.from_pretrained(folder)
-    if shape == "gpt2":
+    if shape.endswith("gpt2"):
         config = tf.GPT2Config(
             vocab_size=vocab,
             n_positions=1024,

@@ -8,7 +8,10 @@ off, so every model is scored on every data set: N x D scoring jobs, plus each m
 manifest, the summary, tables and figures. Printed per N: the dry run's wall time and peak memory
 (the Snakemake process), the jobs it planned, and the plan functions alone (every per-job call the
 rules make, in this process); then the growth from the smallest N to each larger one, against
-linear.
+linear; and, per N, Snakemake's own floor measured in the same run: a trivial Snakefile whose dry run
+plans the same number of jobs in the same shape (each model fetched, each data set read, every model
+scored on every data set, one job gathering them), no plan functions and no config, with the ratio of the
+workflow's dry run to it (goal: at most 1.5x).
 
     python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10] [--local]
 
@@ -83,12 +86,72 @@ def plan_calls(config: dict) -> float:
     return time.perf_counter() - start
 
 
-def dry_run(config_path: Path, workdir: Path) -> tuple[float, float, int]:
-    """(seconds, peak memory in MB, jobs planned) of ``snakemake --dry-run`` on the configuration."""
+# Snakemake's floor: N x D jobs of one rule, each with a model's and a data set's file as inputs, the N
+# fetches and D reads that make them, a gathering job, and `extra` jobs of their own to match a total
+FLOOR = """\
+MODELS = [f"m{{i}}" for i in range({models})]
+SETS = [f"set_{{d}}" for d in range({datasets})]
+
+
+rule gather:
+    input:
+        expand("scores/{{model}}/{{name}}.parquet", model=MODELS, name=SETS),
+        expand("extra/{{i}}.txt", i=range({extra})),
+    output:
+        "gathered.txt",
+    shell:
+        "touch {{output}}"
+
+
+rule fetch:
+    output:
+        "models/{{model}}.json",
+    shell:
+        "touch {{output}}"
+
+
+rule read:
+    output:
+        "data/{{name}}.parquet",
+    shell:
+        "touch {{output}}"
+
+
+rule score:
+    input:
+        model="models/{{model}}.json",
+        data="data/{{name}}.parquet",
+    output:
+        "scores/{{model}}/{{name}}.parquet",
+    shell:
+        "touch {{output}}"
+
+
+rule extra:
+    output:
+        "extra/{{i}}.txt",
+    shell:
+        "touch {{output}}"
+"""
+
+
+def floor_snakefile(path: Path, models: int, datasets: int, jobs: int) -> Path:
+    """A trivial Snakefile at ``path`` whose dry run plans ``jobs`` jobs: the survey's shape (``models`` x
+    ``datasets`` scoring jobs, their fetches and reads, one gathering job) and the rest as jobs of their own."""
+    extra = jobs - (models * datasets + models + datasets + 1)
+    if extra < 0:
+        raise SystemExit(f"the workflow planned {jobs} jobs, fewer than the floor's shape alone")
+    path.write_text(FLOOR.format(models=models, datasets=datasets, extra=extra), encoding="utf-8")
+    return path
+
+
+def dry_run(config_path: Path | None, workdir: Path, snakefile: Path = REPO / "Snakefile") -> tuple[float, float, int]:
+    """(seconds, peak memory in MB, jobs planned) of ``snakemake --dry-run`` on the configuration (None: the
+    Snakefile's own, as the floor's)."""
     cmd = [
         str(Path(sys.executable).parent / "snakemake"),
         "--snakefile",
-        str(REPO / "Snakefile"),
+        str(snakefile),
         "--directory",
         str(workdir),
         "--cores",
@@ -96,8 +159,7 @@ def dry_run(config_path: Path, workdir: Path) -> tuple[float, float, int]:
         "--dry-run",
         "--quiet",
         "rules",
-        "--configfile",
-        str(config_path),
+        *(["--configfile", str(config_path)] if config_path else []),
     ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
@@ -128,11 +190,17 @@ def main() -> int:
             config = load_config([path])
             calls = plan_calls(config)
             seconds, peak, jobs = dry_run(path, Path(tmp) / f"work_{n}")
+            floor = floor_snakefile(Path(tmp) / f"Snakefile_floor_{n}", n, args.datasets, jobs)
+            floor_seconds, _, floor_jobs = dry_run(None, Path(tmp) / f"floor_{n}", floor)
+            if floor_jobs != jobs:
+                raise SystemExit(f"the floor planned {floor_jobs} jobs, the workflow {jobs}")
             rows.append((n, seconds, peak, jobs, calls))
             print(
                 f"{n:>5} {'local' if args.local else 'Hub'} models x {args.datasets} data sets: "
                 f"snakemake --dry-run {seconds:7.1f} s, peak memory "
-                f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s",
+                f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s; "
+                f"a trivial Snakefile's {jobs} jobs {floor_seconds:5.1f} s: "
+                f"{seconds / floor_seconds:.2f}x Snakemake's floor (goal at most 1.5x)",
                 flush=True,
             )
     base = rows[0]

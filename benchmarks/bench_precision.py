@@ -10,7 +10,7 @@ the time of each (the model's load included). ``--shape base`` gives the models 
 and GPT-2 small (random weights; the small tokenizers and their vocabularies kept, as the loader checks
 that a model's vocabulary is its tokenizer's): a GPU's case.
 
-    python benchmarks/bench_precision.py [--precision bf16|fp16] [--device cpu|cuda] [--shape tiny|base]
+    python benchmarks/bench_precision.py [--precision bf16|fp16] [--device cpu|cuda] [--shape tiny|base] [--pairs N]
 """
 
 from __future__ import annotations
@@ -66,12 +66,15 @@ def main() -> int:
     ap.add_argument("--precision", default="bf16", choices=["bf16", "fp16"])
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--shape", default="tiny", choices=["tiny", "base"], help="the demo's tiny models or base-sized")
+    ap.add_argument("--pairs", type=int, default=0, help="the first N pairs of each set (0: all)")
     args = ap.parse_args()
     sets = {"demo_fr": REPO / ".test" / "data" / "crows_pairs_demo_fr.csv"}
     real = shared_file("crows_pairs", "crows_pairs_FR_languagearc_contribution+210.csv")
     if real is not None:
         sets["real fr"] = real
     data = {name: read_crows_pairs(path, fmt="inria", lang="fr") for name, path in sets.items()}
+    if args.pairs:
+        data = {name: pairs.head(args.pairs) for name, pairs in data.items()}
     texts = pd.concat([d["sent_more"] for d in data.values()]).dropna().tolist()
     with tempfile.TemporaryDirectory() as tmp:
         for name, (kind, family, protocol) in MODELS.items():
