@@ -1,7 +1,7 @@
 """Level and coverage of CrowS-Pairs' tests and intervals, computed exactly (every outcome enumerated with its
 probability; no Monte Carlo error), on data sets of 40, 80 and 1,677 pairs: the bias types of a data set, a
-small data set, and Névéol et al.'s French set. The cluster-robust interval alone is simulated (on the real
-English set's writers).
+small data set, and Névéol et al.'s French set. The tests and interval of pairs clustered by writer alone are
+simulated (on the real English set's 77 writers and their pair counts).
 
 - the sign test of the decisive share against 50% (the summary's test, CrowS-Pairs' primary question) with
   its Clopper-Pearson interval; the Wilson interval of the breakdown buckets;
@@ -9,7 +9,9 @@ English set's writers).
 - the paired test of a change (two scorings of the same pairs, or two data sets on shared pairs: the larger
   of the mid-p McNemar test's and Tango's score test's p) with Tango's interval, when few pairs move;
 - the MOVER interval of the direction-balanced share;
-- the cluster-robust interval of the decisive share (pairs clustered by writer).
+- under writer effects (each writer's own preference, sd 0 to 1 on the logit scale, no preference on average):
+  the level of the sign test, which takes the pairs as independent, and of the cluster score test, the
+  overall row's test where the source names its writers, with the coverage of that test's interval.
 
 A test's level is the rate at which it rejects a true null among the data sets where the row is testable
 (its smallest attainable p below alpha; an untestable row prints no mark), printed with how often the row is
@@ -24,7 +26,7 @@ from scipy import stats
 
 from plmfair.stats import (
     binomial_summary,
-    cluster_robust_interval,
+    cluster_score_test,
     mid_p_mcnemar,
     mover_mean_interval,
     tango_interval,
@@ -158,24 +160,60 @@ def wilson_coverage(n: int, theta: float, alpha: float) -> dict:
     return {"coverage": float(covered / pk.sum()), "width": 100 * width}
 
 
-def cluster_robust_coverage(sizes: np.ndarray, *, theta: float, spread: float, replicates: int, seed: int) -> dict:
-    """Coverage of the cluster-robust interval of the decisive share (CR2, Bell-McCaffrey, logit), simulated:
-    pairs clustered as the real writers' (``sizes``), each writer preferring the more stereotyping sentence
-    with probability expit(logit(theta) + b), b ~ N(0, spread); the truth is the pair-weighted mean of that
-    probability over the population of writers (Gauss-Hermite quadrature)."""
-    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
-    base = np.log(theta / (1 - theta))
-    truth = float(np.sum(weights * stats.logistic.cdf(base + spread * nodes)) / np.sum(weights))
-    rng = np.random.default_rng(seed)
+def _writer_data(sizes: np.ndarray, theta: float, spread: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Decisive pairs clustered as the writers' (``sizes``), each writer preferring the more stereotyping
+    sentence with probability expit(logit(theta) + b), b ~ N(0, spread): (outcomes, writer of each pair)."""
     clusters = np.repeat(np.arange(len(sizes)), sizes)
+    p = stats.logistic.cdf(np.log(theta / (1 - theta)) + spread * rng.normal(size=len(sizes)))[clusters]
+    return (rng.random(len(clusters)) < p).astype(float), clusters
+
+
+def writer_levels(sizes: np.ndarray, *, spread: float, replicates: int, seed: int, alpha: float) -> list[dict]:
+    """The rejection rates of the sign test and of the cluster score test when no writer population prefers
+    either sentence (theta 50%, so the pair-weighted truth is 50% whatever the spread), simulated on the
+    writers' pairs: the sign test takes the pairs as independent, the cluster test the writers."""
+    rng = np.random.default_rng([seed, int(1000 * spread)])
+    sign = cluster = 0
+    for _ in range(replicates):
+        y, clusters = _writer_data(sizes, 0.5, spread, rng)
+        sign += binomial_summary(int(y.sum()), len(y), method="exact").p_value < alpha
+        cluster += cluster_score_test(y, clusters).p_value < alpha
+    scenario = f"{len(sizes)} writers, writer sd {spread:g}"
+    # the sign test is shown for comparison: where writers are known it is not the row's test
+    return [
+        {
+            "test": test,
+            "n": int(sizes.sum()),
+            "scenario": scenario,
+            "testable": 1.0,
+            "rate": rejected / replicates,
+            "compared": compared,
+        }
+        for test, rejected, compared in (
+            ("sign test, pairs as independent", sign, True),
+            ("cluster score test, writers", cluster, False),
+        )
+    ]
+
+
+def cluster_coverage(sizes: np.ndarray, *, theta: float, spread: float, replicates: int, seed: int, alpha: float):
+    """Coverage of the cluster score test's interval of the decisive share, simulated on the writers' pairs
+    (:func:`_writer_data`); the truth is the pair-weighted mean of the writers' probability over the population
+    of writers (Gauss-Hermite quadrature)."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
+    truth = float(np.sum(weights * stats.logistic.cdf(np.log(theta / (1 - theta)) + spread * nodes)) / np.sum(weights))
+    rng = np.random.default_rng(seed)
     covered, widths = [], []
     for _ in range(replicates):
-        p = stats.logistic.cdf(base + spread * rng.normal(size=len(sizes)))[clusters]
-        y = (rng.random(len(clusters)) < p).astype(float)
-        low, high = cluster_robust_interval(y, np.ones(len(y)), clusters)
-        covered.append(low <= truth <= high)
-        widths.append(high - low)
-    return {"coverage": float(np.mean(covered)), "width": 100 * float(np.nanmedian(widths)), "truth": truth}
+        y, clusters = _writer_data(sizes, theta, spread, rng)
+        test = cluster_score_test(y, clusters, confidence=1 - alpha)
+        covered.append(test.ci_low <= truth <= test.ci_high)
+        widths.append(test.ci_high - test.ci_low)
+    return {"coverage": float(np.mean(covered)), "width": 100 * float(np.median(widths)), "truth": truth}
+
+
+# the writer effects (sd on the logit scale) under which the tests' levels are shown
+WRITER_SPREADS = (0.0, 0.25, 0.5, 1.0)
 
 
 def pairs_tables(alpha: float, *, cluster_sizes: np.ndarray | None, replicates: int, seed: int) -> tuple:
@@ -253,15 +291,17 @@ def pairs_tables(alpha: float, *, cluster_sizes: np.ndarray | None, replicates: 
                 }
             )
     if cluster_sizes is not None:
-        for theta in (0.6, 0.8):
+        for spread in WRITER_SPREADS:
+            levels += writer_levels(cluster_sizes, spread=spread, replicates=replicates, seed=seed, alpha=alpha)
+        for theta in (0.5, 0.6, 0.8):
             for spread in (0.0, 0.5, 1.0):
                 coverage.append(
                     {
-                        "interval": "cluster-robust, decisive share",
+                        "interval": "cluster score test's, decisive share",
                         "n": int(cluster_sizes.sum()),
                         "scenario": f"{len(cluster_sizes)} writers, share {theta:.0%}, writer sd {spread:g}",
-                        **cluster_robust_coverage(
-                            cluster_sizes, theta=theta, spread=spread, replicates=replicates, seed=seed
+                        **cluster_coverage(
+                            cluster_sizes, theta=theta, spread=spread, replicates=replicates, seed=seed, alpha=alpha
                         ),
                     }
                 )

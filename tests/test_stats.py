@@ -9,7 +9,7 @@ from plmfair.stats import (
     accepted_shifts,
     attainable,
     binomial_summary,
-    cluster_robust_interval,
+    cluster_score_test,
     crossed_mixed_model,
     design_blocks,
     inverted_permutation_interval,
@@ -36,35 +36,51 @@ def test_smallest_sign_test_p():
     assert smallest_sign_test_p(0) == 1.0
 
 
-def test_mover_interval_of_a_mean_and_a_cluster_robust_interval():
+def test_mover_interval_of_a_mean():
     low, high = mover_mean_interval([0.5, 0.7], [0.3, 0.6], [0.6, 0.9])
     assert low == pytest.approx((1.2 - np.hypot(0.2, 0.1)) / 2) and high == pytest.approx(
         (1.2 + np.hypot(0.1, 0.2)) / 2
     )
-    values = np.array([1, 1, 0, 0, 1, 0], dtype=float)
-    low, high = cluster_robust_interval(values, np.ones(6), np.array(list("aabbcc")))
-    assert 0 <= low <= 0.5 <= high <= 1
-    assert np.isnan(cluster_robust_interval(values, np.ones(6), np.array(["a"] * 6))[0])
 
 
-def test_the_cluster_robust_interval_by_hand():
-    """Three clusters of 2, 3 and 5 units with 1, 2 and 4 ones: r = 7/10; CR2 residual sums v_g - r w_g scaled by
-    1 / (1 - w_g / W); Bell-McCaffrey's degrees of freedom from the same weights; the interval on the logit."""
+def test_the_cluster_score_test_by_hand():
+    """Eight clusters of 2 to 5 units, 16 ones in 24: the statistic (r - 1/2) n over the root of the clusters'
+    squared deviations from the null, v_g - n_g / 2, against t with G - 1 = 7 degrees of freedom; the interval
+    is every p0 whose statistic stays within t's quantile (checked at its ends), and the smallest p is the
+    statistic's bound sqrt(G). Three clusters are too few for the interval to close: every share."""
     from scipy import stats
 
-    values = np.array([1, 0, 1, 1, 0, 1, 1, 1, 1, 0], dtype=float)
-    clusters = np.array(list("aabbbccccc"))
-    w, v = np.array([2.0, 3.0, 5.0]), np.array([1.0, 2.0, 4.0])
-    r, total = 0.7, 10.0
-    scale = 1 / (total**2 * (1 - w / total))
-    variance = np.sum(scale * (v - r * w) ** 2)
-    cross = -np.outer(w, w) / total
-    np.fill_diagonal(cross, w * (1 - w / total))
-    df = np.sum(scale * w * (1 - w / total)) ** 2 / np.sum(np.outer(scale, scale) * cross**2)
-    half = stats.t.ppf(0.975, df) * np.sqrt(variance) / (r * (1 - r))
-    expected = stats.logistic.cdf(np.log(r / (1 - r)) + np.array([-half, half]))
-    np.testing.assert_allclose(cluster_robust_interval(values, np.ones(10), clusters), expected)
-    assert np.isnan(cluster_robust_interval(np.ones(10), np.ones(10), clusters)[0])  # r = 1: no logit
+    w = np.array([2.0, 3.0, 5.0, 2.0, 3.0, 4.0, 2.0, 3.0])
+    v = np.array([1.0, 2.0, 4.0, 1.0, 2.0, 3.0, 2.0, 1.0])
+    clusters = np.repeat(np.arange(8), w.astype(int))
+    values = np.concatenate([[1.0] * int(k) + [0.0] * int(n - k) for k, n in zip(v, w, strict=True)])
+    r = 16 / 24
+
+    def statistic(p0):
+        return (r - p0) * 24 / np.sqrt(np.sum((v - p0 * w) ** 2))
+
+    test = cluster_score_test(values, clusters)
+    assert test.proportion == pytest.approx(r) and test.clusters == 8
+    assert test.p_value == pytest.approx(2 * stats.t.sf(statistic(0.5), 7))
+    assert test.p_min == pytest.approx(2 * stats.t.sf(np.sqrt(8), 7))
+    assert 0 < test.ci_low < r < test.ci_high < 1
+    for end in (test.ci_low, test.ci_high):
+        assert abs(statistic(end)) == pytest.approx(stats.t.ppf(0.975, 7))
+    few = cluster_score_test(values[:10], clusters[:10])
+    assert few.clusters == 3 and (few.ci_low, few.ci_high) == (0.0, 1.0)
+    # at r = 1 the test is defined (the null's deviations are not 0); one cluster is no test
+    assert cluster_score_test(np.ones(24), clusters).p_value >= test.p_min
+    assert np.isnan(cluster_score_test(values, np.zeros(24)).p_value)
+
+
+def test_the_cluster_score_test_rejects_exactly_when_its_interval_leaves_out_the_null():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        sizes = rng.integers(1, 12, size=rng.integers(2, 15))
+        clusters = np.repeat(np.arange(len(sizes)), sizes)
+        values = (rng.random(len(clusters)) < rng.uniform(0.2, 0.9)).astype(float)
+        test = cluster_score_test(values, clusters, confidence=0.9)
+        assert (test.p_value < 0.1) == (not test.ci_low <= 0.5 <= test.ci_high), test
 
 
 @pytest.mark.parametrize("n", [1, 7, 20, 61])

@@ -5,7 +5,7 @@
   (scipy ``binomtest`` and ``proportion_ci``).
 - :func:`smallest_sign_test_p`: the smallest p an exact sign test can give (whether it can reject at all);
   :func:`mover_mean_interval`: the interval of a mean of independent estimates (MOVER);
-  :func:`fisher_exact`; :func:`cluster_robust_interval`: a share's interval when clusters, not units,
+  :func:`fisher_exact`; :func:`cluster_score_test`: a share's test and interval when clusters, not units,
   are the independent draws;
 - paired binary outcomes (up, down or unchanged items; a CrowS-Pairs pair's preference, two scorings of
   the same pairs), whose difference (up - down) / n is a difference of paired proportions (Tango 1998;
@@ -171,37 +171,54 @@ def fisher_exact(table) -> float:
     return float(stats.fisher_exact(t).pvalue)
 
 
-def cluster_robust_interval(
-    values: np.ndarray, weights: np.ndarray, clusters: np.ndarray, *, confidence: float = 0.95
-) -> tuple[float, float]:
-    """The interval of the ratio r = sum(values) / sum(weights) of 0/1 values when clusters of units, not
-    units, are the independent draws: the CR2 cluster-robust variance (Bell & McCaffrey 2002) with its
-    Bell-McCaffrey degrees of freedom (what unequal clusters leave: Imbens & Kolesar 2016), on the logit
-    scale and back (an interval inside [0, 1]). For the intercept-only model the CR2 adjustment of a
-    cluster of weight w_g out of W is 1 / sqrt(1 - w_g / W), and the degrees of freedom (tr M)^2 / tr(M^2)
-    of the quadratic form M the variance is (an iid working model). NaN with fewer than two clusters or r
-    at 0 or 1."""
+@dataclass(frozen=True)
+class ClusterTest:
+    """:func:`cluster_score_test`'s answer: the share, the two-sided p of the null share, the smallest p the
+    test can give with these clusters (a lower bound), the interval that inverts the test, and the clusters."""
+
+    proportion: float
+    p_value: float
+    p_min: float
+    ci_low: float
+    ci_high: float
+    clusters: int
+
+
+def cluster_score_test(
+    values: np.ndarray, clusters: np.ndarray, *, p0: float = 0.5, confidence: float = 0.95
+) -> ClusterTest:
+    """The test of a share r = sum(values) / n of 0/1 values against ``p0`` when clusters of units (the pairs
+    one writer wrote), not units, are the independent draws: the cluster-robust score test, its variance the
+    clusters' squared deviations from the null, sum_g (v_g - p0 n_g)^2 over n^2 (unbiased under the null
+    whatever the units of a cluster share), referred to Student's t with G - 1 degrees of freedom (Cameron &
+    Miller 2015, for G clusters), and the interval of the p0 it does not reject (a quadratic's roots: inside
+    [0, 1], defined at r = 0 and 1). Its statistic is at most sqrt(G) (Cauchy-Schwarz over the clusters), so
+    p_min = 2 T_{G-1}(-sqrt(G)) bounds the smallest p it can give from below. Its level under writer effects
+    on Nangia et al.'s writers is make bench-stats' (docs/statistics.md). NaN with fewer than two clusters."""
     codes, _ = pd.factorize(pd.Series(clusters, dtype="object"))
-    n_clusters = codes.max() + 1 if len(codes) else 0
-    if n_clusters < 2:
-        return float("nan"), float("nan")
-    v = np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=n_clusters)
-    w = np.bincount(codes, weights=np.asarray(weights, dtype=float), minlength=n_clusters)
-    total = w.sum()
-    ratio = v.sum() / total
-    if not 0 < ratio < 1:
-        return float("nan"), float("nan")
-    share = w / total
-    scale = 1 / (total**2 * (1 - share))  # the CR2 adjustment, squared, over total^2
-    variance = float(np.sum(scale * (v - ratio * w) ** 2))
-    # Bell-McCaffrey: M = sum_g scale_g u_g u_g', u_g = (I - H) 1_g, so u_g'u_h = w_g (1 - w_g / W) on the
-    # diagonal and -w_g w_h / W off it
-    cross = -np.outer(w, w) / total
-    np.fill_diagonal(cross, w * (1 - share))
-    df = float(np.sum(scale * w * (1 - share)) ** 2 / np.sum(np.outer(scale, scale) * cross**2))
-    half = stats.t.ppf(0.5 + confidence / 2, df) * np.sqrt(variance) / (ratio * (1 - ratio))
-    centre = np.log(ratio / (1 - ratio))
-    return float(stats.logistic.cdf(centre - half)), float(stats.logistic.cdf(centre + half))
+    g = int(codes.max()) + 1 if len(codes) else 0
+    values = np.asarray(values, dtype=float)
+    if g < 2:
+        return ClusterTest(float(values.mean()) if len(values) else math.nan, *(math.nan,) * 4, clusters=g)
+    v = np.bincount(codes, weights=values, minlength=g)
+    w = np.bincount(codes, minlength=g).astype(float)
+    n, ratio = w.sum(), v.sum() / w.sum()
+    deviation = v - p0 * w
+    squares = float(np.sum(deviation**2))
+    t = (ratio - p0) * n / math.sqrt(squares) if squares > 0 else 0.0
+    p_value = float(2 * stats.t.sf(abs(t), g - 1))
+    p_min = float(2 * stats.t.sf(math.sqrt(g), g - 1))
+    # the p0 with (r - p0)^2 n^2 <= q^2 sum_g (v_g - p0 n_g)^2: a p0^2 + b p0 + c <= 0
+    q2 = float(stats.t.ppf(0.5 + confidence / 2, g - 1)) ** 2
+    a = n**2 - q2 * np.sum(w**2)
+    b = -2 * (ratio * n**2 - q2 * np.sum(v * w))
+    c = ratio**2 * n**2 - q2 * np.sum(v**2)
+    if a <= 0:  # too few clusters for the interval to close: every share
+        low, high = 0.0, 1.0
+    else:
+        root = math.sqrt(max(b * b - 4 * a * c, 0.0))
+        low, high = max((-b - root) / (2 * a), 0.0), min((-b + root) / (2 * a), 1.0)
+    return ClusterTest(float(ratio), p_value, p_min, float(low), float(high), clusters=g)
 
 
 def _constrained_down(up, down, n, delta):

@@ -280,7 +280,8 @@ def test_summary_hand_computed():
     assert plan.loc[g["hypothesis"], "family"] == "untestable" and pd.isna(plan.loc[g["hypothesis"], "p_adjusted"])
     assert plan.loc[overall["hypothesis"], "family"] == "confirmatory"
     assert s.loc[("origin", "native"), "n_scored"] == 3 and s.loc[("origin", "translated"), "n_skipped"] == 1
-    assert overall["n_pairs"] == 10 and overall["n_clusters"] == 0 and pd.isna(overall["cluster_low"])
+    assert overall["n_pairs"] == 10 and overall["n_clusters"] == 0 and overall["test"] == "exact sign test"
+    assert (overall["sign_p"], overall["sign_low"]) == (overall["p_value"], overall["ci_low"])
 
 
 def test_the_captions_say_the_plan_the_marks_and_intervals_follow():
@@ -326,10 +327,23 @@ def test_ties_are_decided_by_the_scores_precision_not_by_display_rounding():
     assert s["decisive_score_at_0"] == 0.0 and s["decisive_score_at_1e-2"] == 0.0
 
 
-def test_a_cluster_robust_interval_when_the_source_groups_its_pairs():
+def test_the_overall_row_is_tested_with_the_writers_as_units_when_the_source_groups_its_pairs():
+    """Pairs grouped by writer (one pair without a writer is a unit of its own): the overall row's test, p,
+    smallest p and interval are the cluster score test's, with the sign test's kept beside them; the other
+    rows keep the sign test."""
+    from plmfair.stats import cluster_score_test
+
     frame = outcome_frame().assign(cluster=["w1", "w1", "w2", "w2", "w3", "w3", "w4", "w4", "w5", None])
-    s = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05).iloc[0]
-    assert s["n_clusters"] == 5 and 0 <= s["cluster_low"] <= s["decisive_score"] <= s["cluster_high"] <= 100
+    summary = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05)
+    s = summary.iloc[0]
+    decisive = (frame["status"] == "ok") & ~frame["neutral"]
+    units = frame["cluster"].fillna("own")[decisive]
+    test = cluster_score_test(frame["biased"][decisive].to_numpy(float), units.to_numpy())
+    assert s["test"] == "cluster score test" and s["n_clusters"] == units.nunique() - ("own" in set(units))
+    assert (s["p_value"], s["p_min"]) == pytest.approx((test.p_value, test.p_min))
+    assert (s["ci_low"], s["ci_high"]) == pytest.approx((100 * test.ci_low, 100 * test.ci_high))
+    assert s["sign_p"] != s["p_value"] and s["sign_low"] <= s["decisive_score"] <= s["sign_high"]
+    assert set(summary["test"].iloc[1:]) == {"exact sign test"}
 
 
 def test_a_model_without_preference_gets_no_significance_mark():

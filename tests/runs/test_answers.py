@@ -28,8 +28,15 @@ def test_a_share_below_half_that_is_significant_prefers_the_less_stereotyping_se
     said = crows_pairs_answer(_pairs_row(46.46, 43.95, 48.97), alpha=0.05)
     assert said == (
         "my_bert on fr: prefers the less stereotyping sentence: 46.5% of 1200 decisive pairs prefer the more "
-        "stereotyping sentence [44.0, 49.0], 50% is no preference, exact sign test, p adjusted 0.006"
+        "stereotyping sentence [44.0, 49.0], 50% is no preference, exact sign test (its p is about these pairs: "
+        "their writers are not known), p adjusted 0.006"
     )
+
+
+def test_a_data_set_with_writers_is_answered_by_its_cluster_test_over_them():
+    row = {**_pairs_row(56.8, 52.1, 61.4), "test": "cluster score test", "n_clusters": 77}
+    said = crows_pairs_answer(row, alpha=0.05)
+    assert "cluster score test over the source's 77 clusters of pairs (writers) as the units, p adjusted" in said
 
 
 def test_a_share_above_half_prefers_the_more_and_an_unmarked_one_is_no_evidence():

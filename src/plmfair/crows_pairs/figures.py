@@ -27,7 +27,7 @@ def crows_pairs_figure(
     summary: pd.DataFrame, plan: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike
 ) -> None:
     """Per data set, the decisive-pair share per bias type (and overall) per model with the
-    Clopper-Pearson interval that inverts its exact sign test and a star where the run's analysis plan
+    interval that inverts its test (the summary's ``test``) and a star where the run's analysis plan
     finds it significant; a share the plan cannot test (untestable) hollow and without interval; Nangia et
     al.'s score as a small grey mark, a line at 50%; below each panel the share of neutral pairs, with
     their count.
@@ -43,7 +43,7 @@ def crows_pairs_figure(
     models = list(dict.fromkeys(summary["model"]))
     explained = [
         "Nangia et al.'s score (their rule)",
-        "differs from 50% (exact sign test; * after the run's adjustment: overall Holm, subsets FDR)",
+        "differs from 50% (its test; * after the run's adjustment: overall Holm, subsets FDR)",
         "untestable: too few decisive pairs for its family's threshold (no interval)",
     ]
     # the legend's rows: the models, LEGEND_COLUMNS a row, then the marks' explanations, wrapped to a column's width

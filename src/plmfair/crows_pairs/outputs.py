@@ -22,8 +22,10 @@ _CROWS_UNMARKED = (
     "the test is about the decisive pairs (crows_pairs_tests). n: pairs scored; neutral: under this rule."
 )
 _INDEPENDENT = (
-    "The test treats pairs as independent draws; crows_pairs_robustness gives the interval when the source's "
-    "clusters (the pairs one writer wrote) are, where it has them."
+    "Test (column test): the exact sign test takes the pairs as independent draws, so its p refers to these "
+    "pairs (inference conditional on the set); where the source groups its pairs (Nangia et al.'s writers, or "
+    "columns.cluster in the data set's entry), the overall row's test is the cluster score test, the groups as "
+    "the draws, with its own interval, and crows_pairs_robustness prints the sign test's interval beside it."
 )
 _ALPHA = {"alpha": "analysis.alpha"}
 _SENSITIVITY = (
@@ -59,11 +61,12 @@ TABLES: tuple[TableSpec, ...] = (
         "CrowS-Pairs: does a model prefer the more stereotyping sentence? Per data set, model and subset: pairs "
         "scored; neutral pairs (|margin| within its floating-point tolerance: the order is not decided); Nangia "
         "et al.'s score (their rule, unmarked); the decisive-pair share (% of the decisive pairs preferring the "
-        "more stereotyping sentence), tested against 50% by the exact sign test, with the Clopper-Pearson "
-        "interval that inverts it; the net preference (percentage points: preferred more minus preferred less, "
-        "over all scored pairs, a neutral pair counting 0) with Tango's score interval (unconditional on the "
+        "more stereotyping sentence), tested against 50% by the row's test, with the interval that inverts it "
+        "(Clopper-Pearson for the exact sign test); the net preference (percentage points: preferred more "
+        "minus preferred less, over all scored pairs, a neutral pair counting 0) with Tango's score interval "
+        "(unconditional on the "
         "number of neutral pairs; it inverts the score test of the same hypothesis, so near its ends it can "
-        "disagree with the sign test, whose decision the mark is). The overall row of a data set and model is "
+        "disagree with the row's test, whose decision the mark is). The overall row of a data set and model is "
         "the study's primary question; the direction, bias-type and origin rows are secondary. "
         + POLICY
         + " "
@@ -97,11 +100,12 @@ TABLES: tuple[TableSpec, ...] = (
         {"summary": SUMMARY},
         "CrowS-Pairs, how the decisive share depends on what counts as a tie and on independence: the share with "
         "each pair's floating-point tolerance (as tested), with a pair neutral when |margin| <= 0, 1e-3 or 1e-2 "
-        "instead, and its 95% interval when whole clusters of the source (Nangia et al.'s writers), not pairs, are "
-        "the independent draws: the CR2 cluster-robust variance with Bell-McCaffrey degrees of freedom, on the "
-        "logit scale (blank with fewer than two clusters; the overall row only). Descriptive: no test, no mark.",
+        "instead, and, where the source groups its pairs (Nangia et al.'s writers) and the overall row is tested "
+        "with the cluster score test, the exact sign test's Clopper-Pearson interval at the run's level: what "
+        "taking the pairs as independent draws would claim (blank without a grouping). Descriptive: no test, no "
+        "mark.",
         digits=2,
-        title="CrowS-Pairs: the decisive share under other tie rules and writer clusters",
+        title="CrowS-Pairs: the decisive share under other tie rules, and with pairs as independent",
     ),
     TableSpec(
         "crows_pairs_verdicts",
@@ -209,9 +213,12 @@ FIGURES: tuple[FigureSpec, ...] = (
         {"summary": SUMMARY, "plan": ANALYSIS_PLAN},
         "Per CrowS-Pairs data set, bias type and model: the share of decisive pairs (the two sentences scored"
         " differently) in which the model scores the more stereotyping sentence higher (pseudo-log-likelihood"
-        " for masked LMs, sentence log-likelihood for causal LMs), with the Clopper-Pearson interval that "
-        "inverts the exact binomial test of those pairs against 50% (dashed line), each row's at the run's "
-        "level (1 - analysis.alpha). A star marks a test the run's analysis plan finds significant after its "
+        " for masked LMs, sentence log-likelihood for causal LMs), with the interval that inverts the row's test "
+        "against 50% (dashed line), each row's at the run's level (1 - analysis.alpha): the Clopper-Pearson "
+        "interval of the exact sign test, which takes the pairs as independent draws (its p refers to these "
+        "pairs), or, for the overall share of a data set whose source groups its pairs by writer, the cluster "
+        "score test's, the writers as the draws (crows_pairs_tests names each row's test). "
+        "A star marks a test the run's analysis plan finds significant after its "
         "adjustment (docs/statistics.md, 'The analysis plan'): a data set's overall share by Holm over the "
         "confirmatory family, a bias type's by Benjamini-Yekutieli over the report. A starred row's interval "
         "excludes 50%; one that excludes it without a star is significant before the adjustment only. A "

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.crows_pairs.plan import ROBUSTNESS
-from plmfair.crows_pairs.schemas import ROBUSTNESS_SCHEMA
+from plmfair.crows_pairs.schemas import CLUSTER_TEST, ROBUSTNESS_SCHEMA, SIGN_TEST
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.numbers import number
 from plmfair.rendering.record_rows import Headline, RecordPart, answer, decided, record_alpha, rows, schema_part
@@ -30,6 +30,8 @@ FIELDS = (
     "neutral_share",
     "decisive_score",
     "family",
+    "test",
+    "n_clusters",
     "ci_low",
     "ci_high",
     "ci_level",
@@ -58,6 +60,7 @@ HEADLINE_COLUMNS = (
     "p",
     "p adjusted",
     "significant",
+    "test",
     "net preference",
     "note",
     "scored",
@@ -84,8 +87,9 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
 
 def primary_answer(row: Mapping, *, alpha: float) -> str:
     """The primary answer of a data set and model in words, naming both: which sentence the model prefers, or
-    that the sign test finds no preference, with the decisive share, its interval and where 50% (no preference)
-    lies."""
+    that its test finds no preference, with the decisive share, its interval and where 50% (no preference)
+    lies, and the test: the cluster score test over the source's clusters (writers), or the sign test, whose p
+    refers to these pairs."""
     share = number(row["decisive_score"], 1, keep=(50,))
     return answer(
         row,
@@ -94,11 +98,25 @@ def primary_answer(row: Mapping, *, alpha: float) -> str:
         estimate=f"{share}% of {int(row['n_decisive'])} decisive pairs prefer the more stereotyping sentence",
         null=50.0,
         null_words="50% is no preference",
-        test="exact sign test",
+        test=test_words(row),
         found=("prefers the less stereotyping sentence", "prefers the more stereotyping sentence"),
         not_found="no evidence of a preference",
         alpha=alpha,
     )
+
+
+def test_words(row: Mapping) -> str:
+    """The row's test in words, with what its p refers to."""
+    if row.get("test") == CLUSTER_TEST:
+        return f"{CLUSTER_TEST} over the source's {int(row['n_clusters'])} clusters of pairs (writers) as the units"
+    return f"{SIGN_TEST} (its p is about these pairs: their writers are not known)"
+
+
+def short_test(row: Mapping) -> str:
+    """The row's test as a headline cell (a record written before the test was named: the sign test)."""
+    if row.get("test") == CLUSTER_TEST:
+        return f"{CLUSTER_TEST}, {int(row['n_clusters'])} clusters"
+    return SIGN_TEST
 
 
 def headline_lines(record: Mapping) -> pd.DataFrame:
@@ -115,6 +133,7 @@ def headline_lines(record: Mapping) -> pd.DataFrame:
             "p": r["p_value"],
             "p adjusted": r["p_adjusted"],
             "significant": r["significant"],
+            "test": short_test(r),
             "net preference": r["net_preference"],
             "note": "" if r["family"] == "confirmatory" else r["family"],
             "scored": r["n_scored"],
@@ -152,12 +171,14 @@ HEADLINES = (
     Headline(
         key="crows_pairs",
         caption="CrowS-Pairs: % of decisive pairs preferring the more stereotyping sentence, with the interval "
-        "of its exact sign test at the run's level and its p adjusted by Holm over the run's confirmatory family "
+        "of its test at the run's level (test: the cluster score test where the source names its writers, the "
+        "writers as the units; else the exact sign test, whose p refers to these pairs) and its p adjusted by "
+        "Holm over the run's confirmatory family "
         "(* significant after that adjustment; a starred row's interval excludes 50%, one that excludes it "
         "without a star is significant before the adjustment only); net "
         "preference: percentage points, pairs preferring the more stereotyping sentence minus those "
         "preferring the less, over all scored pairs; Nangia's score by their rule, unmarked.",
-        title="CrowS-Pairs: decisive-pair share with the interval of its exact sign test and its p adjusted by "
+        title="CrowS-Pairs: decisive-pair share with the interval of its test and its p adjusted by "
         "its run's analysis plan (* significant), net preference in percentage points",
         lines=headline_lines,
     ),

@@ -18,8 +18,10 @@ The choices (axes) and their values, the first of each the run's own:
   versions hold, matched by pair id, in this version and in the other.
 
 Every combination is a specification when there are at most ``max_grid`` of them, else every change of one
-axis from the run's own (the table says which). Each specification's estimate is the decisive share with its
-Clopper-Pearson interval at the run's level and the exact sign test it inverts; its verdict is which side of
+axis from the run's own (the table says which). Each specification's estimate is the decisive share tested as
+the primary question tests it (:func:`plmfair.crows_pairs.summary.decisive_share_test`: the cluster score test
+where the source names its writers, else the exact sign test), with the interval at the run's level that
+inverts that test; its verdict is which side of
 50% the interval lies on, or none. A verdict *holds* under a specification that gives the same verdict;
 it is *robust* when it holds under all of them (Simonsohn, Simmons & Nelson 2020 draw them as a
 specification curve). The specifications are a sensitivity analysis of the primary question, not more
@@ -39,6 +41,7 @@ import pandas as pd
 
 from plmfair import stats
 from plmfair.crows_pairs.schemas import AXES, RANKING_SCHEMA, ROBUSTNESS_SCHEMA, SCORED_STATUSES, SPECIFICATIONS_SCHEMA
+from plmfair.crows_pairs.summary import decisive_share_test
 from plmfair.errors import DataError
 
 ALL_PAIRS, AS_TESTED, AS_GIVEN = "all pairs", "as tested", "as given"
@@ -93,19 +96,21 @@ def _estimate(scores: pd.DataFrame, *, tie: float | None, left_out: set[str], al
     preference = _preferences(scores, tie=tie)
     preference = preference[~preference.index.isin(left_out)]
     decisive = preference.dropna()
-    biased = int(decisive.sum())
-    test = stats.binomial_summary(biased, len(decisive), confidence=1 - alpha, method="exact")
+    clusters = None
+    if "cluster" in scores:
+        clusters = scores.set_index(scores["pair_id"].astype(str))["cluster"].reindex(decisive.index).to_numpy(object)
+    test = decisive_share_test(decisive.to_numpy(), clusters, confidence=1 - alpha)
     verdict = "no preference"
-    if len(decisive) and test.p_value < alpha:
-        verdict = "stereotypical" if test.proportion > 0.5 else "anti-stereotypical"
+    if len(decisive) and test["p_value"] < alpha:
+        verdict = "stereotypical" if test["proportion"] > 50 else "anti-stereotypical"
     return {
         "n_scored": len(preference),
         "n_decisive": len(decisive),
-        "n_biased": biased,
-        "estimate": 100 * test.proportion,
-        "ci_low": 100 * test.ci_low,
-        "ci_high": 100 * test.ci_high,
-        "p_value": test.p_value,
+        "n_biased": int(decisive.sum()),
+        "estimate": test["proportion"],
+        "ci_low": test["ci_low"],
+        "ci_high": test["ci_high"],
+        "p_value": test["p_value"],
         "verdict": verdict,
     }
 

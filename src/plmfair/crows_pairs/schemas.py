@@ -18,6 +18,10 @@ CHANGES = {
     "decisive": "decisive share (pairs decisive under both)",
     "nangia": "score (Nangia)",
 }
+# the tests of a summary row's decisive share against 50% (its ``test``): the pairs, or the source's clusters of
+# pairs (Nangia et al.'s writers), as the independent draws
+SIGN_TEST = "exact sign test"
+CLUSTER_TEST = "cluster score test"
 STATUSES = (
     *SCORED_STATUSES,
     "skipped_missing",
@@ -128,9 +132,11 @@ SPECIFICATIONS_SCHEMA = {
     "n_decisive": "pairs not neutral under it",
     "n_biased": "decisive pairs whose more stereotyping sentence the model prefers",
     "estimate": "the decisive share: 100 x n_biased / n_decisive",
-    "ci_low": "lower end of its Clopper-Pearson interval at 1 - alpha (percent)",
+    "ci_low": "lower end of its interval at 1 - alpha, the one that inverts the primary question's test (the "
+    "cluster score test where the source names its writers, else Clopper-Pearson's of the sign test; percent)",
     "ci_high": "upper end (percent)",
-    "p_value": "exact two-sided sign test of a 50% share (unadjusted: a sensitivity analysis, not a question)",
+    "p_value": "the primary question's two-sided test of a 50% share (unadjusted: a sensitivity analysis, not a "
+    "question)",
     "verdict": "stereotypical (interval above 50), anti-stereotypical (below) or no preference (it holds 50)",
     "holds": "this specification's verdict is the run's own",
 }

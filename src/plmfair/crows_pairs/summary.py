@@ -22,7 +22,7 @@ import pandas as pd
 
 from plmfair.crows_pairs.changes import change_table, outcomes, paired_change
 from plmfair.crows_pairs.reader import BIAS_TYPES
-from plmfair.crows_pairs.schemas import SCORED_STATUSES, read_pair_scores
+from plmfair.crows_pairs.schemas import CLUSTER_TEST, SCORED_STATUSES, SIGN_TEST, read_pair_scores
 from plmfair.io.parquet import read_parquet_meta
 from plmfair.scoring.coverage import (
     COVERAGE_COLUMNS,
@@ -32,8 +32,10 @@ from plmfair.scoring.coverage import (
 from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import MODEL_METADATA_SCHEMA
 from plmfair.stats import (
+    BinomialSummary,
+    ClusterTest,
     binomial_summary,
-    cluster_robust_interval,
+    cluster_score_test,
     fisher_exact,
     mover_mean_interval,
     smallest_sign_test_p,
@@ -77,13 +79,18 @@ SUMMARY_SCHEMA = {
     "not call neutral (direction rows)",
     "n_neutral_nangia": "scored pairs neutral under Nangia et al.'s rule",
     "decisive_score": "100 x n_biased / n_decisive: the share the interval and the test are about",
-    "ci_low": "Clopper-Pearson interval of decisive_score at ci_level (it inverts the exact sign test), lower bound "
-    "(percent); NaN without a decisive pair",
+    "test": f"the test of decisive_score against 50% behind ci_low, ci_high, p_value and p_min: {SIGN_TEST!r} (the "
+    "pairs as the independent draws: its p refers to these pairs, inference conditional on the set) or, on the "
+    f"overall row of a data set whose source groups its pairs (Nangia et al.'s writers, or a config's "
+    f"columns.cluster), {CLUSTER_TEST!r} (the groups as the independent draws: stats.cluster_score_test)",
+    "ci_low": "the interval that inverts the row's test at ci_level, lower bound (percent): Clopper-Pearson for the "
+    "sign test, the cluster score test's own for it; NaN without a decisive pair",
     "ci_high": "its upper bound (percent)",
     "ci_level": "1 - alpha (analysis.alpha): the interval's own level; the mark is the run's analysis plan's",
-    "p_value": "exact two-sided sign test: n_biased among n_decisive against 50% (NaN without a decisive pair)",
-    "p_min": "the smallest p the sign test can give with n_decisive pairs, 2 x 0.5^n_decisive: whether the row can be "
-    "tested in its family (the analysis plan)",
+    "p_value": "the row's two-sided test of 50% (test): the exact sign test of n_biased among n_decisive, or the "
+    "cluster score test (NaN without a decisive pair)",
+    "p_min": "the smallest p the row's test can give: 2 x 0.5^n_decisive for the sign test, a lower bound from the "
+    "number of clusters for the cluster score test; whether the row can be tested in its family (the analysis plan)",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet), which holds its family, "
     "adjusted p and mark",
     "net_preference": "100 x (n_biased - n_less) / n_scored: P(more stereotyping preferred) - P(less), neutral pairs "
@@ -91,12 +98,12 @@ SUMMARY_SCHEMA = {
     "net_low": "Tango's score interval of net_preference at ci_level (a difference of paired proportions, "
     "unconditional on the number of neutral pairs), lower bound; it inverts Tango's score test, not the sign test",
     "net_high": "its upper bound",
-    "cluster_low": "overall row only: 95% interval of decisive_score when the source's clusters (the pairs one "
-    "writer wrote), not pairs, are the independent draws: the CR2 cluster-robust variance with Bell-McCaffrey "
-    "degrees of freedom, on the logit scale; a robustness check of the independence the test assumes; NaN "
-    "without clusters",
-    "cluster_high": "its upper bound",
-    "n_clusters": "clusters with a scored pair (0 without clusters)",
+    "sign_p": "the exact sign test's p, the pairs as independent draws: p_value's where that is the row's test, "
+    "beside the cluster score test on a clustered overall row (what taking pairs as independent would claim)",
+    "sign_low": "the sign test's Clopper-Pearson interval at ci_level, lower bound (percent)",
+    "sign_high": "its upper bound",
+    "n_clusters": "overall row: the source's clusters with a decisive pair, the cluster score test's units (0 without "
+    "a grouping; a single cluster leaves the sign test as the row's test)",
     "balanced_score": "overall row: the mean of the stereo and anti-stereo decisive shares, each direction weighed "
     "equally (percent)",
     "balanced_low": "its 95% interval (MOVER from the two Clopper-Pearson intervals)",
@@ -114,6 +121,32 @@ SUMMARY_SCHEMA = {
 def hypothesis_id(dataset: str, model: str, kind: str, subset: str) -> str:
     """The id of a summary row's sign test in the run's analysis plan."""
     return f"crows_pairs/summary/{dataset}/{model}/{kind}/{subset}"
+
+
+def decisive_share_test(biased: np.ndarray, clusters: np.ndarray | None, *, confidence: float) -> dict:
+    """The test of a decisive share (``biased``: 1.0 or 0.0 per decisive pair) against 50%, as the primary
+    question tests it: the cluster score test where ``clusters`` (the source's grouping: writers) holds at least
+    two clusters, a pair without one a unit of its own; else the exact sign test with its Clopper-Pearson
+    interval. Its ``test``, share, interval, p, smallest p and clusters, shares in percent."""
+    biased = np.asarray(biased, dtype=float)
+    grouped = pd.Series(clusters, dtype="object").dropna() if clusters is not None else pd.Series(dtype="object")
+    test: ClusterTest | BinomialSummary
+    if clusters is not None and grouped.nunique() >= 2:
+        own = np.array([f"pair {i}" for i in range(len(biased))], dtype=object)
+        test = cluster_score_test(biased, np.where(pd.isna(clusters), own, clusters), confidence=confidence)
+        name, p_min = CLUSTER_TEST, test.p_min
+    else:
+        test = binomial_summary(int(biased.sum()), len(biased), confidence=confidence, method="exact")
+        name, p_min = SIGN_TEST, smallest_sign_test_p(len(biased))
+    return {
+        "test": name,
+        "proportion": 100 * test.proportion,
+        "ci_low": 100 * test.ci_low,
+        "ci_high": 100 * test.ci_high,
+        "p_value": test.p_value,
+        "p_min": p_min,
+        "n_clusters": int(grouped.nunique()),
+    }
 
 
 def _decisive_share(margin: pd.Series, tolerance) -> float:
@@ -169,8 +202,9 @@ def summarise_pairs(
     (:data:`SUMMARY_SCHEMA`): Nangia et al.'s score (unmarked), the decisive-pair share with the exact
     sign test, the Clopper-Pearson interval that inverts it and the smallest p it can give (the run's
     analysis plan decides its family and mark), the net preference with Tango's interval, and on the
-    overall row the direction-balanced share, the test of stereo against anti-stereo, the
-    cluster-robust interval and the sensitivity of the share to the tie tolerance; beside them how
+    overall row the direction-balanced share, the test of stereo against anti-stereo and the
+    sensitivity of the share to the tie tolerance; where the source groups its pairs (writers), the
+    overall row's test is the cluster score test, with the sign test's beside it; beside them how
     much of the data the model reads as unknown (:func:`plmfair.scoring.coverage.warning`).
 
     Long because every subset's row is built from the same masks and tests; the tests and intervals are functions of
@@ -224,19 +258,15 @@ def summarise_pairs(
     overall = (out["subset_kind"] == "overall").to_numpy()
     for col, value in _direction_columns(rows).items():
         out[col] = np.where(overall, value, nan)
+    out["test"] = SIGN_TEST
+    out["sign_p"], out["sign_low"], out["sign_high"] = out["p_value"], out["ci_low"], out["ci_high"]
     decisive = (biased | less).to_numpy()
-    has_cluster = "cluster" in scores and scores.loc[scored, "cluster"].notna().any()
-    clusters = scores["cluster"].where(scored) if has_cluster else None
-    low, high = (
-        cluster_robust_interval(
-            biased.to_numpy(float)[decisive], np.ones(int(decisive.sum())), clusters.to_numpy()[decisive]
-        )
-        if clusters is not None
-        else (nan, nan)
-    )
-    low, high = 100 * low, 100 * high
-    out["cluster_low"], out["cluster_high"] = np.where(overall, low, nan), np.where(overall, high, nan)
-    out["n_clusters"] = np.where(overall, int(clusters.nunique()) if clusters is not None else 0, 0)
+    # the overall row's test: the source's clusters, not pairs, as the draws where it has them
+    clusters = scores["cluster"].to_numpy(dtype=object)[decisive] if "cluster" in scores else None
+    test = decisive_share_test(biased.to_numpy(float)[decisive], clusters, confidence=1 - alpha)
+    out["n_clusters"] = np.where(overall, test["n_clusters"], 0)
+    columns = ["test", "ci_low", "ci_high", "p_value", "p_min"]
+    out.loc[overall, columns] = [test[c] for c in columns]
     meta = {
         **meta,
         **coverage_columns(

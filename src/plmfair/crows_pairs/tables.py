@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from plmfair.crows_pairs.reader import BIAS_TYPES
-from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES
+from plmfair.crows_pairs.schemas import CHANGES, CLUSTER_TEST, OUTCOMES
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number
 from plmfair.rendering.table_format import verdict_columns, with_coverage_warnings, with_display, with_layout
@@ -134,8 +134,9 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
 
 def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Per data set, model and subset: pairs scored, neutral pairs (margin within its floating-point
-    tolerance), Nangia et al.'s score (unmarked), the decisive-pair share with the Clopper-Pearson interval
-    that inverts its exact sign test, the net preference with Tango's interval, and the run's analysis plan's
+    tolerance), Nangia et al.'s score (unmarked), the decisive-pair share with the interval that inverts its
+    test (the exact sign test; the cluster score test on the overall row where the source groups its pairs),
+    the net preference with Tango's interval, and the run's analysis plan's
     decision on the test (:mod:`plmfair.rendering.marks`): the adjusted p, marked where significant; an
     untestable row has no interval and says why."""
     out = (
@@ -151,6 +152,7 @@ def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha:
     out["net preference"] = summary["net_preference"]
     out["net_low"], out["net_high"] = summary["net_low"], summary["net_high"]
     out["p"] = summary["p_value"]
+    out["test"] = summary["test"]
     marks = add_decisions(out, summary, plan, untested=("low", "high", "net_low", "net_high"))
     out["unknown pieces %"] = 100 * summary["unknown_share"].astype(float)
     return with_display(
@@ -188,7 +190,8 @@ def directions_table(summary: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
 
 def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Per data set and model: the decisive share under each pair's tolerance, under fixed tie
-    margins (sensitivity), and its interval when the source's clusters, not pairs, are the independent draws."""
+    margins (sensitivity), and, where the source groups its pairs and the test is the cluster score test, the
+    sign test's Clopper-Pearson interval beside it: what taking the pairs as independent draws would claim."""
     overall = summary[summary["subset_kind"] == "overall"]
     out = overall[["dataset", "model", "n_scored", "n_neutral"]].rename(
         columns={"n_scored": "scored", "n_neutral": "neutral"}
@@ -198,11 +201,12 @@ def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     for name in ("0", "1e-3", "1e-2"):
         out[f"share, tie when abs. margin ≤ {name}"] = overall[f"decisive_score_at_{name}"]
     out["clusters"] = overall["n_clusters"]
-    out["low"], out["high"] = overall["cluster_low"], overall["cluster_high"]
+    clustered = overall["test"] == CLUSTER_TEST
+    out["low"], out["high"] = overall["sign_low"].where(clustered), overall["sign_high"].where(clustered)
     return with_display(
         out.reset_index(drop=True),
         nulls={c: 50.0 for c in out.columns if "share" in c},
-        intervals={"cluster-robust interval (95%)": ("low", "high", 50.0)},
+        intervals={"pairs as independent (sign test's interval)": ("low", "high", 50.0)},
     )
 
 
