@@ -72,9 +72,20 @@ demo: $(STAMP)
 	  --configfile .test/config/config.yaml $(SMK_FLAGS)
 	@$(VENV)/bin/plmfair show .test
 
-## Every test (the end-to-end ones share one demo run); test-fast leaves out those that run Snakemake.
-test: $(STAMP)
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_FLAGS)
+# lm-evaluation-harness, for bench-causal and its smoke case in make test, goes into .venv-bench: a venv
+# that sees .venv's packages and adds the `bench` extra on top.
+BENCH_VENV := .venv-bench
+$(BENCH_VENV)/.stamp: $(STAMP) pyproject.toml
+	python3 -m venv $(BENCH_VENV)
+	echo "import site; site.addsitedir('$$($(PY) -c 'import site; print(site.getsitepackages()[0])')')" \
+	  > $$($(BENCH_VENV)/bin/python -c 'import site; print(site.getsitepackages()[0])')/plmfair-venv.pth
+	$(BENCH_VENV)/bin/pip install --quiet "$$(grep -o 'lm_eval==[0-9.]*' pyproject.toml)"
+	@touch $@
+
+## Every test (the end-to-end ones share one demo run; every benchmark at a tiny size, bench-causal's in
+## .venv-bench); test-fast leaves out those that run Snakemake.
+test: $(STAMP) $(BENCH_VENV)/.stamp
+	PLMFAIR_BENCH_VENV=$(BENCH_VENV) $(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder $(PYTEST_FLAGS)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not e2e" $(PYTEST_FLAGS)
@@ -116,16 +127,7 @@ bench: $(STAMP)
 bench-predict: $(STAMP)
 	$(PAGE) gap-prediction "MozArt gap prediction and answer scoring" -- $(PY) benchmarks/bench_gap_prediction.py $(BENCH_ARGS)
 
-## Causal CrowS-Pairs scoring side by side with lm-evaluation-harness (HFLM.loglikelihood), which
-## goes into .venv-bench: a venv that sees .venv's packages and adds the `bench` extra on top.
-BENCH_VENV := .venv-bench
-$(BENCH_VENV)/.stamp: $(STAMP) pyproject.toml
-	python3 -m venv $(BENCH_VENV)
-	echo "import site; site.addsitedir('$$($(PY) -c 'import site; print(site.getsitepackages()[0])')')" \
-	  > $$($(BENCH_VENV)/bin/python -c 'import site; print(site.getsitepackages()[0])')/plmfair-venv.pth
-	$(BENCH_VENV)/bin/pip install --quiet "$$(grep -o 'lm_eval==[0-9.]*' pyproject.toml)"
-	@touch $@
-
+## Causal CrowS-Pairs scoring side by side with lm-evaluation-harness (in .venv-bench, above).
 bench-causal: $(BENCH_VENV)/.stamp
 	$(PAGE) causal "Causal CrowS-Pairs scoring against lm-evaluation-harness" -- \
 	  $(BENCH_VENV)/bin/python benchmarks/bench_causal.py $(BENCH_ARGS)
