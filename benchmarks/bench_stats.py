@@ -83,7 +83,7 @@ from plmfair.cloze.group_tests import (
     group_winloss,
 )
 from plmfair.multiplicity import LEVEL_BAND, testable_on_design
-from plmfair.stats import binomial_summary, kendalls_w, ranking_agreement
+from plmfair.stats import binomial_summary, kendalls_w, paired_change_size, ranking_agreement
 
 REPO = Path(__file__).resolve().parents[1]
 # the result files whose tests the run's analysis plan marks, each a test whose level this benchmark shows
@@ -563,6 +563,19 @@ def pairs_part(args) -> int:
         print(
             f"  {r['test']:<46} n={r['n']:<5} {r['scenario']:<24} testable {r['testable']:.4f} {rate}"
             f"{note if compared and flag else _level_note(flag, args.alpha)}"
+        )
+    print(
+        "  the paired change's size given m moved pairs (exact; the analysis plan leaves a size outside "
+        f"{_band(args.alpha)} untestable, * below):"
+    )
+    sizes = [(m, paired_change_size(m, alpha=args.alpha)) for m in range(5, 61)]
+    for start in range(0, len(sizes), 8):
+        print(
+            "   "
+            + "".join(
+                f" m={m:<3} {size:.3f}{'*' if level_flag(size, args.alpha) else ' '}"
+                for m, size in sizes[start : start + 8]
+            )
         )
     print("  coverage at 1 - alpha, and the interval's median width (percentage points):")
     for _, r in coverage.iterrows():

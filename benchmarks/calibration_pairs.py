@@ -24,11 +24,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from plmfair.multiplicity import testable_on_design
 from plmfair.stats import (
     binomial_summary,
     cluster_score_test,
-    mid_p_mcnemar,
     mover_mean_interval,
+    paired_change_p,
+    paired_change_size,
+    paired_change_smallest,
     tango_interval,
     tango_score,
 )
@@ -118,14 +121,16 @@ def tango_coverage(n: int, p_up: float, p_down: float, alpha: float) -> dict:
 
 
 def change_test_level(n: int, moves: float, alpha: float) -> dict:
-    """The paired test of a change (the larger of the mid-p McNemar p and Tango's score-test p) on n items of
-    which a share ``moves`` moves each way under the null, among the data sets where it is testable
-    (0.5^(up + down) < alpha)."""
+    """The paired test of a change (:func:`plmfair.stats.paired_change_p`) on n items of which a share ``moves``
+    moves each way under the null, among the data sets where the analysis plan tests it: its smallest p below
+    alpha and its size given the moves inside LEVEL_BAND (:func:`plmfair.multiplicity.testable_on_design`)."""
     up, down, prob = _trinomial_support(n, moves, moves)
-    testable = 0.5 ** (up + down).astype(float) < alpha
-    score_p = np.where(up + down > 0, 2 * stats.norm.sf(np.abs(tango_score(up, down, np.full(len(up), n), 0.0))), 1.0)
-    mid_p = np.array([mid_p_mcnemar(int(u), int(w)) for u, w in zip(up, down, strict=True)])
-    rejected = np.maximum(mid_p, score_p) < alpha
+    moved = up + down
+    by_moves = {int(m): paired_change_size(int(m), alpha=alpha) for m in np.unique(moved)}
+    testable = testable_on_design(
+        [paired_change_smallest(int(m)) for m in moved], [by_moves[int(m)] for m in moved], "", alpha=alpha
+    )
+    rejected = np.array([paired_change_p(int(u), int(w)) < alpha for u, w in zip(up, down, strict=True)])
     p_testable = float(prob[testable].sum())
     rate = float(prob[testable & rejected].sum() / p_testable) if p_testable else np.nan
     return {"testable": p_testable / float(prob.sum()), "rate": rate}

@@ -198,6 +198,7 @@ HEAVY_FIRST = (
     "test_workflow.py",
     "test_hostile.py",
     "test_cli.py",
+    "test_benchmarks.py",
     "test_group_tests.py",
     "test_crows_pairs.py",
     "test_hub.py",

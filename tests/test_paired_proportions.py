@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from scipy.optimize import minimize_scalar
@@ -79,3 +80,29 @@ def test_a_paired_changes_smallest_p_is_the_smallest_its_test_gives_for_those_mo
             ps = [paired_proportions(up, moved - up, n, alpha=0.05)["p"] for up in range(moved + 1)]
             assert paired_proportions(0, moved, n, alpha=0.05)["p_min"] == pytest.approx(min(ps), rel=1e-9)
     assert paired_proportions(17, 0, 100, alpha=0.05)["p_min"] == pytest.approx(3.7e-5, rel=0.05)
+
+
+def test_a_paired_changes_size_given_its_moves_is_its_rejection_rate_and_the_plan_keeps_it_in_the_band():
+    """The paired-change test's size at alpha given m moves: each moved pair up or down with probability 1/2,
+    counted by hand (0.0703 at m = 8, 0.0768 at m = 16, as a referee found; 0.0156 at m = 7); the analysis plan
+    leaves a comparison with a size outside [0.03, 0.07] untestable, saying why, and tests one inside."""
+    from plmfair.crows_pairs.changes import paired_proportions
+    from plmfair.multiplicity import build_plan, hypotheses
+    from plmfair.rendering.marks import note
+
+    for moved, expected in ((7, 0.0156), (8, 0.0703), (16, 0.0768), (40, 0.0385)):
+        by_hand = sum(
+            stats.binom.pmf(up, moved, 0.5)
+            for up in range(moved + 1)
+            if paired_proportions(up, moved - up, 300, alpha=0.05)["p"] < 0.05
+        )
+        size = paired_proportions(0, moved, 300, alpha=0.05)["size"]
+        assert size == pytest.approx(by_hand) and size == pytest.approx(expected, abs=5e-4)
+    rows = [{**paired_proportions(up, moved - up, 300, alpha=0.05), "m": moved} for up, moved in ((0, 8), (2, 40))]
+    frame = pd.DataFrame(rows).assign(hypothesis=["eight", "forty"])
+    plan = build_plan(
+        hypotheses(frame, study="s", source="f", question="q", primary=False, p_value="p", informative=True),
+        alpha=0.05,
+    ).set_index("hypothesis")
+    assert plan.loc["eight", "family"] == "untestable" and "above 0.07" in note(plan.loc["eight"])
+    assert plan.loc["forty", "family"] == "secondary"

@@ -116,12 +116,13 @@ HYPOTHESIS_SCHEMA = {
     "p_min": "the smallest p-value the test can give on this design (Tarone's rule keeps it out of its family when "
     "that cannot reach the family's threshold)",
     "size": "the rate at which the test rejects at alpha when its null holds, on this design (a permutation test: "
-    "the share of assignments whose p is below alpha; NaN for the binomial tests, whose levels bench-stats shows "
-    "by the number of pairs); below LEVEL_BAND's lower end the test is untestable",
+    "the share of assignments whose p is below alpha; a paired change: given the pairs that moved; NaN for the "
+    "binomial tests, whose levels bench-stats shows by the number of pairs); outside LEVEL_BAND the test is "
+    "untestable",
     "informative": "false when the test's null distribution is degenerate (every assignment gives the same "
     "statistic): p = 1 whatever the data",
     "limit": "why the design cannot support the test's level ('' when it can: the study's own rule, or the plan's "
-    "when ties keep its size below LEVEL_BAND's lower end); such a test is untestable",
+    "when its size on the design is outside LEVEL_BAND); such a test is untestable",
 }
 
 
@@ -149,8 +150,8 @@ def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary
 ANALYSIS_PLAN_SCHEMA = {
     **HYPOTHESIS_SCHEMA,
     "family": "confirmatory (a primary question, Holm), secondary (Benjamini-Yekutieli over the whole report), "
-    "untestable (its smallest attainable p cannot reach its family's threshold, or ties leave its size below "
-    "LEVEL_BAND's lower end: no mark, no testing interval) or uninformative (degenerate null distribution)",
+    "untestable (its smallest attainable p cannot reach its family's threshold, or its size on the design is "
+    "outside LEVEL_BAND: no mark, no testing interval) or uninformative (degenerate null distribution)",
     "procedure": "Holm or Benjamini-Yekutieli ('' outside a family)",
     "family_size": "hypotheses in its family (those Tarone's rule keeps)",
     "threshold": "the smallest attainable p of a hypothesis in the family had to be below this (Tarone's rule)",
@@ -168,10 +169,11 @@ LEVEL_BAND = (0.6, 1.4)
 
 def testable_on_design(p_min, size, limit, *, alpha: float):
     """Whether a test can mark a row at ``alpha`` before any adjustment: its smallest attainable p below
-    alpha, its size (where known) at least LEVEL_BAND's lower end, and no ``limit`` of its design."""
+    alpha, its size (where known) inside LEVEL_BAND, and no ``limit`` of its design."""
     size = np.asarray(size, dtype=float)
     limit = np.asarray(pd.Series(limit).fillna("").astype(str) != "")
-    return (np.asarray(p_min, dtype=float) < alpha) & ~(size < LEVEL_BAND[0] * alpha) & ~limit
+    outside = (size < LEVEL_BAND[0] * alpha) | (size > LEVEL_BAND[1] * alpha)
+    return (np.asarray(p_min, dtype=float) < alpha) & ~outside & ~limit
 
 
 FAMILIES = {
@@ -184,8 +186,8 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """The run's analysis plan from every study's hypotheses (:data:`HYPOTHESIS_SCHEMA`): the primary
     questions form the confirmatory family (Holm), every other test the secondary one (Benjamini-Yekutieli
     over the whole report); within each, Tarone's rule leaves out the tests that could never reach its
-    threshold, and a test whose design cannot support its level (its ``limit``, or ties keeping its size
-    below LEVEL_BAND's lower end, said in ``limit``) is left out before it (both untestable); a test with
+    threshold, and a test whose design cannot support its level (its ``limit``, or a size outside
+    LEVEL_BAND, said in ``limit``) is left out before it (both untestable); a test with
     a degenerate null distribution is uninformative (:data:`ANALYSIS_PLAN_SCHEMA`)."""
     missing = [c for c in HYPOTHESIS_SCHEMA if c not in hypotheses]
     if missing:
@@ -196,11 +198,20 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
         raise ValueError(f"hypothesis ids must be unique in a run: {sorted(set(duplicated))[:5]}")
     out["family"], out["procedure"] = "untestable", ""
     out["family_size"], out["threshold"], out["p_adjusted"] = 0, float("nan"), float("nan")
-    weak = (out["size"].astype(float) < LEVEL_BAND[0] * alpha) & (out["limit"] == "")
+    size = out["size"].astype(float)
+    weak = (size < LEVEL_BAND[0] * alpha) & (out["limit"] == "")
     out.loc[weak, "limit"] = [
-        f"ties: it rejects at alpha {alpha:g} on {size:.3f} of the relabellings when its null holds, below "
+        f"ties: on this design it rejects a true null at alpha {alpha:g} at a rate of {size:.3f}, below "
         f"{LEVEL_BAND[0] * alpha:g}"
         for size in out.loc[weak, "size"]
+    ]
+    # a discrete test's size on its design can exceed the band too (a paired change given its moves): a mark
+    # there would claim more than it holds
+    liberal = (size > LEVEL_BAND[1] * alpha) & (out["limit"] == "")
+    out.loc[liberal, "limit"] = [
+        f"discreteness: on this design it rejects a true null at alpha {alpha:g} at a rate of {size:.3f}, above "
+        f"{LEVEL_BAND[1] * alpha:g}"
+        for size in out.loc[liberal, "size"]
     ]
     informative = out["informative"].astype(bool) & out["p_value"].notna() & (out["limit"] == "")
     for name, (procedure, adjust) in FAMILIES.items():

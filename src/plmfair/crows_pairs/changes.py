@@ -27,7 +27,7 @@ import pandas as pd
 
 from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES, SCORED_STATUSES
 from plmfair.errors import DataError
-from plmfair.stats import mid_p_mcnemar, mid_p_smallest, tango_interval, tango_score
+from plmfair.stats import paired_change_p, paired_change_size, paired_change_smallest, tango_interval
 
 CHANGE_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
@@ -52,6 +52,8 @@ CHANGE_SCHEMA = {
             "(1 when nothing moved)",
             f"{name}_p_min": "the smallest p that test can give with the pairs that moved: max(0.5^moved, "
             "2 Phi(-sqrt(moved))), all of them moved one way",
+            f"{name}_size": "that test's size at alpha given the pairs that moved (exact): the analysis plan leaves "
+            "a size outside [0.6 alpha, 1.4 alpha] untestable",
             f"{name}_hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
         }.items()
     },
@@ -76,27 +78,20 @@ def outcomes(scores: pd.DataFrame) -> pd.DataFrame:
 
 def paired_proportions(up: int, down: int, n: int, *, alpha: float) -> dict:
     """The change (up - down) / n in percentage points with Tango's interval at 1 - alpha, the p of no
-    change (the larger of the mid-p McNemar and Tango's score test, so that p < alpha only where the
-    interval excludes 0), and the smallest p the test can give with up + down pairs moved: both tests' at
-    their most extreme split (all moved one way), the mid-p's 0.5^m and the score test's 2 Phi(-sqrt(m)),
-    the larger of the two (at m = 17 the score test's 3.7e-5, not the mid-p's 7.6e-6)."""
+    change (:func:`plmfair.stats.paired_change_p`: p < alpha only where the interval excludes 0), the
+    smallest p it can give and its size at alpha given the up + down pairs that moved (the analysis plan
+    leaves a size outside LEVEL_BAND untestable)."""
     if n == 0:
         nan = float("nan")
-        return {"change": nan, "low": nan, "high": nan, "p": nan, "p_min": 1.0}
+        return {"change": nan, "low": nan, "high": nan, "p": nan, "p_min": 1.0, "size": 0.0}
     low, high = tango_interval(up, down, n, confidence=1 - alpha)
-    # scipy is heavy: imported where a test is computed
-    from scipy.stats import norm
-
-    moved = up + down
-    score_p = float(2 * norm.sf(abs(tango_score(up, down, n, 0.0)))) if moved else 1.0
-    # Tango's score of no change with every moved pair one way is sqrt(moved), whatever n
-    smallest = max(mid_p_smallest(moved), float(2 * norm.sf(np.sqrt(moved)))) if moved else 1.0
     return {
         "change": 100 * (up - down) / n,
         "low": 100 * low,
         "high": 100 * high,
-        "p": max(mid_p_mcnemar(up, down), score_p),
-        "p_min": smallest,
+        "p": paired_change_p(up, down),
+        "p_min": paired_change_smallest(up + down),
+        "size": paired_change_size(up + down, alpha=alpha),
     }
 
 

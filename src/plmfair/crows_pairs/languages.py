@@ -45,7 +45,9 @@ LANGUAGE_WINLOSS_SCHEMA = {
     "ci_low": "Tango's score interval of change at 1 - alpha, lower bound",
     "ci_high": "its upper bound",
     "p_value": "two-sided test of no change: the larger of the mid-p McNemar test's p and Tango's score test's",
-    "p_min": "the smallest p that test can give, 0.5^(wins_a + wins_b)",
+    "p_min": "the smallest p that test can give with wins_a + wins_b pairs changed (stats.paired_change_smallest)",
+    "size": "that test's size at alpha given wins_a + wins_b (exact): the analysis plan leaves a size outside "
+    "[0.6 alpha, 1.4 alpha] untestable",
     "p_one_sided": "exact one-sided McNemar test (binomial of wins_a among wins_a + wins_b), alternative: dataset_a "
     "prefers the more stereotyping sentence more often (descriptive, as dialect-robust evaluation reports it)",
     "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",

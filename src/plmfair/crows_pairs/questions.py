@@ -47,7 +47,7 @@ def _summary(summary: pd.DataFrame) -> pd.DataFrame:
 def _changes(changes: pd.DataFrame) -> pd.DataFrame:
     frames = []
     for name, label in CHANGES.items():
-        rows = changes.rename(columns={f"{name}_{k}": k for k in ("hypothesis", "p", "p_min")}).rename(
+        rows = changes.rename(columns={f"{name}_{k}": k for k in ("hypothesis", "p", "p_min", "size")}).rename(
             columns={"p": "p_value"}
         )
         question = [
