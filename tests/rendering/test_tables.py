@@ -97,31 +97,38 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
 
     gaps = pd.DataFrame(
         {
-            "model": ["m", "m", "m"],
-            "lang": ["en", "all", "fr"],
-            "metric": ["rr", "rr", "hit1"],
-            "group": ["FN", "FN", "MNN"],
-            "reference": ["MN", "MN", "MN"],
-            "gap": [0.1, -0.2, -0.1],
-            "ci_low": [-1.0, -0.3, -0.2],
-            "ci_high": [1.0, -0.05, 0.00001],
-            "ci_level": [0.95] * 3,
-            "interval_connected": [True, True, True],
-            "p_permutation": [0.4, 0.002, 0.003],
-            "p_untied": [0.4, 0.002, 0.08],
-            "n_sentences": [6, 24, 24],
-            "n_annotators": [4, 16, 16],
-            "informative": [True, True, True],
+            "model": ["m", "m", "m", "m"],
+            "lang": ["en", "all", "fr", "de"],
+            "metric": ["rr", "rr", "hit1", "hit1"],
+            "group": ["FN", "FN", "MNN", "FNN"],
+            "reference": ["MN", "MN", "MN", "MN"],
+            "gap": [0.1, -0.2, -0.1, -0.1],
+            "ci_low": [-1.0, -0.3, -0.2, -0.208],
+            "ci_high": [1.0, -0.05, 0.00001, 0.0],
+            "ci_level": [0.95] * 4,
+            "interval_connected": [True] * 4,
+            "p_permutation": [0.4, 0.002, 0.003, 0.03],
+            "p_untied": [0.4, 0.002, 0.08, 0.09],
+            "n_sentences": [6, 24, 24, 24],
+            "n_annotators": [4, 16, 16, 16],
+            "informative": [True] * 4,
         }
     )
-    plan, gaps["hypothesis"] = plan_for(gaps, ["untestable", "secondary", "secondary"], [False, True, True])
+    plan, gaps["hypothesis"] = plan_for(
+        gaps, ["untestable", "secondary", "secondary", "secondary"], [False, True, True, False]
+    )
+    plan.loc[3, "nominal"] = True  # p below alpha before the adjustment only
     table = printed(gaps_table(gaps, plan, alpha=0.05), 3)
     # untestable: no interval, no adjusted p, said; a mark the tie-break alone makes is said beside its interval
-    assert table["interval (95%)"].tolist() == ["", "[-0.300, -0.050]", "[-0.200, 0.00001]"]
+    assert table["interval (95%)"].tolist()[:3] == ["", "[-0.300, -0.050]", "[-0.200, 0.00001]"]
     assert table.loc[0, "note"].startswith("untestable (smallest attainable p 0.200")
-    assert table["p adjusted"].tolist() == ["", "0.004*", "0.004*"] and table.loc[0, "comparison"] == "FN vs MN"
+    assert table["p adjusted"].tolist()[:3] == ["", "0.004*", "0.004*"] and table.loc[0, "comparison"] == "FN vs MN"
     assert table.loc[2, "note"] == "decided by the tie-break: the gap alone's test does not reject"
     assert table.loc[2, "p (gap alone)"] == "0.080"
+    # nominal only, by the tie-break alone: both said (a referee read "nominal only" beside [-0.208, 0.000])
+    assert table.loc[3, "note"] == (
+        "nominal only (not after the run's adjustment); decided by the tie-break: the gap alone's test does not reject"
+    )
     disparity = pd.DataFrame(
         {
             "model": ["m", "m", "m"],

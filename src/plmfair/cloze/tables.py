@@ -220,6 +220,8 @@ def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.Da
     out["p (gap alone)"] = gaps["p_untied"]
     marks = add_decisions(out, gaps, plan, untested=("low", "high"))
     holds_zero = (gaps["ci_low"] <= 0) & (gaps["ci_high"] >= 0)
+    # a p below alpha, marked or nominal only, that the tie-break alone makes: said beside its interval
+    below = out["low"].notna() & (gaps["p_permutation"] < alpha)
     out["note"] = [
         "; ".join(
             part
@@ -231,7 +233,7 @@ def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.Da
             if part
         )
         for text, sig, zero, tested, connected in zip(
-            out["note"], out["significant"], holds_zero, out["low"].notna(), gaps["interval_connected"], strict=True
+            out["note"], below, holds_zero, out["low"].notna(), gaps["interval_connected"], strict=True
         )
     ]
     out["sentences"] = gaps["n_sentences"]
