@@ -37,6 +37,8 @@ def test_a_data_set_with_writers_is_answered_by_its_cluster_test_over_them():
     row = {**_pairs_row(56.8, 52.1, 61.4), "test": "cluster score test", "n_clusters": 77}
     said = crows_pairs_answer(row, alpha=0.05)
     assert "cluster score test over the source's 77 clusters of pairs (writers) as the units, p adjusted" in said
+    one = crows_pairs_answer({**_pairs_row(56.8, 52.1, 61.4), "test": "exact sign test", "n_clusters": 1}, alpha=0.05)
+    assert "exact sign test (one writer wrote every pair: its p is about these pairs)" in one
 
 
 def test_a_share_above_half_prefers_the_more_and_an_unmarked_one_is_no_evidence():

@@ -109,6 +109,8 @@ def test_words(row: Mapping) -> str:
     """The row's test in words, with what its p refers to."""
     if row.get("test") == CLUSTER_TEST:
         return f"{CLUSTER_TEST} over the source's {int(row['n_clusters'])} clusters of pairs (writers) as the units"
+    if row.get("n_clusters") == 1:
+        return f"{SIGN_TEST} (one writer wrote every pair: its p is about these pairs)"
     return f"{SIGN_TEST} (its p is about these pairs: their writers are not known)"
 
 
