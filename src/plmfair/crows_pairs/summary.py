@@ -32,8 +32,6 @@ from plmfair.scoring.coverage import (
 from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import MODEL_METADATA_SCHEMA
 from plmfair.stats import (
-    BinomialSummary,
-    ClusterTest,
     binomial_summary,
     cluster_score_test,
     fisher_exact,
@@ -129,23 +127,33 @@ def decisive_share_test(biased: np.ndarray, clusters: np.ndarray | None, *, conf
     two clusters, a pair without one a unit of its own; else the exact sign test with its Clopper-Pearson
     interval. Its ``test``, share, interval, p, smallest p and clusters, shares in percent."""
     biased = np.asarray(biased, dtype=float)
-    grouped = pd.Series(clusters, dtype="object").dropna() if clusters is not None else pd.Series(dtype="object")
-    test: ClusterTest | BinomialSummary
-    if clusters is not None and grouped.nunique() >= 2:
-        own = np.array([f"pair {i}" for i in range(len(biased))], dtype=object)
-        test = cluster_score_test(biased, np.where(pd.isna(clusters), own, clusters), confidence=confidence)
-        name, p_min = CLUSTER_TEST, test.p_min
-    else:
-        test = binomial_summary(int(biased.sum()), len(biased), confidence=confidence, method="exact")
-        name, p_min = SIGN_TEST, smallest_sign_test_p(len(biased))
+    n_clusters = int(pd.Series(clusters, dtype="object").nunique()) if clusters is not None else 0
+    if clusters is None or n_clusters < 2:
+        return {**_sign_test(int(biased.sum()), len(biased), confidence=confidence), "n_clusters": n_clusters}
+    own = np.array([f"pair {i}" for i in range(len(biased))], dtype=object)
+    test = cluster_score_test(biased, np.where(pd.isna(clusters), own, clusters), confidence=confidence)
     return {
-        "test": name,
+        "test": CLUSTER_TEST,
         "proportion": 100 * test.proportion,
         "ci_low": 100 * test.ci_low,
         "ci_high": 100 * test.ci_high,
         "p_value": test.p_value,
-        "p_min": p_min,
-        "n_clusters": int(grouped.nunique()),
+        "p_min": test.p_min,
+        "n_clusters": n_clusters,
+    }
+
+
+def _sign_test(k: int, n: int, *, confidence: float) -> dict:
+    """The exact sign test of k among n decisive pairs against 50%: its Clopper-Pearson interval at
+    ``confidence`` (percent), p and the smallest p it can give with n pairs."""
+    test = binomial_summary(k, n, confidence=confidence, method="exact")
+    return {
+        "test": SIGN_TEST,
+        "proportion": 100 * test.proportion,
+        "ci_low": 100 * test.ci_low,
+        "ci_high": 100 * test.ci_high,
+        "p_value": test.p_value,
+        "p_min": smallest_sign_test_p(n),
     }
 
 
@@ -157,14 +165,12 @@ def _decisive_share(margin: pd.Series, tolerance) -> float:
 def _test_row(k: int, less: int, n_scored: int, level: float) -> dict:
     """The sign test of k among k + less decisive pairs with its Clopper-Pearson interval at ``level``, and
     the net preference with Tango's score interval (neutral pairs count 0; not conditional on their number)."""
-    test = binomial_summary(k, k + less, confidence=level, method="exact")
+    test = _sign_test(k, k + less, confidence=level)
     net_low, net_high = tango_interval(k, less, n_scored, confidence=level)
     return {
-        "decisive_score": 100 * test.proportion,
-        "ci_low": 100 * test.ci_low,
-        "ci_high": 100 * test.ci_high,
-        "p_value": test.p_value,
-        "p_min": smallest_sign_test_p(k + less),
+        "test": test["test"],
+        "decisive_score": test["proportion"],
+        **{key: test[key] for key in ("ci_low", "ci_high", "p_value", "p_min")},
         "net_preference": 100 * (k - less) / n_scored if n_scored else float("nan"),
         "net_low": 100 * net_low,
         "net_high": 100 * net_high,
@@ -258,7 +264,6 @@ def summarise_pairs(
     overall = (out["subset_kind"] == "overall").to_numpy()
     for col, value in _direction_columns(rows).items():
         out[col] = np.where(overall, value, nan)
-    out["test"] = SIGN_TEST
     out["sign_p"], out["sign_low"], out["sign_high"] = out["p_value"], out["ci_low"], out["ci_high"]
     decisive = (biased | less).to_numpy()
     # the overall row's test: the source's clusters, not pairs, as the draws where it has them
