@@ -32,6 +32,8 @@ from plmfair.scoring.coverage import (
 from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import MODEL_METADATA_SCHEMA
 from plmfair.stats import (
+    BinomialSummary,
+    ClusterTest,
     binomial_summary,
     cluster_score_test,
     fisher_exact,
@@ -132,28 +134,25 @@ def decisive_share_test(biased: np.ndarray, clusters: np.ndarray | None, *, conf
         return {**_sign_test(int(biased.sum()), len(biased), confidence=confidence), "n_clusters": n_clusters}
     own = np.array([f"pair {i}" for i in range(len(biased))], dtype=object)
     test = cluster_score_test(biased, np.where(pd.isna(clusters), own, clusters), confidence=confidence)
-    return {
-        "test": CLUSTER_TEST,
-        "proportion": 100 * test.proportion,
-        "ci_low": 100 * test.ci_low,
-        "ci_high": 100 * test.ci_high,
-        "p_value": test.p_value,
-        "p_min": test.p_min,
-        "n_clusters": n_clusters,
-    }
+    return {**_in_percent(CLUSTER_TEST, test, test.p_min), "n_clusters": n_clusters}
 
 
 def _sign_test(k: int, n: int, *, confidence: float) -> dict:
     """The exact sign test of k among n decisive pairs against 50%: its Clopper-Pearson interval at
     ``confidence`` (percent), p and the smallest p it can give with n pairs."""
     test = binomial_summary(k, n, confidence=confidence, method="exact")
+    return _in_percent(SIGN_TEST, test, smallest_sign_test_p(n))
+
+
+def _in_percent(name: str, test: BinomialSummary | ClusterTest, p_min: float) -> dict:
+    """A test of a share as a summary row holds it: its name, the share and interval in percent, p, smallest p."""
     return {
-        "test": SIGN_TEST,
+        "test": name,
         "proportion": 100 * test.proportion,
         "ci_low": 100 * test.ci_low,
         "ci_high": 100 * test.ci_high,
         "p_value": test.p_value,
-        "p_min": smallest_sign_test_p(n),
+        "p_min": p_min,
     }
 
 
