@@ -68,7 +68,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from calibration_pairs import pairs_tables  # benchmarks/calibration_pairs.py, beside this script
+from calibration_pairs import SIZES, pairs_tables  # benchmarks/calibration_pairs.py, beside this script
 from scipy.special import expit
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 from threadpoolctl import threadpool_limits
@@ -546,7 +546,9 @@ def pairs_part(args) -> int:
     if real is not None:
         sizes = pd.read_csv(real)["anon_writer"].value_counts().to_numpy()
     start = time.perf_counter()
-    levels, coverage = pairs_tables(args.alpha, cluster_sizes=sizes, replicates=args.replicates, seed=args.seed)
+    levels, coverage = pairs_tables(
+        args.alpha, cluster_sizes=sizes, replicates=args.replicates, seed=args.seed, sizes=tuple(args.pair_sizes)
+    )
     clusters = f"on the real writers, {args.replicates} simulated data sets" if sizes is not None else "skipped"
     print(
         f"== CrowS-Pairs, exact ({time.perf_counter() - start:.0f} s; the tests and interval of pairs clustered by "
@@ -687,6 +689,9 @@ def main() -> int:
         help="compare the pooled hit1 mixed model with lme4's logistic glmer on this many data sets (needs R)",
     )
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--pair-sizes", type=int, nargs="*", default=list(SIZES), help="CrowS-Pairs data set sizes of the exact part"
+    )
     ap.add_argument("--ranking-replicates", type=int, default=200, help="simulated data sets per ranking row")
     args = ap.parse_args()
     parts = set(args.parts)

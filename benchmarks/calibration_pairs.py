@@ -36,7 +36,7 @@ from plmfair.stats import (
     tango_score,
 )
 
-SIZES = (40, 80, 1677)
+SIZES = (40, 80, 1677)  # CrowS-Pairs sizes: a small set, a bias type of the original, the French set
 MASS = 1e-12  # outcomes less likely than this are left out of the sums (their total mass is printed)
 
 
@@ -221,10 +221,13 @@ def cluster_coverage(sizes: np.ndarray, *, theta: float, spread: float, replicat
 WRITER_SPREADS = (0.0, 0.25, 0.5, 1.0)
 
 
-def pairs_tables(alpha: float, *, cluster_sizes: np.ndarray | None, replicates: int, seed: int) -> tuple:
-    """The level table and the coverage table of the CrowS-Pairs tests and intervals (data frames)."""
+def pairs_tables(
+    alpha: float, *, cluster_sizes: np.ndarray | None, replicates: int, seed: int, sizes: tuple[int, ...] = SIZES
+) -> tuple:
+    """The level table and the coverage table of the CrowS-Pairs tests and intervals (data frames), on data sets
+    of ``sizes`` pairs."""
     levels, coverage = [], []
-    for n in SIZES:
+    for n in sizes:
         for ties in (0.0, 0.3):
             levels.append(
                 {
