@@ -8,9 +8,13 @@ from plmfair.multiplicity import (
     benjamini_yekutieli,
     build_plan,
     by_constant,
+    differences_from_first,
     false_discovery,
+    family_level,
     family_wise,
     holm,
+    intersection_union_p,
+    primary_family_sizes,
     tarone_family,
 )
 
@@ -128,3 +132,34 @@ def test_a_test_that_ties_keep_below_its_level_is_untestable_and_says_so():
     assert plan["family"].tolist() == ["untestable", "secondary", "secondary"]
     assert plan.loc["h1", "family_size"] == 2 and not plan.loc["h0", "significant"]
     assert "ties" in note(plan.loc["h0"]) and "0.012" in note(plan.loc["h0"]) and note(plan.loc["h1"]) == ""
+
+
+def test_the_intersection_union_p_is_the_largest_and_one_on_the_other_side():
+    assert intersection_union_p([0.01, 0.003, 0.04], [True, True, True]) == 0.04
+    assert intersection_union_p([0.01, 0.003], [True, False]) == 1.0
+    assert intersection_union_p([0.01, float("nan")], [True, True]) == 1.0
+    assert family_level(0.05, 4) == 0.0125 and family_level(0.05, 0) == 0.05
+    plan = pd.DataFrame({"hypothesis": ["a", "b"], "family": ["confirmatory", "untestable"], "family_size": [3, 0]})
+    assert primary_family_sizes(plan, ["a", "b", "c"]) == {"a": 3, "b": 0, "c": 0}
+    assert primary_family_sizes(None, ["a"]) == {"a": 1}
+
+
+def test_a_difference_one_writer_carries_is_noise_when_writers_are_the_units():
+    """Ten writers of ten pairs; the second specification moves writer 0's ten pairs from the less to the more
+    stereotyping sentence. With the pairs as units, ten moves one way differ beyond noise; with the writers
+    as units, it is one writer's move, which their resampling does not tell from noise. A specification equal
+    to the first on every unit cannot differ (p 1)."""
+    rng = np.random.default_rng(3)
+    first = (rng.random(100) < 0.5).astype(float)
+    first[:10] = 0.0
+    moved = first.copy()
+    moved[:10] = 1.0
+    biased = np.column_stack([first, moved, first])
+    decisive = np.ones_like(biased)
+    difference, p = differences_from_first(biased, decisive, replicates=1999, seed=0)
+    assert np.isnan(difference[0]) and np.isnan(p[0]) and difference[1] == pytest.approx(10.0) and p[2] == 1.0
+    assert p[1] < 0.01
+    writer = np.repeat(np.arange(10), 10)
+    per_writer = [np.column_stack([np.bincount(writer, weights=c) for c in m.T]) for m in (biased, decisive)]
+    difference, p = differences_from_first(*per_writer, replicates=1999, seed=0)
+    assert difference[1] == pytest.approx(10.0) and p[1] > 0.2

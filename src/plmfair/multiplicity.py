@@ -9,6 +9,26 @@
 
 Each returns, per hypothesis, whether it was in the family (testable), its adjusted p (NaN outside) and
 the family's size; a hypothesis is rejected when its adjusted p < alpha.
+
+A primary verdict judged across the specifications of a sensitivity analysis (each study's robustness
+analysis) makes two statements, each with a known error rate (``make bench-stats``, part robustness):
+
+- **robust** (:func:`intersection_union_p`, :func:`family_level`): every specification shows the primary's
+  verdict, each at the level the primary question is held to. That is an intersection-union test (Berger
+  1982): its p is the largest of the specifications' p (1 when one lies on the other side), and it needs no
+  adjustment over the specifications. It does need the primary's adjustment over the run's confirmatory
+  family, which it gets by Bonferroni's bound over the same family: Holm's first step, the one threshold a
+  claim can meet without knowing the other claims of the family (each study decides its own in its own job).
+- **differs** (:func:`differences_from_first`): a specification's estimate differs from the run's own by more
+  than sampling noise. Each specification's estimate is a ratio of sums over the same units (pairs, or the
+  source's clusters of them, writers), so the units are resampled together for every specification (the
+  bootstrap), and the largest studentized difference from the run's own is referred to its bootstrap
+  distribution (Romano & Wolf's 2005 single-step max-t): the chance that some specification is said to
+  differ when none does stays near alpha whatever the effect, since every specification is held to the same
+  null (no difference).
+
+Neither says the verdict is right, and a verdict that is not robust is not therefore "fragile": a
+specification that falls short of the adjusted level may only have less power (fewer pairs, coarser ties).
 """
 
 from __future__ import annotations
@@ -230,3 +250,93 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     return out[list(ANALYSIS_PLAN_SCHEMA)].astype(
         {"primary": bool, "informative": bool, "significant": bool, "nominal": bool, "family_size": int}
     )
+
+
+def intersection_union_p(p_values: Sequence[float], same_side: Sequence[bool]) -> float:
+    """The intersection-union test's p of "every specification shows the verdict": the largest of their
+    ``p_values``, 1 when any specification's estimate lies on the other side (``same_side`` false) or has no
+    p (NaN)."""
+    p = np.asarray(p_values, dtype=float)
+    if not len(p) or np.isnan(p).any() or not np.all(same_side):
+        return 1.0
+    return float(p.max())
+
+
+def primary_family_sizes(plan: pd.DataFrame | None, ids: Sequence[str]) -> dict[str, int]:
+    """The size of the confirmatory family each primary question ``ids`` (hypothesis ids) is in, from the run's
+    analysis plan; 0 for one left out of it (untestable on its design, or not in the plan); 1 each without a
+    plan (a claim is then held to alpha itself)."""
+    if plan is None:
+        return dict.fromkeys(ids, 1)
+    confirmatory = plan[plan["family"] == "confirmatory"].set_index("hypothesis")["family_size"]
+    return {h: int(confirmatory.get(h, 0)) for h in ids}
+
+
+def family_level(alpha: float, family_size: int) -> float:
+    """The level a claim about a primary question is held to in a confirmatory family of ``family_size``
+    (Bonferroni's alpha / K; alpha itself in a family of one, or without a plan)."""
+    return alpha / max(int(family_size), 1)
+
+
+def _difference_errors(weights: np.ndarray, biased: np.ndarray, decisive: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per row of ``weights`` (resamples x units: how often each unit is drawn), each specification's share
+    difference from the first's and its linearized (delta-method, cluster-robust) standard error: the root of
+    the weighted sum of the units' squared influences (b_k - theta_k d_k) / D_k - (b_0 - theta_0 d_0) / D_0."""
+    x, y = biased, decisive
+    s, t = x[:, :1], y[:, :1]
+    big_b, big_d = weights @ x, weights @ y
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = big_b / big_d
+        own, own_d = theta[:, :1], big_d[:, :1]
+        spec = (weights @ (x * x)) - 2 * theta * (weights @ (x * y)) + theta**2 * (weights @ (y * y))
+        cross = (
+            (weights @ (x * s))
+            - own * (weights @ (x * t))
+            - theta * (weights @ (y * s))
+            + theta * own * (weights @ (y * t))
+        )
+        first = spec[:, :1]
+        variance = spec / big_d**2 - 2 * cross / (big_d * own_d) + first / own_d**2
+    return (theta - own)[:, 1:], np.sqrt(np.maximum(variance[:, 1:], 0.0))
+
+
+def differences_from_first(
+    biased: np.ndarray, decisive: np.ndarray, *, replicates: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each specification's share differs from the first's (the run's own) beyond sampling noise.
+
+    ``biased`` and ``decisive`` (units x specifications): per unit, its count of pairs preferring the more
+    stereotyping sentence and of decisive pairs under each specification (0 and 0 where the specification
+    leaves the unit out). A specification's share is the column's ratio of sums. Each difference from the
+    first column is studentized by its linearized cluster-robust standard error; the units are resampled with
+    replacement ``replicates`` times (seeded), every column alike, and studentized again in each resample
+    (the percentile-t bootstrap, whose tails hold with few and unequal clusters where one standard error for
+    every resample does not); a difference's p is the share of resamples whose largest centred studentized
+    difference reaches it (single-step max-t: family-wise over the specifications).
+
+    Returns (the differences in percentage points, their adjusted p), the first column's NaN, and p = 1 where
+    a difference cannot vary (no unit's outcome moves between the two)."""
+    biased, decisive = np.asarray(biased, dtype=float), np.asarray(decisive, dtype=float)
+    units, k = decisive.shape
+    p = np.ones(k)
+    p[0] = np.nan
+    if k < 2 or units < 2:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = biased.sum(axis=0) / decisive.sum(axis=0)
+        return np.concatenate([[np.nan], 100 * (share[1:] - share[0])]), p
+    observed, error = (a[0] for a in _difference_errors(np.ones((1, units)), biased, decisive))
+    difference = np.concatenate([[np.nan], 100 * observed])
+    varies = np.isfinite(error) & (error > 1e-12) & np.isfinite(observed)
+    if not varies.any():
+        return difference, p
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(units, np.full(units, 1 / units), size=replicates).astype(float)
+    moves, errors = _difference_errors(weights, biased, decisive)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # a resample that draws no unit that moves has no error: its centred difference is infinitely far
+        centred = np.abs(moves[:, varies] - observed[varies]) / errors[:, varies]
+    centred = np.where(np.isnan(centred), np.inf, centred)
+    largest = centred.max(axis=1)
+    statistic = np.abs(observed[varies]) / error[varies]
+    p[1:][varies] = [(1 + np.sum(largest >= z)) / (1 + replicates) for z in statistic]
+    return difference, p
