@@ -503,8 +503,9 @@ def test_every_printed_row_keeps_its_side_of_the_null_the_threshold_and_alpha(de
 
 def test_the_demos_robustness_analysis_reaches_its_table_figure_record_and_show(demo_run):
     """The demo runs its robustness analysis: every specification of every model and data set, the verdicts'
-    table (holds under k of K, fragile with the choices that flip it), the specification curve, the record's
-    rows (its numbers) and one line per verdict in plmfair show."""
+    table (K and what it counts, k, robust at the level of the primary question's family, the choices short of
+    it and those that differ beyond noise, as numbers), the specification curve, the record's rows (its numbers)
+    and one line per verdict in plmfair show."""
     from plmfair.runs.record import read_run_record
 
     results = demo_run / "results"
@@ -531,10 +532,22 @@ def test_the_demos_robustness_analysis_reaches_its_table_figure_record_and_show(
     assert [(r["dataset"], r["model"], r["holding"], r["robust"]) for r in record] == list(
         zip(verdicts["dataset"], verdicts["model"], verdicts["holding"], verdicts["robust"], strict=True)
     )
-    table = (results / "tables/crows_pairs_verdicts.md").read_text()
+    # the level of a robust claim is the primary question's in the run's confirmatory family (Bonferroni)
+    plan = read_parquet(results / "analysis_plan.parquet").set_index("hypothesis")
     for r in record:
-        line = next(x for x in table.splitlines() if f"| {r['dataset']} " in x and f"| {r['model']} " in x)
-        assert f"{r['holding']} of {r['specifications']}" in line and ("robust" if r["robust"] else "fragile") in line
+        row = plan.loc[f"crows_pairs/summary/{r['dataset']}/{r['model']}/overall/metric"]
+        size = row["family_size"] if row["family"] == "confirmatory" else 0
+        assert r["family_size"] == size and r["level"] == pytest.approx(0.05 / size if size else 0.0)
+        assert r["robust"] == (r["verdict"] != "no preference" and size > 0 and r["p_all"] < r["level"])
+        assert r["robust"] <= (r["holding"] == r["specifications"])
+    # counts as numbers in the CSV, K explained per row, and no "fragile" claim anywhere
+    table = pd.read_csv(results / "tables/crows_pairs_verdicts.csv")
+    assert table["K"].tolist() == [r["specifications"] for r in record]
+    assert table["k showing it"].tolist() == [r["holding"] for r in record]
+    assert table["differ beyond noise"].tolist() == [r["differing"] for r in record]
+    assert table["K counts"].str.len().min() > 0
+    assert set(table["robust"]) <= {"robust", "not shown robust", "no claim to test"}
+    assert "fragile" not in (results / "tables/crows_pairs_verdicts.md").read_text()
     assert (results / "figures/crows_pairs_specification_curve.png").stat().st_size > 10_000
     shown = subprocess.run(
         [str(BIN / "plmfair"), "show", str(demo_run)], capture_output=True, text=True, timeout=120, check=True
@@ -545,6 +558,9 @@ def test_the_demos_robustness_analysis_reaches_its_table_figure_record_and_show(
     annotators = read_parquet(results / "cloze/demo/annotation_scores.parquet").groupby("lang")["u_id"].nunique().sum()
     assert {(r["set"], r["model"]) for r in cloze} == {(s, m) for s in ("mozart", "demo") for m in MODELS}
     assert {r["specifications"] for r in cloze if r["set"] == "demo"} == {1 + 2 + annotators}
+    counted = f"1 + 2 other metrics + {annotators} annotators left out"
+    assert {r["counted"] for r in cloze if r["set"] == "demo"} == {counted}
+    assert all(r["robust"] <= (r["holding"] == r["specifications"]) for r in cloze)
     assert all(r["most_influential"] for r in cloze) and (results / "tables/demo_verdicts.md").is_file()
     for r in record:
         assert any(

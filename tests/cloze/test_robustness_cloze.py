@@ -3,6 +3,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from plmfair.cloze.robustness import cloze_robustness
 from plmfair.cloze.schemas import CLOZE_ROBUSTNESS_SCHEMA, CLOZE_SPECIFICATIONS_SCHEMA
@@ -49,8 +50,8 @@ def shifted(u_id, group, rng) -> float:
     return 0.35 if u_id == "FN0" else level
 
 
-def robustness(frame: pd.DataFrame):
-    specs, summary = cloze_robustness(frame, alpha=0.05, permutations=999, seed=2022)
+def robustness(frame: pd.DataFrame, plan: pd.DataFrame | None = None):
+    specs, summary = cloze_robustness(frame, alpha=0.05, permutations=999, seed=2022, cloze_set="t", plan=plan)
     assert list(specs.columns) == list(CLOZE_SPECIFICATIONS_SCHEMA)
     assert list(summary.columns) == list(CLOZE_ROBUSTNESS_SCHEMA)
     (row,) = summary.to_dict(orient="records")
@@ -61,21 +62,42 @@ def test_one_planted_annotator_driving_the_disparity_is_named():
     specs, row = robustness(scores(planted))
     assert row["most_influential"] == "en:FNN1" and row["largest_change"] < -5
     # an annotator-level test does not call one annotator a group difference: the verdict stays, and holds
-    assert row["verdict"] == "no difference shown" and not row["annotator_flips"]
+    assert row["verdict"] == "no difference shown" and row["removals_short"] == 0 and row["holding"] == len(specs)
+    # no difference shown is no claim: it cannot be robust, and has no intersection-union p
+    assert not row["robust"] and np.isnan(row["p_all"])
     # every other metric, then every annotator left out, beside the run's own
     assert row["specifications"] == 1 + 2 + 12 == len(specs)
+    assert row["counted"] == "1 + 2 other metrics + 12 annotators left out"
 
 
 def test_a_clear_difference_holds_without_any_one_annotator_and_the_metric_that_cannot_see_it_is_named():
     _, row = robustness(scores(shifted, per_group=4, hit1=0.3, seed=10))
     assert row["verdict"] == "groups differ" and row["p_value"] < 0.01
-    assert not row["annotator_flips"] and row["flipped_by"] == "metric=P@5"  # nearly every answer is in the top 5
+    # nearly every answer is in the top 5: P@5 falls short, so the verdict is not robust (no claim that it flips)
+    assert row["removals_short"] == 0 and row["short_of"] == "metric=P@5" and not row["robust"]
+    assert row["holding"] == row["specifications"] - 1 and row["p_all"] >= 0.05
 
 
-def test_a_borderline_difference_one_annotator_carries_flips_without_it():
+def test_a_borderline_difference_one_annotator_carries_falls_short_without_it():
     specs, row = robustness(scores(shifted, per_group=4, hit1=0.3, seed=8))
     assert row["verdict"] == "groups differ" and 0.04 < row["p_value"] < 0.05
-    assert row["annotator_flips"] and not row["robust"]
-    assert "without en:FN0" in row["flipped_by"].split(" | ")
+    assert row["removals_short"] >= 1 and not row["robust"]
+    assert "without en:FN0" in row["short_of"].split(" | ")
     (without,) = specs[specs["left_out"] == "en:FN0"].to_dict(orient="records")
     assert without["verdict"] == "no difference shown" and without["sigma_gd"] < row["sigma_gd"]
+
+
+def test_a_robust_claim_is_held_to_the_level_of_its_confirmatory_family():
+    """The level comes from the run's analysis plan: alpha over the size of the family the primary question is
+    in (Bonferroni); a primary question the plan leaves untestable makes no claim at all."""
+    frame = scores(shifted, per_group=4, hit1=0.3, seed=10)
+    models = frame["model"].unique()
+    ids = [f"cloze/t/group_disparity/{m}/all/mrr" for m in models]
+    plan = pd.DataFrame({"hypothesis": ids, "family": "confirmatory", "family_size": 3})
+    specs, row = robustness(frame, plan)
+    assert row["family_size"] == 3 and row["level"] == pytest.approx(0.05 / 3)
+    own = specs[specs["changed"] == ""].iloc[0]
+    assert own["holds"] == (own["p_value"] < 0.05 / 3)
+    untestable = plan.assign(family="untestable")
+    _, row = robustness(frame, untestable)
+    assert row["family_size"] == 0 and row["level"] == 0 and not row["robust"] and row["holding"] == 0

@@ -1,6 +1,7 @@
 """A CrowS-Pairs verdict under every scoring choice (plmfair.crows_pairs.robustness), on constructed pair
 scores whose verdict each choice is known to keep or flip."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -36,7 +37,8 @@ def passes(scores: dict, precision="fp32") -> list[dict]:
 
 
 def run(scores: dict, protocol="nangia", precision="fp32", **options):
-    settings = {"ties": [0.01], "exclusions": None, "alpha": 0.05, "max_grid": 64, **options}
+    settings = {"ties": [0.01], "exclusions": None, "alpha": 0.05, "max_grid": 64, "plan": None, **options}
+    settings.update(replicates=999, seed=0)
     specs, summary = robustness(
         [{"dataset": "demo_fr", "model": "m", "protocol": protocol, "precision": precision, "passes": passes(scores)}],
         langs={"demo_fr": "fr"},
@@ -47,15 +49,21 @@ def run(scores: dict, protocol="nangia", precision="fp32", **options):
     return specs, row
 
 
-def test_a_preference_only_one_protocol_shows_is_fragile_with_that_protocol_named():
+def test_a_preference_only_one_protocol_shows_is_no_claim_and_that_protocol_is_said_to_differ():
     specs, row = run({"nangia": pairs(EVEN), "all_tokens": pairs(EVEN), "aul": pairs(STEREO)})
-    # the run's own protocol finds no preference; every specification with aul finds one
+    # the run's own protocol finds no preference: nothing to be robust; every specification with aul finds one
     assert row["verdict"] == "no preference" and row["estimate"] == 50.0 and not row["robust"]
+    assert np.isnan(row["p_all"])
     assert row["design"] == "grid" and row["specifications"] == 3 * 2 and row["holding"] == 4
-    assert row["flipped_by"] == "protocol=aul | protocol=aul; tie=0.01"
+    assert row["counted"] == "3 protocols x 2 tie rules"
+    assert row["short_of"] == "protocol=aul | protocol=aul; tie=0.01"
+    # aul's share differs from the run's own by 25 points: beyond sampling noise, family-wise
+    assert row["differing"] == 2 and row["p_differs"] < 0.01
+    assert row["differs_by"] == "protocol=aul (+25.0 pp) | protocol=aul; tie=0.01 (+25.0 pp)"
     assert row["largest_change"] == pytest.approx(25.0) and row["largest_change_by"] == "protocol=aul"
-    flipped = specs[~specs["holds"]]
-    assert set(flipped["protocol"]) == {"aul"} and set(flipped["verdict"]) == {"stereotypical"}
+    assert set(specs.loc[specs["differs"], "protocol"]) == {"aul"}
+    # a specification whose pairs' outcomes are the run's own cannot differ (its p is 1)
+    assert (specs.loc[specs["protocol"] == "all_tokens", "p_differs"] == 1.0).all()
     # each verdict is the side of 50 its interval lies on, and the p that inverts it agrees
     for _, s in specs.iterrows():
         above, below = s["ci_low"] > 50, s["ci_high"] < 50
@@ -65,12 +73,28 @@ def test_a_preference_only_one_protocol_shows_is_fragile_with_that_protocol_name
 
 def test_a_protocol_invariant_preference_is_robust():
     _, row = run({"nangia": pairs(STEREO), "all_tokens": pairs(STEREO), "within_word_l2r": pairs(STEREO)})
-    assert row["verdict"] == "stereotypical" and row["robust"]
-    assert row["holding"] == row["specifications"] == 6 and row["flipped_by"] == ""
+    assert row["verdict"] == "stereotypical" and row["robust"] and row["p_all"] < 0.001
+    assert row["holding"] == row["specifications"] == 6 and row["short_of"] == "" and row["differing"] == 0
     assert row["estimate"] == 75.0 and row["largest_change"] == 0.0
 
 
-def test_an_exclusion_file_that_removes_the_pairs_driving_a_verdict_flips_it(tmp_path):
+def test_a_robust_claim_is_held_to_the_level_of_its_confirmatory_family():
+    """40 of 60 pairs (p = 0.013): robust alone in its family (alpha 0.05), not in a family of four (0.0125, by
+    Bonferroni over the run's confirmatory family); a primary question the plan leaves untestable makes no
+    claim."""
+    margins = [1.0] * 40 + [-1.0] * 20
+    plan = pd.DataFrame(
+        {"hypothesis": ["crows_pairs/summary/demo_fr/m/overall/metric"], "family": "confirmatory", "family_size": 1}
+    )
+    _, alone = run({"nangia": pairs(margins)}, ties=[], plan=plan)
+    _, in_four = run({"nangia": pairs(margins)}, ties=[], plan=plan.assign(family_size=4))
+    _, untestable = run({"nangia": pairs(margins)}, ties=[], plan=plan.assign(family="untestable"))
+    assert alone["robust"] and alone["level"] == 0.05 and alone["p_all"] == pytest.approx(0.0134, abs=1e-3)
+    assert not in_four["robust"] and in_four["level"] == 0.0125 and in_four["holding"] == 0
+    assert untestable["family_size"] == 0 and not untestable["robust"]
+
+
+def test_an_exclusion_file_that_removes_the_pairs_driving_a_verdict_leaves_it_short(tmp_path):
     margins = [1.0] * 40 + [-1.0] * 20  # 40 of 60: p = 0.013
     audit = tmp_path / "audit.csv"
     # 15 of the stereotype-preferring pairs fail the audit (and a pair of another data set is not this one's)
@@ -78,22 +102,32 @@ def test_an_exclusion_file_that_removes_the_pairs_driving_a_verdict_flips_it(tmp
     audit.write_text("dataset,pair_id,reason\n" + "\n".join(rows) + "\n")
     specs, row = run({"nangia": pairs(margins)}, exclusions=audit, ties=[])
     assert row["verdict"] == "stereotypical" and not row["robust"] and row["specifications"] == 2
-    assert row["flipped_by"] == "pairs=without audit.csv"
+    assert row["short_of"] == "pairs=without audit.csv" and row["p_all"] > 0.05
     (audited,) = specs[specs["pairs"] == "without audit.csv"].to_dict(orient="records")
     assert audited["n_decisive"] == 45 and audited["n_biased"] == 25 and audited["verdict"] == "no preference"
+    # a subset of the run's own outcomes: the 15 pairs left out all prefer the stereotype, against 25 of the
+    # other 45, so leaving them out moves the share (66.7% to 55.6%) beyond sampling noise
+    assert audited["difference"] == pytest.approx(100 * 25 / 45 - 100 * 40 / 60) and audited["differs"]
+    # the same count of pairs left out at random from a set with no such selection moves it within the noise
+    random_audit = tmp_path / "random.csv"
+    random_audit.write_text("pair_id,reason\n" + "".join(f"p{i},x\n" for i in range(0, 60, 4)))
+    specs, _ = run({"nangia": pairs(margins[::2] + margins[1::2])}, exclusions=random_audit, ties=[])
+    assert not specs.loc[specs["pairs"] == "without random.csv", "differs"].item()
 
 
-def test_a_coarser_tie_margin_that_neutralises_tiny_margins_flips_the_verdict():
+def test_a_coarser_tie_margin_that_neutralises_tiny_margins_leaves_the_verdict_short_and_differs():
     margins = [0.005] * 40 + [1.0] * 5 + [-1.0] * 15  # 45 of 60 at the pairs' own tolerance; 5 of 20 at 0.01
     _, row = run({"nangia": pairs(margins)}, ties=[0.01])
-    assert row["verdict"] == "stereotypical" and row["flipped_by"] == "tie=0.01"
+    assert row["verdict"] == "stereotypical" and row["short_of"] == "tie=0.01" and not row["robust"]
     assert row["largest_change"] == pytest.approx(75.0 - 25.0)
+    assert row["differing"] == 1 and row["differs_by"] == "tie=0.01 (-50.0 pp)"
 
 
 def test_a_large_grid_changes_one_axis_at_a_time_and_says_so():
     scores = {p: pairs(STEREO) for p in ("nangia", "all_tokens", "within_word_l2r", "aul")}
     specs, row = run(scores, ties=[0.001, 0.01], max_grid=8)  # 4 x 3 = 12 > 8
     assert row["design"] == "one axis at a time" and row["specifications"] == 1 + 3 + 2
+    assert row["counted"] == "1 + 3 other protocols + 2 other tie rules"
     assert (specs["changed"].str.count(",") == 0).all()
 
 
@@ -112,18 +146,19 @@ def test_a_bad_exclusion_file_is_named_with_what_to_do(tmp_path, text, said):
     assert str(path) in str(err.value)
 
 
-def test_a_verdict_only_reduced_precision_gives_is_fragile_with_fp32_named():
+def test_a_verdict_only_reduced_precision_gives_differs_in_fp32():
     """A model run in bf16 is scored again in fp32 (each protocol, a pass of the same load): a preference the
-    low precision's rounding makes and fp32 does not is fragile, the precision named."""
+    low precision's rounding makes and fp32 does not falls short in fp32, whose share differs."""
     scores = {("nangia", "bf16"): pairs(STEREO), ("nangia", "fp32"): pairs(EVEN)}
     specs, row = run(scores, precision="bf16", ties=[])
-    assert row["verdict"] == "stereotypical" and row["flipped_by"] == "precision=fp32"
+    assert row["verdict"] == "stereotypical" and row["short_of"] == "precision=fp32"
+    assert row["differs_by"] == "precision=fp32 (-25.0 pp)"
     assert specs.loc[specs["default"], "precision"].item() == "bf16" and row["specifications"] == 2
 
 
 def test_native_and_translated_pairs_alone_are_choices_where_a_set_has_both():
     """The French set's pairs written in French and those translated from English: a preference the
-    translated pairs alone carry is fragile under 'native pairs'."""
+    translated pairs alone carry falls short under 'native pairs', and their share differs."""
     mixed = pd.concat(
         [pairs([1.0] * 40 + [-1.0] * 10, origin="translated"), pairs(EVEN, origin="native", first=50)],
         ignore_index=True,
@@ -132,7 +167,8 @@ def test_native_and_translated_pairs_alone_are_choices_where_a_set_has_both():
     assert set(specs["data"]) == {"as given", "native pairs", "translated pairs"}
     native = specs[specs["data"] == "native pairs"].iloc[0]
     assert native["n_decisive"] == 60 and native["estimate"] == 50.0 and not native["holds"]
-    assert row["verdict"] == "stereotypical" and row["flipped_by"] == "data=native pairs"
+    assert row["verdict"] == "stereotypical" and row["short_of"] == "data=native pairs"
+    assert row["differs_by"].startswith("data=native pairs (-")
     one_origin, _ = run({"nangia": pairs(STEREO)}, ties=[])
     assert set(one_origin["data"]) == {"as given"}  # a set of one origin has no such choice
 
@@ -154,6 +190,9 @@ def test_two_versions_of_a_set_are_compared_on_the_pairs_both_hold():
         alpha=0.05,
         max_grid=64,
         versions={"en_original": ["en_revised"], "en_revised": ["en_original"]},
+        plan=None,
+        replicates=999,
+        seed=0,
     )
     mine = specs[specs["dataset"] == "en_original"].set_index("data")
     assert mine.loc["as given", "n_decisive"] == 80
@@ -162,7 +201,7 @@ def test_two_versions_of_a_set_are_compared_on_the_pairs_both_hold():
     other = mine.loc["en_revised, pairs en_original holds too"]
     assert other["n_decisive"] == 60 and other["verdict"] == "no preference" and not other["holds"]
     row = summary.set_index("dataset").loc["en_original"]
-    assert row["flipped_by"] == "data=en_revised, pairs en_original holds too"
+    assert row["short_of"] == "data=en_revised, pairs en_original holds too"
 
 
 def ranked_runs(shares_by_model: dict, dataset="demo_fr") -> list[dict]:

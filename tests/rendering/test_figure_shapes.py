@@ -101,6 +101,7 @@ def specifications(n_specifications: int, n_runs: int = 1) -> pd.DataFrame:
                 "verdict": "stereotypical" if estimate - 4 > 50 else "anti-stereotypical" if estimate + 4 < 50 else
                 "no preference",
                 "holds": spec % 3 != 0,
+                "level": 0.05 / 12,
                 "default": spec == 0,
             }
         )  # fmt: skip

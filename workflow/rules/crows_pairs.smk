@@ -151,6 +151,8 @@ rule crows_pairs_robustness:
     input:
         scores=robustness_inputs(crows_pairs_plan.robustness_runs(config)),
         exclusions=exclusions_input(config),
+        # the confirmatory family's size sets the level a robust claim is held to
+        plan=plan.ANALYSIS_PLAN,
     output:
         specifications=crows_pairs_plan.SPECIFICATIONS,
         robustness=crows_pairs_plan.ROBUSTNESS,
@@ -162,6 +164,8 @@ rule crows_pairs_robustness:
         ties=plan.setting(config, "crows_pairs.robustness.ties"),
         alpha=plan.setting(config, "analysis.alpha"),
         max_grid=plan.setting(config, "robustness.max_grid"),
+        bootstrap=plan.setting(config, "robustness.bootstrap"),
+        seed=plan.setting(config, "analysis.seed"),
     log:
         "results/logs/crows_pairs/robustness.log",
     benchmark:

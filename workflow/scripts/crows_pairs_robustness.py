@@ -4,7 +4,7 @@ alike (plmfair.crows_pairs.robustness)."""
 
 from plmfair.crows_pairs.robustness import ranking_agreement, robustness
 from plmfair.crows_pairs.schemas import RANKING_SCHEMA, ROBUSTNESS_SCHEMA, SPECIFICATIONS_SCHEMA, read_pair_scores
-from plmfair.io.parquet import write_parquet
+from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.logs import configure_logging
 
 configure_logging(snakemake)
@@ -20,6 +20,9 @@ specifications, verdicts = robustness(
     alpha=snakemake.params.alpha,
     max_grid=snakemake.params.max_grid,
     versions=snakemake.params.versions,
+    plan=read_parquet(snakemake.input.plan),
+    replicates=snakemake.params.bootstrap,
+    seed=snakemake.params.seed,
 )
 ranking = ranking_agreement(runs, langs=snakemake.params.langs, alpha=snakemake.params.alpha)
 write_parquet(df=specifications, path=snakemake.output.specifications, schema_doc=SPECIFICATIONS_SCHEMA)

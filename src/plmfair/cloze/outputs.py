@@ -77,11 +77,14 @@ TABLES: tuple[TableSpec, ...] = (
         {"robustness": set_file("{subject}", "robustness")},
         "{subject}: whether each model's verdict on its annotator groups (sigma_gd of MRR, languages pooled, by its "
         "permutation test at {alpha}) survives the ruler: computed again with P@1 and P@5, and with each annotator "
-        "left out in turn. 'holds under k of K'; the choices that flip it; the annotator whose removal moves "
-        "sigma_gd most and by how much (a disparity one annotator carries is a finding about that annotator), and "
-        "whether any single removal flips the verdict (results/cloze/{subject}/robustness_specifications.parquet "
-        "holds each). A sensitivity analysis of the primary question, not more questions: unadjusted, unmarked; "
-        "'robust' says these choices do not move the verdict, not that it is right (docs/statistics.md, Robustness).",
+        "left out in turn (K specifications, K counts says which). Robust: every specification shows the groups "
+        "differing at the level the primary question is held to (the level column: alpha over its confirmatory "
+        "family's size; an intersection-union test, p (all show it), the removals one family, so no removal is "
+        "tested on its own); k: those that show it; short of it: those that do not, which may only lack power. A "
+        "verdict of no difference shown makes no claim to test. The annotator whose removal moves sigma_gd most "
+        "and by how much: a disparity one annotator carries is a finding about that annotator "
+        "(results/cloze/{subject}/robustness_specifications.parquet holds each; error rates: make bench-stats, "
+        "part robustness; docs/statistics.md, Robustness).",
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,

@@ -157,8 +157,8 @@ def headline_lines(record: Mapping) -> pd.DataFrame:
 
 
 def robustness_lines(record: Mapping) -> pd.DataFrame:
-    """One line per primary verdict of the robustness analysis: robust, or fragile with the choices that flip it,
-    and the annotator whose removal moves sigma_gd most (none without an analysis)."""
+    """One line per primary verdict of the robustness analysis: K and k, whether it is robust and the choices
+    short of it, and the annotator whose removal moves sigma_gd most (none without an analysis)."""
     lines = [
         {
             "set": r["set"],
@@ -187,8 +187,10 @@ HEADLINES = (
     Headline(
         key="cloze_robustness",
         caption=f"Cloze robustness: each primary verdict (σ_gd of {MRR}, languages pooled) computed again with the "
-        "other metrics and with each annotator left out: robust, or fragile with the choices that flip it; the "
-        "annotator whose removal moves σ_gd most (a sensitivity analysis, unadjusted).",
+        "other metrics and with each annotator left out (K specifications). Robust: every one shows the groups "
+        "differing at the level the primary question is held to (alpha over its confirmatory family's size: an "
+        "intersection-union test, the removals one family); k: those that show it; one short of it may only have "
+        "less power. The annotator whose removal moves σ_gd most (make bench-stats, part robustness).",
         title="Cloze sets: whether each verdict survives the other metrics and each annotator's removal",
         lines=robustness_lines,
     ),

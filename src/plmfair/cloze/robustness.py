@@ -3,29 +3,38 @@ groups differ, sigma_gd of the primary metric with the languages pooled, by its 
 under every other metric the group tests test, and with each annotator left out in turn.
 
 One choice changes at a time: each other metric with every annotator, then the primary metric without each
-annotator. The verdict is the test's at the run's level, unadjusted (a sensitivity analysis of the primary
-question, not more questions; docs/statistics.md, "Robustness"). Besides whether any choice flips it, the
-summary names the annotator whose removal moves sigma_gd most: a disparity one annotator drives is a finding
-about that annotator, not about the group."""
+annotator. A verdict that the groups differ is *robust* when every specification shows it at the level the
+primary question is held to in the run's confirmatory family (an intersection-union test, Bonferroni over that
+family: :mod:`plmfair.multiplicity`; the removals count as specifications of one family, so no removal is
+tested on its own). Beside it, the annotator whose removal moves sigma_gd most: a disparity one annotator
+drives is a finding about that annotator, not about the group (docs/statistics.md, "Robustness")."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from plmfair.cloze.group_tests import pooled_disparity
+from plmfair.cloze.group_tests import hypothesis_id, pooled_disparity
 from plmfair.cloze.measures import LABELS, PRIMARY
 from plmfair.cloze.schemas import CLOZE_ROBUSTNESS_SCHEMA, CLOZE_SPECIFICATIONS_SCHEMA, DIFFER, NOT_SHOWN
+from plmfair.multiplicity import family_level, intersection_union_p, primary_family_sizes
 
 
-def _verdicts(frame: pd.DataFrame) -> pd.Series:
-    return frame["differ"].map({True: DIFFER, False: NOT_SHOWN})
+def _choice(row: pd.Series) -> str:
+    return f"metric={LABELS[row['metric']]}" if row["changed"] == "metric" else f"without {row['left_out']}"
 
 
 def cloze_robustness(
-    scores: pd.DataFrame, *, alpha: float, permutations: int, seed: int
+    scores: pd.DataFrame,
+    *,
+    alpha: float,
+    permutations: int,
+    seed: int,
+    cloze_set: str = "",
+    plan: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every specification of every model (:data:`CLOZE_SPECIFICATIONS_SCHEMA`) and each verdict's robustness
-    (:data:`CLOZE_ROBUSTNESS_SCHEMA`), from a cloze set's annotation scores (``annotation_scores.parquet``)."""
+    (:data:`CLOZE_ROBUSTNESS_SCHEMA`), from a cloze set's annotation scores (``annotation_scores.parquet``);
+    ``plan``: the run's analysis plan, whose confirmatory family sets the level a robust claim is held to."""
     key = scores["lang"].astype(str) + ":" + scores["u_id"].astype(str)  # an annotator: language:id
     annotators = list(dict.fromkeys(key))
     primary = PRIMARY.column
@@ -39,16 +48,24 @@ def cloze_robustness(
         without = disparity(scores[key != annotator], metrics=[primary])
         frames.append(without.assign(left_out=annotator, changed="annotator"))
     specs = pd.concat(frames, ignore_index=True)
-    specs["verdict"] = _verdicts(specs)
+    specs["verdict"] = specs["differ"].map({True: DIFFER, False: NOT_SHOWN})
     own = specs[specs["changed"] == ""].set_index("model")
-    specs["holds"] = specs["verdict"] == specs["model"].map(own["verdict"])
+    ids = {m: hypothesis_id(cloze_set, "group_disparity", m, "all", primary) for m in own.index}
+    families = primary_family_sizes(plan, list(ids.values()))
+    levels = {m: family_level(alpha, families[h]) if families[h] else 0.0 for m, h in ids.items()}
+    level = specs["model"].map(levels)
+    differ = specs["model"].map(own["verdict"]) == DIFFER
+    reaches = specs["differ"] & (specs["p_value"] < level)
+    specs["holds"] = reaches.where(differ, ~reaches)
     rows = []
     for model, part in specs.groupby("model", sort=False):
         base = own.loc[model]
         removed = part[part["changed"] == "annotator"]
         change = removed["sigma_gd"] - base["sigma_gd"]
         top = removed.loc[change.abs().idxmax()] if len(removed) else None
-        flips = part[~part["holds"]]
+        claim = base["verdict"] == DIFFER
+        p_all = intersection_union_p(part["p_value"], [True] * len(part)) if claim else float("nan")
+        others = int((part["changed"] == "metric").sum())
         rows.append(
             {
                 "model": model,
@@ -57,15 +74,16 @@ def cloze_robustness(
                 "p_value": base["p_value"],
                 "verdict": base["verdict"],
                 "specifications": len(part),
+                "counted": f"1 + {others} other metrics + {len(removed)} annotators left out",
+                "family_size": families[ids[model]],
+                "level": levels[model],
                 "holding": int(part["holds"].sum()),
-                "robust": bool(part["holds"].all()),
-                "flipped_by": " | ".join(
-                    f"metric={LABELS[r['metric']]}" if r["changed"] == "metric" else f"without {r['left_out']}"
-                    for _, r in flips.iterrows()
-                ),
+                "p_all": p_all,
+                "robust": bool(claim and levels[model] and p_all < levels[model]),
+                "short_of": " | ".join(_choice(r) for _, r in part[~part["holds"]].iterrows()),
+                "removals_short": int((~removed["holds"]).sum()),
                 "most_influential": "" if top is None else top["left_out"],
                 "largest_change": float("nan") if top is None else float(top["sigma_gd"] - base["sigma_gd"]),
-                "annotator_flips": bool((~removed["holds"]).any()),
             }
         )
     return specs[list(CLOZE_SPECIFICATIONS_SCHEMA)], pd.DataFrame(rows, columns=list(CLOZE_ROBUSTNESS_SCHEMA))

@@ -120,9 +120,10 @@ CLOZE_SPECIFICATIONS_SCHEMA = {
     "left_out": "the annotator left out (language:id), '' for none",
     "changed": "'' (the run's own: the primary metric, every annotator), 'metric' or 'annotator'",
     "sigma_gd": "sigma_gd across the four groups (percentage points)",
-    "p_value": "its permutation test's p (unadjusted: a sensitivity analysis)",
+    "p_value": "its permutation test's p (unadjusted)",
     "verdict": f"'{DIFFER}' (p < alpha) or '{NOT_SHOWN}'",
-    "holds": "the verdict is the run's own",
+    "holds": "it shows the run's own verdict at the level the primary question is held to (the level column of "
+    "robustness.parquet): groups differing with p below it, or (for no difference shown) none",
 }
 
 CLOZE_ROBUSTNESS_SCHEMA = {
@@ -130,12 +131,20 @@ CLOZE_ROBUSTNESS_SCHEMA = {
     "metric": "the primary metric",
     "sigma_gd": "its sigma_gd with every annotator (percentage points)",
     "p_value": "its permutation p (unadjusted)",
-    "verdict": "the run's own verdict",
-    "specifications": "K: the specifications computed (each other metric, each annotator left out, and the run's own)",
-    "holding": "k: those giving the run's own verdict",
-    "robust": "the verdict holds under every specification",
-    "flipped_by": "the choices that flip it ('metric=P@5', 'without en:a3'), joined by ' | '",
+    "verdict": "the run's own verdict (at alpha)",
+    "specifications": "K: the specifications computed (the run's own, each other metric, each annotator left out)",
+    "counted": "what K counts",
+    "family_size": "the size of the confirmatory family the primary question is in (the run's analysis plan; 0: "
+    "untestable, no claim)",
+    "level": "alpha / family_size: the level a robust claim is held to (Bonferroni over that family)",
+    "holding": "k: the specifications showing the run's verdict at that level",
+    "p_all": "the intersection-union test's p that every specification shows the groups differing: the largest "
+    "of their p (NaN for a verdict of no difference shown)",
+    "robust": "groups differing under every specification at the level: p_all < level (false for no difference "
+    "shown, which is not a claim a choice could keep)",
+    "short_of": "the specifications that do not show it at that level ('metric=P@5', 'without en:a3'), joined "
+    "by ' | ' (low power or another answer: not a claim)",
+    "removals_short": "how many single annotators' removals are among them",
     "most_influential": "the annotator whose removal moves sigma_gd most",
     "largest_change": "that change of sigma_gd (percentage points, signed: removal minus all)",
-    "annotator_flips": "some single annotator's removal flips the verdict",
 }

@@ -15,6 +15,7 @@ from plmfair.rendering.labels import metric_label
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number, p_value
 from plmfair.rendering.table_format import (
+    held_to,
     key_columns,
     verdict_columns,
     with_coverage_warnings,
@@ -290,15 +291,18 @@ def group_tests_table(tests: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) 
 
 
 def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
-    """Per model: the primary disparity verdict and whether it survives the other metrics and each annotator's
-    removal (:data:`plmfair.cloze.robustness.CLOZE_ROBUSTNESS_SCHEMA`)."""
+    """Per model: the primary disparity verdict and whether every other metric and every annotator's removal
+    shows it at the level the primary question is held to (:func:`plmfair.rendering.table_format.verdict_cells`;
+    :data:`plmfair.cloze.robustness.CLOZE_ROBUSTNESS_SCHEMA`), with the annotator whose removal moves it most."""
     out = robustness[["model"]].copy()
     out["σ_gd of MRR"] = robustness["sigma_gd"]
     out["p"] = robustness["p_value"]
     out["verdict"] = robustness["verdict"]
+    out["held to"] = [held_to(alpha, size) for size in robustness["family_size"]]
     cells = verdict_columns(robustness)
     out[list(cells.columns)] = cells
+    out["p (all show it)"] = robustness["p_all"]
+    out["removals short of it"] = robustness["removals_short"].astype(int)
     out["most influential annotator"] = robustness["most_influential"]
     out["its removal moves σ_gd by"] = robustness["largest_change"]
-    out["one removal flips it"] = ["yes" if f else "no" for f in robustness["annotator_flips"]]
     return with_display(out.reset_index(drop=True), alpha=alpha)

@@ -149,11 +149,14 @@ def _choice_label(axis: str, value: str) -> str:
     return f"{axis}: {'exclusion file out' if value.startswith('without ') else value}"
 
 
+_MARKER = {"marker": "o", "linestyle": ""}
+
+
 def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """A specification curve (Simonsohn, Simmons & Nelson 2020) per data set and model: every specification's
     decisive share with its interval, sorted, the run's own specification ringed, and below it the choices
-    each one makes (a dot per choice, the choices of that model only); a filled point is a verdict that
-    holds, a hollow one a flip."""
+    each one makes (a dot per choice, the choices of that model only); a filled point shows the run's verdict
+    at the level its primary question is held to, a hollow one falls short of it."""
     runs = list(specifications.groupby(["dataset", "model"], sort=False))
     ncols = min(2, max(1, specifications["dataset"].nunique()))  # two panels a line: readable in a report pane
     nrows = -(-len(runs) // ncols)
@@ -181,15 +184,19 @@ def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pd
             )
             held = part[part["holds"]]
             curve.scatter(held.index, held["estimate"], s=18, color=colour, zorder=3)
-            flipped = part[~part["holds"]]
-            curve.scatter(flipped.index, flipped["estimate"], s=18, facecolor="white", edgecolor=colour, zorder=3)
+            short = part[~part["holds"]]
+            curve.scatter(short.index, short["estimate"], s=18, facecolor="white", edgecolor=colour, zorder=3)
         own = specs[specs["default"]]
         curve.scatter(own.index, own["estimate"], s=90, facecolor="none", edgecolor="black", zorder=4)
         curve.axhline(50, color="0.3", linestyle="--", linewidth=0.8)
         curve.set_xlim(-0.6, len(specs) - 0.4)
         curve.set_xticks([])
         curve.set_ylabel("decisive share (%)", fontsize=7)
-        curve.set_title(f"{dataset}, {model}: holds under {int(specs['holds'].sum())} of {len(specs)}", fontsize=8)
+        shown = f"{int(specs['holds'].sum())} of {len(specs)} show its verdict"
+        level = specs["level"].iloc[0]
+        curve.set_title(
+            f"{dataset}, {model}: {shown} at {level:.2g}" if level else f"{dataset}, {model}: untestable", fontsize=8
+        )
         curve.tick_params(labelsize=7)
         for row, (axis, value) in enumerate(choices):
             used = x[(specs[axis] == value).to_numpy()]
@@ -203,22 +210,15 @@ def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pd
             below.spines[side].set_visible(False)
     handles = [Line2D([], [], marker="o", linestyle="", color=c, label=v) for v, c in colours.items()]
     handles += [
+        Line2D([], [], **_MARKER, markerfacecolor="white", markeredgecolor="0.3", label="short of it at that level"),
         Line2D(
-            [], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor="0.3", label="verdict flipped"
-        ),
-        Line2D(
-            [],
-            [],
-            marker="o",
-            linestyle="",
-            markersize=10,
-            markerfacecolor="none",
-            markeredgecolor="black",
-            label="the run's own specification",
+            [], [], **_MARKER, markersize=10, markerfacecolor="none", markeredgecolor="black", label="the run's own"
         ),
     ]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False)
     fig.suptitle(
-        "CrowS-Pairs: the decisive share under every scoring choice (sensitivity analysis, unadjusted)", fontsize=9
+        "CrowS-Pairs: the decisive share under every scoring choice\n(intervals and colours at alpha, unadjusted; "
+        "filled: shows the run's verdict at the level its claim is held to)",
+        fontsize=9,
     )
     save_figure(fig, png, pdf)

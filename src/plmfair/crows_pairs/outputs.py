@@ -29,9 +29,13 @@ _INDEPENDENT = (
 )
 _ALPHA = {"alpha": "analysis.alpha"}
 _SENSITIVITY = (
-    "A sensitivity analysis of the primary question, not more questions: no verdict here is adjusted or "
-    "marked; 'robust' says the choices listed do not move the verdict, not that it is right (docs/statistics.md, "
-    "Robustness)."
+    "Robust: every specification shows the preference at the level the primary question is held to (alpha "
+    "over its confirmatory family's size; an intersection-union test, so no further adjustment). It says the "
+    "choices listed do not move the verdict, not that the verdict is right; a verdict not shown robust may only "
+    "lack power under some choices. A verdict of no preference makes no claim to test. Differ beyond noise: the "
+    "choices whose share differs from the run's own, family-wise over the specifications (a bootstrap of the "
+    "pairs, or of the source's writers). make bench-stats, part robustness, prints both statements' error rates "
+    "(docs/statistics.md, Robustness)."
 )
 
 
@@ -118,11 +122,11 @@ TABLES: tuple[TableSpec, ...] = (
         "allows, in fp32 where the model runs in reduced precision, every tie rule (a pair neutral at its "
         "floating-point tolerance, as tested, or at a coarser margin), with the pairs of the exclusion file left "
         "out when one is given, and on each data version (native or translated pairs alone where a set has both; "
-        "the pairs two versions of a set both hold, in each): every combination (design 'grid') "
-        "or every change of one choice when there are too many. 'holds under k of K': the specifications giving "
-        "the run's verdict; 'flipped by': those that do not, as the choices they change; the largest change of the "
-        "estimate and the choices that give it (results/crows_pairs/specifications.parquet holds each). "
-        + _SENSITIVITY,
+        "the pairs two versions of a set both hold, in each): every combination, or every change of one choice "
+        "when there are too many (K counts says which). K: the specifications; k: those showing the run's "
+        "verdict at the level (the level column); short of it: those that do not, as the choices they change; "
+        "p (all show it): the intersection-union test's; the largest change of the estimate and the choices "
+        "that give it (results/crows_pairs/specifications.parquet holds each). " + _SENSITIVITY,
         settings=_ALPHA,
         builder_settings=("alpha",),
         digits=2,
@@ -246,10 +250,11 @@ FIGURES: tuple[FigureSpec, ...] = (
         "plmfair.crows_pairs.figures:specification_curve",
         {"specifications": SPECIFICATIONS},
         "A specification curve (Simonsohn, Simmons & Nelson 2020) per CrowS-Pairs data set and model: the "
-        "decisive share with its Clopper-Pearson interval at 1 - alpha under every specification (scoring "
-        "protocol, precision, tie rule, pairs left out, data version), sorted, coloured by verdict, hollow where "
-        "the verdict is not the run's own; the ring is the run's own specification; the dots below name each "
-        "specification's choices. " + _SENSITIVITY,
+        "decisive share with its interval at 1 - alpha under every specification (scoring protocol, precision, "
+        "tie rule, pairs left out, data version), sorted, coloured by its verdict at alpha (unadjusted), filled "
+        "where it shows the run's verdict at the level the primary question is held to (the panel's title says "
+        "which) and hollow where it falls short; the ring is the run's own specification; the dots below name "
+        "each specification's choices. " + _SENSITIVITY,
         "verdicts under every scoring choice",
     ),
     FigureSpec(

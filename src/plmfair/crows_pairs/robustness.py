@@ -21,12 +21,18 @@ Every combination is a specification when there are at most ``max_grid`` of them
 axis from the run's own (the table says which). Each specification's estimate is the decisive share tested as
 the primary question tests it (:func:`plmfair.crows_pairs.summary.decisive_share_test`: the cluster score test
 where the source names its writers, else the exact sign test), with the interval at the run's level that
-inverts that test; its verdict is which side of
-50% the interval lies on, or none. A verdict *holds* under a specification that gives the same verdict;
-it is *robust* when it holds under all of them (Simonsohn, Simmons & Nelson 2020 draw them as a
-specification curve). The specifications are a sensitivity analysis of the primary question, not more
-questions: no verdict here is adjusted or marked, and "robust" says the choices listed do not move the
-verdict, not that the verdict is right (docs/statistics.md).
+inverts that test (Simonsohn, Simmons & Nelson 2020 draw them as a specification curve).
+
+Two statements judge the verdict across them (:mod:`plmfair.multiplicity`; their error rates are printed by
+``make bench-stats``, part robustness):
+
+- *robust*: every specification shows the preference at the level the primary question is held to in the
+  run's confirmatory family (an intersection-union test, Bonferroni over that family);
+- *differs*: a specification's share differs from the run's own beyond sampling noise (a bootstrap of the
+  pairs, or of the source's writers, family-wise over the specifications).
+
+"Robust" says the choices listed do not move the verdict, not that the verdict is right; a verdict short of
+robust is not shown to depend on the choices unless some specification differs (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -41,8 +47,9 @@ import pandas as pd
 
 from plmfair import stats
 from plmfair.crows_pairs.schemas import AXES, RANKING_SCHEMA, ROBUSTNESS_SCHEMA, SCORED_STATUSES, SPECIFICATIONS_SCHEMA
-from plmfair.crows_pairs.summary import decisive_share_test
+from plmfair.crows_pairs.summary import decisive_share_test, hypothesis_id
 from plmfair.errors import DataError
+from plmfair.multiplicity import differences_from_first, family_level, intersection_union_p, primary_family_sizes
 
 ALL_PAIRS, AS_TESTED, AS_GIVEN = "all pairs", "as tested", "as given"
 ORIGINS = ("native", "translated")
@@ -90,20 +97,18 @@ def _preferences(scores: pd.DataFrame, *, tie: float | None = None) -> pd.Series
     return pd.Series((margin > 0).astype(float).where(~neutral).to_numpy(), index=scored["pair_id"].astype(str))
 
 
-def _estimate(scores: pd.DataFrame, *, tie: float | None, left_out: set[str], alpha: float) -> dict:
+def _estimate(scores: pd.DataFrame, *, tie: float | None, left_out: set[str], alpha: float) -> tuple[dict, pd.Series]:
     """The decisive share of one specification: ``scores`` (one pass's pair file, its pairs already chosen by
-    the data axis) preferring as :func:`_preferences` says, the pairs ``left_out`` dropped."""
+    the data axis) preferring as :func:`_preferences` says, the pairs ``left_out`` dropped; and its decisive
+    pairs' preferences by pair id (what :func:`_differences` resamples)."""
     preference = _preferences(scores, tie=tie)
     preference = preference[~preference.index.isin(left_out)]
     decisive = preference.dropna()
-    clusters = None
-    if "cluster" in scores:
-        clusters = scores.set_index(scores["pair_id"].astype(str))["cluster"].reindex(decisive.index).to_numpy(object)
-    test = decisive_share_test(decisive.to_numpy(), clusters, confidence=1 - alpha)
+    test = decisive_share_test(decisive.to_numpy(), _clusters(scores, decisive.index), confidence=1 - alpha)
     verdict = "no preference"
     if len(decisive) and test["p_value"] < alpha:
         verdict = "stereotypical" if test["proportion"] > 50 else "anti-stereotypical"
-    return {
+    estimate = {
         "n_scored": len(preference),
         "n_decisive": len(decisive),
         "n_biased": int(decisive.sum()),
@@ -113,6 +118,34 @@ def _estimate(scores: pd.DataFrame, *, tie: float | None, left_out: set[str], al
         "p_value": test["p_value"],
         "verdict": verdict,
     }
+    return estimate, decisive
+
+
+def _clusters(scores: pd.DataFrame, pair_ids: pd.Index) -> np.ndarray | None:
+    """The source's cluster (writer) of each of ``pair_ids``, or None where the pair file has no grouping."""
+    if "cluster" not in scores:
+        return None
+    return scores.set_index(scores["pair_id"].astype(str))["cluster"].reindex(pair_ids).to_numpy(object)
+
+
+def _differences(kept: Sequence[pd.Series], own_scores: pd.DataFrame, *, seed: int, replicates: int) -> tuple:
+    """Each specification's difference from the run's own (the first of ``kept``: each specification's decisive
+    preferences by pair id) and its family-wise p (:func:`plmfair.multiplicity.differences_from_first`), the units
+    resampled the source's clusters (writers) where it names them, else the pairs."""
+    ids = pd.Index(sorted(set().union(*(k.index for k in kept))))
+    unit = pd.Series(ids, index=ids, dtype=object)
+    clusters = _clusters(own_scores, ids)
+    # as the primary question's test groups them: two clusters or more, a pair without one a unit of its own
+    if clusters is not None and pd.Series(clusters, dtype="object").nunique() >= 2:
+        unit = pd.Series(np.where(pd.isna(clusters), [f"pair {i}" for i in ids], clusters), index=ids)
+    codes, units = pd.factorize(unit)
+    position = pd.Series(codes, index=ids)
+    biased, decisive = np.zeros((len(units), len(kept))), np.zeros((len(units), len(kept)))
+    for k, preferences in enumerate(kept):
+        rows = position.loc[preferences.index].to_numpy()
+        np.add.at(biased[:, k], rows, preferences.to_numpy())
+        np.add.at(decisive[:, k], rows, 1.0)
+    return differences_from_first(biased, decisive, replicates=replicates, seed=seed)
 
 
 Pass = tuple[str, str]  # (protocol, precision): one scoring of a data set
@@ -157,11 +190,16 @@ def specifications(
     alpha: float,
     max_grid: int,
     versions: Mapping[str, Mapping[Pass, pd.DataFrame]] | None = None,
+    level: float,
+    replicates: int,
+    seed: int,
 ) -> pd.DataFrame:
     """Every specification of one model on one data set (:data:`SPECIFICATIONS_SCHEMA` without its names):
     ``by_pass`` the per-pair scores of each (protocol, precision) scored, ``own`` the run's own pass,
     ``ties`` the coarser tie margins, ``exclusions`` the exclusion table (None: no such axis), ``versions``
-    the passes of the same model on each other version of the data set in the run."""
+    the passes of the same model on each other version of the data set in the run; ``level`` the level the
+    primary question is held to in its family (:func:`plmfair.multiplicity.family_level`; alpha without one),
+    ``replicates`` and ``seed`` the bootstrap's of the differences from the run's own."""
     versions = versions or {}
     data = _data_choices(dataset, by_pass, versions, own)
     left_out = {source: excluded_pairs(exclusions, source) for source in (dataset, *versions)}
@@ -178,16 +216,17 @@ def specifications(
         chosen = [dict(zip(AXES, combo, strict=True)) for combo in product(*values.values())]
     else:
         chosen = [default] + [{**default, axis: v} for axis, choices in values.items() for v in choices[1:]]
-    rows = []
+    rows, kept = [], []
     for choice in chosen:
         source, keep = data[choice["data"]]
         passes = by_pass if source == dataset else versions[source]
-        estimate = _estimate(
+        estimate, decisive = _estimate(
             keep(passes[(choice["protocol"], choice["precision"])]),
             tie=None if choice["tie"] == AS_TESTED else float(choice["tie"]),
             left_out=left_out[source] if choice["pairs"] != ALL_PAIRS else set(),
             alpha=alpha,
         )
+        kept.append(decisive)
         rows.append(
             {
                 "specification": "; ".join(f"{axis}={choice[axis]}" for axis in AXES),
@@ -198,7 +237,13 @@ def specifications(
             }
         )
     out = pd.DataFrame(rows)
-    out["holds"] = out["verdict"] == out.loc[out["default"], "verdict"].iloc[0]
+    side = np.sign(out["estimate"] - 50)
+    own_side = side.iloc[0] if out["verdict"].iloc[0] != "no preference" else 0.0
+    reaches = out["p_value"] < level
+    out["holds"] = (reaches & (side == own_side)) if own_side else ~reaches
+    out["level"] = level
+    out["difference"], out["p_differs"] = _differences(kept, by_pass[own], seed=seed, replicates=replicates)
+    out["differs"] = out["p_differs"] < alpha
     out.attrs["design"] = "grid" if grid <= max_grid else "one axis at a time"
     return out
 
@@ -254,9 +299,63 @@ def _simplest_first(specs: pd.DataFrame) -> pd.DataFrame:
     return specs.assign(_n=specs["changed"].str.count(",") + (specs["changed"] != "")).sort_values("_n", kind="stable")
 
 
+def _counted(specs: pd.DataFrame) -> str:
+    """What a model's K specifications count: '4 protocols x 3 data choices' (every combination), or for one
+    axis at a time '1 + 3 other protocols + 1 other pair set'."""
+    values = {axis: specs[axis].nunique() for axis in AXES if specs[axis].nunique() > 1}
+    if not values:
+        return "the run's own only"
+    if specs.attrs.get("design") == "grid" or len(values) == 1:
+        return " x ".join(_values(n, axis) for axis, n in values.items())
+    return "1 + " + " + ".join(_values(n - 1, axis, "other ") for axis, n in values.items())
+
+
+def _values(n: int, axis: str, other: str = "") -> str:
+    singular, plural = AXIS_NAMES[axis]
+    return f"{n} {other}{singular if n == 1 else plural}"
+
+
+AXIS_NAMES = {
+    "protocol": ("protocol", "protocols"),
+    "precision": ("precision", "precisions"),
+    "tie": ("tie rule", "tie rules"),
+    "pairs": ("pair set", "pair sets"),
+    "data": ("data choice", "data choices"),
+}
+
+
 def _changed_choices(row: pd.Series) -> str:
     """A specification as the choices it changes (``protocol=aul; tie=0.01``)."""
     return "; ".join(f"{axis}={row[axis]}" for axis in row["changed"].split(", ") if axis)
+
+
+def _verdict(specs: pd.DataFrame, *, family: int, level: float) -> dict:
+    """One model and data set's row of :data:`ROBUSTNESS_SCHEMA` (without its names) from its specifications:
+    the run's own estimate and verdict, the robust claim at ``level`` (its confirmatory family of ``family``),
+    the specifications short of it and those that differ beyond noise, and the largest change."""
+    own = specs[specs["default"]].iloc[0]
+    change = (specs["estimate"] - own["estimate"]).abs()
+    largest = specs.loc[change.idxmax()] if change.notna().any() else own
+    preference = own["verdict"] != "no preference"
+    p_all = intersection_union_p(specs["p_value"], np.sign(specs["estimate"] - 50) == np.sign(own["estimate"] - 50))
+    differing = _simplest_first(specs[specs["differs"].astype(bool)])
+    return {
+        "design": specs.attrs["design"],
+        **{key: own[key] for key in ("estimate", "ci_low", "ci_high", "verdict")},
+        "specifications": len(specs),
+        "counted": _counted(specs),
+        "family_size": family,
+        "level": level,
+        "holding": int(specs["holds"].sum()),
+        "p_all": p_all if preference else float("nan"),
+        "robust": bool(preference and family and p_all < level),
+        "short_of": " | ".join(_changed_choices(r) for _, r in _simplest_first(specs[~specs["holds"]]).iterrows()),
+        "differing": len(differing),
+        "differs_by": " | ".join(f"{_changed_choices(r)} ({r['difference']:+.1f} pp)" for _, r in differing.iterrows()),
+        "p_differs": float(specs["p_differs"].min()) if len(specs) > 1 else float("nan"),
+        "largest_change": float(change.max()) if change.notna().any() else float("nan"),
+        "largest_change_by": _changed_choices(largest),
+    }
 
 
 def robustness(
@@ -268,19 +367,30 @@ def robustness(
     alpha: float,
     max_grid: int,
     versions: Mapping[str, Sequence[str]] | None = None,
+    plan: pd.DataFrame | None,
+    replicates: int,
+    seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every model and data set's specifications (:data:`SPECIFICATIONS_SCHEMA`) and its verdict's
     robustness (:data:`ROBUSTNESS_SCHEMA`). ``runs``: one record per (dataset, model) with its own
     ``protocol`` and ``precision`` and its ``passes`` (each a protocol, a precision and its per-pair
     ``scores``); ``versions``: each data set's other versions in the run
-    (:func:`plmfair.crows_pairs.plan.data_versions`)."""
+    (:func:`plmfair.crows_pairs.plan.data_versions`); ``plan``: the run's analysis plan, whose confirmatory
+    family sets the level a robust claim is held to (:mod:`plmfair.multiplicity`); ``replicates`` and ``seed``:
+    the bootstrap's of the differences from the run's own."""
     table = read_exclusions(exclusions) if exclusions else None
     name = Path(exclusions).name if exclusions else ""
     passes = {(run["dataset"], run["model"]): by_pass(run) for run in runs}
+    ids = {
+        (run["dataset"], run["model"]): hypothesis_id(run["dataset"], run["model"], "overall", "metric") for run in runs
+    }
+    families = primary_family_sizes(plan, list(ids.values()))
     frames, summary = [], []
     for run in runs:
         dataset, model = run["dataset"], run["model"]
         others = (versions or {}).get(dataset, [])
+        family = families[ids[(dataset, model)]]
+        level = family_level(alpha, family) if family else 0.0
         specs = specifications(
             passes[(dataset, model)],
             own=(run["protocol"], run["precision"]),
@@ -291,26 +401,12 @@ def robustness(
             alpha=alpha,
             max_grid=max_grid,
             versions={v: passes[(v, model)] for v in others if (v, model) in passes},
+            level=level,
+            replicates=replicates,
+            seed=seed,
         )
         names = {"dataset": dataset, "lang": langs[dataset], "model": model}
         frames.append(specs.assign(**names))
-        own = specs[specs["default"]].iloc[0]
-        change = (specs["estimate"] - own["estimate"]).abs()
-        largest = specs.loc[change.idxmax()] if change.notna().any() else own
-        summary.append(
-            {
-                **names,
-                "design": specs.attrs["design"],
-                **{key: own[key] for key in ("estimate", "ci_low", "ci_high", "verdict")},
-                "specifications": len(specs),
-                "holding": int(specs["holds"].sum()),
-                "robust": bool(specs["holds"].all()),
-                "flipped_by": " | ".join(
-                    _changed_choices(r) for _, r in _simplest_first(specs[~specs["holds"]]).iterrows()
-                ),
-                "largest_change": float(change.max()) if change.notna().any() else float("nan"),
-                "largest_change_by": _changed_choices(largest),
-            }
-        )
+        summary.append({**names, **_verdict(specs, family=family, level=level)})
     specs = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(SPECIFICATIONS_SCHEMA))
     return specs[list(SPECIFICATIONS_SCHEMA)], pd.DataFrame(summary, columns=list(ROBUSTNESS_SCHEMA))

@@ -138,7 +138,15 @@ SPECIFICATIONS_SCHEMA = {
     "p_value": "the primary question's two-sided test of a 50% share (unadjusted: a sensitivity analysis, not a "
     "question)",
     "verdict": "stereotypical (interval above 50), anti-stereotypical (below) or no preference (it holds 50)",
-    "holds": "this specification's verdict is the run's own",
+    "holds": "this specification shows the run's own verdict at the level the primary question is held to in "
+    "the run's confirmatory family (alpha / its size: the level column of robustness.parquet); for a verdict of "
+    "no preference, it shows no preference at that level either",
+    "level": "the level the primary question is held to in the run's confirmatory family (alpha / its size; 0: "
+    "untestable, no claim)",
+    "difference": "estimate minus the run's own (percentage points; NaN for the run's own)",
+    "p_differs": "the bootstrap's family-wise p (single-step max-t over the specifications, pairs or the source's "
+    "writers resampled) that this specification's share equals the run's own (1: no pair's outcome moves)",
+    "differs": "p_differs < alpha: its share differs from the run's own beyond sampling noise",
 }
 
 ROBUSTNESS_SCHEMA = {
@@ -149,11 +157,25 @@ ROBUSTNESS_SCHEMA = {
     "estimate": "the primary estimate: the decisive share under the run's own specification (percent)",
     "ci_low": "its interval's lower end (percent)",
     "ci_high": "its interval's upper end (percent)",
-    "verdict": "the run's own verdict",
-    "specifications": "K: the specifications computed",
-    "holding": "k: those whose verdict is the run's own",
-    "robust": "the verdict holds under every specification",
-    "flipped_by": "the specifications whose verdict differs, each as its changed choices ('' when robust)",
+    "verdict": "the run's own verdict (at alpha, the side of 50 its interval lies on)",
+    "specifications": "K: the specifications computed (the run's own among them): every combination of the axes' "
+    "values in a grid, else 1 plus one per other value of each axis",
+    "counted": "what K counts: the values of each axis that has more than one (and the design)",
+    "family_size": "the size of the confirmatory family the primary question is in (the run's analysis plan; 0: "
+    "it is untestable on its design, so no claim is made)",
+    "level": "alpha / family_size: the level a robust claim is held to (Bonferroni over that family)",
+    "holding": "k: the specifications showing the run's verdict at that level (for no preference: showing none)",
+    "p_all": "the intersection-union test's p that every specification shows the preference: the largest of their "
+    "p, 1 when one lies on the other side of 50 (NaN for a verdict of no preference)",
+    "robust": "a preference that every specification shows at the level: p_all < level (false for no preference, "
+    "which is not a claim a choice could keep)",
+    "short_of": "the specifications that do not show it at that level, as their changed choices, joined by ' | ' "
+    "(low power or another answer: not a claim)",
+    "differing": "how many specifications' shares differ from the run's own beyond sampling noise (p_differs < "
+    "alpha, family-wise over the specifications)",
+    "differs_by": "those specifications, as their changed choices with their difference (pp), joined by ' | '",
+    "p_differs": "the smallest family-wise p of a difference (NaN with one specification): below alpha when some "
+    "choice moves the share beyond sampling noise",
     "largest_change": "the largest absolute change of the estimate from the primary one (percentage points)",
     "largest_change_by": "the specification that gives it, as its changed choices",
 }

@@ -9,7 +9,14 @@ from plmfair.crows_pairs.reader import BIAS_TYPES
 from plmfair.crows_pairs.schemas import CHANGES, CLUSTER_TEST, OUTCOMES
 from plmfair.rendering.marks import add_decisions
 from plmfair.rendering.numbers import number
-from plmfair.rendering.table_format import verdict_columns, with_coverage_warnings, with_display, with_layout
+from plmfair.rendering.table_format import (
+    held_to,
+    shortened,
+    verdict_columns,
+    with_coverage_warnings,
+    with_display,
+    with_layout,
+)
 
 ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": "Anti-stereo score"}
 
@@ -246,18 +253,24 @@ def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) ->
 
 
 def verdicts_table(robustness: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
-    """Per data set and model: the primary estimate with its interval and verdict, and whether the verdict
-    holds under every scoring choice (:data:`plmfair.crows_pairs.robustness.ROBUSTNESS_SCHEMA`): "holds under
-    k of K", the choices that flip it, and the largest change of the estimate."""
+    """Per data set and model: the primary estimate with its interval and verdict, whether every scoring choice
+    shows the verdict at the level the primary question is held to (robust: K, k and the choices short of it,
+    :func:`plmfair.rendering.table_format.verdict_cells`), how many choices move the share beyond sampling
+    noise and which, and the largest change of the estimate
+    (:data:`plmfair.crows_pairs.schemas.ROBUSTNESS_SCHEMA`)."""
     out = robustness[["dataset", "model"]].copy()
     out["decisive share"] = robustness["estimate"]
     out["low"], out["high"] = robustness["ci_low"], robustness["ci_high"]
     out["verdict"] = robustness["verdict"]
+    out["held to"] = [held_to(alpha, size) for size in robustness["family_size"]]
     cells = verdict_columns(robustness)
     out[list(cells.columns)] = cells
+    out["p (all show it)"] = robustness["p_all"]
+    out["differ beyond noise"] = robustness["differing"].astype(int)
+    out["which (pp)"] = [shortened(d) for d in robustness["differs_by"]]
+    out["p (some differs)"] = robustness["p_differs"]
     out["largest change (pp)"] = robustness["largest_change"]
     out["by"] = robustness["largest_change_by"]
-    out["design"] = robustness["design"]
     level = number(100 * (1 - alpha), 0)
     return with_display(
         out.reset_index(drop=True),

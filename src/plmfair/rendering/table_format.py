@@ -68,13 +68,34 @@ def shortened(joined: str, *, shown: int = 2, sep: str = " | ") -> str:
     return sep.join(items[:shown]) + (f" (+{more} more)" if more > 0 else "")
 
 
-def verdict_cells(row: Mapping) -> dict[str, str]:
-    """How a robustness row prints (any study's: ``holding`` of ``specifications``, ``robust``, ``flipped_by``):
-    'holds under k of K', robust or fragile, and the first choices that flip it."""
+def held_to(alpha: float, family_size: int) -> str:
+    """The level a robust claim is held to, as the reader can check it: alpha over the confirmatory family's
+    size (``0.05 / 12``), or why there is none."""
+    if not family_size:
+        return "untestable: no claim"
+    return f"{alpha:g}" if int(family_size) == 1 else f"{alpha:g} / {int(family_size)}"
+
+
+def verdict_cells(row: Mapping) -> dict:
+    """How a robustness row prints (any study's, :mod:`plmfair.multiplicity`): K, the specifications computed,
+    and what it counts; k, those showing the verdict at the level its primary question is held to; whether
+    the verdict is robust (every specification shows it: a claim only a verdict that finds something can make)
+    and the first specifications short of it."""
+    if "p_all" not in row:  # a record of an earlier version: its robust was the unadjusted rule
+        return {
+            "K": int(row["specifications"]),
+            "K counts": "",
+            "k showing it": int(row["holding"]),
+            "robust": f"{'robust' if row['robust'] else 'not robust'} (unadjusted: an earlier version's rule)",
+            "short of it": shortened(row.get("flipped_by", "")),
+        }
+    claim = not pd.isna(row["p_all"])
     return {
-        "holds under": f"{row['holding']} of {row['specifications']}",
-        "robust": "robust" if row["robust"] else "fragile",
-        "flipped by": shortened(row["flipped_by"]),
+        "K": int(row["specifications"]),
+        "K counts": row["counted"],
+        "k showing it": int(row["holding"]),
+        "robust": ("robust" if row["robust"] else "not shown robust") if claim else "no claim to test",
+        "short of it": shortened(row["short_of"]),
     }
 
 
