@@ -1,7 +1,7 @@
 """The statistics a run's report prints, checked on the designs they meet: the level of every marked test
 (its false-positive rate when its own null holds) and the coverage of every printed interval.
 
-Three parts (``--parts``, all by default):
+The parts (``--parts``, all by default):
 
 - ``levels``: the group tests of the cloze sets on MozArt's design (the real one from MozArt.zip in
   $PLMFAIR_SHARED_DATA or ../shared/data; ``--design demo``: the demo's, two annotators a group), under the
@@ -29,6 +29,12 @@ Three parts (``--parts``, all by default):
   Gauss-Hermite quadrature), on the rows that print one (testable); flagged below 0.93, with the median
   width where above 0.97.
 - ``pairs``: CrowS-Pairs' tests and intervals on 40, 80 and 1,677 pairs, exactly (benchmarks/calibration_pairs.py).
+- ``robustness``: the error rates of the CrowS-Pairs robustness statements (plmfair.multiplicity) on 24
+  specifications that all share one population share (benchmarks/calibration_robustness.py), with no
+  preference and with a uniform one, on the ``--pair-sizes`` sets (and the real writers, sd 0.5): "robust" (a
+  false claim at no effect, the power at a uniform one) and "some specification differs" (a false alarm in
+  both), each flagged above LEVEL_BAND's upper end (family-wise rates may be lower: the specifications are
+  near copies of each other), beside the old unadjusted "fragile" rule's rate.
 - ``ranking``: the coverage of the conservative interval of Kendall's W that crows_pairs_ranking_agreement
   prints (4 protocols ranking 5 masked LMs by decisive share, on 300 and 1,677 pairs), of the true W of the
   population shares, where the models' shares are far apart, close, and reordered by one protocol. Each pair's
@@ -69,6 +75,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from calibration_pairs import SIZES, pairs_tables  # benchmarks/calibration_pairs.py, beside this script
+from calibration_robustness import robustness_rates  # benchmarks/calibration_robustness.py, beside this script
 from scipy.special import expit
 from shared_data import shared_file  # benchmarks/shared_data.py, beside this script
 from threadpoolctl import threadpool_limits
@@ -611,6 +618,45 @@ RANKING_SCENARIOS = {
 }
 
 
+def robustness_part(args) -> int:
+    """The CrowS-Pairs robustness statements' error rates (:mod:`calibration_robustness`)."""
+    real = shared_file("crows_pairs", "crows_pairs_anonymized.csv")
+    designs = [(f"{n} pairs", n, None) for n in args.pair_sizes]
+    if real is not None and args.writers:
+        sizes = pd.read_csv(real)["anon_writer"].value_counts().to_numpy()
+        designs.append((f"{len(sizes)} real writers, sd 0.5", int(sizes.sum()), sizes))
+    start = time.perf_counter()
+    print(
+        f"== CrowS-Pairs robustness statements: {args.robustness_replicates} simulated data sets per row, "
+        f"{args.bootstrap} bootstrap resamples, a family of one"
+    )
+    print("  design                       scenario             K  robust  differs  fragile (old)  primary rejects")
+    flagged = 0
+    for label, n, sizes in designs:
+        for scenario, mu in (("no effect", 0.0), ("uniform, share ~60%", 0.25)):
+            rates = robustness_rates(
+                n,
+                mu,
+                replicates=args.robustness_replicates,
+                bootstrap=args.bootstrap,
+                seed=args.seed,
+                alpha=args.alpha,
+                writer_sizes=sizes,
+                writer_sd=0.5 if sizes is not None else 0.0,
+            )
+            # false claims: robust at no effect, a difference anywhere (no specification differs)
+            errors = [rates["differs"]] + ([rates["robust"]] if mu == 0 else [])
+            flag = any(level_flag(e, args.alpha) == "above" for e in errors)
+            flagged += flag
+            print(
+                f"  {label:<28} {scenario:<20} {rates['specifications']:<3} {rates['robust']:.3f}   "
+                f"{rates['differs']:.3f}    {rates['fragile (old rule)']:.3f}          {rates['primary rejects']:.3f}"
+                f"{'  <- above ' + _band(args.alpha) if flag else ''}"
+            )
+    print(f"  ({time.perf_counter() - start:.0f} s)\n")
+    return flagged
+
+
 def ranking_part(args) -> int:
     """The coverage of Kendall's W's conservative interval (crows_pairs_ranking_agreement) on simulated pairs,
     and the W of the measured shares beside the population's: sampling noise pulls it below a true W of 1, and
@@ -658,8 +704,8 @@ def main() -> int:
     ap.add_argument(
         "--parts",
         nargs="*",
-        default=["levels", "coverage", "pairs", "ranking"],
-        choices=["levels", "coverage", "pairs", "ranking"],
+        default=["levels", "coverage", "pairs", "robustness", "ranking"],
+        choices=["levels", "coverage", "pairs", "robustness", "ranking"],
     )
     ap.add_argument("--design", choices=["real", "demo"], default="real", help="MozArt's real design or the demo's")
     ap.add_argument("--replicates", type=int, default=400, help="simulated data sets per null scenario")
@@ -692,6 +738,11 @@ def main() -> int:
     ap.add_argument(
         "--pair-sizes", type=int, nargs="*", default=list(SIZES), help="CrowS-Pairs data set sizes of the exact part"
     )
+    ap.add_argument("--robustness-replicates", type=int, default=200, help="simulated data sets per robustness row")
+    ap.add_argument("--bootstrap", type=int, default=1999, help="the robustness job's resamples (robustness.bootstrap)")
+    ap.add_argument(
+        "--writers", action=argparse.BooleanOptionalAction, default=True, help="the robustness rows on the real writers"
+    )
     ap.add_argument("--ranking-replicates", type=int, default=200, help="simulated data sets per ranking row")
     args = ap.parse_args()
     parts = set(args.parts)
@@ -712,6 +763,8 @@ def main() -> int:
         flagged += cloze_part(args, design, parts)
     if "pairs" in parts:
         flagged += pairs_part(args)
+    if "robustness" in parts:
+        flagged += robustness_part(args)
     if "ranking" in parts:
         flagged += ranking_part(args)
     floor = 1 - LEVEL_BAND[1] * args.alpha

@@ -58,7 +58,8 @@ SMOKE = {
             "bench_stats.py",
             # every part, on the demo's design; one null scenario and the power one; the smallest pair set
             ["--replicates", "2", "--power-replicates", "2", "--permutations", "19", "--ranking-replicates", "3"]
-            + ["--design", "demo", "--scenarios", "no effect", "power: non-natives down", "--pair-sizes", "40"],
+            + ["--design", "demo", "--scenarios", "no effect", "power: non-natives down", "--pair-sizes", "40"]
+            + ["--robustness-replicates", "2", "--bootstrap", "199"],
             r"rows flagged",
         ),
     ],
