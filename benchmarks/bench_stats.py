@@ -90,7 +90,9 @@ from plmfair.cloze.group_tests import (
     group_winloss,
 )
 from plmfair.multiplicity import LEVEL_BAND, testable_on_design
-from plmfair.stats import binomial_summary, kendalls_w, paired_change_size, ranking_agreement
+from plmfair.stats.agreement import kendalls_w, ranking_agreement
+from plmfair.stats.paired import paired_change_size
+from plmfair.stats.proportions import binomial_summary
 
 REPO = Path(__file__).resolve().parents[1]
 # the result files whose tests the run's analysis plan marks, each a test whose level this benchmark shows

@@ -25,16 +25,14 @@ import pandas as pd
 from scipy import stats
 
 from plmfair.multiplicity import testable_on_design
-from plmfair.stats import (
-    binomial_summary,
-    cluster_score_test,
-    mover_mean_interval,
+from plmfair.stats.paired import (
     paired_change_p,
     paired_change_size,
     paired_change_smallest,
     tango_interval,
     tango_score,
 )
+from plmfair.stats.proportions import binomial_summary, cluster_score_test, mover_mean_interval
 
 SIZES = (40, 80, 1677)  # CrowS-Pairs sizes: a small set, a bias type of the original, the French set
 MASS = 1e-12  # outcomes less likely than this are left out of the sums (their total mass is printed)
@@ -121,7 +119,7 @@ def tango_coverage(n: int, p_up: float, p_down: float, alpha: float) -> dict:
 
 
 def change_test_level(n: int, moves: float, alpha: float) -> dict:
-    """The paired test of a change (:func:`plmfair.stats.paired_change_p`) on n items of which a share ``moves``
+    """The paired test of a change (:func:`plmfair.stats.paired.paired_change_p`) on n items of which a share ``moves``
     moves each way under the null, among the data sets where the analysis plan tests it: its smallest p below
     alpha and its size given the moves inside LEVEL_BAND (:func:`plmfair.multiplicity.testable_on_design`)."""
     up, down, prob = _trinomial_support(n, moves, moves)

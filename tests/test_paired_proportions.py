@@ -8,13 +8,7 @@ import pytest
 from scipy import stats
 from scipy.optimize import minimize_scalar
 
-from plmfair.stats import (
-    _constrained_down,
-    mid_p_mcnemar,
-    mid_p_smallest,
-    tango_interval,
-    tango_score,
-)
+from plmfair.stats.paired import _constrained_down, mid_p_mcnemar, mid_p_smallest, tango_interval, tango_score
 
 
 def _maximum_likelihood_down(up: int, down: int, n: int, delta: float) -> float:

@@ -4,18 +4,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from plmfair.stats import (
+from plmfair.stats.mixed_models import crossed_mixed_model, design_blocks
+from plmfair.stats.permutation import (
     accepted_extent,
     accepted_shifts,
     attainable,
-    binomial_summary,
-    cluster_score_test,
-    crossed_mixed_model,
-    design_blocks,
     inverted_permutation_interval,
-    mover_mean_interval,
     permutation_p,
     permutation_threshold,
+)
+from plmfair.stats.proportions import (
+    binomial_summary,
+    cluster_score_test,
+    mover_mean_interval,
     sign_test,
     smallest_sign_test_p,
     win_loss,
@@ -289,7 +290,7 @@ def test_a_solution_off_the_optimum_is_not_called_converged():
     import statsmodels.formula.api as smf
     from statsmodels.regression.mixed_linear_model import MixedLMParams
 
-    from plmfair.stats import _at_optimum
+    from plmfair.stats.mixed_models import _at_optimum
 
     data = simulated_design(4)
     blocks = design_blocks(data["sentence"], data["annotator"])
@@ -346,7 +347,7 @@ def test_kendalls_w_is_friedmans_chi2_over_m_n_minus_1(table):
     """W = chi2 / (m (n - 1)) with scipy's tie-corrected Friedman statistic (items x raters)."""
     from scipy import stats as scipy_stats
 
-    from plmfair.stats import kendalls_w
+    from plmfair.stats.agreement import kendalls_w
 
     n, m = table.shape
     assert kendalls_w(table) == pytest.approx(scipy_stats.friedmanchisquare(*table).statistic / (m * (n - 1)))
@@ -356,7 +357,7 @@ def test_kendalls_w_is_friedmans_chi2_over_m_n_minus_1(table):
 def test_the_interval_of_a_ranking_agreement_holds_w_and_is_exact_where_every_order_is_certain():
     """Shares far apart on many pairs fix every rank: W = 1 with no room below when every protocol agrees, and
     the exact W of a reversal when one protocol reverses the order; on few pairs the interval widens."""
-    from plmfair.stats import ranking_agreement
+    from plmfair.stats.agreement import ranking_agreement
 
     shares = np.array([0.3, 0.5, 0.7])[:, None] * np.ones((1, 3))
     many = np.full((3, 3), 10_000)

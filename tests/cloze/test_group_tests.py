@@ -26,7 +26,7 @@ from plmfair.cloze.group_tests import (
 from plmfair.cloze.questions import mozart_questions
 from plmfair.cloze.tables import group_tests_table
 from plmfair.multiplicity import build_plan
-from plmfair.stats import permutation_p
+from plmfair.stats.permutation import permutation_p
 
 
 def questions_of(frame: pd.DataFrame, kind: str) -> pd.DataFrame:

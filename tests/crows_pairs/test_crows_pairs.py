@@ -18,7 +18,7 @@ from plmfair.multiplicity import build_plan
 from plmfair.rendering.table_format import printed
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
-from plmfair.stats import tango_interval
+from plmfair.stats.paired import tango_interval
 
 FR = [
     ("Les pauvres sont incapables de gérer leurs finances.", "Les riches sont incapables de gérer leurs finances."),
@@ -331,7 +331,7 @@ def test_the_overall_row_is_tested_with_the_writers_as_units_when_the_source_gro
     """Pairs grouped by writer (one pair without a writer is a unit of its own): the overall row's test, p,
     smallest p and interval are the cluster score test's, with the sign test's kept beside them; the other
     rows keep the sign test."""
-    from plmfair.stats import cluster_score_test
+    from plmfair.stats.proportions import cluster_score_test
 
     frame = outcome_frame().assign(cluster=["w1", "w1", "w2", "w2", "w3", "w3", "w4", "w4", "w5", None])
     summary = summarise_pairs(frame, {"model": "m"}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05)

@@ -15,7 +15,7 @@ from plmfair.crows_pairs.tables import changes_table
 from plmfair.errors import DataError
 from plmfair.multiplicity import build_plan
 from plmfair.rendering.table_format import printed
-from plmfair.stats import tango_interval
+from plmfair.stats.paired import tango_interval
 
 MARGIN = {"more": 1.0, "neutral": 0.0, "less": -1.0}
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
-from plmfair.stats import design_blocks
+from plmfair.stats.mixed_models import design_blocks
 
 
 @dataclass(frozen=True)

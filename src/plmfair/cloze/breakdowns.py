@@ -11,7 +11,7 @@ import pandas as pd
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.measures import COLUMNS, METRICS
 from plmfair.registry import Registry
-from plmfair.stats import capped_buckets, category_buckets, equal_size_buckets
+from plmfair.stats.buckets import capped_buckets, category_buckets, equal_size_buckets
 from plmfair.text import base_normalise
 
 CLOZE_BREAKDOWN_SCHEMA = {

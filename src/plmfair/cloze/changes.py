@@ -23,7 +23,7 @@ import pandas as pd
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.group_tests import DISPARITY_METRICS
 from plmfair.cloze.measures import COLUMNS, listed
-from plmfair.stats import attainable, permutation_p
+from plmfair.stats.permutation import attainable, permutation_p
 
 _KEYS = ["lang", "s_id", "u_id", "answer"]
 # the most flip assignments enumerated rather than drawn
@@ -42,8 +42,8 @@ CLOZE_CHANGE_SCHEMA = {
     "value_b": "the same under b",
     "change": "value_b - value_a (percentage points)",
     "p_value": "two-sided p of the flip test of no change (a and b exchanged sentence by sentence)",
-    "p_min": "the smallest p the flip test can give on these sentences (plmfair.stats.attainable: the mirror "
-    "assignment, every sentence flipped, always ties with the observed one, and sentences without the row's "
+    "p_min": "the smallest p the flip test can give on these sentences (plmfair.stats.permutation.attainable: the "
+    "mirror assignment, every sentence flipped, always ties with the observed one, and sentences without the row's "
     "annotations tie too)",
     "size": "the share of assignments whose p is below alpha: the rate at which the flip test rejects when its null "
     "holds, here",

@@ -24,12 +24,10 @@ from plmfair.cloze.annotator_design import (
 )
 from plmfair.cloze.measures import BY_SCORE, COLUMNS, INTERACTION_MIN_ANNOTATORS, TESTED, listed
 from plmfair.cloze.ties import TIE_BREAK, TIE_WEIGHT, gap_statistic, then_by
-from plmfair.stats import (
-    EFFECTS_COLUMNS,
+from plmfair.stats.mixed_models import EFFECTS_COLUMNS, crossed_mixed_model, effects_rows
+from plmfair.stats.permutation import (
     accepted_extent,
     attainable,
-    crossed_mixed_model,
-    effects_rows,
     inverted_permutation_interval,
     permutation_p,
     permutation_threshold,
@@ -61,7 +59,7 @@ TEST_NULLS = {
 }
 _PAIR_NULL = "the two groups are exchangeable: their labels permuted among their annotators of each batch"
 
-# what a permutation test can give on its design, whatever the data (plmfair.stats.attainable)
+# what a permutation test can give on its design, whatever the data (plmfair.stats.permutation.attainable)
 ATTAINABLE_SCHEMA = {
     "p_min": "the smallest p the test can give on this design: that of data as extreme as the most extreme "
     "assignment (1 / (1 + permutations) unless the design forces ties)",
@@ -419,7 +417,7 @@ def _freedman_lane(
 def _attainable(
     statistic: np.ndarray, *, alpha: float, two_sided: bool = True, secondary=(), testable: bool = True
 ) -> dict:
-    """A row's p_min and size (:data:`ATTAINABLE_SCHEMA`, :func:`plmfair.stats.attainable`); a test with
+    """A row's p_min and size (:data:`ATTAINABLE_SCHEMA`, :func:`plmfair.stats.permutation.attainable`); a test with
     nothing to compare (no statistic, no shared sentence) can give nothing but p = 1."""
     if not testable or not np.isfinite(statistic).any():
         return {"p_min": 1.0, "size": 0.0}
@@ -599,7 +597,7 @@ def _disparity_interval(
     the test of delta permuting the labels of the data with delta taken off each annotator's scores (its
     own group's), which makes them exchangeable when the effects are delta. The accepted effects are
     found along :data:`DISPARITY_DIRECTIONS` lines through no effect, each solved exactly
-    (:func:`plmfair.stats.accepted_extent`), and their sigma_gd's range is the interval: it holds 0
+    (:func:`plmfair.stats.permutation.accepted_extent`), and their sigma_gd's range is the interval: it holds 0
     exactly when the test of no disparity does not reject, and covers at least as often as the test
     holds its level (a projection: conservative)."""
     g = len(GROUPS)

@@ -11,7 +11,7 @@ import pandas as pd
 from plmfair.crows_pairs.reader import BIAS_TYPES
 from plmfair.crows_pairs.summary import SCORED_STATUSES
 from plmfair.registry import Registry
-from plmfair.stats import capped_buckets, category_buckets, equal_size_buckets
+from plmfair.stats.buckets import capped_buckets, category_buckets, equal_size_buckets
 
 CROWS_BREAKDOWN_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
@@ -85,7 +85,7 @@ def crows_breakdowns(scores: pd.DataFrame, pairs: pd.DataFrame, *, dataset: str,
     """Decisive share and Wilson interval per attribute bucket of one (data set, model) run
     (:data:`CROWS_BREAKDOWN_SCHEMA`)."""
     # scipy (through stats): the figure jobs import this module for its attribute names only
-    from plmfair.stats import binomial_summary
+    from plmfair.stats.proportions import binomial_summary
 
     scored = scores["status"].isin(SCORED_STATUSES).to_numpy()
     biased = scored & scores["biased"].to_numpy(dtype=bool)

@@ -27,7 +27,7 @@ import pandas as pd
 
 from plmfair.crows_pairs.schemas import CHANGES, OUTCOMES, SCORED_STATUSES
 from plmfair.errors import DataError
-from plmfair.stats import paired_change_p, paired_change_size, paired_change_smallest, tango_interval
+from plmfair.stats.paired import paired_change_p, paired_change_size, paired_change_smallest, tango_interval
 
 CHANGE_SCHEMA = {
     "dataset": "CrowS-Pairs data set name",
@@ -78,7 +78,7 @@ def outcomes(scores: pd.DataFrame) -> pd.DataFrame:
 
 def paired_proportions(up: int, down: int, n: int, *, alpha: float) -> dict:
     """The change (up - down) / n in percentage points with Tango's interval at 1 - alpha, the p of no
-    change (:func:`plmfair.stats.paired_change_p`: p < alpha only where the interval excludes 0), the
+    change (:func:`plmfair.stats.paired.paired_change_p`: p < alpha only where the interval excludes 0), the
     smallest p it can give and its size at alpha given the up + down pairs that moved (the analysis plan
     leaves a size outside LEVEL_BAND untestable)."""
     if n == 0:

@@ -23,7 +23,8 @@ import pandas as pd
 
 from plmfair.crows_pairs.changes import paired_proportions
 from plmfair.crows_pairs.summary import SCORED_STATUSES, decisive_outcomes
-from plmfair.stats import EFFECTS_COLUMNS, crossed_mixed_model, effects_rows, win_loss
+from plmfair.stats.mixed_models import EFFECTS_COLUMNS, crossed_mixed_model, effects_rows
+from plmfair.stats.proportions import win_loss
 
 log = logging.getLogger(__name__)
 

@@ -45,11 +45,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plmfair import stats
 from plmfair.crows_pairs.schemas import AXES, RANKING_SCHEMA, ROBUSTNESS_SCHEMA, SCORED_STATUSES, SPECIFICATIONS_SCHEMA
 from plmfair.crows_pairs.summary import decisive_share_test, hypothesis_id
 from plmfair.errors import DataError
 from plmfair.multiplicity import differences_from_first, family_level, intersection_union_p, primary_family_sizes
+from plmfair.stats.agreement import ranking_agreement as shares_ranking_agreement
 
 ALL_PAIRS, AS_TESTED, AS_GIVEN = "all pairs", "as tested", "as given"
 ORIGINS = ("native", "translated")
@@ -257,7 +257,7 @@ def ranking_agreement(runs: Sequence[Mapping], *, langs: Mapping[str, str], alph
     """Per data set, whether the protocols rank the models alike (:data:`RANKING_SCHEMA`): Kendall's W of the
     protocols (raters) ranking the models (items) by decisive share, each model in its own precision, on the
     pairs every model scored under every protocol, with its conservative interval
-    (:func:`plmfair.stats.ranking_agreement`). A data set with fewer than 3 models scored under the same 2 or
+    (:func:`plmfair.stats.agreement.ranking_agreement`). A data set with fewer than 3 models scored under the same 2 or
     more protocols gets a row that says so."""
     rows = []
     for dataset in dict.fromkeys(run["dataset"] for run in runs):
@@ -289,7 +289,7 @@ def ranking_agreement(runs: Sequence[Mapping], *, langs: Mapping[str, str], alph
         on_shared = {key: s.loc[shared] for key, s in preferences.items()}
         decisive = np.array([[on_shared[(m, p)].notna().sum() for p in protocols] for m in ranked])
         preferring = np.array([[on_shared[(m, p)].sum() for p in protocols] for m in ranked])
-        w, low, high = stats.ranking_agreement(decisive, preferring, confidence=1 - alpha)
+        w, low, high = shares_ranking_agreement(decisive, preferring, confidence=1 - alpha)
         rows.append({**row, "n_pairs": len(shared), "w": w, "ci_low": low, "ci_high": high, "note": ""})
     return pd.DataFrame(rows, columns=list(RANKING_SCHEMA))
 

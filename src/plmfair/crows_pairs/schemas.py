@@ -192,7 +192,7 @@ RANKING_SCHEMA = {
     "undefined where they are equal (make bench-stats, part ranking); the table prints the interval only",
     "ci_low": "lower end of W's conservative interval at 1 - alpha: the least W the shares' simultaneous "
     "Clopper-Pearson intervals (Bonferroni over models x protocols) allow, bounded "
-    "(plmfair.stats.ranking_agreement)",
+    "(plmfair.stats.agreement.ranking_agreement)",
     "ci_high": "upper end: 1 where one order of the models fits every protocol's intervals, else the largest W "
     "they allow",
     "note": "why W is not computed ('' when it is)",

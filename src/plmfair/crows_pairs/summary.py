@@ -31,7 +31,8 @@ from plmfair.scoring.coverage import (
 )
 from plmfair.scoring.coverage import columns as coverage_columns
 from plmfair.scoring.specs import MODEL_METADATA_SCHEMA
-from plmfair.stats import (
+from plmfair.stats.paired import tango_interval
+from plmfair.stats.proportions import (
     BinomialSummary,
     ClusterTest,
     binomial_summary,
@@ -39,7 +40,6 @@ from plmfair.stats import (
     fisher_exact,
     mover_mean_interval,
     smallest_sign_test_p,
-    tango_interval,
 )
 
 log = logging.getLogger(__name__)
