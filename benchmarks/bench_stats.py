@@ -81,14 +81,9 @@ from shared_data import shared_file  # benchmarks/shared_data.py, beside this sc
 from threadpoolctl import threadpool_limits
 
 from plmfair.cloze.annotations import GROUPS, read_mozart_zip
-from plmfair.cloze.group_tests import (
-    FREEDMAN_LANE,
-    group_disparity,
-    group_effects,
-    group_gaps,
-    group_tests,
-    group_winloss,
-)
+from plmfair.cloze.disparity import group_disparity
+from plmfair.cloze.group_effects import group_effects
+from plmfair.cloze.group_tests import FREEDMAN_LANE, group_gaps, group_tests, group_winloss
 from plmfair.multiplicity import LEVEL_BAND, testable_on_design
 from plmfair.stats.agreement import kendalls_w, ranking_agreement
 from plmfair.stats.paired import paired_change_size

@@ -13,16 +13,9 @@ import pytest
 from oracles import oracle_mozart_scores
 
 from plmfair.cloze.annotator_design import AnnotatorDesign, distinct_assignments, group_sums, sentence_gap
-from plmfair.cloze.group_tests import (
-    GROUPS,
-    _cluster_variance,
-    _rng,
-    group_disparity,
-    group_effects,
-    group_gaps,
-    group_tests,
-    group_winloss,
-)
+from plmfair.cloze.disparity import group_disparity
+from plmfair.cloze.group_effects import group_effects
+from plmfair.cloze.group_tests import GROUPS, _cluster_variance, group_gaps, group_tests, group_winloss, permutation_rng
 from plmfair.cloze.questions import mozart_questions
 from plmfair.cloze.tables import group_tests_table
 from plmfair.multiplicity import build_plan
@@ -469,7 +462,7 @@ def test_the_gap_interval_is_its_test_inverted():
     row = gaps[(gaps["lang"] == "fr") & (gaps["group"] == "FN")].iloc[0]
     assert row["ci_level"] == pytest.approx(0.95) and -1 < row["ci_low"] < row["ci_high"] < 1
     design = AnnotatorDesign.of(data)
-    labels = design.assignments(499, _rng(2022, "fr", "FN-MN"), design.strata(among=("FN", "MN")))
+    labels = design.assignments(499, permutation_rng(2022, "fr", "FN-MN"), design.strata(among=("FN", "MN")))
     fn = (design.group[design.annotator] == GROUPS.index("FN")).astype(float)
 
     def adjusted_p(delta):
@@ -548,7 +541,7 @@ def test_disparity_interval_is_the_test_inverted_along_a_direction():
     null_square = row["sigma_gd"] ** 2 - row["debiased"] ** 2
     assert 0 < row["null_mean"] and row["debiased"] < row["sigma_gd"] and null_square >= row["null_mean"] ** 2 - 1e-9
     design = AnnotatorDesign.of(data[data["lang"] == "fr"])
-    labels = design.assignments(499, _rng(2022, "fr", "all"))
+    labels = design.assignments(499, permutation_rng(2022, "fr", "all"))
     direction = np.array([0.75, -0.25, -0.25, -0.25]) / np.sqrt(np.mean(np.array([0.75, -0.25, -0.25, -0.25]) ** 2))
     values = data.loc[data["lang"] == "fr", "hit1"].to_numpy(float)
     own = design.group[design.annotator]

@@ -30,7 +30,7 @@ P_AT_10 = """    Metric(
 # rank 1 and 7, sentence 2's 3 and 12 (absent), by groups MN, FN, MNN, FNN in turn.
 CHECKS = r"""
 import numpy as np, pandas as pd
-from plmfair.cloze import breakdowns, changes, group_tests, metrics, record_part, schemas, tables
+from plmfair.cloze import breakdowns, changes, disparity, metrics, record_part, schemas, tables
 from plmfair.rendering.labels import metric_label
 from plmfair.runs.record import record_schema
 
@@ -50,8 +50,8 @@ assert by_group.loc["MN", "p_at_10"] == 100.0 and "p_at_10" in schemas.METRICS_S
 cells = breakdowns.cloze_breakdowns(per_annotation, ann)
 assert "p_at_10" in cells and cells.query("group == 'FN'")["p_at_10"].eq(50.0).all()
 assert "p_at_10" in breakdowns.CLOZE_BREAKDOWN_SCHEMA
-disparity = group_tests.group_disparity(per_annotation, cloze_set="t", alpha=0.05, permutations=19, seed=0)
-assert "p_at_10" in set(disparity["metric"]) and "p_at_10" in group_tests.GROUP_DISPARITY_SCHEMA["metric"]
+sigma = disparity.group_disparity(per_annotation, cloze_set="t", alpha=0.05, permutations=19, seed=0)
+assert "p_at_10" in set(sigma["metric"]) and "p_at_10" in disparity.GROUP_DISPARITY_SCHEMA["metric"]
 moved = changes.annotation_changes(per_annotation, per_annotation.assign(hit10=1), alpha=0.05, permutations=19, seed=0)
 fn = moved.query("metric == 'p_at_10' and group == 'FN' and lang == 'fr'").iloc[0]
 assert (fn["value_a"], fn["value_b"]) == (50.0, 100.0) and "p_at_10" in changes.CLOZE_CHANGE_SCHEMA["metric"]

@@ -1,14 +1,12 @@
 """Annotator groups compared with the annotator as the unit (MozArt or a constructed set): win/loss on
 shared sentences, sentence-adjusted gaps, the omnibus and 2 x 2 tests, disparity, crossed mixed models."""
 
+from plmfair.cloze.disparity import GROUP_DISPARITY_SCHEMA, group_disparity
+from plmfair.cloze.group_effects import GROUP_EFFECTS_SCHEMA, group_effects
 from plmfair.cloze.group_tests import (
-    GROUP_DISPARITY_SCHEMA,
-    GROUP_EFFECTS_SCHEMA,
     GROUP_GAPS_SCHEMA,
     GROUP_TESTS_SCHEMA,
     GROUP_WINLOSS_SCHEMA,
-    group_disparity,
-    group_effects,
     group_gaps,
     group_tests,
     group_winloss,

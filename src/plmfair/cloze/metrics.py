@@ -14,7 +14,7 @@ Definitions (the paper leaves the correlations unspecified; these are ours):
 - sigma_gd (equation 1 of the paper): population standard deviation (divide by G) of a metric
   across the four groups for a language, or across the four languages for a group: in the tables
   (:func:`plmfair.cloze.tables.sigma_gd`) and, with its interval and test, in
-  :func:`plmfair.cloze.group_tests.group_disparity`.
+  :func:`plmfair.cloze.disparity.group_disparity`.
 
 Answers are matched after :func:`plmfair.text.normalise` (Unicode NFC, trimming, lower-casing, then the
 model tokenizer's own normalizer, :meth:`plmfair.scoring.base.Scorer.normaliser`, so mBERT

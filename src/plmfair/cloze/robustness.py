@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from plmfair.cloze.group_tests import hypothesis_id, pooled_disparity
+from plmfair.cloze.disparity import pooled_disparity
+from plmfair.cloze.group_tests import hypothesis_id
 from plmfair.cloze.measures import LABELS, PRIMARY
 from plmfair.cloze.schemas import CLOZE_ROBUSTNESS_SCHEMA, CLOZE_SPECIFICATIONS_SCHEMA, DIFFER, NOT_SHOWN
 from plmfair.multiplicity import family_level, intersection_union_p, primary_family_sizes
