@@ -4,7 +4,7 @@ Tiny models of the demo's kinds (a masked and a causal LM, random weights, token
 sentences) score the demo's French set and the real French set (Névéol et al.) in fp32, in bf16 as
 scored before the check (outcomes by the sign of the margin), and in bf16 with the check (the pairs
 within bf16's error bound, calibrated on a sample scored in both, scored again in fp32:
-:func:`plmfair.crows_pairs.scoring_job.settle_in_fp32`). Printed per model and set: the outcomes
+:func:`plmfair.scoring.pair_decision.settle_in_fp32`). Printed per model and set: the outcomes
 (more / neutral / less stereotyping preferred) that differ from fp32's, the pairs scored again, and
 the time of each (the model's load included). ``--shape base`` gives the models the layers of BERT-base
 and GPT-2 small (random weights; the small tokenizers and their vocabularies kept, as the loader checks
@@ -26,6 +26,7 @@ from shared_data import REPO, shared_file  # benchmarks/shared_data.py, beside t
 
 from plmfair.crows_pairs import scoring_job
 from plmfair.crows_pairs.reader import read_crows_pairs
+from plmfair.scoring import pair_decision
 from plmfair.scoring.loader import Stopwatch
 from plmfair.scoring.specs import ModelSpec
 from plmfair_demo import build_tiny_model
@@ -98,9 +99,14 @@ def main() -> int:
                     return out, meta, watch.seconds
 
                 exact, _, t32 = run("fp32")
-                settle, scoring_job.settle_in_fp32 = scoring_job.settle_in_fp32, lambda out, *a, **k: (out, {})
+                # bf16 as scored before the check: decided at bf16's own tolerance
+                settle = pair_decision.settle_in_fp32
+                pair_decision.settle_in_fp32 = lambda out, loaded, *, rounded, rescore: (
+                    pair_decision.with_outcomes(out, precision=loaded.precision, rounded=rounded),
+                    {},
+                )
                 raw, _, t_raw = run(args.precision)
-                scoring_job.settle_in_fp32 = settle
+                pair_decision.settle_in_fp32 = settle
                 checked, meta, t_checked = run(args.precision)
                 before = int((outcome(raw, by_sign=True) != outcome(exact, by_sign=True)).sum())
                 after = int((outcome(checked) != outcome(exact)).sum())

@@ -105,7 +105,7 @@ NEW_FILES = {
         PAIRS = {"occupation": "the occupation", "sent_more": "with the stereotyped pronoun",
                  "sent_less": "with the other"}
         SCORES = {"occupation": "the occupation", "more": "pseudo-log-likelihood of sent_more",
-                  "less": "of sent_less", "stereotyped": "more > less"}
+                  "less": "of sent_less", "stereotyped": "more beyond less by more than its floating-point tolerance"}
         SUMMARY = {"dataset": "the data set", "model": "the model", "pairs": "pairs scored",
                    "stereotyped": "pairs whose stereotyped sentence wins", "share": "their %",
                    "ci_low": "Clopper-Pearson 95% interval, lower end", "ci_high": "its upper end",
@@ -124,14 +124,16 @@ NEW_FILES = {
             # torch and transformers: only the scoring job loads a model
             from plmfair.scoring.base import MinimalPair
             from plmfair.scoring.loader import load
+            from plmfair.scoring.pair_decision import decide_pairs
             from plmfair.scoring.specs import spec_from_entry
 
             loaded = load(spec_from_entry(entry, manifest=model), device="cpu", threads=threads)
             table = read_parquet(pairs)
             minimal = [MinimalPair(m, s, True) for m, s in zip(table["sent_more"], table["sent_less"], strict=True)]
-            results = loaded.scorer(progress=False).score_sentences(minimal, protocol="nangia")
-            out = table[["occupation"]].assign(more=[r.more for r in results], less=[r.less for r in results])
-            out["stereotyped"] = out["more"] > out["less"]
+            # decided as every pair study decides: the floating-point tolerance, the fp32 check of reduced precision
+            decided, _ = decide_pairs(minimal, loaded.scorer(progress=False), protocol="nangia", loaded=loaded)
+            out = table[["occupation"]].assign(more=decided["sent_more_score"], less=decided["sent_less_score"])
+            out["stereotyped"] = decided["biased"]
             write_parquet(df=out, path=scores, schema_doc=SCORES, meta=loaded.metadata(protocol="nangia"))
 
 

@@ -9,7 +9,7 @@ from scipy import stats
 
 from plmfair.crows_pairs.plan import SUMMARY
 from plmfair.crows_pairs.questions import questions
-from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, with_outcomes
+from plmfair.crows_pairs.schemas import PAIR_SCHEMA, with_outcomes
 from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.crows_pairs.summary import summarise_pairs
 from plmfair.crows_pairs.tables import crows_pairs_tests_table, table4, table5
@@ -18,6 +18,7 @@ from plmfair.multiplicity import build_plan
 from plmfair.rendering.table_format import printed
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
+from plmfair.scoring.pair_decision import OUTCOME_COLUMNS
 from plmfair.stats.paired import tango_interval
 
 FR = [
@@ -497,6 +498,7 @@ def test_bf16_outcomes_equal_fp32s_once_its_undecided_pairs_are_scored_again(tin
 
     from plmfair.crows_pairs import scoring_job
     from plmfair.crows_pairs.reader import read_crows_pairs
+    from plmfair.scoring import pair_decision
     from plmfair.scoring.specs import ModelSpec
 
     spec = ModelSpec(name="tiny", family="mlm", path=str(tiny_model("bert", CORPUS, vocab_size=300)))
@@ -515,7 +517,7 @@ def test_bf16_outcomes_equal_fp32s_once_its_undecided_pairs_are_scored_again(tin
     assert (outcome(settled) == outcome(exact)).all() and not settled["undecided"].any()
     check = meta["precision_check"]
     assert check["precision"] == "bf16" and check["rescored"] > 0 and check["sample"] > 0
-    monkeypatch.setattr(scoring_job, "fp32_fits", lambda loaded: False)
+    monkeypatch.setattr(pair_decision, "fp32_fits", lambda loaded: False)
     undecided, meta = scored("bf16")
     assert meta["precision_check"]["undecided"] == int(undecided["undecided"].sum()) > 0
     assert undecided.loc[undecided["undecided"], "neutral"].all()

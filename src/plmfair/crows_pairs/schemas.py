@@ -7,9 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from plmfair.io.parquet import read_parquet
-from plmfair.scoring.tolerance import margin_tolerance
+from plmfair.scoring import pair_decision
 
-SCORED_STATUSES = ("ok", "truncated")
+SCORED_STATUSES = pair_decision.SCORED_STATUSES
 # a scored pair's outcome: the more stereotyping sentence preferred, neither, or the less stereotyping one
 OUTCOMES = ("more", "neutral", "less")
 # the two changes a comparison of two scorings of the same pairs tests (plmfair.crows_pairs.changes):
@@ -59,33 +59,14 @@ PAIR_SCHEMA = {
     "status": f"one of {', '.join(STATUSES)}",
 }
 
-# the columns the scoring job derives from the scores (with_outcomes)
-OUTCOME_COLUMNS = ("tolerance", "biased", "neutral", "biased_nangia", "neutral_nangia", "undecided")
-
 
 def with_outcomes(out: pd.DataFrame, *, precision: str, rounded: bool, tolerance=None, undecided=None) -> pd.DataFrame:
-    """The per-pair scores with each pair's outcome: ``biased`` and ``neutral`` by the margin's
-    floating-point tolerance at ``precision`` (:func:`plmfair.scoring.tolerance.margin_tolerance`) or
-    the ``tolerance`` given per pair, ``biased_nangia`` and ``neutral_nangia`` by Nangia et al.'s rule
-    (scores rounded to 3 decimals under a ``rounded`` protocol, compared exactly otherwise);
-    ``undecided`` (per pair, default none) marks the neutral pairs a lower precision could not order."""
-    out = out.copy()
-    scored = out["status"].isin(SCORED_STATUSES)
-    more = out["sent_more_score"].astype("float64")
-    less = out["sent_less_score"].astype("float64")
-    out["sent_more_score"], out["sent_less_score"] = more, less
-    if tolerance is None:
-        tolerance = margin_tolerance(more, less, out["n_masked_more"], out["n_masked_less"], precision)
-    out["tolerance"] = tolerance
-    out.loc[~scored, "tolerance"] = float("nan")
-    out["undecided"] = (scored & (False if undecided is None else undecided)).astype(bool)
-    margin = more - less
-    out["biased"] = (scored & (margin > out["tolerance"])).astype(bool)
-    out["neutral"] = (scored & (margin.abs() <= out["tolerance"])).astype(bool)
-    shown_more, shown_less = (more.round(3), less.round(3)) if rounded else (more, less)
-    out["biased_nangia"] = (scored & (shown_more > shown_less)).astype(bool)
-    out["neutral_nangia"] = (scored & (shown_more == shown_less)).astype(bool)
-    return out[list(PAIR_SCHEMA)]
+    """A per-pair table (:data:`PAIR_SCHEMA`) with each pair's outcome, decided as every pair study decides it
+    (:func:`plmfair.scoring.pair_decision.with_outcomes`)."""
+    decided = pair_decision.with_outcomes(
+        out, precision=precision, rounded=rounded, tolerance=tolerance, undecided=undecided
+    )
+    return decided[list(PAIR_SCHEMA)]
 
 
 # what every reader of a per-pair file checks (results/crows_pairs/{dataset}/{model}.parquet)

@@ -10,20 +10,17 @@ from __future__ import annotations
 import logging
 import unicodedata
 
-import numpy as np
 import pandas as pd
-import torch
 
-from plmfair.crows_pairs.schemas import OUTCOME_COLUMNS, PAIR_SCHEMA, SCORED_STATUSES, with_outcomes
+from plmfair.crows_pairs.schemas import PAIR_SCHEMA, SCORED_STATUSES
 from plmfair.scoring.base import MinimalPair, Scorer
 from plmfair.scoring.coverage import (
     Coverage,
     unknown_id,
 )
 from plmfair.scoring.loader import LoadedModel, load
-from plmfair.scoring.protocols import PROTOCOLS
+from plmfair.scoring.pair_decision import decide_pairs
 from plmfair.scoring.specs import ModelSpec
-from plmfair.scoring.tolerance import margin_tolerance, unit_roundoff
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +60,7 @@ def score_pairs(
     too_long: str = "skip",
     unknown_tokens: str = "scored",
     coverage: Coverage | None = None,
+    loaded: LoadedModel | None = None,
 ) -> pd.DataFrame:
     """Score every pair of an ingested CrowS-Pairs table; one row per pair (:data:`PAIR_SCHEMA`).
 
@@ -72,7 +70,9 @@ def score_pairs(
     ``skipped_*`` status and logged with their id; ``too_long='truncate'`` scores truncated
     sentences and marks them ``truncated``; ``unknown_tokens``: an unknown piece scored or left out
     (:meth:`plmfair.scoring.base.Scorer.score_sentences`). ``coverage`` counts the pieces of every labelled pair
-    and the unknown ones among them (:mod:`plmfair.scoring.coverage`).
+    and the unknown ones among them (:mod:`plmfair.scoring.coverage`). The scored pairs are decided by
+    :func:`plmfair.scoring.pair_decision.decide_pairs` (settled in fp32 when ``loaded``, the scorer's model, runs
+    in reduced precision; what was done is ``out.attrs["precision_check"]``).
     """
     coverage = Coverage() if coverage is None else coverage
     unknown = unknown_id(scorer.tokenizer)
@@ -98,105 +98,26 @@ def score_pairs(
         MinimalPair(pairs["sent_more"].iloc[i], pairs["sent_less"].iloc[i], rows[i]["stereo_antistereo"] == "stereo")
         for i in todo
     ]
-    for i, res in zip(
-        todo,
-        scorer.score_sentences(minimal_pairs, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens),
-        strict=True,
-    ):
-        rows[i].update(
-            sent_more_score=res.more,
-            sent_less_score=res.less,
-            n_masked_more=res.n_more,
-            n_masked_less=res.n_less,
-            status=res.status,
-        )
+    decided, check = decide_pairs(
+        minimal_pairs, scorer, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens, loaded=loaded
+    )
+    for i, res in zip(todo, decided.to_dict(orient="records"), strict=True):
+        rows[i].update(res)
     for row in rows:
         if row["status"] != "ok":
             log.warning("pair %s: %s", row["pair_id"], row["status"])
-    out = pd.DataFrame(rows, columns=[c for c in PAIR_SCHEMA if c not in OUTCOME_COLUMNS])
+    out = pd.DataFrame(rows, columns=list(PAIR_SCHEMA))
+    # a pair that is not scored has no tolerance and no outcome
+    skipped = ~out["status"].isin(SCORED_STATUSES)
+    out.loc[skipped, "tolerance"] = float("nan")
+    for column in ("biased", "neutral", "biased_nangia", "neutral_nangia", "undecided"):
+        out[column] = out[column].where(~skipped, False).astype(bool)
     out["n_masked_more"] = out["n_masked_more"].astype("int64")
     out["n_masked_less"] = out["n_masked_less"].astype("int64")
-    return with_outcomes(out, precision=str(scorer.model.dtype), rounded=scorer.protocol(protocol).rounded)
-
-
-# pairs scored in both precisions to calibrate the low precision's error, and the margin kept above it
-CHECK_SAMPLE = 64
-CHECK_SAFETY = 2.0
-
-
-def error_scale(out: pd.DataFrame, precision: str) -> pd.Series:
-    """The size a pair's margin error grows with: u x (|more| + |less| + pieces scored), u the unit
-    roundoff of ``precision`` (:mod:`plmfair.scoring.tolerance`)."""
-    size = out["sent_more_score"].abs() + out["sent_less_score"].abs() + out["n_masked_more"] + out["n_masked_less"]
-    return unit_roundoff(precision) * size
-
-
-def fp32_fits(loaded: LoadedModel) -> bool:
-    """Whether a second copy of the model in fp32 fits beside the first (always on a CPU: host memory)."""
-    if loaded.device.type != "cuda":
-        return True
-    free, _ = torch.cuda.mem_get_info(loaded.device)
-    return free > 1.2 * 4 * sum(p.numel() for p in loaded.model.parameters())
-
-
-def _margin(frame: pd.DataFrame) -> pd.Series:
-    return frame["sent_more_score"] - frame["sent_less_score"]
-
-
-def settle_in_fp32(
-    out: pd.DataFrame, pairs: pd.DataFrame, loaded: LoadedModel, *, protocol: str, too_long: str, unknown_tokens: str
-):
-    """Make a bf16 or fp16 scoring's outcomes those of fp32: a sample of pairs is scored in fp32 too,
-    which sets the low precision's error bound (``CHECK_SAFETY`` x the largest margin error seen,
-    relative to :func:`error_scale`); every pair whose margin is within that bound is scored again in
-    fp32. When fp32 does not fit, the bound is the worst case
-    (:func:`plmfair.scoring.tolerance.margin_tolerance`) and those pairs are neutral, ``undecided`` at
-    this precision. Returns the pairs and what was done (the run metadata's ``precision_check``)."""
-    spec, low, rounded = loaded.spec, loaded.precision, PROTOCOLS[protocol].rounded
-    scored = out["status"].isin(SCORED_STATUSES).to_numpy()
-    margin = _margin(out)
-    if not fp32_fits(loaded):
-        tolerance = margin_tolerance(
-            out["sent_more_score"], out["sent_less_score"], out["n_masked_more"], out["n_masked_less"], low
-        )
-        undecided = scored & (margin.abs() <= tolerance).to_numpy()
-        log.warning(
-            "%s: %d pairs undecided at %s (fp32 does not fit to score them again)", spec.name, undecided.sum(), low
-        )
-        settled = with_outcomes(out, precision=low, rounded=rounded, tolerance=tolerance, undecided=undecided)
-        return settled, {"precision": low, "fp32_fits": False, "undecided": int(undecided.sum())}
-    fp32 = loaded.in_precision("fp32").scorer(token_budget=0, progress=False)
-    positions = np.flatnonzero(scored)
-    sample = positions[np.linspace(0, len(positions) - 1, min(CHECK_SAMPLE, len(positions))).astype(int)]
-    exact = score_pairs(pairs.iloc[sample], fp32, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens)
-    seen = np.abs(margin.iloc[sample].to_numpy() - _margin(exact).to_numpy())
-    factor = CHECK_SAFETY * max(1.0, float(np.max(seen / error_scale(out.iloc[sample], low).to_numpy(), initial=0)))
-    bound = factor * error_scale(out, low)
-    again = np.flatnonzero(scored & (margin.abs() <= bound).to_numpy())
-    rescored = score_pairs(pairs.iloc[again], fp32, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens)
-    out = out.copy()
-    for column in ("sent_more_score", "sent_less_score", "n_masked_more", "n_masked_less", "status"):
-        out.iloc[again, out.columns.get_loc(column)] = rescored[column].to_numpy()
-    # the pairs scored again have fp32's tolerance; the others lie outside the low precision's bound
-    tolerance = bound.copy()
-    tolerance.iloc[again] = margin_tolerance(
-        rescored["sent_more_score"],
-        rescored["sent_less_score"],
-        rescored["n_masked_more"],
-        rescored["n_masked_less"],
-        "fp32",
-    )
-    log.info(
-        "%s: %d pairs within %s's error bound (%.1f x u, from %d pairs scored in both) scored again in fp32",
-        spec.name,
-        len(again),
-        low,
-        factor,
-        len(sample),
-    )
-    report = {"precision": low, "fp32_fits": True, "sample": len(sample), "bound_factor": factor}
-    report.update(rescored=len(again), undecided=0)
-    return with_outcomes(out, precision="fp32", rounded=rounded, tolerance=tolerance), report
+    out["sent_more_score"] = out["sent_more_score"].astype("float64")
+    out["sent_less_score"] = out["sent_less_score"].astype("float64")
+    out.attrs["precision_check"] = check
+    return out
 
 
 def run_scoring(
@@ -238,18 +159,20 @@ def score_loaded(
 ) -> tuple[pd.DataFrame, dict]:
     """Score ``pairs`` with a model already loaded (:func:`plmfair.scoring.loader.load`); return the
     per-pair table and run metadata."""
-    spec, precision = loaded.spec, loaded.precision
+    spec = loaded.spec
     scorer = loaded.scorer(token_budget=token_budget, progress=progress)
     coverage = Coverage()
-    check = {}
     with loaded.stopwatch() as watch:
         out = score_pairs(
-            pairs, scorer, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens, coverage=coverage
+            pairs,
+            scorer,
+            protocol=protocol,
+            too_long=too_long,
+            unknown_tokens=unknown_tokens,
+            coverage=coverage,
+            loaded=loaded,
         )
-        if precision != "fp32":
-            out, check = settle_in_fp32(
-                out, pairs, loaded, protocol=protocol, too_long=too_long, unknown_tokens=unknown_tokens
-            )
+    check = out.attrs.pop("precision_check", {})
     meta = loaded.metadata(
         precision_check=check,
         protocol=protocol,
