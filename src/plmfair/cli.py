@@ -43,6 +43,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from plmfair import diff, plan
+from plmfair.cli_parser import EXAMPLES, build_parser  # noqa: F401 (EXAMPLES: the commands --help shows)
 from plmfair.config import schema_default
 from plmfair.errors import ConfigError, PlmfairError, first_few, program
 from plmfair.io.atomic import write_text
@@ -50,7 +51,6 @@ from plmfair.plan.targets import REPORT, REPORT_STYLESHEET
 from plmfair.runs import integrity
 from plmfair.runs.console import failure_line, run_snakemake
 from plmfair.runs.folders import (
-    FLAGS,
     ROOT,
     being_run_now,
     read_yaml,
@@ -62,8 +62,6 @@ from plmfair.runs.folders import (
     write_settings,
 )
 from plmfair.runs.status import VERIFIED, record_differences, run_status, table_differences
-from plmfair.scoring import FAMILIES
-from plmfair.studies import STUDIES
 
 log = logging.getLogger(__name__)
 
@@ -75,27 +73,16 @@ REBUILD_ONE_BY_ONE = 10
 def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """``plmfair run``: the run's settings, then Snakemake on its folder; the exit status.
 
-    Long because it is one call's sequence from start to end (settings, the run's lock and scratch folder, the
-    preflight, the rebuild calls, the main call, the report, the failure line) under one lock and one scratch
-    folder; its steps are functions of their own (setup_run, run_folder, run_snakemake, failure_line).
+    One call's sequence from start to end under one lock and one scratch folder: the settings (setup_run,
+    :func:`_configfiles`), the run folder, the preflight, the Snakemake calls (:func:`_calls`) and the failure
+    line (:func:`_failed`).
     """
     # the preflight (the Hub client, spaCy's packages) only for `run`: `plmfair --help` and `show` stay quick
     from plmfair.preflight import main as preflight
 
     _executor_installed(args.snakemake_args)
     mirror = Path(args.mirror).resolve() if args.mirror else None
-    setup = setup_run(
-        mirror=str(mirror) if mirror else None,
-        models=args.models,
-        studies=args.studies,
-        datasets=args.datasets,
-        robustness=args.robustness,
-        run=args.run,
-        configfiles=[Path(f).resolve() for f in args.configfile],
-        runs=Path(args.runs),
-        family=args.family,
-        argv=argv,
-    )
+    setup = _setup(args, argv, mirror)
     dry_run = args.dry_run or any(word in DRY_RUN for word in args.snakemake_args)
     unlock = "--unlock" in args.snakemake_args  # only frees the run folder: no preflight, no headline
     acting = not (dry_run or unlock)  # the call runs jobs (and may rebuild, lose or report results)
@@ -115,28 +102,11 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                     f"run {setup.name} is locked by a Snakemake that is running, or was killed: wait for it, "
                     f"or if none runs: {program()} run --run {setup.name} --runs {args.runs} -- --unlock"
                 )
-            configfiles = setup.configfiles
-            if setup.config is not None:
-                # a dry run shows the jobs of the new settings and leaves the run's own file as it was
-                target = Path(scratch) / "config.yaml" if dry_run else setup.configfiles[0]
-                write_settings(target, setup.config, ["plmfair", "run", *argv])
-                configfiles = [target]
-            rebuild = []
-            if acting:
-                rebuild = _to_rebuild(workdir, configfiles)
+            configfiles = _configfiles(setup, Path(scratch), dry_run=dry_run, argv=argv)
+            rebuild = _to_rebuild(workdir, configfiles) if acting else []
             # a dry run checks what the real run would stop on too (models, data files, pipelines)
-            if (
-                not unlock
-                and preflight(
-                    [
-                        *map(str, configfiles),
-                        "--directory",
-                        str(workdir),
-                        *(["--mirror", str(mirror)] if mirror else []),
-                    ]
-                )
-                != 0
-            ):
+            where = ["--directory", str(workdir), *(["--mirror", str(mirror)] if mirror else [])]
+            if not unlock and preflight([*map(str, configfiles), *where]) != 0:
                 return 1
             snakemake = [
                 str(Path(sys.executable).parent / "snakemake"),
@@ -158,29 +128,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
                 return outcome.status
 
             try:
-                status = 0
-                # first those alone, each in a call of its own (a few) in the order of the stages: what reads a
-                # rebuilt file that came out the same is then not redone (Snakemake compares it with the checksum
-                # it recorded), as it would be in one call that also rebuilds a file further down
-                for targets in [[path] for path in rebuild] if len(rebuild) <= REBUILD_ONE_BY_ONE else [rebuild]:
-                    if status == 0 and not all((workdir / path).exists() for path in targets):
-                        status = call(
-                            [*snakemake, "--cores", str(args.cores), *args.snakemake_args, *targets, *config_args]
-                        )
-                if status == 0:
-                    status = call(
-                        [
-                            *snakemake,
-                            "--cores",
-                            str(args.cores),
-                            *(["--dry-run"] if args.dry_run else []),
-                            *args.snakemake_args,
-                            *config_args,
-                        ]
-                    )
-                if status == 0 and args.report and not dry_run:
-                    stylesheet = ["--report-stylesheet", str(ROOT / REPORT_STYLESHEET)]
-                    status = call([*snakemake, "--report", REPORT, *stylesheet, *config_args])
+                status = _calls(call, snakemake, args, workdir=workdir, rebuild=rebuild, config_args=config_args)
             except KeyboardInterrupt:
                 if snakemake_locked(workdir):
                     # this command holds the run and its Snakemake has stopped: the lock is that Snakemake's
@@ -190,19 +138,70 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if fresh and not started and workdir.is_dir():
             shutil.rmtree(workdir)
     if status != 0:
-        # one line: what failed and, when the failure cost results of the last complete run, which and how
-        # to get them back
-        lost = integrity.missing(workdir) if acting else []
-        said = failure_line(outcome, workdir) if outcome is not None else f"Snakemake exited with status {status}"
-        if lost:
-            said += (
-                f"; run {setup.name or workdir}: {len(lost)} result(s) of its last complete run are missing after "
-                f"this failure ({first_few(lost)}): fix what failed, then rebuild them: {_run_again(workdir)}"
-            )
-        print(f"plmfair: {said}", file=sys.stderr)
+        print(f"plmfair: {_failed(status, outcome, workdir, name=setup.name, acting=acting)}", file=sys.stderr)
     if acting and status == 0:
         print(_ending(workdir))
     return status
+
+
+def _setup(args: argparse.Namespace, argv: Sequence[str], mirror: Path | None):
+    """The run's settings from the command line (:func:`plmfair.runs.folders.setup_run`)."""
+    return setup_run(
+        mirror=str(mirror) if mirror else None,
+        models=args.models,
+        studies=args.studies,
+        datasets=args.datasets,
+        robustness=args.robustness,
+        run=args.run,
+        configfiles=[Path(f).resolve() for f in args.configfile],
+        runs=Path(args.runs),
+        family=args.family,
+        argv=argv,
+    )
+
+
+def _configfiles(setup, scratch: Path, *, dry_run: bool, argv: Sequence[str]) -> list[Path]:
+    """The configuration files of the call: the run's own, rewritten with this call's settings when it changes
+    them (a dry run writes them into ``scratch`` and leaves the run's own file as it was)."""
+    if setup.config is None:
+        return setup.configfiles
+    target = scratch / "config.yaml" if dry_run else setup.configfiles[0]
+    write_settings(target, setup.config, ["plmfair", "run", *argv])
+    return [target]
+
+
+def _calls(call, snakemake: list[str], args: argparse.Namespace, *, workdir: Path, rebuild, config_args) -> int:
+    """The Snakemake calls of a run, each through ``call``: the files to rebuild, then the run, then its
+    report; the first status that is not 0 ends them."""
+    status = 0
+    # first those alone, each in a call of its own (a few) in the order of the stages: what reads a rebuilt
+    # file that came out the same is then not redone (Snakemake compares it with the checksum it recorded), as
+    # it would be in one call that also rebuilds a file further down
+    cores = ["--cores", str(args.cores)]
+    for targets in [[path] for path in rebuild] if len(rebuild) <= REBUILD_ONE_BY_ONE else [rebuild]:
+        if status == 0 and not all((workdir / path).exists() for path in targets):
+            status = call([*snakemake, *cores, *args.snakemake_args, *targets, *config_args])
+    if status == 0:
+        dry = ["--dry-run"] if args.dry_run else []
+        status = call([*snakemake, *cores, *dry, *args.snakemake_args, *config_args])
+    dry_run = args.dry_run or any(word in DRY_RUN for word in args.snakemake_args)
+    if status == 0 and args.report and not dry_run:
+        stylesheet = ["--report-stylesheet", str(ROOT / REPORT_STYLESHEET)]
+        status = call([*snakemake, "--report", REPORT, *stylesheet, *config_args])
+    return status
+
+
+def _failed(status: int, outcome, workdir: Path, *, name: str | None, acting: bool) -> str:
+    """One line: what failed and, when the failure cost results of the last complete run, which and how to get
+    them back."""
+    said = failure_line(outcome, workdir) if outcome is not None else f"Snakemake exited with status {status}"
+    lost = integrity.missing(workdir) if acting else []
+    if lost:
+        said += (
+            f"; run {name or workdir}: {len(lost)} result(s) of its last complete run are missing after "
+            f"this failure ({first_few(lost)}): fix what failed, then rebuild them: {_run_again(workdir)}"
+        )
+    return said
 
 
 def _executor_installed(snakemake_args: Sequence[str]) -> None:
@@ -494,116 +493,6 @@ def compare(
 
 
 # one example a command, printed by its --help (the first line of each also under plmfair --help)
-EXAMPLES = {
-    "run": "plmfair run path/to/my_model --studies crows_pairs --datasets fr --run mine\n"
-    "plmfair run mine=path/to/my_model --run mine --robustness --report   (a later call: more analyses, the report)\n"
-    "plmfair run ... -- SNAKEMAKE ARGUMENTS   (the rest goes to Snakemake)",
-    "show": "plmfair show mine",
-    "verify": "plmfair verify mine",
-    "compare": "plmfair compare runs/mine runs/baseline",
-    "diff": "plmfair diff runs/mine runs/mine_again",
-}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``run``, ``show``, ``verify``, ``compare`` and ``diff`` with their options.
-
-    Long because it is the whole command line in one place, one add_argument per option.
-    """
-    parser = argparse.ArgumentParser(
-        prog="plmfair",
-        description="Fairness of pretrained language models across groups and languages (CrowS-Pairs, MozArt): "
-        "your own model on a study in one command, each run in a folder of its own.",
-        epilog="examples:\n" + "\n".join(f"  {lines.splitlines()[0]}" for lines in EXAMPLES.values()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    def command(name: str, text: str) -> argparse.ArgumentParser:
-        return sub.add_parser(
-            name,
-            help=text,
-            description=text[0].upper() + text[1:] + ".",
-            epilog="example:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name].splitlines()),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-
-    r = command("run", "run the workflow, on your own models if you name them")
-    r.add_argument(
-        "models",
-        nargs="*",
-        help="[name=]folder or Hugging Face id[:key=value...], e.g. mine=../m:uncased=true:revision=abc",
-    )
-    r.add_argument(
-        "--studies",
-        type=lambda s: [x for x in s.split(",") if x],
-        default=None,
-        help=f"comma-separated, of {', '.join(STUDIES)} (default: all)",
-    )
-    r.add_argument(
-        "--datasets",
-        type=lambda s: [x for x in s.split(",") if x],
-        default=None,
-        help="comma-separated CrowS-Pairs data sets, ready-made cloze tests (mozart) and cloze "
-        "corpora (default: the configuration's)",
-    )
-    r.add_argument(
-        "--robustness",
-        action="store_true",
-        help="also compute each primary verdict under every measurement choice its study varies (robustness.enabled)",
-    )
-    r.add_argument("--family", choices=list(FAMILIES), default=None, help="the models' family, when it cannot be read")
-    r.add_argument("--run", default=None, help="the run's name: its results go to runs/<name>/results")
-    r.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are made (default: runs/)")
-    r.add_argument(
-        "--resources",
-        default=str(ROOT / "resources"),
-        help="the folder of the downloads every run shares (default: resources/)",
-    )
-    r.add_argument("--configfile", action="append", default=[], help="your configuration, over config/config.yaml")
-    r.add_argument("--cores", default="all")
-    r.add_argument("--mirror", default=None, help="a folder of data files to use before the network")
-    for flag, text in FLAGS.items():
-        r.add_argument(flag, action="store_true", help=text)
-    sh = command("show", "a finished run's headline numbers, whether it is complete, its record and report")
-    sh.add_argument("name", help="the run's name (runs/<name>) or folder")
-    sh.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
-    v = command(
-        "verify",
-        "re-hash a run's files against its record: every file changed, missing or not produced by its configuration",
-    )
-    v.add_argument("name", help="the run's name (runs/<name>) or folder")
-    v.add_argument("--runs", default=str(ROOT / "runs"), help="where run folders are (default: runs/)")
-    v.add_argument(
-        "--no-models",
-        dest="models",
-        action="store_false",
-        help="skip re-hashing the model folders the run scored (their time is printed otherwise)",
-    )
-    c = command("compare", "runs side by side: numbers with intervals and marks, settings that differ, paired tests")
-    c.add_argument("folders", nargs="*", help="run folders (runs/<name>); those not finished are skipped, named")
-    c.add_argument("--format", choices=["md", "csv", "json"], default="md")
-    c.add_argument("--out", default=None, help="also write it to this file")
-    c.add_argument(
-        "--alpha",
-        type=float,
-        default=None,
-        help="the comparison's significance level (Holm over its tests; default the configuration schema's "
-        "analysis.alpha, whatever the runs' own)",
-    )
-    c.add_argument(
-        "--all-settings", action="store_true", help="every configuration key that differs, not only the studies' own"
-    )
-    c.add_argument(
-        "--other-models",
-        action="store_true",
-        help="also compare each model of a run with the other models of the other",
-    )
-    d = command("diff", "every Parquet output of two run folders, value by value: did a rerun reproduce the numbers?")
-    diff.add_arguments(d)
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
