@@ -233,9 +233,6 @@ def read_crows_pairs(
     languages. A repeated id is an error, or with ``duplicate_ids: keep_first`` is kept as
     ``<id>#<n>`` with ``duplicate_of`` set (skipped by the scoring stage). Missing
     sentences are kept as null; records with every cell empty are dropped and counted.
-
-    Long because it reads a file of any layout in one pass: each record's cells, labels, aliases, directions and id
-    rules decide together whether it is kept, renamed or counted.
     """
 
     path = Path(path)
@@ -247,20 +244,7 @@ def read_crows_pairs(
     sep = delimiter or preset["delimiter"]
     fmt_hint = f"{fmt!r}: {'tab' if sep == chr(9) else repr(sep)}-separated"
     text = decode_utf8(path.read_bytes(), str(path))
-    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
-    try:
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
-        header = next(reader, None)
-        records, spans, start = [], [], reader.line_num + 1
-        for row in reader:
-            records.append((reader.line_num, row))
-            if reader.line_num > start:  # a quoted field ran over line ends: the lines it took in
-                spans.append((start, reader.line_num, row))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise DataError(f"{path}: cannot be parsed as {fmt_hint} text ({exc})") from exc
-    if header is None:
-        raise DataError(f"{path}: the file is missing or empty; download it again")
+    header, records, spans = _records(path, text, sep, fmt_hint)
     cols = _resolve_columns(
         header, {**preset["columns"], **(columns or {})}, str(path), fmt_hint, configured=columns or {}
     )
@@ -284,30 +268,9 @@ def read_crows_pairs(
 
         pid = next((c for c in cells("id") if c.strip()), "").replace("\ufeff", "").strip()
         where = f"{path} line {lineno} (pair {pid or '?'})"
-        if not pid:
-            raise DataError(f"{where}: the pair id is empty")
-        for old, new in prefixes:
-            if pid.startswith(old):
-                pid = new + pid[len(old) :]
-                break
-        duplicate_of = None
-        if pid in seen:
-            if duplicate_ids != "keep_first":
-                raise DataError(
-                    f"{path}: duplicate pair ids ['{pid}'] (lines {seen[pid][0]} and {lineno}); each pair "
-                    f"needs its own id (or set duplicate_ids: keep_first for this data set)"
-                )
-            seen[pid].append(lineno)
-            duplicate_of, pid = pid, f"{pid}#{len(seen[pid])}"
-            log.warning(
-                "%s: id %s repeats line %d; kept as %s and skipped by the scoring stage",
-                where,
-                duplicate_of,
-                seen[duplicate_of][0],
-                pid,
-            )
-        else:
-            seen[pid] = [lineno]
+        pid, duplicate_of = _pair_id(
+            pid, path, lineno, where=where, prefixes=prefixes, seen=seen, duplicate_ids=duplicate_ids
+        )
         direction = _first_label(
             cells("stereo_antistereo"),
             dir_aliases,
@@ -346,6 +309,61 @@ def read_crows_pairs(
     for first, last, row in spans:
         _swallowed(path, text, sep, first, last, row)
     df = pd.DataFrame(records_out, columns=list(CROWS_SCHEMA)).astype("string")
+    _warn_of_gaps(path, df)
+    return df
+
+
+def _records(path: Path, text: str, sep: str, fmt_hint: str) -> tuple[list[str], list, list]:
+    """The header, every record with its line number, and the records a quoted field spread over several lines
+    (first line, last line, record) of a delimited ``text``."""
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+        header = next(reader, None)
+        records, spans, start = [], [], reader.line_num + 1
+        for row in reader:
+            records.append((reader.line_num, row))
+            if reader.line_num > start:  # a quoted field ran over line ends: the lines it took in
+                spans.append((start, reader.line_num, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DataError(f"{path}: cannot be parsed as {fmt_hint} text ({exc})") from exc
+    if header is None:
+        raise DataError(f"{path}: the file is missing or empty; download it again")
+    return header, records, spans
+
+
+def _pair_id(
+    pid: str, path: Path, lineno: int, *, where: str, prefixes, seen: dict[str, list[int]], duplicate_ids: str
+) -> tuple[str, str | None]:
+    """A record's pair id with its prefix rewritten (``id_prefix_aliases``), and the id it repeats (None when
+    it is the first): a repeat is an error, or with ``duplicate_ids: keep_first`` kept as ``<id>#<n>``.
+    ``seen`` (id -> the lines that gave it) is updated."""
+    if not pid:
+        raise DataError(f"{where}: the pair id is empty")
+    for old, new in prefixes:
+        if pid.startswith(old):
+            pid = new + pid[len(old) :]
+            break
+    if pid not in seen:
+        seen[pid] = [lineno]
+        return pid, None
+    if duplicate_ids != "keep_first":
+        raise DataError(
+            f"{path}: duplicate pair ids ['{pid}'] (lines {seen[pid][0]} and {lineno}); each pair "
+            f"needs its own id (or set duplicate_ids: keep_first for this data set)"
+        )
+    seen[pid].append(lineno)
+    renamed = f"{pid}#{len(seen[pid])}"
+    log.warning(
+        "%s: id %s repeats line %d; kept as %s and skipped by the scoring stage", where, pid, seen[pid][0], renamed
+    )
+    return renamed, pid
+
+
+def _warn_of_gaps(path: Path, df: pd.DataFrame) -> None:
+    """Log the sentences missing and the pairs without a direction or bias type (kept: the scoring stage skips
+    and counts them)."""
     n_missing = int(df["sent_more"].isna().sum() + df["sent_less"].isna().sum())
     if n_missing:
         log.warning(
@@ -358,4 +376,3 @@ def read_crows_pairs(
             path,
             unlabelled,
         )
-    return df
