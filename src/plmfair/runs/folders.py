@@ -302,25 +302,13 @@ def setup_run(
     robustness: bool = False,
 ) -> RunSetup:
     """Decide what a ``plmfair run`` call runs (nothing is written here). A ``mirror`` given is kept in the
-    run's configuration, so that a later call without it reads the same files from the same place.
-
-    Long because it decides one call's settings from the command line, the run's config file and what an earlier
-    call chose, which depend on each other; its parts are functions of their own (model_entry, run_settings, the
-    checks).
+    run's configuration, so that a later call without it reads the same files from the same place. Its parts:
+    the models' names and entries, the run's name, each model against the run's and the config file's
+    (:func:`_same_model`, :func:`_with_file_entry`), the settings (:func:`run_settings`), absolute paths.
     """
     if run is not None:
         check_run_name(run)
-    arguments = [ModelArgument.parse(text) for text in models]
-    by_name: dict[str, list[ModelArgument]] = {}
-    for arg in arguments:
-        by_name.setdefault(arg.name, []).append(arg)
-    clash = next((args for args in by_name.values() if len(args) > 1), None)
-    if clash:
-        renamed = _renamed(arguments, clash, lambda a: model_name(f"{Path(a.source).parent.name}_{a.name}"))
-        raise ConfigError(
-            f"models {', '.join(a.source for a in clash)} would all be called {clash[0].name!r}; name "
-            f"them: {_command(argv, models=renamed)}"
-        )
+    arguments = _named_once([ModelArgument.parse(text) for text in models], argv)
     entries = dict(model_entry(text, family=family) for text in models)
     name = (
         run
@@ -347,42 +335,13 @@ def setup_run(
     stated = {arg.name: arg.options for arg in arguments}
     for model, entry in entries.items():
         if had is not None and model in had.get("models", {}):
-            # what this call states (the source, its options, a config file's entry), not what was read off
-            # the folder: a run whose model got uncased from a config file keeps it on a plain later call
-            said = {
-                **{k: entry[k] for k in ("path", "hf_id") if k in entry},
-                **stated[model],
-                **user.get("models", {}).get(model, {}),
-            }
-            changed = differences({k: v for k, v in had["models"][model].items() if k in said}, said)
-            earlier = had["models"][model].get("path")
-            if changed and earlier and said.get("path") != earlier and not Path(earlier).exists():
-                raise ConfigError(
-                    f"run {name!r} scored its model {model!r} from {earlier}, which is gone (moved, renamed or "
-                    f"deleted); {said.get('path')} is another folder to this run, whatever it holds: put "
-                    f"{earlier} back, or score {said.get('path')} in a run of its own: "
-                    f"{_command(argv, run=free_name(runs, name))}"
-                )
-            if changed:
-                raise ConfigError(
-                    f"run {name!r} already has a model {model!r} and this one differs ({'; '.join(changed)}); "
-                    f"keep both, each in its own run: {_command(argv, run=free_name(runs, name))}"
-                )
+            said = {**{k: entry[k] for k in ("path", "hf_id") if k in entry}, **stated[model]}
+            _same_model(
+                had["models"][model], {**said, **user.get("models", {}).get(model, {})}, model, name, runs, argv
+            )
             continue
         if model in user.get("models", {}):
-            given = user["models"][model]
-            where = {
-                "path": str(Path(given["path"]).resolve()) if given.get("path") else None,
-                "hf_id": given.get("hf_id"),
-            }
-            if any(k in given and where[k] != entry.get(k) for k in ("path", "hf_id")):
-                renamed = _renamed(arguments, [a for a in arguments if a.name == model], lambda a: f"{a.name}_2")
-                raise ConfigError(
-                    f"model {model!r} is {given.get('path') or given.get('hf_id')} in your config file and "
-                    f"{entry.get('path') or entry.get('hf_id')} on the command line; name the command "
-                    f"line's: {_command(argv, models=renamed)}"
-                )
-            entry = {**entry, **given}  # the file's keys over what was read off the folder
+            entry = _with_file_entry(entry, user["models"][model], model, arguments, argv)
         elif model in config.get("models", {}):
             notes.append(
                 f"model {model}: {entry.get('path') or entry.get('hf_id')} is yours; the default model of that "
@@ -398,7 +357,63 @@ def setup_run(
         if key == "models":
             continue  # entries replace, never merge with, a model of the same name
         config[key] = updated(config.get(key), value)
-    # Snakemake runs in the run folder: a model folder or mirror given relative to here is made absolute
+    _made_absolute(config, mirror)
+    validate_config(copy.deepcopy(config), SCHEMA)  # every key of the run checked before anything starts
+    return RunSetup(name, folder, [existing], config, notes)
+
+
+def _named_once(arguments: list[ModelArgument], argv: Sequence[str]) -> list[ModelArgument]:
+    """``arguments``, refused with the command that names them when two models would get the same name."""
+    by_name: dict[str, list[ModelArgument]] = {}
+    for arg in arguments:
+        by_name.setdefault(arg.name, []).append(arg)
+    clash = next((args for args in by_name.values() if len(args) > 1), None)
+    if clash:
+        renamed = _renamed(arguments, clash, lambda a: model_name(f"{Path(a.source).parent.name}_{a.name}"))
+        raise ConfigError(
+            f"models {', '.join(a.source for a in clash)} would all be called {clash[0].name!r}; name "
+            f"them: {_command(argv, models=renamed)}"
+        )
+    return arguments
+
+
+def _same_model(earlier: dict, said: dict, model: str, name: str, runs: Path, argv: Sequence[str]) -> None:
+    """A model the run already has, named again: what this call states (the source, its options, a config file's
+    entry, not what was read off the folder: a run whose model got uncased from a config file keeps it on a plain
+    later call) must be the run's, else the call is refused with the command that scores it in a run of its own."""
+    changed = differences({k: v for k, v in earlier.items() if k in said}, said)
+    if not changed:
+        return
+    before, elsewhere = earlier.get("path"), _command(argv, run=free_name(runs, name))
+    if before and said.get("path") != before and not Path(before).exists():
+        raise ConfigError(
+            f"run {name!r} scored its model {model!r} from {before}, which is gone (moved, renamed or deleted); "
+            f"{said.get('path')} is another folder to this run, whatever it holds: put {before} back, or score "
+            f"{said.get('path')} in a run of its own: {elsewhere}"
+        )
+    raise ConfigError(
+        f"run {name!r} already has a model {model!r} and this one differs ({'; '.join(changed)}); "
+        f"keep both, each in its own run: {elsewhere}"
+    )
+
+
+def _with_file_entry(entry: dict, given: dict, model: str, arguments: list[ModelArgument], argv: Sequence[str]) -> dict:
+    """A command-line model that a config file declares too: the file's keys over what was read off the folder,
+    refused when the two name other weights."""
+    where = {"path": str(Path(given["path"]).resolve()) if given.get("path") else None, "hf_id": given.get("hf_id")}
+    if any(k in given and where[k] != entry.get(k) for k in ("path", "hf_id")):
+        renamed = _renamed(arguments, [a for a in arguments if a.name == model], lambda a: f"{a.name}_2")
+        raise ConfigError(
+            f"model {model!r} is {given.get('path') or given.get('hf_id')} in your config file and "
+            f"{entry.get('path') or entry.get('hf_id')} on the command line; name the command "
+            f"line's: {_command(argv, models=renamed)}"
+        )
+    return {**entry, **given}
+
+
+def _made_absolute(config: dict, mirror: str | None) -> None:
+    """Snakemake runs in the run folder: a model folder or mirror given relative to here is made absolute; a
+    ``mirror`` given on the command line is the run's."""
     if mirror is None and config.get("mirror") and not Path(config["mirror"]).is_absolute():
         config["mirror"] = str(Path(config["mirror"]).resolve())
     for model, entry in config.get("models", {}).items():
@@ -406,8 +421,6 @@ def setup_run(
             entry["path"] = str(Path(entry["path"]).resolve())
     if mirror is not None:
         config["mirror"] = mirror
-    validate_config(copy.deepcopy(config), SCHEMA)  # every key of the run checked before anything starts
-    return RunSetup(name, folder, [existing], config, notes)
 
 
 def run_folder(runs: Path, name: str, *, resources: Path) -> Path:
