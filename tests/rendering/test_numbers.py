@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from plmfair.rendering.numbers import compared, interval, level, number, p_value
+from plmfair.rendering.numbers import compared, in_file, interval, level, number, p_value
 
 
 def test_the_issues_examples_print_on_their_side():
@@ -65,3 +65,22 @@ def test_an_untestable_note_prints_its_smallest_p_and_threshold_on_their_own_sid
         text = note(row)
         smallest, limit = text.removeprefix("untestable (smallest attainable p ").removesuffix(")").split(", not < ")
         assert float(smallest) >= float(limit) and smallest != limit, text
+
+
+@pytest.mark.parametrize(
+    ("value", "as_p", "held"),
+    [
+        (0.28800000000000003, False, 0.288),  # 0.1 * 2.88: a rounding error off a short decimal
+        (2.9999999999999996, False, 3.0),
+        (-0.30000000000000004, False, -0.3),
+        (50.00000000000001, False, 50.0),  # a share the display rule already calls 50 (EQUAL)
+        (6.9e-17, False, 0.0),  # a difference of equal sums taken in another order (NOISE)
+        (6.9e-17, True, 6.9e-17),  # a p-value can be that small, and is never rounded:
+        (11.11111111111111, False, 11.11111111111111),  # 100 / 9: no shorter decimal, kept to the last digit
+        (13.793103448275861, False, 13.793103448275861),
+        (0.04999999999999999, True, 0.04999999999999999),  # its mark compares this float with alpha
+    ],
+)
+def test_a_csv_holds_each_number_with_its_floating_point_noise_taken_off(value, as_p, held):
+    assert in_file(value, p_value=as_p) == held
+    assert in_file(7) == 7 and in_file("text") == "text" and math.isnan(in_file(float("nan")))

@@ -7,7 +7,8 @@ printed with the usual digits and with as many more as that takes (an upper boun
 against a null of 50 prints ``49.99``, not ``50.0``; a p of 0.0496 prints ``0.0496``, not
 ``0.050``). ``-0`` is never printed; a level prints exactly (``95%``, ``1 − 0.05/9``). Files meant
 for programs (CSV, JSON) hold the numbers themselves at full precision and are not printed by
-these functions.
+these functions; a table's CSV has their floating-point noise taken off (:func:`in_file`), as the
+printed numbers and the marks already treat it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,31 @@ def missing(value) -> bool:
         return bool(value != value)
     except TypeError:  # pandas.NA has no truth value
         return True
+
+
+# floating-point noise: a float this many units in the last place from a decimal of at most SHORT_DIGITS digits
+NOISE_ULPS, SHORT_DIGITS = 8, 8
+
+
+def in_file(value, *, p_value: bool = False):
+    """``value`` as a file for programs (CSV) holds it: the float itself, except floating-point noise: a float
+    within :data:`NOISE_ULPS` units in the last place of a decimal of at most :data:`SHORT_DIGITS` significant
+    digits (``0.28800000000000003``, ``2.9999999999999996``) is that decimal, and a value within :data:`NOISE`
+    of 0 is 0, as the printed numbers treat both (:data:`EQUAL`, :data:`NOISE`). A p-value is returned as it
+    is: it can be that small, and its mark compares the float itself with alpha."""
+    if p_value or missing(value) or isinstance(value, bool | np.bool_ | Integral) or not isinstance(value, Real):
+        return value
+    v = float(value)
+    if not math.isfinite(v):
+        return v
+    if abs(v) <= NOISE:
+        return 0.0
+    ulp = float(np.spacing(abs(v)))
+    for digits in range(1, SHORT_DIGITS + 1):
+        short = float(f"{v:.{digits}g}")
+        if abs(short - v) <= NOISE_ULPS * ulp:
+            return short
+    return v
 
 
 def _side(a: float, b: float) -> int:

@@ -122,6 +122,16 @@ def _is_p_column(name) -> bool:
     return bool(re.match(r"^p(?:[_ ]|$)", str(name)))
 
 
+def in_file(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` as its CSV holds it: every number itself, its floating-point noise taken off
+    (:func:`plmfair.rendering.numbers.in_file`; p-value columns keep their tiny values)."""
+    out = table.copy()
+    for c in out.columns:
+        if pd.api.types.is_float_dtype(out[c]) or out[c].dtype == object:
+            out[c] = [numbers.in_file(v, p_value=_is_p_column(c)) for v in out[c]]
+    return out
+
+
 def printed(df: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     """Every cell as the tables print it (:mod:`plmfair.rendering.numbers` under the table's
     :class:`Display`): missing values as '', intervals as one column, marks beside their column; a table
@@ -409,7 +419,7 @@ def table_texts(
         .to_html()
     )
     return table, {
-        "csv": table.to_csv(index=False),
+        "csv": in_file(table).to_csv(index=False),
         "md": f"{caption}\n\n" + to_markdown(table, digits=digits),
         "tex": to_latex(table, digits=digits, caption=caption, label=label),
         "html": table_page(body, title=title or label, synthetic=synthetic),
