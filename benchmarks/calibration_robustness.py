@@ -1,5 +1,6 @@
-"""The error rates of the CrowS-Pairs robustness statements (plmfair.multiplicity), on simulated pair scores
-run through the workflow's own code (plmfair.crows_pairs.robustness.robustness).
+"""The error rates of the robustness statements (plmfair.multiplicity), on simulated data run through the
+workflow's own code: CrowS-Pairs pair scores (plmfair.crows_pairs.robustness.robustness) and cloze annotation
+scores (plmfair.cloze.robustness.cloze_robustness, :func:`cloze_rates`).
 
 A simulated data set: n pairs, each with a latent margin u ~ Normal(mu, 1) (mu = 0: no preference; mu > 0: a
 uniform one, the same under every specification); each of 4 protocols scores it u + Normal(0, 0.5), each in
@@ -100,4 +101,29 @@ def robustness_rates(
         "differs": differs / replicates,
         "fragile (old rule)": fragile / replicates,
         "primary rejects": preference / replicates,
+    }
+
+
+def cloze_rates(simulate, *, replicates: int, permutations: int, seed: int, alpha: float) -> dict:
+    """The rates of the cloze robustness statements over ``replicates`` data sets drawn by ``simulate(rng)``
+    (annotation scores of one model): how often the verdict that the groups differ is robust, how often the
+    primary test finds a difference, and how often the old unadjusted rule ("fragile": some specification's
+    verdict at alpha is not the run's own) fired."""
+    from plmfair.cloze.robustness import cloze_robustness
+
+    rng = np.random.default_rng([seed, 23])
+    robust = fragile = differ = 0
+    for r in range(replicates):
+        specs, summary = cloze_robustness(
+            simulate(rng), alpha=alpha, permutations=permutations, seed=r, cloze_set="sim", plan=None
+        )
+        (row,) = summary.to_dict(orient="records")
+        robust += bool(row["robust"])
+        differ += row["verdict"] == "groups differ"
+        fragile += bool((specs["verdict"] != row["verdict"]).any())
+    return {
+        "specifications": int(row["specifications"]),
+        "robust": robust / replicates,
+        "fragile (old rule)": fragile / replicates,
+        "primary rejects": differ / replicates,
     }
