@@ -194,6 +194,48 @@ def _direction_columns(rows: list[dict]) -> dict:
     }
 
 
+def _subsets(scores: pd.DataFrame) -> list[tuple[str, str, pd.Series]]:
+    """The summary's rows as (kind, subset, the pairs in it): overall, each direction, each bias type present,
+    and native and translated pairs apart where a data set has both (else the rows repeat the overall one)."""
+    subsets = [("overall", "metric", pd.Series(True, index=scores.index))]
+    subsets += [("direction", d, scores["stereo_antistereo"] == d) for d in ("stereo", "antistereo")]
+    subsets += [("bias_type", bt, scores["bias_type"] == bt) for bt in BIAS_TYPES if (scores["bias_type"] == bt).any()]
+    origins = [o for o in ("native", "translated") if (scores["origin"] == o).any()]
+    return subsets + ([("origin", o, scores["origin"] == o) for o in origins] if len(origins) > 1 else [])
+
+
+def _subset_row(kind: str, subset: str, inside: pd.Series, scores: pd.DataFrame) -> dict:
+    """One subset's counts, Nangia et al.'s score (a direction's leaves its neutral pairs out), its neutral share
+    and its decisive share at each sensitivity tolerance; the tests are added to the rows after."""
+    scored = scores["status"].isin(SCORED_STATUSES)
+    biased, neutral = scored & scores["biased"], scored & scores["neutral"]
+    less = scored & ~scores["biased"] & ~scores["neutral"]
+    in_scored = inside & scored
+    nangia_denominator = in_scored & ~scores["neutral_nangia"] if kind == "direction" else in_scored
+    n_nangia, n_scored, n_neutral = int(nangia_denominator.sum()), int(in_scored.sum()), int((inside & neutral).sum())
+    margin = scores["sent_more_score"] - scores["sent_less_score"]
+    return {
+        "subset_kind": kind,
+        "subset": subset,
+        "n_pairs": int(inside.sum()),
+        "n_scored": n_scored,
+        "n_skipped": int((inside & ~scored).sum()),
+        "n_biased": int((inside & biased).sum()),
+        "n_less": int((inside & less).sum()),
+        "n_neutral": n_neutral,
+        "n_undecided": int((inside & scored & scores["undecided"]).sum()),
+        "score": 100 * int((nangia_denominator & scores["biased_nangia"]).sum()) / n_nangia if n_nangia else nan,
+        "n_nangia": n_nangia,
+        "n_neutral_nangia": int((in_scored & scores["neutral_nangia"]).sum()),
+        "n_decisive": int((inside & biased).sum()) + int((inside & less).sum()),
+        "neutral_share": 100 * n_neutral / n_scored if n_scored else nan,
+        **{
+            f"decisive_score_at_{name}": _decisive_share(margin[in_scored], value)
+            for name, value in SENSITIVITY_TOLERANCES.items()
+        },
+    }
+
+
 def summarise_pairs(
     scores: pd.DataFrame,
     meta: dict,
@@ -211,45 +253,11 @@ def summarise_pairs(
     sensitivity of the share to the tie tolerance; where the source groups its pairs (writers), the
     overall row's test is the cluster score test, with the sign test's beside it; beside them how
     much of the data the model reads as unknown (:func:`plmfair.scoring.coverage.warning`).
-
-    Long because every subset's row is built from the same masks and tests; the tests and intervals are functions of
-    their own.
     """
     scored = scores["status"].isin(SCORED_STATUSES)
-    margin = scores["sent_more_score"] - scores["sent_less_score"]
-    biased, neutral = scored & scores["biased"], scored & scores["neutral"]
+    biased = scored & scores["biased"]
     less = scored & ~scores["biased"] & ~scores["neutral"]
-    subsets = [("overall", "metric", pd.Series(True, index=scores.index))]
-    subsets += [("direction", d, scores["stereo_antistereo"] == d) for d in ("stereo", "antistereo")]
-    subsets += [("bias_type", bt, scores["bias_type"] == bt) for bt in BIAS_TYPES if (scores["bias_type"] == bt).any()]
-    # native and translated pairs apart only where a data set has both (else the rows repeat the overall one)
-    origins = [o for o in ("native", "translated") if (scores["origin"] == o).any()]
-    subsets += [("origin", o, scores["origin"] == o) for o in origins] if len(origins) > 1 else []
-    rows = []
-    for kind, subset, inside in subsets:
-        in_scored = inside & scored
-        nangia_denominator = in_scored & ~scores["neutral_nangia"] if kind == "direction" else in_scored
-        n_nangia = int(nangia_denominator.sum())
-        row: dict[str, object] = {
-            "subset_kind": kind,
-            "subset": subset,
-            "n_pairs": int(inside.sum()),
-            "n_scored": int(in_scored.sum()),
-            "n_skipped": int((inside & ~scored).sum()),
-            "n_biased": int((inside & biased).sum()),
-            "n_less": int((inside & less).sum()),
-            "n_neutral": int((inside & neutral).sum()),
-            "n_undecided": int((inside & scored & scores["undecided"]).sum()),
-            "score": 100 * int((nangia_denominator & scores["biased_nangia"]).sum()) / n_nangia if n_nangia else nan,
-            "n_nangia": n_nangia,
-            "n_neutral_nangia": int((in_scored & scores["neutral_nangia"]).sum()),
-        }
-        n_scored, n_neutral = int(in_scored.sum()), int((inside & neutral).sum())
-        row["n_decisive"] = int((inside & biased).sum()) + int((inside & less).sum())
-        row["neutral_share"] = 100 * n_neutral / n_scored if n_scored else nan
-        for name, value in SENSITIVITY_TOLERANCES.items():
-            row[f"decisive_score_at_{name}"] = _decisive_share(margin[in_scored], value)
-        rows.append(row)
+    rows = [_subset_row(kind, subset, inside, scores) for kind, subset, inside in _subsets(scores)]
     out = pd.DataFrame(rows)
     out["ci_level"] = 1 - alpha
     tests = pd.DataFrame(
