@@ -95,34 +95,9 @@ class Steps:
         self.record(name, "words", desc, per_lang, len(self.cand))
 
 
-def lexical_candidates(
-    tokens: Mapping[str, pd.DataFrame],
-    alignments: Mapping[str, pd.DataFrame],
-    *,
-    pivot: str,
-    lines: Sequence[int],
-    corpus: str,
-    filters: Mapping | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The candidates of ``lines`` that pass the filters needing no tagger (non_empty, length,
-    one_to_one, letters_only, not_number), and their counts.
-
-    ``tokens``: per language, a tokens table (:data:`plmfair.cloze.construction.pos.TOKENS_SCHEMA`) holding at least
-    those lines; ``alignments``: per non-pivot language, links
-    (:data:`plmfair.cloze.construction.alignment.ALIGNMENT_SCHEMA`).
-    Every filter looks at one line only, so the counts of line ranges add up to the corpus's.
-
-    Long because the filters share one pass over a range of lines, each adding its column to the candidates and its
-    count; apart they would walk the lines again.
-    """
-    f = {**DEFAULT_FILTERS, **(filters or {})}
-    langs = pivot_first(tokens, pivot)
-    missing = [lang for lang in langs[1:] if lang not in alignments]
-    if missing:
-        raise DataError(f"corpus {corpus}: no alignments for {missing}")
-    counts: list[dict] = []
-    record = counts_recorder(counts, langs, corpus)
-    all_lines = pd.Index(lines)
+def _kept_lines(tokens: Mapping[str, pd.DataFrame], langs: list[str], all_lines: pd.Index, f: Mapping, record):
+    """The lines with text in every language (non_empty) and within the token bounds in every language (length),
+    each filter counted by ``record``."""
     record("lines", "sentences", "lines in the corpus files", {lang: len(all_lines) for lang in langs}, len(all_lines))
     lengths = {lang: tokens[lang].groupby("line").size().reindex(all_lines, fill_value=0) for lang in langs}
     keep = pd.Series(True, index=all_lines)
@@ -142,7 +117,18 @@ def lexical_candidates(
     for lang in langs:
         keep &= in_bounds[lang]
     record("length", "sentences", f"{lo} to {hi} tokens in every language", per, int(keep.sum()))
-    lines_kept = all_lines[keep.to_numpy()]
+    return all_lines[keep.to_numpy()]
+
+
+def _aligned_words(
+    tokens: Mapping[str, pd.DataFrame],
+    alignments: Mapping[str, pd.DataFrame],
+    langs: list[str],
+    pivot: str,
+    lines_kept: pd.Index,
+) -> pd.DataFrame:
+    """Every pivot-language word of ``lines_kept`` with, per other language, the word it is aligned to one-to-one
+    (missing where it is not) and each word's text and lexical flags, as columns ``<name>_<lang>``."""
 
     def lexical(lang):
         tok = tokens[lang][["line", "token", "text", "like_num", "is_punct"]]
@@ -156,6 +142,37 @@ def lexical_candidates(
         )
         cand = cand.merge(links, on=["line", f"token_{pivot}"], how="left")
         cand = cand.merge(lexical(lang), on=["line", f"token_{lang}"], how="left")
+    return cand
+
+
+def lexical_candidates(
+    tokens: Mapping[str, pd.DataFrame],
+    alignments: Mapping[str, pd.DataFrame],
+    *,
+    pivot: str,
+    lines: Sequence[int],
+    corpus: str,
+    filters: Mapping | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The candidates of ``lines`` that pass the filters needing no tagger (non_empty, length,
+    one_to_one, letters_only, not_number), and their counts.
+
+    ``tokens``: per language, a tokens table (:data:`plmfair.cloze.construction.pos.TOKENS_SCHEMA`) holding at least
+    those lines; ``alignments``: per non-pivot language, links
+    (:data:`plmfair.cloze.construction.alignment.ALIGNMENT_SCHEMA`).
+    Every filter looks at one line only, so the counts of line ranges add up to the corpus's.
+    The sentence filters (:func:`_kept_lines`) come first, then the pivot's words joined with their one-to-one
+    aligned words (:func:`_aligned_words`), then the word filters, each counted as it is applied.
+    """
+    f = {**DEFAULT_FILTERS, **(filters or {})}
+    langs = pivot_first(tokens, pivot)
+    missing = [lang for lang in langs[1:] if lang not in alignments]
+    if missing:
+        raise DataError(f"corpus {corpus}: no alignments for {missing}")
+    counts: list[dict] = []
+    record = counts_recorder(counts, langs, corpus)
+    lines_kept = _kept_lines(tokens, langs, pd.Index(lines), f, record)
+    cand = _aligned_words(tokens, alignments, langs, pivot, lines_kept)
     record(
         "candidates", "words", "pivot-language tokens of the kept lines", {lang: len(cand) for lang in langs}, len(cand)
     )
