@@ -236,11 +236,7 @@ def read_crows_pairs(
     """
 
     path = Path(path)
-    if fmt not in CROWS_FORMATS:
-        raise DataError(f"{path}: unknown CrowS-Pairs format {fmt!r}; use one of {sorted(CROWS_FORMATS)}")
-    if not path.exists() or path.stat().st_size == 0:
-        raise DataError(f"{path}: the file is missing or empty; download it again")
-    preset = CROWS_FORMATS[fmt]
+    preset = _preset(path, fmt)
     sep = delimiter or preset["delimiter"]
     fmt_hint = f"{fmt!r}: {'tab' if sep == chr(9) else repr(sep)}-separated"
     text = decode_utf8(path.read_bytes(), str(path))
@@ -272,12 +268,7 @@ def read_crows_pairs(
             pid, path, lineno, where=where, prefixes=prefixes, seen=seen, duplicate_ids=duplicate_ids
         )
         direction = _first_label(
-            cells("stereo_antistereo"),
-            dir_aliases,
-            {d: d for d in DIRECTIONS},
-            where,
-            "stereo_antistereo",
-            "direction_aliases",
+            cells("stereo_antistereo"), dir_aliases, DIRECTION_NAMES, where, "stereo_antistereo", "direction_aliases"
         )
         if direction is None:
             direction = ref_direction.get(duplicate_of or pid)
@@ -285,32 +276,45 @@ def read_crows_pairs(
         bias_type = _first_label(
             cells("bias_type"), bt_aliases, BIAS_TYPE_NAMES, where, "bias_type", "bias_type_aliases"
         )
-        more = next((c for c in cells("sent_more") if c != ""), None)
-        less = next((c for c in cells("sent_less") if c != ""), None)
-        # LA ids were collected natively in French; every other pair was first written in English.
-        first_lang = "fr" if _NATIVE_FRENCH_ID.match(duplicate_of or pid) else "en"
-        records_out.append(
-            {
-                "pair_id": pid,
-                "lang": lang,
-                "sent_more": more,
-                "sent_less": less,
-                "stereo_antistereo": direction,
-                "bias_type": bias_type,
-                "origin": "native" if first_lang == lang else "translated",
-                "duplicate_of": duplicate_of,
-                "cluster": next((c.strip() for c in cells("cluster") if c.strip()), None),
-            }
-        )
+        records_out.append(_pair(pid, duplicate_of, lang, cells, stereo_antistereo=direction, bias_type=bias_type))
     if not records_out:
         raise DataError(f"{path}: no pairs in the file")
-    if blank:
-        log.warning("%s: %d record(s) with every cell empty dropped (lines %s)", path, len(blank), blank[:10])
     for first, last, row in spans:
         _swallowed(path, text, sep, first, last, row)
     df = pd.DataFrame(records_out, columns=list(CROWS_SCHEMA)).astype("string")
-    _warn_of_gaps(path, df)
+    _warn_of_gaps(path, df, blank)
     return df
+
+
+def _preset(path: Path, fmt: str) -> dict:
+    """The delimiter and column names of a published layout, refused for an unknown one or a file that is
+    missing or empty."""
+    if fmt not in CROWS_FORMATS:
+        raise DataError(f"{path}: unknown CrowS-Pairs format {fmt!r}; use one of {sorted(CROWS_FORMATS)}")
+    if not path.exists() or path.stat().st_size == 0:
+        raise DataError(f"{path}: the file is missing or empty; download it again")
+    return CROWS_FORMATS[fmt]
+
+
+# a direction's spellings once trimmed, lower-cased and hyphenated
+DIRECTION_NAMES = {d: d for d in DIRECTIONS}
+
+
+def _pair(pid: str, duplicate_of: str | None, lang: str, cells, **labels: str | None) -> dict:
+    """One pair of :data:`CROWS_SCHEMA` from its record's ``cells`` (role -> the cells it may take, the first
+    non-empty one wins) and its labels; its origin from its id (LA ids were collected natively in French, every
+    other pair was first written in English)."""
+    first_lang = "fr" if _NATIVE_FRENCH_ID.match(duplicate_of or pid) else "en"
+    return {
+        "pair_id": pid,
+        "lang": lang,
+        "sent_more": next((c for c in cells("sent_more") if c != ""), None),
+        "sent_less": next((c for c in cells("sent_less") if c != ""), None),
+        **labels,
+        "origin": "native" if first_lang == lang else "translated",
+        "duplicate_of": duplicate_of,
+        "cluster": next((c.strip() for c in cells("cluster") if c.strip()), None),
+    }
 
 
 def _records(path: Path, text: str, sep: str, fmt_hint: str) -> tuple[list[str], list, list]:
@@ -361,9 +365,11 @@ def _pair_id(
     return renamed, pid
 
 
-def _warn_of_gaps(path: Path, df: pd.DataFrame) -> None:
-    """Log the sentences missing and the pairs without a direction or bias type (kept: the scoring stage skips
-    and counts them)."""
+def _warn_of_gaps(path: Path, df: pd.DataFrame, blank: list[int]) -> None:
+    """Log the records with every cell empty (dropped, at lines ``blank``), the sentences missing and the pairs
+    without a direction or bias type (kept: the scoring stage skips and counts them)."""
+    if blank:
+        log.warning("%s: %d record(s) with every cell empty dropped (lines %s)", path, len(blank), blank[:10])
     n_missing = int(df["sent_more"].isna().sum() + df["sent_less"].isna().sum())
     if n_missing:
         log.warning(
