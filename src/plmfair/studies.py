@@ -11,11 +11,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from plmfair.errors import ConfigError
 from plmfair.registry import Registry
 from plmfair.resources import SCORING, Need, need
+
+if TYPE_CHECKING:  # pandas for the contracts' types only: this module is imported by every job
+    import pandas as pd
 
 # every test the studies' tables mark, with its family, adjusted p and mark (plmfair.runs.analysis_plan)
 ANALYSIS_PLAN = "results/analysis_plan.parquet"
@@ -48,6 +53,47 @@ SHARED_JOBS = (
 )
 
 Subjects = Callable[[dict], Iterable[str]]
+
+
+class ComparePart(Protocol):
+    """What the module a study names in :attr:`Study.compare` holds: its part of ``plmfair compare``, named
+    ``KEY`` and titled ``TITLE``. ``changes`` compares every two runs' results (``folders`` and ``records`` by
+    run name), its tests named for the analysis plan of ``source``; ``tests`` gives the comparison's plan its
+    hypotheses (:data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`); ``decided`` adds the plan's decisions to the
+    changes; ``sections`` names the configuration sections a run's numbers depend on. Each study package
+    checks its module against this contract where mypy reads it (``if TYPE_CHECKING`` in its ``__init__``)."""
+
+    @property
+    def KEY(self) -> str: ...  # noqa: N802 (a module constant)
+
+    @property
+    def TITLE(self) -> str: ...  # noqa: N802
+
+    def changes(
+        self,
+        folders: Mapping[str, Path],
+        records: Mapping[str, dict],
+        *,
+        alpha: float,
+        source: str,
+        other_models: bool = False,
+    ) -> pd.DataFrame: ...
+
+    def tests(self, table: pd.DataFrame) -> list[pd.DataFrame]: ...
+
+    def decided(self, table: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame: ...
+
+    def sections(self, record: Mapping) -> set[str]: ...
+
+
+@runtime_checkable
+class ForPeople(Protocol):
+    """A compare part that also has a Markdown view of its changes (``for_people``) and a block of text printed
+    after them, with its title (``text``)."""
+
+    def for_people(self, table: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame: ...
+
+    def text(self, table: pd.DataFrame) -> tuple[str, str]: ...
 
 
 def section(config: Mapping, path: Sequence[str]) -> dict:
@@ -186,6 +232,13 @@ def study_modules(attribute: str) -> list[ModuleType]:
     order, imported: what a layer above the plan asks of every study."""
     names = dict.fromkeys(getattr(study, attribute) for study in STUDIES.values() if getattr(study, attribute))
     return [importlib.import_module(name) for name in names]
+
+
+def compare_parts() -> list[ComparePart]:
+    """Each study's part of ``plmfair compare`` (:attr:`Study.compare`), imported; typed by its contract, which
+    each study package has mypy check."""
+    # a module is checked against the contract where mypy can name it (each study package's __init__)
+    return study_modules("compare")  # type: ignore[return-value]
 
 
 def rule_files() -> list[str]:

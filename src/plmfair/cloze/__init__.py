@@ -14,11 +14,20 @@ Its modules: :mod:`~plmfair.cloze.annotations` (human answers), :mod:`~plmfair.c
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from plmfair.cloze import config_checks, outputs, plan
 from plmfair.cloze.construction import plan as construction_plan
 from plmfair.resources import SCORING, Need
 from plmfair.studies import CLOZE_TASK, DataChoice, Study
+
+if TYPE_CHECKING:  # mypy checks the study's parts against their contracts; at run time they load lazily
+    from plmfair.cloze import record_part, run_changes
+    from plmfair.rendering.record_rows import RecordPartModule
+    from plmfair.studies import ComparePart
+
+    _record: RecordPartModule = record_part
+    _compare: ComparePart = run_changes
 
 
 def _own(subjects: dict) -> dict:

@@ -13,9 +13,20 @@ files), :mod:`~plmfair.crows_pairs.summary` (scores, exact tests, McNemar),
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from plmfair.crows_pairs import config_checks, outputs, plan
 from plmfair.resources import SCORING
 from plmfair.studies import PAIRS_TASK, DataChoice, Study
+
+if TYPE_CHECKING:  # mypy checks the study's parts against their contracts; at run time they load lazily
+    from plmfair.crows_pairs import record_part, run_changes
+    from plmfair.rendering.record_rows import RecordPartModule
+    from plmfair.studies import ComparePart, ForPeople
+
+    _record: RecordPartModule = record_part
+    _compare: ComparePart = run_changes
+    _readable: ForPeople = run_changes
 
 STUDY = Study(
     "crows_pairs",

@@ -149,9 +149,6 @@ def _choice_label(axis: str, value: str) -> str:
     return f"{axis}: {'exclusion file out' if value.startswith('without ') else value}"
 
 
-_MARKER = {"marker": "o", "linestyle": ""}
-
-
 def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """A specification curve (Simonsohn, Simmons & Nelson 2020) per data set and model: every specification's
     decisive share with its interval, sorted, the run's own specification ringed, and below it the choices
@@ -210,10 +207,8 @@ def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pd
             below.spines[side].set_visible(False)
     handles = [Line2D([], [], marker="o", linestyle="", color=c, label=v) for v, c in colours.items()]
     handles += [
-        Line2D([], [], **_MARKER, markerfacecolor="white", markeredgecolor="0.3", label="short of it at that level"),
-        Line2D(
-            [], [], **_MARKER, markersize=10, markerfacecolor="none", markeredgecolor="black", label="the run's own"
-        ),
+        Line2D([], [], marker="o", ls="", mfc="white", mec="0.3", label="short of it at that level"),
+        Line2D([], [], marker="o", ls="", markersize=10, mfc="none", mec="black", label="the run's own specification"),
     ]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=7, frameon=False)
     fig.suptitle(

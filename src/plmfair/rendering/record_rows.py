@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
@@ -74,6 +75,31 @@ class Headline:
     caption: str
     title: str
     lines: Callable[[Mapping], pd.DataFrame]
+
+
+class RecordPartModule(Protocol):
+    """What the module a study names in :attr:`plmfair.studies.Study.record` holds: its lists under the record's
+    ``results`` (``SCHEMA``: key -> the JSON schema of its list, :func:`schema_part`), ``record_part(files,
+    plan)`` making them from the result files the study records and the run's analysis plan, and the headline
+    tables that show them (``HEADLINES``). Each study package checks its module against this contract where
+    mypy reads it (``if TYPE_CHECKING`` in its ``__init__``)."""
+
+    @property
+    def SCHEMA(self) -> dict: ...  # noqa: N802 (a module constant)
+
+    @property
+    def HEADLINES(self) -> tuple[Headline, ...]: ...  # noqa: N802
+
+    def record_part(self, files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart: ...
+
+
+def record_parts() -> list[RecordPartModule]:
+    """Each study's record part (:attr:`plmfair.studies.Study.record`), imported; typed by its contract, which
+    each study package has mypy check."""
+    from plmfair.studies import study_modules
+
+    # a module is checked against the contract where mypy can name it (each study package's __init__)
+    return study_modules("record")  # type: ignore[return-value]
 
 
 def schema_part(module_file: str) -> dict:

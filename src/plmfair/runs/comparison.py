@@ -27,7 +27,7 @@ from plmfair.errors import DataError
 from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA, build_plan
 from plmfair.rendering.table_format import to_markdown
 from plmfair.runs.record import headline_tables, headlines, read_run_record
-from plmfair.studies import study_modules
+from plmfair.studies import ForPeople, compare_parts
 
 # the analysis plan's name for the tests of a comparison
 SOURCE = "compare"
@@ -74,7 +74,7 @@ def run_labels(folders: Sequence[str | Path]) -> dict[str, Path]:
 
 def _studies(record: Mapping) -> set[str]:
     """The configuration sections of the studies a run has numbers of."""
-    return set().union(*(part.sections(record) for part in study_modules("compare")))
+    return set().union(*(part.sections(record) for part in compare_parts()))
 
 
 def settings_that_differ(records: Mapping[str, dict], *, all_settings: bool = False) -> dict[str, pd.DataFrame]:
@@ -145,7 +145,7 @@ def compare_runs(
     for run, record in records.items():
         for table, lines in headline_tables(record):
             stacked.setdefault(table.key, []).append(lines.assign(run=run))
-    parts = study_modules("compare")
+    parts = compare_parts()
     changes = {
         part.KEY: part.changes(located, records, alpha=alpha, source=SOURCE, other_models=other_models)
         for part in parts
@@ -213,18 +213,16 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     if fmt == "csv":
         long = pd.concat([t.assign(table=name) for name, t in tables.items() if not t.empty], ignore_index=True)
         return long[["table", *[c for c in long.columns if c != "table"]]].to_csv(index=False, float_format="%.17g")
-    studies = {part.KEY: part for part in study_modules("compare")}
+    studies = {part.KEY: part for part in compare_parts()}
     titles = {**TITLES, **{table.key: table.title for table in headlines()}, **{k: p.TITLE for k, p in studies.items()}}
     parts = []
     for name, table in tables.items():
         if table.empty or name == "plan":
             continue
         study = studies.get(name)
-        shown = (
-            study.for_people(table, tables["plan"], alpha=alpha) if study and hasattr(study, "for_people") else table
-        )
+        shown = study.for_people(table, tables["plan"], alpha=alpha) if isinstance(study, ForPeople) else table
         parts.append(f"{titles[name].format(alpha=alpha)}\n\n{to_markdown(shown)}")
-        if study and hasattr(study, "text"):
+        if isinstance(study, ForPeople):
             title, text = study.text(table)
             parts.append(f"{title}\n\n```\n{text}\n```\n")
     return "\n".join(parts) if parts else "Nothing to compare: the runs hold no headline numbers.\n"

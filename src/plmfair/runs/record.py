@@ -39,11 +39,11 @@ from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 from plmfair.rendering.numbers import level
-from plmfair.rendering.record_rows import Headline, plain, record_alpha
+from plmfair.rendering.record_rows import Headline, plain, record_alpha, record_parts
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs import integrity
 from plmfair.scoring.coverage import distinct
-from plmfair.studies import STUDIES, study_modules
+from plmfair.studies import STUDIES
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
@@ -267,7 +267,7 @@ def run_record(
     files must agree with (:func:`published_section`)."""
     model_frame = read_parquet(models) if models else None
     decided_plan = read_parquet(plan) if plan else None
-    results: dict[str, list] = {key: [] for part in study_modules("record") for key in part.SCHEMA}
+    results: dict[str, list] = {key: [] for part in record_parts() for key in part.SCHEMA}
     primary: list[tuple[pd.DataFrame, str, str]] = []
     for name, files in (studies or {}).items():
         part = _part(STUDIES[name]).record_part(files, decided_plan)
@@ -353,7 +353,7 @@ def record_schema() -> dict:
     with open(SCHEMA, encoding="utf-8") as fh:
         schema = yaml.safe_load(fh)
     results = schema["properties"]["results"]
-    for part in study_modules("record"):
+    for part in record_parts():
         results["properties"].update(part.SCHEMA)
         results["required"] += list(part.SCHEMA)
     return schema
@@ -432,7 +432,7 @@ def primary_lines(record: Mapping) -> pd.DataFrame:
 def headlines() -> list[Headline]:
     """Every study's headline tables, in the registry's order (a ``record`` module two studies share
     counted once)."""
-    return [table for module in study_modules("record") for table in module.HEADLINES]
+    return [table for module in record_parts() for table in module.HEADLINES]
 
 
 def headline_tables(record: Mapping) -> list[tuple[Headline, pd.DataFrame]]:
