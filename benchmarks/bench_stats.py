@@ -721,30 +721,6 @@ def ranking_part(args) -> int:
                 f"  {name:<26} true W {truth:.3f}  n={pairs:<5} coverage {coverage:.3f} median width "
                 f"{np.median(widths):.3f}  {spread} (5%-95%){_coverage_note(coverage, args.alpha)}"
             )
-    design, source = mozart_design("demo")
-    print(
-        f"  cloze sets, {source} ({design['u_id'].nunique()} annotators, each one's removal a specification: the "
-        f"real design's would take ten times as long), {args.permutations} permutations; no 'differs' test (the "
-        "metrics' sigma_gd are on different scales)"
-    )
-    print("  scenario                      K   robust  fragile (old)  primary rejects")
-    for scenario, shift in (
-        ("no effect", {}),
-        (f"non-natives down {args.effect:g}", dict.fromkeys(NON_NATIVES, -args.effect)),
-    ):
-        rates = cloze_rates(
-            lambda rng, shift=shift: simulate(design, rng, shift=shift),
-            replicates=args.robustness_replicates,
-            permutations=args.permutations,
-            seed=args.seed,
-            alpha=args.alpha,
-        )
-        flag = not shift and level_flag(rates["robust"], args.alpha) == "above"
-        flagged += flag
-        print(
-            f"  {scenario:<29} {rates['specifications']:<3} {rates['robust']:.3f}   {rates['fragile (old rule)']:.3f}"
-            f"          {rates['primary rejects']:.3f}{'  <- above ' + _band(args.alpha) if flag else ''}"
-        )
     print(f"  ({time.perf_counter() - start:.0f} s)\n")
     return flagged
 
