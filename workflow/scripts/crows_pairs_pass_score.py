@@ -13,6 +13,6 @@ for protocol, precision in snakemake.params.passes:
     run_workflow_job(
         snakemake,
         model_tasks,
-        partial(model_tasks.set_task, protocol=protocol, precision=precision),
+        partial(model_tasks.job_task, protocol=protocol, precision=precision),
         snakemake.wildcards.dataset,
     )

@@ -6,4 +6,4 @@ from plmfair.logs import configure_logging
 from plmfair.scoring.shared_load import run_workflow_job
 
 configure_logging(snakemake)
-run_workflow_job(snakemake, model_tasks, model_tasks.set_task, snakemake.wildcards.dataset)
+run_workflow_job(snakemake, model_tasks, model_tasks.job_task, snakemake.wildcards.dataset)

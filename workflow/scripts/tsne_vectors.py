@@ -7,4 +7,4 @@ from plmfair.logs import configure_logging
 from plmfair.scoring.shared_load import run_workflow_job
 
 configure_logging(snakemake)
-run_workflow_job(snakemake, model_tasks, model_tasks.tsne_task, snakemake.wildcards.cloze_set)
+run_workflow_job(snakemake, model_tasks, model_tasks.tsne_job_task, snakemake.wildcards.cloze_set)

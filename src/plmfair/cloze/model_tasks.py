@@ -17,10 +17,7 @@ SET_OUTPUTS = ("predictions", "answer_scores")
 STUDY = "cloze"  # the scoring cache's folder of these tasks
 
 
-def set_task(config: dict, cloze_set: str, model: str, *, entry: dict, token_budget: int, threads: int) -> Task:
-    """A cloze set filled by ``model``: its predictions and the scores of its human answers."""
-    inputs = plan.cloze_set_inputs(config, cloze_set)
-    scoring = plan.cloze_set_scoring(config, cloze_set, model)
+def _set_task(cloze_set: str, model: str, *, inputs: dict, scoring: dict, entry: dict, token_budget: int, threads: int):
     return Task(
         cloze_set,
         inputs=(str(inputs["sentences"]), *inputs["answers"]),
@@ -30,8 +27,35 @@ def set_task(config: dict, cloze_set: str, model: str, *, entry: dict, token_bud
     )
 
 
-def tsne_task(config: dict, cloze_set: str, model: str, *, entry: dict, token_budget: int, threads: int) -> Task:
-    """The t-SNE vectors of ``model``'s top predictions for a ready-made cloze test's quadruples."""
+def _tsne_task(cloze_set: str, model: str, *, annotations: str, scoring: dict, entry: dict, token_budget, threads):
+    return Task(
+        f"tsne_{cloze_set}",
+        inputs=(annotations,),
+        outputs={"vectors": plan.set_file(cloze_set, f"tsne/{model}")},
+        settings={"model": entry, "tsne": scoring, "token_budget": token_budget, "threads": threads},
+        loading={"precision": scoring["precision"]},
+    )
+
+
+def set_task(config: dict, cloze_set: str, model: str, **job) -> Task:
+    """A cloze set filled by ``model`` (its predictions and the scores of its human answers), as another job of
+    the model declares it (:func:`set_job_task`), from the configuration by the plan functions its rule calls:
+    what this job's load scores ahead for it."""
+    inputs, scoring = plan.cloze_set_inputs(config, cloze_set), plan.cloze_set_scoring(config, cloze_set, model)
+    return _set_task(cloze_set, model, inputs=inputs, scoring=scoring, **job)
+
+
+def set_job_task(snakemake, cloze_set: str, model: str, **job) -> Task:
+    """A ``cloze_score`` job's own task from what its rule declares (its inputs, ``params.scoring``), never from
+    the configuration."""
+    answers = snakemake.input.get("answers", [])
+    inputs = {"sentences": snakemake.input.sentences, "answers": [answers] if isinstance(answers, str) else answers}
+    return _set_task(cloze_set, model, inputs=inputs, scoring=snakemake.params.scoring, **job)
+
+
+def tsne_task(config: dict, cloze_set: str, model: str, **job) -> Task:
+    """The t-SNE vectors of ``model``'s top predictions for a ready-made cloze test's quadruples, as another job
+    of the model declares it (:func:`tsne_job_task`), from the configuration."""
     tsne = config["mozart"]["tsne"]
     scoring = {
         "sentences": tsne["sentences"],
@@ -39,13 +63,14 @@ def tsne_task(config: dict, cloze_set: str, model: str, *, entry: dict, token_bu
         "num_beams": num_beams(config, model, "mozart"),
         "precision": model_precision(config, model, "mozart"),
     }
-    return Task(
-        f"tsne_{cloze_set}",
-        inputs=(plan.annotations_file(cloze_set),),
-        outputs={"vectors": plan.set_file(cloze_set, f"tsne/{model}")},
-        settings={"model": entry, "tsne": scoring, "token_budget": token_budget, "threads": threads},
-        loading={"precision": scoring["precision"]},
-    )
+    return _tsne_task(cloze_set, model, annotations=plan.annotations_file(cloze_set), scoring=scoring, **job)
+
+
+def tsne_job_task(snakemake, cloze_set: str, model: str, **job) -> Task:
+    """A ``tsne_vectors`` job's own task from what its rule declares, never from the configuration."""
+    params = snakemake.params
+    scoring = {k: getattr(params, k) for k in ("sentences", "top_k", "num_beams", "precision")}
+    return _tsne_task(cloze_set, model, annotations=snakemake.input.annotations, scoring=scoring, **job)
 
 
 def model_tasks(config: dict, model: str, **job) -> list[Task]:

@@ -15,6 +15,64 @@ from plmfair.scoring.shared_load import Task
 STUDY = plan.STUDY  # the scoring cache's folder of these tasks
 
 
+def pair_task(
+    dataset: str,
+    model: str,
+    *,
+    protocol: str,
+    precision: str,
+    own_precision: str,
+    too_long: str,
+    unknown_tokens: str,
+    entry: dict,
+    token_budget: int,
+    threads: int,
+    extra_pass: bool = False,
+) -> Task:
+    """A CrowS-Pairs data set scored by ``model`` under ``protocol`` and ``precision``: its own scoring, or an
+    extra pass of the robustness analysis (a task of the same load, labelled ``<dataset>+<protocol>-<precision>``;
+    another precision than the load's, ``own_precision``, scores the load's copy in it)."""
+    if extra_pass:
+        label, scores = f"{dataset}+{protocol}-{precision}", plan.pass_scores_file(dataset, model, protocol, precision)
+    else:
+        label, scores = dataset, plan.crows_pairs_scores_file(dataset, model)
+    return Task(
+        label,
+        inputs=(plan.DATA.format(dataset=dataset),),
+        outputs={"scores": scores},
+        settings={
+            "model": entry,
+            "protocol": protocol,
+            "precision": precision,
+            "too_long": too_long,
+            "unknown_tokens": unknown_tokens,
+            "token_budget": token_budget,
+            "threads": threads,
+        },
+        loading={"precision": own_precision},
+    )
+
+
+def job_task(
+    snakemake, dataset: str, model: str, *, protocol: str | None = None, precision: str | None = None, **job
+) -> Task:
+    """A scoring job's own task from what its rule declares (``snakemake.params``: the precision the model runs
+    in, the too-long and unknown-token rules, and the protocol of its own scoring), never from the
+    configuration; ``protocol`` and ``precision``: an extra pass's."""
+    params = snakemake.params
+    return pair_task(
+        dataset,
+        model,
+        protocol=protocol or params.protocol,
+        precision=precision or params.precision,
+        own_precision=params.precision,
+        too_long=params.too_long,
+        unknown_tokens=params.unknown_tokens,
+        extra_pass=protocol is not None,
+        **job,
+    )
+
+
 def set_task(
     config: dict,
     dataset: str,
@@ -26,35 +84,21 @@ def set_task(
     protocol: str | None = None,
     precision: str | None = None,
 ) -> Task:
-    """A CrowS-Pairs data set scored by ``model``: its per-pair scores under its own protocol and precision,
-    or an extra pass of the robustness analysis under another ``protocol`` and ``precision`` (a task of the
-    same load, labelled ``<dataset>+<protocol>-<precision>``; another precision scores the load's copy in it)."""
+    """The same task as another job of the model declares it (:func:`job_task`), from the configuration by the
+    plan functions its rule's params call: what this job's load scores ahead for it."""
     own = model_precision(config, model, STUDY)
-    if protocol is None:
-        label, scores, protocol, precision = (
-            dataset,
-            plan.crows_pairs_scores_file(dataset, model),
-            plan.crows_pairs_protocol(config, model),
-            own,
-        )
-    else:
-        precision = precision or own
-        label = f"{dataset}+{protocol}-{precision}"
-        scores = plan.pass_scores_file(dataset, model, protocol, precision)
-    return Task(
-        label,
-        inputs=(plan.DATA.format(dataset=dataset),),
-        outputs={"scores": scores},
-        settings={
-            "model": entry,
-            "protocol": protocol,
-            "precision": precision,
-            "too_long": config["crows_pairs"]["too_long"],
-            "unknown_tokens": config["crows_pairs"]["unknown_tokens"],
-            "token_budget": token_budget,
-            "threads": threads,
-        },
-        loading={"precision": own},
+    return pair_task(
+        dataset,
+        model,
+        protocol=protocol or plan.crows_pairs_protocol(config, model),
+        precision=precision or own,
+        own_precision=own,
+        too_long=config["crows_pairs"]["too_long"],
+        unknown_tokens=config["crows_pairs"]["unknown_tokens"],
+        entry=entry,
+        token_budget=token_budget,
+        threads=threads,
+        extra_pass=protocol is not None,
     )
 
 

@@ -167,17 +167,20 @@ def _complete(entry: Path, task: Task) -> bool:
 
 
 def run_workflow_job(snakemake, tasks, own_task: Callable[..., Task], label: str) -> None:
-    """A workflow scoring job (``snakemake``: the rule's object) whose task is ``own_task(config,
-    label, model, **job)``: ``tasks`` is its study's module of model tasks (``STUDY``,
-    ``model_tasks``, ``load_model``, ``score``: :mod:`plmfair.crows_pairs.model_tasks`,
-    :mod:`plmfair.cloze.model_tasks`), the job's settings its ``model`` param, token budget and threads."""
+    """A workflow scoring job (``snakemake``: the rule's object) whose task is ``own_task(snakemake, label,
+    model, **job)``, built from what its rule declares (its inputs and params); ``tasks`` is its study's module
+    of model tasks (``STUDY``, ``model_tasks``, ``load_model``, ``score``: :mod:`plmfair.crows_pairs.model_tasks`,
+    :mod:`plmfair.cloze.model_tasks`), the job's settings its ``model`` param, token budget and threads. The
+    other tasks of the model, which its one load scores ahead for their own jobs, are built from the
+    configuration by the plan functions those jobs' rules call (``model_tasks``), so each is found under the
+    key its own job looks for."""
     config, model = snakemake.config, snakemake.wildcards.model
     job = {
         "entry": snakemake.params.model,
         "token_budget": int(snakemake.resources.token_budget),
         "threads": snakemake.threads,
     }
-    own = own_task(config, label, model, **job)
+    own = own_task(snakemake, label, model, **job)
     spec = spec_from_entry(entry=snakemake.params.model, manifest=snakemake.input.model)
     score_with_one_load(
         own,
