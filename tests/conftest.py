@@ -165,10 +165,8 @@ def demo_run(tmp_path_factory, worker_id) -> Path:
     """The demo run of the session (read-only: use ``demo_copy`` to run Snakemake on it), made once
     even when the tests run on several processes (pytest-xdist): the first to need it runs it under a
     lock, the others wait for it and read it."""
-    if worker_id == "master":
-        root = tmp_path_factory.mktemp("shared")
-    else:  # the session's folder, above every worker's own
-        root = tmp_path_factory.getbasetemp().parent
+    # one process: a folder of its own; several: the session's folder, above every worker's own
+    root = tmp_path_factory.mktemp("shared") if worker_id == "master" else tmp_path_factory.getbasetemp().parent
     work, done = root / "demo_run", root / "demo_run.done"
     with FileLock(str(root / "demo_run.lock")):
         if not done.exists():

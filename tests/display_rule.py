@@ -118,7 +118,7 @@ def check_tables(tables: Path) -> int:
                     assert _excludes(low, high, null), (md.name, row)
             for column in (c for c in row if c.startswith("p") and row[c] and not row[c].startswith("<")):
                 value = row[column].rstrip("*")
-                exact_p = exact[column] if column in exact else None
+                exact_p = exact.get(column)
                 if re.fullmatch(r"[\d.]+", value) and exact_p is not None and not pd.isna(exact_p):
                     assert (float(value) < ALPHA) == (exact_p < ALPHA), (md.name, column, value, exact_p)
     for md in sorted(tables.glob("*_disparity.md")):

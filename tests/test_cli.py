@@ -295,10 +295,9 @@ def test_the_run_configuration_is_complete_and_file_entries_merge_over_detected_
 
 def test_one_plmfair_at_a_time_on_a_run(tmp_path):
     folder = tmp_path / "runs" / "r"
-    with runs.run_lock(folder):
-        with pytest.raises(ConfigError, match="being run by another plmfair command"):
-            with runs.run_lock(folder):
-                pass
+    refused = pytest.raises(ConfigError, match="being run by another plmfair command")
+    with runs.run_lock(folder), refused, runs.run_lock(folder):
+        pass
     with runs.run_lock(folder):  # released
         assert not runs.snakemake_locked(folder)
     (folder / ".snakemake" / "locks").mkdir(parents=True)

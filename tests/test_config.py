@@ -344,7 +344,7 @@ def test_the_construction_filters_python_falls_back_on_are_the_schemas():
     from plmfair.config import SCHEMA
 
     filters = yaml.safe_load(SCHEMA.read_text())["properties"]["cloze"]["properties"]["filters"]["properties"]
-    assert DEFAULT_FILTERS == {key: entry["default"] for key, entry in filters.items()}
+    assert {key: entry["default"] for key, entry in filters.items()} == DEFAULT_FILTERS
 
 
 @pytest.mark.parametrize(

@@ -494,6 +494,8 @@ def compare(
 
 # one example a command, printed by its --help (the first line of each also under plmfair --help)
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``plmfair`` command: its words up to ``--``, the rest Snakemake's; the exit status (1 with one line
+    for a refused call, 130 after Ctrl-C)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
     argv = argv[: argv.index("--")] if "--" in argv else argv

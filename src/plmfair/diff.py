@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m plmfair.diff OLD NEW``: the exit status of :func:`run`."""
     parser = argparse.ArgumentParser(prog="python -m plmfair.diff", description=__doc__.split("\n\n")[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -171,7 +171,7 @@ def robustness_passes(config: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-
+    """``python -m plmfair.preflight CONFIGFILE ...``: 0 when the run can start, else 1 with what to install."""
     parser = argparse.ArgumentParser(prog="python -m plmfair.preflight", description=__doc__.split("\n")[0])
     parser.add_argument("configfiles", nargs="+")
     parser.add_argument("--directory", default=".", help="the working directory of the run")

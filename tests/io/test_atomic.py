@@ -11,10 +11,9 @@ from plmfair.io.atomic import atomic_dir, atomic_path, write_text
 
 def test_failed_write_leaves_no_file(tmp_path):
     target = tmp_path / "out.txt"
-    with pytest.raises(RuntimeError):
-        with atomic_path(target) as tmp:
-            tmp.write_text("partial")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("partial")
+        raise RuntimeError("boom")
     assert not target.exists() and list(tmp_path.iterdir()) == []
 
 
@@ -83,17 +82,15 @@ def test_disk_full_is_one_line_with_the_space_it_needed_and_leaves_nothing(tmp_p
     from plmfair.errors import StorageError
 
     out = tmp_path / "results" / "scores.parquet"
-    with pytest.raises(StorageError) as caught:
-        with atomic_path(out) as tmp:
-            _fail_with(errno.ENOSPC)(tmp)
+    with pytest.raises(StorageError) as caught, atomic_path(out) as tmp:
+        _fail_with(errno.ENOSPC)(tmp)
     said = str(caught.value)
     assert said.startswith(f"{out}: no space left on the device holding {out.parent}") and "\n" not in said
     assert "this file got 3.0 MiB before it stopped, so it needs more" in said and "run the workflow again" in said
     assert list(out.parent.iterdir()) == []  # no half-written file, no temporary one
     # pyarrow says the error number only in its text
-    with pytest.raises(StorageError, match="no space left"):
-        with atomic_path(out) as tmp:
-            _fail_with(0, "[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device")(tmp)
+    with pytest.raises(StorageError, match="no space left"), atomic_path(out) as tmp:
+        _fail_with(0, "[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device")(tmp)
 
 
 def test_read_only_and_permission_denied_are_one_line(tmp_path, monkeypatch):
@@ -113,9 +110,8 @@ def test_read_only_and_permission_denied_are_one_line(tmp_path, monkeypatch):
         assert str(caught.value).startswith(f"{tmp_path / 'table.md'}: ") and words in str(caught.value)
         monkeypatch.undo()
     # any other fault is not the machine's: it passes unchanged
-    with pytest.raises(FileNotFoundError):
-        with atomic_path(tmp_path / "x.txt"):
-            raise FileNotFoundError(2, "missing input")
+    with pytest.raises(FileNotFoundError), atomic_path(tmp_path / "x.txt"):
+        raise FileNotFoundError(2, "missing input")
 
 
 def test_a_job_stopped_by_a_full_disk_says_so_in_its_log_without_a_traceback(tmp_path):

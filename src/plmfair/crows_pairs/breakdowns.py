@@ -61,11 +61,12 @@ def differing_tokens_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.Da
 
 
 def origin_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Each pair's origin (native or translated) as its bucket."""
     return category_buckets(scores["origin"], order=["native", "translated"])
 
 
 def bias_type_buckets(scores: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
-
+    """Each pair's bias type as its bucket, in CrowS-Pairs' order."""
     return category_buckets(scores["bias_type"], order=BIAS_TYPES)
 
 

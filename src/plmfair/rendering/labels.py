@@ -27,6 +27,7 @@ def metric_labels() -> dict[str, str]:
 
 
 def metric_label(metric: str) -> str:
+    """The name a table or figure gives a per-item score (its study's ``labels``), or the score's own name."""
     return metric_labels().get(metric, metric)
 
 

@@ -251,6 +251,7 @@ def with_coverage_warnings(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataF
 
 
 def key_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns that name a row of a cloze table (model, language, metric) that ``frame`` has."""
     return [c for c in ("model", "lang", "metric") if c in frame.columns]
 
 

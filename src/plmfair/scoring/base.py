@@ -417,6 +417,7 @@ UNKNOWN_TOKENS = ("scored", "left_out")
 
 
 def check_too_long(too_long: str) -> None:
+    """Refuse a too-long rule other than :data:`TOO_LONG`'s."""
     if too_long not in TOO_LONG:
         raise ValueError(f"too_long must be one of {TOO_LONG}, got {too_long!r}")
 

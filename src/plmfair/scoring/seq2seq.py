@@ -93,6 +93,8 @@ def attention_implementation(model, name: str, model_name: str):
 
 @dataclass
 class SpanVocabulary:
+    """The pieces a sentinel's span may hold, as masks over the vocabulary, and the sentinel."""
+
     start: torch.Tensor  # bool [V]: pieces that start a word with a letter
     cont: torch.Tensor  # bool [V]: pieces that continue a word
     end: torch.Tensor  # bool [V]: tokens that end the span

@@ -23,6 +23,8 @@ from scipy import stats
 
 @dataclass(frozen=True)
 class BinomialSummary:
+    """k of n, their share, its interval at the confidence asked and the test's p (:func:`binomial_summary`)."""
+
     k: int
     n: int
     proportion: float

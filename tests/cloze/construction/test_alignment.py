@@ -172,8 +172,12 @@ def test_token_lines_stream_across_batches_with_empty_lines(tmp_path):
     assert (tmp_path / "out.txt").read_text().splitlines()[2] == "dd <sp> e"
     shuffled = pd.DataFrame(rows, columns=["line", "token", "text"]).iloc[[1, 0, 2, 3, 4, 5, 6]]
     write_parquet(shuffled, tmp_path / "s.parquet")
-    with pytest.raises(DataError, match=r"s.parquet: not in line and token order .* \(rm .*s.parquet\)"):
-        write_token_lines(tmp_path / "s.parquet", open(tmp_path / "out.txt", "w"), n_lines=len(lines))
+    out = tmp_path / "out.txt"
+    with (
+        out.open("w") as lines_out,
+        pytest.raises(DataError, match=r"s.parquet: not in line and token order .* \(rm .*s.parquet\)"),
+    ):
+        write_token_lines(tmp_path / "s.parquet", lines_out, n_lines=len(lines))
 
 
 def _tokens_file(path, lines, source):

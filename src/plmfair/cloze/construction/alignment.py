@@ -94,6 +94,7 @@ def parse_pharaoh(
 
 
 def format_pharaoh(links: Iterable[tuple[int, int]]) -> str:
+    """Links as one Pharaoh line (``0-0 1-2``), in order."""
     return " ".join(f"{i}-{j}" for i, j in sorted(links))
 
 
@@ -370,6 +371,7 @@ def pharaoh_chunks(
 
 
 def links_frame(alignments: Sequence[Links], *, first_line: int = 1) -> pd.DataFrame:
+    """Each line's links as rows of :data:`ALIGNMENT_SCHEMA`, the lines numbered from ``first_line``."""
     rows = [(lineno, i, j) for lineno, links in enumerate(alignments, start=first_line) for i, j in sorted(links)]
     return pd.DataFrame(rows, columns=list(ALIGNMENT_SCHEMA)).astype("int64")
 

@@ -29,6 +29,7 @@ DEFAULT_FILTERS = {
 
 
 def pivot_first(tokens: Mapping[str, pd.DataFrame], pivot: str) -> list[str]:
+    """The languages of ``tokens``, the pivot first."""
     return [pivot] + [lang for lang in tokens if lang != pivot]
 
 
@@ -57,6 +58,8 @@ def _one_to_one(links: pd.DataFrame) -> pd.DataFrame:
 
 
 def counts_recorder(counts: list[dict], langs: Sequence[str], corpus: str):
+    """A function that appends a filter step's counts (per language and in all) to ``counts``."""
+
     def record(step, unit, desc, per_lang: Mapping[str, int | None], total: int):
         for lang in langs:
             counts.append(

@@ -36,6 +36,7 @@ class Corpus:
 
 
 def corpus(config: dict, name: str) -> Corpus:
+    """A cloze corpus of the configuration: its pivot, languages, form (bitexts or aligned text) and entry."""
     entry = cloze_corpora(config)[name]
     return Corpus(name, entry["pivot"], tuple(corpus_langs(entry)), "bitexts" in entry, entry["tokenized"], entry)
 
@@ -75,6 +76,7 @@ class SpacyPipeline:
 
 
 def spacy_pipeline(config: dict, lang: str) -> SpacyPipeline:
+    """The spaCy pipeline a language is tagged with: an installed package by name, or one built from a lexicon."""
     entry = config["cloze"]["spacy"][lang]
     if isinstance(entry, dict):
         return SpacyPipeline(lang, built=True, lexicon=entry["lexicon"])
@@ -118,6 +120,7 @@ class AlignmentRoute:
 
 
 def alignment_route(config: dict, corpus_name: str, lang: str) -> AlignmentRoute:
+    """How a corpus's language gets its word alignment to the pivot: a given Pharaoh file, or an aligner run."""
     c = corpus(config, corpus_name)
     entry, cloze = c.entry, config["cloze"]
     settings: dict = {"langs": [c.pivot, lang]}

@@ -91,13 +91,13 @@ def _spacy():
     pipelines a run tags with (spaCy's CPU ones, lookup pipelines) never use it and the cloze
     environment (envs/cloze.yaml) has none. So, unless torch is loaded already or a transformer
     pipeline package is installed, thinc finds it absent, as in that environment."""
-    if "spacy" not in sys.modules and "torch" not in sys.modules:
-        if not any(importlib.util.find_spec(name) for name in TORCH_PIPELINE_PACKAGES):
-            sys.modules["torch"] = None  # an import of torch now fails with ImportError: thinc's check
-            try:
-                import spacy.tokens  # spaCy is heavy: only the jobs that tokenize or tag load it
-            finally:
-                del sys.modules["torch"]
+    first = "spacy" not in sys.modules and "torch" not in sys.modules
+    if first and not any(importlib.util.find_spec(name) for name in TORCH_PIPELINE_PACKAGES):
+        sys.modules["torch"] = None  # an import of torch now fails with ImportError: thinc's check
+        try:
+            import spacy.tokens  # spaCy is heavy: only the jobs that tokenize or tag load it
+        finally:
+            del sys.modules["torch"]
     import spacy.tokens  # (loaded already above, or here with torch when torch was loaded first)
 
     return spacy
