@@ -19,6 +19,7 @@ import pandas as pd
 
 from plmfair.rendering.marks import DECISION_COLUMNS, TESTED, decisions
 from plmfair.rendering.numbers import interval, p_value
+from plmfair.studies import study_modules
 
 
 @dataclass
@@ -96,8 +97,6 @@ class RecordPartModule(Protocol):
 def record_parts() -> list[RecordPartModule]:
     """Each study's record part (:attr:`plmfair.studies.Study.record`), imported; typed by its contract, which
     each study package has mypy check."""
-    from plmfair.studies import study_modules
-
     # a module is checked against the contract where mypy can name it (each study package's __init__)
     return study_modules("record")  # type: ignore[return-value]
 
