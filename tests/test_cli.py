@@ -21,7 +21,7 @@ from plmfair.errors import ConfigError
 from plmfair.io.parquet import read_parquet
 from plmfair.runs import folders as runs
 from plmfair.runs import model_arguments
-from plmfair.scoring.model_plan import study_models
+from plmfair.scoring.model_settings import study_models
 from plmfair.stats.paired import tango_interval
 from plmfair.studies import STUDIES, enabled
 

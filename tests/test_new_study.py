@@ -31,7 +31,7 @@ NEW_FILES = {
         from __future__ import annotations
 
         from plmfair.rendering.table_spec import FigureSpec, TableSpec
-        from plmfair.scoring.model_plan import spec_of, study_models
+        from plmfair.scoring.model_settings import spec_of, study_models
         from plmfair.studies import PAIRS_TASK, Study, enabled
 
         DATA = "results/data/occupations/{dataset}.parquet"

@@ -18,7 +18,7 @@ from pathlib import Path
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.plan.downloads import download_entries
 from plmfair.scoring import FAMILIES
-from plmfair.scoring.model_plan import is_built, model_specs
+from plmfair.scoring.model_settings import is_built, model_specs
 from plmfair.studies import STUDIES, DataChoice, section
 
 

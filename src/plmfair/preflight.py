@@ -35,7 +35,7 @@ from plmfair.io.download import find_in_mirror
 from plmfair.io.hub import FILE_PATTERNS, hub_reachable, reachable
 from plmfair.pipelines import install_pipelines, is_installed, spacy_wheel
 from plmfair.plan.model_runs import models_in_use
-from plmfair.scoring.model_plan import hub_models
+from plmfair.scoring.model_settings import hub_models
 from plmfair.studies import STUDIES
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ from plmfair.errors import ConfigError
 from plmfair.plan.downloads import download_entries
 from plmfair.plan.model_runs import models_in_use
 from plmfair.plan.targets import figures as figure_names
-from plmfair.scoring.model_plan import hub_models, hub_store_names, model_manifest, study_models
+from plmfair.scoring.model_settings import hub_models, hub_store_names, model_manifest, study_models
 
 MODELS = {
     "mbert": {"hf_id": "m/bert", "family": "mlm"},
@@ -521,7 +521,7 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
 
     from conftest import REPO
 
-    from plmfair.scoring import model_plan
+    from plmfair.scoring import model_settings
     from plmfair.scoring import specs as model_module
 
     calls: Counter = Counter()
@@ -532,7 +532,7 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
         return real(name, entry)
 
     monkeypatch.setattr(model_module, "model_spec", counting)
-    monkeypatch.setattr(model_plan, "model_spec", counting)
+    monkeypatch.setattr(model_settings, "model_spec", counting)
     sets = {f"s{d}": {"file": f"s{d}.csv", "lang": "en"} for d in range(10)}
     config = validate_config(
         {

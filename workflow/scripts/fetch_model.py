@@ -3,7 +3,7 @@
 
 from plmfair.io.hub import fetch_model
 from plmfair.logs import configure_logging
-from plmfair.scoring.model_plan import hub_store_names
+from plmfair.scoring.model_settings import hub_store_names
 
 configure_logging(snakemake)
 hub = snakemake.params.hub

@@ -10,7 +10,7 @@ from __future__ import annotations
 from plmfair.cloze import plan
 from plmfair.cloze.schemas import ANSWER_SCHEMA, TSNE_VECTORS_SCHEMA
 from plmfair.io.parquet import read_parquet, write_parquet
-from plmfair.scoring.model_plan import model_precision, num_beams
+from plmfair.scoring.model_settings import model_precision, num_beams
 from plmfair.scoring.shared_load import Task
 
 SET_OUTPUTS = ("predictions", "answer_scores")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plmfair.scoring.model_plan import (
+from plmfair.scoring.model_settings import (
     model_precision,
     model_specs,
     num_beams,

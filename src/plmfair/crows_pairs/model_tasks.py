@@ -9,7 +9,7 @@ from __future__ import annotations
 from plmfair.crows_pairs import plan
 from plmfair.crows_pairs.schemas import PAIR_SCHEMA
 from plmfair.io.parquet import read_parquet, write_parquet
-from plmfair.scoring.model_plan import model_precision
+from plmfair.scoring.model_settings import model_precision
 from plmfair.scoring.shared_load import Task
 
 STUDY = plan.STUDY  # the scoring cache's folder of these tasks

@@ -7,7 +7,7 @@ from collections import Counter
 
 from plmfair.io.download import DOWNLOAD_KEYS
 from plmfair.scoring import FAMILIES
-from plmfair.scoring.model_plan import model_precision, model_specs, spec_of, study_models
+from plmfair.scoring.model_settings import model_precision, model_specs, spec_of, study_models
 from plmfair.scoring.protocols import family_protocols
 from plmfair.studies import enabled, robustness_on
 

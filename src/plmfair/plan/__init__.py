@@ -3,7 +3,7 @@ functions of the validated config that return names or small records. Torch-free
 builds its DAG without a model library; the rules turn the answers into paths and params.
 
 Each study plans its own jobs and paths in its package (its rule files import its plan module) and
-which models score what is :mod:`plmfair.scoring.model_plan`; this package composes the studies for a
+which models score what is :mod:`plmfair.scoring.model_settings`; this package composes the studies for a
 run through their records (:data:`plmfair.studies.STUDIES`): :mod:`~plmfair.plan.model_runs`,
 :mod:`~plmfair.plan.downloads`, :mod:`~plmfair.plan.targets` (tables, figures, report categories, one
 setting) and :mod:`~plmfair.plan.published` (every published file, the record's inputs). The shared rule
@@ -49,7 +49,7 @@ from plmfair.plan.targets import (
     subject_category,
     tables,
 )
-from plmfair.scoring.model_plan import (
+from plmfair.scoring.model_settings import (
     MODEL_MANIFEST,
     built_models,
     hub_fetch,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from plmfair.scoring.model_plan import model_specs
+from plmfair.scoring.model_settings import model_specs
 from plmfair.studies import STUDIES
 
 

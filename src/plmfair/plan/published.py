@@ -13,7 +13,7 @@ from plmfair.plan.targets import (
     output_subjects,
     tables,
 )
-from plmfair.scoring.model_plan import model_manifest
+from plmfair.scoring.model_settings import model_manifest
 from plmfair.studies import ANALYSIS_PLAN, STUDIES
 
 

@@ -1,4 +1,5 @@
-"""Models: their specs, which models a study scores, where each is loaded from and how."""
+"""Models' settings: their specs, which models a study scores, where each is loaded from and how (the job plan is
+:mod:`plmfair.plan`; which jobs score each model, :mod:`plmfair.plan.model_runs`)."""
 
 from __future__ import annotations
 
