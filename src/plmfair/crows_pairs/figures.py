@@ -158,8 +158,10 @@ def specification_curve(specifications: pd.DataFrame, png: str | os.PathLike, pd
     ncols = min(2, max(1, specifications["dataset"].nunique()))  # two panels a line: readable in a report pane
     nrows = -(-len(runs) // ncols)
     most = max(sum(specs[axis].nunique() for axis in AXES) for _, specs in runs)
-    fig = plt.figure(figsize=(5.4 * ncols, (2.0 + 0.16 * most) * nrows + 0.8))
-    outer = fig.add_gridspec(nrows, ncols, hspace=0.35, wspace=0.75)
+    height = (2.0 + 0.16 * most) * nrows + 1.2
+    fig = plt.figure(figsize=(5.4 * ncols, height))
+    # the two-line title and the legend keep their inches whatever the number of panels
+    outer = fig.add_gridspec(nrows, ncols, hspace=0.35, wspace=0.75, top=1 - 0.85 / height, bottom=0.55 / height)
     colours = {"stereotypical": OKABE_ITO[5], "anti-stereotypical": OKABE_ITO[1], "no preference": "0.45"}
     for i, ((dataset, model), specs) in enumerate(runs):
         choices = [(axis, value) for axis in AXES for value in dict.fromkeys(specs[axis])]
