@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from plans import plan_for
 
-from plmfair.rendering.table_format import printed, to_latex, to_markdown
+from plmfair.rendering.table_format import held_to, printed, to_latex, to_markdown, verdict_cells
 
 
 def _table():
@@ -251,3 +251,22 @@ def test_the_ranking_agreement_table_prints_the_interval_of_w_not_its_point():
     assert "Kendall's W, interval (95%)" in shown.columns and "Kendall's W" not in shown.columns
     assert shown["Kendall's W, interval (95%)"].tolist() == ["[0.00, 1.00]", ""]
     assert not shown.astype(str).apply(lambda column: column.str.contains("0.41")).any(axis=None)
+
+
+def test_a_robustness_row_prints_its_counts_its_claim_and_its_level_and_an_earlier_versions_row_too():
+    """K and k as numbers, what K counts, the claim (robust, not shown robust, or none for a verdict that finds
+    nothing) and the level it is held to; a record written before the intersection-union rule keeps its own
+    word for it, said to be that rule's."""
+    row = {"specifications": 12, "counted": "4 protocols x 3 tie rules", "holding": 6, "p_all": 0.149, "robust": False}
+    cells = verdict_cells({**row, "short_of": "protocol=aul | tie=0.01 | protocol=all_tokens"})
+    assert cells == {
+        "K": 12,
+        "K counts": "4 protocols x 3 tie rules",
+        "k showing it": 6,
+        "robust": "not shown robust",
+        "short of it": "protocol=aul | tie=0.01 (+1 more)",
+    }
+    assert verdict_cells({**row, "p_all": None, "short_of": ""})["robust"] == "no claim to test"
+    earlier = verdict_cells({"specifications": 6, "holding": 6, "robust": True, "flipped_by": ""})
+    assert earlier["robust"] == "robust (unadjusted: an earlier version's rule)" and earlier["K counts"] == ""
+    assert (held_to(0.05, 12), held_to(0.05, 1), held_to(0.05, 0)) == ("0.05 / 12", "0.05", "untestable: no claim")
