@@ -7,6 +7,7 @@ kind of job needs."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import subprocess
 import sys
@@ -262,3 +263,57 @@ def test_the_readme_is_short_and_no_hand_written_page_carries_a_date():
             continue  # written by the benchmarks (benchmarks/page.py), headed by the command and commit
         dated = DATE.findall(page.read_text(encoding="utf-8"))
         assert not dated, f"{page.relative_to(REPO)}: dated notes {dated[:3]} (a benchmark's page or CHANGELOG.md)"
+
+
+# a Sphinx-style cross-reference in a docstring: :func:`plmfair.x.y`, :data:`NAME`, :meth:`~Class.method`
+CROSS_REFERENCE = re.compile(r":(?:func|mod|data|attr|class|meth|exc):`~?([\w.]+)`")
+
+
+def _resolves(name: str, module: str, cls: str | None) -> bool:
+    """Whether a docstring's reference names something: from the package root, or from its module or class."""
+    parts = name.split(".")
+    scopes = [[]] if parts[0] == "plmfair" else [[*module.split("."), *([cls] if cls else [])], module.split("."), []]
+    for scope in scopes:
+        path = [*scope, *parts]
+        for cut in range(len(path), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(path[:cut]))
+            except ImportError:
+                continue
+            for i, attr in enumerate(path[cut:], start=cut):
+                if hasattr(obj, attr):
+                    obj = getattr(obj, attr)
+                    continue
+                # the last name may be a field of a dataclass, or an attribute a class declares
+                fields = {**getattr(obj, "__dataclass_fields__", {}), **getattr(obj, "__annotations__", {})}
+                if i == len(path) - 1 and isinstance(obj, type) and attr in fields:
+                    return True
+                break
+            else:
+                return True
+            break  # the longest module of this scope is found: the next scope
+    return False
+
+
+def test_every_cross_reference_in_a_docstring_names_something_that_exists():
+    """A docstring's :func:/:data:/... reference names a module, function, class or constant that exists, from the
+    package root or from its own module or class: a rename that leaves a dangling name fails here."""
+    dangling = []
+    for path in sorted(LIBRARY.rglob("*.py")):
+        module = ".".join(("plmfair", *path.relative_to(LIBRARY).with_suffix("").parts)).removesuffix(".__init__")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        scopes = [(tree, None)] + [
+            (n, None) for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            scopes += [(cls, cls.name)] + [(m, cls.name) for m in cls.body if isinstance(m, ast.FunctionDef)]
+        for node, cls_name in scopes:
+            for name in CROSS_REFERENCE.findall(ast.get_docstring(node) or ""):
+                if not _resolves(name, module, cls_name):
+                    dangling.append(f"{path.relative_to(LIBRARY)}: {name}")
+    assert dangling == []
+    # the check itself: a name that went away (it was plmfair.stats.smallest_permutation_p), a method named
+    # from outside its class, and one named from inside it
+    assert not _resolves("plmfair.stats.permutation.smallest_permutation_p", "plmfair.cloze.disparity", None)
+    assert not _resolves("max_length", "plmfair.scoring.mlm", None)
+    assert _resolves("max_length", "plmfair.scoring.base", "Scorer")

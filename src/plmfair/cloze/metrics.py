@@ -191,7 +191,7 @@ def metrics_for_models(
     :data:`~plmfair.scoring.coverage.COVERAGE_COLUMNS`) and annotation scores
     (:data:`~plmfair.cloze.metrics.ANNOTATION_SCORES_SCHEMA`) of every model on every language it
     scored that has answers, from its prediction and answer-score files (``runs``: one record per model,
-    :func:`plmfair.plan.cloze_set_runs`). A model that cannot read
+    :func:`plmfair.cloze.plan.cloze_set_runs`). A model that cannot read
     a language is warned about, or under ``strict`` stops the job (:func:`plmfair.scoring.coverage.check`)."""
 
     metrics, scores = [], []

@@ -54,7 +54,8 @@ def cloze_scores_file(cloze_set: str, kind: str, model: str) -> str:
 
 
 def scored(config: dict, study: str) -> list[tuple[str, str]]:
-    """Each model that fills a cloze set of ``study`` with its predictions of that set (:attr:`Study.scored`)."""
+    """Each model that fills a cloze set of ``study`` with its predictions of that set
+    (:attr:`plmfair.studies.Study.scored`)."""
     return [
         (m, cloze_scores_file(name, "predictions", m))
         for name, cloze_set in cloze_sets(config).items()

@@ -9,10 +9,10 @@ are in :mod:`plmfair.cloze.metrics`, the paper's tables in :mod:`plmfair.renderi
 Outputs (one job per cloze set and model, every language the model covers in one file):
 
 ``results/cloze/{cloze_set}/predictions/{model}.parquet`` (:data:`PREDICTION_SCHEMA`) and
-``results/cloze/{cloze_set}/answer_scores/{model}.parquet`` (:data:`ANSWER_SCHEMA`, no rows for a
+``results/cloze/{cloze_set}/answer_scores/{model}.parquet`` (:data:`plmfair.cloze.schemas.ANSWER_SCHEMA`, no rows for a
 set without answers); ``results/cloze/{cloze_set}/metrics.parquet``
-(:data:`plmfair.cloze.schemas.METRICS_SCHEMA`) and ``overview.parquet`` (:data:`OVERVIEW_SCHEMA`, MozArt's
-Table 1) of a set with answers.
+(:data:`plmfair.cloze.schemas.METRICS_SCHEMA`) and ``overview.parquet``
+(:data:`plmfair.cloze.metrics.OVERVIEW_SCHEMA`, MozArt's Table 1) of a set with answers.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ def predict(sentences: pd.DataFrame, scorer: Scorer, *, k: int = 100, num_beams:
 
 
 def score_answers(answers: pd.DataFrame, scorer: Scorer) -> pd.DataFrame:
-    """Log-probability of every distinct answer in its sentence's gap (:data:`ANSWER_SCHEMA` without ``lang``)."""
+    """Log-probability of every distinct answer in its sentence's gap (:data:`plmfair.cloze.schemas.ANSWER_SCHEMA`
+    without ``lang``)."""
     scored = scorer.score_answers(list(zip(answers["text"], answers["answer"], strict=True)))
     norm = scorer.normaliser()
     df = pd.DataFrame(

@@ -137,7 +137,7 @@ def paper_table(metrics: pd.DataFrame, *, metric: str, alpha: float) -> pd.DataF
 
 
 def table1(overview: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 of the MozArt paper from a cloze set's overview (:data:`plmfair.cloze.scoring_job.OVERVIEW_SCHEMA`):
+    """Table 1 of the MozArt paper from a cloze set's overview (:data:`plmfair.cloze.metrics.OVERVIEW_SCHEMA`):
     per language, sentences, annotations and annotators, and the mean number of tokens per sentence
     in each model's tokenizer (WordPiece, SentencePiece, BPE); the CSV holds the overview's numbers."""
     langs = _lang_order(overview["lang"])

@@ -2,7 +2,7 @@
 
 A pair is scored when both sentences are present, non-empty, different and labelled (direction and
 bias type known) and its id is not a repeat; otherwise it is kept with a ``skipped_*`` status
-(:data:`STATUSES`) and counted. Output: ``results/crows_pairs/{dataset}/{model}.parquet``
+(:data:`plmfair.crows_pairs.schemas.STATUSES`) and counted. Output: ``results/crows_pairs/{dataset}/{model}.parquet``
 (:data:`PAIR_SCHEMA`)."""
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 
 A pair is scored when both sentences are present, non-empty, different and labelled
 (direction and bias type known) and its id is not a repeat; otherwise it is kept with a
-``skipped_*`` status (:data:`STATUSES`) and counted. Scored pairs go to the model's
+``skipped_*`` status (:data:`plmfair.crows_pairs.schemas.STATUSES`) and counted. Scored pairs go to the model's
 :class:`~plmfair.scoring.base.Scorer` with their direction. The protocol is
 the masking rule of masked LMs (``crows_pairs.protocol``, :mod:`plmfair.scoring.masking`)
 or, for causal LMs, the whole-sentence log-likelihood (:mod:`plmfair.scoring.causal`).
 
-Per-pair output (``results/crows_pairs/{dataset}/{model}.parquet``): :data:`PAIR_SCHEMA`;
+Per-pair output (``results/crows_pairs/{dataset}/{model}.parquet``): :data:`plmfair.crows_pairs.schemas.PAIR_SCHEMA`;
 the summary of all runs: :data:`SUMMARY_SCHEMA`; the models of a data set compared pair by pair:
 :data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`. The tables are in :mod:`plmfair.crows_pairs.tables`.
 """

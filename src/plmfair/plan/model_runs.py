@@ -1,5 +1,5 @@
 """The models that run: which jobs score each, and the scoring output whose metadata describes it
-(the models table and the run record read it). Each study says what it scores (:attr:`Study.scored`)."""
+(the models table and the run record read it). Each study says what it scores (:attr:`plmfair.studies.Study.scored`)."""
 
 from __future__ import annotations
 

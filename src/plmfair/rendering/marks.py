@@ -80,7 +80,8 @@ def add_decisions(
 ) -> dict:
     """Add to ``out`` (a table built from ``frame``, row for row) the plan's adjusted p (``label``, marked
     where significant), the test's family and a note (:func:`note`); the ``untested`` columns (an
-    interval's ends) are blanked where the row is not tested. Returns the :class:`Display` marks."""
+    interval's ends) are blanked where the row is not tested. Returns the marks of its
+    :class:`plmfair.rendering.table_format.Display`."""
     decided = decisions(frame, plan, hypothesis=hypothesis)
     tested = decided["family"].isin(TESTED).to_numpy()
     for column in untested:

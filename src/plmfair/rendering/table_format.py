@@ -396,8 +396,9 @@ def table_texts(
     title: str = "",
     synthetic: bool = False,
 ) -> tuple[pd.DataFrame, dict[str, str]]:
-    """Build one table of :data:`plmfair.rendering.table_spec.TABLES` (``builder``, its ``"module:function"``,
-    given the input ``frames`` by role and the ``options``) and its four texts by suffix: CSV (full precision),
+    """Build one of the studies' tables (:func:`plmfair.plan.targets.all_tables`; ``builder``, its
+    ``"module:function"``, given the input ``frames`` by role and the ``options``) and its four texts by suffix: CSV
+    (full precision, its floating-point noise taken off),
     Markdown and LaTeX (``digits`` decimals) and the report's page of it (:func:`table_page`, headed by its
     ``title``; a ``synthetic`` run's says so). What :func:`render_table` writes and ``plmfair verify`` checks a
     published table against."""

@@ -16,7 +16,7 @@ Every scoring job counts, per language, as the model reads its input (:class:`Co
   made of unknown pieces only.
 
 The counts go into the scoring output's metadata (``coverage``); the jobs that publish numbers
-(:func:`plmfair.crows_pairs.summary.summarise_pairs`, :func:`plmfair.cloze.scoring_job.metrics_for_models`)
+(:func:`plmfair.crows_pairs.summary.summarise_pairs`, :func:`plmfair.cloze.metrics.metrics_for_models`)
 carry :func:`warning` beside them when a share passes ``coverage.max_unknown``, and stop with it
 under ``coverage.strict`` (:func:`check`).
 """

@@ -13,7 +13,7 @@ empty pivot or an empty translation are not joined. Every decision is counted.
 
 Joined corpus (``results/cloze/{corpus}/joined.parquet``, :data:`JOINED_SCHEMA`): one row
 per line and language, line order that of the first bitext; the counts
-(:data:`plmfair.cloze.CONSTRUCTION_SCHEMA`, steps ``bitext_*`` and ``joined``) lead the
+(:data:`plmfair.cloze.construction.selection.CONSTRUCTION_SCHEMA`, steps ``bitext_*`` and ``joined``) lead the
 corpus's construction table.
 """
 

@@ -287,7 +287,8 @@ def candidate_words(
     corpus: str,
     filters: Mapping | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every candidate that passes the filters, and the count table (:data:`CONSTRUCTION_SCHEMA`),
+    """Every candidate that passes the filters, and the count table
+    (:data:`plmfair.cloze.construction.selection.CONSTRUCTION_SCHEMA`),
     from tokens tagged in full (tokens with the :data:`plmfair.cloze.construction.pos.TAGS_SCHEMA` columns, as
     :func:`plmfair.cloze.construction.pos.tag_lines` gives them) over lines 1..n_lines."""
     lexical, counts = lexical_candidates(
