@@ -138,7 +138,7 @@ def test_the_intersection_union_p_is_the_largest_and_one_on_the_other_side():
     assert intersection_union_p([0.01, 0.003, 0.04], [True, True, True]) == 0.04
     assert intersection_union_p([0.01, 0.003], [True, False]) == 1.0
     assert intersection_union_p([0.01, float("nan")], [True, True]) == 1.0
-    assert family_level(0.05, 4) == 0.0125 and family_level(0.05, 0) == 0.05
+    assert family_level(0.05, 4) == 0.0125 and family_level(0.05, 1) == 0.05 and family_level(0.05, 0) == 0.0
     plan = pd.DataFrame({"hypothesis": ["a", "b"], "family": ["confirmatory", "untestable"], "family_size": [3, 0]})
     assert primary_family_sizes(plan, ["a", "b", "c"]) == {"a": 3, "b": 0, "c": 0}
     assert primary_family_sizes(None, ["a"]) == {"a": 1}

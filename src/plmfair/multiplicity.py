@@ -274,8 +274,9 @@ def primary_family_sizes(plan: pd.DataFrame | None, ids: Sequence[str]) -> dict[
 
 def family_level(alpha: float, family_size: int) -> float:
     """The level a claim about a primary question is held to in a confirmatory family of ``family_size``
-    (Bonferroni's alpha / K; alpha itself in a family of one, or without a plan)."""
-    return alpha / max(int(family_size), 1)
+    (Bonferroni's alpha / K; alpha itself in a family of one, or without a plan); 0 for a question left out
+    of the family (size 0: untestable on its design), which then makes no claim."""
+    return alpha / int(family_size) if family_size else 0.0
 
 
 def _difference_errors(weights: np.ndarray, biased: np.ndarray, decisive: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -53,7 +53,7 @@ def cloze_robustness(
     own = specs[specs["changed"] == ""].set_index("model")
     ids = {m: hypothesis_id(cloze_set, "group_disparity", m, "all", primary) for m in own.index}
     families = primary_family_sizes(plan, list(ids.values()))
-    levels = {m: family_level(alpha, families[h]) if families[h] else 0.0 for m, h in ids.items()}
+    levels = {m: family_level(alpha, families[h]) for m, h in ids.items()}
     level = specs["model"].map(levels)
     differ = specs["model"].map(own["verdict"]) == DIFFER
     reaches = specs["differ"] & (specs["p_value"] < level)
@@ -80,7 +80,7 @@ def cloze_robustness(
                 "level": levels[model],
                 "holding": int(part["holds"].sum()),
                 "p_all": p_all,
-                "robust": bool(claim and levels[model] and p_all < levels[model]),
+                "robust": bool(claim and p_all < levels[model]),
                 "short_of": " | ".join(_choice(r) for _, r in part[~part["holds"]].iterrows()),
                 "removals_short": int((~removed["holds"]).sum()),
                 "most_influential": "" if top is None else top["left_out"],

@@ -348,7 +348,7 @@ def _verdict(specs: pd.DataFrame, *, family: int, level: float) -> dict:
         "level": level,
         "holding": int(specs["holds"].sum()),
         "p_all": p_all if preference else float("nan"),
-        "robust": bool(preference and family and p_all < level),
+        "robust": bool(preference and p_all < level),
         "short_of": " | ".join(_changed_choices(r) for _, r in _simplest_first(specs[~specs["holds"]]).iterrows()),
         "differing": len(differing),
         "differs_by": " | ".join(f"{_changed_choices(r)} ({r['difference']:+.1f} pp)" for _, r in differing.iterrows()),
@@ -390,7 +390,7 @@ def robustness(
         dataset, model = run["dataset"], run["model"]
         others = (versions or {}).get(dataset, [])
         family = families[ids[(dataset, model)]]
-        level = family_level(alpha, family) if family else 0.0
+        level = family_level(alpha, family)
         specs = specifications(
             passes[(dataset, model)],
             own=(run["protocol"], run["precision"]),
