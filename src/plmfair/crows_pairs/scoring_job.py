@@ -12,14 +12,14 @@ import unicodedata
 
 import pandas as pd
 
-from plmfair.crows_pairs.schemas import PAIR_SCHEMA, SCORED_STATUSES
+from plmfair.crows_pairs.schemas import PAIR_SCHEMA
 from plmfair.scoring.base import MinimalPair, Scorer
 from plmfair.scoring.coverage import (
     Coverage,
     unknown_id,
 )
 from plmfair.scoring.loader import LoadedModel, load
-from plmfair.scoring.pair_decision import decide_pairs
+from plmfair.scoring.pair_decision import OUTCOME_COLUMNS, decide_pairs
 from plmfair.scoring.specs import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,10 @@ def as_read(text: str, scorer: Scorer) -> str:
     lower-cased for an uncased model (``scorer.prepare``); two sentences equal in this form are the
     same sentence to the model."""
     return scorer.prepare(" ".join(unicodedata.normalize("NFC", text).translate(_INVISIBLE).split()))
+
+
+# the outcome of a pair skipped before scoring, as pair_decision gives one it could not score
+UNSCORED = {column: float("nan") if column == "tolerance" else False for column in OUTCOME_COLUMNS}
 
 
 def score_pairs(
@@ -91,6 +95,7 @@ def score_pairs(
                 coverage.identical_items += 1
                 status = "skipped_identical_ids"
         row.update(sent_more_score=None, sent_less_score=None, n_masked_more=0, n_masked_less=0, status=status)
+        row.update(UNSCORED)  # a pair that is not scored has no tolerance and no outcome
         rows.append(row)
         if row["status"] == "ok":
             todo.append(i)
@@ -107,11 +112,6 @@ def score_pairs(
         if row["status"] != "ok":
             log.warning("pair %s: %s", row["pair_id"], row["status"])
     out = pd.DataFrame(rows, columns=list(PAIR_SCHEMA))
-    # a pair that is not scored has no tolerance and no outcome
-    skipped = ~out["status"].isin(SCORED_STATUSES)
-    out.loc[skipped, "tolerance"] = float("nan")
-    for column in ("biased", "neutral", "biased_nangia", "neutral_nangia", "undecided"):
-        out[column] = out[column].where(~skipped, False).astype(bool)
     out["n_masked_more"] = out["n_masked_more"].astype("int64")
     out["n_masked_less"] = out["n_masked_less"].astype("int64")
     out["sent_more_score"] = out["sent_more_score"].astype("float64")
