@@ -321,14 +321,10 @@ def differences_from_first(
     units, k = decisive.shape
     p = np.ones(k)
     p[0] = np.nan
-    if k < 2 or units < 2:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = biased.sum(axis=0) / decisive.sum(axis=0)
-        return np.concatenate([[np.nan], 100 * (share[1:] - share[0])]), p
     observed, error = (a[0] for a in _difference_errors(np.ones((1, units)), biased, decisive))
     difference = np.concatenate([[np.nan], 100 * observed])
     varies = np.isfinite(error) & (error > 1e-12) & np.isfinite(observed)
-    if not varies.any():
+    if units < 2 or not varies.any():  # one unit, one specification, or no unit that moves
         return difference, p
     rng = np.random.default_rng(seed)
     weights = rng.multinomial(units, np.full(units, 1 / units), size=replicates).astype(float)
