@@ -95,7 +95,7 @@ from plmfair.stats.paired import paired_change_size
 from plmfair.stats.proportions import binomial_summary
 
 REPO = Path(__file__).resolve().parents[1]
-# the result files whose tests the run's analysis plan marks, each a test whose level this benchmark shows
+# the result files whose tests the run's hypotheses mark, each a test whose level this benchmark shows
 LEVEL_SHOWN = {
     "summary.parquet",
     "mcnemar.parquet",
@@ -576,7 +576,7 @@ def pairs_part(args) -> int:
             f"{note if compared and flag else _level_note(flag, args.alpha)}"
         )
     print(
-        "  the paired change's size given m moved pairs (exact; the analysis plan leaves a size outside "
+        "  the paired change's size given m moved pairs (exact; the hypotheses leave a size outside "
         f"{_band(args.alpha)} untestable, * below):"
     )
     sizes = [(m, paired_change_size(m, alpha=args.alpha)) for m in range(5, 61)]

@@ -120,7 +120,7 @@ def tango_coverage(n: int, p_up: float, p_down: float, alpha: float) -> dict:
 
 def change_test_level(n: int, moves: float, alpha: float) -> dict:
     """The paired test of a change (:func:`plmfair.stats.paired.paired_change_p`) on n items of which a share ``moves``
-    moves each way under the null, among the data sets where the analysis plan tests it: its smallest p below
+    moves each way under the null, among the data sets where the hypotheses test it: its smallest p below
     alpha and its size given the moves inside LEVEL_BAND (:func:`plmfair.multiplicity.testable_on_design`)."""
     up, down, prob = _trinomial_support(n, moves, moves)
     moved = up + down

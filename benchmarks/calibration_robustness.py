@@ -86,7 +86,7 @@ def robustness_rates(
             exclusions=None,
             alpha=alpha,
             max_grid=32,
-            plan=None,
+            hypotheses=None,
             replicates=bootstrap,
             seed=r,
         )
@@ -115,7 +115,7 @@ def cloze_rates(simulate, *, replicates: int, permutations: int, seed: int, alph
     robust = fragile = differ = 0
     for r in range(replicates):
         specs, summary = cloze_robustness(
-            simulate(rng), alpha=alpha, permutations=permutations, seed=r, cloze_set="sim", plan=None
+            simulate(rng), alpha=alpha, permutations=permutations, seed=r, cloze_set="sim", hypotheses=None
         )
         (row,) = summary.to_dict(orient="records")
         robust += bool(row["robust"])

@@ -1,9 +1,9 @@
 """The display rule and the marks checked on printed tables (docs/statistics.md, "The display rule" and "The
-analysis plan"): every Markdown table against the CSV that holds its numbers.
+hypotheses"): every Markdown table against the CSV that holds its numbers.
 
 What fails: a printed -0 or floating-point noise printed as a signed number; a CSV cell that is a number
 with something around it (``2 (5.6%)``, ``12-6``, ``12.5†``) instead of one number; a mark anywhere but
-on the adjusted p of a test the run's analysis plan tested (a row it calls untestable or uninformative
+on the adjusted p of a test the run's hypotheses tested (a row it calls untestable or uninformative
 is never marked, nor a test whose level bench-stats does not show: a mixed model's); a marked row whose
 interval, as printed, holds its null value without saying why; a printed end or p on another side of its
 null value or of alpha than the CSV's number; sigma_gd printed on another side of its critical value.
@@ -33,7 +33,7 @@ MARKED_INTERVAL = {
     "*_group_gaps": "interval (95%)",
     "*_disparity": "interval of the true σ_gd (95%)",
 }
-# a mark may only stand on the analysis plan's adjusted p
+# a mark may only stand on the adjusted p of the run's hypotheses
 MARKED_COLUMN = "p adjusted"
 # why a marked row's interval may hold its null value, as its note says it
 EXPLAINED = ("decided by the tie-break", "not one interval")

@@ -384,7 +384,7 @@ def test_runs_that_can_be_cited_compared_and_not_overwritten(tiny_model, tmp_pat
     assert model["name"] == "gpt" and not model["uncased"] and model["protocol"] == "sentence_log_likelihood"
     assert model["files_sha256"] == read_parquet(gpt / "results" / "models.parquet").loc[0, "model_files_sha256"]
     assert record["config"]["analysis"]["alpha"] == 0.05  # defaults resolved
-    # the analysis plan: the data set's overall row is the run's one primary question
+    # the hypotheses: the data set's overall row is the run's one primary question
     (answer,) = record["results"]["primary"]
     assert answer["estimate"] == pytest.approx(overall["decisive_score"]) and answer["family"] == "confirmatory"
     # the pairs (the tiny configuration has no robustness analysis, whose pair audit would be read too)

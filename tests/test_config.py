@@ -277,8 +277,8 @@ def test_valid_resource_overrides_pass():
     )
 
 
-def test_keys_the_analysis_plan_replaced_are_refused_with_where_to_go(tmp_path):
-    """crows_pairs.alpha (one level for the run's whole plan now: analysis.alpha) and analysis.bootstrap (no
+def test_keys_the_hypotheses_replaced_are_refused_with_where_to_go(tmp_path):
+    """crows_pairs.alpha (one level for all the run's hypotheses now: analysis.alpha) and analysis.bootstrap (no
     interval is a bootstrap's any more) are refused in one line that says what to do."""
     from plmfair.config import SCHEMA, validate_config
     from plmfair.errors import ConfigError

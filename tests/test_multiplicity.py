@@ -1,4 +1,4 @@
-"""plmfair.multiplicity: Tarone's families, Holm and Benjamini-Yekutieli over them, and the run's plan."""
+"""plmfair.multiplicity: Tarone's families, Holm and Benjamini-Yekutieli over them, and the run's decided."""
 
 import numpy as np
 import pandas as pd
@@ -6,8 +6,8 @@ import pytest
 
 from plmfair.multiplicity import (
     benjamini_yekutieli,
-    build_plan,
     by_constant,
+    decide_hypotheses,
     differences_from_first,
     false_discovery,
     family_level,
@@ -82,7 +82,7 @@ def _hypotheses(p, p_min, primary, informative=None) -> pd.DataFrame:
 
 
 def test_the_plan_puts_primary_questions_in_holm_and_the_rest_in_one_fdr_family():
-    plan = build_plan(
+    decided = decide_hypotheses(
         _hypotheses(
             [0.004, 0.03, 0.0001, 0.2, 0.03, 1.0, 0.001],
             [1e-4, 1e-4, 1e-4, 1 / 6, 1e-4, 1e-4, 1e-4],
@@ -91,7 +91,7 @@ def test_the_plan_puts_primary_questions_in_holm_and_the_rest_in_one_fdr_family(
         ),
         alpha=0.05,
     ).set_index("hypothesis")
-    assert plan["family"].tolist() == [
+    assert decided["family"].tolist() == [
         "confirmatory",
         "confirmatory",
         "secondary",
@@ -101,23 +101,24 @@ def test_the_plan_puts_primary_questions_in_holm_and_the_rest_in_one_fdr_family(
         "secondary",
     ]
     # Holm over the two primary questions: 0.004 x 2, then max(0.008, 0.03)
-    assert plan.loc[["h0", "h1"], "p_adjusted"].tolist() == pytest.approx([0.008, 0.03])
+    assert decided.loc[["h0", "h1"], "p_adjusted"].tolist() == pytest.approx([0.008, 0.03])
     # Benjamini-Yekutieli over the three testable secondary ones (c(3) = 11/6)
     c = 11 / 6
     expected = {"h2": 3 * c * 0.0001, "h6": 3 * c * 0.001 / 2, "h4": 3 * c * 0.03 / 3}
     for key, value in expected.items():
         assert (
-            plan.loc[key, "p_adjusted"] == pytest.approx(value) and plan.loc[key, "procedure"] == "Benjamini-Yekutieli"
+            decided.loc[key, "p_adjusted"] == pytest.approx(value)
+            and decided.loc[key, "procedure"] == "Benjamini-Yekutieli"
         )
-    assert plan.loc["h4", "nominal"] and not plan.loc["h4", "significant"]  # 0.03 < 0.05, q = 0.055
-    assert plan["significant"].tolist() == [True, True, True, False, False, False, True]
-    assert plan.loc["h3", ["p_adjusted"]].isna().all() and not plan.loc["h3", "significant"]
+    assert decided.loc["h4", "nominal"] and not decided.loc["h4", "significant"]  # 0.03 < 0.05, q = 0.055
+    assert decided["significant"].tolist() == [True, True, True, False, False, False, True]
+    assert decided.loc["h3", ["p_adjusted"]].isna().all() and not decided.loc["h3", "significant"]
 
 
 def test_a_plan_refuses_two_tests_under_one_id():
     hypotheses = _hypotheses([0.1, 0.2], [1e-4, 1e-4], [False, False]).assign(hypothesis="same")
     with pytest.raises(ValueError, match="unique"):
-        build_plan(hypotheses, alpha=0.05)
+        decide_hypotheses(hypotheses, alpha=0.05)
 
 
 def test_a_test_that_ties_keep_below_its_level_is_untestable_and_says_so():
@@ -128,10 +129,10 @@ def test_a_test_that_ties_keep_below_its_level_is_untestable_and_says_so():
     hypotheses = _hypotheses([0.001, 0.001, 0.2], [1e-4, 1e-4, 1e-4], [False, False, False]).assign(
         size=[0.012, 0.05, float("nan")]
     )
-    plan = build_plan(hypotheses, alpha=0.05).set_index("hypothesis")
-    assert plan["family"].tolist() == ["untestable", "secondary", "secondary"]
-    assert plan.loc["h1", "family_size"] == 2 and not plan.loc["h0", "significant"]
-    assert "ties" in note(plan.loc["h0"]) and "0.012" in note(plan.loc["h0"]) and note(plan.loc["h1"]) == ""
+    decided = decide_hypotheses(hypotheses, alpha=0.05).set_index("hypothesis")
+    assert decided["family"].tolist() == ["untestable", "secondary", "secondary"]
+    assert decided.loc["h1", "family_size"] == 2 and not decided.loc["h0", "significant"]
+    assert "ties" in note(decided.loc["h0"]) and "0.012" in note(decided.loc["h0"]) and note(decided.loc["h1"]) == ""
 
 
 def test_the_intersection_union_p_is_the_largest_and_one_on_the_other_side():
@@ -139,8 +140,8 @@ def test_the_intersection_union_p_is_the_largest_and_one_on_the_other_side():
     assert intersection_union_p([0.01, 0.003], [True, False]) == 1.0
     assert intersection_union_p([0.01, float("nan")], [True, True]) == 1.0
     assert family_level(0.05, 4) == 0.0125 and family_level(0.05, 1) == 0.05 and family_level(0.05, 0) == 0.0
-    plan = pd.DataFrame({"hypothesis": ["a", "b"], "family": ["confirmatory", "untestable"], "family_size": [3, 0]})
-    assert primary_family_sizes(plan, ["a", "b", "c"]) == {"a": 3, "b": 0, "c": 0}
+    decided = pd.DataFrame({"hypothesis": ["a", "b"], "family": ["confirmatory", "untestable"], "family_size": [3, 0]})
+    assert primary_family_sizes(decided, ["a", "b", "c"]) == {"a": 3, "b": 0, "c": 0}
     assert primary_family_sizes(None, ["a"]) == {"a": 1}
 
 

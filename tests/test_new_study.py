@@ -189,7 +189,7 @@ NEW_FILES = {
                 "p_value": NUMBER}}}}
 
 
-        def record_part(files, plan) -> RecordPart:
+        def record_part(files, hypotheses) -> RecordPart:
             return RecordPart(rows={"occupations": [r for path in files for r in rows(read_parquet(path), FIELDS)]})
 
 
@@ -237,8 +237,8 @@ NEW_FILES = {
                 size=float("nan"), informative=(table["up"] + table["down"]) > 0, limit="")]
 
 
-        def decided(table, plan) -> pd.DataFrame:
-            verdicts = plan.set_index("hypothesis").reindex(table["hypothesis"])
+        def decided(table, hypotheses) -> pd.DataFrame:
+            verdicts = hypotheses.set_index("hypothesis").reindex(table["hypothesis"])
             return table.assign(p_adjusted=verdicts["p_adjusted"].to_numpy(),
                                 significant=verdicts["significant"].fillna(False).to_numpy(dtype=bool))
         ''',
@@ -438,7 +438,7 @@ def test_a_new_study_that_scores_a_model_reaches_the_record_show_compare_and_ver
         int((~first_won & second_won).sum()),
         int((first_won & ~second_won).sum()),
     )
-    assert change["hypothesis"] in {row["hypothesis"] for row in compared["plan"]}
+    assert change["hypothesis"] in {row["hypothesis"] for row in compared["hypotheses"]}
     assert "Occupation pairs, did it move?" in in_copy(*cli, "compare", str(first), str(second)).stdout
     in_copy(*cli, "verify", str(first))
 

@@ -78,10 +78,10 @@ def test_a_paired_changes_smallest_p_is_the_smallest_its_test_gives_for_those_mo
 
 def test_a_paired_changes_size_given_its_moves_is_its_rejection_rate_and_the_plan_keeps_it_in_the_band():
     """The paired-change test's size at alpha given m moves: each moved pair up or down with probability 1/2,
-    counted by hand (0.0703 at m = 8, 0.0768 at m = 16, as a referee found; 0.0156 at m = 7); the analysis plan
+    counted by hand (0.0703 at m = 8, 0.0768 at m = 16, as a referee found; 0.0156 at m = 7); the hypotheses
     leaves a comparison with a size outside [0.03, 0.07] untestable, saying why, and tests one inside."""
     from plmfair.crows_pairs.changes import paired_proportions
-    from plmfair.multiplicity import build_plan, hypotheses
+    from plmfair.multiplicity import decide_hypotheses, hypotheses_of
     from plmfair.rendering.marks import note
 
     for moved, expected in ((7, 0.0156), (8, 0.0703), (16, 0.0768), (40, 0.0385)):
@@ -94,9 +94,9 @@ def test_a_paired_changes_size_given_its_moves_is_its_rejection_rate_and_the_pla
         assert size == pytest.approx(by_hand) and size == pytest.approx(expected, abs=5e-4)
     rows = [{**paired_proportions(up, moved - up, 300, alpha=0.05), "m": moved} for up, moved in ((0, 8), (2, 40))]
     frame = pd.DataFrame(rows).assign(hypothesis=["eight", "forty"])
-    plan = build_plan(
-        hypotheses(frame, study="s", source="f", question="q", primary=False, p_value="p", informative=True),
+    decided = decide_hypotheses(
+        hypotheses_of(frame, study="s", source="f", question="q", primary=False, p_value="p", informative=True),
         alpha=0.05,
     ).set_index("hypothesis")
-    assert plan.loc["eight", "family"] == "untestable" and "above 0.07" in note(plan.loc["eight"])
-    assert plan.loc["forty", "family"] == "secondary"
+    assert decided.loc["eight", "family"] == "untestable" and "above 0.07" in note(decided.loc["eight"])
+    assert decided.loc["forty", "family"] == "secondary"

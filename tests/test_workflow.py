@@ -427,28 +427,28 @@ def test_scoring_and_aggregation_are_deterministic(demo_run, demo_copy):
     assert diff_results(demo_run, demo_copy) == []
 
 
-def test_every_mark_is_the_analysis_plans_and_agrees_with_the_interval_beside_it(demo_run):
-    """The demo's analysis plan: one primary question per model and data set (CrowS-Pairs: each data set's
+def test_every_mark_is_the_run_hypotheses_and_agrees_with_the_interval_beside_it(demo_run):
+    """The demo's hypotheses: one primary question per model and data set (CrowS-Pairs: each data set's
     overall row; each cloze set: MRR with the languages pooled) in the confirmatory family, every other marked
     test secondary, untestable or uninformative; every result file's test is in it, adjusted once. Against
-    every row of the result files: a test the plan tests has its interval, at its own level, excluding the
-    null value whenever the plan marks it (a mark the P@1 tie-break alone makes is the one exception, and the
-    table says so); an untested row has no mark. Every source the plan draws on is a test bench-stats
+    every row of the result files: a test the hypotheses test has its interval, at its own level, excluding the
+    null value whenever the hypotheses mark it (a mark the P@1 tie-break alone makes is the one exception, and the
+    table says so); an untested row has no mark. Every source the hypotheses draw on is a test bench-stats
     shows the level of."""
-    from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA
+    from plmfair.multiplicity import DECIDED_SCHEMA
 
     results = demo_run / "results"
-    plan = read_parquet(results / "analysis_plan.parquet").set_index("hypothesis")
-    assert list(plan.columns) == list(ANALYSIS_PLAN_SCHEMA)[1:] and plan.index.is_unique
-    primary = plan[plan["primary"]]
+    hypotheses = read_parquet(results / "hypotheses.parquet").set_index("hypothesis")
+    assert list(hypotheses.columns) == list(DECIDED_SCHEMA)[1:] and hypotheses.index.is_unique
+    primary = hypotheses[hypotheses["primary"]]
     assert set(primary["family"]) <= {"confirmatory", "untestable", "uninformative"} and len(primary) == 12
-    assert set(plan.loc[~plan["primary"], "family"]) <= {"secondary", "untestable", "uninformative"}
-    assert (plan["procedure"][plan["family"] == "confirmatory"] == "Holm").all()
-    assert (plan["procedure"][plan["family"] == "secondary"] == "Benjamini-Yekutieli").all()
+    assert set(hypotheses.loc[~hypotheses["primary"], "family"]) <= {"secondary", "untestable", "uninformative"}
+    assert (hypotheses["procedure"][hypotheses["family"] == "confirmatory"] == "Holm").all()
+    assert (hypotheses["procedure"][hypotheses["family"] == "secondary"] == "Benjamini-Yekutieli").all()
     # the per-language tests of two annotators a group can never reach their threshold: untestable
     tests = read_parquet(results / "cloze/demo/group_tests.parquet").set_index("hypothesis")
     gender = tests[(tests["test"] == "gender") & (tests["lang"] != "all")]
-    untested = plan.loc[gender.index, "family"]
+    untested = hypotheses.loc[gender.index, "family"]
     assert (gender["p_min"] >= 2 / 36).all() and untested.isin(["untestable", "uninformative"]).all()
     assert (untested == "untestable").any()
     checked = 0
@@ -463,7 +463,7 @@ def test_every_mark_is_the_analysis_plans_and_agrees_with_the_interval_beside_it
     }
     for path, (low, high, null) in intervals.items():
         frame = read_parquet(results / path).set_index("hypothesis")
-        decided = plan.loc[frame.index]
+        decided = hypotheses.loc[frame.index]
         assert (decided["source"] == f"results/{path}").all()
         for hypothesis, row in frame.iterrows():
             d = decided.loc[hypothesis]
@@ -480,11 +480,11 @@ def test_every_mark_is_the_analysis_plans_and_agrees_with_the_interval_beside_it
     for path in results.glob("cloze/*/group_disparity.parquet"):
         for _, row in read_parquet(path).iterrows():
             assert (row["p_permutation"] < 0.05) == (row["sigma_gd"] > row["critical_value"] + 1e-12)
-    # every source of the plan is a test whose level make bench-stats shows (benchmarks/bench_stats.py)
+    # every source of the hypotheses is a test whose level make bench-stats shows (benchmarks/bench_stats.py)
     sys.path.insert(0, str(REPO / "benchmarks"))
     from bench_stats import LEVEL_SHOWN
 
-    assert {Path(s).name for s in plan["source"]} <= LEVEL_SHOWN
+    assert {Path(s).name for s in hypotheses["source"]} <= LEVEL_SHOWN
     assert checked > 300
 
 
@@ -533,9 +533,9 @@ def test_the_demos_robustness_analysis_reaches_its_table_figure_record_and_show(
         zip(verdicts["dataset"], verdicts["model"], verdicts["holding"], verdicts["robust"], strict=True)
     )
     # the level of a robust claim is the primary question's in the run's confirmatory family (Bonferroni)
-    plan = read_parquet(results / "analysis_plan.parquet").set_index("hypothesis")
+    decided = read_parquet(results / "hypotheses.parquet").set_index("hypothesis")
     for r in record:
-        row = plan.loc[f"crows_pairs/summary/{r['dataset']}/{r['model']}/overall/metric"]
+        row = decided.loc[f"crows_pairs/summary/{r['dataset']}/{r['model']}/overall/metric"]
         size = row["family_size"] if row["family"] == "confirmatory" else 0
         assert r["family_size"] == size and r["level"] == pytest.approx(0.05 / size if size else 0.0)
         assert r["robust"] == (r["verdict"] != "no preference" and size > 0 and r["p_all"] < r["level"])
@@ -604,7 +604,7 @@ def test_the_run_record_holds_what_the_tables_print(demo_run):
 
 
 def test_the_record_lists_every_file_the_demo_publishes_and_verify_holds_them(demo_run):
-    """plan.published_files is every file of the demo's results/ but its logs, benchmarks, built models
+    """decided.published_files is every file of the demo's results/ but its logs, benchmarks, built models
     and the record itself (a new output of a rule that is not listed fails here), and plmfair verify
     finds each as the record lists it."""
     import subprocess

@@ -141,12 +141,12 @@ HYPOTHESIS_SCHEMA = {
     "untestable",
     "informative": "false when the test's null distribution is degenerate (every assignment gives the same "
     "statistic): p = 1 whatever the data",
-    "limit": "why the design cannot support the test's level ('' when it can: the study's own rule, or the plan's "
+    "limit": "why the design cannot support the test's level ('' when it can: the study's own rule, or the run's "
     "when its size on the design is outside LEVEL_BAND); such a test is untestable",
 }
 
 
-def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary, p_value: str, informative):
+def hypotheses_of(rows: pd.DataFrame, *, study: str, source: str, question, primary, p_value: str, informative):
     """A study's hypotheses (:data:`HYPOTHESIS_SCHEMA`) from the rows of one of its result files: each row's
     test id (its ``hypothesis`` column), its ``question`` and whether it is ``primary`` (a value or one per
     row), its p-value (the ``p_value`` column), smallest attainable p (``p_min``) and size (``size``, where
@@ -167,7 +167,7 @@ def hypotheses(rows: pd.DataFrame, *, study: str, source: str, question, primary
     ).astype({"primary": bool, "informative": bool})
 
 
-ANALYSIS_PLAN_SCHEMA = {
+DECIDED_SCHEMA = {
     **HYPOTHESIS_SCHEMA,
     "family": "confirmatory (a primary question, Holm), secondary (Benjamini-Yekutieli over the whole report), "
     "untestable (its smallest attainable p cannot reach its family's threshold, or its size on the design is "
@@ -202,13 +202,13 @@ FAMILIES = {
 }
 
 
-def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
-    """The run's analysis plan from every study's hypotheses (:data:`HYPOTHESIS_SCHEMA`): the primary
+def decide_hypotheses(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+    """The decisions on a run's hypotheses, from every study's (:data:`HYPOTHESIS_SCHEMA`): the primary
     questions form the confirmatory family (Holm), every other test the secondary one (Benjamini-Yekutieli
     over the whole report); within each, Tarone's rule leaves out the tests that could never reach its
     threshold, and a test whose design cannot support its level (its ``limit``, or a size outside
     LEVEL_BAND, said in ``limit``) is left out before it (both untestable); a test with
-    a degenerate null distribution is uninformative (:data:`ANALYSIS_PLAN_SCHEMA`)."""
+    a degenerate null distribution is uninformative (:data:`DECIDED_SCHEMA`)."""
     missing = [c for c in HYPOTHESIS_SCHEMA if c not in hypotheses]
     if missing:
         raise ValueError(f"hypotheses lack the columns {missing} (plmfair.multiplicity.HYPOTHESIS_SCHEMA)")
@@ -247,7 +247,7 @@ def build_plan(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     out["significant"] = out["p_adjusted"] < alpha
     out["nominal"] = (out["p_value"] < alpha) & ~out["significant"]
     out["alpha"] = alpha
-    return out[list(ANALYSIS_PLAN_SCHEMA)].astype(
+    return out[list(DECIDED_SCHEMA)].astype(
         {"primary": bool, "informative": bool, "significant": bool, "nominal": bool, "family_size": int}
     )
 
@@ -262,19 +262,19 @@ def intersection_union_p(p_values: Sequence[float], same_side: Sequence[bool]) -
     return float(p.max())
 
 
-def primary_family_sizes(plan: pd.DataFrame | None, ids: Sequence[str]) -> dict[str, int]:
+def primary_family_sizes(hypotheses: pd.DataFrame | None, ids: Sequence[str]) -> dict[str, int]:
     """The size of the confirmatory family each primary question ``ids`` (hypothesis ids) is in, from the run's
-    analysis plan; 0 for one left out of it (untestable on its design, or not in the plan); 1 each without a
-    plan (a claim is then held to alpha itself)."""
-    if plan is None:
+    hypotheses; 0 for one left out of it (untestable on its design, or not among them); 1 each without
+    hypotheses (a claim is then held to alpha itself)."""
+    if hypotheses is None:
         return dict.fromkeys(ids, 1)
-    confirmatory = plan[plan["family"] == "confirmatory"].set_index("hypothesis")["family_size"]
+    confirmatory = hypotheses[hypotheses["family"] == "confirmatory"].set_index("hypothesis")["family_size"]
     return {h: int(confirmatory.get(h, 0)) for h in ids}
 
 
 def family_level(alpha: float, family_size: int) -> float:
     """The level a claim about a primary question is held to in a confirmatory family of ``family_size``
-    (Bonferroni's alpha / K; alpha itself in a family of one, or without a plan); 0 for a question left out
+    (Bonferroni's alpha / K; alpha itself in a family of one, or without hypotheses); 0 for a question left out
     of the family (size 0: untestable on its design), which then makes no claim."""
     return alpha / int(family_size) if family_size else 0.0
 

@@ -22,8 +22,8 @@ from plmfair.resources import SCORING, Need, need
 if TYPE_CHECKING:  # pandas for the contracts' types only: this module is imported by every job
     import pandas as pd
 
-# every test the studies' tables mark, with its family, adjusted p and mark (plmfair.runs.analysis_plan)
-ANALYSIS_PLAN = "results/analysis_plan.parquet"
+# every test the studies' tables mark, with its family, adjusted p and mark (plmfair.runs.hypotheses)
+HYPOTHESES = "results/hypotheses.parquet"
 CLOZE_TASK = "cloze"  # fill the gap of cloze sentences (predictions and answer scores)
 PAIRS_TASK = "minimal_pairs"  # score both sentences of minimal pairs
 
@@ -48,7 +48,7 @@ SHARED_JOBS = (
     "models",
     "tables",
     "figures",
-    "analysis_plan",
+    "hypotheses",
     "run_record",
 )
 
@@ -58,7 +58,7 @@ Subjects = Callable[[dict], Iterable[str]]
 class ComparePart(Protocol):
     """What the module a study names in :attr:`Study.compare` holds: its part of ``plmfair compare``, named
     ``KEY`` and titled ``TITLE``. ``changes`` compares every two runs' results (``folders`` and ``records`` by
-    run name), its tests named for the analysis plan of ``source``; ``tests`` gives the comparison's plan its
+    run name), its tests named for the hypotheses of ``source``; ``tests`` gives the comparison's plan its
     hypotheses (:data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`); ``decided`` adds the plan's decisions to the
     changes; ``sections`` names the configuration sections a run's numbers depend on. Each study package
     checks its module against this contract where mypy reads it (``if TYPE_CHECKING`` in its ``__init__``)."""
@@ -139,7 +139,7 @@ class Study:
     (config section -> the plan function listing the entries in use), the plan function giving its
     languages (None: no model scores it), the plan function listing the files a run of it publishes
     (its targets and the record's file list), its ``tables`` and ``figures`` (their specs), and its
-    part of the run's analysis plan: the plan function listing the result files whose tests are adjusted
+    part of the run's hypotheses: the plan function listing the result files whose tests are adjusted
     (``question_files``) and the ``"module:function"`` turning them, by path, into its hypotheses
     (``questions``, :data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`; its primary question among them); and
     the models it scores, as (model, the scoring output whose run metadata describes that run), in its

@@ -18,12 +18,12 @@ from plmfair.cloze.group_effects import group_effects
 from plmfair.cloze.group_tests import GROUPS, _cluster_variance, group_gaps, group_tests, group_winloss, permutation_rng
 from plmfair.cloze.questions import mozart_questions
 from plmfair.cloze.tables import group_tests_table
-from plmfair.multiplicity import build_plan
+from plmfair.multiplicity import decide_hypotheses
 from plmfair.stats.permutation import permutation_p
 
 
 def questions_of(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """The analysis plan's hypotheses of one result file of a set named t (its rows' tests)."""
+    """The hypotheses of one result file of a set named t (its rows' tests)."""
     return mozart_questions({f"results/cloze/t/{kind}.parquet": frame})
 
 
@@ -58,11 +58,11 @@ def test_group_winloss_hand_computed_counts():
     assert (rr.loc[("MN", "MNN"), "n_sentences"], rr.loc[("MN", "MNN"), "wins_a"]) == (1, 1)
     # FNN answered no sentence another group answered: nothing to test
     assert rr.loc[("MN", "FNN"), "n_sentences"] == 0 and math.isnan(rr.loc[("MN", "FNN"), "p_permutation"])
-    assert not rr.loc[("MN", "FNN"), "informative"]  # nothing for the analysis plan to test
+    assert not rr.loc[("MN", "FNN"), "informative"]  # nothing for the hypotheses to test
     # hit1 uses the same sentences: s1 MN .5 vs FN 0 (MN wins), s2 0 vs 0, s3 1 vs 1
     h = wl[(wl["metric"] == "hit1") & (wl["lang"] == "fr")].set_index(["group_a", "group_b"]).loc[("MN", "FN")]
     assert (h["wins_a"], h["wins_b"], h["ties"]) == (1, 0, 2)
-    # six pairs x (fr + all) = 12 rows per model and metric, each a test of the run's analysis plan
+    # six pairs x (fr + all) = 12 rows per model and metric, each a test of the run's hypotheses
     assert len(wl[wl["metric"] == "rr"]) == 12 and wl["hypothesis"].is_unique
     assert (wl["p_min"] >= 1 / (1 + wl["permutations"])).all()
 
@@ -262,9 +262,9 @@ def test_groups_without_variation_are_untestable_not_infinitely_significant():
     assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "statistic"])
     assert np.isnan(tests.loc[("en", "gender_x_nativeness"), "p_permutation"])
     assert not tests.loc[("all", "group_x_language"), "statistic"] > 1e6
-    assert not tests.loc[("en", "gender_x_nativeness"), "informative"]  # the analysis plan leaves it out
-    plan = build_plan(questions_of(tests.reset_index(), "group_tests"), alpha=0.05)
-    table = group_tests_table(tests.reset_index(), plan, alpha=0.05)
+    assert not tests.loc[("en", "gender_x_nativeness"), "informative"]  # the hypotheses leave it out
+    decided = decide_hypotheses(questions_of(tests.reset_index(), "group_tests"), alpha=0.05)
+    table = group_tests_table(tests.reset_index(), decided, alpha=0.05)
     assert table.loc[table["p (permutation)"].isna(), "note"].str.startswith("uninformative").all()
 
 
@@ -660,8 +660,8 @@ def test_ties_in_p_at_1_are_broken_by_the_reciprocal_rank_computed_by_hand():
 
 def test_freedman_lane_on_p_at_1_is_untestable_below_the_design_its_level_is_shown_on():
     """Two annotators a group and batch: the interaction tests on P@1 (hit1) carry the design's limit, so the
-    plan leaves them untestable and says why; on MRR (rr) they do not."""
-    from plmfair.multiplicity import build_plan, hypotheses
+    the hypotheses leave them untestable and says why; on MRR (rr) they do not."""
+    from plmfair.multiplicity import decide_hypotheses, hypotheses_of
 
     rng = np.random.default_rng(1)
     rows = [("fr", f"s{s}", f"u{k}", g, float(rng.random() < 0.3)) for s in range(8) for k, g in enumerate(GROUPS * 2)]
@@ -672,8 +672,8 @@ def test_freedman_lane_on_p_at_1_is_untestable_below_the_design_its_level_is_sho
     assert "this design has 2" in tests.loc[("fr", "hit1", "gender_x_nativeness"), "limit"]
     assert tests.loc[("fr", "rr", "gender_x_nativeness"), "limit"] == ""
     assert tests.loc[("fr", "hit1", "gender"), "limit"] == ""
-    plan = build_plan(
-        hypotheses(
+    decided = decide_hypotheses(
+        hypotheses_of(
             tests.reset_index(),
             study="s",
             source="f",
@@ -684,5 +684,5 @@ def test_freedman_lane_on_p_at_1_is_untestable_below_the_design_its_level_is_sho
         ),
         alpha=0.05,
     ).set_index("hypothesis")
-    limited = plan.loc[tests.loc[("fr", "hit1", "gender_x_nativeness"), "hypothesis"]]
+    limited = decided.loc[tests.loc[("fr", "hit1", "gender_x_nativeness"), "hypothesis"]]
     assert limited["family"] == "untestable" and "Freedman & Lane" in limited["limit"]

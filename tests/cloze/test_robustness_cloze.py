@@ -50,8 +50,8 @@ def shifted(u_id, group, rng) -> float:
     return 0.35 if u_id == "FN0" else level
 
 
-def robustness(frame: pd.DataFrame, plan: pd.DataFrame | None = None):
-    specs, summary = cloze_robustness(frame, alpha=0.05, permutations=999, seed=2022, cloze_set="t", plan=plan)
+def robustness(frame: pd.DataFrame, decided: pd.DataFrame | None = None):
+    specs, summary = cloze_robustness(frame, alpha=0.05, permutations=999, seed=2022, cloze_set="t", hypotheses=decided)
     assert list(specs.columns) == list(CLOZE_SPECIFICATIONS_SCHEMA)
     assert list(summary.columns) == list(CLOZE_ROBUSTNESS_SCHEMA)
     (row,) = summary.to_dict(orient="records")
@@ -88,16 +88,16 @@ def test_a_borderline_difference_one_annotator_carries_falls_short_without_it():
 
 
 def test_a_robust_claim_is_held_to_the_level_of_its_confirmatory_family():
-    """The level comes from the run's analysis plan: alpha over the size of the family the primary question is
-    in (Bonferroni); a primary question the plan leaves untestable makes no claim at all."""
+    """The level comes from the run's hypotheses: alpha over the size of the family the primary question is
+    in (Bonferroni); a primary question the hypotheses leave untestable makes no claim at all."""
     frame = scores(shifted, per_group=4, hit1=0.3, seed=10)
     models = frame["model"].unique()
     ids = [f"cloze/t/group_disparity/{m}/all/mrr" for m in models]
-    plan = pd.DataFrame({"hypothesis": ids, "family": "confirmatory", "family_size": 3})
-    specs, row = robustness(frame, plan)
+    decided = pd.DataFrame({"hypothesis": ids, "family": "confirmatory", "family_size": 3})
+    specs, row = robustness(frame, decided)
     assert row["family_size"] == 3 and row["level"] == pytest.approx(0.05 / 3)
     own = specs[specs["changed"] == ""].iloc[0]
     assert own["holds"] == (own["p_value"] < 0.05 / 3)
-    untestable = plan.assign(family="untestable")
+    untestable = decided.assign(family="untestable")
     _, row = robustness(frame, untestable)
     assert row["family_size"] == 0 and row["level"] == 0 and not row["robust"] and row["holding"] == 0

@@ -14,7 +14,7 @@ from plmfair.crows_pairs.scoring_job import score_pairs
 from plmfair.crows_pairs.summary import summarise_pairs
 from plmfair.crows_pairs.tables import crows_pairs_tests_table, table4, table5
 from plmfair.errors import ModelError
-from plmfair.multiplicity import build_plan
+from plmfair.multiplicity import decide_hypotheses
 from plmfair.rendering.table_format import printed
 from plmfair.scoring.masking import shared_positions
 from plmfair.scoring.mlm import MaskedLMScorer
@@ -225,9 +225,9 @@ def test_model_without_mask_token_is_named(tiny):
 # --- scores and tables on hand-made outcomes -------------------------------------------
 
 
-def plan_of(summary: pd.DataFrame) -> pd.DataFrame:
-    """The run's analysis plan of a summary alone (its overall rows the primary questions)."""
-    return build_plan(questions({SUMMARY: summary}), alpha=0.05)
+def decided_of(summary: pd.DataFrame) -> pd.DataFrame:
+    """The decided hypotheses of a summary alone (its overall rows the primary questions)."""
+    return decide_hypotheses(questions({SUMMARY: summary}), alpha=0.05)
 
 
 def outcome_frame():
@@ -273,13 +273,15 @@ def test_summary_hand_computed():
     assert overall["balanced_score"] == pytest.approx(100 * (4 / 5 + 1 / 3) / 2)
     assert overall["direction_p"] == pytest.approx(stats.fisher_exact([[4, 1], [1, 2]]).pvalue)
     # gender: 4 decisive pairs, all biased: p = 2 / 2^4 = 0.125, the smallest 4 pairs can give, so no test
-    # at 0.05 can reject: the analysis plan leaves it out of its family (untestable: no interval, no mark)
+    # at 0.05 can reject: the hypotheses leave it out of its family (untestable: no interval, no mark)
     g = s.loc[("bias_type", "gender")]
     assert (g["n_scored"], g["n_neutral"], g["n_decisive"]) == (5, 1, 4)
     assert g["score"] == pytest.approx(80.0) and g["p_value"] == pytest.approx(0.125) == g["p_min"]
-    plan = plan_of(s.reset_index()).set_index("hypothesis")
-    assert plan.loc[g["hypothesis"], "family"] == "untestable" and pd.isna(plan.loc[g["hypothesis"], "p_adjusted"])
-    assert plan.loc[overall["hypothesis"], "family"] == "confirmatory"
+    decided = decided_of(s.reset_index()).set_index("hypothesis")
+    assert decided.loc[g["hypothesis"], "family"] == "untestable" and pd.isna(
+        decided.loc[g["hypothesis"], "p_adjusted"]
+    )
+    assert decided.loc[overall["hypothesis"], "family"] == "confirmatory"
     assert s.loc[("origin", "native"), "n_scored"] == 3 and s.loc[("origin", "translated"), "n_skipped"] == 1
     assert overall["n_pairs"] == 10 and overall["n_clusters"] == 0 and overall["test"] == "exact sign test"
     assert (overall["sign_p"], overall["sign_low"]) == (overall["p_value"], overall["ci_low"])
@@ -297,8 +299,8 @@ def test_the_captions_say_the_plan_the_marks_and_intervals_follow():
     frame = pd.concat([outcome_frame()] * 8, ignore_index=True).assign(pair_id=lambda d: range(len(d)))
     s = summarise_pairs(frame, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr", alpha=0.1, max_unknown=1)
     assert s["ci_level"].eq(0.9).all()  # every row's interval at 1 - alpha
-    plan = plan_of(s).set_index("hypothesis")
-    procedure = plan.loc[s["hypothesis"], "procedure"].set_axis(s["subset_kind"].to_numpy())
+    decided = decided_of(s).set_index("hypothesis")
+    procedure = decided.loc[s["hypothesis"], "procedure"].set_axis(s["subset_kind"].to_numpy())
     assert set(procedure.loc[["overall"]]) == {FAMILIES["confirmatory"][0]}  # Holm
     assert set(procedure.loc[["bias_type"]]) == {FAMILIES["secondary"][0]}  # Benjamini-Yekutieli
     figure = next(spec.caption for spec in FIGURES if spec.name == "crows_pairs")
@@ -354,7 +356,7 @@ def test_a_model_without_preference_gets_no_significance_mark():
     flat = with_outcomes(flat, precision="float32", rounded=True)
     s = summarise_pairs(flat, {"model": "m", "wall_time_s": 1.0}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05)
     assert (s["n_decisive"] == 0).all() and s["p_value"].isna().all()
-    assert (plan_of(s)["family"] == "uninformative").all()
+    assert (decided_of(s)["family"] == "uninformative").all()
     t4 = printed(table4(s))
     assert t4.loc[0, "d m"] == "0.00" and t4.loc[0, "d m neutral"] == "9 (100.0%)"
 
@@ -399,7 +401,7 @@ def test_tables_layout():
     assert t4[""].tolist()[6:] == ["gender", "age"]
     assert t4.loc[5, "fr camembert"] == "" and numbers.attrs["warnings"] == []  # coverage not counted: nothing
     assert not any("*" in str(cell) for cell in t4.to_numpy().ravel())  # the marks are in the tests table
-    tests = printed(crows_pairs_tests_table(summary, plan_of(summary), alpha=0.05))
+    tests = printed(crows_pairs_tests_table(summary, decided_of(summary), alpha=0.05))
     gender = tests[(tests["model"] == "camembert") & (tests["subset"] == "gender")].iloc[0]
     # 4 of 4 decisive pairs: p 0.125 at best, so no test can reject: said, with no interval or mark
     assert (gender["neutral"], gender["neutral %"]) == ("1", "20.00") and gender["interval (95%)"] == ""
@@ -475,11 +477,11 @@ def test_a_real_french_run_of_a_tiny_model_prints_by_the_display_rule(tiny_model
     summary = summarise_pairs(
         scores, {"model": "tiny", "wall_time_s": 8.0}, dataset="fr", lang="fr", alpha=0.05, max_unknown=0.05
     )
-    plan = plan_of(summary)
-    assert summary.loc[0, "n_scored"] > 1600 and plan.loc[0, "family"] == "confirmatory"
-    for spec in (t for t in TABLES if set(t.inputs) <= {"summary", "plan"}):
+    decided = decided_of(summary)
+    assert summary.loc[0, "n_scored"] > 1600 and decided.loc[0, "family"] == "confirmatory"
+    for spec in (t for t in TABLES if set(t.inputs) <= {"summary", "hypotheses"}):
         render_table(
-            {role: {"summary": summary, "plan": plan}[role] for role in spec.inputs},
+            {role: {"summary": summary, "hypotheses": decided}[role] for role in spec.inputs},
             builder=spec.builder,
             options={**spec.options, **({"alpha": 0.05} if "alpha" in spec.builder_settings else {})},
             caption=spec.caption,
@@ -527,5 +529,5 @@ def test_bf16_outcomes_equal_fp32s_once_its_undecided_pairs_are_scored_again(tin
         undecided, {"model": "tiny", "precision": "bf16"}, dataset="d", lang="fr", alpha=0.05, max_unknown=0.05
     )
     assert summary.loc[0, "n_undecided"] == meta["precision_check"]["undecided"]
-    row = printed(crows_pairs_tests_table(summary, plan_of(summary), alpha=0.05)).loc[0]
+    row = printed(crows_pairs_tests_table(summary, decided_of(summary), alpha=0.05)).loc[0]
     assert row["undecided at its precision"] == str(meta["precision_check"]["undecided"])

@@ -37,7 +37,7 @@ def passes(scores: dict, precision="fp32") -> list[dict]:
 
 
 def run(scores: dict, protocol="nangia", precision="fp32", **options):
-    settings = {"ties": [0.01], "exclusions": None, "alpha": 0.05, "max_grid": 64, "plan": None, **options}
+    settings = {"ties": [0.01], "exclusions": None, "alpha": 0.05, "max_grid": 64, "hypotheses": None, **options}
     settings.update(replicates=999, seed=0)
     specs, summary = robustness(
         [{"dataset": "demo_fr", "model": "m", "protocol": protocol, "precision": precision, "passes": passes(scores)}],
@@ -80,15 +80,15 @@ def test_a_protocol_invariant_preference_is_robust():
 
 def test_a_robust_claim_is_held_to_the_level_of_its_confirmatory_family():
     """40 of 60 pairs (p = 0.013): robust alone in its family (alpha 0.05), not in a family of four (0.0125, by
-    Bonferroni over the run's confirmatory family); a primary question the plan leaves untestable makes no
+    Bonferroni over the run's confirmatory family); a primary question the hypotheses leave untestable makes no
     claim."""
     margins = [1.0] * 40 + [-1.0] * 20
-    plan = pd.DataFrame(
+    decided = pd.DataFrame(
         {"hypothesis": ["crows_pairs/summary/demo_fr/m/overall/metric"], "family": "confirmatory", "family_size": 1}
     )
-    _, alone = run({"nangia": pairs(margins)}, ties=[], plan=plan)
-    _, in_four = run({"nangia": pairs(margins)}, ties=[], plan=plan.assign(family_size=4))
-    _, untestable = run({"nangia": pairs(margins)}, ties=[], plan=plan.assign(family="untestable"))
+    _, alone = run({"nangia": pairs(margins)}, ties=[], hypotheses=decided)
+    _, in_four = run({"nangia": pairs(margins)}, ties=[], hypotheses=decided.assign(family_size=4))
+    _, untestable = run({"nangia": pairs(margins)}, ties=[], hypotheses=decided.assign(family="untestable"))
     assert alone["robust"] and alone["level"] == 0.05 and alone["p_all"] == pytest.approx(0.0134, abs=1e-3)
     assert not in_four["robust"] and in_four["level"] == 0.0125 and in_four["holding"] == 0
     assert untestable["family_size"] == 0 and not untestable["robust"]
@@ -190,7 +190,7 @@ def test_two_versions_of_a_set_are_compared_on_the_pairs_both_hold():
         alpha=0.05,
         max_grid=64,
         versions={"en_original": ["en_revised"], "en_revised": ["en_original"]},
-        plan=None,
+        hypotheses=None,
         replicates=999,
         seed=0,
     )

@@ -404,13 +404,13 @@ def test_tables_and_figures_of_the_demo(demo):
         "crows_pairs_verdicts",
         "demo_group_gaps",
         "demo_disparity",
-        "analysis_plan",
+        "hypotheses",
     } <= set(tables)
     assert tables["demo_disparity"].inputs == {
         "disparity": "results/cloze/demo/group_disparity.parquet",
-        "plan": "results/analysis_plan.parquet",
+        "hypotheses": "results/hypotheses.parquet",
     }
-    assert tables["analysis_plan"].category == "Analysis plan"
+    assert tables["hypotheses"].category == "Hypotheses"
     assert "bitext_table1" not in tables and "bitext_alignment_quality" not in tables  # no answers, no gold
     t2 = tables["mozart_table2_p_at_1"]
     assert t2.inputs == {"metrics": "results/cloze/mozart/metrics.parquet"} and t2.category == "MozArt"
@@ -490,7 +490,7 @@ def test_output_registry_is_consistent():
     from plmfair.registry import load_function
     from plmfair.studies import STUDIES
 
-    SUBJECTS = {"data", "models", "analysis_plan"} | {kind for study in STUDIES.values() for kind in study.subjects}
+    SUBJECTS = {"data", "models", "hypotheses"} | {kind for study in STUDIES.values() for kind in study.subjects}
     TABLES, FIGURES = list(all_tables().values()), all_figures()
     names = [spec.name for spec in TABLES]
     assert len(names) == len(set(names))
@@ -644,7 +644,7 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     assert set().union(*(rules[f] for f in shared_files)) | defined(snakefile) == set(studies.SHARED_JOBS)
     assert set(studies.STUDIES["mozart"].jobs) >= {"ingest_cloze_test", "tsne", "cloze_score", "group_analysis"}
     assert "cloze_score" not in studies.STUDIES["crows_pairs"].jobs
-    assert {spec.subjects for spec in TABLES} - {"data", "models", "analysis_plan"} <= {
+    assert {spec.subjects for spec in TABLES} - {"data", "models", "hypotheses"} <= {
         kind for study in studies.STUDIES.values() for kind in study.subjects
     }
     assert "{subject}_table2_p_at_1" in study_tables("mozart") and "crows_pairs" in study_tables("crows_pairs")
@@ -655,7 +655,7 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
         "{subject}_breakdowns",
         "{subject}_tsne",
     ]
-    made = {spec.name for spec in TABLES if spec.subjects in ("data", "models", "analysis_plan")}
+    made = {spec.name for spec in TABLES if spec.subjects in ("data", "models", "hypotheses")}
     assert {t for s in studies.STUDIES for t in study_tables(s)} | made == {spec.name for spec in TABLES}
     assert {f for s in studies.STUDIES for f in study_figures(s)} == set(FIGURES)
     for study in studies.STUDIES.values():

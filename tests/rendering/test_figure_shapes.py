@@ -9,8 +9,8 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from decisions import decided_for
 from matplotlib.image import imread
-from plans import plan_for
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.figures import breakdown_figure as cloze_breakdown_figure
@@ -62,8 +62,8 @@ def crows_pairs_summary(n_models: int, n_datasets: int) -> tuple[pd.DataFrame, p
         n_neutral=rng.integers(0, 50, len(summary)),
     )
     families = ["confirmatory" if k == "overall" else "secondary" for k in summary["subset_kind"]]
-    plan, summary["hypothesis"] = plan_for(summary, families, rng.random(len(summary)) < 0.3)
-    return summary, plan
+    decided, summary["hypothesis"] = decided_for(summary, families, rng.random(len(summary)) < 0.3)
+    return summary, decided
 
 
 def crows_pairs_breakdowns(n_models: int, n_datasets: int) -> pd.DataFrame:
@@ -118,8 +118,8 @@ def group_gaps(n_models: int, n_languages: int) -> tuple[pd.DataFrame, pd.DataFr
     gaps = pd.DataFrame(rows)
     gap = np.linspace(-0.2, 0.2, len(gaps))
     gaps = gaps.assign(gap=gap, ci_low=gap - 0.1, ci_high=gap + 0.1, ci_level=0.95, informative=True)
-    plan, gaps["hypothesis"] = plan_for(gaps, ["secondary"] * len(gaps), np.arange(len(gaps)) % 4 == 0)
-    return gaps, plan
+    decided, gaps["hypothesis"] = decided_for(gaps, ["secondary"] * len(gaps), np.arange(len(gaps)) % 4 == 0)
+    return gaps, decided
 
 
 def language_effects(n_models: int, n_datasets: int) -> pd.DataFrame:
@@ -166,8 +166,8 @@ def _draws():
     """(figure kind, shape, drawing function of a PNG and a PDF path)."""
     for n_models, n_datasets in ((1, 1), (1, 10), (12, 1), (12, 10)):
         shape = f"{n_models}x{n_datasets}"
-        summary, plan = crows_pairs_summary(n_models, n_datasets)
-        yield "crows_pairs", shape, lambda png, pdf, s=summary, p=plan: crows_pairs_figure(s, p, png, pdf)
+        summary, decided = crows_pairs_summary(n_models, n_datasets)
+        yield "crows_pairs", shape, lambda png, pdf, s=summary, p=decided: crows_pairs_figure(s, p, png, pdf)
         table = crows_pairs_breakdowns(n_models, n_datasets)
         yield "crows_pairs_breakdowns", shape, lambda png, pdf, t=table: breakdown_figure(t, png, pdf)
         if n_datasets > 1:
@@ -190,12 +190,12 @@ def _draws():
         shape = f"{n_models}x{n_languages}"
         metrics = mrr(n_models, n_languages)
         yield "cloze_mrr", shape, lambda png, pdf, m=metrics: mozart_mrr_figure(m, png, pdf)
-        gaps, plan = group_gaps(n_models, n_languages)
+        gaps, decided = group_gaps(n_models, n_languages)
         yield (
             "cloze_group_effects",
             shape,
-            lambda png, pdf, g=gaps, p=plan: effects_forest_figure(
-                g, png, pdf, title="set: each annotator group's gap to the reference group", plan=p, alpha=0.05
+            lambda png, pdf, g=gaps, p=decided: effects_forest_figure(
+                g, png, pdf, title="set: each annotator group's gap to the reference group", hypotheses=p, alpha=0.05
             ),
         )
         breakdowns = cloze_breakdowns(n_models)

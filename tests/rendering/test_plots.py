@@ -6,7 +6,7 @@ from __future__ import annotations
 import matplotlib.colors as mcolors
 import pandas as pd
 import pytest
-from plans import plan_for
+from decisions import decided_for
 
 from plmfair.cloze import figures as cloze_figures
 from plmfair.cloze.figures import mozart_mrr_figure
@@ -49,16 +49,16 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
         }
     )
     # the third row untestable on its design: drawn hollow, without its interval
-    plan, gaps["hypothesis"] = plan_for(
+    decided, gaps["hypothesis"] = decided_for(
         gaps,
         ["uninformative", "secondary", "untestable", "secondary", "secondary", "secondary"],
         [False, True, False, False, True, False],
     )
-    plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t", plan=plan, alpha=0.05)
+    plots.effects_forest_figure(gaps, "x.png", "x.pdf", title="t", hypotheses=decided, alpha=0.05)
     ax = drawn[0].axes[0]
     points = [line for line in ax.lines if line.get_marker() == "o"]
     assert len(points) == 5  # the uninformative row is not drawn, counted in the note
-    # filled exactly for the rows the plan finds significant (matched by their estimate), a star beside each
+    # filled exactly for the rows the hypotheses find significant (matched by their estimate), a star beside each
     filled = {round(float(line.get_xdata()[0]), 6) for line in points if _filled(line)}
     assert filled == {-0.3, -0.2} and _stars(ax) == 2
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
@@ -73,10 +73,10 @@ def test_forest_marks_and_intervals_are_the_rows_own(drawn):
     assert "1 uninformative row(s) not drawn" in note
     # P@1's tie-break said where P@1 is drawn only
     assert "ties broken by the gap in MRR" not in note
-    plots.effects_forest_figure(gaps, "z.png", "z.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK, alpha=0.05)
+    plots.effects_forest_figure(gaps, "z.png", "z.pdf", title="t", hypotheses=decided, tie_breaks=TIE_BREAK, alpha=0.05)
     assert "ties broken" not in " ".join(t.get_text() for t in drawn[-1].texts)
     plots.effects_forest_figure(
-        gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t", plan=plan, tie_breaks=TIE_BREAK, alpha=0.05
+        gaps.assign(metric="hit1"), "y.png", "y.pdf", title="t", hypotheses=decided, tie_breaks=TIE_BREAK, alpha=0.05
     )
     assert "P@1: the test's ties broken by the gap in MRR" in " ".join(t.get_text() for t in drawn[-1].texts)
 
@@ -96,8 +96,10 @@ def test_crows_pairs_figure_draws_the_decisive_share_with_its_test(drawn):
             "n_neutral": [454, 17, 0],
         }
     )
-    plan, summary["hypothesis"] = plan_for(summary, ["confirmatory", "secondary", "secondary"], [False, False, True])
-    crows_pairs_figure(summary, plan, "x.png", "x.pdf")
+    decided, summary["hypothesis"] = decided_for(
+        summary, ["confirmatory", "secondary", "secondary"], [False, False, True]
+    )
+    crows_pairs_figure(summary, decided, "x.png", "x.pdf")
     ax, below = drawn[0].axes[0], drawn[0].axes[1]
     # the decisive share is drawn with its interval; Nangia's score apart, unmarked; one star (age)
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
@@ -123,8 +125,8 @@ def test_an_untestable_crows_pairs_share_is_hollow_and_has_no_interval(drawn):
             "n_neutral": [454, 0],
         }
     )
-    plan, summary["hypothesis"] = plan_for(summary, ["confirmatory", "untestable"], [False, False])
-    crows_pairs_figure(summary, plan, "x.png", "x.pdf")
+    decided, summary["hypothesis"] = decided_for(summary, ["confirmatory", "untestable"], [False, False])
+    crows_pairs_figure(summary, decided, "x.png", "x.pdf")
     ax = drawn[0].axes[0]
     segments = [seg for coll in ax.collections for seg in coll.get_segments()]
     assert {(round(s[0][1], 6), round(s[1][1], 6)) for s in segments} == {(44.0, 50.3)}

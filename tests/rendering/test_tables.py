@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from plans import plan_for
+from decisions import decided_for
 
 from plmfair.rendering.table_format import held_to, printed, to_latex, to_markdown, verdict_cells
 
@@ -114,11 +114,11 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
             "informative": [True] * 4,
         }
     )
-    plan, gaps["hypothesis"] = plan_for(
+    decided, gaps["hypothesis"] = decided_for(
         gaps, ["untestable", "secondary", "secondary", "secondary"], [False, True, True, False]
     )
-    plan.loc[3, "nominal"] = True  # p below alpha before the adjustment only
-    table = printed(gaps_table(gaps, plan, alpha=0.05), 3)
+    decided.loc[3, "nominal"] = True  # p below alpha before the adjustment only
+    table = printed(gaps_table(gaps, decided, alpha=0.05), 3)
     # untestable: no interval, no adjusted p, said; a mark the tie-break alone makes is said beside its interval
     assert table["interval (95%)"].tolist()[:3] == ["", "[-0.300, -0.050]", "[-0.200, 0.00001]"]
     assert table.loc[0, "note"].startswith("untestable (smallest attainable p 0.200")
@@ -143,10 +143,10 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
             "p_permutation": [0.3, 0.001, 1.0],
         }
     )
-    plan, disparity["hypothesis"] = plan_for(
+    decided, disparity["hypothesis"] = decided_for(
         disparity, ["secondary", "confirmatory", "uninformative"], [False, True, False]
     )
-    table = printed(disparity_table(disparity, plan, alpha=0.05))
+    table = printed(disparity_table(disparity, decided, alpha=0.05))
     assert table["verdict"].tolist() == ["no group differs significantly", "groups differ", ""]
     assert table["metric"].tolist() == ["P@1", "MRR", "MRR"]
     assert table.loc[1, "interval of the true σ_gd (95%)"] == "[6.00, 12.00]"
@@ -157,7 +157,7 @@ def test_gaps_and_disparity_tables_say_only_what_their_tests_support():
 
 def test_the_display_rule_check_fails_on_what_it_forbids(tmp_path):
     """tests/display_rule.py fails on each thing a referee must not find: a mark on an untestable row, a
-    mark on a test outside the analysis plan, a CSV cell that is a number with something around it, and
+    mark on a test outside the hypotheses, a CSV cell that is a number with something around it, and
     floating-point noise printed as a signed number."""
     from display_rule import check_tables
 
@@ -173,7 +173,7 @@ def test_the_display_rule_check_fails_on_what_it_forbids(tmp_path):
     assert check_tables(good) == 1
     cases = {
         "untestable": ([*header, "| omnibus | untestable | 0.004* | |"], "test,p\nomnibus,0.004\n"),
-        "outside the plan": (["| term | p (Wald) |", "|:--|--:|", "| FN | 0.001* |"], "term,p\nFN,0.001\n"),
+        "outside the hypotheses": (["| term | p (Wald) |", "|:--|--:|", "| FN | 0.001* |"], "term,p\nFN,0.001\n"),
         "decorated": ([*header, "| omnibus | secondary | 0.500 | |"], "test,neutral\nomnibus,2 (5.6%)\n"),
         "noise": ([*header, "| -6.939e-18 | secondary | 0.500 | |"], "test,p\nx,0.5\n"),
     }

@@ -1,5 +1,5 @@
 """Each primary answer says its direction in words: the side of the null its estimate lies on when the test is
-significant after the plan's adjustment, no evidence otherwise, and why there is no verdict where there is none."""
+significant after the run's adjustment, no evidence otherwise, and why there is no verdict where there is none."""
 
 from __future__ import annotations
 

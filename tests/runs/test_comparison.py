@@ -13,7 +13,7 @@ from plmfair.crows_pairs.schemas import with_outcomes
 from plmfair.crows_pairs.summary import compare_models
 from plmfair.crows_pairs.tables import changes_table
 from plmfair.errors import DataError
-from plmfair.multiplicity import build_plan
+from plmfair.multiplicity import decide_hypotheses
 from plmfair.rendering.table_format import printed
 from plmfair.stats.paired import tango_interval
 
@@ -74,11 +74,11 @@ def test_nothing_moved_is_identical_and_untested_and_a_model_is_never_compared_w
         ],
         source="compare",
     )
-    plan = build_plan(
+    decided = decide_hypotheses(
         questions({MCNEMAR: table}).assign(source="compare"),
         alpha=0.05,
     )
-    cells = printed(changes_table(table, plan, alpha=0.05))
+    cells = printed(changes_table(table, decided, alpha=0.05))
     assert table.loc[0, "identical"] and (table.loc[0, ["decisive_p", "nangia_p"]] == 1.0).all()
     assert (cells["note"] == "identical (no pair moved)").all() and (cells["p adjusted"] == "").all()
     assert (cells["change"] == "0.00").all()

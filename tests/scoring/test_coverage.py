@@ -150,7 +150,7 @@ def test_the_record_prints_its_warnings_above_the_headline():
     record = {
         "results": {
             "warnings": ["bert_en reads 99.0% of the pieces of mcp_zh_CN (zh) as unknown: scores not meaningful"],
-            "analysis_plan": {"alpha": 0.05, "families": {}},
+            "hypotheses": {"alpha": 0.05, "families": {}},
             "primary": [],
             "crows_pairs": [],
             "cloze": [],

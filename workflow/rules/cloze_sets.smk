@@ -62,7 +62,7 @@ rule cloze_robustness:
     input:
         scores=cloze_plan.set_file("{cloze_set}", "annotation_scores"),
         # the confirmatory family's size sets the level a robust claim is held to
-        plan=plan.ANALYSIS_PLAN,
+        hypotheses=plan.HYPOTHESES,
     output:
         specifications=cloze_plan.set_file("{cloze_set}", "robustness_specifications"),
         robustness=cloze_plan.set_file("{cloze_set}", "robustness"),

@@ -118,9 +118,9 @@ def get_run_record_inputs(wildcards):
     return plan.run_record_inputs(config)
 
 
-def get_analysis_plan_inputs(wildcards):
-    """The result files whose tests the run's analysis plan adjusts, by study (plmfair.plan.analysis_plan_inputs)."""
-    return plan.analysis_plan_inputs(config)
+def get_hypothesis_files(wildcards):
+    """The result files whose tests the run's hypotheses adjust, by study (plmfair.plan.hypothesis_files)."""
+    return plan.hypothesis_files(config)
 
 
 def get_model_run_files():

@@ -152,7 +152,7 @@ rule crows_pairs_robustness:
         scores=robustness_inputs(crows_pairs_plan.robustness_runs(config)),
         exclusions=exclusions_input(config),
         # the confirmatory family's size sets the level a robust claim is held to
-        plan=plan.ANALYSIS_PLAN,
+        hypotheses=plan.HYPOTHESES,
     output:
         specifications=crows_pairs_plan.SPECIFICATIONS,
         robustness=crows_pairs_plan.ROBUSTNESS,

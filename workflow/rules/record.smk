@@ -1,24 +1,24 @@
-# The run's analysis plan (plmfair.runs.analysis_plan): every test a table or figure marks, from each study's
+# The run's hypotheses (plmfair.runs.hypotheses): every test a table or figure marks, from each study's
 # result files, in the confirmatory family (the studies' primary questions, Holm) or the secondary one
 # (Benjamini-Yekutieli over the whole report); the tables, figures and the record read their marks from it.
 
 
-rule analysis_plan:
+rule hypotheses:
     localrule: True
     input:
-        unpack(get_analysis_plan_inputs),
+        unpack(get_hypothesis_files),
     output:
-        plan=plan.ANALYSIS_PLAN,
+        hypotheses=plan.HYPOTHESES,
     params:
-        files=plan.analysis_plan_inputs(config),
+        files=plan.hypothesis_files(config),
         alpha=plan.setting(config, "analysis.alpha"),
     log:
-        "results/logs/analysis_plan.log",
+        "results/logs/hypotheses.log",
     benchmark:
-        "results/benchmarks/analysis_plan.tsv"
+        "results/benchmarks/hypotheses.tsv"
     resources:
-        **sized("analysis_plan"),
+        **sized("hypotheses"),
     conda:
         "../../envs/stats.yaml"
     script:
-        "../scripts/analysis_plan.py"
+        "../scripts/hypotheses.py"

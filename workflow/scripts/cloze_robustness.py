@@ -13,7 +13,7 @@ specifications, verdicts = cloze_robustness(
     permutations=snakemake.params.permutations,
     seed=snakemake.params.seed,
     cloze_set=snakemake.wildcards.cloze_set,
-    plan=read_parquet(snakemake.input.plan),
+    hypotheses=read_parquet(snakemake.input.hypotheses),
 )
 write_parquet(df=specifications, path=snakemake.output.specifications, schema_doc=CLOZE_SPECIFICATIONS_SCHEMA)
 write_parquet(df=verdicts, path=snakemake.output.robustness, schema_doc=CLOZE_ROBUSTNESS_SCHEMA)

@@ -20,7 +20,7 @@ specifications, verdicts = robustness(
     alpha=snakemake.params.alpha,
     max_grid=snakemake.params.max_grid,
     versions=snakemake.params.versions,
-    plan=read_parquet(snakemake.input.plan),
+    hypotheses=read_parquet(snakemake.input.hypotheses),
     replicates=snakemake.params.bootstrap,
     seed=snakemake.params.seed,
 )

@@ -47,7 +47,7 @@ CLOZE_CHANGE_SCHEMA = {
     "annotations tie too)",
     "size": "the share of assignments whose p is below alpha: the rate at which the flip test rejects when its null "
     "holds, here",
-    "hypothesis": "the test's id in the comparison's analysis plan",
+    "hypothesis": "the test's id among the comparison's hypotheses",
 }
 
 

@@ -59,7 +59,7 @@ GROUP_DISPARITY_SCHEMA = {
     **ATTAINABLE_SCHEMA,
     "informative": "false when every assignment gives the same sigma_gd (every score equal, say): p = 1 whatever the "
     "data",
-    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
+    "hypothesis": "the test's id in the run's hypotheses (results/hypotheses.parquet)",
     "n_annotators": "annotators",
     "n_sentences": "sentences",
     "permutations": "assignments compared with the observed one: every distinct one when there are at most "

@@ -94,7 +94,7 @@ GROUP_WINLOSS_SCHEMA = {
     "permutations": "assignments compared with the observed one (every distinct one when there are at most 10,000)",
     **ATTAINABLE_SCHEMA,
     "informative": "false when every assignment gives the same net wins and gaps (p = 1 whatever the data)",
-    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet), which holds its family, "
+    "hypothesis": "the test's id in the run's hypotheses (results/hypotheses.parquet), which holds its family, "
     "adjusted p and mark",
 }
 
@@ -117,7 +117,7 @@ GROUP_GAPS_SCHEMA = {
     "p_permutation": "two-sided permutation p of the gap (" + gap_statistic() + ", which breaks ties), " + _PAIR_NULL,
     "p_untied": "the same test of the gap alone, without the tie-break: the test the interval inverts",
     **ATTAINABLE_SCHEMA,
-    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
+    "hypothesis": "the test's id in the run's hypotheses (results/hypotheses.parquet)",
     "n_sentences": "sentences both groups answered",
     "n_annotators": "annotators of the two groups",
     "informative": "false when every assignment gives the same |gap| (a degenerate permutation distribution: p = 1 "
@@ -139,7 +139,7 @@ GROUP_TESTS_SCHEMA = {
     **ATTAINABLE_SCHEMA,
     "informative": "false when every assignment gives the same statistic (p = 1 whatever the data) or none can be "
     "computed",
-    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
+    "hypothesis": "the test's id in the run's hypotheses (results/hypotheses.parquet)",
     "n_annotators": "annotators whose labels are permuted",
     "permutations": "assignments compared with the observed one: every distinct one when there are at most "
     "10,000 (the p-value is then exact), else random shuffles",
@@ -160,7 +160,7 @@ MAX_SIGMA, MAX_GAP = 0.5, 1.0
 
 
 def hypothesis_id(cloze_set: str, table: str, *parts: str) -> str:
-    """The id of a group test of a cloze set in the run's analysis plan."""
+    """The id of a group test of a cloze set in the run's hypotheses."""
     return "/".join(["cloze", cloze_set, table, *map(str, parts)])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from plmfair.cloze.plan import set_file
 from plmfair.cloze.ties import TIE_BREAK, gap_statistic, then_by
 from plmfair.rendering.table_spec import POLICY, FigureSpec, TableSpec
-from plmfair.studies import ANALYSIS_PLAN
+from plmfair.studies import HYPOTHESES
 
 _GROUPS = (
     "rows are annotator groups (M/F x native/non-native: MN, FN, MNN, FNN) and All, every annotation of the "
@@ -94,7 +94,7 @@ TABLES: tuple[TableSpec, ...] = (
         "{subject}_disparity",
         "answered_sets",
         "plmfair.cloze.tables:disparity_table",
-        {"disparity": set_file("{subject}", "group_disparity"), "plan": ANALYSIS_PLAN},
+        {"disparity": set_file("{subject}", "group_disparity"), "hypotheses": HYPOTHESES},
         "{subject}: disparity sigma_gd (population standard deviation of P@1, P@5, MRR across the four annotator "
         "groups, percentage points) per model and language and all languages pooled. sigma_gd is positive even "
         "when no group differs (its null mean, printed), so it is compared with its critical value, not with 0: "
@@ -114,7 +114,7 @@ TABLES: tuple[TableSpec, ...] = (
         "{subject}_group_winloss",
         "answered_sets",
         "plmfair.rendering.table_format:winloss_table",
-        {"winloss": set_file("{subject}", "group_winloss"), "plan": ANALYSIS_PLAN},
+        {"winloss": set_file("{subject}", "group_winloss"), "hypotheses": HYPOTHESES},
         "{subject}: win/loss of every two annotator groups on the sentences both answered (each group's mean "
         "score per sentence, compared exactly); p: " + _PAIR_PERMUTATION + ", of the net wins, ties in them "
         "broken by the sentence-adjusted gap, " + then_by() + " (two-sided, and one-sided for the "
@@ -129,7 +129,7 @@ TABLES: tuple[TableSpec, ...] = (
         "{subject}_group_gaps",
         "answered_sets",
         "plmfair.cloze.tables:gaps_table",
-        {"gaps": set_file("{subject}", "group_gaps"), "plan": ANALYSIS_PLAN},
+        {"gaps": set_file("{subject}", "group_gaps"), "hypotheses": HYPOTHESES},
         "{subject}: each annotator group's gap to the reference group, adjusted for batch composition (the "
         "weighted mean over the sentences both answered of the difference of the two groups' mean scores), "
         "per model, language and metric; p (permutation): " + _PAIR_PERMUTATION + " (" + gap_statistic() + ", "
@@ -163,7 +163,7 @@ TABLES: tuple[TableSpec, ...] = (
         "{subject}_group_tests",
         "answered_sets",
         "plmfair.cloze.tables:group_tests_table",
-        {"tests": set_file("{subject}", "group_tests"), "plan": ANALYSIS_PLAN},
+        {"tests": set_file("{subject}", "group_tests"), "hypotheses": HYPOTHESES},
         "{subject}: does any group differ (omnibus), do gender and nativeness (2 x 2 contrasts of the four "
         "groups' means, and their interaction), and, languages pooled, does a group's gap depend on the "
         "language (group x language); each by a permutation test under its own null (the last column: which "
@@ -217,7 +217,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "{subject}_group_effects",
         "answered_sets",
         "plmfair.rendering.plots:effects_forest_figure",
-        {"effects": set_file("{subject}", "group_gaps"), "plan": ANALYSIS_PLAN},
+        {"effects": set_file("{subject}", "group_gaps"), "hypotheses": HYPOTHESES},
         "Each annotator group's gap to the reference group (default MN), adjusted for batch composition (the "
         "weighted mean over the sentences both answered of the difference of the groups' mean scores), on the"
         " per-annotation reciprocal rank and P@1, per model and language and all languages pooled. Intervals:"

@@ -253,12 +253,12 @@ def cloze_set_languages(config: dict, study: str) -> list[str]:
     )
 
 
-# the files of a set with answers whose tests the run's analysis plan adjusts (:mod:`plmfair.cloze.questions`)
+# the files of a set with answers whose tests the run's hypotheses adjust (:mod:`plmfair.cloze.questions`)
 QUESTION_FILES = ("group_disparity", "group_gaps", "group_tests", "group_winloss")
 
 
 def question_files(sets: list[str]) -> list[str]:
-    """The result files whose tests the run's analysis plan adjusts: the group tests of each of ``sets``."""
+    """The result files whose tests the run's hypotheses adjust: the group tests of each of ``sets``."""
     return [set_file(name, kind) for name in sets for kind in QUESTION_FILES]
 
 

@@ -1,4 +1,4 @@
-"""The cloze studies' part of a run's analysis plan (:mod:`plmfair.multiplicity`), for each set with answers.
+"""The cloze studies' part of a run's hypotheses (:mod:`plmfair.multiplicity`), for each set with answers.
 
 Their primary question, one per set and model: does the model serve the annotator groups differently?
 Tested by the permutation test of sigma_gd of MRR across the four groups with every language of the set
@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.cloze.measures import PRIMARY
-from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses
+from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses_of
 
 PRIMARY_METRIC = PRIMARY.column  # the disparity a cloze set's primary question is about, as the headline prints it
 POOLED = "all"
@@ -34,7 +34,7 @@ def _where(rows: pd.DataFrame) -> list[str]:
 
 
 def _frame(rows: pd.DataFrame, study: str, source: str, question: list[str], primary) -> pd.DataFrame:
-    return hypotheses(
+    return hypotheses_of(
         rows,
         study=study,
         source=source,

@@ -1,5 +1,5 @@
 """Cloze sets in the run record: P@1, P@5 and MRR per set, model, language and group; sigma_gd with its
-interval and test; the omnibus test; each with the analysis plan's decisions. sigma_gd of MRR, languages
+interval and test; the omnibus test; each with decisions on the hypotheses. sigma_gd of MRR, languages
 pooled, answers the primary question of a set with answers."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ OMNIBUS_FIELDS = ("model", "lang", "metric", "statistic", "p_permutation", "fami
 ESTIMAND = f"disparity sigma_gd of {MRR} across the four groups, languages pooled (percentage points; debiased)"
 
 
-def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
+def record_part(files: Sequence[str], hypotheses: pd.DataFrame | None) -> RecordPart:
     """The rows of the files of :func:`plmfair.cloze.plan.recorded_files` (a set named by its folder)."""
     part = RecordPart(rows={key: [] for key in SCHEMA})
     for path in files:
@@ -68,11 +68,11 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
         elif kind == "robustness":
             part.rows["cloze_robustness"] += rows(read_parquet(path), list(CLOZE_ROBUSTNESS_SCHEMA), set=cloze_set)
         elif kind == "group_disparity":
-            disparity = decided(read_parquet(path), plan)
+            disparity = decided(read_parquet(path), hypotheses)
             part.rows["disparity"] += rows(disparity, DISPARITY_FIELDS, set=cloze_set)
-            if plan is not None and len(disparity):
+            if hypotheses is not None and len(disparity):
                 metrics = read_metrics(Path(path).with_name("metrics.parquet"))
-                alpha = float(plan["alpha"].iloc[0])
+                alpha = float(hypotheses["alpha"].iloc[0])
                 disparity = disparity.assign(
                     answer=[primary_answer(r, metrics, cloze_set, alpha=alpha) for _, r in disparity.iterrows()]
                 )
@@ -80,7 +80,7 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
         else:
             tests = read_parquet(path)
             omnibus = tests[tests["test"] == "omnibus"].assign(ci_low=float("nan"), ci_high=float("nan"))
-            part.rows["omnibus"] += rows(decided(omnibus, plan), OMNIBUS_FIELDS, set=cloze_set)
+            part.rows["omnibus"] += rows(decided(omnibus, hypotheses), OMNIBUS_FIELDS, set=cloze_set)
     return part
 
 
@@ -131,7 +131,7 @@ def headline_rows(record: Mapping) -> Iterator[tuple[dict, dict]]:
 
 def headline_lines(record: Mapping) -> pd.DataFrame:
     """The headline rows: all annotators' P@1, P@5 and MRR, and the MRR disparity against its critical
-    value with the analysis plan's adjusted p, printed by the display rule."""
+    value with the adjusted p of the run's hypotheses, printed by the display rule."""
     lines = []
     for r, d in headline_rows(record):
         lines.append(
@@ -177,10 +177,10 @@ HEADLINES = (
     Headline(
         key="cloze",
         caption=f"Cloze sets: all annotators' {EVERY_METRIC} (percent); σ_gd of {MRR} across the four groups "
-        "(percentage points), the critical value it must exceed, and its p adjusted by the analysis plan "
+        "(percentage points), the critical value it must exceed, and its p adjusted by the hypotheses "
         "(* groups differ; pooled: the primary question).",
         title=f"Cloze sets: all annotators' {EVERY_METRIC} (percent); σ_gd of {MRR} across the four groups "
-        "(percentage points) against its critical value, with its p adjusted by its run's analysis plan "
+        "(percentage points) against its critical value, with its p adjusted by its run's hypotheses "
         "(* groups differ)",
         lines=headline_lines,
     ),

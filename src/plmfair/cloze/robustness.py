@@ -31,11 +31,11 @@ def cloze_robustness(
     permutations: int,
     seed: int,
     cloze_set: str = "",
-    plan: pd.DataFrame | None = None,
+    hypotheses: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every specification of every model (:data:`CLOZE_SPECIFICATIONS_SCHEMA`) and each verdict's robustness
     (:data:`CLOZE_ROBUSTNESS_SCHEMA`), from a cloze set's annotation scores (``annotation_scores.parquet``);
-    ``plan``: the run's analysis plan, whose confirmatory family sets the level a robust claim is held to."""
+    ``hypotheses``: the run's hypotheses, whose confirmatory family sets the level a robust claim is held to."""
     key = scores["lang"].astype(str) + ":" + scores["u_id"].astype(str)  # an annotator: language:id
     annotators = list(dict.fromkeys(key))
     primary = PRIMARY.column
@@ -52,7 +52,7 @@ def cloze_robustness(
     specs["verdict"] = specs["differ"].map({True: DIFFER, False: NOT_SHOWN})
     own = specs[specs["changed"] == ""].set_index("model")
     ids = {m: hypothesis_id(cloze_set, "group_disparity", m, "all", primary) for m in own.index}
-    families = primary_family_sizes(plan, list(ids.values()))
+    families = primary_family_sizes(hypotheses, list(ids.values()))
     levels = {m: family_level(alpha, families[h]) for m, h in ids.items()}
     level = specs["model"].map(levels)
     differ = specs["model"].map(own["verdict"]) == DIFFER

@@ -42,7 +42,7 @@ def changes(
 ) -> pd.DataFrame:
     """For every two runs, each cloze set and model in both, the annotation-by-annotation changes of
     P@1, P@5, MRR per language and group and of sigma_gd, each with its flip test
-    (:mod:`plmfair.cloze.changes`), its tests named for the analysis plan of ``source``; a model is only
+    (:mod:`plmfair.cloze.changes`), its tests named for the hypotheses of ``source``; a model is only
     compared with itself (``other_models`` has no effect here). The flip tests draw the permutations the
     first run of the two was configured with (its ``analysis.permutations`` and ``analysis.seed``)."""
     scored = {run: {(r["set"], r["model"]) for r in record["results"]["cloze"]} for run, record in records.items()}
@@ -86,10 +86,10 @@ def tests(table: pd.DataFrame) -> list[pd.DataFrame]:
     ]
 
 
-def decided(table: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
+def decided(table: pd.DataFrame, hypotheses: pd.DataFrame) -> pd.DataFrame:
     """The changes with each flip test's adjusted p and mark, printed by the display rule."""
     out = table.copy()
     marks: dict = {}
     if len(out):
-        marks = add_decisions(out, table, plan)
-    return with_display(out, alpha=plan.attrs["alpha"], nulls={"change": 0.0}, marks=marks)
+        marks = add_decisions(out, table, hypotheses)
+    return with_display(out, alpha=hypotheses.attrs["alpha"], nulls={"change": 0.0}, marks=marks)

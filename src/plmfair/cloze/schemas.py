@@ -134,7 +134,7 @@ CLOZE_ROBUSTNESS_SCHEMA = {
     "verdict": "the run's own verdict (at alpha)",
     "specifications": "K: the specifications computed (the run's own, each other metric, each annotator left out)",
     "counted": "what K counts",
-    "family_size": "the size of the confirmatory family the primary question is in (the run's analysis plan; 0: "
+    "family_size": "the size of the confirmatory family the primary question is in (the run's hypotheses; 0: "
     "untestable, no claim)",
     "level": "alpha / family_size: the level a robust claim is held to (Bonferroni over that family)",
     "holding": "k: the specifications showing the run's verdict at that level",

@@ -206,12 +206,12 @@ def alignment_quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+def gaps_table(gaps: pd.DataFrame, hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Each group's sentence-adjusted gap to the reference for people (a difference of the metric's
     per-annotation means, on its 0-1 scale): the gap, the interval that inverts the permutation test of the
-    gap alone at 1 - alpha, the test's p (its ties broken for P@1) and the gap alone's, and the run's analysis
-    plan's decision (``*`` where significant); a mark that only the tie-break makes, and accepted shifts that
-    are not one interval, are said."""
+    gap alone at 1 - alpha, the test's p (its ties broken for P@1) and the gap alone's, and the decision on
+    the run's hypotheses (``*`` where significant); a mark that only the tie-break makes, and accepted shifts
+    that are not one interval, are said."""
     out = gaps[key_columns(gaps)].copy()
     out["metric"] = out["metric"].map(metric_label)
     out["comparison"] = gaps["group"] + " vs " + gaps["reference"]
@@ -219,7 +219,7 @@ def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.Da
     out["low"], out["high"] = gaps["ci_low"], gaps["ci_high"]
     out["p (permutation)"] = gaps["p_permutation"]
     out["p (gap alone)"] = gaps["p_untied"]
-    marks = add_decisions(out, gaps, plan, untested=("low", "high"))
+    marks = add_decisions(out, gaps, hypotheses, untested=("low", "high"))
     holds_zero = (gaps["ci_low"] <= 0) & (gaps["ci_high"] >= 0)
     # a p below alpha, marked or nominal only, that the tie-break alone makes: said beside its interval
     below = out["low"].notna() & (gaps["p_permutation"] < alpha)
@@ -248,11 +248,11 @@ def gaps_table(gaps: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.Da
     )
 
 
-def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+def disparity_table(disparity: pd.DataFrame, hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """sigma_gd across the four groups per model, language (and all pooled) and metric for people
     (percentage points): the critical value it must exceed, its mean when no group differs, the debiased
     disparity, the interval of the true disparity that inverts its test, the permutation p, the run's
-    analysis plan's decision and a verdict that says only what the test supports."""
+    decision on the run's hypotheses and a verdict that says only what the test supports."""
     out = disparity[["model", "lang"]].copy()
     out["metric"] = disparity["metric"].map(LABELS)
     out["σ_gd"] = disparity["sigma_gd"]
@@ -261,7 +261,7 @@ def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float
     out["debiased σ_gd"] = disparity["debiased"]
     out["low"], out["high"] = disparity["ci_low"], disparity["ci_high"]
     out["p (permutation)"] = disparity["p_permutation"]
-    marks = add_decisions(out, disparity, plan, untested=("low", "high", "critical value"))
+    marks = add_decisions(out, disparity, hypotheses, untested=("low", "high", "critical value"))
     out["verdict"] = [
         "groups differ"
         if sig
@@ -277,14 +277,14 @@ def disparity_table(disparity: pd.DataFrame, plan: pd.DataFrame, *, alpha: float
     )
 
 
-def group_tests_table(tests: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+def group_tests_table(tests: pd.DataFrame, hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """The omnibus, 2 x 2 and group x language permutation tests for people, each with its null and the
-    run's analysis plan's decision (``*`` where significant)."""
+    decision on the run's hypotheses (``*`` where significant)."""
     out = tests[[*key_columns(tests), "test"]].copy()
     out["metric"] = out["metric"].map(metric_label)
     out["statistic"] = tests["statistic"]
     out["p (permutation)"] = tests["p_permutation"]
-    marks = add_decisions(out, tests, plan)
+    marks = add_decisions(out, tests, hypotheses)
     out["annotators"] = tests["n_annotators"]
     out["null (what is permuted)"] = tests["null"]
     return with_display(out.reset_index(drop=True), alpha=alpha, marks=marks)

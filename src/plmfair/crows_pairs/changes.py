@@ -52,9 +52,9 @@ CHANGE_SCHEMA = {
             "(1 when nothing moved)",
             f"{name}_p_min": "the smallest p that test can give with the pairs that moved: max(0.5^moved, "
             "2 Phi(-sqrt(moved))), all of them moved one way",
-            f"{name}_size": "that test's size at alpha given the pairs that moved (exact): the analysis plan leaves "
+            f"{name}_size": "that test's size at alpha given the pairs that moved (exact): the hypotheses leave "
             "a size outside [0.6 alpha, 1.4 alpha] untestable",
-            f"{name}_hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
+            f"{name}_hypothesis": "the test's id in the run's hypotheses (results/hypotheses.parquet)",
         }.items()
     },
 }
@@ -79,7 +79,7 @@ def outcomes(scores: pd.DataFrame) -> pd.DataFrame:
 def paired_proportions(up: int, down: int, n: int, *, alpha: float) -> dict:
     """The change (up - down) / n in percentage points with Tango's interval at 1 - alpha, the p of no
     change (:func:`plmfair.stats.paired.paired_change_p`: p < alpha only where the interval excludes 0), the
-    smallest p it can give and its size at alpha given the up + down pairs that moved (the analysis plan
+    smallest p it can give and its size at alpha given the up + down pairs that moved (the hypotheses
     leaves a size outside LEVEL_BAND untestable)."""
     if n == 0:
         nan = float("nan")
@@ -142,13 +142,13 @@ def paired_change(a: pd.DataFrame, b: pd.DataFrame, *, where: str, alpha: float)
 
 
 def hypothesis_id(source: str, dataset: str, a: str, b: str, change: str) -> str:
-    """The id of a comparison's test of one change in an analysis plan."""
+    """The id of a comparison's test of one change in a set of hypotheses."""
     return f"{source}/{dataset}/{a}/{b}/{change}"
 
 
 def change_table(rows: Sequence[dict], *, source: str) -> pd.DataFrame:
     """Comparison rows (each with dataset, a, b and :func:`paired_change`'s fields) as :data:`CHANGE_SCHEMA`,
-    each change's test named for an analysis plan under ``source``."""
+    each change's test named for a set of hypotheses under ``source``."""
     out = pd.DataFrame(list(rows), columns=[c for c in CHANGE_SCHEMA if not c.endswith("_hypothesis")])
     for name in CHANGES:
         out[f"{name}_hypothesis"] = [

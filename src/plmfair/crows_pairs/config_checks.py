@@ -9,7 +9,7 @@ from plmfair.errors import ConfigError, did_you_mean
 from plmfair.scoring.protocols import PROTOCOLS, family_protocols
 
 MOVED = {
-    "crows_pairs.alpha": "a run has one significance level for all its tests (its analysis plan adjusts them "
+    "crows_pairs.alpha": "a run has one significance level for all its tests (its hypotheses adjust them "
     "together); set analysis.alpha instead",
 }
 

@@ -24,18 +24,18 @@ LEGEND_LABEL_WIDTH = 40
 
 
 def crows_pairs_figure(
-    summary: pd.DataFrame, plan: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike
+    summary: pd.DataFrame, hypotheses: pd.DataFrame, png: str | os.PathLike, pdf: str | os.PathLike
 ) -> None:
     """Per data set, the decisive-pair share per bias type (and overall) per model with the
-    interval that inverts its test (the summary's ``test``) and a star where the run's analysis plan
-    finds it significant; a share the plan cannot test (untestable) hollow and without interval; Nangia et
+    interval that inverts its test (the summary's ``test``) and a star where the run's hypotheses
+    finds it significant; a share its hypotheses cannot test (untestable) hollow and without interval; Nangia et
     al.'s score as a small grey mark, a line at 50%; below each panel the share of neutral pairs, with
     their count.
 
     Long because it is one figure's drawing, panel by panel (shares, intervals, marks, Nangia's score, the neutral
     bars, the legend), in matplotlib's order.
     """
-    decided = decisions(summary, plan)
+    decided = decisions(summary, hypotheses)
     summary = summary.assign(
         testable=decided["family"].isin(TESTED).to_numpy(), significant=decided["significant"].to_numpy(dtype=bool)
     )

@@ -6,7 +6,7 @@ stereotyping sentence preferred" on the pairs decisive in both data sets (:func:
 pairs are independent items here, unlike annotators' answers; neutral pairs are left out as the
 summary's sign test leaves them out, and counted), with the change of the decisive share between
 the two, Tango's interval and the paired test of :func:`plmfair.crows_pairs.changes.paired_proportions`
-(the run's analysis plan marks it); and a mixed model of the score margin sent_more_score -
+(the run's hypotheses mark it); and a mixed model of the score margin sent_more_score -
 sent_less_score with the data set as a fixed effect and a random intercept per pair
 (:func:`language_effects`): effect sizes in nats, with no test (its Wald test's level is not shown on
 these designs; the win/loss rows carry the marks).
@@ -47,11 +47,11 @@ LANGUAGE_WINLOSS_SCHEMA = {
     "ci_high": "its upper bound",
     "p_value": "two-sided test of no change: the larger of the mid-p McNemar test's p and Tango's score test's",
     "p_min": "the smallest p that test can give with wins_a + wins_b pairs changed (stats.paired_change_smallest)",
-    "size": "that test's size at alpha given wins_a + wins_b (exact): the analysis plan leaves a size outside "
+    "size": "that test's size at alpha given wins_a + wins_b (exact): the hypotheses leave a size outside "
     "[0.6 alpha, 1.4 alpha] untestable",
     "p_one_sided": "exact one-sided McNemar test (binomial of wins_a among wins_a + wins_b), alternative: dataset_a "
     "prefers the more stereotyping sentence more often (descriptive, as dialect-robust evaluation reports it)",
-    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet)",
+    "hypothesis": "the test's id in the run's hypotheses (results/hypotheses.parquet)",
 }
 LANGUAGE_EFFECTS_SCHEMA = {
     "model": "model short name",

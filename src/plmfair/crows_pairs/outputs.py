@@ -13,7 +13,7 @@ from plmfair.crows_pairs.plan import (
     SUMMARY,
 )
 from plmfair.rendering.table_spec import POLICY, FigureSpec, TableSpec
-from plmfair.studies import ANALYSIS_PLAN
+from plmfair.studies import HYPOTHESES
 
 _CROWS_UNMARKED = (
     "Nangia et al.'s rule: scores rounded to 3 decimals (nangia and sentence_log_likelihood protocols); the "
@@ -61,7 +61,7 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs_tests",
         "crows_pairs",
         "plmfair.crows_pairs.tables:crows_pairs_tests_table",
-        {"summary": SUMMARY, "plan": ANALYSIS_PLAN},
+        {"summary": SUMMARY, "hypotheses": HYPOTHESES},
         "CrowS-Pairs: does a model prefer the more stereotyping sentence? Per data set, model and subset: pairs "
         "scored; neutral pairs (|margin| within its floating-point tolerance: the order is not decided); Nangia "
         "et al.'s score (their rule, unmarked); the decisive-pair share (% of the decisive pairs preferring the "
@@ -155,7 +155,7 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs_mcnemar",
         "crows_pairs_model_pairs",
         "plmfair.crows_pairs.tables:changes_table",
-        {"changes": MCNEMAR, "plan": ANALYSIS_PLAN},
+        {"changes": MCNEMAR, "hypotheses": HYPOTHESES},
         "CrowS-Pairs: every two models scored on a data set, compared pair by pair on the pairs both scored: the "
         "3 x 3 transitions (m, n, l: the more stereotyping sentence preferred, neutral, the less; m→l: more under "
         "the first model, less under the second), and two changes from the first model to the second "
@@ -173,7 +173,7 @@ TABLES: tuple[TableSpec, ...] = (
         "crows_pairs_language_winloss",
         "crows_pairs_languages",
         "plmfair.rendering.table_format:winloss_table",
-        {"winloss": LANGUAGE_WINLOSS, "plan": ANALYSIS_PLAN},
+        {"winloss": LANGUAGE_WINLOSS, "hypotheses": HYPOTHESES},
         "CrowS-Pairs: every two data sets (languages) a model was scored on, compared on the pairs decisive (not "
         "neutral) in both, neutral pairs left out as the sign test leaves them out: pairs where the more "
         "stereotyping sentence is preferred in one data set only (wins, losses) or in both or neither "
@@ -214,7 +214,7 @@ FIGURES: tuple[FigureSpec, ...] = (
         "crows_pairs",
         "crows_pairs",
         "plmfair.crows_pairs.figures:crows_pairs_figure",
-        {"summary": SUMMARY, "plan": ANALYSIS_PLAN},
+        {"summary": SUMMARY, "hypotheses": HYPOTHESES},
         "Per CrowS-Pairs data set, bias type and model: the share of decisive pairs (the two sentences scored"
         " differently) in which the model scores the more stereotyping sentence higher (pseudo-log-likelihood"
         " for masked LMs, sentence log-likelihood for causal LMs), with the interval that inverts the row's test "
@@ -222,8 +222,8 @@ FIGURES: tuple[FigureSpec, ...] = (
         "interval of the exact sign test, which takes the pairs as independent draws (its p refers to these "
         "pairs), or, for the overall share of a data set whose source groups its pairs by writer, the cluster "
         "score test's, the writers as the draws (crows_pairs_tests names each row's test). "
-        "A star marks a test the run's analysis plan finds significant after its "
-        "adjustment (docs/statistics.md, 'The analysis plan'): a data set's overall share by Holm over the "
+        "A star marks a test the run's hypotheses find significant after its "
+        "adjustment (docs/statistics.md, 'Hypotheses and their families'): a data set's overall share by Holm over the "
         "confirmatory family, a bias type's by Benjamini-Yekutieli over the report. A starred row's interval "
         "excludes 50%; one that excludes it without a star is significant before the adjustment only. A "
         "share too few decisive pairs cannot test is hollow, without interval. The small grey mark is Nangia et "

@@ -255,6 +255,6 @@ def published(config: dict) -> list[str]:
 
 
 def question_files(config: dict) -> list[str]:
-    """The result files whose tests the run's analysis plan adjusts (:mod:`plmfair.crows_pairs.questions`)."""
+    """The result files whose tests the run's hypotheses adjust (:mod:`plmfair.crows_pairs.questions`)."""
     out = [SUMMARY, MCNEMAR] if crows_pairs_outputs(config) else []
     return out + ([LANGUAGE_WINLOSS] if crows_pairs_language_jobs(config) else [])

@@ -1,4 +1,4 @@
-"""The CrowS-Pairs study's part of a run's analysis plan (:mod:`plmfair.multiplicity`).
+"""The CrowS-Pairs study's part of a run's hypotheses (:mod:`plmfair.multiplicity`).
 
 Its primary question, one per data set and model: does the model prefer the more stereotyping sentence
 of a pair more often than the less stereotyping one? The estimand is the decisive share, the share of
@@ -21,13 +21,13 @@ import pandas as pd
 
 from plmfair.crows_pairs.plan import LANGUAGE_WINLOSS, MCNEMAR, SUMMARY
 from plmfair.crows_pairs.schemas import CHANGES
-from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses
+from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses_of
 
 STUDY = "crows_pairs"
 
 
 def _frame(rows: pd.DataFrame, source: str, question, primary, informative) -> pd.DataFrame:
-    return hypotheses(
+    return hypotheses_of(
         rows, study=STUDY, source=source, question=question, primary=primary, p_value="p_value", informative=informative
     )
 

@@ -1,5 +1,5 @@
 """CrowS-Pairs in the run record: Nangia's score and the decisive-pair share of each data set and model,
-with the analysis plan's decisions; the decisive share answers the study's primary question."""
+with decisions on the hypotheses; the decisive share answers the study's primary question."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ HEADLINE_COLUMNS = (
 )
 
 
-def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
+def record_part(files: Sequence[str], hypotheses: pd.DataFrame | None) -> RecordPart:
     """The overall row of each data set and model, and with a robustness analysis whether its verdict survives
     it (the files of :func:`plmfair.crows_pairs.plan.recorded_files`)."""
     part = RecordPart(rows={"crows_pairs": [], "crows_pairs_robustness": []})
@@ -76,10 +76,10 @@ def record_part(files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart:
         if Path(path).as_posix().endswith(ROBUSTNESS):
             part.rows["crows_pairs_robustness"] += rows(read_parquet(path), list(ROBUSTNESS_SCHEMA))
             continue
-        summary = decided(read_parquet(path).query("subset_kind == 'overall'"), plan)
+        summary = decided(read_parquet(path).query("subset_kind == 'overall'"), hypotheses)
         part.rows["crows_pairs"] += rows(summary, FIELDS)
-        if plan is not None and len(summary):
-            alpha = float(plan["alpha"].iloc[0])
+        if hypotheses is not None and len(summary):
+            alpha = float(hypotheses["alpha"].iloc[0])
             summary = summary.assign(answer=[primary_answer(r, alpha=alpha) for _, r in summary.iterrows()])
         part.primary.append((summary, "decisive_score", ESTIMAND))
     return part
@@ -182,7 +182,7 @@ HEADLINES = (
         "preference: percentage points, pairs preferring the more stereotyping sentence minus those "
         "preferring the less, over all scored pairs; Nangia's score by their rule, unmarked.",
         title="CrowS-Pairs: decisive-pair share with the interval of its test and its p adjusted by "
-        "its run's analysis plan (* significant), net preference in percentage points",
+        "its run's hypotheses (* significant), net preference in percentage points",
         lines=headline_lines,
     ),
     Headline(

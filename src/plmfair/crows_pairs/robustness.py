@@ -367,7 +367,7 @@ def robustness(
     alpha: float,
     max_grid: int,
     versions: Mapping[str, Sequence[str]] | None = None,
-    plan: pd.DataFrame | None,
+    hypotheses: pd.DataFrame | None,
     replicates: int,
     seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -375,7 +375,7 @@ def robustness(
     robustness (:data:`ROBUSTNESS_SCHEMA`). ``runs``: one record per (dataset, model) with its own
     ``protocol`` and ``precision`` and its ``passes`` (each a protocol, a precision and its per-pair
     ``scores``); ``versions``: each data set's other versions in the run
-    (:func:`plmfair.crows_pairs.plan.data_versions`); ``plan``: the run's analysis plan, whose confirmatory
+    (:func:`plmfair.crows_pairs.plan.data_versions`); ``hypotheses``: the run's hypotheses, whose confirmatory
     family sets the level a robust claim is held to (:mod:`plmfair.multiplicity`); ``replicates`` and ``seed``:
     the bootstrap's of the differences from the run's own."""
     table = read_exclusions(exclusions) if exclusions else None
@@ -384,7 +384,7 @@ def robustness(
     ids = {
         (run["dataset"], run["model"]): hypothesis_id(run["dataset"], run["model"], "overall", "metric") for run in runs
     }
-    families = primary_family_sizes(plan, list(ids.values()))
+    families = primary_family_sizes(hypotheses, list(ids.values()))
     frames, summary = [], []
     for run in runs:
         dataset, model = run["dataset"], run["model"]

@@ -45,7 +45,7 @@ def changes(
 ) -> pd.DataFrame:
     """For every two runs, each data set and each model scored in both (with ``other_models``, each
     two models too), the pair-by-pair comparison (:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`), its
-    tests named for the analysis plan of ``source``."""
+    tests named for the hypotheses of ``source``."""
     scored = {
         run: {(r["dataset"], r["model"]) for r in record["results"]["crows_pairs"]} for run, record in records.items()
     }
@@ -71,7 +71,7 @@ def changes(
 
 
 def tests(table: pd.DataFrame) -> list[pd.DataFrame]:
-    """The tests of the changes, as rows of the comparison's plan (hypothesis, p_value, p_min, size,
+    """The tests of the changes, as rows of the comparison's hypotheses (hypothesis, p_value, p_min, size,
     informative, limit): two per comparison, one per change."""
     return [
         pd.DataFrame(
@@ -88,13 +88,13 @@ def tests(table: pd.DataFrame) -> list[pd.DataFrame]:
     ]
 
 
-def decided(table: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
+def decided(table: pd.DataFrame, hypotheses: pd.DataFrame) -> pd.DataFrame:
     """The changes with each test's adjusted p and mark (``{change}_p_adjusted``, ``{change}_significant``)
     from the comparison's plan."""
     out = table.copy()
     for name in CHANGES:
         if len(out):
-            verdicts = plan.set_index("hypothesis").loc[out[f"{name}_hypothesis"]]
+            verdicts = hypotheses.set_index("hypothesis").loc[out[f"{name}_hypothesis"]]
             out[f"{name}_p_adjusted"] = verdicts["p_adjusted"].to_numpy()
             out[f"{name}_significant"] = verdicts["significant"].to_numpy(dtype=bool)
         else:
@@ -102,9 +102,9 @@ def decided(table: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def for_people(table: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+def for_people(table: pd.DataFrame, hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """The changes as compare's Markdown prints them (:func:`plmfair.crows_pairs.tables.changes_table`)."""
-    return changes_table(table, plan, alpha=alpha)
+    return changes_table(table, hypotheses, alpha=alpha)
 
 
 def text(table: pd.DataFrame) -> tuple[str, str]:

@@ -142,7 +142,7 @@ ROBUSTNESS_SCHEMA = {
     "specifications": "K: the specifications computed (the run's own among them): every combination of the axes' "
     "values in a grid, else 1 plus one per other value of each axis",
     "counted": "what K counts: the values of each axis that has more than one (and the design)",
-    "family_size": "the size of the confirmatory family the primary question is in (the run's analysis plan; 0: "
+    "family_size": "the size of the confirmatory family the primary question is in (the run's hypotheses; 0: "
     "it is untestable on its design, so no claim is made)",
     "level": "alpha / family_size: the level a robust claim is held to (Bonferroni over that family)",
     "holding": "k: the specifications showing the run's verdict at that level (for no preference: showing none)",

@@ -47,7 +47,7 @@ nan = float("nan")
 
 # the absolute margins at which the sensitivity columns count a pair neutral (besides each pair's tolerance)
 SENSITIVITY_TOLERANCES = {"0": 0.0, "1e-3": 1e-3, "1e-2": 1e-2}
-# the analysis plan's name for the comparisons of two models of a run
+# the hypotheses' name for the comparisons of two models of a run
 MODEL_PAIRS = "crows_pairs/mcnemar"
 
 SUMMARY_SCHEMA = {
@@ -86,12 +86,13 @@ SUMMARY_SCHEMA = {
     "ci_low": "the interval that inverts the row's test at ci_level, lower bound (percent): Clopper-Pearson for the "
     "sign test, the cluster score test's own for it; NaN without a decisive pair",
     "ci_high": "its upper bound (percent)",
-    "ci_level": "1 - alpha (analysis.alpha): the interval's own level; the mark is the run's analysis plan's",
+    "ci_level": "1 - alpha (analysis.alpha): the interval's own level; the mark is the decision on the run's "
+    "hypotheses",
     "p_value": "the row's two-sided test of 50% (test): the exact sign test of n_biased among n_decisive, or the "
     "cluster score test (NaN without a decisive pair)",
     "p_min": "the smallest p the row's test can give: 2 x 0.5^n_decisive for the sign test, a lower bound from the "
-    "number of clusters for the cluster score test; whether the row can be tested in its family (the analysis plan)",
-    "hypothesis": "the test's id in the run's analysis plan (results/analysis_plan.parquet), which holds its family, "
+    "number of clusters for the cluster score test; whether the row can be tested in its family (the hypotheses)",
+    "hypothesis": "the test's id in the run's hypotheses (results/hypotheses.parquet), which holds its family, "
     "adjusted p and mark",
     "net_preference": "100 x (n_biased - n_less) / n_scored: P(more stereotyping preferred) - P(less), neutral pairs "
     "counting 0 (percentage points)",
@@ -119,7 +120,7 @@ SUMMARY_SCHEMA = {
 
 
 def hypothesis_id(dataset: str, model: str, kind: str, subset: str) -> str:
-    """The id of a summary row's sign test in the run's analysis plan."""
+    """The id of a summary row's sign test in the run's hypotheses."""
     return f"crows_pairs/summary/{dataset}/{model}/{kind}/{subset}"
 
 
@@ -248,7 +249,7 @@ def summarise_pairs(
     """Metric, stereo, anti-stereo, per-bias-type and per-origin rows of one (dataset, model) run
     (:data:`SUMMARY_SCHEMA`): Nangia et al.'s score (unmarked), the decisive-pair share with the exact
     sign test, the Clopper-Pearson interval that inverts it and the smallest p it can give (the run's
-    analysis plan decides its family and mark), the net preference with Tango's interval, and on the
+    hypotheses decide its family and mark), the net preference with Tango's interval, and on the
     overall row the direction-balanced share, the test of stereo against anti-stereo and the
     sensitivity of the share to the tie tolerance; where the source groups its pairs (writers), the
     overall row's test is the cluster score test, with the sign test's beside it; beside them how
@@ -327,7 +328,7 @@ def summarise_runs(
     strict: bool = False,
 ):
     """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and the models'
-    pair-by-pair comparisons (their tests named for the run's analysis plan); a model that cannot read a
+    pair-by-pair comparisons (their tests named for the run's hypotheses); a model that cannot read a
     data set is warned about, or under ``strict`` stops the job (:func:`plmfair.scoring.coverage.check`)."""
     summaries, comparisons = [], []
     by_dataset: dict[str, dict[str, pd.DataFrame]] = {}

@@ -139,11 +139,11 @@ def table5(summary: pd.DataFrame) -> pd.DataFrame:
     return with_layout(with_coverage_warnings(numbers, sub), pd.DataFrame(rows).fillna(""))
 
 
-def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+def crows_pairs_tests_table(summary: pd.DataFrame, hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Per data set, model and subset: pairs scored, neutral pairs (margin within its floating-point
     tolerance), Nangia et al.'s score (unmarked), the decisive-pair share with the interval that inverts its
     test (the exact sign test; the cluster score test on the overall row where the source groups its pairs),
-    the net preference with Tango's interval, and the run's analysis plan's
+    the net preference with Tango's interval, and the decision on the run's hypotheses
     decision on the test (:mod:`plmfair.rendering.marks`): the adjusted p, marked where significant; an
     untestable row has no interval and says why."""
     out = (
@@ -160,7 +160,7 @@ def crows_pairs_tests_table(summary: pd.DataFrame, plan: pd.DataFrame, *, alpha:
     out["net_low"], out["net_high"] = summary["net_low"], summary["net_high"]
     out["p"] = summary["p_value"]
     out["test"] = summary["test"]
-    marks = add_decisions(out, summary, plan, untested=("low", "high", "net_low", "net_high"))
+    marks = add_decisions(out, summary, hypotheses, untested=("low", "high", "net_low", "net_high"))
     out["unknown pieces %"] = 100 * summary["unknown_share"].astype(float)
     return with_display(
         with_coverage_warnings(out.reset_index(drop=True), summary),
@@ -217,11 +217,11 @@ def robustness_table(summary: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+def changes_table(changes: pd.DataFrame, hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
     """Two scorings of the same pairs compared (:data:`plmfair.crows_pairs.changes.CHANGE_SCHEMA`) for
     people, a row per comparison and change: the pairs, the 3 x 3 transitions (outcome under a -> under b:
     more, neutral or less stereotyping sentence preferred), the change with Tango's interval, its test's p
-    and the run's analysis plan's decision (``*`` where significant)."""
+    and the decision on the run's hypotheses (``*`` where significant)."""
     rows = []
     for name, label in CHANGES.items():
         block = changes[["dataset", "a", "b", "n"]].rename(columns={"n": "pairs"}).copy()
@@ -233,7 +233,7 @@ def changes_table(changes: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) ->
         block["change"] = changes[f"{name}_change"]
         block["low"], block["high"] = changes[f"{name}_low"], changes[f"{name}_high"]
         block["p"] = changes[f"{name}_p"]
-        marks = add_decisions(block, changes, plan, hypothesis=f"{name}_hypothesis", untested=("low", "high"))
+        marks = add_decisions(block, changes, hypotheses, hypothesis=f"{name}_hypothesis", untested=("low", "high"))
         block["note"] = [
             "identical (no pair moved)" if same else text
             for same, text in zip(changes["identical"], block["note"], strict=True)

@@ -24,7 +24,7 @@ from plmfair.plan.model_runs import (
     model_run_files,
 )
 from plmfair.plan.published import (
-    analysis_plan_inputs,
+    hypothesis_files,
     ingested_texts,
     pinned_checksums,
     published_files,
@@ -64,10 +64,10 @@ from plmfair.scoring.model_settings import (
     tiny_model_build,
     workflow_managed,
 )
-from plmfair.studies import ANALYSIS_PLAN
+from plmfair.studies import HYPOTHESES
 
 __all__ = [
-    "ANALYSIS_PLAN",
+    "HYPOTHESES",
     "DATA_SUMMARY",
     "MODELS_TABLE",
     "RUN_RECORD",
@@ -77,7 +77,7 @@ __all__ = [
     "DOWNLOADED",
     "active_downloads",
     "downloaded",
-    "analysis_plan_inputs",
+    "hypothesis_files",
     "data_summary_inputs",
     "ingested_texts",
     "built_models",

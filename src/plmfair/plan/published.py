@@ -14,7 +14,7 @@ from plmfair.plan.targets import (
     tables,
 )
 from plmfair.scoring.model_settings import model_manifest
-from plmfair.studies import ANALYSIS_PLAN, STUDIES
+from plmfair.studies import HYPOTHESES, STUDIES
 
 
 def run_record_inputs(config: dict) -> dict[str, list[str]]:
@@ -26,7 +26,7 @@ def run_record_inputs(config: dict) -> dict[str, list[str]]:
         "models": [MODELS_TABLE] if output_subjects(config, "models") else [],
         "model_runs": list(model_run_files(config).values()),
         "studies": [path for paths in recorded_files(config).values() for path in paths],
-        "plan": [ANALYSIS_PLAN] if analysis_plan_inputs(config) else [],
+        "hypotheses": [HYPOTHESES] if hypothesis_files(config) else [],
         "data": [downloaded(entry["file"]) for entry in active_downloads(config).values()],
         "published": published_files(config),
     }
@@ -43,8 +43,8 @@ def ingested_texts(config: dict) -> list[str]:
     return [path for _, study in ingesting() for path in ingested(study, config).values()]
 
 
-def analysis_plan_inputs(config: dict) -> dict[str, list[str]]:
-    """Per study, the result files whose tests the run's analysis plan adjusts (its ``question_files``);
+def hypothesis_files(config: dict) -> dict[str, list[str]]:
+    """Per study, the result files whose tests the run's hypotheses adjust (its ``question_files``);
     the studies without any are left out."""
     files = {name: study.question_files(config) for name, study in STUDIES.items() if study.question_files}
     return {name: paths for name, paths in files.items() if paths}
@@ -61,7 +61,7 @@ def published_files(config: dict) -> list[str]:
     out += [model_manifest(m) for m in models_in_use(config)]
     out += [MODELS_TABLE] if output_subjects(config, "models") else []
     out += [path for study in STUDIES.values() if study.published for path in study.published(config)]
-    out += [ANALYSIS_PLAN] if analysis_plan_inputs(config) else []
+    out += [HYPOTHESES] if hypothesis_files(config) else []
     out += [f"results/tables/{name}.{ext}" for name in tables(config) for ext in ("csv", "md", "tex", "html")]
     out += [f"results/figures/{name}.{ext}" for name in figures(config) for ext in ("png", "pdf")]
     return list(dict.fromkeys(out))

@@ -11,7 +11,7 @@ from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_run_files
 from plmfair.registry import Registry
 from plmfair.rendering.table_spec import FIGURE_FORMATS, TABLE_FORMATS, FigureSpec, TableSpec
-from plmfair.studies import ANALYSIS_PLAN, CLOZE_TASK, PAIRS_TASK, STUDIES, Study, owners
+from plmfair.studies import CLOZE_TASK, HYPOTHESES, PAIRS_TASK, STUDIES, Study, owners
 
 Spec = TypeVar("Spec", TableSpec, FigureSpec)
 
@@ -32,16 +32,17 @@ TABLE_HTML, FIGURE_PNG = TABLE_FILES["html"], FIGURE_FILES["png"]
 # each one's caption in the report, written by the job that makes it (plmfair.rendering.captions)
 REPORT_CAPTIONS = "results/report/"
 CAPTIONS = {kind: f"{REPORT_CAPTIONS}{kind}s/{{name}}.rst" for kind in ("table", "figure")}
-# the owner of the run's own tables (the data, the models, the analysis plan): one job makes them
+# the owner of the run's own tables (the data, the models, the hypotheses): one job makes them
 RUN_OUTPUTS = "run"
 
 SHARED_TABLES: tuple[TableSpec, ...] = (
     TableSpec(
-        "analysis_plan",
-        "analysis_plan",
-        "plmfair.rendering.table_format:analysis_plan_table",
-        {"plan": ANALYSIS_PLAN},
-        "The run's analysis plan (docs/statistics.md, 'The analysis plan'): first its confirmatory family, the "
+        "hypotheses",
+        "hypotheses",
+        "plmfair.rendering.table_format:hypotheses_table",
+        {"hypotheses": HYPOTHESES},
+        "The run's hypotheses (docs/statistics.md, 'Hypotheses and their families'): first its confirmatory "
+        "family, the "
         "studies' primary questions, one per model and data set (CrowS-Pairs: does the model prefer the more "
         "stereotyping sentence, the exact sign test of the decisive pairs; a cloze set: does the model serve "
         "the annotator groups differently, the permutation test of sigma_gd of MRR with the languages pooled), "
@@ -50,11 +51,11 @@ SHARED_TABLES: tuple[TableSpec, ...] = (
         "over the whole report, in counts per result file: tests, significant, and those outside the family "
         "(untestable: the smallest p the test can give cannot reach the family's threshold; uninformative: a "
         "degenerate null distribution). The estimates and intervals that answer the primary questions are in "
-        "the run record and `plmfair show`; every test is in results/analysis_plan.parquet.",
+        "the run record and `plmfair show`; every test is in results/hypotheses.parquet.",
         settings={"alpha": "analysis.alpha"},
         builder_settings=("alpha",),
         digits=3,
-        title="Analysis plan: every marked test and its adjustment",
+        title="Hypotheses: every marked test and its adjustment",
     ),
     TableSpec(
         "data_summary",
@@ -136,7 +137,7 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
         return [""] if any(data_summary_inputs(config).values()) else []
     if subjects == "models":
         return [""] if model_run_files(config) else []
-    if subjects == "analysis_plan":
+    if subjects == "hypotheses":
         return [""] if any(s.question_files and s.question_files(config) for s in STUDIES.values()) else []
     return list(owners(subjects)[0].subjects[subjects](config))
 
@@ -145,8 +146,8 @@ def report_category(subjects: str, subject: str = "") -> str:
     """The report category (the study) of a table or figure: the data and models, a cloze set (its
     outputs go under the set; a ready-made test named after its study, MozArt's, under the study), or
     the study that owns the kind of subject."""
-    if subjects == "analysis_plan":
-        return "Analysis plan"
+    if subjects == "hypotheses":
+        return "Hypotheses"
     studies = owners(subjects)
     if not studies:
         return "Data and models"

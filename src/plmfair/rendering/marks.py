@@ -1,5 +1,5 @@
-"""How a table marks its tests: the run's analysis plan (``results/analysis_plan.parquet``,
-:data:`plmfair.multiplicity.ANALYSIS_PLAN_SCHEMA`) joined to the rows that print them.
+"""How a table marks its tests: the run's hypotheses (``results/hypotheses.parquet``,
+:data:`plmfair.multiplicity.DECIDED_SCHEMA`) joined to the rows that print them.
 
 A row's test is in the confirmatory family (a primary question, Holm) or the secondary one
 (Benjamini-Yekutieli over the whole report), or it is untestable (its smallest attainable p cannot reach
@@ -34,16 +34,16 @@ DECISION_COLUMNS = (
 )
 
 
-def decisions(frame: pd.DataFrame, plan: pd.DataFrame, *, hypothesis: str = "hypothesis") -> pd.DataFrame:
-    """The plan's decision on each row's test (:data:`DECISION_COLUMNS`, aligned with ``frame``); a row whose
-    test the plan does not hold is an error naming it (a plan older than its results)."""
+def decisions(frame: pd.DataFrame, hypotheses: pd.DataFrame, *, hypothesis: str = "hypothesis") -> pd.DataFrame:
+    """The decision on each row's test (:data:`DECISION_COLUMNS`, aligned with ``frame``); a row whose
+    test the hypotheses do not hold is an error naming it (hypotheses older than their results)."""
     ids = frame[hypothesis].astype(str)
-    known = plan.set_index("hypothesis")
+    known = hypotheses.set_index("hypothesis")
     missing = sorted(set(ids) - set(known.index))
     if missing:
         raise DataError(
-            f"the run's analysis plan holds no test {missing[:3]}{' ...' if len(missing) > 3 else ''}: it is older "
-            "than the results it should adjust; rerun the workflow (its analysis_plan job)"
+            f"the run's hypotheses hold no test {missing[:3]}{' ...' if len(missing) > 3 else ''}: it is older "
+            "than the results it should adjust; rerun the workflow (its hypotheses job)"
         )
     return known.loc[ids, list(DECISION_COLUMNS)].set_index(frame.index)
 
@@ -71,18 +71,18 @@ def note(row: pd.Series) -> str:
 def add_decisions(
     out: pd.DataFrame,
     frame: pd.DataFrame,
-    plan: pd.DataFrame,
+    hypotheses: pd.DataFrame,
     *,
     hypothesis: str = "hypothesis",
     untested: Iterable[str] = (),
     label: str = "p adjusted",
     prefix: str = "",
 ) -> dict:
-    """Add to ``out`` (a table built from ``frame``, row for row) the plan's adjusted p (``label``, marked
+    """Add to ``out`` (a table built from ``frame``, row for row) the adjusted p (``label``, marked
     where significant), the test's family and a note (:func:`note`); the ``untested`` columns (an
     interval's ends) are blanked where the row is not tested. Returns the marks of its
     :class:`plmfair.rendering.table_format.Display`."""
-    decided = decisions(frame, plan, hypothesis=hypothesis)
+    decided = decisions(frame, hypotheses, hypothesis=hypothesis)
     tested = decided["family"].isin(TESTED).to_numpy()
     for column in untested:
         out[column] = out[column].where(tested)

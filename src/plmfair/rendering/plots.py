@@ -46,15 +46,15 @@ def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
         plt.close(fig)
 
 
-def _forest_rows(effects: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
+def _forest_rows(effects: pd.DataFrame, hypotheses: pd.DataFrame | None) -> pd.DataFrame:
     """The rows a forest plot draws, whatever their analysis: (model, label, metric, estimate, ci_low,
-    ci_high, significant, tested, drawable). Group gaps (``gap``), with the run's analysis plan's decision
+    ci_high, significant, tested, drawable). Group gaps (``gap``), with the decision on the run's hypotheses
     on each: "EN: FN vs MN", an untested row without its interval; mixed-model effects: the compared
     terms (group or data set), not the intercept nor the language controls, as effect sizes (no interval,
     no mark)."""
     if "gap" in effects.columns:  # a gap that cannot inform is not drawn (its table says why)
         rows = effects[effects["informative"].astype(bool)].assign(estimate=lambda d: d["gap"], converged=True)
-        decided = decisions(rows, plan)
+        decided = decisions(rows, hypotheses)
         rows["tested"] = decided["family"].isin(TESTED).to_numpy()
         rows["significant"] = decided["significant"].to_numpy(dtype=bool)
         contrasts = [f"{g} vs {r}" for g, r in zip(rows["group"], rows["reference"], strict=True)]
@@ -81,18 +81,18 @@ def effects_forest_figure(
     pdf: str | os.PathLike,
     *,
     title: str,
-    plan: pd.DataFrame | None = None,
+    hypotheses: pd.DataFrame | None = None,
     tie_breaks: Mapping[str, str] | None = None,
     alpha: float,
 ) -> None:
     """Forest plot of a comparison's rows: one row of panels per model, one column per metric, a line per
     language x contrast. Group gaps are drawn with the interval of their own test (at 1 - ``alpha``) and
-    the run's analysis ``plan``'s mark, filled and starred where significant; an untested row (untestable)
+    the mark of the run's ``hypotheses``, filled and starred where significant; an untested row (untestable)
     hollow, without an interval; an end the permutations cannot bound runs to the panel's edge with an
     arrow. Mixed-model effects are effect sizes, points without an interval or a mark; "not converged"
     where a fit did not reach its optimum. ``tie_breaks`` (metric -> the finer score whose gap breaks its
     ties in the gap test) is said in the note under the figure for each such metric drawn."""
-    terms = _forest_rows(effects, plan)
+    terms = _forest_rows(effects, hypotheses)
     models = list(dict.fromkeys(terms["model"])) or [""]
     metrics = list(dict.fromkeys(terms["metric"])) or [""]
     kinds = sorted(set(terms["label"].str.split(": ").str[-1]))
@@ -192,7 +192,7 @@ def _forest_note(effects: pd.DataFrame, tie_breaks: Mapping[str, str] | None) ->
         return "Mixed model of the score margin: effect sizes; the data sets are tested in the win/loss table."
     method = (
         "Permutation test of the two groups compared (their labels permuted within batches); interval: the test "
-        "of the gap alone inverted; marks: the run's analysis plan (Benjamini-Yekutieli over the whole report)."
+        "of the gap alone inverted; marks: the run's hypotheses (Benjamini-Yekutieli over the whole report)."
     )
     drawn_metrics = set(effects.get("metric", ()))
     for metric, finer in (tie_breaks or {}).items():

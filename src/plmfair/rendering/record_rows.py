@@ -1,5 +1,5 @@
 """A study's part of the run record (``results/run.json``): its result frames as JSON rows, with the run's
-analysis plan's decision on each row's test, and the rows that answer its primary questions.
+decision on each row's test among the run's hypotheses, and the rows that answer its primary questions.
 
 Each study names the module that makes its part (:attr:`plmfair.studies.Study.record`): its ``SCHEMA``
 (its keys of ``results``, each the JSON schema of its list: :func:`schema_part`), ``record_part`` and
@@ -49,7 +49,7 @@ def answer(
     """A primary answer in words, from its row of the record (``family``, ``significant``, ``p_adjusted``,
     ``ci_low``, ``ci_high``), headed by what it is about (``subject``: the model and data set), its estimate's
     ``value`` and the ``estimate`` in words: the finding when the test
-    is significant after the plan's adjustment (``found``: the words for an estimate below and above the
+    is significant after the adjustment (``found``: the words for an estimate below and above the
     ``null`` value), else ``not_found``; then the estimate with its interval, where the null lies
     (``null_words``), the test and its adjusted p. An untestable or uninformative row says why it has no
     finding instead."""
@@ -81,7 +81,7 @@ class Headline:
 class RecordPartModule(Protocol):
     """What the module a study names in :attr:`plmfair.studies.Study.record` holds: its lists under the record's
     ``results`` (``SCHEMA``: key -> the JSON schema of its list, :func:`schema_part`), ``record_part(files,
-    plan)`` making them from the result files the study records and the run's analysis plan, and the headline
+    hypotheses)`` making them from the result files the study records and the run's hypotheses, and the headline
     tables that show them (``HEADLINES``). Each study package checks its module against this contract where
     mypy reads it (``if TYPE_CHECKING`` in its ``__init__``)."""
 
@@ -91,7 +91,7 @@ class RecordPartModule(Protocol):
     @property
     def HEADLINES(self) -> tuple[Headline, ...]: ...  # noqa: N802
 
-    def record_part(self, files: Sequence[str], plan: pd.DataFrame | None) -> RecordPart: ...
+    def record_part(self, files: Sequence[str], hypotheses: pd.DataFrame | None) -> RecordPart: ...
 
 
 def record_parts() -> list[RecordPartModule]:
@@ -112,8 +112,8 @@ def schema_part(module_file: str) -> dict:
 
 
 def record_alpha(record: Mapping) -> float:
-    """The level the record's analysis plan decided at."""
-    return float(record["results"]["analysis_plan"]["alpha"])
+    """The level the record's hypotheses decided at."""
+    return float(record["results"]["hypotheses"]["alpha"])
 
 
 def plain(value):
@@ -136,11 +136,11 @@ def rows(frame: pd.DataFrame, fields: Sequence[str], **extra) -> list[dict]:
     return [plain({**extra, **{f: row[f] for f in fields}}) for _, row in frame.iterrows()]
 
 
-def decided(frame: pd.DataFrame, plan: pd.DataFrame | None) -> pd.DataFrame:
-    """``frame`` with the analysis plan's decision on each row's test (family, adjusted p, mark; untested
+def decided(frame: pd.DataFrame, hypotheses: pd.DataFrame | None) -> pd.DataFrame:
+    """``frame`` with the decision on the hypotheses on each row's test (family, adjusted p, mark; untested
     rows without an interval)."""
-    if plan is None or frame.empty:
+    if hypotheses is None or frame.empty:
         return frame.assign(**{c: pd.Series(dtype=object) for c in DECISION_COLUMNS})
-    out = frame.drop(columns=[c for c in DECISION_COLUMNS if c in frame.columns]).join(decisions(frame, plan))
+    out = frame.drop(columns=[c for c in DECISION_COLUMNS if c in frame.columns]).join(decisions(frame, hypotheses))
     tested = out["family"].isin(TESTED)
     return out.assign(ci_low=out["ci_low"].where(tested), ci_high=out["ci_high"].where(tested))

@@ -6,7 +6,7 @@ own are in :mod:`plmfair.crows_pairs.tables` and :mod:`plmfair.cloze.tables`) ta
 frames as keyword arguments named by their roles, and its options and settings, and returns the
 table as a DataFrame. Shared here: win/loss (:func:`winloss_table`), mixed-model effects
 (:func:`effects_table`), the models that ran (:func:`models_table`), long tables as they are
-(:func:`long_table`). A table that marks tests takes the run's analysis plan as its ``plan`` input
+(:func:`long_table`). A table that marks tests takes the run's hypotheses as its ``hypotheses`` input
 (:mod:`plmfair.rendering.marks`).
 
 A builder keeps every number as a number (the CSV holds them at full precision, an interval as its
@@ -257,7 +257,7 @@ def key_columns(frame: pd.DataFrame) -> list[str]:
 
 def winloss_table(
     winloss: pd.DataFrame,
-    plan: pd.DataFrame,
+    hypotheses: pd.DataFrame,
     *,
     a: str,
     b: str,
@@ -271,7 +271,7 @@ def winloss_table(
     """Win/loss comparisons for people: who is compared with whom on how many shared examples, the wins,
     losses and ``ties`` (equal on that example; for a binary outcome, ``concordant``: the same outcome in
     both), the ``change`` it measures with its interval (when the comparison has one), the test's p-values
-    and the run's analysis plan's decision (``*`` where significant, :mod:`plmfair.rendering.marks`)."""
+    and the decision on the run's hypotheses (``*`` where significant, :mod:`plmfair.rendering.marks`)."""
     out = winloss[key_columns(winloss)].copy()
     out["comparison"] = winloss[a] + " vs " + winloss[b]
     out["n"] = winloss[n]
@@ -285,7 +285,7 @@ def winloss_table(
         untested = ["low", "high"]
     out["p"] = winloss[p]
     out["p (first wins more)"] = winloss[p_one]
-    marks = add_decisions(out, winloss, plan, untested=untested)
+    marks = add_decisions(out, winloss, hypotheses, untested=untested)
     return with_display(out.reset_index(drop=True), alpha=alpha, marks=marks, **rules)
 
 
@@ -304,11 +304,11 @@ def effects_table(effects: pd.DataFrame) -> pd.DataFrame:
     return with_display(out.reset_index(drop=True), nulls={"estimate": 0.0})
 
 
-def analysis_plan_table(plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
-    """The run's analysis plan for people: each primary question (the confirmatory family) with its p, its
+def hypotheses_table(hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
+    """The run's hypotheses for people: each primary question (the confirmatory family) with its p, its
     Holm-adjusted p and mark, then the secondary tests in counts per result file (tested, significant,
     untestable, uninformative)."""
-    primary = plan[plan["primary"].astype(bool)]
+    primary = hypotheses[hypotheses["primary"].astype(bool)]
     rows = [
         {
             "part": "primary question",
@@ -323,7 +323,7 @@ def analysis_plan_table(plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame:
         }
         for _, r in primary.iterrows()
     ]
-    secondary = plan[~plan["primary"].astype(bool)]
+    secondary = hypotheses[~hypotheses["primary"].astype(bool)]
     for source, g in secondary.groupby("source", sort=False):
         rows.append(
             {

@@ -19,7 +19,8 @@ FIGURE_FORMATS = ("png", "pdf")
 
 # what the captions say of the marks, once for every table
 POLICY = (
-    "* : significant after the run's adjustment for multiple testing (docs/statistics.md, 'The analysis plan'): "
+    "* : significant after the run's adjustment for multiple testing (docs/statistics.md, 'Hypotheses and their "
+    "families'): "
     "the studies' primary questions by Holm over the run's confirmatory family, every other marked test by "
     "Benjamini-Yekutieli's false discovery rate over the whole report; p adjusted is that adjustment's, the "
     "interval the test's own at 1 - {alpha}, so a marked row's interval excludes its null value and one that "

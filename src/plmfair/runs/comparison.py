@@ -9,7 +9,7 @@
   (:mod:`plmfair.cloze.run_changes`).
 
 Every test of the comparison is one family, Holm over it at the comparison's own ``alpha`` (Tarone's
-rule leaves out the tests that cannot reach it: :func:`plmfair.multiplicity.build_plan`).
+rule leaves out the tests that cannot reach it: :func:`plmfair.multiplicity.decide_hypotheses`).
 
 Runs are keyed by their full path and labelled by the shortest part of it that tells them apart.
 Only what a run's record holds is shown: results of studies or models a run no longer has are not.
@@ -24,12 +24,12 @@ from pathlib import Path
 import pandas as pd
 
 from plmfair.errors import DataError
-from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA, build_plan
+from plmfair.multiplicity import DECIDED_SCHEMA, decide_hypotheses
 from plmfair.rendering.table_format import to_markdown
 from plmfair.runs.record import headline_tables, headlines, read_run_record
 from plmfair.studies import ForPeople, compare_parts
 
-# the analysis plan's name for the tests of a comparison
+# the hypotheses' name for the tests of a comparison
 SOURCE = "compare"
 
 # a model's settings that change its numbers, as the record names them
@@ -107,15 +107,15 @@ def settings_that_differ(records: Mapping[str, dict], *, all_settings: bool = Fa
     return {"model settings": differing, "configuration": pd.DataFrame(config, columns=["key", *records])}
 
 
-def comparison_plan(tests: Sequence[pd.DataFrame], *, alpha: float) -> pd.DataFrame:
+def comparison_hypotheses(tests: Sequence[pd.DataFrame], *, alpha: float) -> pd.DataFrame:
     """Every test of a comparison (the studies' ``tests``) in one family, Holm at ``alpha``
-    (:func:`plmfair.multiplicity.build_plan`)."""
+    (:func:`plmfair.multiplicity.decide_hypotheses`)."""
     frames = [f for f in tests if len(f)]
     if not frames:
-        return pd.DataFrame(columns=list(ANALYSIS_PLAN_SCHEMA))
+        return pd.DataFrame(columns=list(DECIDED_SCHEMA))
     hypotheses = pd.concat(frames, ignore_index=True)
     hypotheses = hypotheses.assign(study="compare", source=SOURCE, question=hypotheses["hypothesis"], primary=True)
-    return build_plan(hypotheses, alpha=alpha)
+    return decide_hypotheses(hypotheses, alpha=alpha)
 
 
 def compare_runs(
@@ -150,15 +150,15 @@ def compare_runs(
         part.KEY: part.changes(located, records, alpha=alpha, source=SOURCE, other_models=other_models)
         for part in parts
     }
-    plan = comparison_plan([t for part in parts for t in part.tests(changes[part.KEY])], alpha=alpha)
-    plan.attrs["alpha"] = alpha
+    hypotheses = comparison_hypotheses([t for part in parts for t in part.tests(changes[part.KEY])], alpha=alpha)
+    hypotheses.attrs["alpha"] = alpha
     return {
         "runs": runs,
         **settings_that_differ(records, all_settings=all_settings),
         "coverage warnings": pd.DataFrame(warnings, columns=["run", "warning"]),
         **{key: _stacked(frames) for key, frames in stacked.items()},
-        **{part.KEY: part.decided(changes[part.KEY], plan) for part in parts},
-        "plan": plan,
+        **{part.KEY: part.decided(changes[part.KEY], hypotheses) for part in parts},
+        "hypotheses": hypotheses,
     }
 
 
@@ -196,8 +196,8 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     """The comparison as Markdown (a table per part, printed by the display rule, and each comparison's 3 x 3
     transitions), CSV (one long table of the numbers at full precision, a column naming the part) or JSON
     (the numbers, each the shortest text that reads back as the same float)."""
-    # the level the comparison decided at (a comparison of settings alone has no plan: no test, no level)
-    alpha = float(tables["plan"].attrs["alpha"]) if "plan" in tables else None
+    # the level the comparison decided at (a comparison of settings alone has no hypotheses: no test, no level)
+    alpha = float(tables["hypotheses"].attrs["alpha"]) if "hypotheses" in tables else None
     if fmt == "json":
         return (
             json.dumps(
@@ -217,10 +217,10 @@ def render(tables: Mapping[str, pd.DataFrame], fmt: str) -> str:
     titles = {**TITLES, **{table.key: table.title for table in headlines()}, **{k: p.TITLE for k, p in studies.items()}}
     parts = []
     for name, table in tables.items():
-        if table.empty or name == "plan":
+        if table.empty or name == "hypotheses":
             continue
         study = studies.get(name)
-        shown = study.for_people(table, tables["plan"], alpha=alpha) if isinstance(study, ForPeople) else table
+        shown = study.for_people(table, tables["hypotheses"], alpha=alpha) if isinstance(study, ForPeople) else table
         parts.append(f"{titles[name].format(alpha=alpha)}\n\n{to_markdown(shown)}")
         if isinstance(study, ForPeople):
             title, text = study.text(table)

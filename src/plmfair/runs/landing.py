@@ -3,7 +3,7 @@
 Snakemake renders a workflow's description (its ``report:`` file, reStructuredText through Jinja) as the
 report's first page. When a report is made of a finished run, :func:`report_description` writes that page
 from the run's record instead: the run's name and status (complete and verified, or what is not:
-:func:`plmfair.runs.status.run_status`), a synthetic run's warning, the answers to the analysis plan's
+:func:`plmfair.runs.status.run_status`), a synthetic run's warning, the answers to the hypotheses'
 primary questions with their intervals and marks, each linked to the table and figure behind it
 (:attr:`plmfair.studies.Study.answered_in`), the models with their source and digest, and the data files
 with theirs. The page is written to a temporary file (the run folder is not touched: a report changes no
@@ -116,10 +116,10 @@ def _answers(folder: Path, record: Mapping, trusted: bool) -> list[str]:
         return out + ["The run answered no primary question (no model scored a data set with a question).", ""]
     lines = primary_lines(record)
     shown = printed(lines)
-    plan_counts = record["results"]["analysis_plan"]
+    plan_counts = record["results"]["hypotheses"]
     family = plan_counts["families"]["confirmatory"]
     out += [
-        f"The analysis plan's primary questions, {family['tests']} in its confirmatory family (Holm; level "
+        f"The hypotheses' primary questions, {family['tests']} in its confirmatory family (Holm; level "
         f"{plan_counts['alpha']}): each estimate with the interval of its test, its p adjusted (* significant: "
         f"{family['significant']} of {family['tests']}), and the table and figure behind it.",
         "",

@@ -5,8 +5,8 @@ every default filled in), each model that ran (family, source, revision asked fo
 SHA-256 of what was loaded, precision, device, protocol, token budget), every data file with its
 SHA-256, plmfair's version and git commit, the versions of Python and the libraries, when the
 run's jobs ran and how long each took, and the headline numbers with their intervals, p-values,
-marks and counts: the answers to the studies' primary questions first (the run's analysis plan,
-:mod:`plmfair.runs.analysis_plan`, whose marks every number carries), CrowS-Pairs (Nangia's score and
+marks and counts: the answers to the studies' primary questions first (the run's hypotheses,
+:mod:`plmfair.runs.hypotheses`, whose marks every number carries), CrowS-Pairs (Nangia's score and
 the decisive-pair share per data set and model), cloze sets with answers (P@1, P@5, MRR per language
 and group; sigma_gd with its interval, critical value and test; the omnibus test).
 
@@ -48,7 +48,9 @@ from plmfair.studies import STUDIES
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
 # 2: the published files with their SHA-256 (files); 3: net preference, testable, Holm p; 4: the analysis plan
-RECORD_VERSION = 5
+# (primary answers, every mark from it); 5: each primary answer in words; 6: the analysis plan called the
+# hypotheses (results.hypotheses, results/hypotheses.parquet)
+RECORD_VERSION = 6
 PACKAGES = (
     "torch",
     "transformers",
@@ -203,12 +205,12 @@ def published_section(paths: Sequence[str], *, sealed_in: str | os.PathLike | No
     return files
 
 
-def _primary(frames: Sequence[tuple[pd.DataFrame, str, str]], plan: pd.DataFrame | None) -> list[dict]:
-    """The answers to the primary questions: each ``(frame, estimate column, estimand)``'s rows the plan
-    holds as primary, with the question, the estimate, its interval and the test's decision."""
-    if plan is None:
+def _primary(frames: Sequence[tuple[pd.DataFrame, str, str]], hypotheses: pd.DataFrame | None) -> list[dict]:
+    """The answers to the primary questions: each ``(frame, estimate column, estimand)``'s rows the run's
+    ``hypotheses`` hold as primary, with the question, the estimate, its interval and the test's decision."""
+    if hypotheses is None:
         return []
-    questions = plan.set_index("hypothesis")
+    questions = hypotheses.set_index("hypothesis")
     rows = []
     for frame, estimate, estimand in frames:
         primary = frame[frame["hypothesis"].map(questions["primary"]).fillna(False).astype(bool)]
@@ -236,15 +238,15 @@ def _primary(frames: Sequence[tuple[pd.DataFrame, str, str]], plan: pd.DataFrame
     return rows
 
 
-def _plan_counts(plan: pd.DataFrame | None, alpha: float) -> dict:
-    """The plan in counts: per family, its procedure, tests and significant ones."""
-    if plan is None or plan.empty:
+def _hypothesis_counts(hypotheses: pd.DataFrame | None, alpha: float) -> dict:
+    """The hypotheses in counts: per family, its procedure, tests and significant ones."""
+    if hypotheses is None or hypotheses.empty:
         return {"alpha": alpha, "families": {}}
     families = {
         family: {"procedure": str(g["procedure"].iloc[0]), "tests": len(g), "significant": int(g["significant"].sum())}
-        for family, g in plan.groupby("family", sort=False)
+        for family, g in hypotheses.groupby("family", sort=False)
     }
-    return {"alpha": float(plan["alpha"].iloc[0]), "families": families}
+    return {"alpha": float(hypotheses["alpha"].iloc[0]), "families": families}
 
 
 def run_record(
@@ -253,7 +255,7 @@ def run_record(
     models: str | None = None,
     model_runs: Sequence[str] = (),
     studies: Mapping[str, Sequence[str]] | None = None,
-    plan: str | None = None,
+    hypotheses: str | None = None,
     data: Sequence[str] = (),
     pinned: Mapping[str, str | None] | None = None,
     published: Sequence[str] = (),
@@ -263,14 +265,14 @@ def run_record(
     """The record of a run from the paths of its results (each optional: a run may have one study). A model's
     scoring output is named by its file (``<model>.parquet``); ``studies``: per study, the files its part
     summarises (:func:`plmfair.plan.recorded_files`; the part is the study's ``record`` module's); every
-    mark and adjusted p is the analysis ``plan``'s. ``sealed_in``: the run folder whose seals the published
-    files must agree with (:func:`published_section`)."""
+    mark and adjusted p is the run's ``hypotheses``' (:mod:`plmfair.runs.hypotheses`). ``sealed_in``: the run
+    folder whose seals the published files must agree with (:func:`published_section`)."""
     model_frame = read_parquet(models) if models else None
-    decided_plan = read_parquet(plan) if plan else None
+    decided = read_parquet(hypotheses) if hypotheses else None
     results: dict[str, list] = {key: [] for part in record_parts() for key in part.SCHEMA}
     primary: list[tuple[pd.DataFrame, str, str]] = []
     for name, files in (studies or {}).items():
-        part = _part(STUDIES[name]).record_part(files, decided_plan)
+        part = _part(STUDIES[name]).record_part(files, decided)
         for key, study_rows in part.rows.items():
             results[key] += study_rows
         primary += part.primary
@@ -285,8 +287,8 @@ def run_record(
         "data": data_section(data, pinned or {}),
         "config": plain(dict(config)),
         "results": {
-            "analysis_plan": _plan_counts(decided_plan, alpha),
-            "primary": _primary(primary, decided_plan),
+            "hypotheses": _hypothesis_counts(decided, alpha),
+            "primary": _primary(primary, decided),
             **results,
         },
         "files": published_section(published, sealed_in=sealed_in),
@@ -333,7 +335,7 @@ def rederived_differences(run: str | os.PathLike, record: Mapping) -> list[str]:
                 models=next(iter(inputs["models"]), None),
                 model_runs=inputs["model_runs"],
                 studies=plan.recorded_files(config),
-                plan=next(iter(inputs["plan"]), None),
+                hypotheses=next(iter(inputs["hypotheses"]), None),
                 data=inputs["data"],
                 pinned=plan.pinned_checksums(config),
             )
@@ -440,19 +442,19 @@ def headline_tables(record: Mapping) -> list[tuple[Headline, pd.DataFrame]]:
     return [(table, table.lines(record)) for table in headlines()]
 
 
-def _plan_line(record: Mapping) -> str:
-    """The analysis plan in one paragraph: the families, their procedures and how many tests each marks."""
-    plan = record["results"]["analysis_plan"]
-    families = plan["families"]
+def _hypotheses_line(record: Mapping) -> str:
+    """The hypotheses in one paragraph: the families, their procedures and how many tests each marks."""
+    counts = record["results"]["hypotheses"]
+    families = counts["families"]
     parts = [
         f"{name} {f['tests']} test(s), {f['significant']} significant"
         + (f" ({f['procedure']})" if f["procedure"] else "")
         for name, f in families.items()
     ]
     return (
-        f"Analysis plan (alpha {plan['alpha']:g}): " + "; ".join(parts) + ". Primary questions: Holm over the "
+        f"Hypotheses (alpha {counts['alpha']:g}): " + "; ".join(parts) + ". Primary questions: Holm over the "
         "run's confirmatory family; every other marked test: Benjamini-Yekutieli over the whole report "
-        "(results/analysis_plan.parquet)."
+        "(results/hypotheses.parquet)."
     )
 
 
@@ -469,7 +471,7 @@ def headline(record: Mapping) -> str:
             "interval of its test, its p and Holm-adjusted p (* significant).\n\n"
             + to_markdown(primary.drop(columns=["answer"]))  # the answers above, the table of their numbers
             + "\n"
-            + _plan_line(record)
+            + _hypotheses_line(record)
             + "\n"
         )
     for table, lines in headline_tables(record):

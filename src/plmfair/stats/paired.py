@@ -99,7 +99,7 @@ def paired_change_size(moved: int, *, alpha: float) -> float:
     """The size of :func:`paired_change_p` at ``alpha`` given ``moved`` items: the chance that it rejects when
     nothing changes (each moved item up or down with probability 1/2, the test a function of the split alone),
     exactly; 0 with none moved. A discrete test's size given m swings around alpha (0.070 at m = 8, 0.077 at
-    m = 16, 0.016 at m = 7): the analysis plan leaves a row whose size is outside LEVEL_BAND untestable."""
+    m = 16, 0.016 at m = 7): the hypotheses leave a row whose size is outside LEVEL_BAND untestable."""
     if moved <= 0:
         return 0.0
     up = np.arange(moved + 1)

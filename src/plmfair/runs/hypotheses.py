@@ -1,9 +1,9 @@
-"""A run's analysis plan: every test its tables mark, in one of two families, adjusted once for the whole run.
+"""A run's hypotheses: every test its tables mark, in one of two families, adjusted once for the whole run.
 
 Each study names its hypotheses (:attr:`plmfair.studies.Study.questions`): its primary question per model
 and data set, which together form the run's confirmatory family (Holm), and every other test it marks, the
-secondary family (Benjamini-Yekutieli over the whole report); :func:`plmfair.multiplicity.build_plan`
-adjusts them (:data:`plmfair.multiplicity.ANALYSIS_PLAN_SCHEMA`). The tables, figures, the run record and
+secondary family (Benjamini-Yekutieli over the whole report); :func:`plmfair.multiplicity.decide_hypotheses`
+adjusts them (:data:`plmfair.multiplicity.DECIDED_SCHEMA`). The tables, figures, the run record and
 ``plmfair show`` read their marks from it.
 """
 
@@ -14,18 +14,18 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from plmfair.io.parquet import read_parquet
-from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA, HYPOTHESIS_SCHEMA, build_plan
+from plmfair.multiplicity import DECIDED_SCHEMA, HYPOTHESIS_SCHEMA, decide_hypotheses
 from plmfair.registry import load_function
 from plmfair.studies import STUDIES
 
 
-def analysis_plan(files: Mapping[str, Sequence[str]], *, alpha: float) -> pd.DataFrame:
-    """The plan of a run from each study's result files (``files``: study -> paths,
-    :func:`plmfair.plan.analysis_plan_inputs`)."""
+def run_hypotheses(files: Mapping[str, Sequence[str]], *, alpha: float) -> pd.DataFrame:
+    """The hypotheses of a run from each study's result files (``files``: study -> paths,
+    :func:`plmfair.plan.hypothesis_files`)."""
     frames = [
         load_function(STUDIES[study].questions)({path: read_parquet(path) for path in paths})
         for study, paths in files.items()
     ]
     frames = [f for f in frames if len(f)]
     hypotheses = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(HYPOTHESIS_SCHEMA))
-    return build_plan(hypotheses, alpha=alpha) if len(hypotheses) else pd.DataFrame(columns=list(ANALYSIS_PLAN_SCHEMA))
+    return decide_hypotheses(hypotheses, alpha=alpha) if len(hypotheses) else pd.DataFrame(columns=list(DECIDED_SCHEMA))

@@ -1,21 +1,21 @@
-"""Analysis plans made by hand for the tests of tables and figures: each row's test with the family and the
-mark a test wants, in the columns of plmfair.multiplicity.ANALYSIS_PLAN_SCHEMA."""
+"""Hypotheses decided by hand for the tests of tables and figures: each row's test with the family and the
+mark a test wants, in the columns of plmfair.multiplicity.DECIDED_SCHEMA."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from plmfair.multiplicity import ANALYSIS_PLAN_SCHEMA
+from plmfair.multiplicity import DECIDED_SCHEMA
 
 
-def plan_for(frame: pd.DataFrame, families, significant, *, hypothesis: str = "hypothesis", alpha: float = 0.05):
-    """A plan deciding the tests of ``frame``'s rows (named by ``hypothesis``, made up when the frame has
+def decided_for(frame: pd.DataFrame, families, significant, *, hypothesis: str = "hypothesis", alpha: float = 0.05):
+    """Hypotheses deciding the tests of ``frame``'s rows (named by ``hypothesis``, made up when the frame has
     none): per row its family and whether it is significant; an untested row has no adjusted p."""
     n = len(frame)
     ids = frame[hypothesis] if hypothesis in frame else pd.Series([f"h{i}" for i in range(n)], index=frame.index)
     families, significant = list(families), list(significant)
     tested = [f in ("confirmatory", "secondary") for f in families]
-    plan = pd.DataFrame(
+    decided = pd.DataFrame(
         {
             "hypothesis": list(ids),
             "study": "s",
@@ -42,4 +42,4 @@ def plan_for(frame: pd.DataFrame, families, significant, *, hypothesis: str = "h
             "alpha": alpha,
         }
     )
-    return plan[list(ANALYSIS_PLAN_SCHEMA)], list(ids)
+    return decided[list(DECIDED_SCHEMA)], list(ids)
