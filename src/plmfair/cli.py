@@ -253,6 +253,11 @@ def _to_rebuild(workdir: Path, configfiles: Sequence[Path]) -> list[str]:
     for found, what, then in (
         (integrity.altered, "result(s) changed since the workflow wrote them", "moved to {}, to be rebuilt"),
         (
+            integrity.retired,
+            "result(s) under the names of an earlier plmfair",
+            "moved to {}; this run makes them under their new names",
+        ),
+        (
             integrity.changed_models,
             "model folder(s) changed since their manifest was written, whatever their times say",
             "manifest moved to {}; the model is rescored",

@@ -8,6 +8,8 @@
 - :func:`verify`: ``plmfair verify``: the files the record (``results/run.json``) lists, re-hashed:
   changed or missing, and the files of ``results/`` the record's configuration does not produce.
 - :func:`missing`: the record's files that are gone (what a failed job left a run without).
+- :func:`retired`: the results an earlier plmfair wrote under a name it no longer makes (``plmfair run``
+  sets them aside, so that the run it brings up to date verifies).
 - :func:`changed_models`: the models whose folder is no longer what the run's manifest of it lists,
   even with its old times kept (``plmfair run`` sets such a manifest aside, so the model is rescored);
   :func:`verify_models`: every model folder the run used, re-hashed (``plmfair verify``).
@@ -45,6 +47,9 @@ NOT_PUBLISHED = (
     REPORT_CAPTIONS,
 )
 ALTERED = Path(".plmfair") / "altered"
+# results/ files an earlier plmfair wrote under names this one no longer makes (the analysis plan, now the
+# run's hypotheses: results/hypotheses.parquet and its table), as glob patterns relative to the run
+RETIRED = ("results/analysis_plan.parquet", "results/tables/analysis_plan.*")
 MANIFESTS = Path("results") / "manifests"
 # the fingerprints of model files re-hashed and found unchanged since their manifest (a copied run folder,
 # a folder touched), so that the next run does not hash them again
@@ -214,6 +219,12 @@ def verify(run: str | os.PathLike) -> Verification:
     out.unsealed = _seal_problems(seals, [RUN_RECORD, *(f for f in sorted(files) if f not in out.missing)])
     out.record_sealed = _agrees(run / RECORD, seals.get(RUN_RECORD))
     return out
+
+
+def retired(run: str | os.PathLike) -> list[str]:
+    """The run's files under the names of an earlier plmfair (:data:`RETIRED`), relative to it."""
+    run = Path(run)
+    return sorted({p.relative_to(run).as_posix() for pattern in RETIRED for p in run.glob(pattern) if p.is_file()})
 
 
 def missing(run: str | os.PathLike) -> list[str]:
