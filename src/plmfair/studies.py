@@ -58,8 +58,8 @@ Subjects = Callable[[dict], Iterable[str]]
 class ComparePart(Protocol):
     """What the module a study names in :attr:`Study.compare` holds: its part of ``plmfair compare``, named
     ``KEY`` and titled ``TITLE``. ``changes`` compares every two runs' results (``folders`` and ``records`` by
-    run name), its tests named for the hypotheses of ``source``; ``tests`` gives the comparison's plan its
-    hypotheses (:data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`); ``decided`` adds the plan's decisions to the
+    run name), its tests named for the hypotheses of ``source``; ``tests`` gives the comparison its
+    hypotheses (:data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`); ``decided`` adds their decisions to the
     changes; ``sections`` names the configuration sections a run's numbers depend on. Each study package
     checks its module against this contract where mypy reads it (``if TYPE_CHECKING`` in its ``__init__``)."""
 
@@ -81,7 +81,7 @@ class ComparePart(Protocol):
 
     def tests(self, table: pd.DataFrame) -> list[pd.DataFrame]: ...
 
-    def decided(self, table: pd.DataFrame, plan: pd.DataFrame) -> pd.DataFrame: ...
+    def decided(self, table: pd.DataFrame, hypotheses: pd.DataFrame) -> pd.DataFrame: ...
 
     def sections(self, record: Mapping) -> set[str]: ...
 
@@ -91,7 +91,7 @@ class ForPeople(Protocol):
     """A compare part that also has a Markdown view of its changes (``for_people``) and a block of text printed
     after them, with its title (``text``)."""
 
-    def for_people(self, table: pd.DataFrame, plan: pd.DataFrame, *, alpha: float) -> pd.DataFrame: ...
+    def for_people(self, table: pd.DataFrame, hypotheses: pd.DataFrame, *, alpha: float) -> pd.DataFrame: ...
 
     def text(self, table: pd.DataFrame) -> tuple[str, str]: ...
 
@@ -146,13 +146,13 @@ class Study:
     jobs' order (``scored``: the models table, the run record and the models' manifests ask it); its part
     of the run record: the plan function listing the files it summarises (``recorded``) and the module
     whose ``SCHEMA`` gives its lists under the record's ``results`` (each the JSON schema of its list), whose
-    ``record_part(files, plan)`` makes them and whose ``HEADLINES`` show them (``record``:
+    ``record_part(files, hypotheses)`` makes them and whose ``HEADLINES`` show them (``record``:
     :mod:`plmfair.rendering.record_rows`); the kinds of its data sets
     ``--datasets`` can name (``choices``, :class:`DataChoice`); its part of ``plmfair compare``: the module
     (``compare``) whose ``KEY`` and ``TITLE`` name the part, whose ``changes(folders, records, alpha=,
-    source=, other_models=)`` compares every two runs, ``tests(changes)`` gives the comparison's plan its
-    tests, ``decided(changes, plan)`` adds the plan's decisions and ``sections(record)`` names the
-    configuration sections a run's numbers depend on; optionally ``for_people(changes, plan, alpha=)`` (its
+    source=, other_models=)`` compares every two runs, ``tests(changes)`` gives the comparison its
+    hypotheses, ``decided(changes, hypotheses)`` adds their decisions and ``sections(record)`` names the
+    configuration sections a run's numbers depend on; optionally ``for_people(changes, hypotheses, alpha=)`` (its
     Markdown view) and ``text(changes)`` (a title and a block of text printed after it); its configuration
     checks beyond the schema (``check(config)``, raising :class:`plmfair.errors.ConfigError` naming the key)
     and the keys of its section an earlier version had, each with what to do instead (``moved``: key path ->

@@ -71,7 +71,7 @@ def changes(
 
 
 def tests(table: pd.DataFrame) -> list[pd.DataFrame]:
-    """The flip tests of the changes, as rows of the comparison's plan."""
+    """The flip tests of the changes, as the comparison's hypotheses."""
     return [
         pd.DataFrame(
             {

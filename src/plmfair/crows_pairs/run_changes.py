@@ -90,7 +90,7 @@ def tests(table: pd.DataFrame) -> list[pd.DataFrame]:
 
 def decided(table: pd.DataFrame, hypotheses: pd.DataFrame) -> pd.DataFrame:
     """The changes with each test's adjusted p and mark (``{change}_p_adjusted``, ``{change}_significant``)
-    from the comparison's plan."""
+    from the comparison's hypotheses."""
     out = table.copy()
     for name in CHANGES:
         if len(out):
