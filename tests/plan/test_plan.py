@@ -515,8 +515,9 @@ def test_output_registry_is_consistent():
 
 def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(monkeypatch):
     """1,000 models x 10 data sets planned in 126 s: every per-job plan call built every model's spec
-    (a million specs). Now each spec is built a bounded number of times whatever the models (timed
-    by make bench-plan, not here), and a changed configuration is never served old specs."""
+    (a million specs); later each fetch job named every model's Hub folder (a million names). Now each spec
+    and folder is made a bounded number of times whatever the models (timed by make bench-plan, not here),
+    and a changed configuration is never served old specs or folders."""
     from collections import Counter
 
     from conftest import REPO
@@ -551,8 +552,18 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
     crows_pairs_plan.crows_pairs_language_jobs(config)
     plan.tables(config)
     assert len(crows_pairs_plan.crows_pairs_jobs(config)) == 600 and max(calls.values()) <= 12
+    # each model's fetch job finds its Hub folder: its entry's folder named once, not once per model per job
+    folders: Counter = Counter()
+    real_store = model_settings.hub_store
+    monkeypatch.setattr(
+        model_settings, "hub_store", lambda entry: folders.update([entry["hf_id"]]) or real_store(entry)
+    )
+    fetched = [plan.hub_fetch(config, real_store(entry))["hf_id"] for entry in config["models"].values()]
+    assert fetched == [f"o/m{i}" for i in range(60)] and max(folders.values()) <= 2
     config["models"]["m0"]["family"] = "causal"
+    config["models"]["m1"]["hf_id"] = "o/other"
     assert plan.model_specs(config)["m0"].family == "causal"
+    assert plan.hub_fetch(config, "o--other@default")["hf_id"] == "o/other"
 
 
 def test_scripts_get_their_jobs_as_named_mappings(repo):

@@ -4,29 +4,38 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from plmfair.scoring import FAMILIES
 from plmfair.scoring.specs import ModelSpec, model_spec, specs_from_config
 from plmfair.studies import enabled, study_languages
 
-# the specs of the last models mapping seen, by its identity, kept while it is unchanged: Snakemake
-# plans with one config, and the rules' functions ask for the specs hundreds of times
-_SPECS: dict[int, tuple[dict, dict[str, ModelSpec]]] = {}
+# what the last models mapping seen gives (its specs, its Hub folders), by what it is and the mapping's identity,
+# kept while the mapping is unchanged: Snakemake plans with one config, and the rules' functions ask for them
+# once per job (thousands of times at survey scale)
+_OF_MODELS: dict[str, tuple[int, dict, Any]] = {}
 
 # the run's manifest of each model (its files, sizes and SHA-256): every scoring job's model input
 MODEL_MANIFEST = "results/manifests/{model}.json"
+T = TypeVar("T")
+
+
+def _of_models(config: dict, what: str, build: Callable[[dict], T]) -> T:
+    """``build(config)``, a value that depends on the configuration's models only, made once while its models
+    mapping is the same object with the same content (made again when it changes)."""
+    models = config.get("models", {})
+    cached = _OF_MODELS.get(what)
+    if cached is not None and cached[0] == id(models) and cached[1] == models:
+        return cached[2]
+    value = build(config)
+    _OF_MODELS[what] = (id(models), copy.deepcopy(models), value)
+    return value
 
 
 def model_specs(config: dict) -> dict[str, ModelSpec]:
     """Every model's spec, built once per configuration (rebuilt when its models change)."""
-    models = config.get("models", {})
-    cached = _SPECS.get(id(models))
-    if cached is not None and cached[0] == models:
-        return cached[1]
-    specs = specs_from_config(config)
-    _SPECS.clear()
-    _SPECS[id(models)] = (copy.deepcopy(models), specs)
-    return specs
+    return _of_models(config, "specs", specs_from_config)
 
 
 def spec_of(config: dict, model: str) -> ModelSpec:
@@ -79,8 +88,9 @@ def hub_store(entry: dict) -> str:
 
 
 def hub_stores(config: dict) -> dict[str, dict]:
-    """The Hub models of the configuration by :func:`hub_store` folder."""
-    return {hub_store(entry): entry for entry in hub_models(config).values()}
+    """The Hub models of the configuration by :func:`hub_store` folder, found once per configuration: each
+    fetch job asks (:func:`hub_fetch`), and finding them per job made planning quadratic in the models."""
+    return _of_models(config, "hub_stores", lambda c: {hub_store(e): e for e in hub_models(c).values()})
 
 
 def hub_store_names(config: dict, store: str) -> str:
