@@ -11,7 +11,10 @@ rules make, in this process); then the growth from the smallest N to each larger
 linear; and, per N, Snakemake's own floor measured in the same run: a trivial Snakefile whose dry run
 plans the same number of jobs in the same shape (each model fetched, each data set read, every model
 scored on every data set, one job gathering them), no plan functions and no config, with the ratio of the
-workflow's dry run to it (goal: at most 1.5x).
+workflow's dry run to it (goal: at most 1.5x); and the same jobs from a Snakefile whose rules carry the kinds of
+directive every rule of the workflow carries, each as cheap as it can be (a script, three params and three
+resources computed per job, a log and a benchmark file): what Snakemake itself spends on those directives,
+so that the workflow's ratio to it is what its own plan, input and resource functions add.
 
     python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10] [--local]
 
@@ -93,6 +96,10 @@ MODELS = [f"m{{i}}" for i in range({models})]
 SETS = [f"set_{{d}}" for d in range({datasets})]
 
 
+def per_model(wildcards):
+    return wildcards.get("model", "")
+
+
 rule gather:
     input:
         expand("scores/{{model}}/{{name}}.parquet", model=MODELS, name=SETS),
@@ -106,16 +113,12 @@ rule gather:
 rule fetch:
     output:
         "models/{{model}}.json",
-    shell:
-        "touch {{output}}"
-
+{fetch}
 
 rule read:
     output:
         "data/{{name}}.parquet",
-    shell:
-        "touch {{output}}"
-
+{read}
 
 rule score:
     input:
@@ -123,25 +126,55 @@ rule score:
         data="data/{{name}}.parquet",
     output:
         "scores/{{model}}/{{name}}.parquet",
-    shell:
-        "touch {{output}}"
-
+{score}
 
 rule extra:
     output:
         "extra/{{i}}.txt",
+{extra_body}
+"""
+# a trivial rule's body ...
+TRIVIAL = """\
     shell:
-        "touch {{output}}"
+        "touch {output}"
+"""
+# ... and one with the kinds of directive every rule of the workflow has, each as cheap as it can be: a
+# script, three params and three resources computed per job, a log and a benchmark file (Snakemake's own
+# cost of those directives, none of plmfair's plan)
+DIRECTIVES = """\
+    params:
+        model=per_model,
+        protocol=per_model,
+        precision=per_model,
+    log:
+        "logs/{rule}/{jobid}.log",
+    benchmark:
+        "benchmarks/{rule}/{jobid}.tsv"
+    resources:
+        mem_mb=lambda wildcards, input, attempt: 1000 * attempt,
+        runtime=lambda wildcards, input, attempt: 10 * attempt,
+        gpu=lambda wildcards: 0,
+    script:
+        "job.py"
 """
 
 
-def floor_snakefile(path: Path, models: int, datasets: int, jobs: int) -> Path:
+def floor_snakefile(path: Path, models: int, datasets: int, jobs: int, *, directives: bool = False) -> Path:
     """A trivial Snakefile at ``path`` whose dry run plans ``jobs`` jobs: the survey's shape (``models`` x
-    ``datasets`` scoring jobs, their fetches and reads, one gathering job) and the rest as jobs of their own."""
+    ``datasets`` scoring jobs, their fetches and reads, one gathering job) and the rest as jobs of their own;
+    with ``directives``, each rule but the gathering one has :data:`DIRECTIVES` (its script beside it)."""
     extra = jobs - (models * datasets + models + datasets + 1)
     if extra < 0:
         raise SystemExit(f"the workflow planned {jobs} jobs, fewer than the floor's shape alone")
-    path.write_text(FLOOR.format(models=models, datasets=datasets, extra=extra), encoding="utf-8")
+    # each rule's log and benchmark named by its own wildcards
+    jobids = {"fetch": "{model}", "read": "{name}", "score": "{model}/{name}", "extra_body": "{i}"}
+    bodies = {
+        rule: DIRECTIVES.format(rule=rule.removesuffix("_body"), jobid=jobid) if directives else TRIVIAL
+        for rule, jobid in jobids.items()
+    }
+    text = FLOOR.format(models=models, datasets=datasets, extra=extra, **bodies)
+    path.write_text(text, encoding="utf-8")
+    (path.parent / "job.py").touch()
     return path
 
 
@@ -190,17 +223,25 @@ def main() -> int:
             config = load_config([path])
             calls = plan_calls(config)
             seconds, peak, jobs = dry_run(path, Path(tmp) / f"work_{n}")
-            floor = floor_snakefile(Path(tmp) / f"Snakefile_floor_{n}", n, args.datasets, jobs)
-            floor_seconds, _, floor_jobs = dry_run(None, Path(tmp) / f"floor_{n}", floor)
-            if floor_jobs != jobs:
-                raise SystemExit(f"the floor planned {floor_jobs} jobs, the workflow {jobs}")
+            floors = []
+            for kind in ("trivial", "directives"):
+                folder = Path(tmp) / f"floor_{kind}_{n}"
+                folder.mkdir()
+                snakefile = floor_snakefile(folder / "Snakefile", n, args.datasets, jobs, directives=kind != "trivial")
+                floor_seconds, _, floor_jobs = dry_run(None, folder / "work", snakefile)
+                if floor_jobs != jobs:
+                    raise SystemExit(f"the {kind} floor planned {floor_jobs} jobs, the workflow {jobs}")
+                floors.append(floor_seconds)
+            floor_seconds, directives_seconds = floors
             rows.append((n, seconds, peak, jobs, calls))
             print(
                 f"{n:>5} {'local' if args.local else 'Hub'} models x {args.datasets} data sets: "
                 f"snakemake --dry-run {seconds:7.1f} s, peak memory "
                 f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s; "
                 f"a trivial Snakefile's {jobs} jobs {floor_seconds:5.1f} s: "
-                f"{seconds / floor_seconds:.2f}x Snakemake's floor (goal at most 1.5x)",
+                f"{seconds / floor_seconds:.2f}x Snakemake's floor (goal at most 1.5x); the same jobs with the "
+                f"workflow's kinds of directive {directives_seconds:5.1f} s ({directives_seconds / floor_seconds:.2f}x "
+                f"the floor): the workflow {seconds / directives_seconds:.2f}x that",
                 flush=True,
             )
     base = rows[0]
