@@ -31,7 +31,7 @@ configfile: "config/config.yaml"
 
 
 try:
-    validate_config(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml")
+    validate_config(config)  # the shared schema and each study package's part of it (plmfair.config)
 except ConfigError as exc:
     raise SystemExit(f"plmfair: {exc}") from None
 

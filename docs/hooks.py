@@ -1,8 +1,9 @@
 """MkDocs hooks (mkdocs.yml ``hooks:``): the pages that are generated, never written by hand, so that they cannot
 drift from what they describe.
 
-- ``reference/configuration.md``: every key of ``workflow/schemas/config.schema.yaml`` with its type, default and
-  description, section by section;
+- ``reference/configuration.md``: every key of the configuration's schema (``workflow/schemas/config.schema.yaml``
+  and each study package's ``config.schema.yaml``, merged by ``plmfair.config.config_schema``) with its type,
+  default and description, section by section;
 - ``reference/outputs.md``: every table and figure a run can make (``plmfair.plan.targets``: the shared ones and each
   study's ``outputs.py``), with the subjects it is made for, its title and its caption;
 - ``validation/index.md``: the validation pages the benchmarks wrote into ``docs/validation/`` (each opens with the
@@ -14,11 +15,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import yaml
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parent.parent
-SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _cell(text) -> str:
@@ -64,11 +63,14 @@ def _keys(node: dict, path: str):
 
 
 def configuration_page() -> str:
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    from plmfair.config import config_schema
+
+    schema = config_schema()
     lines = [
         "# Configuration reference",
         "",
-        "Generated from the descriptions of `workflow/schemas/config.schema.yaml`, the schema every run's "
+        "Generated from the descriptions of the configuration's schema (`workflow/schemas/config.schema.yaml` for "
+        "the shared sections, each study's `config.schema.yaml` beside its code for its own), which every run's "
         "configuration is checked against before any job starts; `config/config.yaml` holds the values. "
         "A key's default is filled in where the file leaves it out.",
         "",

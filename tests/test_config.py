@@ -15,8 +15,11 @@ def default_config(repo):
 
 
 @pytest.fixture()
-def schema(repo):
-    return repo / "workflow" / "schemas" / "config.schema.yaml"
+def schema():
+    """The configuration's schema: the shared sections and each study package's part (plmfair.config)."""
+    from plmfair.config import config_schema
+
+    return config_schema()
 
 
 def test_default_and_demo_configs_validate(repo, default_config, schema):
@@ -280,7 +283,7 @@ def test_valid_resource_overrides_pass():
 def test_keys_the_hypotheses_replaced_are_refused_with_where_to_go(tmp_path):
     """crows_pairs.alpha (one level for all the run's hypotheses now: analysis.alpha) and analysis.bootstrap (no
     interval is a bootstrap's any more) are refused in one line that says what to do."""
-    from plmfair.config import SCHEMA, validate_config
+    from plmfair.config import validate_config
     from plmfair.errors import ConfigError
 
     for config, said in (
@@ -288,7 +291,7 @@ def test_keys_the_hypotheses_replaced_are_refused_with_where_to_go(tmp_path):
         ({"analysis": {"bootstrap": 999}}, "remove the key"),
     ):
         with pytest.raises(ConfigError, match=said):
-            validate_config(config, SCHEMA)
+            validate_config(config)
 
 
 # parameters that stand for a configured setting (workflow/schemas/config.schema.yaml states its default)
@@ -341,9 +344,9 @@ def test_the_construction_filters_python_falls_back_on_are_the_schemas():
     """A cloze corpus's filters, where a caller gives none (plmfair.cloze.construction.selection), are the
     defaults of the schema's cloze.filters: one changed alone fails here."""
     from plmfair.cloze.construction.filters import DEFAULT_FILTERS
-    from plmfair.config import SCHEMA
+    from plmfair.config import config_schema
 
-    filters = yaml.safe_load(SCHEMA.read_text())["properties"]["cloze"]["properties"]["filters"]["properties"]
+    filters = config_schema()["properties"]["cloze"]["properties"]["filters"]["properties"]
     assert {key: entry["default"] for key, entry in filters.items()} == DEFAULT_FILTERS
 
 

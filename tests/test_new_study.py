@@ -1,11 +1,11 @@
 """docs/architecture.md's recipe for a new study, carried out: a study that scores minimal pairs of its own
 with a model (sentences about an occupation with the pronoun its stereotype expects and with the other)
 is added to a copy of the project as one package (its plan, its jobs, its part of the record, of
-``plmfair show`` and of ``plmfair compare``), its rule file and its tests, plus its line in the study
-registry and its configuration section. Two runs of it (two tiny models of one name) then reach the run
-record (validated against the schema with its part), ``plmfair show``, ``plmfair compare`` and
-``plmfair verify``, and a lost result is rebuilt. If an extension point regresses (a study name in a
-switch, a rule file the Snakefile must name, a record or schema part to extend by hand), this fails."""
+``plmfair show`` and of ``plmfair compare``, and its part of the configuration's schema, which registers
+it), its rule file and its tests: no file of the checkout is edited. Two runs of it (two tiny models of one
+name) then reach the run record (validated against the schema with its part), ``plmfair show``, ``plmfair
+compare`` and ``plmfair verify``, and a lost result is rebuilt. If an extension point regresses (a study name in a
+switch, a rule file the Snakefile must name, a registry, record or schema part to extend by hand), this fails."""
 
 from __future__ import annotations
 
@@ -242,6 +242,31 @@ NEW_FILES = {
             return table.assign(p_adjusted=verdicts["p_adjusted"].to_numpy(),
                                 significant=verdicts["significant"].fillna(False).to_numpy(dtype=bool))
         ''',
+    "src/plmfair/occupations/config.schema.yaml": """
+        # Occupation pairs' part of the configuration, beside its code: its study and where it comes, its data
+        # set kind (each entry a download and a language) and its section.
+        x-studies: {occupations: STUDY}
+        x-order: 3
+        datasets:
+          occupations:
+            type: object
+            default: {}
+            additionalProperties:
+              type: object
+              additionalProperties: false
+              required: [file, lang]
+              properties:
+                x-shared: download-fields
+                lang: {type: string}
+        properties:
+          occupations:
+            type: object
+            default: {}
+            additionalProperties: false
+            properties:
+              enabled: {type: boolean, default: true}
+              models: {type: array}
+        """,
     "workflow/rules/occupations.smk": """
         import plmfair.occupations as occupations
 
@@ -316,7 +341,6 @@ NEW_FILES = {
 }
 
 # The edits: its line in the study registry, its config section.
-REGISTRATION = '\nSTUDIES.register("occupations", "plmfair.occupations:STUDY")\n'
 PAIRS = (
     "occupation,sent_more,sent_less\n"
     "nurse,She said the nurse was kind.,He said the nurse was kind.\n"
@@ -333,30 +357,7 @@ def add_study(root: Path) -> list[str]:
     for path, text in NEW_FILES.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(textwrap.dedent(text).lstrip())
-    with open(root / "src/plmfair/studies.py", "a", encoding="utf-8") as fh:
-        fh.write(REGISTRATION)
-    schema_path = root / "workflow/schemas/config.schema.yaml"
-    schema = yaml.safe_load(schema_path.read_text())
-    # its download entries take the fields every data set entry has (the schema's x-download-fields) and a language
-    download = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["file", "lang"],
-        "properties": {**schema["x-download-fields"], "lang": {"type": "string"}},
-    }
-    schema["properties"]["datasets"]["properties"]["occupations"] = {
-        "type": "object",
-        "default": {},
-        "additionalProperties": download,
-    }
-    schema["properties"]["occupations"] = {
-        "type": "object",
-        "default": {},
-        "additionalProperties": False,
-        "properties": {"enabled": {"type": "boolean", "default": True}, "models": {"type": "array"}},
-    }
-    schema_path.write_text(yaml.safe_dump(schema, sort_keys=False, allow_unicode=True))
-    return [*NEW_FILES, "src/plmfair/studies.py", "workflow/schemas/config.schema.yaml"]
+    return list(NEW_FILES)
 
 
 def copy_project(repo: Path, root: Path) -> None:
@@ -375,8 +376,9 @@ def test_a_new_study_that_scores_a_model_reaches_the_record_show_compare_and_ver
     copy_project(repo, root)
     touched = add_study(root)
     print(f"a new study that scores a model: {len(touched)} files touched ({', '.join(touched)})")
-    # one new package (3 files), its rule file and its tests; its registry line and its schema section
-    assert len(touched) <= 8
+    # one new package (its code and its part of the configuration's schema), its rule file and its tests: no
+    # file of the checkout is edited (the registry finds the package by its schema part)
+    assert len(touched) <= 8 and not [path for path in touched if (repo / path).exists()]
     assert len({Path(p).parent for p in touched if p.startswith("src/plmfair/occupations/")}) == 1
     mirror = tmp_path / "mirror"
     mirror.mkdir()

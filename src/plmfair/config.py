@@ -10,16 +10,18 @@ models.xlmr_base.family: 'mllm' is not one of ['causal', 'mlm', 'seq2seq']``.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.plan.downloads import download_entries
 from plmfair.scoring import FAMILIES
 from plmfair.scoring.model_settings import is_built, model_specs
-from plmfair.studies import STUDIES, DataChoice, section
+from plmfair.studies import STUDIES, STUDY_SCHEMA, DataChoice, section, study_packages
 
 
 def _key_path(error) -> str:
@@ -27,22 +29,16 @@ def _key_path(error) -> str:
     return ".".join(parts) if parts else "(top level)"
 
 
-def validate_config(config: dict, schema: str | os.PathLike) -> dict:
-    """Validate ``config`` in place (filling defaults); raise :class:`ConfigError` with one line on failure."""
+def validate_config(config: dict, schema: Mapping | None = None) -> dict:
+    """Validate ``config`` in place against the configuration's schema (:func:`config_schema`, or ``schema``),
+    filling its defaults; raise :class:`ConfigError` with one line on failure."""
     # only when a config or a record is validated
     import jsonschema
-    import yaml
-    from snakemake.utils import validate
 
+    schema = config_schema() if schema is None else schema
     _check_moved(config)
-    try:
-        validate(config, str(schema), set_default=True)
-    except Exception as exc:  # snakemake wraps the jsonschema error in a WorkflowError
-        with open(schema, encoding="utf-8") as fh:
-            schema_obj = yaml.safe_load(fh)
-        errors = list(jsonschema.Draft202012Validator(schema_obj).iter_errors(config))
-        if not errors:
-            raise ConfigError(f"config error: {exc}") from exc
+    errors = list(_with_defaults()(schema).iter_errors(config))
+    if errors:
         best = jsonschema.exceptions.best_match(errors)
         if best.validator == "uniqueItems":
             seen: set = set()
@@ -62,6 +58,24 @@ def validate_config(config: dict, schema: str | os.PathLike) -> dict:
     _check_finite(config)
     check_config(config)
     return config
+
+
+@functools.cache
+def _with_defaults():
+    """JSON Schema 2020-12's validator that fills each missing property with its schema's default (a copy of
+    it) as it validates (jsonschema's recipe, as Snakemake's ``validate(set_default=True)``)."""
+    from jsonschema import Draft202012Validator, validators  # as validate_config: only where one is checked
+
+    check_properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if validator.is_type(instance, "object"):
+            for name, subschema in properties.items():
+                if isinstance(subschema, Mapping) and "default" in subschema:
+                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
+        yield from check_properties(validator, properties, instance, schema)
+
+    return validators.extend(Draft202012Validator, {"properties": set_defaults})
 
 
 def _worded_shapes(error):
@@ -120,20 +134,63 @@ MOVED = {
 }
 
 
-# The schema beside the workflow (plmfair is installed from its checkout).
+# The schema of the sections every study shares, beside the workflow (plmfair is installed from its checkout);
+# each study package's own part is beside its code (plmfair.studies.study_packages).
 SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 @functools.cache
-def schema_properties() -> dict:
-    """The top-level keys of the configuration schema (:data:`SCHEMA`), read once."""
+def _config_schema() -> dict:
     import yaml  # as validate_config: only where a configuration is read
 
-    with open(SCHEMA, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)["properties"]
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    kinds = schema["properties"]["datasets"].setdefault("properties", {})
+    for package, fragment in study_packages():
+        where = f"src/plmfair/{package}/{STUDY_SCHEMA}"
+        for part, into in (("datasets", kinds), ("properties", schema["properties"])):
+            for key, value in (fragment.get(part) or {}).items():
+                if key in into:
+                    raise ConfigError(
+                        f"{where}: {part}.{key} is declared twice (once more in the shared schema or "
+                        "another study's); give it another name"
+                    )
+                into[key] = _shared(value, schema, where)
+    return schema
 
 
-def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = SCHEMA) -> dict:
+def config_schema() -> dict:
+    """The configuration's JSON schema: the shared sections (:data:`SCHEMA`) with each study package's data set
+    kinds (under ``datasets``) and sections (:func:`plmfair.studies.study_packages`), its ``x-shared: NAME``
+    entries replaced by the shared schema's ``x-NAME``; a copy, made from one reading."""
+    return copy.deepcopy(_config_schema())
+
+
+def _shared(node, schema: dict, where: str):
+    """``node`` of a study's schema with each ``x-shared: NAME`` of its mappings merged from the shared
+    schema's ``x-NAME`` (the mapping's own keys win, as YAML's merge keys)."""
+    if isinstance(node, list):
+        return [_shared(item, schema, where) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _shared(value, schema, where) for key, value in node.items() if key != "x-shared"}
+    if "x-shared" in node:
+        name = f"x-{node['x-shared']}"
+        if name not in schema:
+            raise ConfigError(
+                f"{where}: x-shared: {node['x-shared']} names nothing (the shared schema has "
+                f"{', '.join(k[2:] for k in schema if k.startswith('x-'))})"
+            )
+        out = {**copy.deepcopy(schema[name]), **out}
+    return out
+
+
+@functools.cache
+def schema_properties() -> dict:
+    """The top-level keys of the configuration schema (:func:`config_schema`), read once."""
+    return config_schema()["properties"]
+
+
+def load_config(paths: list[str | os.PathLike], *, schema: Mapping | None = None) -> dict:
     """The configuration a run gets from ``--configfile`` files: merged key by key in order, as
     Snakemake merges them, then validated with the schema's defaults filled in
     (:func:`validate_config`), so that tools run before Snakemake read what the workflow reads."""
@@ -151,7 +208,7 @@ def load_config(paths: list[str | os.PathLike], *, schema: str | os.PathLike = S
 def schema_default(key: str):
     """The configuration schema's default of ``key`` (dotted: ``analysis.alpha``), for a tool run outside a
     run's configuration (``plmfair compare``) that takes the same setting."""
-    value = validate_config({}, SCHEMA)
+    value = validate_config({})
     for part in key.split("."):
         value = value[part]
     return value

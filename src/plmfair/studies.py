@@ -1,13 +1,15 @@
 """The studies a run can make: the :class:`Study` record and the study registry, :data:`STUDIES`.
 
 Each study package defines its record (``plmfair.crows_pairs:STUDY``, ``plmfair.cloze:MOZART`` and
-``plmfair.cloze:CLOZE``) with its own plan functions; the registry names them lazily, so this module
-imports no study. The plan, the model families, the command line and the report ask the registry
+``plmfair.cloze:CLOZE``) with its own plan functions, and names it in its part of the configuration's schema
+(:func:`study_packages`); the registry finds them there and loads them lazily, so this module imports no
+study. The plan, the model families, the command line and the report ask the registry
 rather than compare study names (a test refuses a comparison with a study name elsewhere).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -216,12 +218,35 @@ class Study:
         return self.rules + (CLOZE_SET_RULES if self.task == CLOZE_TASK else ())
 
 
+# A study package is a package of plmfair with its part of the configuration's schema beside its code
+# (STUDY_SCHEMA): its x-studies names the studies the package defines (name -> the package's attribute that
+# holds each Study), its x-order where they come among the studies (the record's, tables' and report's order).
+# A new study is a new package: no shared file names it.
+STUDY_SCHEMA = "config.schema.yaml"
+
+
+@functools.cache
+def study_packages() -> tuple[tuple[str, dict], ...]:
+    """Each study package's name and its part of the configuration's schema (:data:`STUDY_SCHEMA`), in their
+    ``x-order`` (then by name), read once."""
+    import yaml  # C-accelerated where it can be: every job reads the registry
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    found = []
+    for path in sorted(Path(__file__).parent.glob(f"*/{STUDY_SCHEMA}")):
+        fragment = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
+        if not isinstance(fragment.get("x-studies"), dict) or not fragment["x-studies"]:
+            raise ConfigError(f"{path}: a study package's schema names its studies: x-studies: {{name: ATTRIBUTE}}")
+        found.append((path.parent.name, fragment))
+    return tuple(sorted(found, key=lambda item: (item[1].get("x-order", 100), item[0])))
+
+
 STUDIES: Registry[Study] = Registry(
     "study",
     {
-        "crows_pairs": "plmfair.crows_pairs:STUDY",
-        "mozart": "plmfair.cloze:MOZART",
-        "cloze": "plmfair.cloze:CLOZE",
+        name: f"plmfair.{package}:{attribute}"
+        for package, fragment in study_packages()
+        for name, attribute in fragment["x-studies"].items()
     },
     error=ConfigError,
 )

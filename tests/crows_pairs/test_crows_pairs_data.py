@@ -260,7 +260,7 @@ def test_real_multilingual_crows_pairs_through_config_alone(repo, shared_data):
     from plmfair.config import validate_config
 
     with open(repo / "config" / "config.yaml") as fh:
-        cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+        cfg = validate_config(yaml.safe_load(fh))
     sets = cfg["datasets"]["crows_pairs"]
     files, nonempty = _source_md_counts(shared_data)
     root = shared_data / "multilingual_crows_pairs"

@@ -45,7 +45,7 @@ def config(repo):
         "models": copy.deepcopy(MODELS),
         "crows_pairs": {"datasets": ["en", "fr"]},
     }
-    return validate_config(cfg, repo / "workflow" / "schemas" / "config.schema.yaml")
+    return validate_config(cfg)
 
 
 def runs(config, cloze_set):
@@ -108,7 +108,7 @@ def test_protocol_beams_and_precision_only_where_they_change_a_result(config):
 
 def test_cloze_sets_of_the_demo(repo):
     with open(repo / ".test" / "config" / "config.yaml") as fh:
-        cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+        cfg = validate_config(yaml.safe_load(fh))
     sets = cloze_plan.cloze_sets(cfg)
     assert list(sets) == ["mozart", "demo"] and sets["demo"].constructed and not sets["mozart"].constructed
     assert sets["demo"].langs == ("en", "de", "es", "fr") == sets["demo"].answered
@@ -124,11 +124,11 @@ def test_cloze_sets_of_the_demo(repo):
 
 
 def test_schema_enums_match_the_registries(repo):
+    from plmfair.config import config_schema
     from plmfair.scoring import FAMILIES
     from plmfair.scoring.protocols import PROTOCOLS
 
-    with open(repo / "workflow" / "schemas" / "config.schema.yaml") as fh:
-        schema = yaml.safe_load(fh)
+    schema = config_schema()
     models = schema["properties"]["models"]["additionalProperties"]["properties"]
     assert set(models["family"]["enum"]) == set(FAMILIES)
     # crows_pairs.protocol is checked against the protocol registry itself (plmfair.config), not an enum;
@@ -153,8 +153,7 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
         "from plmfair.config import validate_config\n"
         "from plmfair import plan\n"
         "from plmfair.crows_pairs import plan as crows_pairs_plan\n"
-        f"cfg = validate_config(yaml.safe_load(open({str(repo / 'config' / 'config.yaml')!r})), "
-        f"{str(repo / 'workflow' / 'schemas' / 'config.schema.yaml')!r})\n"
+        f"cfg = validate_config(yaml.safe_load(open({str(repo / 'config' / 'config.yaml')!r})))\n"
         "from plmfair.plan.model_runs import models_in_use\n"
         "print(len(crows_pairs_plan.crows_pairs_jobs(cfg)), len(models_in_use(cfg)), len(plan.drawn_figures(cfg)))\n"
         "assert 'torch' not in sys.modules or not hasattr(sys.modules['torch'], 'Tensor')\n"
@@ -167,7 +166,7 @@ def test_plan_and_config_import_without_torch(repo, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     with open(repo / "config" / "config.yaml") as fh:
-        cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+        cfg = validate_config(yaml.safe_load(fh))
     expected = [crows_pairs_plan.crows_pairs_jobs(cfg), models_in_use(cfg), plan.drawn_figures(cfg)]
     assert proc.stdout.split() == [str(len(x)) for x in expected]
 
@@ -199,7 +198,7 @@ def test_hub_models_are_fetched_into_folders_named_by_what_is_fetched_and_path_m
 
 def test_spacy_packages_of_enabled_corpora_only(repo):
     with open(repo / "config" / "config.yaml") as fh:
-        config = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+        config = validate_config(yaml.safe_load(fh))
     assert construction_plan.spacy_packages(config) == {
         "de": "de_core_news_sm",
         "en": "en_core_web_sm",
@@ -520,8 +519,6 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
     and a changed configuration is never served old specs or folders."""
     from collections import Counter
 
-    from conftest import REPO
-
     from plmfair.scoring import model_settings
     from plmfair.scoring import specs as model_module
 
@@ -542,8 +539,7 @@ def test_planning_a_survey_builds_each_models_spec_a_bounded_number_of_times(mon
             "crows_pairs": {"datasets": list(sets)},
             "mozart": {"enabled": False},
             "cloze": {"enabled": False},
-        },
-        REPO / "workflow" / "schemas" / "config.schema.yaml",
+        }
     )
     calls.clear()
     for _, model in crows_pairs_plan.crows_pairs_jobs(config):
@@ -587,7 +583,7 @@ def test_figure_categories_come_from_the_plan(repo):
     import re
 
     with open(repo / ".test" / "config" / "config.yaml") as fh:
-        demo = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+        demo = validate_config(yaml.safe_load(fh))
     drawn = plan.drawn_figures(demo)
     assert drawn["crows_pairs"].category == drawn["crows_pairs_language_effects"].category == "CrowS-Pairs"
     assert drawn["mozart_mrr"].category == "MozArt" and drawn["demo_mrr"].category == "Cloze set demo"
@@ -683,9 +679,7 @@ def test_the_robustness_analysis_adds_one_pass_per_other_protocol_and_each_is_a_
     from plmfair.preflight import robustness_passes
 
     assert crows_pairs_plan.pass_jobs(config) == [] and robustness_passes(config) == []
-    on = validate_config(
-        {**config, "robustness": {"enabled": True}}, repo / "workflow" / "schemas" / "config.schema.yaml"
-    )
+    on = validate_config({**config, "robustness": {"enabled": True}})
     jobs = crows_pairs_plan.pass_jobs(on)
     others = ["all_tokens", "within_word_l2r", "aul"]  # nangia is the run's own
     expected = [(ds, m, p, "fp32") for ds, m in crows_pairs_plan.crows_pairs_jobs(on) if m != "gpt2" for p in others]
@@ -717,7 +711,7 @@ def test_a_model_in_reduced_precision_is_scored_again_in_fp32_with_the_same_load
     on["models"]["mbert"]["precision"] = "bf16"
     on["models"]["gpt2"]["precision"] = "bf16"
     on["crows_pairs"]["robustness"] = {"protocols": ["aul"]}
-    on = validate_config(on, repo / "workflow" / "schemas" / "config.schema.yaml")
+    on = validate_config(on)
     assert crows_pairs_plan.model_passes(on, "mbert") == [
         ("nangia", "bf16"),
         ("aul", "bf16"),
@@ -741,7 +735,7 @@ def test_versions_of_a_set_are_paired_only_when_the_run_scores_both(config, repo
     on = copy.deepcopy(config)
     on["robustness"] = {"enabled": True}
     on["crows_pairs"]["robustness"] = {"versions": [["en", "fr", "absent"]]}
-    on = validate_config(on, repo / "workflow" / "schemas" / "config.schema.yaml")
+    on = validate_config(on)
     assert crows_pairs_plan.data_versions(on) == {"en": ["fr"], "fr": ["en"]}
     on["crows_pairs"]["robustness"]["versions"] = [["en", "absent"]]
     assert crows_pairs_plan.data_versions(on) == {}

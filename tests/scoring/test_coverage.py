@@ -48,7 +48,7 @@ def english_bert(tiny_model):
 
 def chinese_pairs(repo, shared_data, n=60) -> pd.DataFrame:
     with open(repo / "config" / "config.yaml") as fh:
-        cfg = validate_config(yaml.safe_load(fh), repo / "workflow" / "schemas" / "config.schema.yaml")
+        cfg = validate_config(yaml.safe_load(fh))
     entry = cfg["datasets"]["crows_pairs"]["mcp_zh_CN"]
     path = shared_data / "multilingual_crows_pairs" / "zh_CN" / entry["file"]
     pairs = read_crows_pairs(path, lang=entry["lang"], fmt=entry["format"], **{k: entry[k] for k in READ_KEYS})

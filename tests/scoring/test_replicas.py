@@ -283,9 +283,9 @@ def test_device_map_splits_a_model_and_scores_the_same(tiny_model):
 
 
 def test_replica_kinds_are_the_schema_build_kinds(repo):
-    import yaml
+    from plmfair.config import config_schema
 
-    schema = yaml.safe_load((repo / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    schema = config_schema()
     kinds = schema["properties"]["models"]["additionalProperties"]["properties"]["build"]["properties"]["kind"]["enum"]
     assert sorted(kinds) == sorted(TINY_KINDS)
 

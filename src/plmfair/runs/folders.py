@@ -33,7 +33,7 @@ from pathlib import Path
 import yaml
 
 from plmfair import plan
-from plmfair.config import SCHEMA, check_sections, validate_config
+from plmfair.config import check_sections, validate_config
 from plmfair.errors import ConfigError, did_you_mean, program
 from plmfair.io.atomic import write_text
 from plmfair.plan.targets import REPORT
@@ -348,7 +348,7 @@ def setup_run(
                 f"name is left out of this run"
             )
         config.setdefault("models", {})[model] = entry
-    checked = validate_config(copy.deepcopy(config), SCHEMA)
+    checked = validate_config(copy.deepcopy(config))
     settings = run_settings(checked, entries, studies=studies, datasets=datasets, robustness=robustness)
     if had is not None:
         settings, kept = keep_earlier(had, settings)
@@ -358,7 +358,7 @@ def setup_run(
             continue  # entries replace, never merge with, a model of the same name
         config[key] = updated(config.get(key), value)
     _made_absolute(config, mirror)
-    validate_config(copy.deepcopy(config), SCHEMA)  # every key of the run checked before anything starts
+    validate_config(copy.deepcopy(config))  # every key of the run checked before anything starts
     return RunSetup(name, folder, [existing], config, notes)
 
 
