@@ -82,7 +82,8 @@ NEW_FILES = {
         FIGURE = FigureSpec("occupations_share", "occupations", "plmfair.occupations.jobs:share_figure",
                             {"summary": SUMMARY}, "Pairs whose stereotyped sentence wins, per model.", "share")
         STUDY = Study(
-            "occupations", "Occupation pairs", PAIRS_TASK, False, "CSV files of occupation pairs",
+            name="occupations", title="Occupation pairs", task=PAIRS_TASK, constructs=False,
+            data="CSV files of occupation pairs",
             own_jobs=("occupations_ingest", "occupations_score", "occupations_summary"), rules=("occupations.smk",),
             outputs=("results/data/occupations/", "results/occupations/"), tables=(TABLE,), figures=(FIGURE,),
             subjects={"occupations": lambda config: [""] if jobs(config) else []},

@@ -132,80 +132,105 @@ class DataChoice:
         return section(config, self.declared)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Study:
-    """One study: its config section (``name``), report category (``title``), ``task``, whether its
-    cloze sets are ``constructs``-ed from parallel text, what it reads (``data``), its jobs and rule
-    files, its result folders (``outputs``), the kinds of subject of its tables and figures
-    (``subjects``: kind -> the plan function listing a configuration's subjects), its downloads
-    (config section -> the plan function listing the entries in use), the plan function giving its
-    languages (None: no model scores it), the plan function listing the files a run of it publishes
-    (its targets and the record's file list), its ``tables`` and ``figures`` (their specs), and its
-    part of the run's hypotheses: the plan function listing the result files whose tests are adjusted
-    (``question_files``) and the ``"module:function"`` turning them, by path, into its hypotheses
-    (``questions``, :data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`; its primary question among them); and
-    the models it scores, as (model, the scoring output whose run metadata describes that run), in its
-    jobs' order (``scored``: the models table, the run record and the models' manifests ask it); its part
-    of the run record: the plan function listing the files it summarises (``recorded``) and the module
-    whose ``SCHEMA`` gives its lists under the record's ``results`` (each the JSON schema of its list), whose
-    ``record_part(files, hypotheses)`` makes them and whose ``HEADLINES`` show them (``record``:
-    :mod:`plmfair.rendering.record_rows`); the kinds of its data sets
-    ``--datasets`` can name (``choices``, :class:`DataChoice`); its part of ``plmfair compare``: the module
-    (``compare``) whose ``KEY`` and ``TITLE`` name the part, whose ``changes(folders, records, alpha=,
-    source=, other_models=)`` compares every two runs, ``tests(changes)`` gives the comparison its
-    hypotheses, ``decided(changes, hypotheses)`` adds their decisions and ``sections(record)`` names the
-    configuration sections a run's numbers depend on; optionally ``for_people(changes, hypotheses, alpha=)`` (its
-    Markdown view) and ``text(changes)`` (a title and a block of text printed after it); its configuration
-    checks beyond the schema (``check(config)``, raising :class:`plmfair.errors.ConfigError` naming the key)
-    and the keys of its section an earlier version had, each with what to do instead (``moved``: key path ->
-    words); the plan function listing the data sets it ingests that hold text, by name (``ingested``: the
-    demo's tiny models learn their vocabulary from them) and the ``"module:function"`` counting what is in
-    them for the run's data summary, a frame per name -> rows of
-    :data:`plmfair.runs.data_summary.DATA_SUMMARY_SCHEMA` (``counts``; none: not summarised); the plan function
-    naming the spaCy pipelines it needs installed before a run, by language (its section's ``spacy.<lang>``),
-    which ``plmfair run`` installs or names (``pipelines``, :func:`plmfair.preflight.missing_pipelines`); the
-    memory and run time its heavy rules declare for their input (``needs``: rule ->
-    :class:`plmfair.resources.Need`; a rule without one declares a light job's); and the ``"module:attribute"``
-    of the names its tables and figures give its per-item scores (``labels``: score -> the measure its mean
-    is, :func:`plmfair.rendering.labels.metric_label`); and the plan function listing the extra scoring passes
-    its robustness analysis adds, each as a line (``passes``: counted and printed before a run starts, each a
-    pass of its model's one load); and the tables and figures that show the test behind each of its primary
-    answers (``answered_in``: ``"tables"`` and ``"figures"`` -> their names, ``{subject}`` the second part of
-    the hypothesis's id, a cloze set's name: the report's landing page links each answer to them)."""
+    """One study: what it is, what it reads, its jobs, what it scores, what it outputs, its hypotheses, its part
+    of the run record and of ``plmfair compare``, and its configuration checks, each field under its concern
+    below with what it answers. A hook is a plan function (``config -> ...``, light: the DAG is planned with
+    it) or, where it needs pandas or more, a ``"module:attribute"`` loaded when it is used."""
 
+    # -- what it is
     name: str
+    """Its configuration section and registry name (``crows_pairs``)."""
     title: str
+    """Its name for people: the report's category of its tables and figures."""
     task: str
-    constructs: bool
+    """What its models do: :data:`PAIRS_TASK` (score both sentences of minimal pairs) or :data:`CLOZE_TASK`
+    (fill the gap of cloze sentences: its sets go through the shared cloze chain, :data:`CLOZE_SET_JOBS`)."""
+
+    # -- its data
     data: str
-    own_jobs: tuple[str, ...]
-    rules: tuple[str, ...]
-    outputs: tuple[str, ...]
-    subjects: Mapping[str, Subjects]
+    """What it reads, in words (the ``plmfair run --help`` and the docs say it)."""
+    constructs: bool
+    """Whether it builds its cloze sets from parallel text (cloze construction) rather than reading them."""
     downloads: Mapping[str, Callable[[dict], Iterable[str]]]
-    languages: Callable[[dict, str], list[str]] | None = None
-    published: Callable[[dict], list[str]] | None = None
-    tables: tuple = ()
-    figures: tuple = ()
-    question_files: Callable[[dict], list[str]] | None = None
-    questions: str = ""
-    scored: Callable[[dict], list[tuple[str, str]]] | None = None
-    recorded: Callable[[dict], list[str]] | None = None
-    record: str = ""
+    """Its downloads: the configuration section that declares them -> the plan function listing those in use."""
     choices: tuple[DataChoice, ...] = ()
-    compare: str = ""
-    check: Callable[[dict], None] | None = None
-    moved: Mapping[str, str] = field(default_factory=dict)
+    """The kinds of its data sets that ``plmfair run --datasets`` can name (:class:`DataChoice`)."""
     ingested: Callable[[dict], dict[str, str]] | None = None
+    """The data sets it ingests that hold text, by name -> their ingested file (the demo's tiny models learn
+    their vocabulary from them)."""
     counts: str = ""
+    """``"module:function"`` counting what is in the ingested data sets for the run's data summary: a frame
+    per name -> rows of :data:`plmfair.runs.data_summary.DATA_SUMMARY_SCHEMA` (none: not summarised)."""
     pipelines: Callable[[dict], dict[str, str]] | None = None
+    """The spaCy pipelines it needs installed before a run, by language (its section's ``spacy.<lang>``), which
+    ``plmfair run`` installs or names (:func:`plmfair.preflight.missing_pipelines`)."""
+
+    # -- its jobs
+    own_jobs: tuple[str, ...]
+    """Its rules (the cloze task's shared chain is added: :attr:`jobs`)."""
+    rules: tuple[str, ...]
+    """Its rule files under ``workflow/rules/`` (the cloze task's shared ones are added: :attr:`rule_files`)."""
     needs: Mapping[str, Need] = field(default_factory=dict)
-    labels: str = ""
+    """The memory and run time its heavy rules declare for their input: rule -> :class:`plmfair.resources.Need`
+    (a rule without one declares a light job's)."""
+
+    # -- what it scores
+    languages: Callable[[dict, str], list[str]] | None = None
+    """The plan function giving the languages of its data (the models of those languages score it; None: no
+    model scores it)."""
+    scored: Callable[[dict], list[tuple[str, str]]] | None = None
+    """The models it scores as (model, the scoring output whose run metadata describes that run), in its jobs'
+    order: the models table, the run record and the models' manifests ask it."""
     passes: Callable[[dict], list[str]] | None = None
+    """The extra scoring passes its robustness analysis adds, each as a line (counted and printed before a run
+    starts; each a pass of its model's one load)."""
+
+    # -- what it outputs
+    outputs: tuple[str, ...]
+    """Its result folders under ``results/``."""
+    subjects: Mapping[str, Subjects]
+    """The kinds of subject of its tables and figures: kind -> the plan function listing a configuration's."""
+    published: Callable[[dict], list[str]] | None = None
+    """The files a run of it publishes: its targets and the record's file list."""
+    tables: tuple = ()
+    """Its tables (:class:`plmfair.rendering.table_spec.TableSpec`)."""
+    figures: tuple = ()
+    """Its figures (:class:`plmfair.rendering.table_spec.FigureSpec`)."""
+    labels: str = ""
+    """``"module:attribute"`` of the names its tables and figures give its per-item scores: score -> the measure
+    its mean is (:func:`plmfair.rendering.labels.metric_label`)."""
     answered_in: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The tables and figures that show the test behind each of its primary answers: ``"tables"`` and
+    ``"figures"`` -> their names, ``{subject}`` the second part of the hypothesis's id (a cloze set's name):
+    the report's landing page links each answer to them."""
+
+    # -- its hypotheses and its part of the run record
+    question_files: Callable[[dict], list[str]] | None = None
+    """The result files whose tests the run's hypotheses adjust (:mod:`plmfair.runs.hypotheses`)."""
+    questions: str = ""
+    """``"module:function"`` turning those files, by path, into its hypotheses
+    (:data:`plmfair.multiplicity.HYPOTHESIS_SCHEMA`), its primary question among them."""
+    recorded: Callable[[dict], list[str]] | None = None
+    """The files its part of the run record summarises."""
+    record: str = ""
+    """The module that is its part of the run record, ``plmfair show`` and the end of a run
+    (:class:`plmfair.rendering.record_rows.RecordPartModule`: ``SCHEMA``, ``record_part``, ``HEADLINES``)."""
+
+    # -- its part of plmfair compare
+    compare: str = ""
+    """The module that is its part of ``plmfair compare`` (:class:`ComparePart`, optionally :class:`ForPeople`)."""
+
+    # -- its configuration beyond its schema (its package's config.schema.yaml)
+    check: Callable[[dict], None] | None = None
+    """Its configuration checks beyond the schema, raising :class:`plmfair.errors.ConfigError` naming the key."""
+    moved: Mapping[str, str] = field(default_factory=dict)
+    """The keys of its section an earlier version had: key path -> what to do instead."""
 
     @property
     def jobs(self) -> tuple[str, ...]:
+        """Its rules, with the shared cloze chain's for a study of the cloze task."""
         return self.own_jobs + (CLOZE_SET_JOBS if self.task == CLOZE_TASK else ())
 
     @property
@@ -215,6 +240,7 @@ class Study:
 
     @property
     def rule_files(self) -> tuple[str, ...]:
+        """Its rule files, with the shared cloze chain's for a study of the cloze task."""
         return self.rules + (CLOZE_SET_RULES if self.task == CLOZE_TASK else ())
 
 

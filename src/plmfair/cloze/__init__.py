@@ -73,11 +73,11 @@ def published(config: dict) -> list[str]:
 ANSWERED_IN = {"tables": ("{subject}_disparity",), "figures": ("{subject}_mrr",)}
 _MOZART_SUBJECTS = {"answered_sets": plan.answered_sets, "robust_sets": plan.robust_sets, "tsne": plan.tsne_sets}
 MOZART = Study(
-    "mozart",
-    "MozArt",
-    CLOZE_TASK,
-    False,
-    "ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
+    name="mozart",
+    title="MozArt",
+    task=CLOZE_TASK,
+    constructs=False,
+    data="ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
     "(datasets.cloze_tests; MozArt's own is mozart)",
     own_jobs=("ingest_cloze_test", "tsne_vectors", "tsne"),
     rules=("mozart_common.smk", "mozart.smk"),
@@ -124,11 +124,11 @@ _CLOZE_SUBJECTS = {
     "gold_corpora": construction_plan.gold_corpora,
 }
 CLOZE = Study(
-    "cloze",
-    "Cloze sets",
-    CLOZE_TASK,
-    True,
-    "cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
+    name="cloze",
+    title="Cloze sets",
+    task=CLOZE_TASK,
+    constructs=True,
+    data="cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
     own_jobs=(
         "cloze_join_bitexts",
         "cloze_tokenize",

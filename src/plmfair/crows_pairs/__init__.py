@@ -29,11 +29,11 @@ if TYPE_CHECKING:  # mypy checks the study's parts against their contracts; at r
     _readable: ForPeople = run_changes
 
 STUDY = Study(
-    "crows_pairs",
-    "CrowS-Pairs",
-    PAIRS_TASK,
-    False,
-    "CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)",
+    name="crows_pairs",
+    title="CrowS-Pairs",
+    task=PAIRS_TASK,
+    constructs=False,
+    data="CrowS-Pairs files in any layout (datasets.crows_pairs, crows_pairs.datasets)",
     own_jobs=(
         "ingest_crows_pairs",
         "crows_pairs_score",
