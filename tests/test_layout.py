@@ -318,3 +318,38 @@ def test_every_cross_reference_in_a_docstring_names_something_that_exists():
     assert not _resolves("plmfair.stats.permutation.smallest_permutation_p", "plmfair.cloze.disparity", None)
     assert not _resolves("max_length", "plmfair.scoring.mlm", None)
     assert _resolves("max_length", "plmfair.scoring.base", "Scorer")
+
+
+def _unannotated(path: Path) -> list[str]:
+    """The functions of a module that mypy's ``disallow_untyped_defs`` refuses: a parameter (but ``self`` and
+    ``cls``) or the return without an annotation (``__init__`` may leave its return out when it annotates a
+    parameter, as mypy allows)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        args = node.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, (args.vararg, args.kwarg))]
+        bare = [a.arg for a in params if a.annotation is None and a.arg not in ("self", "cls")]
+        typed_init = node.name == "__init__" and any(a.annotation is not None for a in params)
+        if bare or (node.returns is None and not typed_init):
+            out.append(f"{node.name} (line {node.lineno})")
+    return out
+
+
+def test_the_modules_mypy_lets_go_unannotated_only_shrink():
+    """pyproject.toml lists the modules whose functions are not all annotated yet (mypy checks every other one
+    with disallow_untyped_defs): each still has such a function, so a module annotated in full leaves the list
+    and is held to it from then on; the list is sorted, so that a module added to it stands out."""
+    import tomllib
+
+    overrides = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["overrides"]
+    (listed,) = [o["module"] for o in overrides if o.get("disallow_untyped_defs") is False]
+    assert listed == sorted(listed)
+    done = []
+    for module in listed:
+        path = REPO / "src" / Path(*module.split("."))
+        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        if not _unannotated(path):
+            done.append(module)
+    assert not done, f"annotated in full: take {done} out of pyproject.toml's [[tool.mypy.overrides]]"

@@ -48,7 +48,9 @@ def job_arguments(rule: str, named: Mapping[str, Mapping], extra: Mapping) -> di
     return {key: value for key, (_, value) in out.items()} | dict(extra)
 
 
-def run(job: str, rule: str, *, inputs: Mapping, outputs: Mapping, params: Mapping, threads: int, resources: Mapping):
+def run(
+    job: str, rule: str, *, inputs: Mapping, outputs: Mapping, params: Mapping, threads: int, resources: Mapping
+) -> object:
     """Call the job's function with the rule's names (see the module's docstring)."""
     function = job_function(job)
     takes = inspect.signature(function).parameters

@@ -10,7 +10,7 @@ registry's error with a did-you-mean and the names that exist. After lm-evaluati
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, KeysView, Mapping
 from typing import Any, Generic, TypeVar
 
 from plmfair.errors import did_you_mean
@@ -117,5 +117,5 @@ class Registry(Generic[T]):
     def values(self) -> Iterator[T]:
         return (self.get(name) for name in self._entries)
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self._entries.keys()

@@ -10,6 +10,7 @@ fields and schema are derived from the entries here. A new metric is one more en
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,7 +103,7 @@ TIE_BREAK = {m.score: m.tie_break for m in METRICS if m.tie_break}
 INTERACTION_MIN_ANNOTATORS = {m.score: m.interaction_min_annotators for m in METRICS if m.interaction_min_annotators}
 
 
-def listed(names) -> str:
+def listed(names: Iterable[str]) -> str:
     """Names in words: 'a, b or c'."""
     names = list(names)
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -184,7 +184,7 @@ def compute_metrics(
 
 
 def metrics_for_models(
-    annotations: pd.DataFrame, *, runs, max_unknown: float, strict: bool = False
+    annotations: pd.DataFrame, *, runs: Sequence[Mapping[str, str]], max_unknown: float, strict: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Metrics (:data:`~plmfair.cloze.schemas.METRICS_SCHEMA`, then the model's metadata,
     :data:`~plmfair.scoring.specs.MODEL_METADATA_SCHEMA`, then what it read of the language,

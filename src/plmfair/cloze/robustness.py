@@ -11,6 +11,8 @@ drives is a finding about that annotator, not about the group (docs/statistics.m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from plmfair.cloze.disparity import pooled_disparity
@@ -40,7 +42,7 @@ def cloze_robustness(
     annotators = list(dict.fromkeys(key))
     primary = PRIMARY.column
 
-    def disparity(frame: pd.DataFrame, metrics=None) -> pd.DataFrame:
+    def disparity(frame: pd.DataFrame, metrics: Sequence[str] | None = None) -> pd.DataFrame:
         return pooled_disparity(frame, alpha=alpha, permutations=permutations, seed=seed, metrics=metrics)
 
     full = disparity(scores).assign(left_out="")

@@ -37,7 +37,12 @@ def differing_tokens(more: str, less: str) -> int:
     return len(a) - shared
 
 
-def _pair_buckets(scores: pd.DataFrame, pairs: pd.DataFrame, value, bucketer) -> pd.DataFrame:
+def _pair_buckets(
+    scores: pd.DataFrame,
+    pairs: pd.DataFrame,
+    value: Callable[[str, str], float],
+    bucketer: Callable[[pd.Series], pd.DataFrame],
+) -> pd.DataFrame:
     """``bucketer`` over a value of every pair with both sentences (``value(sent_more, sent_less)``),
     on the rows of ``scores`` (null for a pair without both)."""
     both = pairs.dropna(subset=["sent_more", "sent_less"])

@@ -26,7 +26,7 @@ from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses_of
 STUDY = "crows_pairs"
 
 
-def _frame(rows: pd.DataFrame, source: str, question, primary, informative) -> pd.DataFrame:
+def _frame(rows: pd.DataFrame, source: str, question: object, primary: object, informative: object) -> pd.DataFrame:
     return hypotheses_of(
         rows, study=STUDY, source=source, question=question, primary=primary, p_value="p_value", informative=informative
     )

@@ -51,7 +51,7 @@ def changes(
     }
     cache: dict[tuple[str, str, str], pd.DataFrame] = {}
 
-    def scores(run, dataset, model):
+    def scores(run: str, dataset: str, model: str) -> pd.DataFrame:
         if (run, dataset, model) not in cache:
             cache[run, dataset, model] = _pair_scores(folders[run], run, dataset, model)
         return cache[run, dataset, model]

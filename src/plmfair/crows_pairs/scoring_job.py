@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import unicodedata
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -25,7 +26,7 @@ from plmfair.scoring.specs import ModelSpec
 log = logging.getLogger(__name__)
 
 
-def pair_status(pair) -> str:
+def pair_status(pair: Mapping) -> str:
     """``ok``, or why the pair cannot be scored."""
     more, less = pair["sent_more"], pair["sent_less"]
     if pd.isna(more) or pd.isna(less):

@@ -88,7 +88,7 @@ def storage_error(exc: OSError, path: str | os.PathLike, written: int | None = N
 
 
 @contextlib.contextmanager
-def _speaking(path: Path, written=lambda: None) -> Iterator[None]:
+def _speaking(path: Path, written: Callable[[], int | None] = lambda: None) -> Iterator[None]:
     """Turn a write's storage fault into :func:`storage_error`'s one line; other faults pass."""
     try:
         yield
@@ -261,6 +261,6 @@ def write_text(text: str, path: str | os.PathLike) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_json(obj, path: str | os.PathLike) -> None:
+def write_json(obj: object, path: str | os.PathLike) -> None:
     """Write JSON atomically, indented, UTF-8."""
     write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n", path)

@@ -8,7 +8,7 @@ import os
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from plmfair.errors import DataError
@@ -98,7 +98,7 @@ def read_text_lines(path: str | os.PathLike, member: str | None = None) -> tuple
     return [ln.rstrip("\r") for ln in lines], source
 
 
-def _no_member(path, member, names) -> str:
+def _no_member(path: str | os.PathLike, member: str, names: Iterable[str]) -> str:
     base = member.rsplit("/", 1)[-1]
     near = [n for n in names if n.rsplit("/", 1)[-1] == base][:5]
     hint = f"; members with that file name: {near}" if near else ""

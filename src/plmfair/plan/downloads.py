@@ -21,7 +21,7 @@ def download_entries(config: dict) -> dict[str, dict]:
     mapping with a ``file`` key, wherever it is in the config (models have none)."""
     out: dict[str, dict] = {}
 
-    def walk(node, where: str) -> None:
+    def walk(node: object, where: str) -> None:
         if isinstance(node, dict):
             if "file" in node:
                 out[where] = node

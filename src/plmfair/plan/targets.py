@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from plmfair.errors import ConfigError
 from plmfair.plan.model_runs import model_run_files
@@ -209,7 +209,7 @@ class Table(Output):
         return {kind: path.format(table=self.name) for kind, path in TABLE_FILES.items()}
 
 
-def setting(config: dict, dotted: str):
+def setting(config: dict, dotted: str) -> Any:
     """The config value at a dotted key (``"cloze.sample"``): a rule's param that is one setting, as
     pypsa-eur's ``config_provider`` hands a rule exactly the keys it reads."""
     node = config

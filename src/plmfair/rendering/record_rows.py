@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -116,7 +116,7 @@ def record_alpha(record: Mapping) -> float:
     return float(record["results"]["hypotheses"]["alpha"])
 
 
-def plain(value):
+def plain(value: object) -> Any:
     """A value as JSON holds it: numpy scalars as Python ones, NaN and infinities as null."""
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
@@ -131,7 +131,7 @@ def plain(value):
     return value
 
 
-def rows(frame: pd.DataFrame, fields: Sequence[str], **extra) -> list[dict]:
+def rows(frame: pd.DataFrame, fields: Sequence[str], **extra: object) -> list[dict]:
     """Each row of ``frame`` as a JSON row of ``fields``, after ``extra``."""
     return [plain({**extra, **{f: row[f] for f in fields}}) for _, row in frame.iterrows()]
 

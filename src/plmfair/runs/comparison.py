@@ -49,7 +49,7 @@ MODEL_SETTINGS = (
 SHARED_SECTIONS = ("analysis", "datasets", "scoring")
 
 
-def _flat(node, prefix: str = "") -> dict:
+def _flat(node: object, prefix: str = "") -> dict:
     if isinstance(node, Mapping):
         out = {}
         for key, value in node.items():
@@ -183,7 +183,7 @@ TITLES = {
 }
 
 
-def _json_value(value):
+def _json_value(value: object) -> object:
     """A number as JSON holds it exactly (the shortest text that reads back as the same float), NaN as null."""
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):
         value = value.item()

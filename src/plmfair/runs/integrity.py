@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -123,7 +124,7 @@ def altered(run: str | os.PathLike) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _seal_problems(seals: dict[str, dict | None], files) -> list[str]:
+def _seal_problems(seals: dict[str, dict | None], files: Iterable[str]) -> list[str]:
     """Of ``files`` (relative to the run), those whose seal (in the run's ``seals``) is missing or cannot be
     read, in words."""
     return [

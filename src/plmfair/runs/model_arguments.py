@@ -75,7 +75,7 @@ def detect_family(source: str, *, local: bool) -> str:
     return fits[0]
 
 
-def _named_family(fields) -> str | None:
+def _named_family(fields: object) -> str | None:
     """The family of the first architecture of a ``config.json`` whose model type and every
     architecture name it (None otherwise: the Auto tables decide)."""
     if not isinstance(fields, dict):

@@ -17,8 +17,12 @@ the forward pass is :meth:`plmfair.scoring.mlm.MaskedLMScorer.unmasked_log_probs
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from plmfair.scoring.protocols import PairScores, Protocol, TokenizedSentence, paired
+
+if TYPE_CHECKING:  # the scorer's type only: a protocol module is read before any model
+    from plmfair.scoring.mlm import MaskedLMScorer
 
 REFERENCE = "Kaneko & Bollegala (2022), All Unmasked Likelihood"
 PRIMITIVES = ("encode_sentences", "unmasked_log_probs")
@@ -30,7 +34,10 @@ def positions(sentence: TokenizedSentence) -> list[int]:
 
 
 def score(
-    scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
+    scorer: MaskedLMScorer,
+    protocol: Protocol,
+    pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]],
+    desc: str,
 ) -> PairScores:
     """AUL of each sentence: the mean of the unmasked log-probabilities of the positions it reads (the
     masked LM's one-pass primitive); 0 for a sentence with nothing to read."""

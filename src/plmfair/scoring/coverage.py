@@ -66,7 +66,7 @@ class Coverage:
         return cls(**{f.name: int(values.get(f.name, 0)) for f in fields(cls)})
 
 
-def unknown_id(tokenizer) -> int | None:
+def unknown_id(tokenizer: object) -> int | None:
     """The id of the tokenizer's unknown token; None for a tokenizer that has none (byte-level BPE
     reads every text)."""
     value = getattr(tokenizer, "unk_token_id", None)

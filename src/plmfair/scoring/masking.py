@@ -25,10 +25,14 @@ by :func:`score` through the masked LM's masked-copies primitive. Torch-free.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from plmfair.registry import Registry
 from plmfair.scoring.protocols import Groups, PairScores, Protocol, TokenizedSentence, paired
+
+if TYPE_CHECKING:  # the scorer's type only: a protocol module is read before any model
+    from plmfair.scoring.mlm import MaskedLMScorer
 
 
 def shared_positions(ids1: Sequence[int], ids2: Sequence[int]) -> tuple[list[int], list[int]]:
@@ -72,7 +76,10 @@ PRIMITIVES = ("encode_sentences", "masked_copies", "masked_copies_log_probs")
 
 
 def score(
-    scorer, protocol: Protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
+    scorer: MaskedLMScorer,
+    protocol: Protocol,
+    pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]],
+    desc: str,
 ) -> PairScores:
     """A masking rule's scores (the masked LM's masked-copies primitive): one masked copy per group of
     each sentence, the log-probabilities at the groups' first positions summed."""
@@ -86,7 +93,13 @@ def score(
     return paired(scorer.masked_copies_log_probs(copies, desc=desc), [len(c.copies) for c in copies])
 
 
-def _rule(name: str, groups, reference: str, *, rounded: bool = False) -> Protocol:
+def _rule(
+    name: str,
+    groups: Callable[[TokenizedSentence, TokenizedSentence, bool], tuple[Groups, Groups]],
+    reference: str,
+    *,
+    rounded: bool = False,
+) -> Protocol:
     """A masking rule as a CrowS-Pairs protocol of masked LMs, scored by :func:`score`."""
     return Protocol(name, reference, "mlm", score, PRIMITIVES, rounded, masking=groups)
 

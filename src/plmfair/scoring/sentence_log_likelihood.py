@@ -14,16 +14,23 @@ decimals and equal rounded scores are neutral, as under Nangia et al.'s protocol
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from plmfair.scoring import CAUSAL_PROTOCOL
 from plmfair.scoring.protocols import PairScores, Protocol, TokenizedSentence, paired
+
+if TYPE_CHECKING:  # the scorer's type only: a protocol module is read before any model
+    from plmfair.scoring.causal import CausalLMScorer
 
 REFERENCE = "lm-evaluation-harness crows_pairs tasks, sentence log-likelihood after BOS"
 PRIMITIVES = ("encode_sentences", "sequence_log_likelihoods")
 
 
 def score(
-    scorer, protocol, pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]], desc: str
+    scorer: CausalLMScorer,
+    protocol: Protocol,
+    pairs: Sequence[tuple[TokenizedSentence, TokenizedSentence, bool]],
+    desc: str,
 ) -> PairScores:
     """Each sentence's log-likelihood and the number of tokens it predicts (all but the BOS)."""
     sentences = [t for more, less, _ in pairs for t in (more, less)]

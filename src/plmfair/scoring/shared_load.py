@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TypeVar
 
 from filelock import FileLock
@@ -166,7 +167,7 @@ def _complete(entry: Path, task: Task) -> bool:
     return entry.is_dir() and all((entry / name).exists() for name in task.outputs)
 
 
-def run_workflow_job(snakemake, tasks, own_task: Callable[..., Task], label: str) -> None:
+def run_workflow_job(snakemake: Any, tasks: ModuleType, own_task: Callable[..., Task], label: str) -> None:
     """A workflow scoring job (``snakemake``: the rule's object) whose task is ``own_task(snakemake, label,
     model, **job)``, built from what its rule declares (its inputs and params); ``tasks`` is its study's module
     of model tasks (``STUDY``, ``model_tasks``, ``load_model``, ``score``: :mod:`plmfair.crows_pairs.model_tasks`,

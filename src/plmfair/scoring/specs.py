@@ -24,11 +24,15 @@ import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plmfair.errors import ConfigError, ModelError, first_few
 from plmfair.io.atomic import is_as_listed, sha256_of
 from plmfair.io.hub import source_record
 from plmfair.scoring import get_family
+
+if TYPE_CHECKING:  # pandas for the models table's type only: the plan reads this module
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ def model_metadata(run_meta: dict) -> dict:
     return {key: run_meta.get(key) for key in MODEL_METADATA_SCHEMA}
 
 
-def models_frame(run_metas: dict[str, dict], languages: dict[str, list[str]]):
+def models_frame(run_metas: dict[str, dict], languages: dict[str, list[str]]) -> pd.DataFrame:
     """:data:`MODELS_SCHEMA` rows, by model name, from the run metadata of one scoring output per model
     and each model's configured ``languages``."""
     # pandas waits for the models table: the plan reads this module to build the DAG

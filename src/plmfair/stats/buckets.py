@@ -4,6 +4,8 @@ capped at a top bucket, each with its printed range.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 
 N_BUCKETS = 4
@@ -26,7 +28,7 @@ def equal_size_buckets(values: pd.Series, n: int = N_BUCKETS) -> pd.DataFrame:
     return pd.DataFrame({"bucket": codes.map(labels), "bucket_order": codes}, index=values.index)
 
 
-def category_buckets(values: pd.Series, order=None) -> pd.DataFrame:
+def category_buckets(values: pd.Series, order: Iterable[str] | None = None) -> pd.DataFrame:
     """Bucket = the value itself, ordered by ``order`` (else sorted)."""
     values = values.astype("string").fillna("(none)")
     order = list(order) if order is not None else sorted(values.unique())

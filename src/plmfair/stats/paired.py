@@ -9,12 +9,16 @@ change's test (:func:`paired_change_p`), its smallest p and its exact size given
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import stats
 
+# a count or probability, or an array of them (the functions here work elementwise)
+Elementwise = float | np.ndarray
 
-def _constrained_down(up, down, n, delta):
+
+def _constrained_down(up: Elementwise, down: Elementwise, n: Elementwise, delta: Elementwise) -> Any:
     """The maximum-likelihood probability of a -1 item when P(+1) - P(-1) = delta (Tango 1998, eq. 3);
     elementwise over arrays."""
     a = 2.0 * np.asarray(n, dtype=float)
@@ -23,7 +27,7 @@ def _constrained_down(up, down, n, delta):
     return (np.sqrt(np.maximum(b * b - 4.0 * a * c, 0.0)) - b) / (2.0 * a)
 
 
-def tango_score(up, down, n, delta):
+def tango_score(up: Elementwise, down: Elementwise, n: Elementwise, delta: Elementwise) -> Any:
     """Tango's score statistic of Delta = ``delta``: (up - down - n delta) over its standard error at the
     constrained maximum-likelihood cell probabilities; +inf or -inf where that error is 0. Elementwise over
     arrays (a float for scalars): the interval holds delta exactly when |score| is at most the normal

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 
@@ -58,7 +59,9 @@ def smallest_sign_test_p(n: int) -> float:
     return 1.0 if n <= 0 else min(1.0, 2 * 0.5**n)
 
 
-def mover_mean_interval(estimates: Sequence[float], lows: Sequence[float], highs: Sequence[float]):
+def mover_mean_interval(
+    estimates: Sequence[float], lows: Sequence[float], highs: Sequence[float]
+) -> tuple[float, float]:
     """The interval of the mean of independent estimates from their own intervals by the method of
     variance estimates recovery (MOVER; Zou & Donner 2008, Newcombe 2011): for the sum,
     sum - sqrt(sum (e_i - l_i)^2) to sum + sqrt(sum (h_i - e_i)^2); divided by their number."""
@@ -70,7 +73,7 @@ def mover_mean_interval(estimates: Sequence[float], lows: Sequence[float], highs
     )
 
 
-def fisher_exact(table) -> float:
+def fisher_exact(table: ArrayLike) -> float:
     """Fisher's exact two-sided test of a 2 x 2 table of counts (NaN when a margin is empty)."""
     t = np.asarray(table, dtype=int)
     if (t.sum(axis=0) == 0).any() or (t.sum(axis=1) == 0).any():

@@ -249,7 +249,7 @@ def alignment_quality_files(
     ``links`` and optionally ``pivot_sentences``; ``token_files``: the corpus tokens per
     language, the extra text (None: without extra text only)."""
 
-    def lines(spec):
+    def lines(spec: dict) -> tuple[list[str], str]:
         return read_text_lines(spec["path"], spec.get("member"))
 
     qualities, all_links = [], []
