@@ -131,10 +131,10 @@ def _disparity_interval(
     directions = np.column_stack([basis @ _sphere(k - 1, DISPARITY_DIRECTIONS).T, *contrasts])
     directions = directions / np.sqrt((directions**2).mean(axis=0))  # (k, D), each of sigma_gd 1
 
-    def spread(v):  # population variance across the groups (axis 1)
+    def spread(v: np.ndarray) -> np.ndarray:  # population variance across the groups (axis 1)
         return ((v - v.mean(axis=1, keepdims=True)) ** 2).mean(axis=1)
 
-    def covariance(a, b):
+    def covariance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return ((a - a.mean(axis=1, keepdims=True)) * (b - b.mean(axis=1, keepdims=True))).mean(axis=1)
 
     slopes = np.einsum("rgh,hd->rgd", share, directions)  # each assignment's adjusted means move by -r x this

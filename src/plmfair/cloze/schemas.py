@@ -5,6 +5,8 @@ the metrics (scipy) and the run record alike."""
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 
 from plmfair.cloze.annotations import GROUPS
@@ -55,7 +57,7 @@ ANSWER_DTYPES = {
 }
 
 
-def read_cloze_scores(path, dtypes: dict[str, str]) -> pd.DataFrame:
+def read_cloze_scores(path: str | os.PathLike, dtypes: dict[str, str]) -> pd.DataFrame:
     """A prediction or answer-score file (``dtypes``: :data:`PREDICTION_DTYPES` or :data:`ANSWER_DTYPES`),
     refused with the command that rebuilds it when another version wrote it (a missing column, or
     numbers, flags or text of another type)."""
@@ -104,7 +106,7 @@ METRIC_KINDS = {
 }
 
 
-def read_metrics(path) -> pd.DataFrame:
+def read_metrics(path: str | os.PathLike) -> pd.DataFrame:
     """A cloze set's metrics file (:data:`METRICS_SCHEMA` and more), refused with the command that
     rebuilds it when another version wrote it (a missing column, a group this version does not
     write, numbers of another type)."""

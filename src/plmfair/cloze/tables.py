@@ -4,7 +4,7 @@ tests, group gaps and tests, construction and alignment quality."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,7 +45,7 @@ def _most_disparate(sigmas: Mapping[str, float]) -> set[str]:
     return {k for k, v in values.items() if v == top}
 
 
-def _lang_order(langs) -> list[str]:
+def _lang_order(langs: Iterable[str]) -> list[str]:
     langs = set(langs)
     return [lang for lang in LANG_ORDER if lang in langs] + sorted(langs - set(LANG_ORDER))
 
@@ -64,7 +64,7 @@ def _model_block(m: pd.DataFrame, langs: list[str], metric: str, alpha: float) -
     row_sigma = {g: sigma_gd(groups.loc[g].to_numpy()) for g in GROUPS}
     most_lang, red_rows = _most_disparate(col_sigma), _most_disparate(row_sigma)
 
-    def cell(group, lang):
+    def cell(group: str, lang: str) -> str:
         v = grid.at[group, lang]
         if pd.isna(v):
             return ""

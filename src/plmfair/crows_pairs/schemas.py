@@ -4,6 +4,8 @@ scoring job (torch) and the summary (scipy) alike."""
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 
 from plmfair.io.parquet import read_parquet
@@ -60,7 +62,14 @@ PAIR_SCHEMA = {
 }
 
 
-def with_outcomes(out: pd.DataFrame, *, precision: str, rounded: bool, tolerance=None, undecided=None) -> pd.DataFrame:
+def with_outcomes(
+    out: pd.DataFrame,
+    *,
+    precision: str,
+    rounded: bool,
+    tolerance: pd.Series | None = None,
+    undecided: pd.Series | None = None,
+) -> pd.DataFrame:
     """A per-pair table (:data:`PAIR_SCHEMA`) with each pair's outcome, decided as every pair study decides it
     (:func:`plmfair.scoring.pair_decision.with_outcomes`)."""
     decided = pair_decision.with_outcomes(
@@ -82,7 +91,7 @@ PAIR_KINDS = {
 }
 
 
-def read_pair_scores(path) -> pd.DataFrame:
+def read_pair_scores(path: str | os.PathLike) -> pd.DataFrame:
     """A per-pair file (:data:`PAIR_SCHEMA`), refused with the command that rebuilds it when another
     version wrote it (a missing column, a status this version does not write, scores or flags of
     another type): its numbers would otherwise be counted as nothing, or fail deep in a figure."""

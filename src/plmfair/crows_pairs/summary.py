@@ -157,7 +157,7 @@ def _in_percent(name: str, test: BinomialSummary | ClusterTest, p_min: float) ->
     }
 
 
-def _decisive_share(margin: pd.Series, tolerance) -> float:
+def _decisive_share(margin: pd.Series, tolerance: pd.Series | float) -> float:
     decisive = margin.abs() > tolerance
     return 100 * float((margin[decisive] > 0).mean()) if decisive.any() else float("nan")
 
@@ -326,7 +326,7 @@ def summarise_runs(
     alpha: float,
     max_unknown: float,
     strict: bool = False,
-):
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """All per-pair files of a workflow run, keyed by (dataset, model), to the summary and the models'
     pair-by-pair comparisons (their tests named for the run's hypotheses); a model that cannot read a
     data set is warned about, or under ``strict`` stops the job (:func:`plmfair.scoring.coverage.check`)."""

@@ -12,7 +12,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.colors import Normalize, TwoSlopeNorm  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
 from plmfair.io.atomic import atomic_path  # noqa: E402
 from plmfair.rendering.labels import contrast_label, metric_label, metric_name  # noqa: E402
@@ -29,7 +31,7 @@ LANGUAGE_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "h")
 LAYOUT_WARNINGS = r".*(constrained_layout not applied|[Tt]ight layout not applied|tight_layout cannot make).*"
 
 
-def save_figure(fig, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
+def save_figure(fig: Figure, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
     """Save ``fig`` atomically as PNG (150 dpi) and PDF, then close it; a layout that collapsed
     (:data:`LAYOUT_WARNINGS`) is an error: its job fails rather than publish an unreadable picture."""
     try:
@@ -157,7 +159,7 @@ def effects_forest_figure(
     save_figure(fig, png, pdf)
 
 
-def _forest_line(ax, r: pd.Series, yi: float, c: str, limits: tuple[float, float]) -> None:
+def _forest_line(ax: Axes, r: pd.Series, yi: float, c: str, limits: tuple[float, float]) -> None:
     """One row of a forest plot: its point, and its interval and mark where it was tested."""
     if not r["drawable"]:
         ax.annotate(

@@ -50,7 +50,7 @@ class IncrementalDecoder:
         self,
         forward: Forward,
         prefix: list[int] | list[list[int]],
-        device,
+        device: torch.device | str,
         *,
         use_cache: bool = True,
         sentences: int = 1,
@@ -179,7 +179,9 @@ def runs(counts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor
     return run, torch.arange(len(run), device=counts.device) - offsets[run], offsets
 
 
-def _best_continuations(scores: torch.Tensor, owner: torch.Tensor, num_beams: int):
+def _best_continuations(
+    scores: torch.Tensor, owner: torch.Tensor, num_beams: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Each open sentence's ``num_beams`` best continuations among its rows' ``scores`` ([rows, pieces],
     a sentence's rows consecutive, as ``owner`` says): (score, parent row, column), each
     ``[sentences, num_beams]`` on the CPU, -inf where a sentence has fewer. One top-k over each

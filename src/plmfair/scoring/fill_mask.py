@@ -13,20 +13,26 @@ through the masked copies primitive
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from plmfair.errors import DataError
 from plmfair.scoring.protocols import ClozeProtocol
+
+if TYPE_CHECKING:  # the scorer's type only: a protocol module is read before any model
+    from plmfair.scoring.mlm import MaskedLMScorer
 
 REFERENCE = "MozArt (Cabello Piqueras & Søgaard 2022): top-k whole words at the mask; answers by within-word l2r PLL"
 PRIMITIVES = ("gap_candidates", "masked_copies", "masked_copies_log_probs")
 
 
-def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
+def predict(
+    scorer: MaskedLMScorer, texts: Sequence[str], *, k: int, num_beams: int | None
+) -> list[list[tuple[str, float]]]:
     """The top-k whole words at each text's mask (no search: ``num_beams`` does not apply)."""
     return scorer.gap_candidates(texts, k=k)
 
 
-def score_answers(scorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+def score_answers(scorer: MaskedLMScorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
     """Within-word left-to-right PLL of each answer in its gap, and the tokens it takes."""
     copies, n_pieces = [], []
     for text, answer in items:

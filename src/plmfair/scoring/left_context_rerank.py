@@ -12,8 +12,12 @@ whole-sentence log-likelihood. Torch-free.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from plmfair.scoring.protocols import ClozeProtocol
+
+if TYPE_CHECKING:  # the scorer's type only: a protocol module is read before any model
+    from plmfair.scoring.causal import CausalLMScorer
 
 REFERENCE = "candidates after the left context, re-ranked by the sentence log-likelihood with the word in the gap"
 PRIMITIVES = ("gap_candidates", "sequence_log_likelihoods")
@@ -22,7 +26,9 @@ PRIMITIVES = ("gap_candidates", "sequence_log_likelihoods")
 RERANK_GAPS = 512
 
 
-def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
+def predict(
+    scorer: CausalLMScorer, texts: Sequence[str], *, k: int, num_beams: int | None
+) -> list[list[tuple[str, float]]]:
     """The beam's words for each gap, best first by the log-likelihood of the filled sentence. The
     filled sentences of :data:`RERANK_GAPS` gaps at a time are scored together, in batches across
     gaps under the token budget."""
@@ -44,7 +50,7 @@ def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> l
     return out
 
 
-def score_answers(scorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+def score_answers(scorer: CausalLMScorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
     """The log-likelihood of each sentence with its answer in the gap, and the tokens the answer takes."""
     seqs, n_pieces = [], []
     for text, answer in items:

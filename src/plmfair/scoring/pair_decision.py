@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -44,7 +44,14 @@ CHECK_SAMPLE = 64
 CHECK_SAFETY = 2.0
 
 
-def with_outcomes(out: pd.DataFrame, *, precision: str, rounded: bool, tolerance=None, undecided=None) -> pd.DataFrame:
+def with_outcomes(
+    out: pd.DataFrame,
+    *,
+    precision: str,
+    rounded: bool,
+    tolerance: pd.Series | None = None,
+    undecided: pd.Series | None = None,
+) -> pd.DataFrame:
     """``out`` (:data:`SCORE_COLUMNS` and more) with each pair's outcome (:data:`OUTCOME_COLUMNS`): ``biased`` and
     ``neutral`` by the margin's floating-point tolerance at ``precision`` or the ``tolerance`` given per pair,
     ``biased_nangia`` and ``neutral_nangia`` by Nangia et al.'s rule (scores rounded to 3 decimals under a
@@ -147,7 +154,7 @@ def settle_in_fp32(
     return with_outcomes(out, precision="fp32", rounded=rounded, tolerance=tolerance), report
 
 
-def scored_frame(pairs: Sequence[MinimalPair], scorer: Scorer, **options) -> pd.DataFrame:
+def scored_frame(pairs: Sequence[MinimalPair], scorer: Scorer, **options: Any) -> pd.DataFrame:
     """Every pair scored by ``scorer`` (:meth:`plmfair.scoring.base.Scorer.score_sentences` with ``options``), as
     the rows of :data:`SCORE_COLUMNS`."""
     results = scorer.score_sentences(list(pairs), **options)

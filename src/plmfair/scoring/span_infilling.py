@@ -12,19 +12,25 @@ scored log P(<extra_id_0> pieces <end>); an answer is scored the same way
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from plmfair.scoring.protocols import ClozeProtocol
+
+if TYPE_CHECKING:  # the scorer's type only: a protocol module is read before any model
+    from plmfair.scoring.seq2seq import Seq2SeqScorer
 
 REFERENCE = "MozArt (Cabello Piqueras & Søgaard 2022): mT5 single-word constrained beam search at the sentinel"
 PRIMITIVES = ("gap_candidates", "span_log_likelihoods")
 
 
-def predict(scorer, texts: Sequence[str], *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
+def predict(
+    scorer: Seq2SeqScorer, texts: Sequence[str], *, k: int, num_beams: int | None
+) -> list[list[tuple[str, float]]]:
     """The k best one-word spans at each text's sentinel, best first."""
     return scorer.gap_candidates(texts, k=k, num_beams=num_beams)
 
 
-def score_answers(scorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
+def score_answers(scorer: Seq2SeqScorer, items: Sequence[tuple[str, str]]) -> list[tuple[float, int]]:
     """log P(<extra_id_0> answer <end>) of each answer, and the tokens it takes."""
     return scorer.span_log_likelihoods(items)
 

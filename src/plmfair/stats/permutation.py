@@ -65,7 +65,7 @@ def accepted_shifts(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: fl
     start_parts: list[np.ndarray] = []  # closed intervals of t where a permutation counts as extreme
     end_parts: list[np.ndarray] = []
 
-    def add(where, lo, hi):
+    def add(where: np.ndarray, lo: np.ndarray | float, hi: np.ndarray | float) -> None:
         start_parts.append(np.broadcast_to(lo, where.shape)[where])
         end_parts.append(np.broadcast_to(hi, where.shape)[where])
 
@@ -93,7 +93,7 @@ def accepted_shifts(qa: np.ndarray, qb: np.ndarray, qc: np.ndarray, *, alpha: fl
     left_edges = np.concatenate([[-np.inf], points])
     in_segment = np.searchsorted(starts, left_edges, side="right") - np.searchsorted(ends, left_edges, side="right")
 
-    def accepted(count):
+    def accepted(count: np.ndarray) -> np.ndarray:
         return (1 + count) / (1 + total) >= alpha
 
     ok_point, ok_segment = accepted(at_point), accepted(in_segment)

@@ -101,7 +101,7 @@ def join_bitexts(
         keys = (k for k in keys if all(len(ix[k]) == 1 for ix in indexes))
     rows: dict[str, list] = {c: [] for c in JOINED_SCHEMA}
 
-    def add(line, lang, text, source, source_line):
+    def add(line: int, lang: str, text: str, source: str, source_line: int) -> None:
         for col, value in zip(JOINED_SCHEMA, (line, lang, text, source, source_line), strict=True):
             rows[col].append(value)
 
@@ -135,8 +135,16 @@ _STEPS = {
 }
 
 
-def _join_counts(per_bitext, langs, *, pivot, corpus, duplicates, n_joined) -> pd.DataFrame:
-    rows = []
+def _join_counts(
+    per_bitext: Sequence[Mapping[str, int]],
+    langs: Sequence[str],
+    *,
+    pivot: str,
+    corpus: str,
+    duplicates: str,
+    n_joined: int,
+) -> pd.DataFrame:
+    rows: list[dict[str, object]] = []
     for step, desc in _STEPS.items():
         # one description per step (the table has a row per step); the pivot has no bitext of its own
         desc = f"{desc}, in the language's bitext with {pivot}"
