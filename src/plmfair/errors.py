@@ -1,8 +1,10 @@
 """Errors that speak to the user: which file, row or key, what was expected, what to do."""
 
 import difflib
+import os
 import shutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -26,14 +28,14 @@ class StorageError(PlmfairError):
     """A file cannot be written: the disk is full, the folder read-only or not the user's to write."""
 
 
-def first_few(names, n: int = 3) -> str:
+def first_few(names: Iterable[object], n: int = 3) -> str:
     """The first ``n`` of ``names``, comma-separated, with `` ...`` when there are more: how a one-line
     message names files it cannot all list."""
-    names = list(names)
-    return ", ".join(names[:n]) + (" ..." if len(names) > n else "")
+    listed = [str(name) for name in names]
+    return ", ".join(listed[:n]) + (" ..." if len(listed) > n else "")
 
 
-def did_you_mean(name: str, known) -> str:
+def did_you_mean(name: str, known: Iterable[object]) -> str:
     """`` (did you mean 'x'?)`` when a known name is close to ``name`` (case aside), else ``""``."""
     folded = {str(k).lower(): str(k) for k in known}
     close = difflib.get_close_matches(str(name).lower(), list(folded), n=1)
@@ -51,7 +53,7 @@ def program() -> str:
     return str(script)
 
 
-def missing_result(path, run: str, folder) -> DataError:
+def missing_result(path: str | os.PathLike, run: str, folder: Path) -> DataError:
     """A result the record of ``run`` (its ``folder``) lists, gone: what ``plmfair compare`` says."""
     return DataError(
         f"{path}: missing, though the record of run {run} lists it; rebuild the run before comparing it "

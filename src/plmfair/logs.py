@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ctypes
+import io
 import logging
 import os
 import sys
+from types import TracebackType
+from typing import Any
 
 from plmfair.errors import PlmfairError
 from plmfair.io.atomic import seal_writes, storage_error
@@ -20,7 +23,7 @@ class JobLog(logging.FileHandler):
     """The job's log file, with :data:`LOG_RESERVE` bytes allocated ahead of its writes where the
     system allows it; a record it cannot write is left to stderr, without logging's own traceback."""
 
-    def _open(self):
+    def _open(self) -> io.TextIOWrapper:
         stream = super()._open()
         try:
             libc = ctypes.CDLL(None, use_errno=True)
@@ -29,12 +32,12 @@ class JobLog(logging.FileHandler):
             pass
         return stream
 
-    def handleError(self, record):  # noqa: N802 (logging's name)
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
         # stderr, the other handler, has the record; "--- Logging error ---" and a traceback would bury it
         pass
 
 
-def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | None = None) -> None:
+def configure_logging(snakemake: Any = None, *, level: int = logging.INFO, path: str | None = None) -> None:
     """Log to the rule's ``log[0]`` (or ``path``) and to stderr; route uncaught exceptions there too.
 
     In a workflow job (``snakemake`` given) every result the job writes is sealed
@@ -59,7 +62,7 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
         force=True,
     )
 
-    def _excepthook(exc_type, exc, tb):
+    def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         log = logging.getLogger("plmfair")
         if issubclass(exc_type, KeyboardInterrupt):
             # Ctrl-C reaches every job: Snakemake removes the stopped job's outputs and says so itself
@@ -69,7 +72,7 @@ def configure_logging(snakemake=None, *, level: int = logging.INFO, path: str | 
             # already says which file, row or key and what to do: one line, no traceback
             log.error("%s", exc)
             return
-        if issubclass(exc_type, OSError):
+        if isinstance(exc, OSError):
             said = storage_error(exc, exc.filename or os.getcwd())
             if said is not None:
                 log.error("%s", said)

@@ -21,18 +21,18 @@ from plmfair.rendering.table_format import (
 ROW_LABELS = {"metric": "Metric score", "stereo": "Stereo score", "antistereo": "Anti-stereo score"}
 
 
-def _cell(row) -> str:
+def _cell(row: pd.Series) -> str:
     """Nangia et al.'s score as the paper prints it, on its side of 50: no mark (the test is about the
     decisive pairs, :func:`crows_pairs_tests_table`)."""
     return number(row["score"], 2, keep=(50,))
 
 
-def _share(count, total) -> str:
+def _share(count: float, total: float) -> str:
     """A count and its share of ``total``: ``454 (27.1%)``."""
     return f"{int(count)} ({number(100 * count / total, 1, keep=(0, 100))}%)" if total else ""
 
 
-def _neutral(row) -> str:
+def _neutral(row: pd.Series) -> str:
     """Pairs neutral under Nangia et al.'s rule, count and share of the scored pairs (Table 4's count)."""
     return _share(row["n_neutral_nangia"], row["n_scored"])
 
@@ -116,7 +116,7 @@ def _scores(summary: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-def _unknown(row) -> str:
+def _unknown(row: pd.Series) -> str:
     """A run's share of unknown pieces, ``0.4``, with ``(!)`` when it carries a coverage warning."""
     share = row.get("unknown_share")
     if share is None or pd.isna(share):

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TextIO
 
 from plmfair.io.atomic import storage_error
 
@@ -51,7 +52,7 @@ class Outcome:
     account: Path | None = None
 
 
-def _account_file(workdir: Path):
+def _account_file(workdir: Path) -> tuple[Path | None, TextIO | None]:
     """The log Snakemake's output is kept in (None when it cannot be written: a full disk, say)."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
     path = workdir / LOGS / f"snakemake-{stamp}.log"
@@ -62,7 +63,7 @@ def _account_file(workdir: Path):
         return None, None
 
 
-def _keep(fh, line: str):
+def _keep(fh: TextIO | None, line: str) -> TextIO | None:
     """Write a line to the account; a write the disk refuses closes it (the run still says its line)."""
     if fh is None:
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Mapping
+from typing import TypeGuard
 
 import pandas as pd
 
@@ -33,11 +34,11 @@ def _table(frame: pd.DataFrame) -> str:
     return f'<div class="scroll">{frame.to_html(index=False, escape=True, border=0, na_rep="")}</div>'
 
 
-def _leaf(value) -> str:
+def _leaf(value: object) -> str:
     return f"<code>{html.escape(json.dumps(value, ensure_ascii=False))}</code>"
 
 
-def _flat_rows(value) -> bool:
+def _flat_rows(value: object) -> TypeGuard[list[dict]]:
     """A list of objects whose values are all scalars: shown as a table."""
     return (
         isinstance(value, list)
@@ -46,7 +47,7 @@ def _flat_rows(value) -> bool:
     )
 
 
-def tree(value, *, name: str = "", open_: bool = False) -> str:
+def tree(value: object, *, name: str = "", open_: bool = False) -> str:
     """``value`` (a JSON value) as nested collapsible sections; a list of flat rows as one table."""
     if isinstance(value, dict) or isinstance(value, list) and not _flat_rows(value) and value:
         items = value.items() if isinstance(value, dict) else enumerate(value)

@@ -13,6 +13,7 @@ differ by far less). Torch-free.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 # half the distance from 1 to the next number of each precision (2^-p for p bits of significand)
 UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
@@ -29,13 +30,15 @@ def unit_roundoff(precision: str) -> float:
     return UNIT_ROUNDOFF[name]
 
 
-def score_error_bound(score, n_terms, precision: str):
+def score_error_bound(score: ArrayLike, n_terms: ArrayLike, precision: str) -> np.ndarray:
     """The bound on the floating-point error of a score that sums ``n_terms`` log-probabilities."""
     n = np.maximum(np.asarray(n_terms, dtype=float), 1.0)
     return unit_roundoff(precision) * n * np.maximum(np.abs(np.asarray(score, dtype=float)), n)
 
 
-def margin_tolerance(more, less, n_more, n_less, precision: str):
+def margin_tolerance(
+    more: ArrayLike, less: ArrayLike, n_more: ArrayLike, n_less: ArrayLike, precision: str
+) -> np.ndarray:
     """The largest margin ``more - less`` that arithmetic alone could produce: a pair whose
     |margin| is at most this is neutral (its order is not decided at this precision)."""
     return score_error_bound(more, n_more, precision) + score_error_bound(less, n_less, precision)
