@@ -5,6 +5,7 @@ scoring job (torch) and the summary (scipy) alike."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pandas as pd
 
@@ -62,20 +63,10 @@ PAIR_SCHEMA = {
 }
 
 
-def with_outcomes(
-    out: pd.DataFrame,
-    *,
-    precision: str,
-    rounded: bool,
-    tolerance: pd.Series | None = None,
-    undecided: pd.Series | None = None,
-) -> pd.DataFrame:
+def with_outcomes(out: pd.DataFrame, **decision: Any) -> pd.DataFrame:
     """A per-pair table (:data:`PAIR_SCHEMA`) with each pair's outcome, decided as every pair study decides it
-    (:func:`plmfair.scoring.pair_decision.with_outcomes`)."""
-    decided = pair_decision.with_outcomes(
-        out, precision=precision, rounded=rounded, tolerance=tolerance, undecided=undecided
-    )
-    return decided[list(PAIR_SCHEMA)]
+    (:func:`plmfair.scoring.pair_decision.with_outcomes`, whose keywords ``decision`` are)."""
+    return pair_decision.with_outcomes(out, **decision)[list(PAIR_SCHEMA)]
 
 
 # what every reader of a per-pair file checks (results/crows_pairs/{dataset}/{model}.parquet)
