@@ -77,7 +77,7 @@ def _nfc(text: str | None) -> str | None:
     return None if text is None else unicodedata.normalize("NFC", text)
 
 
-def _number(value, field: str, where: str, *, whole: bool = False):
+def _number(value: object, field: str, where: str, *, whole: bool = False) -> int | float | None:
     """A numeric field (``age``, ``time_taken``): a number or missing; anything else stops naming the line."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -86,7 +86,7 @@ def _number(value, field: str, where: str, *, whole: bool = False):
     return int(value) if whole else float(value)
 
 
-def _as_text(value) -> str | None:
+def _as_text(value: object) -> str | None:
     """Strings as they are; other JSON values (true, 3) as their JSON text; null/NaN as None."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -161,7 +161,7 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
         row_lines.append(lineno)
     if not rows:
         raise DataError(f"{source}: no annotations (the file is empty); check that the download is complete")
-    texts: dict[str, str] = {}
+    texts: dict[object, object] = {}
     for r in rows:
         if r["text"] is None or r["s_id"] is None:
             raise DataError(f"{source}: s_id and text may not be null (s_id={r['s_id']!r})")
@@ -172,7 +172,7 @@ def parse_mozart_lines(lines: Iterable[str], *, lang: str, source: str) -> list[
             )
         if texts.setdefault(r["s_id"], r["text"]) != r["text"]:
             raise DataError(f"{source}: s_id {r['s_id']} has two different texts; each sentence id must have one text")
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[object, object], int] = {}
     for lineno, r in zip(row_lines, rows, strict=True):
         key = (r["u_id"], r["s_id"])
         if key in seen:

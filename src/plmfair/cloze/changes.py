@@ -15,10 +15,12 @@ zero are zero.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import product
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from plmfair.cloze.annotations import GROUPS
 from plmfair.cloze.group_tests import DISPARITY_METRICS
@@ -51,7 +53,7 @@ CLOZE_CHANGE_SCHEMA = {
 }
 
 
-def _snap(values, scale: float = 100.0):
+def _snap(values: ArrayLike, scale: float = 100.0) -> np.ndarray:
     """Zero where a difference of percentages is floating-point noise (below 1e-9 points)."""
     values = np.asarray(values, dtype=float)
     return np.where(np.abs(values) <= 1e-11 * scale, 0.0, values)
@@ -66,7 +68,9 @@ def _flips(n_sentences: int, draws: int, rng: np.random.Generator) -> np.ndarray
     return np.vstack([np.zeros(n_sentences), random])
 
 
-def _group_means(a: np.ndarray, b: np.ndarray, flips: np.ndarray, sentence: np.ndarray, masks) -> tuple:
+def _group_means(
+    a: np.ndarray, b: np.ndarray, flips: np.ndarray, sentence: np.ndarray, masks: Sequence[np.ndarray]
+) -> tuple:
     """Per flip assignment, the mean of each mask's annotations under the assigned a and b (percent)."""
     n_sentences = flips.shape[1]
     means_a, means_b = [], []

@@ -12,6 +12,7 @@ import os
 import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -44,7 +45,7 @@ def write_parquet(
         pq.write_table(table, tmp)
 
 
-def _check_schema_doc(columns, schema_doc, path) -> None:
+def _check_schema_doc(columns: Iterable[str], schema_doc: Mapping[str, str], path: str | os.PathLike) -> None:
     missing = [c for c in columns if c not in schema_doc]
     extra = [c for c in schema_doc if c not in columns]
     if missing or extra:
@@ -105,7 +106,7 @@ def read_parquet(
     path: str | os.PathLike,
     *,
     columns: list[str] | None = None,
-    filters=None,
+    filters: list[tuple[str, str, object]] | None = None,
     kinds: Mapping[str, str] | None = None,
     values: Mapping[str, Iterable] | None = None,
 ) -> pd.DataFrame:
@@ -159,7 +160,7 @@ def read_schema_doc(path: str | os.PathLike) -> dict:
     return json.loads(md[SCHEMA_KEY]) if SCHEMA_KEY in md else {}
 
 
-def write_csv(df: pd.DataFrame, path: str | os.PathLike, **kwargs) -> None:
+def write_csv(df: pd.DataFrame, path: str | os.PathLike, **kwargs: Any) -> None:
     """Write a CSV table atomically (no index unless asked)."""
     kwargs.setdefault("index", False)
     with atomic_path(path) as tmp:

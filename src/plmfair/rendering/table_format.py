@@ -21,6 +21,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 # pandas renders Markdown through tabulate and LaTeX and HTML through jinja2 (Styler): imported here
 # so that an environment without them fails at once, not after a table is built
@@ -104,7 +105,7 @@ def verdict_columns(robustness: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([verdict_cells(r) for r in robustness.to_dict(orient="records")], index=robustness.index)
 
 
-def with_display(table: pd.DataFrame, **rules) -> pd.DataFrame:
+def with_display(table: pd.DataFrame, **rules: Any) -> pd.DataFrame:
     """``table`` with its :class:`Display` rules (in ``attrs``, read by :func:`printed`)."""
     table.attrs["display"] = Display(**rules)
     return table
@@ -117,7 +118,7 @@ def with_layout(table: pd.DataFrame, layout: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _is_p_column(name) -> bool:
+def _is_p_column(name: object) -> bool:
     """A column of p-values (``p``, ``p_value``, ``p (Wald)``, ``p_adjusted``): printed by numbers.p_value."""
     return bool(re.match(r"^p(?:[_ ]|$)", str(name)))
 
@@ -358,14 +359,14 @@ MODEL_TABLE_COLUMNS = {
 }
 
 
-def _parameter_count(n) -> str:
+def _parameter_count(n: float | None) -> str:
     """110.1M, 1.2B as papers print sizes; an exact count below a million (the demo's tiny models)."""
-    if pd.isna(n):
+    if n is None or pd.isna(n):
         return ""
-    n = int(n)
-    if n >= 1_000_000_000:
-        return f"{n / 1e9:,.1f}B"
-    return f"{n / 1e6:,.1f}M" if n >= 1_000_000 else f"{n:,}"
+    count = int(n)
+    if count >= 1_000_000_000:
+        return f"{count / 1e9:,.1f}B"
+    return f"{count / 1e6:,.1f}M" if count >= 1_000_000 else f"{count:,}"
 
 
 def models_table(models: pd.DataFrame) -> pd.DataFrame:
@@ -435,7 +436,7 @@ def render_table(
     md: str | os.PathLike,
     tex: str | os.PathLike,
     html: str | os.PathLike,
-    **rendering,
+    **rendering: Any,
 ) -> pd.DataFrame:
     """Build one table and write its texts (:func:`table_texts`, which takes the ``rendering``) to its four
     files."""

@@ -39,11 +39,11 @@ from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 from plmfair.rendering.numbers import level
-from plmfair.rendering.record_rows import Headline, plain, record_alpha, record_parts
+from plmfair.rendering.record_rows import Headline, RecordPartModule, plain, record_alpha, record_parts
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs import integrity
 from plmfair.scoring.coverage import distinct
-from plmfair.studies import STUDIES
+from plmfair.studies import STUDIES, Study
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
@@ -79,7 +79,7 @@ def software() -> dict:
     """plmfair's version and git commit (dirty when tracked files differ from it), Python, the platform and
     the libraries' versions."""
 
-    def version(name):
+    def version(name: str) -> str | None:
         try:
             return metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -124,7 +124,7 @@ def job_times(benchmarks: str | os.PathLike) -> dict:
         if job["max_rss_mb"] is not None:
             stage["max_rss_mb"] = max(stage["max_rss_mb"] or 0.0, job["max_rss_mb"])
 
-    def stamp(seconds):
+    def stamp(seconds: float) -> str:
         return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
 
     return {
@@ -295,7 +295,7 @@ def run_record(
     }
 
 
-def _part(study):
+def _part(study: Study) -> RecordPartModule:
     """The module that makes a study's part of the record (its ``record``)."""
     return importlib.import_module(study.record)
 
@@ -305,7 +305,7 @@ def _part(study):
 NOT_DERIVED = ("record_version", "written", "times", "software", "files")
 
 
-def _differences(recorded, derived, where: str = "") -> Iterator[str]:
+def _differences(recorded: object, derived: object, where: str = "") -> Iterator[str]:
     """Where two JSON values differ, as 'path: the files give Y, the record another value' (the first of a
     list's differing items each): what the record says there is not repeated, as no number of an edited
     record is shown."""
