@@ -67,3 +67,20 @@ def test_every_registry_of_the_project_is_one(registry, kind):
     assert all(isinstance(entry, kind) for entry in registry.values())
     with pytest.raises(Exception, match="did you mean"):
         registry.get(next(iter(registry)) + "x")
+
+
+def test_a_study_package_registers_on_two_lines_and_a_malformed_one_is_one_line(tmp_path):
+    """A study package's schema part names its studies and their place on two lines of their own, read
+    without YAML (every job reads the registry); either line missing or malformed is one line naming the file."""
+    from plmfair.errors import ConfigError
+    from plmfair.studies import _package
+
+    good = tmp_path / "mine" / "config.schema.yaml"
+    good.parent.mkdir()
+    good.write_text("# mine\nx-studies: {mine: STUDY, other: OTHER}\nx-order: 7\nproperties: {}\n")
+    package = _package(good)
+    assert (package.name, package.studies, package.order) == ("mine", {"mine": "STUDY", "other": "OTHER"}, 7)
+    for text in ("x-studies: {mine: STUDY}\n", "x-order: 1\n", "x-studies: {mine}\nx-order: 1\n"):
+        good.write_text(text)
+        with pytest.raises(ConfigError, match=r"mine/config.schema.yaml: a study package's schema names its studies"):
+            _package(good)

@@ -145,8 +145,9 @@ def _config_schema() -> dict:
 
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
     kinds = schema["properties"]["datasets"].setdefault("properties", {})
-    for package, fragment in study_packages():
-        where = f"src/plmfair/{package}/{STUDY_SCHEMA}"
+    for package in study_packages():
+        where = f"src/plmfair/{package.name}/{STUDY_SCHEMA}"
+        fragment = yaml.safe_load(package.schema.read_text(encoding="utf-8")) or {}
         for part, into in (("datasets", kinds), ("properties", schema["properties"])):
             for key, value in (fragment.get(part) or {}).items():
                 if key in into:

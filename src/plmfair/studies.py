@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -249,30 +250,50 @@ class Study:
 # holds each Study), its x-order where they come among the studies (the record's, tables' and report's order).
 # A new study is a new package: no shared file names it.
 STUDY_SCHEMA = "config.schema.yaml"
+# ... its two registration lines, read without YAML (every job reads the registry; the schema is parsed only where
+# a configuration is validated): ``x-studies: {name: ATTRIBUTE, ...}`` and ``x-order: N``, each on one line
+_STUDIES_LINE = re.compile(r"^x-studies: \{(.+)\}[ \t]*$", re.M)
+_ORDER_LINE = re.compile(r"^x-order: (\d+)[ \t]*$", re.M)
+_NAMED = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+
+
+@dataclass(frozen=True)
+class StudyPackage:
+    """A study package found by its part of the configuration's schema: its name, that file, its studies (name
+    -> the package's attribute holding its :class:`Study`) and its place among the packages (``order``)."""
+
+    name: str
+    schema: Path
+    studies: dict[str, str]
+    order: int
+
+
+def _package(path: Path) -> StudyPackage:
+    text = path.read_text(encoding="utf-8")
+    studies, order = _STUDIES_LINE.search(text), _ORDER_LINE.search(text)
+    named = [_NAMED.match(item) for item in studies.group(1).split(",")] if studies else []
+    if not named or not all(named) or order is None:
+        raise ConfigError(
+            f"{path}: a study package's schema names its studies and their place on two lines of their own: "
+            "x-studies: {name: ATTRIBUTE} and x-order: N"
+        )
+    return StudyPackage(path.parent.name, path, {m.group(1): m.group(2) for m in named if m}, int(order.group(1)))
 
 
 @functools.cache
-def study_packages() -> tuple[tuple[str, dict], ...]:
-    """Each study package's name and its part of the configuration's schema (:data:`STUDY_SCHEMA`), in their
-    ``x-order`` (then by name), read once."""
-    import yaml  # C-accelerated where it can be: every job reads the registry
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    found = []
-    for path in sorted(Path(__file__).parent.glob(f"*/{STUDY_SCHEMA}")):
-        fragment = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
-        if not isinstance(fragment.get("x-studies"), dict) or not fragment["x-studies"]:
-            raise ConfigError(f"{path}: a study package's schema names its studies: x-studies: {{name: ATTRIBUTE}}")
-        found.append((path.parent.name, fragment))
-    return tuple(sorted(found, key=lambda item: (item[1].get("x-order", 100), item[0])))
+def study_packages() -> tuple[StudyPackage, ...]:
+    """Each study package (one with a :data:`STUDY_SCHEMA` beside its code), in their ``x-order`` (then by
+    name), found once."""
+    found = [_package(path) for path in Path(__file__).parent.glob(f"*/{STUDY_SCHEMA}")]
+    return tuple(sorted(found, key=lambda package: (package.order, package.name)))
 
 
 STUDIES: Registry[Study] = Registry(
     "study",
     {
-        name: f"plmfair.{package}:{attribute}"
-        for package, fragment in study_packages()
-        for name, attribute in fragment["x-studies"].items()
+        name: f"plmfair.{package.name}:{attribute}"
+        for package in study_packages()
+        for name, attribute in package.studies.items()
     },
     error=ConfigError,
 )
