@@ -32,7 +32,8 @@ NEW_FILES = {
 
         from plmfair.rendering.table_spec import FigureSpec, TableSpec
         from plmfair.scoring.model_settings import spec_of, study_models
-        from plmfair.studies import PAIRS_TASK, Study, enabled
+        from plmfair.studies import (PAIRS_TASK, ComparePart, RecordPartModule, Study, StudyData, StudyOutputs,
+                                     StudyRecord, StudyScoring, StudyWorkflow, enabled)
 
         DATA = "results/data/occupations/{dataset}.parquet"
         SCORES = "results/occupations/{dataset}/{model}.parquet"
@@ -81,15 +82,27 @@ NEW_FILES = {
                           "Pairs whose stereotyped sentence wins, per data set and model, with an exact binomial test.")
         FIGURE = FigureSpec("occupations_share", "occupations", "plmfair.occupations.jobs:share_figure",
                             {"summary": SUMMARY}, "Pairs whose stereotyped sentence wins, per model.", "share")
+        def record_module() -> RecordPartModule:
+            from plmfair.occupations import record  # pandas and scipy: loaded when the record is written
+            return record
+
+
+        def compare_module() -> ComparePart:
+            from plmfair.occupations import record
+            return record
+
+
         STUDY = Study(
-            name="occupations", title="Occupation pairs", task=PAIRS_TASK, constructs=False,
-            data="CSV files of occupation pairs",
-            own_jobs=("occupations_ingest", "occupations_score", "occupations_summary"), rules=("occupations.smk",),
-            outputs=("results/data/occupations/", "results/occupations/"), tables=(TABLE,), figures=(FIGURE,),
-            subjects={"occupations": lambda config: [""] if jobs(config) else []},
-            downloads={"datasets.occupations": datasets}, languages=languages, published=published,
-            scored=scored, recorded=recorded, ingested=ingested,
-            record="plmfair.occupations.record", compare="plmfair.occupations.record")
+            name="occupations", title="Occupation pairs", task=PAIRS_TASK,
+            data=StudyData(described="CSV files of occupation pairs", downloads={"datasets.occupations": datasets},
+                           ingested=ingested),
+            workflow=StudyWorkflow(rules=("occupations_ingest", "occupations_score", "occupations_summary"),
+                                   files=("occupations.smk",)),
+            scoring=StudyScoring(languages=languages, scored=scored),
+            outputs=StudyOutputs(folders=("results/data/occupations/", "results/occupations/"),
+                                 subjects={"occupations": lambda config: [""] if jobs(config) else []},
+                                 published=published, tables=(TABLE,), figures=(FIGURE,)),
+            record=StudyRecord(recorded=recorded, part=record_module), compare=compare_module)
         ''',
     "src/plmfair/occupations/jobs.py": '''
         """Its jobs, library job functions its rules name: read a file of pairs, score it with a model
@@ -177,7 +190,8 @@ NEW_FILES = {
         from plmfair.errors import missing_result
         from plmfair.io.parquet import read_parquet
         from plmfair.occupations import SCORES
-        from plmfair.rendering.record_rows import Headline, RecordPart, rows
+        from plmfair.rendering.record_rows import rows
+        from plmfair.studies import Headline, RecordPart
         from plmfair.rendering.table_format import with_display
 
         FIELDS = ("dataset", "model", "pairs", "stereotyped", "share", "ci_low", "ci_high", "p_value")

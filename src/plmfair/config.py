@@ -119,8 +119,8 @@ def check_sections(config: dict, *, source: str) -> None:
 
 def _check_moved(config: dict) -> None:
     """A key of an earlier version's config, named with where it lives now (the schema alone would only
-    say that it is not allowed): the studies' (:attr:`plmfair.studies.Study.moved`) and the shared ones."""
-    moved = {**MOVED, **{key: words for study in STUDIES.values() for key, words in study.moved.items()}}
+    say that it is not allowed): the studies' (:attr:`plmfair.studies.StudyConfig.moved`) and the shared ones."""
+    moved = {**MOVED, **{key: words for study in STUDIES.values() for key, words in study.config.moved.items()}}
     for key, words in moved.items():
         *path, last = key.split(".")
         if last in section(config, path):
@@ -222,7 +222,7 @@ def known_languages(config: dict) -> list[str]:
         {
             lang
             for study in STUDIES.values()
-            for choice in study.choices
+            for choice in study.data.choices
             for entry in choice.entries(config).values()
             if entry.get("enabled", True)
             for lang in choice.languages(entry)
@@ -234,15 +234,15 @@ def check_config(config: dict) -> None:
     """Names used by the studies must be declared and fit the study; one line naming the key otherwise."""
     specs = model_specs(config)
     _check_data_folders(config)
-    for record in STUDIES.values():
-        if record.check:
-            record.check(config)
+    for registered in STUDIES.values():
+        if registered.config.check:
+            registered.config.check(config)
     # every model list: each study's, and those of its data sets' entries that may carry their own
     lists = [(study, f"{study}.models", config[study].get("models") or []) for study in STUDIES]
     lists += [
         (name, f"{'.'.join(choice.declared)}.{entry_name}.models", entry.get("models") or [])
         for name, study in STUDIES.items()
-        for choice in study.choices
+        for choice in study.data.choices
         if choice.own_models
         for entry_name, entry in choice.entries(config).items()
     ]
@@ -289,14 +289,14 @@ def _check_data_folders(config: dict) -> None:
     kept = {
         output.split("/")[2]: study.title
         for study in STUDIES.values()
-        for output in study.outputs
+        for output in study.outputs.folders
         if output.startswith("results/data/") and "{" not in output
     }
     claimed: dict[str, DataChoice] = {}
     for study in STUDIES.values():
-        if "results/data/{name}/" not in study.outputs:
+        if "results/data/{name}/" not in study.outputs.folders:
             continue
-        for choice in study.choices:
+        for choice in study.data.choices:
             for name in choice.entries(config):
                 where = f"config error at {'.'.join(choice.declared)}.{name}"
                 if name in kept:

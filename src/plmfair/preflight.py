@@ -123,8 +123,8 @@ def missing_pipelines(config: dict) -> list[Missing]:
     needed = {
         (study.name, lang): name
         for study in STUDIES.values()
-        if study.pipelines
-        for lang, name in study.pipelines(config).items()
+        if study.data.pipelines
+        for lang, name in study.data.pipelines(config).items()
     }
     packages = {where: name for where, name in needed.items() if not is_installed(name)}
     if packages and reachable("https://github.com"):
@@ -161,7 +161,7 @@ def robustness_passes(config: dict) -> list[str]:
     passes (each a pass of its model's one load), then the passes themselves."""
     out = []
     for study in STUDIES.values():
-        passes = study.passes(config) if study.passes else []
+        passes = study.scoring.passes(config) if study.scoring and study.scoring.passes else []
         if passes:
             out.append(
                 f"robustness: {study.title} adds {len(passes)} scoring pass(es), each with its model's one load: "

@@ -52,7 +52,7 @@ LIGHT = Need(1000, 4.0, 10, 10.0)
 # XLM-R-base shape, 1,110 MB, at 3,907 of 6,330).
 SCORING = Need(3000, 3.0, 120, 120.0)
 
-# The shared rules' fits; each study declares its own rules' (:attr:`plmfair.studies.Study.needs`), and
+# The shared rules' fits; each study declares its own rules' (:attr:`plmfair.studies.StudyWorkflow.needs`), and
 # :func:`plmfair.studies.rule_need` finds a rule's.
 NEEDS: Registry[Need] = Registry(
     "rule",

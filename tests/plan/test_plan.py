@@ -489,7 +489,9 @@ def test_output_registry_is_consistent():
     from plmfair.registry import load_function
     from plmfair.studies import STUDIES
 
-    SUBJECTS = {"data", "models", "hypotheses"} | {kind for study in STUDIES.values() for kind in study.subjects}
+    SUBJECTS = {"data", "models", "hypotheses"} | {
+        kind for study in STUDIES.values() for kind in study.outputs.subjects
+    }
     TABLES, FIGURES = list(all_tables().values()), all_figures()
     names = [spec.name for spec in TABLES]
     assert len(names) == len(set(names))
@@ -611,7 +613,7 @@ def test_no_study_name_in_a_string_comparison_outside_the_registry(repo):
     ]
     assert found == []
     # and what the plan asks of it
-    assert [s for s in STUDIES if STUDIES[s].constructs] == ["cloze"] and plan.report_category(
+    assert [s for s in STUDIES if STUDIES[s].data.constructs] == ["cloze"] and plan.report_category(
         "tsne", "mozart"
     ) == "MozArt"
 
@@ -628,10 +630,10 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     from plmfair.plan.targets import all_figures, all_tables
 
     def study_tables(study):
-        return [spec.name for spec in studies.STUDIES[study].tables]
+        return [spec.name for spec in studies.STUDIES[study].outputs.tables]
 
     def study_figures(study):
-        return [spec.name for spec in studies.STUDIES[study].figures]
+        return [spec.name for spec in studies.STUDIES[study].outputs.figures]
 
     TABLES, FIGURES = list(all_tables().values()), all_figures()
 
@@ -643,16 +645,16 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     shared_files = re.findall(r'^include: "workflow/rules/(\w+\.smk)"', snakefile, re.M)
     rules = {f.name: defined(f.read_text()) for f in rule_dir.glob("*.smk")}
     assert set(rules) == set(shared_files) | set(studies.rule_files()), "each rule file is shared or a study's"
-    own = [job for study in studies.STUDIES.values() for job in study.own_jobs]
+    own = [job for study in studies.STUDIES.values() for job in study.workflow.rules]
     assert len(own) == len(set(own)), "a job belongs to one study"
     for study in studies.STUDIES.values():  # a study's rule files define exactly its own jobs
-        assert set().union(*(rules[f] for f in study.rules)) == set(study.own_jobs), study.name
+        assert set().union(*(rules[f] for f in study.workflow.files)) == set(study.workflow.rules), study.name
     assert set().union(*(rules[f] for f in studies.CLOZE_SET_RULES)) == set(studies.CLOZE_SET_JOBS)
     assert set().union(*(rules[f] for f in shared_files)) | defined(snakefile) == set(studies.SHARED_JOBS)
     assert set(studies.STUDIES["mozart"].jobs) >= {"ingest_cloze_test", "tsne", "cloze_score", "group_analysis"}
     assert "cloze_score" not in studies.STUDIES["crows_pairs"].jobs
     assert {spec.subjects for spec in TABLES} - {"data", "models", "hypotheses"} <= {
-        kind for study in studies.STUDIES.values() for kind in study.subjects
+        kind for study in studies.STUDIES.values() for kind in study.outputs.subjects
     }
     assert "{subject}_table2_p_at_1" in study_tables("mozart") and "crows_pairs" in study_tables("crows_pairs")
     assert "{subject}_construction" in study_tables("cloze") and "{subject}_construction" not in study_tables("mozart")
@@ -666,8 +668,9 @@ def test_the_registry_lists_every_study_job_output_table_and_figure(repo):
     assert {t for s in studies.STUDIES for t in study_tables(s)} | made == {spec.name for spec in TABLES}
     assert {f for s in studies.STUDIES for f in study_figures(s)} == set(FIGURES)
     for study in studies.STUDIES.values():
-        assert all(path.startswith(("results/", "resources/")) and path.endswith("/") for path in study.outputs)
-        named = [*study.subjects.values(), *study.downloads.values(), *filter(None, [study.languages])]
+        folders = study.outputs.folders
+        assert all(path.startswith(("results/", "resources/")) and path.endswith("/") for path in folders)
+        named = [*study.outputs.subjects.values(), *study.data.downloads.values()]
         assert all(callable(function) for function in named)  # plan functions
 
 

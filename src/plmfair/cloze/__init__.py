@@ -13,29 +13,88 @@ Its modules: :mod:`~plmfair.cloze.annotations` (human answers), :mod:`~plmfair.c
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING
 
 from plmfair.cloze import config_checks, outputs, plan
 from plmfair.cloze.construction import plan as construction_plan
 from plmfair.resources import SCORING, Need
-from plmfair.studies import CLOZE_TASK, DataChoice, Study
+from plmfair.studies import (
+    CLOZE_TASK,
+    ComparePart,
+    DataChoice,
+    RecordPartModule,
+    Study,
+    StudyConfig,
+    StudyData,
+    StudyHypotheses,
+    StudyOutputs,
+    StudyRecord,
+    StudyScoring,
+    StudyWorkflow,
+)
 
-if TYPE_CHECKING:  # mypy checks the study's parts against their contracts; at run time they load lazily
-    from plmfair.cloze import record_part, run_changes
-    from plmfair.rendering.record_rows import RecordPartModule
-    from plmfair.studies import ComparePart
-
-    _record: RecordPartModule = record_part
-    _compare: ComparePart = run_changes
+if TYPE_CHECKING:
+    import pandas as pd
 
 
-def _own(subjects: dict) -> dict:
-    """The tables and figures of the cloze outputs made for these kinds of subject."""
-    return {
-        "tables": tuple(t for t in outputs.TABLES if t.subjects in subjects),
-        "figures": tuple(f for f in outputs.FIGURES if f.subjects in subjects),
-    }
+# Its hooks that need pandas or more import their module when they are called (the comment on each import):
+# every job reads the registry, so the package itself stays light.
+def count_data(frames: Mapping[str, pd.DataFrame]) -> list[tuple[str, str, str, int]]:
+    """What is in a ready-made cloze test's answers (:func:`plmfair.cloze.data_counts.counts`)."""
+    from plmfair.cloze import data_counts  # loaded when called
+
+    return data_counts.counts(frames)
+
+
+def mozart_questions(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every test the ready-made cloze tests' tables mark (:func:`plmfair.cloze.questions.mozart_questions`)."""
+    from plmfair.cloze import questions  # loaded when called
+
+    return questions.mozart_questions(results)
+
+
+def cloze_questions(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Every test the constructed cloze sets' tables mark (:func:`plmfair.cloze.questions.cloze_questions`)."""
+    from plmfair.cloze import questions  # loaded when called
+
+    return questions.cloze_questions(results)
+
+
+def score_labels() -> Mapping[str, str]:
+    """The names of the per-annotation scores in tables and figures (:data:`plmfair.cloze.measures.SCORE_LABELS`)."""
+    from plmfair.cloze.measures import SCORE_LABELS  # loaded when called
+
+    return SCORE_LABELS
+
+
+def record_module() -> RecordPartModule:
+    """The cloze studies' part of the run record (:mod:`plmfair.cloze.record_part`)."""
+    from plmfair.cloze import record_part  # loaded when called
+
+    return record_part
+
+
+def compare_module() -> ComparePart:
+    """The cloze studies' part of ``plmfair compare`` (:mod:`plmfair.cloze.run_changes`)."""
+    from plmfair.cloze import run_changes  # loaded when called
+
+    return run_changes
+
+
+def _outputs(folders: tuple[str, ...], subjects: dict) -> StudyOutputs:
+    """A cloze study's outputs: its folders and the tables and figures of the cloze outputs made for its kinds
+    of subject."""
+    return StudyOutputs(
+        folders=folders,
+        subjects=subjects,
+        published=published,
+        tables=tuple(t for t in outputs.TABLES if t.subjects in subjects),
+        figures=tuple(f for f in outputs.FIGURES if f.subjects in subjects),
+        labels=score_labels,
+        answered_in=ANSWERED_IN,
+    )
 
 
 def published(config: dict) -> list[str]:
@@ -76,31 +135,27 @@ MOZART = Study(
     name="mozart",
     title="MozArt",
     task=CLOZE_TASK,
-    constructs=False,
-    data="ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
-    "(datasets.cloze_tests; MozArt's own is mozart)",
-    own_jobs=("ingest_cloze_test", "tsne_vectors", "tsne"),
-    rules=("mozart_common.smk", "mozart.smk"),
-    outputs=("results/data/{name}/", "results/cloze/{name}/"),
-    subjects=_MOZART_SUBJECTS,
-    downloads={"datasets.cloze_tests": plan.cloze_tests},
-    languages=plan.cloze_set_languages,
-    published=published,
-    question_files=plan.ready_made_question_files,
-    questions="plmfair.cloze.questions:mozart_questions",
-    answered_in=ANSWERED_IN,
-    scored=partial(plan.scored, study="mozart"),
-    recorded=partial(plan.recorded_files, study="mozart"),
-    record="plmfair.cloze.record_part",
-    compare="plmfair.cloze.run_changes",
-    choices=(DataChoice("a ready-made cloze test", ("datasets", "cloze_tests"), languages=lambda e: e["languages"]),),
-    check=config_checks.check_mozart,
-    moved=config_checks.MOZART_MOVED,
-    ingested=plan.ingested_tests,
-    counts="plmfair.cloze.data_counts:counts",
-    labels="plmfair.cloze.measures:SCORE_LABELS",
-    needs={"tsne_vectors": SCORING},
-    **_own(_MOZART_SUBJECTS),
+    data=StudyData(
+        described="ready-made cloze tests in MozArt's format, sentences with the answers of annotator groups "
+        "(datasets.cloze_tests; MozArt's own is mozart)",
+        downloads={"datasets.cloze_tests": plan.cloze_tests},
+        choices=(
+            DataChoice("a ready-made cloze test", ("datasets", "cloze_tests"), languages=lambda e: e["languages"]),
+        ),
+        ingested=plan.ingested_tests,
+        counts=count_data,
+    ),
+    workflow=StudyWorkflow(
+        rules=("ingest_cloze_test", "tsne_vectors", "tsne"),
+        files=("mozart_common.smk", "mozart.smk"),
+        needs={"tsne_vectors": SCORING},
+    ),
+    scoring=StudyScoring(languages=plan.cloze_set_languages, scored=partial(plan.scored, study="mozart")),
+    outputs=_outputs(("results/data/{name}/", "results/cloze/{name}/"), _MOZART_SUBJECTS),
+    hypotheses=StudyHypotheses(files=plan.ready_made_question_files, questions=mozart_questions),
+    record=StudyRecord(recorded=partial(plan.recorded_files, study="mozart"), part=record_module),
+    compare=compare_module,
+    config=StudyConfig(check=config_checks.check_mozart, moved=config_checks.MOZART_MOVED),
 )
 
 # Construction's fits, from make bench-cloze on corpora of three shapes (docs/performance.md, "Declared
@@ -127,36 +182,32 @@ CLOZE = Study(
     name="cloze",
     title="Cloze sets",
     task=CLOZE_TASK,
-    constructs=True,
-    data="cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
-    own_jobs=(
-        "cloze_join_bitexts",
-        "cloze_tokenize",
-        "build_spacy_pipelines",
-        "cloze_align",
-        "cloze_select",
-        "cloze_sheets",
-        "ingest_cloze_answers",
-        "cloze_alignment_quality",
+    data=StudyData(
+        described="cloze sets constructed from multi-way parallel text, with human answers when given (cloze.corpora)",
+        constructs=True,
+        downloads={"cloze.corpora": plan.cloze_corpora, "cloze.spacy": plan.corpus_languages},
+        choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), languages=plan.corpus_langs, own_models=True),),
+        ingested=plan.ingested_answers,
+        pipelines=construction_plan.spacy_packages,
     ),
-    rules=("cloze_common.smk", "cloze.smk"),
-    outputs=("results/spacy/", "results/cloze/{name}/", "results/data/{name}/"),
-    subjects=_CLOZE_SUBJECTS,
-    downloads={"cloze.corpora": plan.cloze_corpora, "cloze.spacy": plan.corpus_languages},
-    languages=plan.cloze_set_languages,
-    published=published,
-    question_files=plan.constructed_question_files,
-    questions="plmfair.cloze.questions:cloze_questions",
-    answered_in=ANSWERED_IN,
-    scored=partial(plan.scored, study="cloze"),
-    recorded=partial(plan.recorded_files, study="cloze"),
-    record="plmfair.cloze.record_part",
-    compare="plmfair.cloze.run_changes",
-    choices=(DataChoice("a cloze corpus", ("cloze", "corpora"), languages=plan.corpus_langs, own_models=True),),
-    check=config_checks.check_corpora,
-    ingested=plan.ingested_answers,
-    pipelines=construction_plan.spacy_packages,
-    labels="plmfair.cloze.measures:SCORE_LABELS",
-    needs=CONSTRUCTION_NEEDS,
-    **_own(_CLOZE_SUBJECTS),
+    workflow=StudyWorkflow(
+        rules=(
+            "cloze_join_bitexts",
+            "cloze_tokenize",
+            "build_spacy_pipelines",
+            "cloze_align",
+            "cloze_select",
+            "cloze_sheets",
+            "ingest_cloze_answers",
+            "cloze_alignment_quality",
+        ),
+        files=("cloze_common.smk", "cloze.smk"),
+        needs=CONSTRUCTION_NEEDS,
+    ),
+    scoring=StudyScoring(languages=plan.cloze_set_languages, scored=partial(plan.scored, study="cloze")),
+    outputs=_outputs(("results/spacy/", "results/cloze/{name}/", "results/data/{name}/"), _CLOZE_SUBJECTS),
+    hypotheses=StudyHypotheses(files=plan.constructed_question_files, questions=cloze_questions),
+    record=StudyRecord(recorded=partial(plan.recorded_files, study="cloze"), part=record_module),
+    compare=compare_module,
+    config=StudyConfig(check=config_checks.check_corpora),
 )

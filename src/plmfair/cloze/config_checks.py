@@ -1,7 +1,7 @@
-"""The cloze studies' configuration checks beyond the schema (:attr:`plmfair.studies.Study.check`): MozArt's
+"""The cloze studies' configuration checks beyond the schema (:attr:`plmfair.studies.StudyConfig.check`): MozArt's
 t-SNE maps name declared ready-made tests; a constructed corpus's sample balances its POS classes and its
 languages, pivot, alignments and answers fit together, each with its spaCy pipeline; and the keys an
-earlier version had (:attr:`plmfair.studies.Study.moved`)."""
+earlier version had (:attr:`plmfair.studies.StudyConfig.moved`)."""
 
 from __future__ import annotations
 

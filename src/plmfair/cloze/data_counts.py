@@ -1,4 +1,5 @@
-"""What is in a ready-made cloze test's answers, for the run's data summary (:attr:`plmfair.studies.Study.counts`)."""
+"""What is in a ready-made cloze test's answers, for the run's data summary
+(:attr:`plmfair.studies.StudyData.counts`)."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ def cloze_scores_file(cloze_set: str, kind: str, model: str) -> str:
 
 def scored(config: dict, study: str) -> list[tuple[str, str]]:
     """Each model that fills a cloze set of ``study`` with its predictions of that set
-    (:attr:`plmfair.studies.Study.scored`)."""
+    (:attr:`plmfair.studies.StudyScoring.scored`)."""
     return [
         (m, cloze_scores_file(name, "predictions", m))
         for name, cloze_set in cloze_sets(config).items()
@@ -228,7 +228,7 @@ class ClozeSet:
 
     @property
     def constructed(self) -> bool:
-        return STUDIES[self.study].constructs
+        return STUDIES[self.study].data.constructs
 
 
 def cloze_sets(config: dict) -> dict[str, ClozeSet]:

@@ -16,8 +16,9 @@ from plmfair.io.parquet import read_parquet
 from plmfair.rendering.labels import GROUP_NAMES
 from plmfair.rendering.marks import TESTED
 from plmfair.rendering.numbers import compared, number
-from plmfair.rendering.record_rows import Headline, RecordPart, answer, decided, record_alpha, rows, schema_part
+from plmfair.rendering.record_rows import answer, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import verdict_cells, with_display
+from plmfair.studies import Headline, RecordPart
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 # with a field for each metric (plmfair.cloze.measures)

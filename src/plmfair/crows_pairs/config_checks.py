@@ -1,6 +1,6 @@
-"""The CrowS-Pairs configuration's checks beyond the schema (:attr:`plmfair.studies.Study.check`): the
+"""The CrowS-Pairs configuration's checks beyond the schema (:attr:`plmfair.studies.StudyConfig.check`): the
 data sets a run scores are declared, chains of ``direction_from`` end, the masked-LM protocol is one of
-the registry's; and its keys an earlier version had (:attr:`plmfair.studies.Study.moved`)."""
+the registry's; and its keys an earlier version had (:attr:`plmfair.studies.StudyConfig.moved`)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,8 @@ def crows_pairs_scores_file(dataset: str, model: str) -> str:
 
 
 def scored(config: dict) -> list[tuple[str, str]]:
-    """Each model the study scores with its per-pair scores of each data set (:attr:`plmfair.studies.Study.scored`)."""
+    """Each model the study scores with its per-pair scores of each data set
+    (:attr:`plmfair.studies.StudyScoring.scored`)."""
     return [(m, crows_pairs_scores_file(ds, m)) for ds, m in crows_pairs_jobs(config)]
 
 
@@ -145,7 +146,7 @@ def pass_groups(config: dict) -> dict[tuple[tuple[str, str], ...], list[str]]:
 
 
 def robustness_passes(config: dict) -> list[str]:
-    """The robustness analysis's extra scoring passes, one line each (:attr:`plmfair.studies.Study.passes`)."""
+    """The robustness analysis's extra scoring passes, one line each (:attr:`plmfair.studies.StudyScoring.passes`)."""
     return [f"{m} on {ds} under {p} in {q}" for ds, m, p, q in pass_jobs(config)]
 
 
@@ -188,7 +189,7 @@ def data_versions(config: dict) -> dict[str, list[str]]:
 
 
 def robustness_downloads(config: dict) -> list[str]:
-    """The study's robustness settings that are downloads (:attr:`plmfair.studies.Study.downloads`): the exclusion
+    """The study's robustness settings that are downloads (:attr:`plmfair.studies.StudyData.downloads`): the exclusion
     file."""
     return (
         ["exclusions"] if robustness_enabled(config) and config["crows_pairs"]["robustness"].get("exclusions") else []

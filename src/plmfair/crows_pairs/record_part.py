@@ -12,8 +12,9 @@ from plmfair.crows_pairs.plan import ROBUSTNESS
 from plmfair.crows_pairs.schemas import CLUSTER_TEST, ROBUSTNESS_SCHEMA, SIGN_TEST
 from plmfair.io.parquet import read_parquet
 from plmfair.rendering.numbers import number
-from plmfair.rendering.record_rows import Headline, RecordPart, answer, decided, record_alpha, rows, schema_part
+from plmfair.rendering.record_rows import answer, decided, record_alpha, rows, schema_part
 from plmfair.rendering.table_format import verdict_cells, with_display
+from plmfair.studies import Headline, RecordPart
 
 SCHEMA = schema_part(__file__)  # its lists under the record's results (run_record.schema.yaml)
 FIELDS = (

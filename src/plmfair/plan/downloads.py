@@ -36,12 +36,12 @@ def download_entries(config: dict) -> dict[str, dict]:
 def _download_in_use(config: dict, where: str) -> bool:
     """Whether an enabled study uses the download at config location ``where``: the entry of its
     section (``corpus`` in ``cloze.corpora.<corpus>.text.en``) is among those the plan function of the
-    section lists (:attr:`plmfair.studies.Study.downloads`; a location no study reads is a
+    section lists (:attr:`plmfair.studies.StudyData.downloads`; a location no study reads is a
     programming error: the study that reads it declares its section there)."""
     readers = [
         (section, function)
         for study in STUDIES.values()
-        for section, function in study.downloads.items()
+        for section, function in study.data.downloads.items()
         if where.startswith(section + ".")
     ]
     if not readers:

@@ -1,5 +1,6 @@
 """The models that run: which jobs score each, and the scoring output whose metadata describes it
-(the models table and the run record read it). Each study says what it scores (:attr:`plmfair.studies.Study.scored`)."""
+(the models table and the run record read it). Each study says what it scores
+(:attr:`plmfair.studies.StudyScoring.scored`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ def model_run_files(config: dict) -> dict[str, str]:
     ran): its first in the studies' order, by model, in that order."""
     runs: dict[str, str] = {}
     for study in STUDIES.values():
-        for model, path in study.scored(config) if study.scored else []:
+        for model, path in study.scoring.scored(config) if study.scoring else []:
             runs.setdefault(model, path)
     return runs
 

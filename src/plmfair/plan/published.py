@@ -34,7 +34,7 @@ def run_record_inputs(config: dict) -> dict[str, list[str]]:
 
 def recorded_files(config: dict) -> dict[str, list[str]]:
     """Per study with a part in the run record, the files that part summarises (its ``recorded``)."""
-    return {name: study.recorded(config) for name, study in STUDIES.items() if study.recorded}
+    return {name: study.record.recorded(config) for name, study in STUDIES.items() if study.record}
 
 
 def ingested_texts(config: dict) -> list[str]:
@@ -44,9 +44,9 @@ def ingested_texts(config: dict) -> list[str]:
 
 
 def hypothesis_files(config: dict) -> dict[str, list[str]]:
-    """Per study, the result files whose tests the run's hypotheses adjust (its ``question_files``);
+    """Per study, the result files whose tests the run's hypotheses adjust (its ``hypotheses.files``);
     the studies without any are left out."""
-    files = {name: study.question_files(config) for name, study in STUDIES.items() if study.question_files}
+    files = {name: study.hypotheses.files(config) for name, study in STUDIES.items() if study.hypotheses}
     return {name: paths for name, paths in files.items() if paths}
 
 
@@ -60,7 +60,7 @@ def published_files(config: dict) -> list[str]:
     out = [DATA_SUMMARY] if output_subjects(config, "data") else []
     out += [model_manifest(m) for m in models_in_use(config)]
     out += [MODELS_TABLE] if output_subjects(config, "models") else []
-    out += [path for study in STUDIES.values() if study.published for path in study.published(config)]
+    out += [path for study in STUDIES.values() for path in study.outputs.published(config)]
     out += [HYPOTHESES] if hypothesis_files(config) else []
     out += [f"results/tables/{name}.{ext}" for name in tables(config) for ext in ("csv", "md", "tex", "html")]
     out += [f"results/figures/{name}.{ext}" for name in figures(config) for ext in ("png", "pdf")]

@@ -92,11 +92,11 @@ def _owned(shared: tuple[Spec, ...], of: Callable[[Study], Sequence[Spec]]) -> d
 
 
 def _owned_tables() -> dict[str, tuple[str, TableSpec]]:
-    return _owned(SHARED_TABLES, lambda study: study.tables)
+    return _owned(SHARED_TABLES, lambda study: study.outputs.tables)
 
 
 def _owned_figures() -> dict[str, tuple[str, FigureSpec]]:
-    return _owned((), lambda study: study.figures)
+    return _owned((), lambda study: study.outputs.figures)
 
 
 def all_tables() -> Registry[TableSpec]:
@@ -106,7 +106,7 @@ def all_tables() -> Registry[TableSpec]:
 
 
 def all_figures() -> Registry[FigureSpec]:
-    """Every figure a run can make, by name (each study's :attr:`~plmfair.studies.Study.figures`)."""
+    """Every figure a run can make, by name (each study's :attr:`~plmfair.studies.StudyOutputs.figures`)."""
     return Registry("figure", {name: spec for name, (_, spec) in _owned_figures().items()}, error=ConfigError)
 
 
@@ -114,22 +114,22 @@ def ingesting() -> list[tuple[str, Study]]:
     """The studies that ingest data sets holding text, in the order their data is read: ready-made data
     sets first, answers before minimal pairs, then the constructed sets' answers (the order the demo's tiny
     models were first trained in: their weights, and every number of the demo, depend on it)."""
-    studies = [(name, study) for name, study in STUDIES.items() if study.ingested]
-    return sorted(studies, key=lambda item: (item[1].constructs, item[1].task == PAIRS_TASK))
+    studies = [(name, study) for name, study in STUDIES.items() if study.data.ingested]
+    return sorted(studies, key=lambda item: (item[1].data.constructs, item[1].task == PAIRS_TASK))
 
 
 def ingested(study: Study, config: dict) -> dict[str, str]:
     """The data sets a study ingests that hold text, by name (none for a study that ingests none)."""
-    return study.ingested(config) if study.ingested else {}
+    return study.data.ingested(config) if study.data.ingested else {}
 
 
 def data_summary_inputs(config: dict) -> dict[str, dict[str, str]]:
     """Per study whose data the run's data summary counts (its ``counts``), its ingested data sets by name."""
-    return {name: ingested(study, config) for name, study in ingesting() if study.counts}
+    return {name: ingested(study, config) for name, study in ingesting() if study.data.counts}
 
 
 def output_subjects(config: dict, subjects: str) -> list[str]:
-    """The subjects of a kind (``data``, ``models`` or a study's :attr:`~plmfair.studies.Study.subjects`)
+    """The subjects of a kind (``data``, ``models`` or a study's :attr:`~plmfair.studies.StudyOutputs.subjects`)
     the configuration has: the names of the data sets, or ``[""]`` for a study-wide output that is
     made, ``[]`` when it is not. The data and models are every study's; any other kind is listed by
     the plan function its study's record names."""
@@ -138,8 +138,8 @@ def output_subjects(config: dict, subjects: str) -> list[str]:
     if subjects == "models":
         return [""] if model_run_files(config) else []
     if subjects == "hypotheses":
-        return [""] if any(s.question_files and s.question_files(config) for s in STUDIES.values()) else []
-    return list(owners(subjects)[0].subjects[subjects](config))
+        return [""] if any(s.hypotheses and s.hypotheses.files(config) for s in STUDIES.values()) else []
+    return list(owners(subjects)[0].outputs.subjects[subjects](config))
 
 
 def report_category(subjects: str, subject: str = "") -> str:
@@ -153,7 +153,7 @@ def report_category(subjects: str, subject: str = "") -> str:
         return "Data and models"
     if not (subject and studies[0].task == CLOZE_TASK):
         return studies[0].title
-    ready_made = subject in STUDIES and not STUDIES[subject].constructs
+    ready_made = subject in STUDIES and not STUDIES[subject].data.constructs
     return STUDIES[subject].title if ready_made else f"Cloze set {subject}"
 
 

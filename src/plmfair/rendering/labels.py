@@ -9,10 +9,9 @@ from __future__ import annotations
 import functools
 import re
 
-from plmfair.registry import load_object
 from plmfair.studies import STUDIES
 
-# a minimal pair's score margin; the studies name their own per-item scores (Study.labels)
+# a minimal pair's score margin; the studies name their own per-item scores (plmfair.studies.StudyOutputs.labels)
 METRIC_LABELS = {"margin": "score margin"}
 
 
@@ -22,7 +21,7 @@ def metric_labels() -> dict[str, str]:
     (a cloze set's per-annotation ``hit1`` is "P@1 (hit at 1)": :mod:`plmfair.cloze.measures`)."""
     labels = dict(METRIC_LABELS)
     for study in STUDIES.values():
-        labels.update(load_object(study.labels) if study.labels else {})
+        labels.update(study.outputs.labels() if study.outputs.labels else {})
     return labels
 
 

@@ -1,35 +1,24 @@
 """A study's part of the run record (``results/run.json``): its result frames as JSON rows, with the run's
 decision on each row's test among the run's hypotheses, and the rows that answer its primary questions.
 
-Each study names the module that makes its part (:attr:`plmfair.studies.Study.record`): its ``SCHEMA``
-(its keys of ``results``, each the JSON schema of its list: :func:`schema_part`), ``record_part`` and
-``HEADLINES``; the record (:func:`plmfair.runs.record.run_record`) and its schema
-(:func:`plmfair.runs.record.record_schema`) put the parts together.
+Each study's record module (:attr:`plmfair.studies.StudyRecord.part`, the contract
+:class:`plmfair.studies.RecordPartModule`) makes its part with these helpers: its ``SCHEMA`` (its keys of
+``results``, each the JSON schema of its list: :func:`schema_part`), ``record_part`` and ``HEADLINES``; the
+record (:func:`plmfair.runs.record.run_record`) and its schema (:func:`plmfair.runs.record.record_schema`) put
+the parts together.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
 from plmfair.rendering.marks import DECISION_COLUMNS, TESTED, decisions
 from plmfair.rendering.numbers import interval, p_value
-from plmfair.studies import study_modules
-
-
-@dataclass
-class RecordPart:
-    """A study's rows in the record, by its keys of ``results`` (``rows``), and the frames whose rows answer
-    its primary questions: (frame, the column of the estimate, the estimand in words) (``primary``), each
-    frame with a column ``answer``, the answer in words (:func:`answer`)."""
-
-    rows: dict[str, list[dict]] = field(default_factory=dict)
-    primary: list[tuple[pd.DataFrame, str, str]] = field(default_factory=list)
 
 
 def answer(
@@ -63,42 +52,6 @@ def answer(
     spread = interval(row["ci_low"], row["ci_high"], digits, keep=(null,))
     adjusted = p_value(row["p_adjusted"], alpha=alpha)
     return f"{subject}: {said}: {estimate} {spread}, {null_words}, {test}, p adjusted {adjusted}"
-
-
-@dataclass(frozen=True)
-class Headline:
-    """One of a study's headline tables of a run record: its name in ``plmfair compare`` (``key``), the
-    caption ``plmfair show`` and the end of a run print above it, compare's ``title``, and the function
-    making its lines, printed by the display rule, from a record (``lines``; none when the run has no
-    such numbers). A study's ``record`` module lists its own as ``HEADLINES``."""
-
-    key: str
-    caption: str
-    title: str
-    lines: Callable[[Mapping], pd.DataFrame]
-
-
-class RecordPartModule(Protocol):
-    """What the module a study names in :attr:`plmfair.studies.Study.record` holds: its lists under the record's
-    ``results`` (``SCHEMA``: key -> the JSON schema of its list, :func:`schema_part`), ``record_part(files,
-    hypotheses)`` making them from the result files the study records and the run's hypotheses, and the headline
-    tables that show them (``HEADLINES``). Each study package checks its module against this contract where
-    mypy reads it (``if TYPE_CHECKING`` in its ``__init__``)."""
-
-    @property
-    def SCHEMA(self) -> dict: ...  # noqa: N802 (a module constant)
-
-    @property
-    def HEADLINES(self) -> tuple[Headline, ...]: ...  # noqa: N802
-
-    def record_part(self, files: Sequence[str], hypotheses: pd.DataFrame | None) -> RecordPart: ...
-
-
-def record_parts() -> list[RecordPartModule]:
-    """Each study's record part (:attr:`plmfair.studies.Study.record`), imported; typed by its contract, which
-    each study package has mypy check."""
-    # a module is checked against the contract where mypy can name it (each study package's __init__)
-    return study_modules("record")  # type: ignore[return-value]
 
 
 def schema_part(module_file: str) -> dict:

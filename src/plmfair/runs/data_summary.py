@@ -1,5 +1,5 @@
 """What is in the data: each study's counts of the data sets it ingested (its ``counts``,
-:class:`plmfair.studies.Study`: per language of each ready-made cloze test, per CrowS-Pairs data set), as
+:attr:`plmfair.studies.StudyData.counts`: per language of each ready-made cloze test, per CrowS-Pairs data set), as
 ``results/data/summary.parquet``, rendered as the ``data_summary`` table."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from plmfair.registry import load_function
 from plmfair.studies import STUDIES
 
 DATA_SUMMARY_SCHEMA = {
@@ -24,5 +23,6 @@ def data_summary(frames: Mapping[str, Mapping[str, pd.DataFrame]]) -> pd.DataFra
     study -> its ingested data sets by name, :func:`plmfair.plan.targets.data_summary_inputs`), its ``counts``."""
     out = []
     for study, named in frames.items():
-        out += load_function(STUDIES[study].counts)(named)
+        counts = STUDIES[study].data.counts
+        out += counts(named) if counts else []
     return pd.DataFrame(out, columns=["dataset", "subset", "statistic", "value"])

@@ -74,7 +74,7 @@ def run_settings(
         if study not in STUDIES:
             raise ConfigError(f"study {study!r}{did_you_mean(study, STUDIES)}: the studies are {', '.join(STUDIES)}")
     kept = [s for s in STUDIES if (s in studies if studies else enabled(config, s))]
-    choices = [(study, choice) for study in STUDIES for choice in STUDIES[study].choices]
+    choices = [(study, choice) for study in STUDIES for choice in STUDIES[study].data.choices]
     known = [name for _, choice in choices for name in choice.entries(config)]
     for name in datasets or []:
         if name not in known:
@@ -134,7 +134,7 @@ def keep_earlier(had: dict, settings: dict) -> tuple[dict, list[str]]:
             notes.append(f"keeps its earlier study {study}")
         if "models" in part and "models" in before:
             part["models"] = _union(before["models"], part["models"])
-    for choice in (choice for study in STUDIES.values() for choice in study.choices):
+    for choice in (choice for study in STUDIES.values() for choice in study.data.choices):
         if choice.chosen is not None:
             where, before, key = section(out, choice.chosen[:-1]), section(had, choice.chosen[:-1]), choice.chosen[-1]
             if where.get(key) is not None and key in before:

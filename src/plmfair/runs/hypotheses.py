@@ -1,6 +1,6 @@
 """A run's hypotheses: every test its tables mark, in one of two families, adjusted once for the whole run.
 
-Each study names its hypotheses (:attr:`plmfair.studies.Study.questions`): its primary question per model
+Each study names its hypotheses (:attr:`plmfair.studies.StudyHypotheses.questions`): its primary question per model
 and data set, which together form the run's confirmatory family (Holm), and every other test it marks, the
 secondary family (Benjamini-Yekutieli over the whole report); :func:`plmfair.multiplicity.decide_hypotheses`
 adjusts them (:data:`plmfair.multiplicity.DECIDED_SCHEMA`). The tables, figures, the run record and
@@ -15,15 +15,14 @@ import pandas as pd
 
 from plmfair.io.parquet import read_parquet
 from plmfair.multiplicity import DECIDED_SCHEMA, HYPOTHESIS_SCHEMA, decide_hypotheses
-from plmfair.registry import load_function
-from plmfair.studies import STUDIES
+from plmfair.studies import study_hypotheses
 
 
 def run_hypotheses(files: Mapping[str, Sequence[str]], *, alpha: float) -> pd.DataFrame:
     """The hypotheses of a run from each study's result files (``files``: study -> paths,
     :func:`plmfair.plan.hypothesis_files`)."""
     frames = [
-        load_function(STUDIES[study].questions)({path: read_parquet(path) for path in paths})
+        study_hypotheses(study).questions({path: read_parquet(path) for path in paths})
         for study, paths in files.items()
     ]
     frames = [f for f in frames if len(f)]

@@ -5,7 +5,7 @@ report's first page. When a report is made of a finished run, :func:`report_desc
 from the run's record instead: the run's name and status (complete and verified, or what is not:
 :func:`plmfair.runs.status.run_status`), a synthetic run's warning, the answers to the hypotheses'
 primary questions with their intervals and marks, each linked to the table and figure behind it
-(:attr:`plmfair.studies.Study.answered_in`), the models with their source and digest, and the data files
+(:attr:`plmfair.studies.StudyOutputs.answered_in`), the models with their source and digest, and the data files
 with theirs. The page is written to a temporary file (the run folder is not touched: a report changes no
 result), and only when Snakemake is making a report.
 """
@@ -58,7 +58,7 @@ def _answers_in(folder: Path, hypothesis: str, study: str) -> list[str]:
         return []
     parts = hypothesis.split("/")
     subject = parts[1] if len(parts) > 1 else ""
-    shown = STUDIES[study].answered_in
+    shown = STUDIES[study].outputs.answered_in
     made = [Path(plan.TABLE_HTML.format(table=n.format(subject=subject))) for n in shown.get("tables", ())]
     made += [Path(plan.FIGURE_PNG.format(figure=n.format(subject=subject))) for n in shown.get("figures", ())]
     return [f"`{path.name}`_" for path in made if (folder / path).is_file()]

@@ -21,7 +21,6 @@ prints its numbers for people
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 import platform
@@ -39,11 +38,11 @@ from plmfair.io.atomic import write_text
 from plmfair.io.download import sha256_of
 from plmfair.io.parquet import read_parquet, read_parquet_meta
 from plmfair.rendering.numbers import level
-from plmfair.rendering.record_rows import Headline, RecordPartModule, plain, record_alpha, record_parts
+from plmfair.rendering.record_rows import plain, record_alpha
 from plmfair.rendering.table_format import to_markdown, with_display
 from plmfair.runs import integrity
 from plmfair.scoring.coverage import distinct
-from plmfair.studies import STUDIES, Study
+from plmfair.studies import Headline, record_parts, study_record
 
 ROOT = Path(__file__).resolve().parents[3]  # the checkout (git commit, schema)
 SCHEMA = ROOT / "workflow" / "schemas" / "run_record.schema.yaml"
@@ -272,7 +271,7 @@ def run_record(
     results: dict[str, list] = {key: [] for part in record_parts() for key in part.SCHEMA}
     primary: list[tuple[pd.DataFrame, str, str]] = []
     for name, files in (studies or {}).items():
-        part = _part(STUDIES[name]).record_part(files, decided)
+        part = study_record(name).part().record_part(files, decided)
         for key, study_rows in part.rows.items():
             results[key] += study_rows
         primary += part.primary
@@ -293,11 +292,6 @@ def run_record(
         },
         "files": published_section(published, sealed_in=sealed_in),
     }
-
-
-def _part(study: Study) -> RecordPartModule:
-    """The module that makes a study's part of the record (its ``record``)."""
-    return importlib.import_module(study.record)
 
 
 # what a record holds that its result files do not give again: when it was written and how long its jobs
