@@ -27,7 +27,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from plmfair.errors import DataError, ModelError
 from plmfair.scoring import FAMILIES
@@ -41,6 +41,12 @@ from plmfair.scoring.protocols import (
 )
 from plmfair.scoring.tokenization import filled_span, normaliser
 from plmfair.text import MASK
+
+if TYPE_CHECKING:  # types only: the plan and the DAG read this module without torch
+    import numpy as np
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +88,15 @@ class Scorer(ABC):
     beam_cache: bool = True
 
     def __init__(
-        self, model, tokenizer, *, name: str, uncased: bool = False, token_budget: int = 0, progress: bool = False
-    ):
+        self,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        *,
+        name: str,
+        uncased: bool = False,
+        token_budget: int = 0,
+        progress: bool = False,
+    ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.name = name
@@ -137,7 +150,7 @@ class Scorer(ABC):
         """The longest input the model accepts (:func:`max_input_length`)."""
         return max_input_length(self.model, self.tokenizer)
 
-    def word_vectors(self, items: Sequence[tuple[str, str]]):
+    def word_vectors(self, items: Sequence[tuple[str, str]]) -> np.ndarray:
         """For each ``(text with the gap, word)``: the model's last-layer vector of the word put in
         the gap, averaged over the word's tokens (float32 array ``[len(items), hidden]``); the vectors
         the t-SNE maps of MozArt's appendix B project (:meth:`last_hidden` gives the layer)."""
@@ -156,8 +169,8 @@ class Scorer(ABC):
         out: list = [None] * len(items)
         with torch.inference_mode():
             for idx in length_batches([len(s) for s in seqs], self.token_budget):
-                ids, att = right_padded(seqs, idx, pad_id=padding_id(self.tokenizer), device=device)
-                hidden = self.last_hidden(ids, att).float()
+                batch, att = right_padded(seqs, idx, pad_id=padding_id(self.tokenizer), device=device)
+                hidden = self.last_hidden(batch, att).float()
                 # one copy to the host per batch, not one per word
                 means = torch.stack([hidden[row, spans[i]].mean(dim=0) for row, i in enumerate(idx)]).cpu().numpy()
                 for row, i in enumerate(idx):
@@ -165,7 +178,7 @@ class Scorer(ABC):
         return np.stack(out) if out else np.zeros((0, 0), dtype="float32")
 
     @abstractmethod
-    def last_hidden(self, input_ids, attention_mask):
+    def last_hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         """The last layer's hidden states ``[batch, length, hidden]`` of a batch of token ids (the
         encoder's for masked and seq2seq models, the decoder stack's for causal ones)."""
 
@@ -293,7 +306,7 @@ class Scorer(ABC):
             )
 
 
-def padding_id(tokenizer) -> int:
+def padding_id(tokenizer: PreTrainedTokenizerBase) -> int:
     """The id that pads a batch for models scored without a padding convention of their own: the
     tokenizer's pad token, else its end-of-sequence token (GPT-2 has no pad), else 0. Padded
     positions are masked, so the choice only has to be a valid id."""
@@ -314,18 +327,18 @@ def default_token_budget(device_type: str, family: str) -> int:
     return 2048 if family == "causal" else 8192
 
 
-def input_device(model):
+def input_device(model: PreTrainedModel) -> torch.device:
     """Where a batch of token ids goes: the device of the input embeddings. For a model spread
     over devices (``device_map``) that is its first shard; weights offloaded to disk compute on
     the CPU."""
     # torch is heavy: only the jobs that load a model import it
     import torch
 
-    device = model.get_input_embeddings().weight.device
+    device = next(model.get_input_embeddings().parameters()).device
     return torch.device("cpu") if device.type == "meta" else device
 
 
-def max_input_length(model, tokenizer) -> int:
+def max_input_length(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> int:
     """The longest input the model accepts (position embeddings), capped by the tokenizer's limit."""
     cfg = model.config
     limits = []
@@ -367,7 +380,7 @@ def length_batches(lengths: Sequence[int], token_budget: int, *, max_padding: fl
     return batches
 
 
-def to_device(values, device, dtype=None):
+def to_device(values: object, device: torch.device | str, dtype: torch.dtype | None = None) -> torch.Tensor:
     """``values`` (a tensor or nested lists) as a tensor on ``device``. On CUDA the host copy is
     page-locked and the transfer asynchronous, so the host can prepare the next batch while the
     GPU still runs this one."""
@@ -380,7 +393,9 @@ def to_device(values, device, dtype=None):
     return host.pin_memory().to(device, non_blocking=True)
 
 
-def right_padded(sequences: Sequence[Sequence[int]], idx: Sequence[int], *, pad_id: int, device):
+def right_padded(
+    sequences: Sequence[Sequence[int]], idx: Sequence[int], *, pad_id: int, device: torch.device | str
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The sequences ``idx`` as one right-padded batch: (input ids, attention mask) on ``device``."""
     # torch is heavy: only the jobs that load a model import it
     import torch
@@ -393,7 +408,9 @@ def right_padded(sequences: Sequence[Sequence[int]], idx: Sequence[int], *, pad_
     return to_device(ids, device, torch.long), to_device(att, device)
 
 
-def per_sequence(chunks, batches: Sequence[Sequence[int]], counts: Sequence[int]) -> list[list[float]]:
+def per_sequence(
+    chunks: Sequence[torch.Tensor], batches: Sequence[Sequence[int]], counts: Sequence[int]
+) -> list[list[float]]:
     """Values queued on the device batch by batch (``chunks``: tensors holding, in order, the values of
     each batch's sequences in the batch's order), back on the host in one copy and split per sequence:
     ``counts[i]`` values for sequence ``i``. One copy at the end, so that the host queues every batch
@@ -401,7 +418,7 @@ def per_sequence(chunks, batches: Sequence[Sequence[int]], counts: Sequence[int]
     # torch is heavy: only the jobs that load a model import it
     import torch
 
-    flat = torch.cat(chunks).tolist() if chunks else []
+    flat = torch.cat(list(chunks)).tolist() if chunks else []
     out: list[list[float]] = [[] for _ in counts]
     start = 0
     for i in (i for idx in batches for i in idx):
@@ -422,7 +439,7 @@ def check_too_long(too_long: str) -> None:
         raise ValueError(f"too_long must be one of {TOO_LONG}, got {too_long!r}")
 
 
-def progress_bar(enabled: bool, *, total: int, desc: str, unit: str):
+def progress_bar(enabled: bool, *, total: int, desc: str, unit: str) -> tqdm | None:
     """A tqdm bar when ``enabled``, else None."""
     if not enabled:
         return None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
@@ -39,8 +40,11 @@ from plmfair.scoring.base import (
     to_device,
 )
 from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_searches
-from plmfair.scoring.pieces import marks_text_start, piece_classes
+from plmfair.scoring.pieces import PieceClasses, marks_text_start, piece_classes
 from plmfair.scoring.protocols import TokenizedSentence
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +56,7 @@ LOGITS_BUDGET = 2**26
 MAX_PADDING = 0.25
 
 
-def split_causal(model, probe_ids: list[int]):
+def split_causal(model: PreTrainedModel, probe_ids: list[int]) -> tuple[Any, Any] | None:
     """``(decoder stack, output layer)`` of a causal LM when its logits are exactly the output layer
     of the stack's last hidden states (tested on ``probe_ids``), else None."""
     body, head = getattr(model, "base_model", None), model.get_output_embeddings()
@@ -79,7 +83,7 @@ class CausalLMScorer(Scorer):
     # the padding a batch may add (:data:`MAX_PADDING`); a benchmark may set another on an instance
     max_padding = MAX_PADDING
 
-    def __init__(self, model, tokenizer, **kwargs):
+    def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, **kwargs: Any) -> None:
         super().__init__(model, tokenizer, **kwargs)
         prefix = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
         if prefix is None:
@@ -93,7 +97,7 @@ class CausalLMScorer(Scorer):
         self.vocab_size = model.get_output_embeddings().weight.shape[0]
         self.parts = split_causal(model, self.after_prefix(["a probe sentence."])[0][:8])
 
-    def last_hidden(self, input_ids, attention_mask):
+    def last_hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states[
             -1
         ]
@@ -133,7 +137,9 @@ class CausalLMScorer(Scorer):
         under the token budget, each padded by at most :attr:`max_padding` of its width."""
         return length_batches([len(s) for s in sequences], self.token_budget, max_padding=self.max_padding)
 
-    def _token_log_probs(self, ids, att, rows, cols):
+    def _token_log_probs(
+        self, ids: torch.Tensor, att: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor
+    ) -> torch.Tensor:
         """log P(ids[r, c + 1] | ids[r, :c + 1]) at every (row, col), float32."""
         targets = ids[rows, cols + 1]
         if self.parts is None:
@@ -185,7 +191,7 @@ class CausalLMScorer(Scorer):
             bar.close()
         return out
 
-    def _context(self, text: str, pieces, text_start_marked: bool) -> tuple[list[int], torch.Tensor]:
+    def _context(self, text: str, pieces: PieceClasses, text_start_marked: bool) -> tuple[list[int], torch.Tensor]:
         """A text's left context as the search reads it (the prefix token, then the context's ids) and
         the pieces that may start the gap's word there (after white space: those with a start marker)."""
         left, _ = self.split_gap(text)
@@ -199,11 +205,18 @@ class CausalLMScorer(Scorer):
             )
         return self.after_prefix([context])[0] if context else [self.prefix_id], start
 
-    def _candidate_words(self, contexts, pieces, *, k: int, num_beams: int | None) -> list[list[tuple[str, float]]]:
+    def _candidate_words(
+        self,
+        contexts: Sequence[tuple[list[int], torch.Tensor]],
+        pieces: PieceClasses,
+        *,
+        k: int,
+        num_beams: int | None,
+    ) -> list[list[tuple[str, float]]]:
         """Distinct whole words the model proposes after each context (best first), with their beam
         scores: the contexts' beams searched together."""
 
-        def forward(ids: torch.Tensor, cache, rows):
+        def forward(ids: torch.Tensor, cache: Any, rows: torch.Tensor) -> tuple[torch.Tensor, Any]:
             # each row's positions: its sentence's own context (left padding masked), then its pieces
             past = cache.get_seq_length() if cache is not None else 0
             own = decoder.prefix_mask[rows]
@@ -234,6 +247,6 @@ class CausalLMScorer(Scorer):
         for found in spans:
             words: dict[str, float] = {}
             for p, lp in found:
-                words.setdefault(self.tokenizer.decode(p).strip(), lp)
+                words.setdefault(cast(str, self.tokenizer.decode(p)).strip(), lp)  # one text for one sequence
             out.append([(w, lp) for w, lp in words.items() if w])
         return out

@@ -26,7 +26,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -35,6 +35,9 @@ from plmfair.scoring import FAMILIES, family_by_class_name, get_family, scorer_c
 from plmfair.scoring.base import Scorer, input_device, max_input_length
 from plmfair.scoring.specs import ModelSpec
 from plmfair.scoring.tokenization import check_tokenizer_packages, install_hint
+
+if TYPE_CHECKING:  # transformers loads when a model does
+    from transformers import PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +109,7 @@ def check_local_folder(spec: ModelSpec) -> None:
         )
 
 
-def checkpoint_families(config) -> list[str]:
+def checkpoint_families(config: PretrainedConfig) -> list[str]:
     """The families a checkpoint is, read off what it is: the classes ``config.architectures``
     names, looked up in transformers' Auto tables (a class they do not list by what its name says,
     :func:`plmfair.scoring.family_by_class_name`), else its ``model_type``. A class in two tables
@@ -186,7 +189,7 @@ def _where_from(spec: ModelSpec) -> dict:
     return {"revision": spec.revision, "trust_remote_code": False}
 
 
-def _from_pretrained(cls, spec: ModelSpec, **kwargs):
+def _from_pretrained(cls: Any, spec: ModelSpec, **kwargs: Any) -> Any:
     """``cls.from_pretrained`` for the spec: safetensors only (pickles with ``allow_pickle``), and
     every load error as one line naming the model."""
     # only when a checkpoint is read
@@ -245,7 +248,7 @@ def _required_package(exc: Exception) -> str | None:
     return "sentencepiece protobuf" if package == "tiktoken" else package
 
 
-def load_tokenizer(spec: ModelSpec):
+def load_tokenizer(spec: ModelSpec) -> PreTrainedTokenizerBase:
     """The model's tokenizer from its own files: Rust-backed where transformers has one (a bare
     SentencePiece ``.model`` file is converted, which needs sentencepiece and protobuf), else its
     Python tokenizer (FlauBERT's needs sacremoses). A missing package is one line with the pip
@@ -264,7 +267,7 @@ def load_tokenizer(spec: ModelSpec):
         ) from None
 
 
-def load_weights(cls, spec: ModelSpec, **kwargs):
+def load_weights(cls: Any, spec: ModelSpec, **kwargs: Any) -> PreTrainedModel:
     """The model with its weights, which must cover it: a tensor missing from the checkpoint would be
     filled with random values (a folder with the encoder only, a classifier given as a masked LM),
     so it stops the run. Unexpected tensors (a pretraining head the scoring does not use, such as
@@ -295,7 +298,9 @@ def load_weights(cls, spec: ModelSpec, **kwargs):
     return model
 
 
-def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: Any, *, margin: float = 0.1) -> None:
+def check_tokenizer_fits(
+    spec: ModelSpec, tokenizer: PreTrainedTokenizerBase, model: Any, *, margin: float = 0.1
+) -> None:
     """The tokenizer is the model's: it has the vocabulary the model's config declares (less a margin:
     embedding rows are often padded to a round number), and every id it can produce, its special
     tokens' included, has an embedding row. A folder whose tokenizer files are missing gets an empty
@@ -320,12 +325,12 @@ def check_tokenizer_fits(spec: ModelSpec, tokenizer, model: Any, *, margin: floa
         )
 
 
-def architecture(model: Any, tokenizer) -> dict:
+def architecture(model: Any, tokenizer: PreTrainedTokenizerBase) -> dict:
     """The ``model_*`` facts of :data:`plmfair.scoring.specs.MODEL_METADATA_SCHEMA` read off the loaded
     model and tokenizer: parameters, layers, hidden size, vocabulary, tokenizer kind, maximum length."""
     cfg = model.config
 
-    def first(*names):
+    def first(*names: str) -> int | None:
         return next((v for n in names if isinstance(v := getattr(cfg, n, None), int)), None)
 
     layers = first("num_hidden_layers", "n_layer", "num_layers", "n_layers")
@@ -355,7 +360,7 @@ class Stopwatch:
         self._t0 = time.perf_counter()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         _sync(self.device)
         self.seconds = time.perf_counter() - self._t0
 
@@ -365,8 +370,8 @@ class LoadedModel:
     """A model ready to score: the model, its tokenizer, where and how it runs."""
 
     spec: ModelSpec
-    model: torch.nn.Module
-    tokenizer: object
+    model: PreTrainedModel
+    tokenizer: PreTrainedTokenizerBase
     device: torch.device
     precision: str
     _copies: dict = field(default_factory=dict, repr=False, compare=False)
@@ -393,7 +398,7 @@ class LoadedModel:
             self._copies[precision] = load(self.spec, device=self.device, precision=precision)
         return self._copies[precision]
 
-    def metadata(self, **extra) -> dict:
+    def metadata(self, **extra: Any) -> dict:
         """Run metadata: the model entry, precision, device, library versions and ``extra``."""
         # transformers is heavy: only the jobs that load a model import it
         import transformers
@@ -471,7 +476,7 @@ def load(
     else:
         dev = pick_device(device) if isinstance(device, str) else device
         model = load_weights(cls, spec, dtype=DTYPES[precision])
-        model.to(dev)
+        model.to(dev)  # type: ignore[arg-type]  # transformers types its wrapped .to without self
     check_tokenizer_fits(spec, tokenizer, model)
     model.eval()
     # torch, transformers and the model are hundreds of thousands of objects that live as long as the

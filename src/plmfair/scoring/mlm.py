@@ -23,10 +23,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
-from torch import nn
 
 from plmfair.errors import ModelError
 from plmfair.scoring.base import (
@@ -41,6 +40,9 @@ from plmfair.scoring.base import (
 from plmfair.scoring.pieces import whole_word_vocabulary
 from plmfair.scoring.protocols import TokenizedSentence
 from plmfair.scoring.tokenization import encode_with_words
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +63,9 @@ def split_mlm(model: Any) -> MLMParts:
     (``predictions``), FlauBERT/XLM (``pred_layer``), DistilBERT. Any other masked LM
     falls back to the full forward pass (correct, just slower), with a warning.
     """
-    base = getattr(model, "base_model", None)
+    base: Any = getattr(model, "base_model", None)
 
-    def encoder(input_ids, attention_mask):
+    def encoder(input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return base(input_ids=input_ids, attention_mask=attention_mask)[0]
 
     if base is not None and base is not model:
@@ -77,21 +79,21 @@ def split_mlm(model: Any) -> MLMParts:
             return MLMParts(encoder, lambda h: model.pred_layer(h)[0], True)
         if hasattr(model, "vocab_projector"):
 
-            def distil_head(h):
+            def distil_head(h: torch.Tensor) -> torch.Tensor:
                 h = model.activation(model.vocab_transform(h))
                 return model.vocab_projector(model.vocab_layer_norm(h))
 
             return MLMParts(encoder, distil_head, True)
     log.warning("no known LM head on %s: using the full forward pass (slower)", type(model).__name__)
 
-    def full_logits(input_ids, attention_mask):
+    def full_logits(input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return model(input_ids=input_ids, attention_mask=attention_mask).logits
 
     return MLMParts(full_logits, lambda h: h, False)
 
 
 def query_logits(
-    model: nn.Module,
+    model: PreTrainedModel,
     sequences: Sequence[Sequence[int]],
     positions: Sequence[int],
     *,
@@ -124,11 +126,11 @@ def query_logits(
 
 
 def target_log_probs(
-    model: nn.Module,
+    model: PreTrainedModel,
     sequences: Sequence[Sequence[int]],
     positions: Sequence[int],
     targets: Sequence[int],
-    **kwargs,
+    **kwargs: Any,
 ) -> list[float]:
     """log P(targets[i] | sequences[i]) at positions[i], for every masked copy (log-softmax in float32)."""
     batches: list[list[int]] = []
@@ -143,14 +145,14 @@ def target_log_probs(
     return [value for (value,) in per_sequence(chunks, batches, [1] * len(sequences))]
 
 
-def mask_token_id(tokenizer, model_name: str) -> int:
+def mask_token_id(tokenizer: PreTrainedTokenizerBase, model_name: str) -> int:
     """The tokenizer's mask token id; a model without one cannot be scored as a masked LM."""
     if getattr(tokenizer, "mask_token", None) is None or getattr(tokenizer, "mask_token_id", None) is None:
         raise ModelError(f"model {model_name!r} has no mask token; it cannot be scored as a masked LM (family: mlm)")
     return int(tokenizer.mask_token_id)
 
 
-def pad_token_id(tokenizer) -> int:
+def pad_token_id(tokenizer: PreTrainedTokenizerBase) -> int:
     """The padding id. It must be the model's own: FlauBERT derives sequence lengths from it."""
     for cand in (tokenizer.pad_token_id, tokenizer.eos_token_id, tokenizer.unk_token_id):
         if cand is not None:
@@ -187,12 +189,12 @@ class MaskedLMScorer(Scorer):
 
     family = "mlm"
 
-    def __init__(self, model, tokenizer, **kwargs):
+    def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, **kwargs: Any) -> None:
         super().__init__(model, tokenizer, **kwargs)
         self.mask_id = mask_token_id(tokenizer, self.name)
         self.pad_id = pad_token_id(tokenizer)
 
-    def last_hidden(self, input_ids, attention_mask):
+    def last_hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return self.model.base_model(input_ids=input_ids, attention_mask=attention_mask)[0]
 
     # The family's primitives, which its protocols (plmfair.scoring.protocols) are written with.

@@ -14,16 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
 from plmfair.errors import ModelError
 from plmfair.scoring.tokenization import word_start_rule
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
 WORD_CHARS = "-'’"
 
 
-def whole_word_vocabulary(tokenizer) -> dict[int, str]:
+def whole_word_vocabulary(tokenizer: PreTrainedTokenizerBase) -> dict[int, str]:
     """Token id -> surface form, for the tokens that are whole words by themselves.
 
     Dropped: special tokens, subword continuations (``##x`` in WordPiece; pieces without
@@ -74,7 +78,9 @@ class PieceClasses:
     cont: torch.Tensor
 
 
-def piece_classes(tokenizer, vocab_size: int, *, exclude: Set[int] = frozenset()) -> PieceClasses:
+def piece_classes(
+    tokenizer: PreTrainedTokenizerBase, vocab_size: int, *, exclude: Set[int] = frozenset()
+) -> PieceClasses:
     """Classify the first ``vocab_size`` ids (SentencePiece or byte-level BPE vocabularies)."""
     rule = word_start_rule(tokenizer)
     if rule not in ("metaspace", "bytelevel"):
@@ -105,7 +111,7 @@ def piece_classes(tokenizer, vocab_size: int, *, exclude: Set[int] = frozenset()
     return PieceClasses(marked_start, bare_start, cont)
 
 
-def marks_text_start(tokenizer) -> bool:
+def marks_text_start(tokenizer: PreTrainedTokenizerBase) -> bool:
     """Whether the tokenizer puts a word marker on the first word of a text (SentencePiece's
     dummy prefix, byte-level BPE with ``add_prefix_space``)."""
     first = tokenizer.tokenize("word")[0]

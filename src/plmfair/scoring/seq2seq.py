@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from transformers import AttentionInterface
@@ -35,6 +36,9 @@ from plmfair.scoring.base import (
 from plmfair.scoring.beam import IncrementalDecoder, single_word_beam_searches
 from plmfair.scoring.pieces import piece_classes
 
+if TYPE_CHECKING:
+    from transformers import BatchEncoding, PreTrainedModel, PreTrainedTokenizerBase
+
 SENTINEL = "<extra_id_0>"
 # the longest span the search grows: one word's pieces
 MAX_SPAN_PIECES = beam.MAX_WORD_PIECES
@@ -45,7 +49,15 @@ SHARED_ENCODER_ATTENTION = "plmfair_shared_encoder"
 
 
 def shared_encoder_attention(
-    module, query, key, value, attention_mask, *, beam_rows=None, position_bias=None, **kwargs
+    module: torch.nn.Module,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    *,
+    beam_rows: torch.Tensor | None = None,
+    position_bias: torch.Tensor | None = None,
+    **kwargs: Any,
 ) -> tuple[torch.Tensor, None]:
     """Transformers' SDPA attention, except a cross-attention (``module.is_causal`` false) given
     ``beam_rows``: its keys and values are held once per sentence (``[sentences, heads, L, d]``),
@@ -76,7 +88,7 @@ AttentionMaskInterface.register(SHARED_ENCODER_ATTENTION, sdpa_mask)
 
 
 @contextlib.contextmanager
-def attention_implementation(model, name: str, model_name: str):
+def attention_implementation(model: PreTrainedModel, name: str, model_name: str) -> Iterator[None]:
     """``model`` runs with the attention implementation ``name`` inside the block, as before after it."""
     previous = model.config._attn_implementation
     model.set_attn_implementation(name)
@@ -101,10 +113,10 @@ class SpanVocabulary:
     sentinel: int
 
 
-def span_vocabulary(tokenizer, vocab_size: int, model_name: str) -> SpanVocabulary:
+def span_vocabulary(tokenizer: PreTrainedTokenizerBase, vocab_size: int, model_name: str) -> SpanVocabulary:
     """Classify the vocabulary for the single-word constraint; a tokenizer without sentinels stops here."""
-    s0 = tokenizer.convert_tokens_to_ids(SENTINEL)
-    s1 = tokenizer.convert_tokens_to_ids("<extra_id_1>")
+    s0 = cast(int, tokenizer.convert_tokens_to_ids(SENTINEL))  # one id for one token
+    s1 = cast(int, tokenizer.convert_tokens_to_ids("<extra_id_1>"))
     if s0 is None or s0 == tokenizer.unk_token_id or s1 is None or s1 == tokenizer.unk_token_id:
         raise ModelError(
             f"model {model_name!r} has no sentinel tokens (<extra_id_0>, <extra_id_1>); it cannot fill a gap as a "
@@ -123,16 +135,16 @@ class Seq2SeqScorer(Scorer):
 
     family = "seq2seq"
 
-    def __init__(self, model, tokenizer, **kwargs):
+    def __init__(self, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, **kwargs: Any) -> None:
         super().__init__(model, tokenizer, **kwargs)
         self.vocab = span_vocabulary(tokenizer, model.get_output_embeddings().weight.shape[0], self.name)
         self.device = input_device(model)
 
-    def _encode(self, text: str):
+    def _encode(self, text: str) -> BatchEncoding:
         left, right = self.split_gap(text)
         return self.tokenizer(left + SENTINEL + right, return_tensors="pt").to(self.device)
 
-    def last_hidden(self, input_ids, attention_mask):
+    def last_hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return self.model.get_encoder()(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
     # The family's primitives, which its gap protocol (plmfair.scoring.span_infilling) reads.
@@ -154,7 +166,8 @@ class Seq2SeqScorer(Scorer):
 
         @functools.cache  # each distinct span decoded once: the sentences' candidates share many
         def word(pieces: tuple[int, ...]) -> str:
-            return self.tokenizer.convert_tokens_to_string(self.tokenizer.convert_ids_to_tokens(list(pieces))).strip()
+            tokens = cast("list[str]", self.tokenizer.convert_ids_to_tokens(list(pieces)))  # a list for a list
+            return self.tokenizer.convert_tokens_to_string(tokens).strip()
 
         with attention_implementation(self.model, SHARED_ENCODER_ATTENTION, self.name):
             for batch in length_batches(cost, self.token_budget * beam.SEARCH_BUDGET_FACTOR):
@@ -179,7 +192,7 @@ class Seq2SeqScorer(Scorer):
 
         encoder_mask = mask[:, None, None, :].bool()  # once per sentence; a 4-D mask passes through as it is
 
-        def forward(new: torch.Tensor, cache, rows: torch.Tensor):
+        def forward(new: torch.Tensor, cache: Any, rows: torch.Tensor) -> tuple[torch.Tensor, Any]:
             out = self.model(
                 encoder_outputs=(enc_out,),
                 attention_mask=encoder_mask,
@@ -190,7 +203,7 @@ class Seq2SeqScorer(Scorer):
             )
             return out.logits, out.past_key_values
 
-        def reorder(cache, parents: torch.Tensor) -> None:  # the cross-attention's stay once per sentence
+        def reorder(cache: Any, parents: torch.Tensor) -> None:  # the cross-attention's stay once per sentence
             cache.self_attention_cache.reorder_cache(parents)
 
         decoder = IncrementalDecoder(

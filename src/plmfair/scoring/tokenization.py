@@ -30,8 +30,12 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from plmfair.errors import ModelError
+
+if TYPE_CHECKING:  # the tokenizer's type only: the plan reads this module without transformers
+    from transformers import PreTrainedTokenizerBase
 
 # Word-boundary markers of the four vocabulary kinds (see word_start_rule).
 MARKERS = {"wordpiece": "##", "metaspace": "▁", "bytelevel": "Ġ", "suffix": "</w>"}
@@ -43,12 +47,12 @@ MOSES_TOKENIZERS = ("FlaubertTokenizer", "XLMTokenizer")
 PACKAGES = {"sentencepiece": "sentencepiece", "google.protobuf": "protobuf", "sacremoses": "sacremoses"}
 
 
-def is_fast(tokenizer) -> bool:
+def is_fast(tokenizer: PreTrainedTokenizerBase) -> bool:
     """Whether the tokenizer is backed by the ``tokenizers`` library (word ids and offsets)."""
     return bool(getattr(tokenizer, "is_fast", False)) and getattr(tokenizer, "backend_tokenizer", None) is not None
 
 
-def word_start_rule(tokenizer) -> str:
+def word_start_rule(tokenizer: PreTrainedTokenizerBase) -> str:
     """How the tokenizer marks words: ``wordpiece`` (continuations start with ``##``),
     ``metaspace`` (word starts carry ``▁``: SentencePiece, XLM-R, mT5), ``bytelevel`` (word
     starts carry ``Ġ``: RoBERTa, GPT-2), ``suffix`` (word ends carry ``</w>``: FlauBERT).
@@ -95,7 +99,9 @@ def marker_word_ids(tokens: Sequence[str], special: Sequence[bool], rule: str) -
     return out
 
 
-def encode_with_words(tokenizer, texts: Sequence[str]) -> list[tuple[list[int], list[int | None]]]:
+def encode_with_words(
+    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str]
+) -> list[tuple[list[int], list[int | None]]]:
     """The ids of each text with special tokens, as ``tokenizer(text)`` gives them, and each token's
     word index (None for special tokens). One call of the tokenizer for all the texts (a Rust-backed
     tokenizer encodes them in parallel) and, on a Python tokenizer, one scan of its whole vocabulary
@@ -120,7 +126,7 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 
 
 def filled_span(
-    tokenizer, left: str, word: str, right: str, *, add_special_tokens: bool = True
+    tokenizer: PreTrainedTokenizerBase, left: str, word: str, right: str, *, add_special_tokens: bool = True
 ) -> tuple[list[int], list[int]]:
     """The ids of ``left + word + right`` and the positions of the tokens that cover ``word``
     (empty if tokenization lost it).
@@ -149,7 +155,7 @@ def filled_span(
     return ids, [offset + j for j in range(start, end)]
 
 
-def normaliser(tokenizer) -> Callable[[str], str]:
+def normaliser(tokenizer: PreTrainedTokenizerBase) -> Callable[[str], str]:
     """The tokenizer's own normalisation, for matching answers with candidates: a Rust-backed
     tokenizer's normalizer (identity when it has none); for a Python tokenizer, the text as its
     tokens spell it again (its lower-casing, accent stripping and punctuation normalisation)."""
