@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
@@ -101,13 +102,18 @@ def tarone_family(smallest: Sequence[float], threshold: Callable[[int], float]) 
     return np.zeros(len(low), dtype=bool), threshold(max(m, 1))
 
 
-def _adjust(p_values, smallest, threshold, adjust) -> Family:
+def _adjust(
+    p_values: Sequence[float],
+    smallest: Sequence[float],
+    threshold: Callable[[int], float],
+    adjust: Callable[[Sequence[float]], np.ndarray],
+) -> Family:
     p = np.asarray(p_values, dtype=float)
     testable, limit = tarone_family(smallest, threshold)
     testable = testable & ~np.isnan(p)
     adjusted = np.full(p.shape, np.nan)
     if testable.any():
-        adjusted[testable] = adjust(p[testable])
+        adjusted[testable] = adjust(p[testable].tolist())
     return Family(testable, adjusted, int(testable.sum()), limit)
 
 
@@ -146,7 +152,16 @@ HYPOTHESIS_SCHEMA = {
 }
 
 
-def hypotheses_of(rows: pd.DataFrame, *, study: str, source: str, question, primary, p_value: str, informative):
+def hypotheses_of(
+    rows: pd.DataFrame,
+    *,
+    study: str,
+    source: str,
+    question: str | pd.Series,
+    primary: bool | pd.Series,
+    p_value: str,
+    informative: bool | pd.Series,
+) -> pd.DataFrame:
     """A study's hypotheses (:data:`HYPOTHESIS_SCHEMA`) from the rows of one of its result files: each row's
     test id (its ``hypothesis`` column), its ``question`` and whether it is ``primary`` (a value or one per
     row), its p-value (the ``p_value`` column), smallest attainable p (``p_min``) and size (``size``, where
@@ -187,7 +202,7 @@ DECIDED_SCHEMA = {
 LEVEL_BAND = (0.6, 1.4)
 
 
-def testable_on_design(p_min, size, limit, *, alpha: float):
+def testable_on_design(p_min: ArrayLike, size: ArrayLike, limit: ArrayLike | str, *, alpha: float) -> np.ndarray:
     """Whether a test can mark a row at ``alpha`` before any adjustment: its smallest attainable p below
     alpha, its size (where known) inside LEVEL_BAND, and no ``limit`` of its design."""
     size = np.asarray(size, dtype=float)

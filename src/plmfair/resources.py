@@ -19,8 +19,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from plmfair.registry import Registry
 
@@ -80,7 +82,7 @@ def model_mb(manifest: str | None) -> float:
     return sum(f.get("bytes", 0) for f in files if str(f.get("file", "")).endswith(weights)) / 2**20
 
 
-def _input_mb(input) -> float:
+def _input_mb(input: Any) -> float:
     """MB of a job's input files (0 for one not written yet), with its model's weights. Local files are
     stat'ed here: Snakemake's ``input.size_mb`` runs an event loop per call, 2 ms a job, which was a
     quarter of planning 1,000 models x 10 data sets; a remote (storage) file is sized by its plugin."""
@@ -92,26 +94,26 @@ def _input_mb(input) -> float:
     return size + model_mb(getattr(input, "model", None)) if hasattr(input, "model") else size
 
 
-def _local_bytes(path) -> int:
+def _local_bytes(path: str | os.PathLike) -> int:
     try:
         return os.path.getsize(path)
     except OSError:  # not written yet: sized again when the job starts
         return 0
 
 
-def mem_mb(need: Need):
+def mem_mb(need: Need) -> Callable[[Any, Any, int], int]:
     """A resource callable: the MB a job with ``need`` declares for its input, times its attempt."""
 
-    def declared(wildcards, input, attempt):
+    def declared(wildcards: Any, input: Any, attempt: int) -> int:  # Snakemake passes them by these names
         return need.mem_mb(_input_mb(input)) * attempt
 
     return declared
 
 
-def runtime(need: Need):
+def runtime(need: Need) -> Callable[[Any, Any, int], int]:
     """A resource callable: the minutes a job with ``need`` declares for its input, times its attempt."""
 
-    def declared(wildcards, input, attempt):
+    def declared(wildcards: Any, input: Any, attempt: int) -> int:  # Snakemake passes them by these names
         return need.runtime(_input_mb(input)) * attempt
 
     return declared

@@ -7,7 +7,7 @@ assignments are :mod:`plmfair.cloze.annotator_design`; the nulls and the estiman
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import combinations
 
 import numpy as np
@@ -195,7 +195,7 @@ def _score_values(data: pd.DataFrame, metrics: Sequence[str]) -> dict[str, np.nd
     return {m: data[m].to_numpy(float) for m in needed}
 
 
-def comparison_blocks(scores: pd.DataFrame):
+def comparison_blocks(scores: pd.DataFrame) -> Iterator[tuple[str, str, pd.DataFrame]]:
     """(model, lang or 'all', data) of every comparison, in the scores' order."""
     for model, by_model in scores.groupby("model", sort=False):
         langs = list(dict.fromkeys(by_model["lang"]))
@@ -393,7 +393,12 @@ def _freedman_lane(
 
 
 def attainable_columns(
-    statistic: np.ndarray, *, alpha: float, two_sided: bool = True, secondary=(), testable: bool = True
+    statistic: np.ndarray,
+    *,
+    alpha: float,
+    two_sided: bool = True,
+    secondary: Sequence[np.ndarray] = (),
+    testable: bool = True,
 ) -> dict:
     """A row's p_min and size (:data:`ATTAINABLE_SCHEMA`, :func:`plmfair.stats.permutation.attainable`); a test with
     nothing to compare (no statistic, no shared sentence) can give nothing but p = 1."""
@@ -425,7 +430,7 @@ def is_degenerate(values: np.ndarray, *, two_sided: bool = True) -> bool:
     return bool(np.all(np.abs(values[1:] - values[0]) <= 1e-10))
 
 
-def _studentized_contrast(weights) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+def _studentized_contrast(weights: Sequence[float]) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
     """The contrast of the groups' means (languages pooled) over its annotator-clustered standard
     error; NaN where that error is 0."""
     w, contrast = np.asarray(weights), _contrast(weights)
@@ -439,7 +444,7 @@ def _studentized_contrast(weights) -> Callable[[np.ndarray, np.ndarray, np.ndarr
     return statistic
 
 
-def _contrast(weights) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def _contrast(weights: Sequence[float]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     return lambda sums, counts: group_means(sums, counts) @ np.asarray(weights)
 
 

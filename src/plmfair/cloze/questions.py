@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeAlias
 
 import pandas as pd
 
@@ -24,6 +25,8 @@ from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses_of
 
 PRIMARY_METRIC = PRIMARY.column  # the disparity a cloze set's primary question is about, as the headline prints it
 POOLED = "all"
+# whether a row is a primary question: one value for every row of a file, or one per row
+Primary: TypeAlias = "bool | pd.Series"
 
 
 def _where(rows: pd.DataFrame) -> list[str]:
@@ -33,7 +36,7 @@ def _where(rows: pd.DataFrame) -> list[str]:
     ]
 
 
-def _frame(rows: pd.DataFrame, study: str, source: str, question: list[str], primary) -> pd.DataFrame:
+def _frame(rows: pd.DataFrame, study: str, source: str, question: list[str], primary: Primary) -> pd.DataFrame:
     return hypotheses_of(
         rows,
         study=study,
@@ -45,7 +48,7 @@ def _frame(rows: pd.DataFrame, study: str, source: str, question: list[str], pri
     )
 
 
-def _disparity(rows, cloze_set):
+def _disparity(rows: pd.DataFrame, cloze_set: str) -> tuple[list[str], Primary]:
     question = [
         f"{m} serves the annotator groups of {cloze_set} differently ({w})"
         for m, w in zip(rows["model"], _where(rows), strict=True)
@@ -53,7 +56,7 @@ def _disparity(rows, cloze_set):
     return question, (rows["lang"] == POOLED) & (rows["metric"] == PRIMARY_METRIC)
 
 
-def _gaps(rows, cloze_set):
+def _gaps(rows: pd.DataFrame, cloze_set: str) -> tuple[list[str], Primary]:
     question = [
         f"{m}: {g} and {r} differ on {cloze_set} ({w})"
         for m, g, r, w in zip(rows["model"], rows["group"], rows["reference"], _where(rows), strict=True)
@@ -61,14 +64,14 @@ def _gaps(rows, cloze_set):
     return question, False
 
 
-def _tests(rows, cloze_set):
+def _tests(rows: pd.DataFrame, cloze_set: str) -> tuple[list[str], Primary]:
     question = [
         f"{m}: {t} on {cloze_set} ({w})" for m, t, w in zip(rows["model"], rows["test"], _where(rows), strict=True)
     ]
     return question, False
 
 
-def _winloss(rows, cloze_set):
+def _winloss(rows: pd.DataFrame, cloze_set: str) -> tuple[list[str], Primary]:
     question = [
         f"{m}: {a} and {b} win equally often on {cloze_set} ({w})"
         for m, a, b, w in zip(rows["model"], rows["group_a"], rows["group_b"], _where(rows), strict=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 
@@ -26,9 +27,11 @@ EQUAL = 1e-12
 # a value this close to 0 is floating-point noise (a difference of equal sums taken in another order) and
 # prints as 0: every quantity printed here (scores, percentages, nats, gaps) is far larger when it is not 0
 NOISE = 1e-12
+# what a table's cell holds: a number of any kind (Python's, numpy's), text, a flag, or a missing value
+Cell = Any
 
 
-def missing(value) -> bool:
+def missing(value: Cell) -> bool:
     """None, NaN or pandas' NA: printed as ''."""
     if value is None:
         return True
@@ -42,7 +45,7 @@ def missing(value) -> bool:
 NOISE_ULPS, SHORT_DIGITS = 8, 8
 
 
-def in_file(value, *, p_value: bool = False):
+def in_file(value: Cell, *, p_value: bool = False) -> Cell:
     """``value`` as a file for programs (CSV) holds it: the float itself, except floating-point noise: a float
     within :data:`NOISE_ULPS` units in the last place of a decimal of at most :data:`SHORT_DIGITS` significant
     digits (``0.28800000000000003``, ``2.9999999999999996``) is that decimal, and a value within :data:`NOISE`
@@ -67,7 +70,7 @@ def _side(a: float, b: float) -> int:
     return (a > b) - (a < b)
 
 
-def number(value, digits: int = 2, *, keep: Iterable = ()) -> str:
+def number(value: Cell, digits: int = 2, *, keep: Iterable = ()) -> str:
     """``value`` with ``digits`` decimals, or more where fewer would put the printed number on
     another side of (or onto) zero or one of the values in ``keep`` than the exact one (beyond
     :data:`MAX_DECIMALS`, the shortest text that reads back as the same float); never ``-0``; a value
@@ -95,7 +98,7 @@ def number(value, digits: int = 2, *, keep: Iterable = ()) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
-def compared(a, b, digits: int = 2, *, keep: Iterable = ()) -> tuple[str, str]:
+def compared(a: Cell, b: Cell, digits: int = 2, *, keep: Iterable = ()) -> tuple[str, str]:
     """Two numbers a reader compares (an estimate and its threshold), printed with the same decimals,
     as many as it takes for the printed pair to be ordered as the exact pair and each to keep its
     side of zero and of ``keep``. Numbers within :data:`EQUAL` of each other (relative) are equal, as
@@ -113,7 +116,7 @@ def compared(a, b, digits: int = 2, *, keep: Iterable = ()) -> tuple[str, str]:
     return tuple(t[1:] if t.startswith("-") and float(t) == 0 else t for t in (ta, tb))  # type: ignore[return-value]
 
 
-def interval(low, high, digits: int = 2, *, keep: Iterable = ()) -> str:
+def interval(low: Cell, high: Cell, digits: int = 2, *, keep: Iterable = ()) -> str:
     """``[low, high]``, each end by :func:`number` with the same ``keep``; '' when missing."""
     if missing(low) or missing(high):
         return ""
@@ -121,7 +124,7 @@ def interval(low, high, digits: int = 2, *, keep: Iterable = ()) -> str:
     return f"[{number(low, digits, keep=keep)}, {number(high, digits, keep=keep)}]"
 
 
-def p_value(p, *, alpha: float | None, digits: int = 3, keep: Iterable = ()) -> str:
+def p_value(p: Cell, *, alpha: float | None, digits: int = 3, keep: Iterable = ()) -> str:
     """A p-value: ``digits`` decimals, ``<0.001`` below what they show, never rounded onto or across
     ``alpha`` (0.0496 prints ``0.0496`` at alpha 0.05; no level kept where ``alpha`` is None) nor the values
     of ``keep`` (a threshold it is set beside); '' when missing."""
@@ -133,7 +136,7 @@ def p_value(p, *, alpha: float | None, digits: int = 3, keep: Iterable = ()) -> 
     return number(float(p), digits, keep=(*keep, *(() if alpha is None else (alpha,))))
 
 
-def level(value, *, alpha: float | None = None) -> str:
+def level(value: Cell, *, alpha: float | None = None) -> str:
     """A confidence level exactly: ``95%``, ``99.5%``, or a Bonferroni level that has no short decimal
     as ``1 − 0.05/9`` (given the family's ``alpha``); '' when missing."""
     if missing(value):
@@ -149,6 +152,6 @@ def level(value, *, alpha: float | None = None) -> str:
     return f"{percent!r}%"
 
 
-def marked(text: str, significant) -> str:
+def marked(text: str, significant: Cell) -> str:
     """``text`` with ``*`` when ``significant`` is true (not when missing)."""
     return text + ("*" if not missing(significant) and bool(significant) else "")

@@ -10,10 +10,14 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+if TYPE_CHECKING:  # statsmodels' types only: it loads where a mixed model is fitted
+    from statsmodels.regression.mixed_linear_model import MixedLM, MixedLMParams
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +65,9 @@ def design_blocks(left: Sequence, right: Sequence) -> np.ndarray:
     return labels[left_codes]
 
 
-def _gls(model, variances: Mapping[str, float], scale: float, blocks: np.ndarray, levels: Mapping[str, np.ndarray]):
+def _gls(
+    model: MixedLM, variances: Mapping[str, float], scale: float, blocks: np.ndarray, levels: Mapping[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """Fixed effects and their covariance by generalised least squares with the fitted variances,
     V = sum_k tau_k Z_k Z_k' + sigma^2 I, block by block: lme4's ``fixef`` and ``vcov``."""
     x, y = model.exog, model.endog
@@ -80,7 +86,7 @@ def _gls(model, variances: Mapping[str, float], scale: float, blocks: np.ndarray
     return cov @ xtvy, cov
 
 
-def _at_optimum(model, params, *, step: float = 0.01, tol: float = 1e-6) -> bool:
+def _at_optimum(model: MixedLM, params: MixedLMParams, *, step: float = 0.01, tol: float = 1e-6) -> bool:
     """No variance component moved by ``step`` (relative) raises the profile REML log-likelihood by
     more than ``tol``; a component at zero is only moved up."""
     # statsmodels is heavy: only the mixed models need it
@@ -182,7 +188,7 @@ def term_name(raw: str) -> str:
     return re.sub(r"^C\((\w+).*?\)\[", r"\1[", raw)
 
 
-def effects_rows(fit, *, reference: Mapping[str, str], context: str) -> pd.DataFrame:
+def effects_rows(fit: MixedEffects, *, reference: Mapping[str, str], context: str) -> pd.DataFrame:
     """The fixed effects of a fit as rows (term names shortened, reference level of each term,
     converged), a warning logged when the fit did not converge."""
     if not fit.converged:
