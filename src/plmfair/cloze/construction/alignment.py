@@ -142,7 +142,7 @@ def symmetrise(fwd: Links, rev: Links, method: str = "intersection") -> Links:
 
 
 @contextlib.contextmanager
-def _omp_threads(threads: int | None):
+def _omp_threads(threads: int | None) -> Iterator[None]:
     """OMP_NUM_THREADS for a child process started inside the block."""
     old = os.environ.get("OMP_NUM_THREADS")
     if threads:
@@ -201,7 +201,7 @@ def write_token_lines(
     # the line being collected (it may continue into the next batch) and its tokens
     current, words = 0, list[str]()
 
-    def flush():
+    def flush() -> None:
         nonlocal written
         if current > n_lines:
             raise DataError(
@@ -441,7 +441,16 @@ def align_files(
     return meta
 
 
-def _write_extra(src_fh: TextIO, tgt_fh: TextIO, paths, members, extra_lines, pipelines, langs, tokenized) -> int:
+def _write_extra(
+    src_fh: TextIO,
+    tgt_fh: TextIO,
+    paths: tuple[str | os.PathLike, str | os.PathLike],
+    members: tuple[str | None, str | None],
+    extra_lines: int | None,
+    pipelines: tuple | None,
+    langs: tuple[str, str],
+    tokenized: bool,
+) -> int:
     """The extra parallel text, tokenized, at the head of eflomal's two input files; returns its lines."""
     counts = []
     for path, member, lang, pipe, fh in zip(

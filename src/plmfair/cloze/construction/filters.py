@@ -7,12 +7,15 @@ the rules in full: docs/construction.md."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
 from plmfair.cloze.construction.pos import TAGS_SCHEMA
 from plmfair.errors import DataError
+
+# records a filter step's counts: (step, unit, description, count per language, count in all)
+Recorder = Callable[[str, str, str, Mapping[str, "int | None"], int], None]
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +60,10 @@ def _one_to_one(links: pd.DataFrame) -> pd.DataFrame:
     return links[(p == 1) & (o == 1)]
 
 
-def counts_recorder(counts: list[dict], langs: Sequence[str], corpus: str):
+def counts_recorder(counts: list[dict], langs: Sequence[str], corpus: str) -> Recorder:
     """A function that appends a filter step's counts (per language and in all) to ``counts``."""
 
-    def record(step, unit, desc, per_lang: Mapping[str, int | None], total: int):
+    def record(step: str, unit: str, desc: str, per_lang: Mapping[str, int | None], total: int) -> None:
         for lang in langs:
             counts.append(
                 {
@@ -82,23 +85,27 @@ def counts_recorder(counts: list[dict], langs: Sequence[str], corpus: str):
 class Steps:
     """Filters applied in turn to a candidate table, each recording what it keeps."""
 
-    def __init__(self, cand: pd.DataFrame, langs: Sequence[str], record):
+    def __init__(self, cand: pd.DataFrame, langs: Sequence[str], record: Recorder) -> None:
         self.cand, self.langs, self.record = cand, langs, record
 
-    def apply(self, name, desc, test, *, also=None):
+    def apply(
+        self, name: str, desc: str, test: Callable[[str], pd.Series | None], *, also: pd.Series | None = None
+    ) -> None:
         ok = {lang: test(lang) for lang in self.langs}
-        per_lang = {lang: (None if ok[lang] is None else int(ok[lang].sum())) for lang in self.langs}
+        per_lang = {lang: (None if kept is None else int(kept.sum())) for lang, kept in ok.items()}
         both = pd.Series(True, index=self.cand.index)
-        for lang in self.langs:
-            if ok[lang] is not None:
-                both &= ok[lang]
+        for kept in ok.values():
+            if kept is not None:
+                both &= kept
         if also is not None:
             both &= also
         self.cand = self.cand[both].reset_index(drop=True)
         self.record(name, "words", desc, per_lang, len(self.cand))
 
 
-def _kept_lines(tokens: Mapping[str, pd.DataFrame], langs: list[str], all_lines: pd.Index, f: Mapping, record):
+def _kept_lines(
+    tokens: Mapping[str, pd.DataFrame], langs: list[str], all_lines: pd.Index, f: Mapping, record: Recorder
+) -> pd.Index:
     """The lines with text in every language (non_empty) and within the token bounds in every language (length),
     each filter counted by ``record``."""
     record("lines", "sentences", "lines in the corpus files", {lang: len(all_lines) for lang in langs}, len(all_lines))
@@ -133,7 +140,7 @@ def _aligned_words(
     """Every pivot-language word of ``lines_kept`` with, per other language, the word it is aligned to one-to-one
     (missing where it is not) and each word's text and lexical flags, as columns ``<name>_<lang>``."""
 
-    def lexical(lang):
+    def lexical(lang: str) -> pd.DataFrame:
         tok = tokens[lang][["line", "token", "text", "like_num", "is_punct"]]
         return tok.rename(columns={c: f"{c}_{lang}" for c in tok.columns if c != "line"})
 
@@ -192,7 +199,7 @@ def lexical_candidates(
             lambda lang: steps.cand[f"text_{lang}"].astype(str).map(str.isalpha).astype(bool),
         )
 
-    def not_number(lang):
+    def not_number(lang: str) -> pd.Series:
         bad = steps.cand[f"is_punct_{lang}"].astype(bool)
         if f["exclude_numbers"]:
             bad |= steps.cand[f"like_num_{lang}"].astype(bool)

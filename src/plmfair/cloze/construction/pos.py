@@ -36,6 +36,8 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, cast
 
 import pandas as pd
 
@@ -45,6 +47,10 @@ from plmfair.io.atomic import atomic_dir
 from plmfair.io.parquet import read_parquet, write_parquet_chunks
 from plmfair.io.text_files import read_text_lines
 from plmfair.pipelines import is_folder_name
+
+if TYPE_CHECKING:  # spaCy's types only: it loads in the jobs that tokenize or tag (_spacy)
+    from spacy.language import Language
+    from spacy.tokenizer import Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +91,7 @@ UNUSED_COMPONENTS = ("ner", "lemmatizer", "entity_ruler", "textcat", "textcat_mu
 TORCH_PIPELINE_PACKAGES = ("spacy_transformers", "spacy_curated_transformers")
 
 
-def _spacy():
+def _spacy() -> ModuleType:
     """spaCy, imported on first use: only the jobs that tokenize or tag load it. Its thinc imports
     torch only to learn whether it is there (1.5 s of a 2.2 s import, in every such job); the
     pipelines a run tags with (spaCy's CPU ones, lookup pipelines) never use it and the cloze
@@ -93,7 +99,7 @@ def _spacy():
     pipeline package is installed, thinc finds it absent, as in that environment."""
     first = "spacy" not in sys.modules and "torch" not in sys.modules
     if first and not any(importlib.util.find_spec(name) for name in TORCH_PIPELINE_PACKAGES):
-        sys.modules["torch"] = None  # an import of torch now fails with ImportError: thinc's check
+        sys.modules["torch"] = None  # type: ignore[assignment]  # an import of torch now fails: thinc's check
         try:
             import spacy.tokens  # spaCy is heavy: only the jobs that tokenize or tag load it
         finally:
@@ -103,7 +109,7 @@ def _spacy():
     return spacy
 
 
-def load_pipeline(name: str | os.PathLike, lang: str):
+def load_pipeline(name: str | os.PathLike, lang: str) -> Language:
     """Load a spaCy pipeline by package name or path; a missing one stops with the command that installs it."""
     try:
         nlp = _spacy().load(name)
@@ -133,7 +139,7 @@ def _check_empty(lines: Sequence[str], source: str, empty: str) -> list[int]:
 
 
 def tokenize_table(
-    nlp,
+    nlp: Language,
     lines: Sequence[str],
     *,
     tokenized: bool = False,
@@ -150,7 +156,7 @@ def tokenize_table(
     """
     empties = _check_empty(lines, source, empty)
 
-    def frames():
+    def frames() -> Iterator[pd.DataFrame]:
         Doc = _spacy().tokens.Doc
 
         for start in range(0, max(len(lines), 1), chunk_lines):
@@ -160,7 +166,7 @@ def tokenize_table(
             if tokenized:
                 docs = (Doc(nlp.vocab, words=text.split()) for _, text in keep)
             else:
-                docs = nlp.tokenizer.pipe(text.strip() for _, text in keep)
+                docs = cast("Tokenizer", nlp.tokenizer).pipe(text.strip() for _, text in keep)
             cols: dict[str, list] = {k: [] for k in TOKENS_SCHEMA}
             for (lineno, _), doc in zip(keep, docs, strict=True):
                 for tok in doc:
@@ -177,7 +183,7 @@ def tokenize_table(
 
 
 def tag_tokens(
-    nlp, tokens: pd.DataFrame, *, tokenized: bool = False, source: str = "<text>", batch_size: int = 256
+    nlp: Language, tokens: pd.DataFrame, *, tokenized: bool = False, source: str = "<text>", batch_size: int = 256
 ) -> pd.DataFrame:
     """Universal POS and dependencies (:data:`TAGS_SCHEMA`) of every line in a tokens table.
 
@@ -214,7 +220,7 @@ def tag_tokens(
 
 
 def tag_lines(
-    nlp, lines: Sequence[str], *, tokenized: bool = False, source: str = "<text>", empty: str = "error"
+    nlp: Language, lines: Sequence[str], *, tokenized: bool = False, source: str = "<text>", empty: str = "error"
 ) -> tuple[pd.DataFrame, list[int]]:
     """Every line tokenized and tagged in memory: tokens (:data:`TOKENS_SCHEMA`) with the
     :data:`TAGS_SCHEMA` columns, and the empty lines. For small corpora and tests; the workflow
@@ -225,11 +231,14 @@ def tag_lines(
     return tokens.merge(tags, on=["line", "token"], how="left", validate="one_to_one"), empties
 
 
-def tokenize_lines(nlp, lines: Sequence[str], *, tokenized: bool = False) -> list[list[str]]:
-    """Tokens only (the pipeline's tokenizer, no tagging): for extra alignment text."""
+def tokenize_lines(nlp: Language | None, lines: Sequence[str], *, tokenized: bool = False) -> list[list[str]]:
+    """Tokens only (the pipeline's tokenizer, no tagging): for extra alignment text. Lines ``tokenized``
+    already need no pipeline (``nlp`` None)."""
     if tokenized:
         return [text.split() for text in lines]
-    return [[t.text for t in doc] for doc in nlp.tokenizer.pipe(text.strip() for text in lines)]
+    if nlp is None:
+        raise ValueError("lines not tokenized yet need a spaCy pipeline to tokenize them")
+    return [[t.text for t in doc] for doc in cast("Tokenizer", nlp.tokenizer).pipe(text.strip() for text in lines)]
 
 
 def read_lexicon(path: str | os.PathLike) -> list[dict]:

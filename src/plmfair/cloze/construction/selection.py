@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -105,7 +105,7 @@ class SeededWalk:
         self.picked: list[pd.Series] = []
         self.seen = {c: 0 for c in classes}
 
-    def order(self, lines) -> list[int]:
+    def order(self, lines: Iterable[int]) -> list[int]:
         return [
             int(x) for x in np.random.default_rng(self.seed).permutation(np.unique(np.asarray(lines, dtype="int64")))
         ]
@@ -152,7 +152,7 @@ EXAMINE = ("as_needed", "all")
 
 def select_sample(
     lexical: pd.DataFrame,
-    tag,
+    tag: Callable[[Sequence[int]], Mapping[str, pd.DataFrame]],
     *,
     pivot: str,
     langs: Sequence[str],
@@ -366,12 +366,12 @@ def construct_files(
     seconds["filter"] = time.perf_counter() - clock
     nlps = {lang: load_pipeline(pipelines[lang], lang) for lang in langs}
 
-    def read_tokens(lines):
+    def read_tokens(lines: Iterable[int]) -> dict[str, pd.DataFrame]:
         return {
             lang: read_parquet(token_files[lang], filters=[("line", "in", [int(x) for x in lines])]) for lang in langs
         }
 
-    def tag_read(tokens):
+    def tag_read(tokens: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
         t0 = time.perf_counter()
         out = {
             lang: tag_tokens(nlps[lang], t, tokenized=tokenized, source=metas[lang]["source"])
@@ -380,7 +380,7 @@ def construct_files(
         seconds["tag"] += time.perf_counter() - t0
         return out
 
-    def tag(lines):
+    def tag(lines: Sequence[int]) -> dict[str, pd.DataFrame]:
         return tag_read(read_tokens(lines))
 
     clock = time.perf_counter()
