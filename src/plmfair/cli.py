@@ -38,7 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -49,9 +49,10 @@ from plmfair.errors import ConfigError, PlmfairError, first_few, program
 from plmfair.io.atomic import write_text
 from plmfair.plan.targets import REPORT, REPORT_STYLESHEET
 from plmfair.runs import integrity
-from plmfair.runs.console import failure_line, run_snakemake
+from plmfair.runs.console import Outcome, failure_line, run_snakemake
 from plmfair.runs.folders import (
     ROOT,
+    RunSetup,
     being_run_now,
     read_yaml,
     run_folder,
@@ -144,7 +145,7 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return status
 
 
-def _setup(args: argparse.Namespace, argv: Sequence[str], mirror: Path | None):
+def _setup(args: argparse.Namespace, argv: Sequence[str], mirror: Path | None) -> RunSetup:
     """The run's settings from the command line (:func:`plmfair.runs.folders.setup_run`)."""
     return setup_run(
         mirror=str(mirror) if mirror else None,
@@ -160,7 +161,7 @@ def _setup(args: argparse.Namespace, argv: Sequence[str], mirror: Path | None):
     )
 
 
-def _configfiles(setup, scratch: Path, *, dry_run: bool, argv: Sequence[str]) -> list[Path]:
+def _configfiles(setup: RunSetup, scratch: Path, *, dry_run: bool, argv: Sequence[str]) -> list[Path]:
     """The configuration files of the call: the run's own, rewritten with this call's settings when it changes
     them (a dry run writes them into ``scratch`` and leaves the run's own file as it was)."""
     if setup.config is None:
@@ -170,7 +171,15 @@ def _configfiles(setup, scratch: Path, *, dry_run: bool, argv: Sequence[str]) ->
     return [target]
 
 
-def _calls(call, snakemake: list[str], args: argparse.Namespace, *, workdir: Path, rebuild, config_args) -> int:
+def _calls(
+    call: Callable[[Sequence[str]], int],
+    snakemake: list[str],
+    args: argparse.Namespace,
+    *,
+    workdir: Path,
+    rebuild: Sequence[str],
+    config_args: Sequence[str],
+) -> int:
     """The Snakemake calls of a run, each through ``call``: the files to rebuild, then the run, then its
     report; the first status that is not 0 ends them."""
     status = 0
@@ -191,7 +200,7 @@ def _calls(call, snakemake: list[str], args: argparse.Namespace, *, workdir: Pat
     return status
 
 
-def _failed(status: int, outcome, workdir: Path, *, name: str | None, acting: bool) -> str:
+def _failed(status: int, outcome: Outcome | None, workdir: Path, *, name: str | None, acting: bool) -> str:
     """One line: what failed and, when the failure cost results of the last complete run, which and how to get
     them back."""
     said = failure_line(outcome, workdir) if outcome is not None else f"Snakemake exited with status {status}"

@@ -14,8 +14,9 @@ import copy
 import functools
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from plmfair.errors import ConfigError, did_you_mean
 from plmfair.plan.downloads import download_entries
@@ -23,8 +24,12 @@ from plmfair.scoring import FAMILIES
 from plmfair.scoring.model_settings import is_built, model_specs
 from plmfair.studies import STUDIES, STUDY_SCHEMA, DataChoice, section, study_packages
 
+if TYPE_CHECKING:  # jsonschema's types only: it loads where a configuration is validated
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
-def _key_path(error) -> str:
+
+def _key_path(error: ValidationError) -> str:
     parts = [str(p) for p in error.absolute_path]
     return ".".join(parts) if parts else "(top level)"
 
@@ -61,15 +66,17 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
 
 
 @functools.cache
-def _with_defaults():
+def _with_defaults() -> type[Validator]:
     """JSON Schema 2020-12's validator that fills each missing property with its schema's default (a copy of
     it) as it validates (jsonschema's recipe, as Snakemake's ``validate(set_default=True)``)."""
     from jsonschema import Draft202012Validator, validators  # as validate_config: only where one is checked
 
     check_properties = Draft202012Validator.VALIDATORS["properties"]
 
-    def set_defaults(validator, properties, instance, schema):
-        if validator.is_type(instance, "object"):
+    def set_defaults(
+        validator: Validator, properties: Mapping, instance: object, schema: Mapping
+    ) -> Iterator[ValidationError]:
+        if isinstance(instance, dict):  # JSON's object, as validator.is_type(instance, "object") reads it
             for name, subschema in properties.items():
                 if isinstance(subschema, Mapping) and "default" in subschema:
                     instance.setdefault(name, copy.deepcopy(subschema["default"]))
@@ -78,7 +85,7 @@ def _with_defaults():
     return validators.extend(Draft202012Validator, {"properties": set_defaults})
 
 
-def _worded_shapes(error):
+def _worded_shapes(error: ValidationError | None) -> ValidationError | None:
     """The ``anyOf`` that ``error`` is one failed branch of (or is), where the schema words it
     (``errorMessage``): a branch's own complaint ("False was expected") would mislead."""
     while error is not None:
@@ -88,7 +95,7 @@ def _worded_shapes(error):
     return None
 
 
-def _check_finite(node, where: str = "") -> None:
+def _check_finite(node: object, where: str = "") -> None:
     """Every number of the configuration is finite: JSON Schema's numbers admit YAML's ``.nan`` and ``.inf``,
     which would fail a job minutes later (a confidence level of nan)."""
     if isinstance(node, dict):
@@ -166,7 +173,7 @@ def config_schema() -> dict:
     return copy.deepcopy(_config_schema())
 
 
-def _shared(node, schema: dict, where: str):
+def _shared(node: object, schema: dict, where: str) -> object:
     """``node`` of a study's schema with each ``x-shared: NAME`` of its mappings merged from the shared
     schema's ``x-NAME`` (the mapping's own keys win, as YAML's merge keys)."""
     if isinstance(node, list):
@@ -206,7 +213,7 @@ def load_config(paths: list[str | os.PathLike], *, schema: Mapping | None = None
     return validate_config(config, schema)
 
 
-def schema_default(key: str):
+def schema_default(key: str) -> Any:
     """The configuration schema's default of ``key`` (dotted: ``analysis.alpha``), for a tool run outside a
     run's configuration (``plmfair compare``) that takes the same setting."""
     value = validate_config({})
@@ -353,7 +360,7 @@ _EXPRESSION_NAMES = {
 }
 
 
-def _bad_override(raw, *, integer: bool) -> bool:
+def _bad_override(raw: object, *, integer: bool) -> bool:
     """Whether a ``--set-threads``/``--set-resources`` value cannot be what Snakemake takes: an
     integer where one is needed, or an expression naming something Snakemake does not give it."""
     if raw is None or isinstance(raw, bool):
@@ -371,7 +378,9 @@ def _bad_override(raw, *, integer: bool) -> bool:
     return bool(names - _EXPRESSION_NAMES)
 
 
-def check_overrides(threads, resources, rules) -> None:
+def check_overrides(
+    threads: Mapping[str, object], resources: Mapping[str, Mapping[str, object]], rules: Iterable[str]
+) -> None:
     """Refuse, in one line each, ``--set-threads`` and ``--set-resources`` values Snakemake would
     otherwise fail on deep in its scheduler (``crows_pairs_score=two``: a 55-line traceback) or a
     rule name that matches no rule (silently ignored). ``threads``: rule -> raw value;

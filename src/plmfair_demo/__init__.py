@@ -53,6 +53,7 @@ from plmfair.io.parquet import read_parquet
 from plmfair.registry import Registry
 from plmfair.text import MASK
 from plmfair_demo.architectures import (
+    Built,
     Sizes,
     albert,
     bert,
@@ -86,8 +87,8 @@ class TinyKind:
     name: str
     family: str
     mirrors: str
-    tokenizer: Callable | None = None
-    files: Callable | None = None
+    tokenizer: Callable[[list[str], Sizes], Built] | None = None
+    files: Callable[[list[str], Sizes, Path], None] | None = None
 
 
 TINY_KINDS: Registry[TinyKind] = Registry(
@@ -179,7 +180,7 @@ def build_tiny_model(
     with atomic_dir(out) as tmp:
         if spec.files is not None:
             spec.files(texts, sizes, tmp)
-        else:
+        elif spec.tokenizer is not None:
             tokenizer, model = spec.tokenizer(texts, sizes)
             if train_steps:
                 losses = train_briefly(tokenizer, model, spec.family, gaps, steps=train_steps, seed=seed)
@@ -191,6 +192,8 @@ def build_tiny_model(
                     sum(losses[-10:]) / len(losses[-10:]),
                 )
             save_pretrained(tokenizer, model, tmp)
+        else:
+            raise ValueError(f"tiny model kind {kind!r} has no builder: give it a tokenizer or a files builder")
     log.info("built tiny %s model in %s", kind, out)
     return out
 

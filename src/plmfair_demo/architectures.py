@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 import torch
 from tokenizers import (
@@ -20,7 +21,12 @@ from plmfair_demo.tokenizers import (
     train_wordpiece,
 )
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
 N_SENTINELS = 100
+# a tiny model and its tokenizer, as an architecture's builder makes them
+Built: TypeAlias = "tuple[PreTrainedTokenizerBase, PreTrainedModel]"
 
 
 @dataclass(frozen=True)
@@ -38,7 +44,7 @@ class Sizes:
         return self.hidden_size * 2
 
 
-def bert(texts: list[str], z: Sizes):
+def bert(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     hf_tok = tf.BertTokenizer(
@@ -65,7 +71,7 @@ def bert(texts: list[str], z: Sizes):
     return hf_tok, model
 
 
-def xlmr(texts: list[str], z: Sizes):
+def xlmr(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     tok = train_unigram(texts, z.vocab_size, ["<s>", "<pad>", "</s>", "<unk>", "<mask>"])
@@ -84,7 +90,7 @@ def xlmr(texts: list[str], z: Sizes):
     return hf_tok, xlmr_model(hf_tok, z)
 
 
-def xlmr_model(hf_tok, z: Sizes):
+def xlmr_model(hf_tok: PreTrainedTokenizerBase, z: Sizes) -> PreTrainedModel:
     import transformers as tf
 
     return tf.XLMRobertaForMaskedLM(
@@ -102,7 +108,7 @@ def xlmr_model(hf_tok, z: Sizes):
     )
 
 
-def albert(texts: list[str], z: Sizes):
+def albert(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     tok = train_unigram(texts, z.vocab_size, ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"], lowercase=True)
@@ -120,7 +126,7 @@ def albert(texts: list[str], z: Sizes):
     return hf_tok, albert_model(hf_tok, z)
 
 
-def albert_model(hf_tok, z: Sizes):
+def albert_model(hf_tok: PreTrainedTokenizerBase, z: Sizes) -> PreTrainedModel:
     import transformers as tf
 
     return tf.AlbertForMaskedLM(
@@ -137,7 +143,7 @@ def albert_model(hf_tok, z: Sizes):
     )
 
 
-def roberta(texts: list[str], z: Sizes):
+def roberta(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     hf_tok = tf.PreTrainedTokenizerFast(
@@ -167,7 +173,7 @@ def roberta(texts: list[str], z: Sizes):
     return hf_tok, model
 
 
-def flaubert(texts: list[str], z: Sizes):
+def flaubert(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     hf_tok = tf.PreTrainedTokenizerFast(
@@ -184,7 +190,7 @@ def flaubert(texts: list[str], z: Sizes):
     return hf_tok, flaubert_model(hf_tok, z)
 
 
-def flaubert_model(hf_tok, z: Sizes):
+def flaubert_model(hf_tok: PreTrainedTokenizerBase, z: Sizes) -> PreTrainedModel:
     import transformers as tf
 
     # FlaubertTokenizer has no EOS token: </s> is its separator
@@ -208,7 +214,7 @@ def flaubert_model(hf_tok, z: Sizes):
     )
 
 
-def gpt2(texts: list[str], z: Sizes):
+def gpt2(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     hf_tok = tf.PreTrainedTokenizerFast(
@@ -234,7 +240,7 @@ def gpt2(texts: list[str], z: Sizes):
     return hf_tok, model
 
 
-def llama(texts: list[str], z: Sizes):
+def llama(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     hf_tok = tf.PreTrainedTokenizerFast(
@@ -261,7 +267,7 @@ def llama(texts: list[str], z: Sizes):
     return hf_tok, model
 
 
-def mt5(texts: list[str], z: Sizes):
+def mt5(texts: list[str], z: Sizes) -> Built:
     import transformers as tf
 
     sentinels = [f"<extra_id_{i}>" for i in range(N_SENTINELS)]
@@ -281,7 +287,7 @@ def mt5(texts: list[str], z: Sizes):
     return hf_tok, mt5_model(hf_tok, z)
 
 
-def mt5_model(hf_tok, z: Sizes, vocab_size: int | None = None):
+def mt5_model(hf_tok: PreTrainedTokenizerBase, z: Sizes, vocab_size: int | None = None) -> PreTrainedModel:
     import transformers as tf
 
     return tf.MT5ForConditionalGeneration(
@@ -301,7 +307,9 @@ def mt5_model(hf_tok, z: Sizes, vocab_size: int | None = None):
     )
 
 
-def save_pretrained(tokenizer, model, out: Path, *, weights: str = "safetensors") -> None:
+def save_pretrained(
+    tokenizer: PreTrainedTokenizerBase | None, model: PreTrainedModel, out: Path, *, weights: str = "safetensors"
+) -> None:
     """The tokenizer's files and the model's config and weights, as ``save_pretrained`` writes them;
     ``weights: pickle`` writes ``pytorch_model.bin`` instead of safetensors (repositories that
     hold only pickles)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tokenizers import (
     Tokenizer,
@@ -24,11 +25,16 @@ from plmfair_demo.architectures import (
     xlmr_model,
 )
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
 # The first code point of Unicode's Supplementary Private Use Area-A: characters no text holds.
 PRIVATE_USE = 0xF0000
 
 
-def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_vocab: bool = False, **options) -> Path:
+def _sentencepiece(
+    texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_vocab: bool = False, **options: Any
+) -> Path:
     """Train a SentencePiece model on ``texts`` (the ``sentencepiece`` library itself, one thread, so
     a build is reproducible) and write ``<prefix>.model`` to ``out`` (and ``<prefix>.vocab``, its
     pieces and scores as text as the library writes them, with ``keep_vocab``). The texts go in and
@@ -61,13 +67,13 @@ def _sentencepiece(texts: list[str], out: Path, prefix: str, z: Sizes, *, keep_v
     return path
 
 
-def _tokenizer_config(out: Path, tokenizer_class: str, **fields) -> None:
+def _tokenizer_config(out: Path, tokenizer_class: str, **fields: object) -> None:
     (out / "tokenizer_config.json").write_text(
         json.dumps({"tokenizer_class": tokenizer_class, **fields}, indent=1) + "\n", encoding="utf-8"
     )
 
 
-def _reloaded(out: Path):
+def _reloaded(out: Path) -> PreTrainedTokenizerBase:
     from transformers import AutoTokenizer
 
     return AutoTokenizer.from_pretrained(out)

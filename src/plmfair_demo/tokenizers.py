@@ -14,17 +14,29 @@ from tokenizers import (
     processors,
     trainers,
 )
+from tokenizers.normalizers import Normalizer
+from tokenizers.pre_tokenizers import PreTokenizer
 
 
 def template(tok: Tokenizer, bos: str, eos: str) -> None:
     tok.post_processor = processors.TemplateProcessing(
         single=f"{bos} $A {eos}",
         pair=f"{bos} $A {eos} $B {eos}",
-        special_tokens=[(bos, tok.token_to_id(bos)), (eos, tok.token_to_id(eos))],
+        special_tokens=[(bos, _id(tok, bos)), (eos, _id(tok, eos))],
     )
 
 
-def bpe_pieces(texts: list[str], vocab_size: int, normalizer, pre_tokenizer) -> tuple[list[str], Tokenizer]:
+def _id(tok: Tokenizer, token: str) -> int:
+    """The id of a special token the tokenizer was trained with."""
+    found = tok.token_to_id(token)
+    if found is None:
+        raise ValueError(f"the tokenizer has no {token!r}: train it with that special token")
+    return found
+
+
+def bpe_pieces(
+    texts: list[str], vocab_size: int, normalizer: Normalizer, pre_tokenizer: PreTokenizer
+) -> tuple[list[str], Tokenizer]:
     """The vocabulary a plain BPE run learns on ``texts`` (in the order learnt: the alphabet, then
     the merges), and that BPE tokenizer. Plain BPE training is reproducible run to run; the
     WordPiece and Unigram trainers of ``tokenizers`` are not (their ties and sums follow a hash
@@ -34,7 +46,7 @@ def bpe_pieces(texts: list[str], vocab_size: int, normalizer, pre_tokenizer) -> 
     bpe.pre_tokenizer = pre_tokenizer
     bpe.train_from_iterator(texts, trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False))
     vocab = bpe.get_vocab()
-    return sorted(vocab, key=vocab.get), bpe
+    return sorted(vocab, key=vocab.__getitem__), bpe
 
 
 def train_wordpiece(texts: list[str], vocab_size: int) -> Tokenizer:
@@ -90,9 +102,7 @@ def train_bytelevel_bpe(
         ),
     )
     if "<s>" in specials:
-        tok.post_processor = processors.RobertaProcessing(
-            ("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>"))
-        )
+        tok.post_processor = processors.RobertaProcessing(("</s>", _id(tok, "</s>")), ("<s>", _id(tok, "<s>")))
     return tok
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from plmfair.text import MASK
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 
 def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
@@ -12,7 +17,7 @@ def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
     return torch.tensor([row + [value] * (width - len(row)) for row in rows])
 
 
-def _batch(tokenizer, family: str, gaps: list[tuple[str, str]]) -> dict[str, torch.Tensor]:
+def _batch(tokenizer: PreTrainedTokenizerBase, family: str, gaps: list[tuple[str, str]]) -> dict[str, torch.Tensor]:
     """One batch of cloze items (text with ``[MASK]``, answer) in the family's own form: the answer's
     tokens masked and predicted (masked LM), the sentence with the answer filled in (causal LM), or
     the answer filled in for a sentinel (seq2seq)."""
@@ -44,8 +49,8 @@ def _batch(tokenizer, family: str, gaps: list[tuple[str, str]]) -> dict[str, tor
 
 
 def train_briefly(
-    tokenizer,
-    model,
+    tokenizer: PreTrainedTokenizerBase,
+    model: PreTrainedModel,
     family: str,
     gaps: list[tuple[str, str]],
     *,

@@ -7,17 +7,27 @@ a job whose files another job wrote imports no model library.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from plmfair.cloze import plan
 from plmfair.cloze.schemas import ANSWER_SCHEMA, TSNE_VECTORS_SCHEMA
 from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.scoring.model_settings import model_precision, num_beams
 from plmfair.scoring.shared_load import Task
 
+if TYPE_CHECKING:  # the loaded model's type only: this module is torch-free
+    from plmfair.scoring.loader import LoadedModel
+    from plmfair.scoring.specs import ModelSpec
+
 SET_OUTPUTS = ("predictions", "answer_scores")
 STUDY = "cloze"  # the scoring cache's folder of these tasks
 
 
-def _set_task(cloze_set: str, model: str, *, inputs: dict, scoring: dict, entry: dict, token_budget: int, threads: int):
+def _set_task(
+    cloze_set: str, model: str, *, inputs: dict, scoring: dict, entry: dict, token_budget: int, threads: int
+) -> Task:
     return Task(
         cloze_set,
         inputs=(str(inputs["sentences"]), *inputs["answers"]),
@@ -27,7 +37,9 @@ def _set_task(cloze_set: str, model: str, *, inputs: dict, scoring: dict, entry:
     )
 
 
-def _tsne_task(cloze_set: str, model: str, *, annotations: str, scoring: dict, entry: dict, token_budget, threads):
+def _tsne_task(
+    cloze_set: str, model: str, *, annotations: str, scoring: dict, entry: dict, token_budget: int, threads: int
+) -> Task:
     return Task(
         f"tsne_{cloze_set}",
         inputs=(annotations,),
@@ -37,7 +49,7 @@ def _tsne_task(cloze_set: str, model: str, *, annotations: str, scoring: dict, e
     )
 
 
-def set_task(config: dict, cloze_set: str, model: str, **job) -> Task:
+def set_task(config: dict, cloze_set: str, model: str, **job: Any) -> Task:
     """A cloze set filled by ``model`` (its predictions and the scores of its human answers), as another job of
     the model declares it (:func:`set_job_task`), from the configuration by the plan functions its rule calls:
     what this job's load scores ahead for it."""
@@ -45,7 +57,7 @@ def set_task(config: dict, cloze_set: str, model: str, **job) -> Task:
     return _set_task(cloze_set, model, inputs=inputs, scoring=scoring, **job)
 
 
-def set_job_task(snakemake, cloze_set: str, model: str, **job) -> Task:
+def set_job_task(snakemake: Any, cloze_set: str, model: str, **job: Any) -> Task:
     """A ``cloze_score`` job's own task from what its rule declares (its inputs, ``params.scoring``), never from
     the configuration."""
     answers = snakemake.input.get("answers", [])
@@ -53,7 +65,7 @@ def set_job_task(snakemake, cloze_set: str, model: str, **job) -> Task:
     return _set_task(cloze_set, model, inputs=inputs, scoring=snakemake.params.scoring, **job)
 
 
-def tsne_task(config: dict, cloze_set: str, model: str, **job) -> Task:
+def tsne_task(config: dict, cloze_set: str, model: str, **job: Any) -> Task:
     """The t-SNE vectors of ``model``'s top predictions for a ready-made cloze test's quadruples, as another job
     of the model declares it (:func:`tsne_job_task`), from the configuration."""
     tsne = config["mozart"]["tsne"]
@@ -66,14 +78,14 @@ def tsne_task(config: dict, cloze_set: str, model: str, **job) -> Task:
     return _tsne_task(cloze_set, model, annotations=plan.annotations_file(cloze_set), scoring=scoring, **job)
 
 
-def tsne_job_task(snakemake, cloze_set: str, model: str, **job) -> Task:
+def tsne_job_task(snakemake: Any, cloze_set: str, model: str, **job: Any) -> Task:
     """A ``tsne_vectors`` job's own task from what its rule declares, never from the configuration."""
     params = snakemake.params
     scoring = {k: getattr(params, k) for k in ("sentences", "top_k", "num_beams", "precision")}
     return _tsne_task(cloze_set, model, annotations=snakemake.input.annotations, scoring=scoring, **job)
 
 
-def model_tasks(config: dict, model: str, **job) -> list[Task]:
+def model_tasks(config: dict, model: str, **job: Any) -> list[Task]:
     """Every cloze task of ``model`` in the run: its cloze sets, then its t-SNE vectors files."""
     sets = [set_task(config, name, model, **job) for name in plan.model_cloze_sets(config, model)]
     tsne = [name for name in plan.tsne_sets(config) if model in plan.tsne_models(config, name)]
@@ -81,7 +93,7 @@ def model_tasks(config: dict, model: str, **job) -> list[Task]:
     return sets + vectors
 
 
-def load_model(spec, task: Task, threads: int):
+def load_model(spec: ModelSpec, task: Task, threads: int) -> LoadedModel:
     """The model loaded as ``task`` needs it."""
     # torch and transformers only in the job that loads the model: a job whose files another job
     # of the model wrote imports neither
@@ -90,7 +102,7 @@ def load_model(spec, task: Task, threads: int):
     return load(spec, precision=task.loading["precision"], threads=threads)
 
 
-def score(loaded, task: Task, paths, scored_by: str) -> None:
+def score(loaded: LoadedModel, task: Task, paths: Mapping[str, Path], scored_by: str) -> None:
     """Write ``task``'s outputs to ``paths`` with the loaded model; the metadata names the data set
     whose job loaded it."""
     # torch (the scoring job and the vectors' modules): as in load_model

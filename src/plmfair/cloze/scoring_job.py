@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -120,14 +121,14 @@ def score_cloze_set(
     annotations: pd.DataFrame | None,
     spec: ModelSpec,
     *,
-    langs,
+    langs: Sequence[str],
     k: int,
     precision: str = "fp32",
     num_beams: int | None = None,
     token_budget: int = 0,
     device: str = "auto",
     threads: int | None = None,
-):
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Load the model once and fill a cloze set in every language of ``langs``
     (:func:`fill_cloze_set`)."""
     # torch and transformers (through the loader): only the scoring job loads a model
@@ -142,11 +143,11 @@ def fill_cloze_set(
     annotations: pd.DataFrame | None,
     loaded: LoadedModel,
     *,
-    langs,
+    langs: Sequence[str],
     k: int,
     num_beams: int | None = None,
     token_budget: int = 0,
-):
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Fill a cloze set in every language of ``langs`` with a model already loaded
     (:func:`plmfair.scoring.loader.load`): the top-``k`` predictions of each sentence (from
     ``sentences``: MozArt's annotations or a constructed set) and the log-probability of every

@@ -3,6 +3,9 @@ model's last-layer vector of each candidate in the gap; projected by :mod:`plmfa
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from plmfair.cloze.schemas import TSNE_VECTORS_SCHEMA
@@ -10,9 +13,14 @@ from plmfair.errors import DataError
 from plmfair.scoring.loader import load
 from plmfair.text import normalise
 
+if TYPE_CHECKING:
+    from plmfair.scoring.base import Scorer
+    from plmfair.scoring.loader import LoadedModel
+    from plmfair.scoring.specs import ModelSpec
+
 
 def prediction_vectors(
-    annotations: pd.DataFrame, scorer, *, model: str, s_ids, k: int, num_beams: int | None = None
+    annotations: pd.DataFrame, scorer: Scorer, *, model: str, s_ids: Iterable, k: int, num_beams: int | None = None
 ) -> pd.DataFrame:
     """The top-``k`` predictions of every language's sentence of each quadruple, with their vectors
     (:data:`TSNE_VECTORS_SCHEMA`)."""
@@ -52,23 +60,31 @@ def prediction_vectors(
 
 def run_tsne_vectors(
     annotations: pd.DataFrame,
-    spec,
+    spec: ModelSpec,
     *,
-    s_ids,
+    s_ids: Iterable,
     k: int,
     num_beams: int | None,
     precision: str,
     token_budget: int = 0,
     device: str = "auto",
     threads: int | None = None,
-):
+) -> tuple[pd.DataFrame, dict]:
     """Load the model; return (prediction vectors, run metadata)."""
     # torch and transformers (through the loader): only the scoring job loads a model
     loaded = load(spec, device=device, precision=precision, threads=threads)
     return tsne_vectors(annotations, loaded, s_ids=s_ids, k=k, num_beams=num_beams, token_budget=token_budget)
 
 
-def tsne_vectors(annotations: pd.DataFrame, loaded, *, s_ids, k: int, num_beams: int | None, token_budget: int = 0):
+def tsne_vectors(
+    annotations: pd.DataFrame,
+    loaded: LoadedModel,
+    *,
+    s_ids: Iterable,
+    k: int,
+    num_beams: int | None,
+    token_budget: int = 0,
+) -> tuple[pd.DataFrame, dict]:
     """With a model already loaded (:func:`plmfair.scoring.loader.load`): (prediction vectors, run
     metadata)."""
     scorer = loaded.scorer(token_budget=token_budget)

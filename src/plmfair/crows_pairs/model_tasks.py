@@ -6,11 +6,19 @@ Torch-free: a job whose file another job wrote imports no model library.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from plmfair.crows_pairs import plan
 from plmfair.crows_pairs.schemas import PAIR_SCHEMA
 from plmfair.io.parquet import read_parquet, write_parquet
 from plmfair.scoring.model_settings import model_precision
 from plmfair.scoring.shared_load import Task
+
+if TYPE_CHECKING:  # the loaded model's type only: this module is torch-free
+    from plmfair.scoring.loader import LoadedModel
+    from plmfair.scoring.specs import ModelSpec
 
 STUDY = plan.STUDY  # the scoring cache's folder of these tasks
 
@@ -54,7 +62,13 @@ def pair_task(
 
 
 def job_task(
-    snakemake, dataset: str, model: str, *, protocol: str | None = None, precision: str | None = None, **job
+    snakemake: Any,
+    dataset: str,
+    model: str,
+    *,
+    protocol: str | None = None,
+    precision: str | None = None,
+    **job: Any,
 ) -> Task:
     """A scoring job's own task from what its rule declares (``snakemake.params``: the precision the model runs
     in, the too-long and unknown-token rules, and the protocol of its own scoring), never from the
@@ -102,7 +116,7 @@ def set_task(
     )
 
 
-def model_tasks(config: dict, model: str, **job) -> list[Task]:
+def model_tasks(config: dict, model: str, **job: Any) -> list[Task]:
     """Every CrowS-Pairs task of ``model`` in the run: each data set under its own protocol and precision,
     and under each other pass of the robustness analysis."""
     own = [set_task(config, ds, model, **job) for ds, m in plan.crows_pairs_jobs(config) if m == model]
@@ -113,7 +127,7 @@ def model_tasks(config: dict, model: str, **job) -> list[Task]:
     ]
 
 
-def load_model(spec, task: Task, threads: int):
+def load_model(spec: ModelSpec, task: Task, threads: int) -> LoadedModel:
     """The model loaded as ``task`` needs it."""
     # torch and transformers only in the job that loads the model: a job whose file another job of
     # the model wrote imports neither
@@ -122,7 +136,7 @@ def load_model(spec, task: Task, threads: int):
     return load(spec, precision=task.loading["precision"], threads=threads)
 
 
-def score(loaded, task: Task, paths, scored_by: str) -> None:
+def score(loaded: LoadedModel, task: Task, paths: Mapping[str, Path], scored_by: str) -> None:
     """Write ``task``'s per-pair scores to ``paths`` with the loaded model; the metadata names the
     data set whose job loaded it."""
     from plmfair.crows_pairs.scoring_job import score_loaded  # torch: as in load_model

@@ -23,7 +23,7 @@ import io
 import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -259,7 +259,7 @@ def read_crows_pairs(
             continue
         row = row + [""] * (len(header) - len(row))
 
-        def cells(role, row=row):
+        def cells(role: str, row: list[str] = row) -> list[str]:
             return [row[i] for i in cols[role]]
 
         pid = next((c for c in cells("id") if c.strip()), "").replace("\ufeff", "").strip()
@@ -300,7 +300,9 @@ def _preset(path: Path, fmt: str) -> dict:
 DIRECTION_NAMES = {d: d for d in DIRECTIONS}
 
 
-def _pair(pid: str, duplicate_of: str | None, lang: str, cells, **labels: str | None) -> dict:
+def _pair(
+    pid: str, duplicate_of: str | None, lang: str, cells: Callable[[str], list[str]], **labels: str | None
+) -> dict:
     """One pair of :data:`CROWS_SCHEMA` from its record's ``cells`` (role -> the cells it may take, the first
     non-empty one wins) and its labels; its origin from its id (LA ids were collected natively in French, every
     other pair was first written in English)."""
@@ -338,7 +340,14 @@ def _records(path: Path, text: str, sep: str, fmt_hint: str) -> tuple[list[str],
 
 
 def _pair_id(
-    pid: str, path: Path, lineno: int, *, where: str, prefixes, seen: dict[str, list[int]], duplicate_ids: str
+    pid: str,
+    path: Path,
+    lineno: int,
+    *,
+    where: str,
+    prefixes: Iterable[tuple[str, str]],
+    seen: dict[str, list[int]],
+    duplicate_ids: str,
 ) -> tuple[str, str | None]:
     """A record's pair id with its prefix rewritten (``id_prefix_aliases``), and the id it repeats (None when
     it is the first): a repeat is an error, or with ``duplicate_ids: keep_first`` kept as ``<id>#<n>``.

@@ -24,11 +24,12 @@ import fcntl
 import logging
 import re
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -194,7 +195,7 @@ def merged(paths: Sequence[str | Path], *, onto: dict | None = None) -> dict:
     return config
 
 
-def updated(old, new):
+def updated(old: Any, new: Any) -> Any:
     """``new`` merged into a copy of ``old`` key by key, as Snakemake merges config files (its
     ``update_config``); anything but two mappings: ``new`` replaces ``old``."""
     # Snakemake's utilities: only when a run's configuration is written
@@ -207,7 +208,7 @@ def updated(old, new):
     return out
 
 
-def _setting(entry: dict, key: str):
+def _setting(entry: dict, key: str) -> Any:
     """A model entry's value of ``key``, or the schema's default for it."""
     return entry.get(key, model_schema().get(key, {}).get("default"))
 
@@ -283,7 +284,9 @@ def _command(argv: Sequence[str], *, models: Sequence[str] | None = None, run: s
     return shlex.join([program(), "run", *out, *(["--run", run] if run else [])])
 
 
-def _renamed(arguments: Sequence[ModelArgument], which: Sequence[ModelArgument], name) -> list[str]:
+def _renamed(
+    arguments: Sequence[ModelArgument], which: Sequence[ModelArgument], name: Callable[[ModelArgument], str]
+) -> list[str]:
     """The MODEL arguments with those of ``which`` given the names ``name(argument)``."""
     return [arg.named(name(arg)) if arg in which else arg.text for arg in arguments]
 
