@@ -177,6 +177,8 @@ def test_an_import_inside_a_function_says_why():
         ("plmfair.rendering.plots", ("scipy", "torch")),
         # a tokenize or tag job: spaCy, no torch (plmfair.cloze.construction.pos)
         ("plmfair.cloze.construction.pos", ("scipy", "torch", "spacy")),
+        # the command line: plmfair run hands the work to Snakemake, plmfair --help answers at once
+        ("plmfair.cli", ("pandas", "pyarrow", "scipy", "torch", "matplotlib")),
     ],
 )
 def test_a_job_imports_only_its_own_dependency_set(module, light):

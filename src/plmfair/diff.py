@@ -17,10 +17,10 @@ import argparse
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from plmfair.io.parquet import read_parquet, read_parquet_meta
+if TYPE_CHECKING:  # pandas and pyarrow load when tables are diffed: plmfair's command line imports this module
+    import pandas as pd
 
 RUN_MEASURES = ("wall_time_s", "seconds", "scored_in_job_of")
 
@@ -38,8 +38,10 @@ def diff_frames(old: pd.DataFrame, new: pd.DataFrame, *, ignore: Iterable[str] =
     if list(old.columns) != list(new.columns):
         gone, added = [c for c in old.columns if c not in new.columns], [c for c in new.columns if c not in old.columns]
         return f"columns differ: removed {gone}, added {added}" if gone or added else "columns in another order"
+    from pandas.testing import assert_frame_equal  # as the tables themselves: only when two are diffed
+
     try:
-        pd.testing.assert_frame_equal(old.reset_index(drop=True), new.reset_index(drop=True), check_exact=True)
+        assert_frame_equal(old.reset_index(drop=True), new.reset_index(drop=True), check_exact=True)
     except AssertionError as exc:
         return " ".join(str(exc).split())
     return None
@@ -71,6 +73,8 @@ def diff_results(
     ignore: Iterable[str] = RUN_MEASURES,
 ) -> list[str]:
     """One line per difference between the Parquet outputs of two runs (empty: the same numbers)."""
+    from plmfair.io.parquet import read_parquet, read_parquet_meta  # pyarrow and pandas: only when files are diffed
+
     moved = dict(moved or {})
     old_files, new_files = parquet_files(old_root), set(parquet_files(new_root))
     differences, matched = [], set()
