@@ -32,7 +32,7 @@ LAYOUT_WARNINGS = r".*(constrained_layout not applied|[Tt]ight layout not applie
 
 
 def save_figure(fig: Figure, png: str | os.PathLike, pdf: str | os.PathLike) -> None:
-    """Save ``fig`` atomically as PNG (150 dpi) and PDF, then close it; a layout that collapsed
+    """Save ``fig`` atomically as PNG (150 dpi) and PDF, laid out once for both, then close it; a layout that collapsed
     (:data:`LAYOUT_WARNINGS`) is an error: its job fails rather than publish an unreadable picture."""
     try:
         with warnings.catch_warnings():
@@ -40,6 +40,8 @@ def save_figure(fig: Figure, png: str | os.PathLike, pdf: str | os.PathLike) -> 
             # the tight box, laid out once for both formats (bbox_inches="tight" lays it out again in each)
             fig.draw_without_rendering()
             box = fig.get_tightbbox().padded(plt.rcParams["savefig.pad_inches"])
+            # the layout is in inches and points, the same at every dpi: kept as laid out, not redone per format
+            fig.set_layout_engine("none")
             with atomic_path(png) as tmp:
                 fig.savefig(tmp, format="png", dpi=150, bbox_inches=box)
             with atomic_path(pdf) as tmp:
