@@ -159,11 +159,12 @@ def build_tiny_model(
     seed: int = 0,
     gaps: Iterable[tuple[str, str]] = (),
     train_steps: int = 0,
+    threads: int | None = None,
 ) -> Path:
     """Train a tokenizer of ``kind`` (:data:`TINY_KINDS`) on ``texts`` and save it with a random model
     of that architecture in ``out_dir`` (atomically); with ``train_steps``, the model is first
     trained that many steps on the cloze items ``gaps`` (:func:`train_briefly`; kinds with a
-    tokenizer.json)."""
+    tokenizer.json), on ``threads`` CPU threads (its job's; None: torch's default, every core)."""
     texts = [t for t in texts if t and t.strip()]
     if not texts:
         raise ValueError("no text to train the tokenizer on")
@@ -175,6 +176,8 @@ def build_tiny_model(
             f"{sorted(k for k, v in TINY_KINDS.items() if v.files is None)}) or there is no text"
         )
     sizes = Sizes(vocab_size, hidden_size, num_layers, num_heads, max_length)
+    if threads:  # as a scoring job: the cores its job was given, not every core of the machine beside others
+        torch.set_num_threads(threads)
     torch.manual_seed(seed)
     out = Path(out_dir)
     with atomic_dir(out) as tmp:

@@ -20,5 +20,6 @@ build_tiny_model(
     seed=build["seed"],
     gaps=answered_gaps(paths=snakemake.input.corpus),
     train_steps=build["train_steps"],
+    threads=snakemake.threads,
 )
 write_json(obj=folder_manifest(folder=snakemake.output.model), path=snakemake.output.manifest)
