@@ -35,10 +35,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+
+# whether a result file's rows are primary questions: one value for every row, or one per row
+Primary: TypeAlias = "bool | pd.Series"
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
@@ -158,7 +162,7 @@ def hypotheses_of(
     study: str,
     source: str,
     question: str | pd.Series,
-    primary: bool | pd.Series,
+    primary: Primary,
     p_value: str,
     informative: bool | pd.Series,
 ) -> pd.DataFrame:

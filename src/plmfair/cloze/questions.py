@@ -16,17 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TypeAlias
 
 import pandas as pd
 
 from plmfair.cloze.measures import PRIMARY
-from plmfair.multiplicity import HYPOTHESIS_SCHEMA, hypotheses_of
+from plmfair.multiplicity import HYPOTHESIS_SCHEMA, Primary, hypotheses_of
 
 PRIMARY_METRIC = PRIMARY.column  # the disparity a cloze set's primary question is about, as the headline prints it
 POOLED = "all"
-# whether a row is a primary question: one value for every row of a file, or one per row
-Primary: TypeAlias = "bool | pd.Series"
 
 
 def _where(rows: pd.DataFrame) -> list[str]:
