@@ -83,6 +83,38 @@ def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypa
         model_arguments.model_entry("broken")
 
 
+def test_a_hub_id_with_no_hub_to_reach_is_refused_from_the_cache_in_one_line(tmp_path, monkeypatch, capfd):
+    """Where the Hub cannot be reached (here: its endpoint a closed port, no HF_HUB_OFFLINE), a Hub id's
+    config.json and tokenizer config are read from the Hub cache alone, as the fetch job reads the weights:
+    one line that says what to do, not the Hub client's retries (23 s of them, each line printed twice)."""
+    from plmfair import cli
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    places = ["--runs", str(tmp_path / "runs"), "--resources", str(tmp_path / "res")]
+    assert cli.main(["run", "nobody/no-such-model", "--run", "refused", *places]) == 1
+    (line,) = capfd.readouterr().err.splitlines()
+    assert line.startswith("plmfair: model nobody/no-such-model: its config.json cannot be read (")
+    assert line.endswith("give its family with --family mlm|seq2seq|causal")
+    assert not (tmp_path / "runs" / "refused").exists()
+    # cased, as a model without a tokenizer config
+    assert model_arguments.is_uncased("nobody/no-such-model", local=False) is False
+    assert capfd.readouterr().err == ""
+
+
+def test_the_command_lines_own_lines_are_marked_and_a_librarys_are_printed_once():
+    """plmfair's log lines on stderr begin with ``plmfair:``; a library with a handler of its own
+    (huggingface_hub's retries) is printed by it alone, not a second time through the root logger."""
+    code = (
+        "import logging; from plmfair import cli; cli._log_own_lines(); "
+        "from huggingface_hub.utils import logging as hub_logging; "
+        "hub_logging.get_logger('huggingface_hub.utils._http').warning('Retrying in 1s [Retry 1/5].'); "
+        "logging.getLogger('plmfair.runs').info('a line of our own')"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert proc.stderr.splitlines() == ["Retrying in 1s [Retry 1/5].", "plmfair: a line of our own"]
+
+
 def test_named_models_are_the_only_ones_scored_by_the_studies_kept():
     models = {"mine": {"path": "/m", "family": "mlm"}}
     settings = runs.run_settings(DEMO, models, studies=["crows_pairs"], datasets=["demo_fr"])

@@ -64,7 +64,7 @@ from plmfair.runs.folders import (
 )
 from plmfair.runs.status import VERIFIED, record_differences, run_status, table_differences
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("plmfair.cli")  # its name under `python -m plmfair.cli` too: plmfair's lines
 
 DRY_RUN = ("-n", "--dry-run", "--dryrun")
 # lost results rebuilt in a Snakemake call each, up to this many (more: one call for all of them)
@@ -506,6 +506,17 @@ def compare(
     return 0
 
 
+def _log_own_lines() -> None:
+    """plmfair's own log lines on stderr, each headed ``plmfair:``; a library's keep its own handler
+    (huggingface_hub prints its retries itself, and through the root logger they were printed twice)."""
+    own = logging.getLogger("plmfair")
+    own.setLevel(logging.INFO)
+    if not own.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("plmfair: %(message)s"))
+        own.addHandler(handler)
+
+
 # one example a command, printed by its --help (the first line of each also under plmfair --help)
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``plmfair`` command: its words up to ``--``, the rest Snakemake's; the exit status (1 with one line
@@ -514,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
     argv = argv[: argv.index("--")] if "--" in argv else argv
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="plmfair: %(message)s")
+    _log_own_lines()
     try:
         if args.command == "diff":
             return diff.run(args)

@@ -15,6 +15,7 @@ import yaml
 
 from plmfair.config import schema_properties
 from plmfair.errors import ConfigError, did_you_mean
+from plmfair.io.hub import hub_reachable
 from plmfair.scoring import FAMILIES, family_by_class_name
 from plmfair.scoring.specs import require_model_folder
 
@@ -60,7 +61,10 @@ def detect_family(source: str, *, local: bool) -> str:
     from plmfair.scoring.loader import checkpoint_families
 
     try:
-        config = AutoConfig.from_pretrained(source, local_files_only=local, trust_remote_code=False)
+        # offline, the Hub cache answers at once instead of the Hub client's retries of a DNS failure
+        config = AutoConfig.from_pretrained(
+            source, local_files_only=local or not hub_reachable(), trust_remote_code=False
+        )
     except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigError(
@@ -96,7 +100,7 @@ def is_uncased(source: str, *, local: bool) -> bool:
             # only when the Hub or its cache is asked
             from huggingface_hub import hf_hub_download
 
-            path = Path(hf_hub_download(source, "tokenizer_config.json"))
+            path = Path(hf_hub_download(source, "tokenizer_config.json", local_files_only=not hub_reachable()))
         except Exception:  # noqa: BLE001 - no tokenizer config (or offline): cased, as the config default
             return False
     try:
