@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from conftest import CORES
 
 pytestmark = pytest.mark.e2e
 
@@ -417,7 +418,7 @@ def test_a_new_study_that_scores_a_model_reaches_the_record_show_compare_and_ver
         (tmp_path / f"{run}.yaml").write_text(yaml.safe_dump({**config, **studies}))
         out = in_copy(
             *cli, "run", "--run", run, "--runs", str(tmp_path / "runs"), "--configfile", str(tmp_path / f"{run}.yaml"),
-            "--mirror", str(mirror), "--cores", "2",
+            "--mirror", str(mirror), "--cores", CORES,
         ).stdout  # fmt: skip
         assert "status: complete, verified" in out
         return tmp_path / "runs" / run
