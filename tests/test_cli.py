@@ -86,7 +86,8 @@ def test_a_model_that_cannot_be_an_entry_is_refused_naming_it(tmp_path, monkeypa
 def test_a_hub_id_with_no_hub_to_reach_is_refused_from_the_cache_in_one_line(tmp_path, monkeypatch, capfd):
     """Where the Hub cannot be reached (here: its endpoint a closed port, no HF_HUB_OFFLINE), a Hub id's
     config.json and tokenizer config are read from the Hub cache alone, as the fetch job reads the weights:
-    one line that says what to do, not the Hub client's retries (23 s of them, each line printed twice)."""
+    one line that says what to do (as the fetch job's, not "give its family", which would only lead there),
+    not the Hub client's retries (23 s of them, each line printed twice)."""
     from plmfair import cli
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
@@ -94,8 +95,11 @@ def test_a_hub_id_with_no_hub_to_reach_is_refused_from_the_cache_in_one_line(tmp
     places = ["--runs", str(tmp_path / "runs"), "--resources", str(tmp_path / "res")]
     assert cli.main(["run", "nobody/no-such-model", "--run", "refused", *places]) == 1
     (line,) = capfd.readouterr().err.splitlines()
-    assert line.startswith("plmfair: model nobody/no-such-model: its config.json cannot be read (")
-    assert line.endswith("give its family with --family mlm|seq2seq|causal")
+    assert line == (
+        "plmfair: model nobody/no-such-model: the Hub cannot be reached and nobody/no-such-model is not in the Hub "
+        "cache. Fetch it where there is network (`hf download nobody/no-such-model`) and copy the cache here "
+        "(HF_HOME), or download it to a folder and give the folder"
+    )
     assert not (tmp_path / "runs" / "refused").exists()
     # cased, as a model without a tokenizer config
     assert model_arguments.is_uncased("nobody/no-such-model", local=False) is False

@@ -817,8 +817,10 @@ TROUBLESHOOTING = {
         "scoring/test_loader.py::test_model_folder_without_config",
         "scoring/test_loader.py::test_model_folder_without_weights",
     ],
-    "is not in the Hub cache": ["io/test_hub.py::test_unknown_revision_and_uncached_model_say_what_to_do"],
-    "its config.json cannot be read (We couldn't connect": [
+    "is not in the Hub cache and the Hub cannot be reached": [
+        "io/test_hub.py::test_unknown_revision_and_uncached_model_say_what_to_do"
+    ],
+    "the Hub cannot be reached and <id>": [
         "test_cli.py::test_a_hub_id_with_no_hub_to_reach_is_refused_from_the_cache_in_one_line"
     ],
     "the tokenizer has 5 entries": ["scoring/test_loader.py::test_a_folder_without_its_tokenizer_files_is_refused"],

@@ -54,6 +54,13 @@ def hub_reachable() -> bool:
     return reachable(os.environ.get("HF_ENDPOINT", HUB))
 
 
+def fetch_elsewhere(hf_id: str, revision: str | None = None) -> str:
+    """What to do about a model neither in the Hub cache nor reachable: the sentence every such refusal ends in,
+    before its own other way (a folder of the files)."""
+    at = f" --revision {revision}" if revision else ""
+    return f"Fetch it where there is network (`hf download {hf_id}{at}`) and copy the cache here (HF_HOME)"
+
+
 def _link_or_copy(src: Path, dst: Path) -> None:
     """A hard link into the Hub cache where the file system allows it (no second copy), else a copy."""
     dst.parent.mkdir(parents=True, exist_ok=True)
@@ -99,9 +106,7 @@ def fetch_model(
     except LocalEntryNotFoundError:
         raise ModelError(
             f"{where}: {hf_id} at revision {revision or 'main'} is not in the Hub cache and the Hub cannot "
-            f"be reached. Fetch it where there is network (`hf download {hf_id}"
-            f"{' --revision ' + revision if revision else ''}`) and copy the cache here (HF_HOME), or "
-            f"download it to a folder and set {where}.path"
+            f"be reached. {fetch_elsewhere(hf_id, revision)}, or download it to a folder and set {where}.path"
         ) from None
     commit = snapshot.name
     if not COMMIT.match(commit):

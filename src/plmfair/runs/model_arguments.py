@@ -15,7 +15,7 @@ import yaml
 
 from plmfair.config import schema_properties
 from plmfair.errors import ConfigError, did_you_mean
-from plmfair.io.hub import hub_reachable
+from plmfair.io.hub import fetch_elsewhere, hub_reachable
 from plmfair.scoring import FAMILIES, family_by_class_name
 from plmfair.scoring.specs import require_model_folder
 
@@ -60,12 +60,16 @@ def detect_family(source: str, *, local: bool) -> str:
     # torch (through the loader), as transformers above: only when a checkpoint's family is read off it
     from plmfair.scoring.loader import checkpoint_families
 
+    cached_only = local or not hub_reachable()  # offline, the Hub cache answers at once, not the Hub client's retries
     try:
-        # offline, the Hub cache answers at once instead of the Hub client's retries of a DNS failure
-        config = AutoConfig.from_pretrained(
-            source, local_files_only=local or not hub_reachable(), trust_remote_code=False
-        )
+        config = AutoConfig.from_pretrained(source, local_files_only=cached_only, trust_remote_code=False)
     except (OSError, ValueError) as exc:
+        # not in the cache, and --family would not help: its run's fetch job would stop the same way
+        if not local and cached_only and isinstance(exc, OSError):
+            raise ConfigError(
+                f"model {source}: the Hub cannot be reached and {source} is not in the Hub cache. "
+                f"{fetch_elsewhere(source)}, or download it to a folder and give the folder"
+            ) from None
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigError(
             f"model {source}: its config.json cannot be read ({first}); give its family with "
