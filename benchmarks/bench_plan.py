@@ -13,8 +13,9 @@ plans the same number of jobs in the same shape (each model fetched, each data s
 scored on every data set, one job gathering them), no plan functions and no config, with the ratio of the
 workflow's dry run to it (goal: at most 1.5x); and the same jobs from a Snakefile whose rules carry the kinds of
 directive every rule of the workflow carries, each as cheap as it can be (a script, three params and three
-resources computed per job, a log and a benchmark file): what Snakemake itself spends on those directives,
-so that the workflow's ratio to it is what its own plan, input and resource functions add.
+resources computed per job, a log, a benchmark file and a conda environment): what Snakemake itself spends
+on those directives, so that the workflow's ratio to it is what its own plan, input and resource functions
+add.
 
     python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10] [--local]
 
@@ -139,8 +140,9 @@ TRIVIAL = """\
         "touch {output}"
 """
 # ... and one with the kinds of directive every rule of the workflow has, each as cheap as it can be: a
-# script, three params and three resources computed per job, a log and a benchmark file (Snakemake's own
-# cost of those directives, none of plmfair's plan)
+# script, three params and three resources computed per job, a log, a benchmark file and a conda environment
+# (Snakemake's own cost of those directives, none of plmfair's plan; a dry run without --sdm conda still
+# reads each job's environment)
 DIRECTIVES = """\
     params:
         model=per_model,
@@ -154,6 +156,8 @@ DIRECTIVES = """\
         mem_mb=lambda wildcards, input, attempt: 1000 * attempt,
         runtime=lambda wildcards, input, attempt: 10 * attempt,
         gpu=lambda wildcards: 0,
+    conda:
+        "env.yaml"
     script:
         "job.py"
 """
@@ -175,6 +179,7 @@ def floor_snakefile(path: Path, models: int, datasets: int, jobs: int, *, direct
     text = FLOOR.format(models=models, datasets=datasets, extra=extra, **bodies)
     path.write_text(text, encoding="utf-8")
     (path.parent / "job.py").touch()
+    (path.parent / "env.yaml").write_text("dependencies: [python]\n", encoding="utf-8")
     return path
 
 
