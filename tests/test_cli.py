@@ -5,11 +5,13 @@ hostile names, and runs compared from their records."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -106,17 +108,28 @@ def test_a_hub_id_with_no_hub_to_reach_is_refused_from_the_cache_in_one_line(tmp
     assert capfd.readouterr().err == ""
 
 
-def test_the_command_lines_own_lines_are_marked_and_a_librarys_are_printed_once():
-    """plmfair's log lines on stderr begin with ``plmfair:``; a library with a handler of its own
-    (huggingface_hub's retries) is printed by it alone, not a second time through the root logger."""
+def test_the_command_lines_own_lines_are_marked_and_a_librarys_are_printed_once(capsys):
+    """While a command runs, plmfair's log lines on stderr begin with ``plmfair:``; a library with a handler
+    of its own (huggingface_hub's retries) is printed by it alone, not a second time through the root logger;
+    and the handler leaves with the command, so a program that calls :func:`plmfair.cli.main` keeps its logging."""
     code = (
-        "import logging; from plmfair import cli; cli._log_own_lines(); "
-        "from huggingface_hub.utils import logging as hub_logging; "
-        "hub_logging.get_logger('huggingface_hub.utils._http').warning('Retrying in 1s [Retry 1/5].'); "
-        "logging.getLogger('plmfair.runs').info('a line of our own')"
+        "import logging; from plmfair import cli; from huggingface_hub.utils import logging as hub_logging\n"
+        "with cli._own_log_lines():\n"
+        "    hub_logging.get_logger('huggingface_hub.utils._http').warning('Retrying in 1s [Retry 1/5].')\n"
+        "    logging.getLogger('plmfair.runs').info('a line of our own')\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert proc.stderr.splitlines() == ["Retrying in 1s [Retry 1/5].", "plmfair: a line of our own"]
+    from plmfair import cli
+
+    own = logging.getLogger("plmfair")
+    before = (list(own.handlers), own.level)
+    with cli._own_log_lines():
+        logging.getLogger("plmfair.cli").info("while it runs")
+    logging.getLogger("plmfair.cli").info("after it")
+    assert capsys.readouterr().err == "plmfair: while it runs\n"
+    assert (list(own.handlers), own.level) == before
+    assert cli.main(["show", str(Path("no") / "such run")]) == 1 and (list(own.handlers), own.level) == before
 
 
 def test_named_models_are_the_only_ones_scored_by_the_studies_kept():

@@ -38,8 +38,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from plmfair import diff, plan
@@ -506,15 +506,30 @@ def compare(
     return 0
 
 
-def _log_own_lines() -> None:
-    """plmfair's own log lines on stderr, each headed ``plmfair:``; a library's keep its own handler
-    (huggingface_hub prints its retries itself, and through the root logger they were printed twice)."""
+class _Stderr(logging.StreamHandler):
+    """A handler that writes to ``sys.stderr`` as it is when a line is logged (a later redirect's, a
+    caller's capture), not as it was when the handler was made."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+@contextmanager
+def _own_log_lines() -> Iterator[None]:
+    """plmfair's own log lines on stderr while a command runs, each headed ``plmfair:``; a library's keep
+    its own handler (huggingface_hub prints its retries itself, and through a root handler they were printed
+    twice). The handler goes when the command ends, so that a caller of :func:`main` keeps its logging."""
     own = logging.getLogger("plmfair")
+    handler, level = _Stderr(), own.level
+    handler.setFormatter(logging.Formatter("plmfair: %(message)s"))
+    own.addHandler(handler)
     own.setLevel(logging.INFO)
-    if not own.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("plmfair: %(message)s"))
-        own.addHandler(handler)
+    try:
+        yield
+    finally:
+        own.removeHandler(handler)
+        own.setLevel(level)
 
 
 # one example a command, printed by its --help (the first line of each also under plmfair --help)
@@ -525,7 +540,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
     argv = argv[: argv.index("--")] if "--" in argv else argv
     args = build_parser().parse_args(argv)
-    _log_own_lines()
+    with _own_log_lines():
+        return _command(args, argv, extra)
+
+
+def _command(args: argparse.Namespace, argv: list[str], extra: list[str]) -> int:
+    """The command ``args`` parsed from ``argv``, with ``extra`` for Snakemake; its exit status."""
     try:
         if args.command == "diff":
             return diff.run(args)
