@@ -17,7 +17,7 @@ resources computed per job, a log, a benchmark file and a conda environment): wh
 on those directives, so that the workflow's ratio to it is what its own plan, input and resource functions
 add.
 
-    python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10] [--local]
+    python benchmarks/bench_plan.py [--models 100 300 1000] [--datasets 10] [--local] [--repeats 3]
 
 ``--local``: the models are local checkpoint folders (a sweep of one's own checkpoints), not Hub ids.
 """
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -213,11 +214,45 @@ def dry_run(config_path: Path | None, workdir: Path, snakefile: Path = REPO / "S
     return seconds, max(peak, before) / 1024, int(totals[0])
 
 
+def timed_dry_runs(
+    config_path: Path, models: int, datasets: int, tmp: Path, repeats: int
+) -> tuple[dict[str, list[float]], float, int]:
+    """The seconds of each of ``repeats`` dry runs of the workflow on ``config_path``, of the trivial Snakefile
+    and of the directives' Snakefile of as many jobs, taken in turn; the workflow's peak memory and jobs."""
+    times: dict[str, list[float]] = {"workflow": [], "trivial": [], "directives": []}
+    peak, jobs = 0.0, 0
+    for repeat in range(repeats):
+        seconds, peak, jobs = dry_run(config_path, tmp / f"work_{models}_{repeat}")
+        times["workflow"].append(seconds)
+        for kind in ("trivial", "directives"):
+            folder = tmp / f"floor_{kind}_{models}_{repeat}"
+            folder.mkdir()
+            snakefile = floor_snakefile(folder / "Snakefile", models, datasets, jobs, directives=kind != "trivial")
+            floor_seconds, _, floor_jobs = dry_run(None, folder / "work", snakefile)
+            if floor_jobs != jobs:
+                raise SystemExit(f"the {kind} floor planned {floor_jobs} jobs, the workflow {jobs}")
+            times[kind].append(floor_seconds)
+    return times, peak, jobs
+
+
+def spread(times: list[float]) -> str:
+    """A dry run's median and, over more than one repeat, its range."""
+    median = statistics.median(times)
+    return f"{median:5.1f} s" + (f" ({min(times):.1f}-{max(times):.1f})" if len(times) > 1 else "")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", type=int, nargs="+", default=[100, 300, 1000])
     ap.add_argument("--datasets", type=int, default=10)
     ap.add_argument("--local", action="store_true", help="local checkpoint folders instead of Hub ids")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="dry runs of each Snakefile per size, taken in turn (the workflow's, the trivial one's, the directives'),"
+        " so that a slow spell of the machine falls on all three; the ratios are of their medians",
+    )
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,28 +262,22 @@ def main() -> int:
             path.write_text(yaml.safe_dump(survey_config(n, args.datasets, local=local)))
             config = load_config([path])
             calls = plan_calls(config)
-            seconds, peak, jobs = dry_run(path, Path(tmp) / f"work_{n}")
-            floors = []
-            for kind in ("trivial", "directives"):
-                folder = Path(tmp) / f"floor_{kind}_{n}"
-                folder.mkdir()
-                snakefile = floor_snakefile(folder / "Snakefile", n, args.datasets, jobs, directives=kind != "trivial")
-                floor_seconds, _, floor_jobs = dry_run(None, folder / "work", snakefile)
-                if floor_jobs != jobs:
-                    raise SystemExit(f"the {kind} floor planned {floor_jobs} jobs, the workflow {jobs}")
-                floors.append(floor_seconds)
-            floor_seconds, directives_seconds = floors
+            times, peak, jobs = timed_dry_runs(path, n, args.datasets, Path(tmp), args.repeats)
+            seconds, floor_seconds, directives_seconds = (statistics.median(times[k]) for k in times)
             rows.append((n, seconds, peak, jobs, calls))
             print(
                 f"{n:>5} {'local' if args.local else 'Hub'} models x {args.datasets} data sets: "
-                f"snakemake --dry-run {seconds:7.1f} s, peak memory "
+                f"snakemake --dry-run {spread(times['workflow'])}, peak memory "
                 f"{peak:7.0f} MB (the largest Snakemake so far), {jobs:>6} jobs; plan functions alone {calls:6.2f} s; "
-                f"a trivial Snakefile's {jobs} jobs {floor_seconds:5.1f} s: "
+                f"a trivial Snakefile's {jobs} jobs {spread(times['trivial'])}: "
                 f"{seconds / floor_seconds:.2f}x Snakemake's floor (goal at most 1.5x); the same jobs with the "
-                f"workflow's kinds of directive {directives_seconds:5.1f} s ({directives_seconds / floor_seconds:.2f}x "
-                f"the floor): the workflow {seconds / directives_seconds:.2f}x that",
+                f"workflow's kinds of directive {spread(times['directives'])} "
+                f"({directives_seconds / floor_seconds:.2f}x the floor): the workflow "
+                f"{seconds / directives_seconds:.2f}x that",
                 flush=True,
             )
+    if args.repeats > 1:
+        print(f"(each time the median of {args.repeats} dry runs, their range in brackets)")
     base = rows[0]
     for n, seconds, _, _, calls in rows[1:]:
         print(

@@ -59,7 +59,7 @@ SMOKE = {
         ),
     ],
     "bench-plan": [
-        ("bench_plan.py", ["--models", "2", "4", "--datasets", "2"], r"[0-9.]+x Snakemake's floor"),
+        ("bench_plan.py", ["--models", "2", "4", "--datasets", "2", "--repeats", "1"], r"[0-9.]+x Snakemake's floor"),
     ],
     "bench-tests": [("bench_tests.py", ["--read", "{basetemp}"], r"workflow jobs by rule")],
 }
