@@ -103,8 +103,9 @@ def test_a_hub_id_with_no_hub_to_reach_is_refused_from_the_cache_in_one_line(tmp
         "(HF_HOME), or download it to a folder and give the folder"
     )
     assert not (tmp_path / "runs" / "refused").exists()
-    # cased, as a model without a tokenizer config
-    assert model_arguments.is_uncased("nobody/no-such-model", local=False) is False
+    # with its family given, its casing is read from the cache too: cased, as a model without a tokenizer config
+    entry = model_arguments.model_entry("nobody/no-such-model", family="mlm")
+    assert entry == ("no_such_model", {"hf_id": "nobody/no-such-model", "family": "mlm"})
     assert capfd.readouterr().err == ""
 
 

@@ -37,12 +37,12 @@ def model_name(source: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", Path(source.rstrip("/")).name) or "model"
 
 
-def detect_family(source: str, *, local: bool) -> str:
+def detect_family(source: str, *, local: bool, offline: bool = False) -> str:
     """The family of a checkpoint, read off its ``config.json``: a local folder's by its
     architectures' class names when each says one (:func:`plmfair.scoring.family_by_class_name`:
     no transformers, whose import takes seconds; a model type transformers does not know is then
     refused by the scoring job's loader, in one line), otherwise by transformers' Auto tables
-    (:func:`plmfair.scoring.loader.checkpoint_families`)."""
+    (:func:`plmfair.scoring.loader.checkpoint_families`). A Hub id ``offline`` is read from the Hub cache alone."""
     if local:
         path = Path(source) / "config.json"
         try:
@@ -60,12 +60,11 @@ def detect_family(source: str, *, local: bool) -> str:
     # torch (through the loader), as transformers above: only when a checkpoint's family is read off it
     from plmfair.scoring.loader import checkpoint_families
 
-    cached_only = local or not hub_reachable()  # offline, the Hub cache answers at once, not the Hub client's retries
     try:
-        config = AutoConfig.from_pretrained(source, local_files_only=cached_only, trust_remote_code=False)
+        config = AutoConfig.from_pretrained(source, local_files_only=local or offline, trust_remote_code=False)
     except (OSError, ValueError) as exc:
         # not in the cache, and --family would not help: its run's fetch job would stop the same way
-        if not local and cached_only and isinstance(exc, OSError):
+        if offline and isinstance(exc, OSError):
             raise ConfigError(
                 f"model {source}: the Hub cannot be reached and {source} is not in the Hub cache. "
                 f"{fetch_elsewhere(source)}, or download it to a folder and give the folder"
@@ -95,8 +94,9 @@ def _named_family(fields: object) -> str | None:
     return named[0] if all(named) else None
 
 
-def is_uncased(source: str, *, local: bool) -> bool:
-    """Whether the tokenizer lower-cases its input (``do_lower_case`` in ``tokenizer_config.json``)."""
+def is_uncased(source: str, *, local: bool, offline: bool = False) -> bool:
+    """Whether the tokenizer lower-cases its input (``do_lower_case`` in ``tokenizer_config.json``); a Hub
+    id's ``offline`` from the Hub cache alone."""
     if local:
         path = Path(source) / "tokenizer_config.json"
     else:
@@ -104,7 +104,7 @@ def is_uncased(source: str, *, local: bool) -> bool:
             # only when the Hub or its cache is asked
             from huggingface_hub import hf_hub_download
 
-            path = Path(hf_hub_download(source, "tokenizer_config.json", local_files_only=not hub_reachable()))
+            path = Path(hf_hub_download(source, "tokenizer_config.json", local_files_only=offline))
         except Exception:  # noqa: BLE001 - no tokenizer config (or offline): cased, as the config default
             return False
     try:
@@ -180,8 +180,10 @@ def model_entry(text: str, *, family: str | None = None) -> tuple[str, dict]:
         require_model_folder(folder.resolve())
     where = str(folder.resolve()) if local else arg.source
     entry: dict[str, object] = {"path": where} if local else {"hf_id": arg.source}
-    entry["family"] = arg.options.get("family") or family or detect_family(where, local=local)
-    if is_uncased(where, local=local):
+    # asked once for both reads: offline, the Hub cache answers at once instead of the Hub client's retries
+    offline = not local and not hub_reachable()
+    entry["family"] = arg.options.get("family") or family or detect_family(where, local=local, offline=offline)
+    if is_uncased(where, local=local, offline=offline):
         entry["uncased"] = True
     entry.update({k: v for k, v in arg.options.items() if k != "family"})
     return arg.name, entry
