@@ -263,7 +263,8 @@ def main() -> int:
             config = load_config([path])
             calls = plan_calls(config)
             times, peak, jobs = timed_dry_runs(path, n, args.datasets, Path(tmp), args.repeats)
-            seconds, floor_seconds, directives_seconds = (statistics.median(times[k]) for k in times)
+            medians = {kind: statistics.median(seconds) for kind, seconds in times.items()}
+            seconds, floor_seconds, directives_seconds = medians["workflow"], medians["trivial"], medians["directives"]
             rows.append((n, seconds, peak, jobs, calls))
             print(
                 f"{n:>5} {'local' if args.local else 'Hub'} models x {args.datasets} data sets: "
