@@ -112,23 +112,29 @@ def test_a_hub_id_with_no_hub_to_reach_is_refused_from_the_cache_in_one_line(tmp
 def test_the_command_lines_own_lines_are_marked_and_a_librarys_are_printed_once(capsys):
     """While a command runs, plmfair's log lines on stderr begin with ``plmfair:``; a library with a handler
     of its own (huggingface_hub's retries) is printed by it alone, not a second time through the root logger;
-    and the handler leaves with the command, so a program that calls :func:`plmfair.cli.main` keeps its logging."""
+    a command inside another (the preflight inside ``plmfair run``) prints each line once; and the handler
+    leaves with the command, so a program that calls :func:`plmfair.cli.main` keeps its logging."""
     code = (
-        "import logging; from plmfair import cli; from huggingface_hub.utils import logging as hub_logging\n"
-        "with cli._own_log_lines():\n"
+        "import logging; from plmfair.logs import command_line_logging\n"
+        "from huggingface_hub.utils import logging as hub_logging\n"
+        "with command_line_logging():\n"
         "    hub_logging.get_logger('huggingface_hub.utils._http').warning('Retrying in 1s [Retry 1/5].')\n"
         "    logging.getLogger('plmfair.runs').info('a line of our own')\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert proc.stderr.splitlines() == ["Retrying in 1s [Retry 1/5].", "plmfair: a line of our own"]
     from plmfair import cli
+    from plmfair.logs import command_line_logging
 
     own = logging.getLogger("plmfair")
     before = (list(own.handlers), own.level)
-    with cli._own_log_lines():
+    with command_line_logging():
         logging.getLogger("plmfair.cli").info("while it runs")
+        with command_line_logging():
+            logging.getLogger("plmfair.preflight").info("inside another")
+        logging.getLogger("plmfair.cli").info("the outer one still")
     logging.getLogger("plmfair.cli").info("after it")
-    assert capsys.readouterr().err == "plmfair: while it runs\n"
+    assert capsys.readouterr().err == "plmfair: while it runs\nplmfair: inside another\nplmfair: the outer one still\n"
     assert (list(own.handlers), own.level) == before
     assert cli.main(["show", str(Path("no") / "such run")]) == 1 and (list(own.handlers), own.level) == before
 

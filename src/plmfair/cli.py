@@ -38,8 +38,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from plmfair import diff, plan
@@ -47,6 +47,7 @@ from plmfair.cli_parser import EXAMPLES, build_parser  # noqa: F401 (EXAMPLES: t
 from plmfair.config import schema_default
 from plmfair.errors import ConfigError, PlmfairError, first_few, program
 from plmfair.io.atomic import write_text
+from plmfair.logs import command_line_logging
 from plmfair.plan.targets import REPORT, REPORT_STYLESHEET
 from plmfair.runs import integrity
 from plmfair.runs.console import Outcome, failure_line, run_snakemake
@@ -506,32 +507,6 @@ def compare(
     return 0
 
 
-class _Stderr(logging.StreamHandler):
-    """A handler that writes to ``sys.stderr`` as it is when a line is logged (a later redirect's, a
-    caller's capture), not as it was when the handler was made."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.stream = sys.stderr
-        super().emit(record)
-
-
-@contextmanager
-def _own_log_lines() -> Iterator[None]:
-    """plmfair's own log lines on stderr while a command runs, each headed ``plmfair:``; a library's keep
-    its own handler (huggingface_hub prints its retries itself, and through a root handler they were printed
-    twice). The handler goes when the command ends, so that a caller of :func:`main` keeps its logging."""
-    own = logging.getLogger("plmfair")
-    handler, level = _Stderr(), own.level
-    handler.setFormatter(logging.Formatter("plmfair: %(message)s"))
-    own.addHandler(handler)
-    own.setLevel(logging.INFO)
-    try:
-        yield
-    finally:
-        own.removeHandler(handler)
-        own.setLevel(level)
-
-
 # one example a command, printed by its --help (the first line of each also under plmfair --help)
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``plmfair`` command: its words up to ``--``, the rest Snakemake's; the exit status (1 with one line
@@ -540,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []  # more Snakemake arguments
     argv = argv[: argv.index("--")] if "--" in argv else argv
     args = build_parser().parse_args(argv)
-    with _own_log_lines():
+    with command_line_logging():
         return _command(args, argv, extra)
 
 

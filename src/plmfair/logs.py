@@ -1,4 +1,5 @@
-"""Send a workflow script's logging and uncaught tracebacks to the rule's log file."""
+"""Send a workflow script's logging and uncaught tracebacks to the rule's log file; a command line's own
+lines to stderr."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import io
 import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
@@ -80,3 +83,36 @@ def configure_logging(snakemake: Any = None, *, level: int = logging.INFO, path:
         log.error("Uncaught exception", exc_info=(exc_type, exc, tb))
 
     sys.excepthook = _excepthook
+
+
+class _CommandLineLines(logging.StreamHandler):
+    """plmfair's lines of a command, headed ``plmfair:``, on ``sys.stderr`` as it is when a line is logged
+    (a later redirect's, a caller's capture), not as it was when the handler was made."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("plmfair: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+@contextmanager
+def command_line_logging() -> Iterator[None]:
+    """plmfair's own log lines (INFO and up) on stderr while a command runs, each headed ``plmfair:``; a
+    library's keep its own handler (huggingface_hub prints its retries itself, and through a root handler they
+    were printed twice). The handler goes when the command ends, so that a caller keeps its logging; a
+    command run inside another (the preflight inside ``plmfair run``) uses the outer one's."""
+    own = logging.getLogger("plmfair")
+    if any(isinstance(handler, _CommandLineLines) for handler in own.handlers):
+        yield
+        return
+    handler, level = _CommandLineLines(), own.level
+    own.addHandler(handler)
+    own.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        own.removeHandler(handler)
+        own.setLevel(level)

@@ -33,12 +33,13 @@ from plmfair.config import load_config
 from plmfair.errors import PlmfairError
 from plmfair.io.download import find_in_mirror
 from plmfair.io.hub import FILE_PATTERNS, hub_reachable, reachable
+from plmfair.logs import command_line_logging
 from plmfair.pipelines import install_pipelines, is_installed, spacy_wheel
 from plmfair.plan.model_runs import models_in_use
 from plmfair.scoring.model_settings import hub_models
 from plmfair.studies import STUDIES
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("plmfair.preflight")  # its name under `python -m plmfair.preflight` too: plmfair's lines
 
 
 @dataclass(frozen=True)
@@ -177,24 +178,25 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--directory", default=".", help="the working directory of the run")
     parser.add_argument("--mirror", default=None, help="the download mirror of the run")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="plmfair: %(message)s")
-    try:
-        config = load_config(args.configfiles)
-        missing = preflight(config, workdir=args.directory, mirror=args.mirror)
-    except PlmfairError as exc:
-        print(f"plmfair: {exc}", file=sys.stderr)
-        return 1
-    if missing:
-        print(
-            f"plmfair: {len(missing)} thing(s) this run needs are not here and cannot be fetched now:", file=sys.stderr
-        )
-        for item in missing:
-            print(f"  - {item.line()}", file=sys.stderr)
-        return 1
-    log.info("preflight: every model, data file and spaCy pipeline the run needs is here or can be fetched")
-    for line in robustness_passes(config):
-        log.info("%s", line)
-    return 0
+    with command_line_logging():
+        try:
+            config = load_config(args.configfiles)
+            missing = preflight(config, workdir=args.directory, mirror=args.mirror)
+        except PlmfairError as exc:
+            print(f"plmfair: {exc}", file=sys.stderr)
+            return 1
+        if missing:
+            print(
+                f"plmfair: {len(missing)} thing(s) this run needs are not here and cannot be fetched now:",
+                file=sys.stderr,
+            )
+            for item in missing:
+                print(f"  - {item.line()}", file=sys.stderr)
+            return 1
+        log.info("preflight: every model, data file and spaCy pipeline the run needs is here or can be fetched")
+        for line in robustness_passes(config):
+            log.info("%s", line)
+        return 0
 
 
 if __name__ == "__main__":
