@@ -124,6 +124,11 @@ CONFIG_ERRORS = {
         lambda c: c.update(analysis={"reference_group": "men"}),
         "config error at analysis.reference_group: 'men' is not one of ['MN', 'FN', 'MNN', 'FNN']",
     ),
+    "a folder Snakemake would read as a path variable": (
+        _declare("mine", path="models/<results>/mine", family="mlm"),
+        "config error at models.mine.path: models/<results>/mine holds <results>, which Snakemake reads in a path "
+        "as a path variable (pathvars); move the folder, or link it, to a path without <...>",
+    ),
     "missing local model": (
         _declare("mine", path="no/such/folder", family="mlm"),
         "config error at models.mine.path: folder no/such/folder does not exist",

@@ -276,6 +276,17 @@ def check_config(config: dict) -> None:
                     f"{did_you_mean(lang, known)} (languages of the data: {known})"
                 )
     for name, spec in specs.items():
+        if spec.path:
+            # loaded when called: Snakemake's own pattern, where a local folder is given
+            from snakemake.pathvars import PATHVAR_REGEX
+
+            pathvar = PATHVAR_REGEX.search(spec.path)
+            if pathvar:  # the rules' paths would be rewritten (<results> -> results) or stop the run
+                raise ConfigError(
+                    f"config error at models.{name}.path: {spec.path} holds {pathvar.group(0)}, which Snakemake "
+                    f"reads in a path as a path variable (pathvars); move the folder, or link it, to a path "
+                    f"without <...>"
+                )
         if spec.path and not is_built(config, name) and not Path(spec.path).is_dir():
             raise ConfigError(
                 f"config error at models.{name}.path: folder {spec.path} does not exist (relative paths "
